@@ -1,0 +1,1 @@
+"""Runs: their configuration, presets, supervision, aggregation and live fan-out."""

@@ -1,0 +1,193 @@
+"""The configuration of a run: one pydantic model, and the patch that changes it live.
+
+Every knob except ``target`` and ``schema`` may be changed while a run is going.
+Invalid combinations are rejected with a message that names the field.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any, Self
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+SHARD_COUNT = 37  # ShardId = MOD(FARM_FINGERPRINT(...), 19) takes the values -18..18
+
+
+class TargetKind(StrEnum):
+    LOCAL = "local"
+    EMULATOR = "emulator"
+    CLOUD = "cloud"
+
+
+class SchemaKind(StrEnum):
+    SINGERS = "singers"  # the Change Watcher table
+    TWEETS = "tweets"  # the write benchmark
+    LEADERBOARD = "leaderboard"  # Players / Scores
+
+
+class UpdaterMode(StrEnum):
+    MUTATIONS = "mutations"
+    DML = "dml"
+    BATCH_INSERT = "batch_insert"
+
+
+class ShardFilter(StrEnum):
+    FIXED = "fixed"
+    NOT_NULL = "not_null"
+    NONE = "none"
+
+
+class ReaderQuery(StrEnum):
+    POINT = "point"
+    RECENT_CHANGES = "recent_changes"
+    LEADERBOARD = "leaderboard"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Target(_Strict):
+    kind: TargetKind = TargetKind.LOCAL
+    emulator_host: str | None = Field(default=None, description="host:port of the emulator or local server")
+    project: str = "spanload"
+    instance: str = "spanload"
+    database: str = "spanload"
+
+    @model_validator(mode="after")
+    def _needs_host(self) -> Self:
+        if self.kind is TargetKind.EMULATOR and not self.emulator_host:
+            raise ValueError("target.emulator_host is required when target.kind is 'emulator'")
+        return self
+
+
+class UpdaterConfig(_Strict):
+    enabled: bool = True
+    transactions_per_second: Annotated[float, Field(gt=0, le=100_000)] = 1.0
+    mutations_per_transaction: Annotated[int, Field(ge=1, le=10_000)] = 5
+    parallelism: Annotated[int, Field(ge=1, le=512)] = 8
+    mode: UpdaterMode = UpdaterMode.MUTATIONS
+    batch_rows: Annotated[int, Field(ge=1, le=1000)] = 6
+
+
+class WatcherConfig(_Strict):
+    enabled: bool = True
+    watchers: Annotated[int, Field(ge=1, le=SHARD_COUNT)] = 1
+    poll_interval_ms: Annotated[int, Field(ge=10, le=3_600_000)] = 1000
+    limit: Annotated[int, Field(ge=1, le=1_000_000)] = 10_000
+    table_hint: bool = True
+    shard_filter: ShardFilter = ShardFilter.FIXED
+
+    @model_validator(mode="after")
+    def _filter_needs_one_watcher(self) -> Self:
+        if self.shard_filter is not ShardFilter.FIXED and self.watchers != 1:
+            raise ValueError(
+                f"watcher.shard_filter '{self.shard_filter.value}' needs watcher.watchers = 1 "
+                f"(got {self.watchers}): only a fixed shard list can be split between watchers"
+            )
+        return self
+
+
+class ReaderConfig(_Strict):
+    enabled: bool = False
+    reads_per_second: Annotated[float, Field(gt=0, le=100_000)] = 10.0
+    concurrency: Annotated[int, Field(ge=1, le=512)] = 4
+    think_time_ms: Annotated[int, Field(ge=0, le=600_000)] = 0
+    query: ReaderQuery = ReaderQuery.POINT
+    staleness_s: Annotated[float, Field(ge=0, le=3600)] = 0.0
+
+
+class ClientConfig(_Strict):
+    multiplexed_sessions: bool = True
+    session_pool_size: Annotated[int, Field(ge=1, le=10_000)] = 100
+
+
+class RunConfig(_Strict):
+    """Everything that defines a run. ``target`` and ``schema`` are fixed once it starts."""
+
+    name: str | None = Field(default=None, max_length=200)
+    preset: str | None = None
+    target: Target = Field(default_factory=Target)
+    duration_s: Annotated[float, Field(gt=0, le=7 * 24 * 3600)] | None = None
+    schema_: SchemaKind = Field(default=SchemaKind.SINGERS, alias="schema")
+    processes: Annotated[int, Field(ge=1, le=64)] = 1
+    report_interval_s: Annotated[float, Field(ge=0.1, le=60)] = 1.0
+    updater: UpdaterConfig = Field(default_factory=UpdaterConfig)
+    watcher: WatcherConfig = Field(default_factory=WatcherConfig)
+    reader: ReaderConfig = Field(default_factory=ReaderConfig)
+    client: ClientConfig = Field(default_factory=ClientConfig)
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    def apply(self, patch: ConfigPatch) -> RunConfig:
+        """Return a new config with ``patch`` applied, validated as a whole."""
+        merged = _deep_merge(self.model_dump(by_alias=True), patch.model_dump(exclude_unset=True, by_alias=True))
+        return RunConfig.model_validate(merged)
+
+
+class _Patch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class UpdaterPatch(_Patch):
+    enabled: bool | None = None
+    transactions_per_second: Annotated[float, Field(gt=0, le=100_000)] | None = None
+    mutations_per_transaction: Annotated[int, Field(ge=1, le=10_000)] | None = None
+    parallelism: Annotated[int, Field(ge=1, le=512)] | None = None
+    mode: UpdaterMode | None = None
+    batch_rows: Annotated[int, Field(ge=1, le=1000)] | None = None
+
+
+class WatcherPatch(_Patch):
+    enabled: bool | None = None
+    watchers: Annotated[int, Field(ge=1, le=SHARD_COUNT)] | None = None
+    poll_interval_ms: Annotated[int, Field(ge=10, le=3_600_000)] | None = None
+    limit: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
+    table_hint: bool | None = None
+    shard_filter: ShardFilter | None = None
+
+
+class ReaderPatch(_Patch):
+    enabled: bool | None = None
+    reads_per_second: Annotated[float, Field(gt=0, le=100_000)] | None = None
+    concurrency: Annotated[int, Field(ge=1, le=512)] | None = None
+    think_time_ms: Annotated[int, Field(ge=0, le=600_000)] | None = None
+    query: ReaderQuery | None = None
+    staleness_s: Annotated[float, Field(ge=0, le=3600)] | None = None
+
+
+class ClientPatch(_Patch):
+    multiplexed_sessions: bool | None = None
+    session_pool_size: Annotated[int, Field(ge=1, le=10_000)] | None = None
+
+
+class ConfigPatch(_Patch):
+    """A live change. Only the fields that are set change; ``target`` and ``schema`` cannot."""
+
+    duration_s: Annotated[float, Field(gt=0, le=7 * 24 * 3600)] | None = None
+    updater: UpdaterPatch | None = None
+    watcher: WatcherPatch | None = None
+    reader: ReaderPatch | None = None
+    client: ClientPatch | None = None
+
+    def changed_fields(self) -> dict[str, Any]:
+        """Flat ``{"updater.transactions_per_second": 20.0}`` view, for event labels."""
+        out: dict[str, Any] = {}
+        for section, value in self.model_dump(exclude_unset=True, mode="json").items():
+            if isinstance(value, dict):
+                out.update({f"{section}.{k}": v for k, v in value.items()})
+            else:
+                out[section] = value
+        return out
+
+
+def _deep_merge(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in patch.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+

@@ -1,0 +1,105 @@
+"""What the aggregator makes of one report interval: the shape that the store keeps,
+the websocket streams, the API serves and the UI charts. One ``Sample`` per interval.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+
+class Op(StrEnum):
+    """Operation kinds that carry a latency histogram."""
+
+    UPDATER_TXN = "updater.txn"  # commit latency, from the actual start
+    UPDATER_TXN_INTENDED = "updater.txn_intended"  # from the intended (scheduled) start
+    WATCHER_POLL = "watcher.poll"  # duration of one poll query
+    WATCHER_NOTIFY = "watcher.notify"  # per change: seen-at minus its commit timestamp
+    READER_READ = "reader.read"
+    READER_READ_INTENDED = "reader.read_intended"
+
+
+class Gauge(StrEnum):
+    """Per-interval values that are not latencies."""
+
+    UPDATER_TARGET_TPS = "updater.target_tps"
+    UPDATER_TPS = "updater.tps"  # achieved transactions/s
+    UPDATER_MUTATIONS_PS = "updater.mutations_ps"
+    UPDATER_BEHIND = "updater.behind"  # operations due but not yet started
+    WATCHER_CHANGES_PS = "watcher.changes_ps"
+    WATCHER_ROWS_PER_POLL = "watcher.rows_per_poll"
+    WATCHER_POLLS_PS = "watcher.polls_ps"
+    WATCHER_LAG_MS = "watcher.lag_ms"  # now minus the newest commit timestamp seen
+    READER_TARGET_RPS = "reader.target_rps"
+    READER_RPS = "reader.rps"
+    SESSIONS_IN_USE = "sessions.in_use"
+    SESSIONS_IDLE = "sessions.idle"
+    SESSIONS_WAITING = "sessions.waiting"
+    ERRORS_PS = "errors_ps"
+    ABORTS_PS = "aborts_ps"
+    SERVER_POLL_AVG_LATENCY_S = "server.poll_avg_latency_s"  # SPANNER_SYS.QUERY_STATS_TOP_MINUTE
+    SERVER_POLL_CPU_FRACTION = "server.poll_cpu_fraction"
+
+
+class Percentiles(BaseModel):
+    """Latency percentiles in milliseconds, computed from a merged HdrHistogram."""
+
+    count: int = 0
+    p50: float | None = None
+    p90: float | None = None
+    p95: float | None = None
+    p99: float | None = None
+    p999: float | None = None
+    max: float | None = None
+    mean: float | None = None
+
+
+class Totals(BaseModel):
+    """Running totals since the start of the run."""
+
+    transactions: int = 0
+    mutations: int = 0
+    received_changes: int = 0
+    polls: int = 0
+    reads: int = 0
+    errors: int = 0
+    aborts: int = 0
+
+
+class Sample(BaseModel):
+    """One report interval of a run, merged across every worker process."""
+
+    seq: int = Field(ge=0, description="0-based interval number")
+    t: float = Field(description="end of the interval, unix seconds")
+    elapsed_s: float = Field(description="seconds since the run started, at the end of the interval")
+    interval_s: float
+    latency: dict[str, Percentiles] = Field(default_factory=dict, description="keyed by Op")
+    gauges: dict[str, float] = Field(default_factory=dict, description="keyed by Gauge")
+    errors_by_code: dict[str, int] = Field(default_factory=dict, description="gRPC code name -> count")
+    totals: Totals = Field(default_factory=Totals)
+    hdr: dict[str, str] = Field(
+        default_factory=dict, description="Op -> base64 compressed HdrHistogram of this interval (microseconds)"
+    )
+
+
+class Reconciliation(BaseModel):
+    """End-of-run proof that the watchers missed and doubled nothing."""
+
+    keys_written: int = 0
+    final_versions_received: int = 0
+    final_versions_missing: int = 0
+    duplicates: int = 0
+    superseded_unseen: int = Field(0, description="versions overwritten before any poll could see them")
+    ok: bool = False
+
+
+class Summary(BaseModel):
+    """Whole-run figures, from histograms merged over every interval."""
+
+    duration_s: float = 0.0
+    latency: dict[str, Percentiles] = Field(default_factory=dict)
+    rates: dict[str, float] = Field(default_factory=dict, description="whole-run averages keyed by Gauge")
+    totals: Totals = Field(default_factory=Totals)
+    errors_by_code: dict[str, int] = Field(default_factory=dict)
+    reconciliation: Reconciliation | None = None

@@ -1,0 +1,63 @@
+// Command spanload-local-spanner serves a Spanner-compatible gRPC API for local load tests.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spanload/spanload/localspanner/frontend"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	fs := flag.NewFlagSet("spanload-local-spanner", flag.ContinueOnError)
+	host := fs.String("host", "127.0.0.1", "address to listen on")
+	port := fs.Int("port", 9010, "gRPC port to listen on (0 picks a free one)")
+	dataDir := fs.String("data-dir", "", "directory for SQLite database files; empty keeps data in memory")
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if *showVersion {
+		fmt.Printf("spanload-local-spanner %s\n", version)
+		return 0
+	}
+	_ = dataDir
+
+	lis, err := net.Listen("tcp", net.JoinHostPort(*host, fmt.Sprint(*port)))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "spanload-local-spanner: cannot listen: %v\n", err)
+		return 1
+	}
+	srv := frontend.NewGRPCServer()
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	go func() {
+		s := <-sigs
+		slog.Info("stopping", "signal", s.String())
+		srv.GracefulStop()
+	}()
+
+	fmt.Printf("spanload-local-spanner %s listening on %s\n", version, lis.Addr())
+	if err := srv.Serve(lis); err != nil {
+		fmt.Fprintf(os.Stderr, "spanload-local-spanner: %v\n", err)
+		return 1
+	}
+	return 0
+}
