@@ -1,0 +1,69 @@
+# Spanload: `make run` serves the dashboard, `make test` runs every test and check.
+# Both install what is missing first, from the project's own lock files only.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+UV_VERSION := 0.13.9
+TOOLS := .tools
+UV := $(TOOLS)/bin/uv
+VENV := .venv
+BIN := $(VENV)/bin
+LOCAL_SPANNER := $(BIN)/spanload-local-spanner
+GO_SOURCES := $(shell find localspanner -name '*.go' -o -name 'go.mod' -o -name 'go.sum' 2>/dev/null)
+export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
+export SPANNER_DISABLE_BUILTIN_METRICS := true
+
+.PHONY: run test install lint typecheck gotest pytest frontend frontend-test compose-check clean
+
+run: install
+	$(BIN)/spanload serve
+
+test: install lint typecheck gotest frontend-test pytest compose-check
+
+install: $(VENV)/.synced $(LOCAL_SPANNER) frontend
+
+$(UV):
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+
+$(VENV)/.synced: $(UV) backend/pyproject.toml backend/uv.lock
+	cd backend && ../$(UV) sync --frozen --quiet
+	touch $@
+
+$(LOCAL_SPANNER): $(GO_SOURCES) $(VENV)/.synced
+	cd localspanner && go build -o ../$(LOCAL_SPANNER) \
+		-ldflags "-X main.version=$$(grep -m1 '^version' ../backend/pyproject.toml | cut -d'"' -f2)" \
+		./cmd/spanload-local-spanner
+
+frontend:
+	@if [ -f frontend/package.json ]; then $(MAKE) --no-print-directory frontend/dist/index.html; fi
+
+frontend/node_modules/.installed: frontend/package.json frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+frontend/dist/index.html: frontend/node_modules/.installed $(shell find frontend/src frontend/index.html frontend/vite.config.ts -type f 2>/dev/null)
+	cd frontend && npm run --silent build
+
+lint: $(VENV)/.synced
+	$(BIN)/ruff check backend tests bench migrations
+	$(BIN)/ruff format --check backend tests bench migrations
+
+typecheck: $(VENV)/.synced
+	cd backend && ../$(BIN)/mypy spanload
+
+gotest:
+	cd localspanner && go vet ./... && go test -race -count=1 ./...
+
+frontend-test:
+	@if [ -f frontend/package.json ]; then cd frontend && npm run --silent lint && npm run --silent typecheck && npm run --silent test; fi
+
+pytest: install
+	$(BIN)/pytest
+
+compose-check:
+	@if command -v docker-compose >/dev/null; then docker-compose -f docker-compose.yml config --quiet && echo "docker-compose.yml is valid"; \
+	else echo "docker-compose not installed: skipping the compose file check"; fi
+
+clean:
+	rm -rf $(VENV) $(TOOLS) localspanner/bin frontend/dist frontend/node_modules
