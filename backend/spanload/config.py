@@ -24,7 +24,8 @@ class Settings(BaseSettings):
     max_tps: float = Field(default=1000.0, description="upper bound on rates for cloud targets")
 
     local_spanner_binary: Path | None = Field(
-        default=None, description="path of spanload-local-spanner; default: found beside the Python executable"
+        default=None,
+        description="path of spanload-local-spanner; default: found beside the Python executable",
     )
     local_spanner_host: str = "127.0.0.1"
     local_spanner_port: int = 9010

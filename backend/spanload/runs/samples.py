@@ -79,7 +79,8 @@ class Sample(BaseModel):
     errors_by_code: dict[str, int] = Field(default_factory=dict, description="gRPC code name -> count")
     totals: Totals = Field(default_factory=Totals)
     hdr: dict[str, str] = Field(
-        default_factory=dict, description="Op -> base64 compressed HdrHistogram of this interval (microseconds)"
+        default_factory=dict,
+        description="Op -> base64 compressed HdrHistogram of this interval (microseconds)",
     )
 
 

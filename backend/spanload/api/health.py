@@ -1,0 +1,33 @@
+"""GET /api/health: the version, and the local Spanner that `serve` started."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from pydantic import BaseModel
+
+from spanload import __version__
+from spanload.api.deps import LocalSpannerDep
+from spanload.spanner.local_server import ServerState
+
+router = APIRouter(tags=["health"])
+
+
+class LocalSpannerPublic(BaseModel):
+    address: str | None
+    state: ServerState
+    version: str | None
+
+
+class HealthPublic(BaseModel):
+    status: str
+    version: str
+    local_spanner: LocalSpannerPublic
+
+
+@router.get("/health")
+def health(local: LocalSpannerDep) -> HealthPublic:
+    if local is None:
+        spanner = LocalSpannerPublic(address=None, state=ServerState.DOWN, version=None)
+    else:
+        spanner = LocalSpannerPublic(address=local.address, state=local.state, version=local.version)
+    return HealthPublic(status="ok", version=__version__, local_spanner=spanner)

@@ -1,0 +1,63 @@
+"""`spanload serve | run | local-spanner`: the command line. The only module that prints."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from spanload import __version__
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argparse parser whose errors are one sentence and exit code 2, never a traceback."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message[0].upper()}{message[1:]}. Try '{self.prog} --help'.\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="spanload", description="Live load tests for Cloud Spanner.")
+    parser.add_argument("--version", action="version", version=f"spanload {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+
+    serve = commands.add_parser("serve", help="serve the dashboard and API (starts the local Spanner)")
+    serve.add_argument("--host", help="address to bind (default 127.0.0.1; others need SPANLOAD_API_TOKEN)")
+    serve.add_argument("--port", type=int, help="port to bind (default 8000)")
+    serve.add_argument("--no-local-spanner", action="store_true", help="do not start the local Spanner")
+    serve.add_argument("--data-dir", help="directory for the run store and local Spanner data")
+
+    local = commands.add_parser("local-spanner", help="run the embedded local Spanner server")
+    local.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    local.add_argument("--port", type=int, default=9010, help="gRPC port (default 9010)")
+    local.add_argument("--data-dir", help="directory for database files (default: in memory)")
+
+    from spanload.runs import headless
+
+    run = commands.add_parser("run", help="run a load test headless and print live status")
+    headless.add_arguments(run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    match args.command:
+        case "serve":
+            from spanload.serve import serve
+
+            return serve(args)
+        case "local-spanner":
+            from spanload.spanner.local_server import exec_local_spanner
+
+            return exec_local_spanner(args.host, args.port, args.data_dir)
+        case "run":
+            from spanload.runs import headless
+
+            return headless.main(args)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

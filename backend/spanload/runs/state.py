@@ -1,0 +1,40 @@
+"""The life cycle of a run, and the interface between the supervisor and whoever keeps its results."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Protocol
+
+from spanload.runs.config import ConfigPatch
+from spanload.runs.samples import Sample, Summary
+
+
+class RunState(StrEnum):
+    PENDING = "pending"
+    STARTING = "starting"
+    RUNNING = "running"
+    PAUSED = "paused"
+    STOPPING = "stopping"
+    FINISHED = "finished"
+    FAILED = "failed"
+    INTERRUPTED = "interrupted"  # the control plane died while the run was going
+
+    @property
+    def is_active(self) -> bool:
+        return self in ACTIVE_STATES
+
+
+ACTIVE_STATES = frozenset({RunState.PENDING, RunState.STARTING, RunState.RUNNING, RunState.PAUSED, RunState.STOPPING})
+
+
+class RunSink(Protocol):
+    """Receives everything a run produces. The control plane stores it and fans it out;
+    the headless CLI prints it. Called from the supervisor's event loop; must not block."""
+
+    def on_sample(self, run_id: str, sample: Sample) -> None: ...
+
+    def on_state(self, run_id: str, state: RunState, reason: str | None) -> None: ...
+
+    def on_config_change(self, run_id: str, patch: ConfigPatch, who: str) -> None: ...
+
+    def on_summary(self, run_id: str, summary: Summary) -> None: ...

@@ -1,0 +1,47 @@
+"""`spanload serve`: run the API (and the local Spanner it targets by default) under uvicorn."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import logging
+import sys
+from pathlib import Path
+
+import uvicorn
+
+from spanload.config import Settings
+from spanload.main import create_app
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def serve(args: argparse.Namespace) -> int:
+    overrides: dict[str, object] = {}
+    if args.host:
+        overrides["host"] = args.host
+    if args.port:
+        overrides["port"] = args.port
+    if args.data_dir:
+        overrides["data_dir"] = Path(args.data_dir)
+    if args.no_local_spanner:
+        overrides["local_spanner_start"] = False
+    settings = Settings(**overrides)  # type: ignore[arg-type]
+    if not _is_loopback(settings.host) and not settings.api_token:
+        print(
+            f"spanload serve: binding {settings.host} exposes the API beyond this machine; "
+            "set SPANLOAD_API_TOKEN to require a token.",
+            file=sys.stderr,
+        )
+        return 2
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    print(f"Spanload dashboard: http://{settings.host}:{settings.port}", flush=True)
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info")
+    return 0

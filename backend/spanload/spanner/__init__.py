@@ -1,0 +1,1 @@
+"""Spanner access: client construction per target, benchmark schemas, server-side stats, the local server."""
