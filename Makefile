@@ -13,14 +13,26 @@ GO_SOURCES := $(shell find localspanner -name '*.go' -o -name 'go.mod' -o -name 
 export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 export SPANNER_DISABLE_BUILTIN_METRICS := true
 
-.PHONY: run test install lint typecheck gotest pytest frontend frontend-test compose-check clean
+.PHONY: run test install system-deps lint typecheck gotest pytest frontend frontend-test compose-check clean
 
 run: install
 	$(BIN)/spanload serve
 
-test: install lint typecheck gotest frontend-test pytest compose-check
+test: system-deps install lint typecheck gotest frontend-test pytest compose-check
 
 install: $(VENV)/.synced $(LOCAL_SPANNER) frontend
+
+# Debian packages the tests use: a browser for the UI tests, PostgreSQL for the store suite,
+# docker-compose to validate the compose file. Installed only where missing (CI runs as root).
+SYSTEM_PACKAGES := chromium:/usr/bin/chromium chromium-driver:/usr/bin/chromedriver \
+	postgresql:/usr/lib/postgresql/15/bin/initdb docker-compose:/usr/bin/docker-compose
+system-deps:
+	@missing=""; for entry in $(SYSTEM_PACKAGES); do \
+		pkg=$${entry%%:*}; path=$${entry#*:}; [ -e "$$path" ] || missing="$$missing $$pkg"; done; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ]; then echo "installing Debian packages:$$missing"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+		else echo "missing Debian packages (install them as root):$$missing"; fi; fi
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
