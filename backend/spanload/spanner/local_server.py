@@ -6,6 +6,7 @@ import logging
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -128,3 +129,25 @@ def exec_local_spanner(host: str, port: int, data_dir: str | None) -> int:
     if data_dir:
         args += ["--data-dir", data_dir]
     os.execv(exe, args)
+
+
+def is_listening(address: str, timeout_s: float = 0.5) -> bool:
+    """Whether something accepts TCP connections at ``host:port``."""
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout_s):
+            return True
+    except (OSError, ValueError):
+        return False
+
+
+def ensure_local_spanner(
+    host: str, port: int, data_dir: Path | None = None, binary: Path | None = None
+) -> tuple[str, LocalSpanner | None]:
+    """The address of a local Spanner at ``host:port``: the one already listening there, or
+    one started now (``port=0`` always starts one on a free port). Returns the address and the
+    server started, if any, which the caller must stop."""
+    if port and is_listening(f"{host}:{port}"):
+        return f"{host}:{port}", None
+    server = start_local_spanner(host, port, data_dir, binary)
+    return server.address, server
