@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
+import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
+
+import httpx
 
 T = TypeVar("T")
 
@@ -56,3 +61,68 @@ def wait_for(probe: Callable[[], T | None], timeout_s: float, what: str, every_s
                 return result
         time.sleep(every_s)
     raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what}; last error: {last_error}")
+
+
+class ServeProcess:
+    """`spanload serve` started as a user starts it, on free ports, with its own data directory.
+
+    Use as a context manager: it waits for /api/health to report the local Spanner up, and on exit
+    stops serve with SIGINT (as Ctrl-C would) and checks that no child process is left running.
+    """
+
+    def __init__(self, data_dir: Path, env: dict[str, str] | None = None, ready_timeout_s: float = 60) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.data_dir = data_dir
+        self.ready_timeout_s = ready_timeout_s
+        self.env = {
+            **os.environ,
+            "SPANLOAD_PORT": str(self.port),
+            "SPANLOAD_DATA_DIR": str(data_dir),
+            "SPANLOAD_LOCAL_SPANNER_PORT": "0",
+            "SPANNER_DISABLE_BUILTIN_METRICS": "true",
+            **(env or {}),
+        }
+        self.process: subprocess.Popen[str] | None = None
+        self.children: set[int] = set()
+        self.output = ""
+        self.health: dict[str, Any] = {}
+
+    def __enter__(self) -> ServeProcess:
+        self.process = subprocess.Popen(
+            [str(VENV_BIN / "spanload"), "serve"],
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+
+        def healthy() -> dict[str, Any] | None:
+            assert self.process is not None and self.process.poll() is None, "serve exited early"
+            body: dict[str, Any] = httpx.get(f"{self.url}/api/health", timeout=2).json()
+            return body if body["local_spanner"]["state"] == "up" else None
+
+        try:
+            self.health = wait_for(healthy, self.ready_timeout_s, "the local Spanner to be reported up")
+        except AssertionError:
+            self.stop()
+            raise AssertionError(f"serve did not become healthy; its output:\n{self.output}") from None
+        self.children = children_of(self.process.pid)
+        return self
+
+    def stop(self, sig: int = signal.SIGINT) -> int:
+        assert self.process is not None
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+        try:
+            self.output, _ = self.process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.output, _ = self.process.communicate()
+        return self.process.returncode
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def leftover_children(self) -> list[int]:
+        return [pid for pid in self.children if alive(pid)]

@@ -2,52 +2,25 @@
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import sys
-from typing import Any
+from pathlib import Path
 
-import httpx
-
-from tests.helpers import VENV_BIN, alive, children_of, free_port, wait_for
+from tests.helpers import VENV_BIN, ServeProcess
 
 
-def test_serve_reports_local_spanner_up_and_leaves_no_child(tmp_path: Any) -> None:
-    port = free_port()
-    env = {
-        **os.environ,
-        "SPANLOAD_PORT": str(port),
-        "SPANLOAD_DATA_DIR": str(tmp_path),
-        "SPANLOAD_LOCAL_SPANNER_PORT": "0",
-    }
-    serve = subprocess.Popen(
-        [str(VENV_BIN / "spanload"), "serve"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-
-        def healthy() -> dict[str, Any] | None:
-            body: dict[str, Any] = httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=2).json()
-            return body if body["local_spanner"]["state"] == "up" else None
-
-        health = wait_for(healthy, 60, "the local Spanner to be reported up")
+def test_serve_reports_local_spanner_up_and_leaves_no_child(tmp_path: Path) -> None:
+    with ServeProcess(tmp_path) as serve:
+        health = serve.health
         assert health["status"] == "ok"
         assert health["version"]
         assert health["local_spanner"]["version"] == health["version"]
         host, _, spanner_port = health["local_spanner"]["address"].rpartition(":")
         assert host == "127.0.0.1" and int(spanner_port) > 0
-        children = children_of(serve.pid)
-        assert children, "serve started no child process"
-    finally:
-        serve.send_signal(signal.SIGINT)
-        output, _ = serve.communicate(timeout=30)
-    assert serve.returncode == 0, output
-    leftovers = [pid for pid in children if alive(pid)]
-    assert not leftovers, f"child processes left running after serve stopped: {leftovers}"
+        assert serve.children, "serve started no child process"
+        returncode = serve.stop()
+    assert returncode == 0, serve.output
+    assert not serve.leftover_children(), f"children left running after serve stopped: {serve.leftover_children()}"
 
 
 def test_unknown_flag_exits_2_with_one_sentence() -> None:
