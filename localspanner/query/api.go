@@ -1,0 +1,171 @@
+// Package query compiles GoogleSQL (parsed by memefish) into SQLite SQL over the
+// storage encoding defined in package schema. It never rewrites SQL text: it walks
+// the memefish AST and prints SQLite SQL from it.
+//
+// The contract with the rest of the server (frontend, txn, storage):
+//
+//   - Compile / CompileDML turn one statement into a Plan / DMLPlan. Plans are cached
+//     by (catalog, SQL text, parameter types, Source.Key()), so a repeated query costs
+//     a map lookup plus binding its parameters.
+//   - Plan.SQL uses only NAMED SQLite parameters. Plan.Args holds sql.NamedArg values
+//     whose names start with "qp" (reserved for this package). A Source fragment may use
+//     other named parameters (e.g. ":read_ts"); the caller appends their sql.Named args.
+//     With go-sqlite3 pass Args straight to Query/Exec (database/sql or driver conn).
+//   - Result cells are in the storage encoding; Plan.Decode turns a scanned row
+//     (int64, float64, string, []byte, nil as go-sqlite3 returns them) into wire values.
+//   - RegisterFunctions must run on every SQLite connection (ConnectHook) before any
+//     compiled SQL, generated column or DEFAULT produced here runs on it.
+//   - Errors are *Error values carrying a gRPC code (GRPCStatus is implemented, so
+//     status.FromError / status.Code work on them directly). Errors raised by SQL
+//     functions while a statement runs (INT64 overflow, division by zero, bad casts)
+//     come back from SQLite as plain errors: pass them through RuntimeError to get
+//     the *Error with Spanner's code.
+package query
+
+import (
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/spanload/spanload/localspanner/schema"
+)
+
+// Param is one query parameter as sent on the wire. Type is nil for an untyped
+// parameter: its type is then inferred from the context it is used in (as Spanner
+// does: an untyped string compared with an INT64 column is read as INT64), or from
+// the value's kind when the context says nothing.
+type Param struct {
+	Value *structpb.Value
+	Type  *spannerpb.Type
+}
+
+// Params maps parameter names (without '@', case-sensitive as on the wire) to values.
+type Params map[string]Param
+
+// From is the SQLite FROM fragment that yields the rows of one table, every column
+// under its schema.Column.SQLName, values in the storage encoding.
+type From struct {
+	// SQL is a quoted table name or a parenthesised SELECT. The query layer appends
+	// " AS <alias>" after it.
+	SQL string
+	// Indexable is true when SQL is a plain table name: the query layer then appends
+	// "INDEXED BY <Index.SQLName>" for a FORCE_INDEX hint, and "NOT INDEXED" when there
+	// is no hint (so no secondary index is used; the primary key still is, as tables are
+	// WITHOUT ROWID). When false, hints are checked (the index must exist) but not applied.
+	Indexable bool
+}
+
+// Source tells the query layer where the rows it reads come from, so that the same
+// compiled statement runs as a strong read (current rows), a stale read (a SELECT over
+// version history), or inside a read-write transaction (current rows plus buffered
+// writes). C implements it; CurrentRows is the trivial implementation.
+type Source interface {
+	// Table returns the rows of t visible to this read.
+	Table(t *schema.Table) (From, error)
+	// SysTable resolves SPANNER_SYS.<name> (name upper-cased, without the prefix),
+	// e.g. "QUERY_STATS_TOP_MINUTE". It returns the table's columns (Name, Type and
+	// SQLName are used; PrimaryKey may be empty) and its FROM fragment. An unknown
+	// name returns ok=false and the query fails with INVALID_ARGUMENT "Table not found".
+	SysTable(name string) (t *schema.Table, from From, ok bool)
+	// Key identifies the shape of the fragments this Source returns, for the plan
+	// cache: two Sources with equal Keys must return identical fragments for every
+	// table (put read timestamps in named parameters, not in the fragment text).
+	Key() string
+}
+
+// Clock is optionally implemented by a Source: CURRENT_TIMESTAMP() then returns
+// Now() (the read timestamp of the transaction, as Spanner does). Otherwise the wall
+// clock at Compile time is used. The value is bound as a parameter, never cached.
+//
+// type Clock interface{ Now() time.Time } — declared in funcs_time.go.
+
+// Plan is a compiled query.
+type Plan struct {
+	// SQL is the SQLite statement.
+	SQL string
+	// Args are the bound parameters, all sql.NamedArg.
+	Args []any
+	// Fields are the result columns with their Spanner types (ResultSetMetadata.row_type).
+	Fields []*spannerpb.StructType_Field
+	// Tables and Indexes are the user tables and indexes the query reads (for stats and
+	// for read-write transactions' lock sets). Indexes only lists FORCE_INDEX targets.
+	Tables  []*schema.Table
+	Indexes []*schema.Index
+
+	tmpl *template
+}
+
+// Decode converts one SQLite result row (as scanned: int64, float64, string, []byte or
+// nil) to wire values in the order of Fields.
+func (p *Plan) Decode(row []any) ([]*structpb.Value, error) {
+	return p.tmpl.decode(row)
+}
+
+// DMLKind says which statement a DMLPlan came from.
+type DMLKind int
+
+// DMLKind values.
+const (
+	DMLInsert DMLKind = iota + 1
+	DMLUpdate
+	DMLDelete
+)
+
+// CommitTimestampMarker is the storage-encoded TIMESTAMP cell that DML rows carry where
+// the statement wrote PENDING_COMMIT_TIMESTAMP(). It is the same string as the
+// mutation sentinel on the wire; replace it with the commit timestamp at commit.
+const CommitTimestampMarker = "spanner.commit_timestamp()"
+
+// DMLPlan is a compiled INSERT, UPDATE or DELETE. Running SQL (with Args) yields one row
+// per row to write; the caller turns the rows into buffered mutations.
+//
+//   - Insert: one row per inserted row; cells are the values of Columns, which are the
+//     columns the statement lists (the caller fills DEFAULTs / generated columns for the
+//     others, or lets SQLite do it). Insert semantics: a row whose key exists is
+//     ALREADY_EXISTS (the caller checks, as for an insert mutation).
+//   - Update: one row per matched row; Columns are the primary key columns followed by
+//     the SET columns, cells are the key and the NEW values.
+//   - Delete: one row per matched row; Columns are the primary key columns.
+//
+// Cells are in the storage encoding (CommitTimestampMarker for PENDING_COMMIT_TIMESTAMP()).
+// When the statement has THEN RETURN, each row carries len(Returning) further cells
+// after the len(Columns) cells above, already computed on the row as it will be
+// written (after the update, or before the delete); DecodeReturning turns them into
+// wire values.
+type DMLPlan struct {
+	Kind      DMLKind
+	Table     *schema.Table
+	Columns   []*schema.Column
+	SQL       string
+	Args      []any
+	Returning []*spannerpb.StructType_Field
+
+	tmpl *dmlTemplate
+}
+
+// DecodeReturning converts the THEN RETURN cells (row[len(Columns):]) to wire values.
+func (p *DMLPlan) DecodeReturning(row []any) ([]*structpb.Value, error) {
+	return p.tmpl.decodeReturning(row)
+}
+
+// Compile compiles a query (SELECT ...) for the given catalog and parameters.
+func Compile(cat *schema.Catalog, sql string, params Params, src Source) (*Plan, error) {
+	return compileQuery(cat, sql, params, src)
+}
+
+// CompileDML compiles an INSERT, UPDATE or DELETE (with optional THEN RETURN).
+func CompileDML(cat *schema.Catalog, sql string, params Params, src Source) (*DMLPlan, error) {
+	return compileDML(cat, sql, params, src)
+}
+
+// CompileColumnExpr compiles a column's generated-column or DEFAULT expression
+// (GoogleSQL text, as in schema.Column.Generated/Default) into an SQLite expression over
+// t's columns (referenced by their bare SQLName) and returns the expression's type.
+// The result is usable inside SQLite's GENERATED ALWAYS AS (...) STORED and DEFAULT
+// (...): every function it calls is registered as deterministic by RegisterFunctions.
+// Supported: literals, column references, arithmetic, MOD, DIV, FARM_FINGERPRINT,
+// CAST, string functions, COALESCE/IF/IFNULL/CASE; PENDING_COMMIT_TIMESTAMP() is not
+// allowed here (Spanner forbids it too), CURRENT_TIMESTAMP() is rejected as not
+// deterministic.
+func CompileColumnExpr(t *schema.Table, exprSQL string) (sqlExpr string, typ *spannerpb.Type, err error) {
+	return compileColumnExpr(t, exprSQL)
+}
