@@ -57,9 +57,10 @@ frontend/node_modules/.installed: frontend/package.json frontend/package-lock.js
 frontend/dist/index.html: frontend/node_modules/.installed $(shell find frontend/src frontend/index.html frontend/vite.config.ts -type f 2>/dev/null)
 	cd frontend && npm run --silent build
 
+PY_DIRS := $(wildcard backend tests bench migrations)
 lint: $(VENV)/.synced
-	$(BIN)/ruff check backend tests bench migrations
-	$(BIN)/ruff format --check backend tests bench migrations
+	$(BIN)/ruff check $(PY_DIRS)
+	$(BIN)/ruff format --check $(PY_DIRS)
 
 typecheck: $(VENV)/.synced
 	cd backend && ../$(BIN)/mypy spanload
