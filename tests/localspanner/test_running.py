@@ -1,0 +1,187 @@
+"""Issue 8, "Running it": the ready line, clean stops, recovered panics, UNIMPLEMENTED names the method."""
+
+from __future__ import annotations
+
+import re
+import signal
+import socket
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from google.api_core import exceptions as gexc
+from google.cloud.spanner_v1 import (
+    BatchCreateSessionsRequest,
+    CommitRequest,
+    CreateSessionRequest,
+    ExecuteSqlRequest,
+    KeySet,
+    ReadRequest,
+    Type,
+    TypeCode,
+)
+from google.cloud.spanner_v1.instance import Instance
+from google.cloud.spanner_v1.services.spanner import SpannerClient
+from google.protobuf import struct_pb2
+
+from .conftest import SpannerDb, create_database
+from .rpc_recorder import raw_spanner_client
+from .server_process import ServerProcess, start_server
+
+READY_LINE = re.compile(r"listening on (127\.0\.0\.1):(\d+)\s*$")
+
+
+def test_ready_line_names_the_address(local_spanner: ServerProcess) -> None:
+    match = READY_LINE.search(local_spanner.ready_line)
+    assert match, f"ready line does not end with 'listening on 127.0.0.1:PORT': {local_spanner.ready_line!r}"
+    port = int(match.group(2))
+    assert port != 0, "with --port 0 the ready line must name the port really picked, not 0"
+    with socket.create_connection((match.group(1), port), timeout=5):
+        pass
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_signal_stops_the_server_cleanly(tmp_path: Path, sig: signal.Signals) -> None:
+    server = start_server(tmp_path / "server.log")
+    try:
+        server.process.send_signal(sig)
+        code = server.process.wait(timeout=10)
+    finally:
+        server.stop()
+    assert code == 0, f"exit code after {sig.name} is {code}, expected 0; log:\n{server.log_tail()}"
+    with pytest.raises(OSError):
+        socket.create_connection((server.host, server.port), timeout=2).close()
+
+
+@pytest.fixture(scope="module")
+def plain_db(instance: Instance, local_spanner: ServerProcess) -> Iterator[SpannerDb]:
+    tdb = create_database(
+        instance, local_spanner.address, ["CREATE TABLE T (Id INT64 NOT NULL, V STRING(MAX)) PRIMARY KEY (Id)"]
+    )
+    yield tdb
+    tdb.database.drop()
+
+
+@pytest.fixture(scope="module")
+def raw(local_spanner: ServerProcess) -> SpannerClient:
+    return raw_spanner_client(local_spanner.address)
+
+
+BAD = (gexc.InvalidArgument, gexc.NotFound, gexc.FailedPrecondition, gexc.OutOfRange)
+
+
+def _session(raw: SpannerClient, tdb: SpannerDb) -> str:
+    name: str = raw.create_session(CreateSessionRequest(database=tdb.database.name)).name
+    return name
+
+
+MALFORMED: dict[str, Callable[[SpannerClient, SpannerDb], Any]] = {
+    "ExecuteSql with an empty session name": lambda raw, tdb: raw.execute_sql(
+        ExecuteSqlRequest(session="", sql="SELECT 1")
+    ),
+    "ExecuteSql on a session that never existed": lambda raw, tdb: raw.execute_sql(
+        ExecuteSqlRequest(session=tdb.database.name + "/sessions/nosuchsession", sql="SELECT 1")
+    ),
+    "CreateSession with an empty database name": lambda raw, tdb: raw.create_session(CreateSessionRequest(database="")),
+    "CreateSession for a missing database": lambda raw, tdb: raw.create_session(
+        CreateSessionRequest(database=tdb.database.name + "x")
+    ),
+    "BatchCreateSessions with session_count 0": lambda raw, tdb: raw.batch_create_sessions(
+        BatchCreateSessionsRequest(database=tdb.database.name, session_count=0)
+    ),
+    "Commit with no transaction at all": lambda raw, tdb: raw.commit(CommitRequest(session=_session(raw, tdb))),
+    "Read with no table": lambda raw, tdb: list(
+        raw.streaming_read(ReadRequest(session=_session(raw, tdb), table="", columns=["Id"], key_set=KeySet(all_=True)))
+    ),
+    "Read with no columns": lambda raw, tdb: list(
+        raw.streaming_read(ReadRequest(session=_session(raw, tdb), table="T", columns=[], key_set=KeySet(all_=True)))
+    ),
+    "Read with a key of the wrong type": lambda raw, tdb: list(
+        raw.streaming_read(
+            ReadRequest(
+                session=_session(raw, tdb),
+                table="T",
+                columns=["Id"],
+                key_set=KeySet(
+                    keys=[struct_pb2.ListValue(values=[struct_pb2.Value(struct_value=struct_pb2.Struct())])]
+                ),
+            )
+        )
+    ),
+    "ExecuteSql with an ARRAY parameter type that has no element type": lambda raw, tdb: list(
+        raw.execute_streaming_sql(
+            ExecuteSqlRequest(
+                session=_session(raw, tdb),
+                sql="SELECT @p",
+                params=struct_pb2.Struct(fields={"p": struct_pb2.Value(list_value=struct_pb2.ListValue())}),
+                param_types={"p": Type(code=TypeCode.ARRAY)},
+            )
+        )
+    ),
+    "ExecuteSql with an empty statement": lambda raw, tdb: raw.execute_sql(
+        ExecuteSqlRequest(session=_session(raw, tdb), sql="")
+    ),
+    "ExecuteSql with a 5000-deep expression": lambda raw, tdb: raw.execute_sql(
+        ExecuteSqlRequest(session=_session(raw, tdb), sql="SELECT " + "(" * 5000 + "1" + ")" * 5000)
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_malformed_request_gets_a_clear_status_and_never_crashes(
+    case: str, raw: SpannerClient, plain_db: SpannerDb, local_spanner: ServerProcess
+) -> None:
+    """A panic must become INTERNAL with a message; anything else a client error. The process stays up."""
+    with pytest.raises(gexc.GoogleAPICallError) as info:
+        MALFORMED[case](raw, plain_db)
+    err = info.value
+    assert local_spanner.alive(), f"{case}: the server process died:\n{local_spanner.log_tail()}"
+    assert err.message, f"{case}: status {err.code} has no message"
+    if isinstance(err, gexc.InternalServerError):
+        assert "panic" not in err.message.lower() or "Spanner" in err.message, err.message
+    else:
+        assert isinstance(err, BAD), f"{case}: expected a client-error status, got {type(err).__name__}: {err}"
+    # The server still answers normal requests afterwards.
+    with plain_db.database.snapshot() as snap:
+        assert list(snap.execute_sql("SELECT 1")) == [[1]]
+
+
+def _raw_call(address: str, method: str) -> grpc.RpcError:
+    with grpc.insecure_channel(address) as channel:
+        stub = channel.unary_unary(method, request_serializer=lambda b: b, response_deserializer=lambda b: b)
+        try:
+            stub(b"", timeout=10)
+        except grpc.RpcError as err:
+            return err
+    raise AssertionError(f"{method} answered OK to an empty request")
+
+
+@pytest.mark.parametrize(
+    "method",
+    [
+        "/google.spanner.v1.Spanner/NoSuchMethod",
+        "/google.spanner.admin.database.v1.DatabaseAdmin/NoSuchMethod",
+        "/google.spanner.admin.nosuch.v1.NoSuchService/DoIt",
+    ],
+)
+def test_unknown_method_is_unimplemented_and_named(local_spanner: ServerProcess, method: str) -> None:
+    err = _raw_call(local_spanner.address, method)
+    assert err.code() == grpc.StatusCode.UNIMPLEMENTED, f"{method}: {err.code()} {err.details()}"
+    assert method.rsplit("/", 1)[1] in (err.details() or ""), f"message does not name the method: {err.details()}"
+
+
+@pytest.mark.parametrize(
+    "method",
+    [
+        "/google.spanner.v1.Spanner/PartitionQuery",
+        "/google.spanner.admin.database.v1.DatabaseAdmin/CreateBackup",
+        "/google.spanner.admin.instance.v1.InstanceAdmin/CreateInstancePartition",
+    ],
+)
+def test_real_but_unimplemented_method_is_named(local_spanner: ServerProcess, method: str) -> None:
+    err = _raw_call(local_spanner.address, method)
+    if err.code() != grpc.StatusCode.UNIMPLEMENTED:
+        pytest.skip(f"{method} is implemented (answered {err.code().name}: {err.details()})")
+    assert method.rsplit("/", 1)[1] in (err.details() or ""), f"message does not name the method: {err.details()}"
