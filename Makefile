@@ -75,7 +75,8 @@ pytest: install
 	$(BIN)/pytest
 
 compose-check:
-	@if command -v docker-compose >/dev/null; then docker-compose -f docker-compose.yml config --quiet && echo "docker-compose.yml is valid"; \
+	@if [ ! -f docker-compose.yml ]; then echo "no docker-compose.yml yet"; \
+	elif command -v docker-compose >/dev/null; then docker-compose -f docker-compose.yml config --quiet && echo "docker-compose.yml is valid"; \
 	else echo "docker-compose not installed: skipping the compose file check"; fi
 
 clean:
