@@ -87,10 +87,8 @@ def create_instance(client: Client, instance_id: str) -> Instance:
 def instance(spanner_client: Client) -> Iterator[Instance]:
     inst = create_instance(spanner_client, unique("conf"))
     yield inst
-    try:
+    with contextlib.suppress(Exception):  # the server may be gone already; local_spanner reports that
         inst.delete()
-    except Exception:  # the server may be gone already; the session fixture reports that
-        pass
 
 
 @pytest.fixture(scope="module", params=sorted(SESSION_MODES), ids=lambda m: f"sessions={m}")

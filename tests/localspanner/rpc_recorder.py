@@ -40,6 +40,10 @@ class RecordedCall:
     def trailing_metadata(self) -> dict[str, Any]:
         return dict(self.call.trailing_metadata() or ())
 
+    def response(self) -> Any:
+        """The response message of a unary call that succeeded."""
+        return self.call.result()
+
 
 class RpcRecorder(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterceptor):  # type: ignore[misc]
     def __init__(self) -> None:

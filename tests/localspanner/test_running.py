@@ -17,13 +17,13 @@ from google.cloud.spanner_v1 import (
     CommitRequest,
     CreateSessionRequest,
     ExecuteSqlRequest,
-    KeySet,
     ReadRequest,
     Type,
     TypeCode,
 )
 from google.cloud.spanner_v1.instance import Instance
 from google.cloud.spanner_v1.services.spanner import SpannerClient
+from google.cloud.spanner_v1.types import KeySet
 from google.protobuf import struct_pb2
 
 from .conftest import SpannerDb, create_database
