@@ -69,6 +69,9 @@ class UpdaterConfig(_Strict):
     parallelism: Annotated[int, Field(ge=1, le=512)] = 8
     mode: UpdaterMode = UpdaterMode.MUTATIONS
     batch_rows: Annotated[int, Field(ge=1, le=1000)] = 6
+    key_space: Annotated[int, Field(ge=1, le=1_000_000_000)] = Field(
+        default=100_000, description="keys the updater picks from (uniformly); fewer keys, more overwrites"
+    )
 
 
 class WatcherConfig(_Strict):
@@ -120,6 +123,16 @@ class RunConfig(_Strict):
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
+    @model_validator(mode="after")
+    def _query_fits_schema(self) -> Self:
+        if self.reader.query is ReaderQuery.LEADERBOARD and self.schema_ is not SchemaKind.LEADERBOARD:
+            raise ValueError(f"reader.query 'leaderboard' needs schema 'leaderboard' (got '{self.schema_.value}')")
+        if self.updater.key_space < self.processes:
+            raise ValueError(
+                f"updater.key_space ({self.updater.key_space}) must be at least processes ({self.processes})"
+            )
+        return self
+
     def apply(self, patch: ConfigPatch) -> RunConfig:
         """Return a new config with ``patch`` applied, validated as a whole."""
         merged = _deep_merge(self.model_dump(by_alias=True), patch.model_dump(exclude_unset=True, by_alias=True))
@@ -137,6 +150,7 @@ class UpdaterPatch(_Patch):
     parallelism: Annotated[int, Field(ge=1, le=512)] | None = None
     mode: UpdaterMode | None = None
     batch_rows: Annotated[int, Field(ge=1, le=1000)] | None = None
+    key_space: Annotated[int, Field(ge=1, le=1_000_000_000)] | None = None
 
 
 class WatcherPatch(_Patch):

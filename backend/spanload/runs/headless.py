@@ -1,14 +1,430 @@
-"""`spanload run`: a load test without the web UI (for CI). Owned by the load engine."""
+"""`spanload run`: a load test without the web UI (for CI).
+
+It drives the same :class:`~spanload.runs.supervisor.Supervisor` as the dashboard, with a sink
+that prints a status block every interval (like the Change Watcher benchmark's), then a summary
+table; ``--json FILE`` writes the config, the whole-run figures and every interval sample;
+``--threshold`` checks fail the exit code. Ctrl-C stops the run cleanly and still reports.
+
+Exit codes: 0 passed, 1 a threshold failed or the run failed, 2 bad flags, 130 interrupted.
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
+import re
+import signal
+import sys
+import uuid
+from pathlib import Path
+from typing import Any, TextIO
+
+from pydantic import ValidationError
+
+from spanload.config import Settings, get_settings
+from spanload.runs import presets, thresholds
+from spanload.runs.config import (
+    ConfigPatch,
+    ReaderQuery,
+    RunConfig,
+    SchemaKind,
+    ShardFilter,
+    TargetKind,
+    UpdaterMode,
+    _deep_merge,
+)
+from spanload.runs.samples import Gauge, Op, Percentiles, Sample, Summary
+from spanload.runs.state import RunState
+from spanload.runs.supervisor import RunError, Supervisor, validation_message
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+_DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*(ms|s|m|h)?\s*$")
+_UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
+
+
+class UsageError(ValueError):
+    """Flags that do not make a valid run; the message is one sentence."""
+
+
+def parse_duration(text: str) -> float:
+    """``60s``, ``2m``, ``1h``, ``500ms`` or plain seconds, as seconds."""
+    match = _DURATION.match(text)
+    if match is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a duration such as 60s, 2m, 1h or 500ms")
+    return float(match.group(1)) * _UNIT_S[match.group(2)]
+
+
+def _ms(text: str) -> int:
+    return round(parse_duration(text if re.search(r"[a-z]$", text.strip()) else text + "ms") * 1000)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--preset", help="a preset name (see `spanload run --list-presets`)")
+    """The flags of `spanload run`."""
+    parser.add_argument("--preset", help="start from a preset (see --list-presets); knob flags override it")
+    parser.add_argument("--list-presets", action="store_true", help="print the presets and exit")
+    parser.add_argument("--name", help="a name for the run")
+    parser.add_argument("--duration", type=parse_duration, help="how long to run: 60s, 2m, 1h (default: until Ctrl-C)")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="write config, summary and every sample here")
+    parser.add_argument(
+        "--threshold",
+        action="append",
+        default=[],
+        metavar="EXPR",
+        help="fail unless it holds, e.g. 'updater.p99_ms<50', 'watcher.changes_ps>10', 'reconciliation.ok==1'",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no live status block")
+
+    target = parser.add_argument_group("target")
+    target.add_argument("--target", choices=[k.value for k in TargetKind], help="local (default), emulator or cloud")
+    target.add_argument("--emulator-host", help="host:port of the emulator or of a running local Spanner")
+    target.add_argument("--project")
+    target.add_argument("--instance")
+    target.add_argument("--database")
+    target.add_argument("--schema", choices=[k.value for k in SchemaKind])
+    target.add_argument("--processes", type=int, help="worker processes to spread updater and reader over")
+    target.add_argument("--interval", type=parse_duration, help="report interval (default 1s)")
+
+    updater = parser.add_argument_group("updater")
+    updater.add_argument("--no-updater", action="store_true", help="do not write")
+    updater.add_argument("--tps", type=float, help="transactions per second (may be below 1)")
+    updater.add_argument("--mutations", type=int, help="mean mutations per transaction (uniform 1..2m)")
+    updater.add_argument("--parallelism", type=int, help="transactions in flight at most")
+    updater.add_argument("--mode", choices=[m.value for m in UpdaterMode])
+    updater.add_argument("--batch-rows", type=int, help="rows per commit in batch_insert mode")
+    updater.add_argument("--key-space", type=int, help="how many keys the updater writes to")
+
+    watcher = parser.add_argument_group("watcher")
+    watcher.add_argument("--no-watcher", action="store_true", help="do not poll for changes")
+    watcher.add_argument("--watchers", type=int, help="1..37 watchers splitting the shard values")
+    watcher.add_argument("--poll-interval", type=_ms, help="e.g. 1s or 500ms (plain numbers are ms)")
+    watcher.add_argument("--limit", type=int, help="rows per poll; a full page re-polls at once")
+    watcher.add_argument("--no-table-hint", action="store_true", help="do not FORCE_INDEX the poll query")
+    watcher.add_argument("--shard-filter", choices=[s.value for s in ShardFilter])
+
+    reader = parser.add_argument_group("reader")
+    reader.add_argument("--reader", action="store_true", help="enable the reader")
+    reader.add_argument("--reads-per-second", type=float)
+    reader.add_argument("--concurrency", type=int)
+    reader.add_argument("--think-time", type=_ms, help="e.g. 100ms")
+    reader.add_argument("--query", choices=[q.value for q in ReaderQuery])
+    reader.add_argument("--staleness", type=parse_duration, help="exact staleness of reads; 0 is strong")
+
+    client = parser.add_argument_group("client")
+    client.add_argument("--no-multiplexed-sessions", action="store_true", help="use a session pool instead")
+    client.add_argument("--session-pool-size", type=int)
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """Nested config overrides from the flags that were given."""
+
+    def pick(pairs: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in pairs.items() if v is not None}
+
+    out: dict[str, Any] = pick(
+        {
+            "name": args.name,
+            "duration_s": args.duration,
+            "schema": args.schema,
+            "processes": args.processes,
+            "report_interval_s": args.interval,
+        }
+    )
+    target = pick(
+        {
+            "kind": args.target,
+            "emulator_host": args.emulator_host,
+            "project": args.project,
+            "instance": args.instance,
+            "database": args.database,
+        }
+    )
+    updater = pick(
+        {
+            "enabled": False if args.no_updater else None,
+            "transactions_per_second": args.tps,
+            "mutations_per_transaction": args.mutations,
+            "parallelism": args.parallelism,
+            "mode": args.mode,
+            "batch_rows": args.batch_rows,
+            "key_space": args.key_space,
+        }
+    )
+    watcher = pick(
+        {
+            "enabled": False if args.no_watcher else None,
+            "watchers": args.watchers,
+            "poll_interval_ms": args.poll_interval,
+            "limit": args.limit,
+            "table_hint": False if args.no_table_hint else None,
+            "shard_filter": args.shard_filter,
+        }
+    )
+    reader = pick(
+        {
+            "enabled": True if args.reader else None,
+            "reads_per_second": args.reads_per_second,
+            "concurrency": args.concurrency,
+            "think_time_ms": args.think_time,
+            "query": args.query,
+            "staleness_s": args.staleness,
+        }
+    )
+    client = pick(
+        {
+            "multiplexed_sessions": False if args.no_multiplexed_sessions else None,
+            "session_pool_size": args.session_pool_size,
+        }
+    )
+    for section, values in (("target", target), ("updater", updater), ("watcher", watcher)):
+        if values:
+            out[section] = values
+    for section, values in (("reader", reader), ("client", client)):
+        if values:
+            out[section] = values
+    return out
+
+
+def build_config(args: argparse.Namespace) -> RunConfig:
+    """The run's config from ``--preset`` and knob flags. Raises :class:`UsageError`."""
+    try:
+        base = presets.get_preset(args.preset).config if args.preset else RunConfig()
+    except presets.UnknownPresetError as err:
+        raise UsageError(str(err)) from None
+    try:
+        return RunConfig.model_validate(_deep_merge(base.model_dump(by_alias=True), _overrides(args)))
+    except ValidationError as err:
+        message, _ = validation_message(err)
+        raise UsageError(f"invalid run configuration: {message}") from None
+
+
+# -- output -------------------------------------------------------------------------------------------
+
+
+def _fmt_ms(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:,.1f} ms" if value < 1000 else f"{value / 1000:,.2f} s"
+
+
+def _hms(seconds: float) -> str:
+    s = int(seconds)
+    return f"{s // 3600:02d}:{s % 3600 // 60:02d}:{s % 60:02d}"
+
+
+def _lat(latency: dict[str, Percentiles], op: Op) -> str:
+    p = latency.get(op)
+    if p is None or not p.count:
+        return "-"
+    return f"p50 {_fmt_ms(p.p50)}  p99 {_fmt_ms(p.p99)}"
+
+
+def status_block(sample: Sample, config: RunConfig) -> list[str]:
+    """The live status lines for one interval."""
+    g = sample.gauges
+    t = sample.totals
+    lines = [
+        f"Test duration:               {_hms(sample.elapsed_s)}",
+        f"# Transactions:              {t.transactions:,}",
+        f"# Mutations:                 {t.mutations:,}",
+        f"# Received changes:          {t.received_changes:,}",
+        f"Change notification latency: {_lat(sample.latency, Op.WATCHER_NOTIFY)}",
+        f"Poll time:                   {_lat(sample.latency, Op.WATCHER_POLL)}",
+    ]
+    if Gauge.SERVER_POLL_AVG_LATENCY_S in g:
+        lines.append(
+            f"Avg poll time last minute:   {g[Gauge.SERVER_POLL_AVG_LATENCY_S]:.4f} s   "
+            f"Spanner CPU last minute: {g.get(Gauge.SERVER_POLL_CPU_FRACTION, 0.0):.0%}"
+        )
+    if config.updater.enabled:
+        lines.append(
+            f"Updater: {g.get(Gauge.UPDATER_TPS, 0.0):7.1f} tx/s (target {g.get(Gauge.UPDATER_TARGET_TPS, 0.0):.1f})"
+            f"  {_lat(sample.latency, Op.UPDATER_TXN)}  from intended {_lat(sample.latency, Op.UPDATER_TXN_INTENDED)}"
+            f"  behind {g.get(Gauge.UPDATER_BEHIND, 0.0):.0f}"
+        )
+    if config.watcher.enabled:
+        lines.append(
+            f"Watcher: {g.get(Gauge.WATCHER_POLLS_PS, 0.0):7.1f} polls/s  "
+            f"{g.get(Gauge.WATCHER_ROWS_PER_POLL, 0.0):.1f} rows/poll  lag {_fmt_ms(g.get(Gauge.WATCHER_LAG_MS))}"
+        )
+    if config.reader.enabled:
+        lines.append(
+            f"Reader:  {g.get(Gauge.READER_RPS, 0.0):7.1f} reads/s (target {g.get(Gauge.READER_TARGET_RPS, 0.0):.1f})"
+            f"  {_lat(sample.latency, Op.READER_READ)}"
+        )
+    if Gauge.SESSIONS_IN_USE in g:
+        lines.append(
+            f"Sessions: {g[Gauge.SESSIONS_IN_USE]:.0f} in use, {g.get(Gauge.SESSIONS_IDLE, 0):.0f} idle, "
+            f"{g.get(Gauge.SESSIONS_WAITING, 0):.0f} waiting"
+        )
+    errors = ", ".join(f"{code} {n}" for code, n in sorted(sample.errors_by_code.items())) or "none"
+    lines.append(f"Errors this interval:        {errors}")
+    return lines
+
+
+def summary_table(summary: Summary) -> list[str]:
+    """The end-of-run table: latency percentiles per operation, rates and totals, reconciliation."""
+    lines = [f"Summary ({_hms(summary.duration_s)})", ""]
+    header = f"{'operation':<22}{'count':>9}{'p50':>11}{'p90':>11}{'p99':>11}{'p99.9':>11}{'max':>11}"
+    lines.append(header)
+    lines.append("-" * len(header))
+    for op in Op:
+        p = summary.latency.get(op)
+        if p is None or not p.count:
+            continue
+        lines.append(
+            f"{op.value:<22}{p.count:>9,}{_fmt_ms(p.p50):>11}{_fmt_ms(p.p90):>11}{_fmt_ms(p.p99):>11}"
+            f"{_fmt_ms(p.p999):>11}{_fmt_ms(p.max):>11}"
+        )
+    lines.append("")
+    t = summary.totals
+    lines.append(
+        f"transactions {t.transactions:,}  mutations {t.mutations:,}  received changes {t.received_changes:,}  "
+        f"polls {t.polls:,}  reads {t.reads:,}  errors {t.errors:,}  aborts {t.aborts:,}"
+    )
+    rates = "  ".join(f"{k} {v:,.2f}" for k, v in sorted(summary.rates.items()))
+    lines.append(f"averages: {rates}")
+    if summary.errors_by_code:
+        lines.append("errors by code: " + ", ".join(f"{k} {v}" for k, v in sorted(summary.errors_by_code.items())))
+    r = summary.reconciliation
+    if r is not None:
+        lines.append(f"reconciliation: {'OK' if r.ok else 'FAILED'}: {r.detail}")
+    return lines
+
+
+class PrintingSink:
+    """A RunSink that prints: the status block every interval, state changes, and keeps everything."""
+
+    def __init__(self, out: TextIO, quiet: bool = False) -> None:
+        self.out = out
+        self.quiet = quiet
+        self.config: RunConfig | None = None
+        self.samples: list[Sample] = []
+        self.summary: Summary | None = None
+        self.state = RunState.PENDING
+        self.reason: str | None = None
+        self._drawn = 0
+        self._tty = out.isatty()
+
+    def on_sample(self, run_id: str, sample: Sample) -> None:
+        self.samples.append(sample)
+        if self.quiet or self.config is None:
+            return
+        lines = status_block(sample, self.config)
+        if self._tty and self._drawn:
+            self.out.write(f"\x1b[{self._drawn}F\x1b[J")
+        self.out.write("\n".join(lines) + "\n" + ("" if self._tty else "\n"))
+        self.out.flush()
+        self._drawn = len(lines)
+
+    def on_state(self, run_id: str, state: RunState, reason: str | None) -> None:
+        self.state = state
+        self.reason = reason
+        self._drawn = 0
+        if not self.quiet or state is RunState.FAILED:
+            self.out.write(f"run {run_id}: {state.value}{f' ({reason})' if reason else ''}\n")
+            self.out.flush()
+
+    def on_config_change(self, run_id: str, patch: ConfigPatch, who: str) -> None:
+        self.out.write(f"config change by {who}: {patch.changed_fields()}\n")
+
+    def on_summary(self, run_id: str, summary: Summary) -> None:
+        self.summary = summary
+
+
+def write_json(path: Path, config: RunConfig, sink: PrintingSink) -> None:
+    document = {
+        "config": config.model_dump(mode="json", by_alias=True),
+        "state": sink.state.value,
+        "reason": sink.reason,
+        "summary": sink.summary.model_dump(mode="json") if sink.summary else None,
+        "samples": [s.model_dump(mode="json") for s in sink.samples],
+    }
+    path.write_text(json.dumps(document, indent=1))
+
+
+async def run_headless(config: RunConfig, settings: Settings, sink: PrintingSink) -> bool:
+    """Run until the duration ends, the run fails, or SIGINT/SIGTERM; True if interrupted."""
+    supervisor = Supervisor(settings, sink)
+    run_id = f"cli-{uuid.uuid4().hex[:12]}"
+    loop = asyncio.get_running_loop()
+    interrupted = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, interrupted.set)
+    try:
+        await supervisor.start(run_id, config)
+        finished = asyncio.ensure_future(supervisor.wait_finished(run_id))
+        interrupt = asyncio.ensure_future(interrupted.wait())
+        await asyncio.wait({finished, interrupt}, return_when=asyncio.FIRST_COMPLETED)
+        if interrupt.done() and not finished.done():
+            sink.out.write("stopping: writers stop, the watcher drains, then the summary...\n")
+            sink.out.flush()
+            await supervisor.stop(run_id)
+        interrupt.cancel()
+        await finished
+        return interrupted.is_set()
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+        await supervisor.shutdown()
 
 
 def main(args: argparse.Namespace) -> int:
-    print("spanload run: the load engine is not built yet.")
-    return 1
+    """`spanload run`. Returns the exit code."""
+    out = sys.stdout
+    if args.list_presets:
+        for preset in presets.all_presets():
+            out.write(f"{preset.name:<28}{preset.description}\n")
+        return EXIT_OK
+    try:
+        config = build_config(args)
+        checks = [thresholds.parse(t) for t in args.threshold]
+    except (UsageError, thresholds.ThresholdError) as err:
+        sys.stderr.write(f"spanload run: {err}\n")
+        return EXIT_USAGE
+    settings = get_settings()
+    server = None
+    if config.target.kind is TargetKind.LOCAL and not config.target.emulator_host:
+        from spanload.spanner.local_server import LocalSpannerError, ensure_local_spanner
+
+        try:
+            data_dir = None if settings.local_spanner_in_memory else settings.data_dir / "local-spanner"
+            address, server = ensure_local_spanner(
+                settings.local_spanner_host, settings.local_spanner_port, data_dir, settings.local_spanner_binary
+            )
+        except LocalSpannerError as err:
+            sys.stderr.write(f"spanload run: {err}\n")
+            return EXIT_FAILED
+        config = config.model_copy(update={"target": config.target.model_copy(update={"emulator_host": address})})
+    sink = PrintingSink(out, quiet=args.quiet)
+    sink.config = config
+    try:
+        interrupted = asyncio.run(run_headless(config, settings, sink))
+    except RunError as err:
+        sys.stderr.write(f"spanload run: {err}\n")
+        return EXIT_FAILED
+    finally:
+        if server is not None:
+            server.stop()
+    if sink.summary is not None:
+        out.write("\n".join(summary_table(sink.summary)) + "\n")
+    if args.json:
+        try:
+            write_json(args.json, config, sink)
+        except OSError as err:
+            sys.stderr.write(f"spanload run: could not write {args.json}: {err.strerror}\n")
+            return EXIT_FAILED
+    failures = (
+        [] if sink.summary is None else [f for c in checks if (f := c.check(thresholds.metrics_of(sink.summary)))]
+    )
+    for failure in failures:
+        out.write(failure + "\n")
+    if sink.state is RunState.FAILED:
+        sys.stderr.write(f"spanload run: the run failed: {sink.reason}\n")
+        return EXIT_FAILED
+    if failures:
+        return EXIT_FAILED
+    return EXIT_INTERRUPTED if interrupted else EXIT_OK

@@ -40,6 +40,10 @@ class Gauge(StrEnum):
     ABORTS_PS = "aborts_ps"
     SERVER_POLL_AVG_LATENCY_S = "server.poll_avg_latency_s"  # SPANNER_SYS.QUERY_STATS_TOP_MINUTE
     SERVER_POLL_CPU_FRACTION = "server.poll_cpu_fraction"
+    SERVER_TXN_AVG_COMMIT_LATENCY_S = "server.txn_avg_commit_latency_s"  # SPANNER_SYS.TXN_STATS_TOP_MINUTE
+    SERVER_TXN_AVG_PARTICIPANTS = "server.txn_avg_participants"
+    READER_BEHIND = "reader.behind"
+    RETRIES_PS = "retries_ps"
 
 
 class Percentiles(BaseModel):
@@ -93,6 +97,12 @@ class Reconciliation(BaseModel):
     duplicates: int = 0
     superseded_unseen: int = Field(0, description="versions overwritten before any poll could see them")
     ok: bool = False
+    versions_written: int = Field(0, description="committed versions of this run's writes, over every key")
+    versions_received: int = Field(0, description="distinct versions the watchers received")
+    unexpected: int = Field(0, description="received versions this run's updater never committed")
+    uncertain_keys: int = Field(0, description="keys left out: a commit of unknown outcome touched them")
+    foreign_changes: int = Field(0, description="changes by writers of other runs, not reconciled")
+    detail: str = ""
 
 
 class Summary(BaseModel):

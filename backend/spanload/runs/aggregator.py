@@ -1,0 +1,194 @@
+"""Merge the worker processes' interval reports into one :class:`Sample` per interval.
+
+Histograms are added count by count (never averaging percentiles). Interval ``seq`` is emitted as
+soon as every live worker reported it, or when it is overdue; a late report is folded into the
+next interval still open, so nothing is lost or counted twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from hdrh.histogram import HdrHistogram
+
+from spanload.runs.protocol import Counter, Report
+from spanload.runs.samples import Gauge, Percentiles, Sample, Summary, Totals
+from spanload.workers import metrics
+
+logger = logging.getLogger(__name__)
+
+OVERDUE_INTERVALS = 1.5  # emit a partial interval this long after its end if a worker is late
+
+# Worker gauges that add up across processes; every other worker gauge takes the maximum.
+SUMMED_GAUGES = frozenset(
+    {
+        Gauge.UPDATER_TARGET_TPS,
+        Gauge.UPDATER_BEHIND,
+        Gauge.READER_TARGET_RPS,
+        Gauge.READER_BEHIND,
+        Gauge.SESSIONS_IN_USE,
+        Gauge.SESSIONS_IDLE,
+        Gauge.SESSIONS_WAITING,
+    }
+)
+
+# Rates derived from counters: gauge -> counter per second.
+RATE_GAUGES = {
+    Gauge.UPDATER_TPS: Counter.TRANSACTIONS,
+    Gauge.UPDATER_MUTATIONS_PS: Counter.MUTATIONS,
+    Gauge.WATCHER_CHANGES_PS: Counter.RECEIVED_CHANGES,
+    Gauge.WATCHER_POLLS_PS: Counter.POLLS,
+    Gauge.READER_RPS: Counter.READS,
+    Gauge.ERRORS_PS: Counter.ERRORS,
+    Gauge.ABORTS_PS: Counter.ABORTS,
+    Gauge.RETRIES_PS: Counter.RETRIES,
+}
+
+
+@dataclass
+class _Pending:
+    reports: list[Report] = field(default_factory=list)
+
+    def workers(self) -> set[int]:
+        return {r.worker for r in self.reports}
+
+
+def _add_counts(into: dict[str, int], more: dict[str, int]) -> None:
+    for key, value in more.items():
+        into[key] = into.get(key, 0) + value
+
+
+def _totals_from(counters: dict[str, int]) -> Totals:
+    return Totals(
+        transactions=counters.get(Counter.TRANSACTIONS, 0),
+        mutations=counters.get(Counter.MUTATIONS, 0),
+        received_changes=counters.get(Counter.RECEIVED_CHANGES, 0),
+        polls=counters.get(Counter.POLLS, 0),
+        reads=counters.get(Counter.READS, 0),
+        errors=counters.get(Counter.ERRORS, 0),
+        aborts=counters.get(Counter.ABORTS, 0),
+    )
+
+
+def merge_gauges(reports: Iterable[Report]) -> dict[str, float]:
+    """Worker gauges across processes: summed where they add up, else the maximum."""
+    out: dict[str, float] = {}
+    for report in reports:
+        for name, value in report.gauges.items():
+            if name in out:
+                out[name] = out[name] + value if name in SUMMED_GAUGES else max(out[name], value)
+            else:
+                out[name] = value
+    return out
+
+
+class Aggregator:
+    """Collects reports of one run and produces samples and the whole-run summary."""
+
+    def __init__(self, started_at: float, interval_s: float, workers: int) -> None:
+        self.started_at = started_at
+        self.interval_s = interval_s
+        self.live_workers: set[int] = set(range(workers))
+        self._pending: dict[int, _Pending] = {}
+        self._next_seq = 0
+        self._whole: dict[str, HdrHistogram] = {}
+        self._counters: dict[str, int] = {}
+        self._errors: dict[str, int] = {}
+        self._gauge_sums: dict[str, float] = {}
+        self._samples = 0
+        self.last_t = started_at
+
+    def add(self, report: Report) -> list[Sample]:
+        """Take one worker report; return the samples that became complete, in order."""
+        seq = max(report.seq, self._next_seq)  # late: fold into the first interval still open
+        self._pending.setdefault(seq, _Pending()).reports.append(report)
+        return self._emit_ready(now=None)
+
+    def flush_overdue(self, now: float) -> list[Sample]:
+        """Emit intervals whose end is more than ``OVERDUE_INTERVALS`` ago, complete or not."""
+        return self._emit_ready(now=now)
+
+    def flush_all(self) -> list[Sample]:
+        """Emit everything pending (end of run)."""
+        out: list[Sample] = []
+        for seq in sorted(self._pending):
+            out.append(self._emit(seq))
+        return out
+
+    def _emit_ready(self, now: float | None) -> list[Sample]:
+        out: list[Sample] = []
+        while True:
+            seq = self._next_seq
+            pending = self._pending.get(seq)
+            interval_end = self.started_at + (seq + 1) * self.interval_s
+            complete = pending is not None and self.live_workers <= pending.workers()
+            overdue = now is not None and now > interval_end + OVERDUE_INTERVALS * self.interval_s
+            if complete or (overdue and pending is not None):
+                out.append(self._emit(seq))
+            elif overdue and any(s > seq for s in self._pending):
+                self._next_seq += 1  # an interval nobody reported: skip it
+            else:
+                return out
+
+    def _emit(self, seq: int) -> Sample:
+        pending = self._pending.pop(seq, _Pending())
+        self._next_seq = max(self._next_seq, seq + 1)
+        counters: dict[str, int] = {}
+        errors: dict[str, int] = {}
+        for report in pending.reports:
+            _add_counts(counters, report.counters)
+            _add_counts(errors, report.errors_by_code)
+        merged = metrics.merge_maps(r.hdr for r in pending.reports)
+        interval_s = max((r.interval_s for r in pending.reports), default=self.interval_s) or self.interval_s
+        t = max((r.t for r in pending.reports), default=self.started_at + (seq + 1) * self.interval_s)
+        gauges = merge_gauges(pending.reports)
+        for gauge, counter in RATE_GAUGES.items():
+            if counter in counters:
+                gauges[gauge] = counters[counter] / interval_s
+        if counters.get(Counter.POLLS):
+            gauges[Gauge.WATCHER_ROWS_PER_POLL] = counters.get(Counter.ROWS_POLLED, 0) / counters[Counter.POLLS]
+
+        _add_counts(self._counters, counters)
+        _add_counts(self._errors, errors)
+        for op, histogram in merged.items():
+            self._whole.setdefault(op, metrics.new_histogram()).add(histogram)
+        for name, value in gauges.items():
+            self._gauge_sums[name] = self._gauge_sums.get(name, 0.0) + value
+        self._samples += 1
+        self.last_t = max(self.last_t, t)
+        return Sample(
+            seq=seq,
+            t=t,
+            elapsed_s=t - self.started_at,
+            interval_s=interval_s,
+            latency={op: metrics.percentiles(h) for op, h in merged.items()},
+            gauges=gauges,
+            errors_by_code=errors,
+            totals=_totals_from(self._counters),
+            hdr={op: metrics.encode(h) for op, h in merged.items()},
+        )
+
+    def summary(self) -> Summary:
+        """Whole-run figures from the histograms merged over every emitted interval."""
+        duration = max(self.last_t - self.started_at, 0.0)
+        rates: dict[str, float] = {}
+        if duration > 0:
+            for gauge, counter in RATE_GAUGES.items():
+                if counter in self._counters:
+                    rates[gauge] = self._counters[counter] / duration
+        polls = self._counters.get(Counter.POLLS, 0)
+        if polls:
+            rates[Gauge.WATCHER_ROWS_PER_POLL] = self._counters.get(Counter.ROWS_POLLED, 0) / polls
+        if self._samples:
+            for name, total in self._gauge_sums.items():
+                rates.setdefault(name, total / self._samples)  # other gauges: mean over intervals
+        latency: dict[str, Percentiles] = {op: metrics.percentiles(h) for op, h in self._whole.items()}
+        return Summary(
+            duration_s=duration,
+            latency=latency,
+            rates=rates,
+            totals=_totals_from(self._counters),
+            errors_by_code=dict(self._errors),
+        )

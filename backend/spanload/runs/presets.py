@@ -1,0 +1,164 @@
+"""Presets: the field reports' scenarios as ready-made run configs.
+
+- The Change Watcher load table (w tx/s, m mutations a transaction, n watchers; poll every 1 s,
+  limit 10,000), each with a ``-no-hint`` variant (no FORCE_INDEX) and, where n = 1, a
+  ``-not-null`` variant (``ShardId IS NOT NULL`` instead of the fixed shard list).
+- The write benchmark on the Tweet table, with point reads competing.
+- The 2PC-participants batch insert: 6 new rows a single-use commit.
+- The session-pool agents: join-query readers and insert writers with 100 ms think time over a
+  10-session pool, at rising concurrency.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from spanload.runs.config import RunConfig
+
+
+class UnknownPresetError(LookupError):
+    """No preset by that name; ``str()`` lists the names there are."""
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    description: str
+    config: RunConfig
+
+
+# name, title, w, m, n -- the Change Watcher report's load table.
+CHANGE_WATCHER_LOADS: tuple[tuple[str, str, float, int, int], ...] = (
+    ("very-light", "Very light", 1, 5, 1),
+    ("light", "Light", 5, 20, 1),
+    ("medium", "Medium", 10, 50, 1),
+    ("high", "High", 25, 100, 1),
+    ("very-high", "Very high", 50, 200, 1),
+    ("very-high-2", "Very high", 50, 200, 2),
+    ("very-high-4", "Very high", 50, 200, 4),
+    ("very-high-8", "Very high", 50, 200, 8),
+)
+SESSION_POOL_CONCURRENCY = (5, 10, 20, 40)
+SESSION_POOL_SIZE = 10
+
+
+def _config(name: str, body: dict[str, Any]) -> RunConfig:
+    return RunConfig.model_validate({"preset": name, **body})
+
+
+def _change_watcher() -> list[Preset]:
+    out = []
+    for name, title, w, m, n in CHANGE_WATCHER_LOADS:
+        updater = {"transactions_per_second": w, "mutations_per_transaction": m}
+        watcher = {"watchers": n, "poll_interval_ms": 1000, "limit": 10_000}
+        label = f"{title} Change Watcher load: {w:g} tx/s x {m} mutations, {n} watcher{'s' if n > 1 else ''}"
+        out.append(
+            Preset(
+                name, f"{label}; FORCE_INDEX, fixed shard list", _config(name, {"updater": updater, "watcher": watcher})
+            )
+        )
+        out.append(
+            Preset(
+                f"{name}-no-hint",
+                f"{label}; no table hint (the index is not forced)",
+                _config(f"{name}-no-hint", {"updater": updater, "watcher": {**watcher, "table_hint": False}}),
+            )
+        )
+        if n == 1:
+            out.append(
+                Preset(
+                    f"{name}-not-null",
+                    f"{label}; ShardId IS NOT NULL instead of the fixed shard list",
+                    _config(
+                        f"{name}-not-null", {"updater": updater, "watcher": {**watcher, "shard_filter": "not_null"}}
+                    ),
+                )
+            )
+    return out
+
+
+def _others() -> list[Preset]:
+    out = [
+        Preset(
+            "write-benchmark",
+            "Tweet table write benchmark: 100 tx/s single-row writes with a secondary index on Sort, "
+            "50 point reads/s competing",
+            _config(
+                "write-benchmark",
+                {
+                    "schema": "tweets",
+                    "updater": {"transactions_per_second": 100, "mutations_per_transaction": 1, "parallelism": 16},
+                    "watcher": {"enabled": False},
+                    "reader": {"enabled": True, "reads_per_second": 50, "concurrency": 8, "query": "point"},
+                },
+            ),
+        ),
+        Preset(
+            "2pc-batch-insert",
+            "2PC participants: 6 new rows per single-use commit spread over the key space, 20 commits/s",
+            _config(
+                "2pc-batch-insert",
+                {
+                    "updater": {"transactions_per_second": 20, "mode": "batch_insert", "batch_rows": 6},
+                    "watcher": {"enabled": False},
+                },
+            ),
+        ),
+    ]
+    for agents in SESSION_POOL_CONCURRENCY:
+        name = f"session-pool-agents-{agents}"
+        out.append(
+            Preset(
+                name,
+                f"Session pool exhaustion: {agents} join-query readers and {agents} insert writers, "
+                f"100 ms think time, a {SESSION_POOL_SIZE}-session pool (no multiplexed sessions)",
+                _config(
+                    name,
+                    {
+                        "schema": "leaderboard",
+                        "client": {"multiplexed_sessions": False, "session_pool_size": SESSION_POOL_SIZE},
+                        "updater": {
+                            "transactions_per_second": agents * 5,
+                            "mutations_per_transaction": 1,
+                            "parallelism": agents,
+                        },
+                        "watcher": {"enabled": False},
+                        "reader": {
+                            "enabled": True,
+                            "reads_per_second": agents * 5,
+                            "concurrency": agents,
+                            "think_time_ms": 100,
+                            "query": "leaderboard",
+                        },
+                    },
+                ),
+            )
+        )
+    return out
+
+
+_PRESETS: dict[str, Preset] = {p.name: p for p in (*_change_watcher(), *_others())}
+
+
+def all_presets() -> list[Preset]:
+    """Every preset, in the order the reports present them."""
+    return list(_PRESETS.values())
+
+
+def get_preset(name: str) -> Preset:
+    """The preset called ``name``. Raises :class:`UnknownPresetError` naming the valid ones."""
+    try:
+        return _PRESETS[name]
+    except KeyError:
+        raise UnknownPresetError(f"unknown preset {name!r}; presets are: {', '.join(_PRESETS)}") from None
+
+
+def preset_config(name: str, overrides: dict[str, Any] | None = None) -> RunConfig:
+    """The preset's config with ``overrides`` (nested, like the config) merged in and validated."""
+    base = get_preset(name).config
+    if not overrides:
+        return base
+    from spanload.runs.config import _deep_merge
+
+    return RunConfig.model_validate(_deep_merge(base.model_dump(by_alias=True), overrides))

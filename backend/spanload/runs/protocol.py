@@ -1,0 +1,206 @@
+"""The worker protocol: typed, versioned, newline-delimited JSON between supervisor and workers.
+
+Language-neutral on purpose: every message is one JSON object on one line with a ``type`` and the
+protocol version ``v``; histograms travel as base64 of HdrHistogram's standard compressed encoding.
+A worker written in Go, or on another machine, joins a run by speaking exactly this.
+
+Supervisor -> worker: ``start``, ``begin``, ``patch``, ``pause``, ``resume``, ``stop_writers``, ``stop``.
+Worker -> supervisor: ``hello``, ``ready``, ``report``, ``writers_stopped``, ``watcher_ledger``,
+``stopped``, ``error``.
+
+Stop is two-phase so the watcher can prove it missed nothing: first every writer stops and sends
+its ledger (last version written per key), then the watcher drains every change and sends what it
+received, then each worker sends its last report and ``stopped``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from spanload.runs.config import RunConfig
+
+logger = logging.getLogger(__name__)
+
+PROTOCOL_VERSION = 1
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    v: int = PROTOCOL_VERSION
+
+
+# -- supervisor -> worker ---------------------------------------------------------------------
+
+
+class Start(_Message):
+    """Everything a worker needs: its index among ``workers``, the run and where Spanner is."""
+
+    type: Literal["start"] = "start"
+    run_id: str
+    worker: int = Field(ge=0)
+    workers: int = Field(ge=1)
+    config: RunConfig
+    emulator_host: str | None = Field(None, description="host:port for local/emulator targets")
+    setup_schema: bool = Field(False, description="create the schema before reporting ready")
+
+
+class Begin(_Message):
+    """Every worker is ready: start the load now. Report intervals align to ``started_at``."""
+
+    type: Literal["begin"] = "begin"
+    started_at: float = Field(description="unix seconds")
+
+
+class Patch(_Message):
+    """The whole new (already validated) config; the worker applies what changed."""
+
+    type: Literal["patch"] = "patch"
+    config: RunConfig
+
+
+class Pause(_Message):
+    type: Literal["pause"] = "pause"
+
+
+class Resume(_Message):
+    type: Literal["resume"] = "resume"
+
+
+class StopWriters(_Message):
+    type: Literal["stop_writers"] = "stop_writers"
+
+
+class Stop(_Message):
+    type: Literal["stop"] = "stop"
+
+
+# -- worker -> supervisor ---------------------------------------------------------------------
+
+
+class Hello(_Message):
+    type: Literal["hello"] = "hello"
+    worker: int
+    pid: int
+    language: str = "python"
+    client: str = Field("", description="Spanner client library and version")
+
+
+class Ready(_Message):
+    type: Literal["ready"] = "ready"
+    worker: int
+
+
+class Report(_Message):
+    """Deltas of one report interval of one worker."""
+
+    type: Literal["report"] = "report"
+    worker: int
+    seq: int = Field(ge=0)
+    t: float = Field(description="end of the interval, unix seconds")
+    interval_s: float
+    counters: dict[str, int] = Field(default_factory=dict, description="deltas, see Counter")
+    gauges: dict[str, float] = Field(default_factory=dict, description="values at the end, keyed by Gauge")
+    errors_by_code: dict[str, int] = Field(default_factory=dict)
+    hdr: dict[str, str] = Field(default_factory=dict, description="Op -> base64 compressed HdrHistogram (us)")
+    final: bool = False
+
+
+class WritersStopped(_Message):
+    """A worker's updater has stopped; ``ledger`` rows are ``[key, last_version, versions_committed]``."""
+
+    type: Literal["writers_stopped"] = "writers_stopped"
+    worker: int
+    writer_id: str
+    ledger: list[tuple[int, int, int]] = Field(default_factory=list)
+    uncertain_keys: list[int] = Field(default_factory=list, description="keys with a commit of unknown outcome")
+
+
+class WatcherLedger(_Message):
+    """What the watcher received of this run's writes: rows ``[key, highest_version, distinct_versions]``."""
+
+    type: Literal["watcher_ledger"] = "watcher_ledger"
+    worker: int
+    received: list[tuple[int, int, int]] = Field(default_factory=list)
+    duplicates: int = 0
+    foreign: int = Field(0, description="changes by writers of other runs")
+
+
+class Stopped(_Message):
+    type: Literal["stopped"] = "stopped"
+    worker: int
+
+
+class Error(_Message):
+    type: Literal["error"] = "error"
+    worker: int
+    message: str
+    fatal: bool = False
+
+
+class Counter:
+    """Names of the counters in a :class:`Report`."""
+
+    TRANSACTIONS = "transactions"
+    MUTATIONS = "mutations"
+    RECEIVED_CHANGES = "received_changes"
+    POLLS = "polls"
+    ROWS_POLLED = "rows_polled"
+    READS = "reads"
+    ERRORS = "errors"
+    ABORTS = "aborts"
+    RETRIES = "retries"
+    DROPPED = "dropped"
+
+
+ToWorker = Annotated[Start | Begin | Patch | Pause | Resume | StopWriters | Stop, Field(discriminator="type")]
+FromWorker = Annotated[
+    Hello | Ready | Report | WritersStopped | WatcherLedger | Stopped | Error, Field(discriminator="type")
+]
+_to_worker: TypeAdapter[ToWorker] = TypeAdapter(ToWorker)
+_from_worker: TypeAdapter[FromWorker] = TypeAdapter(FromWorker)
+
+
+class ProtocolError(ValueError):
+    """A line that is not a message of this protocol version."""
+
+
+def encode(message: _Message) -> bytes:
+    """One NDJSON line."""
+    return message.model_dump_json(by_alias=True).encode() + b"\n"
+
+
+def _parse(line: bytes | str, adapter: TypeAdapter[Any]) -> Any | None:
+    try:
+        raw = json.loads(line)
+    except json.JSONDecodeError as err:
+        raise ProtocolError(f"not JSON: {err}") from err
+    if not isinstance(raw, dict):
+        raise ProtocolError("a message must be a JSON object")
+    version = raw.get("v")
+    if version != PROTOCOL_VERSION:
+        raise ProtocolError(f"protocol version {version!r} is not {PROTOCOL_VERSION}")
+    try:
+        return adapter.validate_python(raw)
+    except ValidationError as err:
+        kind = raw.get("type")
+        if err.errors()[0]["type"] == "union_tag_invalid":
+            logger.warning("ignoring a message of unknown type %r", kind)
+            return None
+        raise ProtocolError(f"bad {kind!r} message: {err}") from err
+
+
+def decode_from_worker(line: bytes | str) -> FromWorker | None:
+    """Parse a worker's line; ``None`` (logged) for a well-formed message of an unknown type."""
+    result: FromWorker | None = _parse(line, _from_worker)
+    return result
+
+
+def decode_to_worker(line: bytes | str) -> ToWorker | None:
+    """Parse a supervisor's line; ``None`` (logged) for a well-formed message of an unknown type."""
+    result: ToWorker | None = _parse(line, _to_worker)
+    return result

@@ -1,0 +1,56 @@
+"""End-of-run proof that the watchers missed nothing and counted nothing twice.
+
+Each updater writes increasing versions per key (never two writes of one key at once, keys split
+between processes), and keeps ``key -> (last version, versions committed)``. The watcher keeps
+``key -> (highest version seen, distinct versions seen)`` and counts a version that is not higher
+than the last one it saw for the key as a duplicate. Then for every key:
+
+- its final version was received iff the highest version seen equals the last version written;
+- versions written but never seen, other than a missing final one, were superseded before any
+  poll could see them: that is why the received total can be a little below the mutations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from spanload.runs.protocol import WatcherLedger, WritersStopped
+from spanload.runs.samples import Reconciliation
+
+
+def reconcile(ledgers: Iterable[WritersStopped], watcher: WatcherLedger) -> Reconciliation:
+    """Compare what the updaters committed with what the watcher received."""
+    written: dict[int, tuple[int, int]] = {}
+    uncertain: set[int] = set()
+    for ledger in ledgers:
+        uncertain.update(ledger.uncertain_keys)
+        for key, last_version, committed in ledger.ledger:
+            written[key] = (last_version, committed)
+    received = {key: (highest, distinct) for key, highest, distinct in watcher.received}
+
+    out = Reconciliation(duplicates=watcher.duplicates, foreign_changes=watcher.foreign)
+    out.uncertain_keys = len(uncertain)
+    for key, (last_version, committed) in written.items():
+        if key in uncertain:
+            continue
+        out.keys_written += 1
+        out.versions_written += committed
+        highest, distinct = received.get(key, (0, 0))
+        if highest > last_version:
+            out.unexpected += 1
+            continue
+        out.versions_received += distinct
+        final_seen = highest == last_version
+        if final_seen:
+            out.final_versions_received += 1
+        else:
+            out.final_versions_missing += 1
+        out.superseded_unseen += max(0, committed - distinct - (0 if final_seen else 1))
+    out.unexpected += sum(1 for key in received if key not in written and key not in uncertain)
+    out.ok = out.final_versions_missing == 0 and out.duplicates == 0 and out.unexpected == 0
+    out.detail = (
+        f"{out.final_versions_received}/{out.keys_written} final versions received, "
+        f"{out.duplicates} duplicates, {out.superseded_unseen} superseded before any poll, "
+        f"{out.unexpected} unexpected"
+    )
+    return out

@@ -1,0 +1,504 @@
+"""The supervisor: starts, steers and stops runs, each in its own worker OS process(es).
+
+It lives in the control plane's event loop (or the headless CLI's) and never blocks it: workers
+are ``python -m spanload.workers.process`` children speaking :mod:`spanload.runs.protocol` over
+their stdin/stdout pipes, read with asyncio streams. Every report interval the
+:class:`~spanload.runs.aggregator.Aggregator` merges the workers' HDR deltas into one
+:class:`~spanload.runs.samples.Sample` for ``sink.on_sample``.
+
+A worker that exits is noticed at once (its pipe closes); one that stops reporting is noticed
+after ``MISSING_INTERVALS`` intervals. Either way the run is FAILED with the reason, the other
+workers are killed, and the control plane carries on.
+
+Life cycle: ``start`` -> STARTING (processes up) -> RUNNING (schema ready, load on) <-> PAUSED
+-> ``stop`` -> STOPPING (writers stop, the watcher drains, reconciliation) -> FINISHED. A summary
+(``sink.on_summary``) is sent at the end of every run, FAILED ones included.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sys
+import time
+from collections.abc import Coroutine
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from spanload.config import Settings
+from spanload.runs import protocol
+from spanload.runs.aggregator import Aggregator
+from spanload.runs.config import ConfigPatch, RunConfig, TargetKind
+from spanload.runs.reconcile import reconcile
+from spanload.runs.state import RunSink, RunState
+
+logger = logging.getLogger(__name__)
+
+HELLO_TIMEOUT_S = 60.0  # a worker imports the Spanner client before it says hello
+READY_TIMEOUT_S = 300.0  # schema creation on a cloud target can take minutes
+STOP_PHASE_TIMEOUT_S = 60.0  # writers finishing their transactions / the watcher draining
+EXIT_TIMEOUT_S = 10.0
+MISSING_INTERVALS = 3.0
+WATCHDOG_FRACTION = 0.25  # the watchdog looks this often, in intervals
+STREAM_LIMIT = 1 << 30  # a ledger line can be large
+
+
+class RunError(Exception):
+    """Base of the supervisor's errors; ``str()`` is a sentence for the user."""
+
+
+class UnknownRunError(RunError, LookupError):
+    """No run with that id."""
+
+
+class RunNotActiveError(RunError):
+    """The run exists but is not in a state that accepts the request."""
+
+
+class RunExistsError(RunError):
+    """A run with that id is already active."""
+
+
+class InvalidConfigError(RunError, ValueError):
+    """A config or patch was rejected; ``field`` names the offending knob."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def validation_message(err: ValidationError) -> tuple[str, str | None]:
+    """One sentence naming the field(s) of a pydantic error, and the first field's dotted name."""
+    parts = []
+    first: str | None = None
+    for e in err.errors():
+        loc = ".".join(str(x) for x in e["loc"] if x != "schema_")
+        first = first or loc or None
+        parts.append(f"{loc}: {e['msg']}" if loc else str(e["msg"]))
+    return "; ".join(parts), first
+
+
+@dataclass
+class _Worker:
+    index: int
+    process: asyncio.subprocess.Process
+    hello: asyncio.Future[protocol.Hello]
+    ready: asyncio.Future[None]
+    writers_stopped: asyncio.Future[protocol.WritersStopped]
+    stopped: asyncio.Future[None]
+    last_heard: float = field(default_factory=time.monotonic)
+    tasks: list[asyncio.Task[Any]] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return f"worker {self.index} (pid {self.process.pid})"
+
+    def send(self, message: Any) -> None:
+        assert self.process.stdin is not None
+        if not self.process.stdin.is_closing():
+            self.process.stdin.write(protocol.encode(message))
+
+
+@dataclass
+class _Run:
+    id: str
+    config: RunConfig
+    state: RunState = RunState.PENDING
+    workers: list[_Worker] = field(default_factory=list)
+    aggregator: Aggregator | None = None
+    begun_monotonic: float = 0.0
+    watcher_ledger: protocol.WatcherLedger | None = None
+    tasks: list[asyncio.Task[Any]] = field(default_factory=list)
+    stopping: asyncio.Task[None] | None = None
+    finished: asyncio.Event = field(default_factory=asyncio.Event)
+    reason: str | None = None
+
+
+class Supervisor:
+    """Runs load tests in worker processes and reports everything they produce to ``sink``.
+
+    All methods are coroutines for the caller's event loop; none blocks it.
+    """
+
+    def __init__(self, settings: Settings, sink: RunSink, worker_command: list[str] | None = None) -> None:
+        self.settings = settings
+        self.sink = sink
+        self._runs: dict[str, _Run] = {}
+        self._worker_command = worker_command or [sys.executable, "-m", "spanload.workers.process"]
+
+    # -- accessors ----------------------------------------------------------------------------------
+
+    def _run(self, run_id: str) -> _Run:
+        try:
+            return self._runs[run_id]
+        except KeyError:
+            raise UnknownRunError(f"no run {run_id!r} is known to this supervisor") from None
+
+    def state(self, run_id: str) -> RunState:
+        """The run's current state. Raises :class:`UnknownRunError`."""
+        return self._run(run_id).state
+
+    def config(self, run_id: str) -> RunConfig:
+        """The run's current config, live patches included. Raises :class:`UnknownRunError`."""
+        return self._run(run_id).config
+
+    def failure_reason(self, run_id: str) -> str | None:
+        return self._run(run_id).reason
+
+    def worker_pids(self, run_id: str) -> list[int]:
+        """PIDs of the run's worker processes (for operators, and for tests that kill one)."""
+        return [w.process.pid for w in self._run(run_id).workers]
+
+    def active_runs(self) -> list[str]:
+        return [r.id for r in self._runs.values() if r.state.is_active]
+
+    async def wait_finished(self, run_id: str) -> RunState:
+        """Wait until the run is FINISHED or FAILED; returns that state."""
+        run = self._run(run_id)
+        await run.finished.wait()
+        return run.state
+
+    # -- validation ---------------------------------------------------------------------------------
+
+    def emulator_host(self, config: RunConfig) -> str | None:
+        """host:port of the local server or emulator the run talks to (None for cloud)."""
+        match config.target.kind:
+            case TargetKind.LOCAL:
+                return config.target.emulator_host or (
+                    f"{self.settings.local_spanner_host}:{self.settings.local_spanner_port}"
+                )
+            case TargetKind.EMULATOR:
+                return config.target.emulator_host
+        return None
+
+    def check_limits(self, config: RunConfig) -> None:
+        """Cloud targets take at most ``settings.max_tps`` per workload (a typo must not hammer prod)."""
+        if config.target.kind is not TargetKind.CLOUD:
+            return
+        limit = self.settings.max_tps
+        if config.updater.transactions_per_second > limit:
+            raise InvalidConfigError(
+                f"updater.transactions_per_second {config.updater.transactions_per_second:g} exceeds "
+                f"SPANLOAD_MAX_TPS ({limit:g}) for a cloud target",
+                "updater.transactions_per_second",
+            )
+        if config.reader.reads_per_second > limit:
+            raise InvalidConfigError(
+                f"reader.reads_per_second {config.reader.reads_per_second:g} exceeds "
+                f"SPANLOAD_MAX_TPS ({limit:g}) for a cloud target",
+                "reader.reads_per_second",
+            )
+
+    # -- start --------------------------------------------------------------------------------------
+
+    async def start(self, run_id: str, config: RunConfig) -> None:
+        """Spawn the run's worker processes; return once every one of them said hello.
+
+        The schema is then created and the load started in the background: the sink sees
+        STARTING now, then RUNNING (or FAILED with the reason).
+        """
+        existing = self._runs.get(run_id)
+        if existing is not None and existing.state.is_active:
+            raise RunExistsError(f"run {run_id!r} is already {existing.state.value}")
+        self.check_limits(config)
+        run = _Run(id=run_id, config=config, state=RunState.STARTING)
+        self._runs[run_id] = run
+        self.sink.on_state(run_id, RunState.STARTING, None)
+        try:
+            for index in range(config.processes):
+                run.workers.append(await self._spawn(run, index))
+            await asyncio.wait_for(asyncio.gather(*(w.hello for w in run.workers)), HELLO_TIMEOUT_S)
+        except Exception as err:
+            reason = f"could not start the worker processes: {err or type(err).__name__}"
+            await self._fail(run, reason)
+            raise RunError(reason) from err
+        run.tasks.append(self._task(self._begin(run), f"begin-{run_id}"))
+
+    async def _spawn(self, run: _Run, index: int) -> _Worker:
+        loop = asyncio.get_running_loop()
+        process = await asyncio.create_subprocess_exec(
+            *self._worker_command,
+            "--worker",
+            str(index),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            limit=STREAM_LIMIT,
+        )
+        worker = _Worker(
+            index=index,
+            process=process,
+            hello=loop.create_future(),
+            ready=loop.create_future(),
+            writers_stopped=loop.create_future(),
+            stopped=loop.create_future(),
+        )
+        worker.tasks.append(self._task(self._read_stdout(run, worker), f"{run.id}-w{index}-out"))
+        worker.tasks.append(self._task(self._read_stderr(worker), f"{run.id}-w{index}-err"))
+        return worker
+
+    async def _begin(self, run: _Run) -> None:
+        host = self.emulator_host(run.config)
+        try:
+            first, *rest = run.workers
+            first.send(
+                protocol.Start(
+                    run_id=run.id,
+                    worker=0,
+                    workers=len(run.workers),
+                    config=run.config,
+                    emulator_host=host,
+                    setup_schema=True,
+                )
+            )
+            await asyncio.wait_for(first.ready, READY_TIMEOUT_S)
+            for worker in rest:
+                worker.send(
+                    protocol.Start(
+                        run_id=run.id,
+                        worker=worker.index,
+                        workers=len(run.workers),
+                        config=run.config,
+                        emulator_host=host,
+                    )
+                )
+            await asyncio.wait_for(asyncio.gather(*(w.ready for w in rest)), READY_TIMEOUT_S)
+        except TimeoutError:
+            await self._fail(run, f"the workers were not ready within {READY_TIMEOUT_S:.0f} s")
+            return
+        except RunError:
+            return  # _fail already ran (a worker reported a fatal error or exited)
+        if run.state is not RunState.STARTING:
+            return
+        started_at = time.time()
+        run.aggregator = Aggregator(started_at, run.config.report_interval_s, len(run.workers))
+        run.begun_monotonic = time.monotonic()
+        for worker in run.workers:
+            worker.last_heard = time.monotonic()
+            worker.send(protocol.Patch(config=run.config))  # patches made while worker 0 set up
+            worker.send(protocol.Begin(started_at=started_at))
+        self._set_state(run, RunState.RUNNING)
+        run.tasks.append(self._task(self._watchdog(run), f"watchdog-{run.id}"))
+
+    # -- worker streams -----------------------------------------------------------------------------
+
+    async def _read_stdout(self, run: _Run, worker: _Worker) -> None:
+        assert worker.process.stdout is not None
+        while line := await worker.process.stdout.readline():
+            worker.last_heard = time.monotonic()
+            try:
+                message = protocol.decode_from_worker(line)
+            except protocol.ProtocolError as err:
+                logger.warning("%s wrote a line that is not protocol: %s (%s)", worker.name, line[:200], err)
+                continue
+            match message:
+                case protocol.Hello() as hello:
+                    _resolve(worker.hello, hello)
+                case protocol.Ready():
+                    _resolve(worker.ready, None)
+                case protocol.Report() as report:
+                    self._on_report(run, report)
+                case protocol.WritersStopped() as ledger:
+                    _resolve(worker.writers_stopped, ledger)
+                case protocol.WatcherLedger() as received:
+                    run.watcher_ledger = received
+                case protocol.Stopped():
+                    _resolve(worker.stopped, None)
+                case protocol.Error(message=text, fatal=True):
+                    await self._fail(run, f"{worker.name}: {text}")
+                case protocol.Error(message=text):
+                    logger.warning("%s: %s", worker.name, text)
+                case None:
+                    continue
+                case _:
+                    logger.warning("%s sent an unexpected %s", worker.name, type(message).__name__)
+        code = await worker.process.wait()
+        if not worker.stopped.done():
+            await self._fail(run, f"{worker.name} exited with code {code} before the run ended")
+
+    async def _read_stderr(self, worker: _Worker) -> None:
+        assert worker.process.stderr is not None
+        while line := await worker.process.stderr.readline():
+            logger.info("%s: %s", worker.name, line.decode(errors="replace").rstrip())
+
+    def _on_report(self, run: _Run, report: protocol.Report) -> None:
+        if run.aggregator is None:
+            return
+        for sample in run.aggregator.add(report):
+            self.sink.on_sample(run.id, sample)
+
+    async def _watchdog(self, run: _Run) -> None:
+        interval = run.config.report_interval_s
+        while run.state.is_active:
+            await asyncio.sleep(interval * WATCHDOG_FRACTION)
+            if run.state in (RunState.STOPPING, RunState.FINISHED, RunState.FAILED):
+                return
+            now = time.monotonic()
+            for worker in run.workers:
+                silent = now - worker.last_heard
+                if silent > MISSING_INTERVALS * interval:
+                    await self._fail(run, f"{worker.name} sent no report for {silent:.1f} s")
+                    return
+            if run.aggregator is not None:
+                for sample in run.aggregator.flush_overdue(time.time()):
+                    self.sink.on_sample(run.id, sample)
+            duration = run.config.duration_s
+            if duration is not None and now - run.begun_monotonic >= duration and run.state is RunState.RUNNING:
+                run.stopping = self._task(self._stop(run), f"stop-{run.id}")
+                return
+
+    # -- control ------------------------------------------------------------------------------------
+
+    async def patch(self, run_id: str, patch: ConfigPatch, who: str) -> RunConfig:
+        """Validate ``patch`` against the whole config, apply it live and record it with the sink.
+
+        Raises :class:`UnknownRunError`, :class:`RunNotActiveError` (not starting/running/paused)
+        or :class:`InvalidConfigError` naming the field.
+        """
+        run = self._run(run_id)
+        if run.state not in (RunState.STARTING, RunState.RUNNING, RunState.PAUSED):
+            raise RunNotActiveError(f"run {run_id!r} is {run.state.value}; only a running run can be changed")
+        try:
+            new = run.config.apply(patch)
+        except ValidationError as err:
+            message, field_name = validation_message(err)
+            raise InvalidConfigError(message, field_name) from None
+        self.check_limits(new)
+        if new.processes != run.config.processes:
+            raise InvalidConfigError("processes cannot change while a run is going", "processes")
+        run.config = new
+        for worker in run.workers:
+            if worker.ready.done():  # the others get it with Start, or with the Patch sent before Begin
+                worker.send(protocol.Patch(config=new))
+        self.sink.on_config_change(run_id, patch, who)
+        return new
+
+    async def pause(self, run_id: str) -> None:
+        """Stop generating load (updater, reader, watcher) until :meth:`resume`."""
+        run = self._run(run_id)
+        if run.state is not RunState.RUNNING:
+            raise RunNotActiveError(f"run {run_id!r} is {run.state.value}; only a running run can be paused")
+        for worker in run.workers:
+            worker.send(protocol.Pause())
+        self._set_state(run, RunState.PAUSED)
+
+    async def resume(self, run_id: str) -> None:
+        run = self._run(run_id)
+        if run.state is not RunState.PAUSED:
+            raise RunNotActiveError(f"run {run_id!r} is {run.state.value}; only a paused run can be resumed")
+        for worker in run.workers:
+            worker.send(protocol.Resume())
+        self._set_state(run, RunState.RUNNING)
+
+    async def stop(self, run_id: str) -> None:
+        """Stop gracefully: writers stop, the watcher drains, the final summary and reconciliation
+        go to the sink, then FINISHED (or FAILED, if it failed meanwhile). Returns when it ended."""
+        run = self._run(run_id)
+        if run.state in (RunState.FINISHED, RunState.FAILED, RunState.INTERRUPTED):
+            return
+        if run.stopping is None:
+            run.stopping = self._task(self._stop(run), f"stop-{run_id}")
+        await run.finished.wait()
+
+    async def shutdown(self) -> None:
+        """Stop every active run (application shutdown)."""
+        await asyncio.gather(*(self.stop(run_id) for run_id in self.active_runs()), return_exceptions=True)
+
+    async def _stop(self, run: _Run) -> None:
+        if run.aggregator is None:  # never began: nothing to drain
+            self._set_state(run, RunState.STOPPING)
+            await self._end(run, RunState.FINISHED, None, reconciled=False)
+            return
+        self._set_state(run, RunState.STOPPING)
+        try:
+            for worker in run.workers:
+                worker.send(protocol.StopWriters())
+            ledgers = await asyncio.wait_for(
+                asyncio.gather(*(w.writers_stopped for w in run.workers)), STOP_PHASE_TIMEOUT_S
+            )
+            for worker in run.workers:
+                worker.send(protocol.Stop())
+            await asyncio.wait_for(asyncio.gather(*(w.stopped for w in run.workers)), STOP_PHASE_TIMEOUT_S)
+        except TimeoutError:
+            await self._fail(run, f"the workers did not stop within {STOP_PHASE_TIMEOUT_S:.0f} s")
+            return
+        except RunError:
+            return
+        await self._end(run, RunState.FINISHED, None, reconciled=True, ledgers=list(ledgers))
+
+    async def _fail(self, run: _Run, reason: str) -> None:
+        if run.state in (RunState.FINISHED, RunState.FAILED):
+            return
+        logger.error("run %s failed: %s", run.id, reason)
+        await self._end(run, RunState.FAILED, reason, reconciled=False)
+        for future in (f for w in run.workers for f in (w.ready, w.writers_stopped, w.stopped, w.hello)):
+            if not future.done():
+                future.set_exception(RunError(reason))
+                future.exception()  # retrieved: nobody may be waiting on it any more
+
+    async def _end(
+        self,
+        run: _Run,
+        state: RunState,
+        reason: str | None,
+        reconciled: bool,
+        ledgers: list[protocol.WritersStopped] | None = None,
+    ) -> None:
+        if run.finished.is_set() or run.state in (RunState.FINISHED, RunState.FAILED):
+            return
+        run.state = state  # terminal at once, so nothing re-enters
+        run.reason = reason
+        if run.aggregator is not None:
+            for sample in run.aggregator.flush_all():
+                self.sink.on_sample(run.id, sample)
+            summary = run.aggregator.summary()
+            if reconciled and ledgers is not None and run.watcher_ledger is not None:
+                summary.reconciliation = reconcile(ledgers, run.watcher_ledger)
+            self.sink.on_summary(run.id, summary)
+        await self._reap(run, graceful=state is RunState.FINISHED)
+        self.sink.on_state(run.id, state, reason)
+        run.finished.set()
+
+    async def _reap(self, run: _Run, graceful: bool) -> None:
+        """Make sure every worker process is gone (killed at once when the run failed)."""
+        for worker in run.workers:
+            process = worker.process
+            if process.returncode is None and not graceful:
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
+            if process.stdin is not None and not process.stdin.is_closing():
+                process.stdin.close()
+        for worker in run.workers:
+            try:
+                await asyncio.wait_for(worker.process.wait(), EXIT_TIMEOUT_S)
+            except TimeoutError:
+                logger.warning("%s did not exit; killing it", worker.name)
+                with contextlib.suppress(ProcessLookupError):
+                    worker.process.kill()
+                await worker.process.wait()
+        current = asyncio.current_task()
+        for task in [*run.tasks, *(t for w in run.workers for t in w.tasks)]:
+            if task is not current and not task.done():
+                task.cancel()
+
+    def _set_state(self, run: _Run, state: RunState) -> None:
+        run.state = state
+        self.sink.on_state(run.id, state, None)
+
+    def _task(self, coro: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
+        task = asyncio.get_running_loop().create_task(coro, name=name)
+        task.add_done_callback(_log_crash)
+        return task
+
+
+def _resolve(future: asyncio.Future[Any], value: Any) -> None:
+    if not future.done():
+        future.set_result(value)
+
+
+def _log_crash(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        logger.error("supervisor task %s crashed", task.get_name(), exc_info=task.exception())

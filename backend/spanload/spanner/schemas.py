@@ -1,0 +1,207 @@
+"""The benchmark schemas, and their idempotent creation (instance, database, tables, indexes).
+
+Every schema has one *watched table* with the Change Watcher columns: an INT64 key, ``Version``
+and ``WriterId`` (for the end-of-run reconciliation), a commit-timestamp ``LastUpdated``, and the
+stored generated ``ShardId = MOD(FARM_FINGERPRINT(CAST(key AS STRING)), 19)`` (values -18..18),
+with a NULL_FILTERED index on (ShardId, LastUpdated). The rest is what each report used.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.api_core import exceptions as gexc
+
+from spanload.runs.config import SchemaKind, Target, TargetKind
+
+logger = logging.getLogger(__name__)
+
+DDL_TIMEOUT_S = 300
+LEADERBOARD_PLAYERS = 1000
+_NAME = re.compile(r"CREATE\s+(?:UNIQUE\s+)?(?:NULL_FILTERED\s+)?(TABLE|INDEX)\s+`?(\w+)`?", re.IGNORECASE)
+
+
+def _watch_columns(key: str) -> str:
+    return (
+        "  Version INT64,\n"
+        "  WriterId STRING(64),\n"
+        "  LastUpdated TIMESTAMP OPTIONS (allow_commit_timestamp = true),\n"
+        f"  ShardId INT64 AS (MOD(FARM_FINGERPRINT(CAST({key} AS STRING)), 19)) STORED,\n"
+    )
+
+
+Payload = Callable[[random.Random, int], tuple[Any, ...]]
+
+
+@dataclass(frozen=True)
+class SchemaSpec:
+    """One benchmark schema: its DDL and how the workers write and read it."""
+
+    kind: SchemaKind
+    table: str  # the watched table
+    key: str
+    index: str  # NULL_FILTERED (ShardId, LastUpdated)
+    payload_columns: tuple[str, ...]
+    payload: Payload  # (rng, key) -> values of payload_columns
+    ddl: tuple[str, ...]
+    point_query: str
+    recent_query: str  # @since: TIMESTAMP
+    leaderboard_query: str | None = None
+    seed: Callable[[Any], None] | None = field(default=None, compare=False)
+
+    @property
+    def write_columns(self) -> tuple[str, ...]:
+        return (self.key, *self.payload_columns, "Version", "WriterId", "LastUpdated")
+
+
+def _singer_payload(rng: random.Random, key: int) -> tuple[Any, ...]:
+    return (f"First{rng.randrange(10_000)}", f"Last{key % 100_000}", rng.randbytes(16))
+
+
+def _tweet_payload(rng: random.Random, key: int) -> tuple[Any, ...]:
+    return (f"author{rng.randrange(1000)}", "x" * rng.randrange(20, 140), rng.randrange(1 << 40))
+
+
+def _score_payload(rng: random.Random, key: int) -> tuple[Any, ...]:
+    return (rng.randrange(LEADERBOARD_PLAYERS), rng.randrange(1_000_000))
+
+
+def _seed_players(database: Any) -> None:
+    """Insert the leaderboard's players once (insert-or-update, so it is idempotent)."""
+    rows = [(i, f"player-{i}") for i in range(LEADERBOARD_PLAYERS)]
+    with database.batch() as batch:
+        batch.insert_or_update("Players", ("PlayerId", "PlayerName"), rows)
+
+
+SINGERS = SchemaSpec(
+    kind=SchemaKind.SINGERS,
+    table="Singers",
+    key="SingerId",
+    index="SingersByShardLastUpdated",
+    payload_columns=("FirstName", "LastName", "SingerInfo"),
+    payload=_singer_payload,
+    ddl=(
+        "CREATE TABLE Singers (\n  SingerId INT64 NOT NULL,\n  FirstName STRING(200),\n"
+        "  LastName STRING(200),\n  SingerInfo BYTES(MAX),\n" + _watch_columns("SingerId") + ") PRIMARY KEY (SingerId)",
+        "CREATE NULL_FILTERED INDEX SingersByShardLastUpdated ON Singers (ShardId, LastUpdated)",
+    ),
+    point_query="SELECT SingerId, FirstName, LastName, Version FROM Singers WHERE SingerId = @key",
+    recent_query=(
+        "SELECT SingerId, Version, LastUpdated FROM Singers WHERE LastUpdated > @since "
+        "ORDER BY LastUpdated DESC LIMIT 100"
+    ),
+)
+
+TWEETS = SchemaSpec(
+    kind=SchemaKind.TWEETS,
+    table="Tweets",
+    key="Id",
+    index="TweetsByShardLastUpdated",
+    payload_columns=("Author", "Content", "Sort"),
+    payload=_tweet_payload,
+    ddl=(
+        "CREATE TABLE Tweets (\n  Id INT64 NOT NULL,\n  Author STRING(64),\n  Content STRING(MAX),\n"
+        "  Sort INT64,\n" + _watch_columns("Id") + ") PRIMARY KEY (Id)",
+        "CREATE INDEX TweetsBySort ON Tweets (Sort)",
+        "CREATE NULL_FILTERED INDEX TweetsByShardLastUpdated ON Tweets (ShardId, LastUpdated)",
+    ),
+    point_query="SELECT Id, Author, Content, Sort, Version FROM Tweets WHERE Id = @key",
+    recent_query="SELECT Id, Sort FROM Tweets@{FORCE_INDEX=TweetsBySort} ORDER BY Sort DESC LIMIT 100",
+)
+
+LEADERBOARD = SchemaSpec(
+    kind=SchemaKind.LEADERBOARD,
+    table="Scores",
+    key="ScoreId",
+    index="ScoresByShardLastUpdated",
+    payload_columns=("PlayerId", "Score"),
+    payload=_score_payload,
+    ddl=(
+        "CREATE TABLE Players (\n  PlayerId INT64 NOT NULL,\n  PlayerName STRING(200),\n) PRIMARY KEY (PlayerId)",
+        "CREATE TABLE Scores (\n  ScoreId INT64 NOT NULL,\n  PlayerId INT64 NOT NULL,\n  Score INT64,\n"
+        + _watch_columns("ScoreId")
+        + ") PRIMARY KEY (ScoreId)",
+        "CREATE INDEX ScoresByScore ON Scores (Score DESC)",
+        "CREATE NULL_FILTERED INDEX ScoresByShardLastUpdated ON Scores (ShardId, LastUpdated)",
+    ),
+    point_query="SELECT ScoreId, PlayerId, Score, Version FROM Scores WHERE ScoreId = @key",
+    recent_query=(
+        "SELECT ScoreId, Score, LastUpdated FROM Scores WHERE LastUpdated > @since ORDER BY LastUpdated DESC LIMIT 100"
+    ),
+    leaderboard_query=(
+        "SELECT p.PlayerName, s.Score FROM Scores AS s JOIN Players AS p ON p.PlayerId = s.PlayerId "
+        "ORDER BY s.Score DESC LIMIT 10"
+    ),
+    seed=_seed_players,
+)
+
+SCHEMAS: dict[SchemaKind, SchemaSpec] = {s.kind: s for s in (SINGERS, TWEETS, LEADERBOARD)}
+
+
+def spec(kind: SchemaKind) -> SchemaSpec:
+    return SCHEMAS[kind]
+
+
+def object_names(statements: Sequence[str]) -> set[str]:
+    """Names of the tables and indexes that ``statements`` create (case-insensitive, upper-cased)."""
+    return {m.group(2).upper() for s in statements if (m := _NAME.search(s))}
+
+
+def missing_statements(wanted: Sequence[str], existing: Sequence[str]) -> list[str]:
+    """The statements of ``wanted`` whose table or index is not among ``existing``'s."""
+    have = object_names(existing)
+    return [s for s in wanted if (m := _NAME.search(s)) is None or m.group(2).upper() not in have]
+
+
+class SchemaError(RuntimeError):
+    """The instance or database cannot be prepared."""
+
+
+def ensure_schema(client: Any, target: Target, kind: SchemaKind) -> None:
+    """Create what is missing: instance (local/emulator only), database, tables, indexes, seed rows.
+
+    Safe to call on every run start. On a cloud target the instance must already exist: Spanload
+    never creates billable instances.
+    """
+    schema = spec(kind)
+    instance = client.instance(target.instance)
+    if not instance.exists():
+        if target.kind is TargetKind.CLOUD:
+            raise SchemaError(
+                f"instance {target.instance!r} does not exist in project {target.project!r}; "
+                "create it first (Spanload does not create cloud instances)"
+            )
+        config_name = f"{client.project_name}/instanceConfigs/emulator-config"
+        instance = client.instance(target.instance, configuration_name=config_name, node_count=1)
+        logger.info("creating instance %s", target.instance)
+        _wait(instance.create(), f"create instance {target.instance}")
+    database = instance.database(target.database)
+    if not database.exists():
+        logger.info("creating database %s with the %s schema", target.database, kind.value)
+        try:
+            _wait(database.create(), f"create database {target.database}")
+        except gexc.AlreadyExists:
+            logger.info("database %s was created concurrently", target.database)
+    database.reload()
+    todo = missing_statements(schema.ddl, list(database.ddl_statements))
+    if todo:
+        logger.info("applying %d DDL statements to %s", len(todo), target.database)
+        _wait(database.update_ddl(todo), f"update the schema of {target.database}")
+        database.reload()
+        still = missing_statements(schema.ddl, list(database.ddl_statements))
+        if still:
+            raise SchemaError(f"the database did not create {sorted(object_names(still))}")
+    if schema.seed is not None:
+        schema.seed(database)
+
+
+def _wait(operation: Any, what: str) -> None:
+    try:
+        operation.result(timeout=DDL_TIMEOUT_S)
+    except gexc.GoogleAPICallError as err:
+        raise SchemaError(f"could not {what}: {err.message}") from err

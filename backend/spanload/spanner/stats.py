@@ -1,0 +1,101 @@
+"""Server-side statistics from SPANNER_SYS, turned into gauge values.
+
+- ``QUERY_STATS_TOP_MINUTE``: average latency of the watcher's poll query in the last complete
+  minute, and the fraction of one CPU its executions used (sum of CPU seconds / 60 s), the two
+  figures the Change Watcher benchmark printed.
+- ``TXN_STATS_TOP_MINUTE``: average commit latency and participants of the run's transactions,
+  as the 2PC-participants report measured them, where the target provides the table.
+
+A target without these tables (the emulator) makes the reader go quiet, not fail the run.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from google.api_core import exceptions as gexc
+
+from spanload.runs.samples import Gauge
+
+logger = logging.getLogger(__name__)
+
+SAMPLE_EVERY_S = 10.0  # the tables change once a minute; polling them faster only adds load
+MINUTE_S = 60.0
+
+QUERY_STATS_SQL = (
+    "SELECT TEXT, EXECUTION_COUNT, AVG_LATENCY_SECONDS, AVG_CPU_SECONDS "
+    "FROM SPANNER_SYS.QUERY_STATS_TOP_MINUTE "
+    "WHERE INTERVAL_END = (SELECT MAX(INTERVAL_END) FROM SPANNER_SYS.QUERY_STATS_TOP_MINUTE)"
+)
+TXN_STATS_SQL = (
+    "SELECT COMMIT_ATTEMPT_COUNT, AVG_COMMIT_LATENCY_SECONDS, AVG_PARTICIPANTS "
+    "FROM SPANNER_SYS.TXN_STATS_TOP_MINUTE "
+    "WHERE INTERVAL_END = (SELECT MAX(INTERVAL_END) FROM SPANNER_SYS.TXN_STATS_TOP_MINUTE)"
+)
+
+
+@dataclass(frozen=True)
+class QueryStat:
+    text: str
+    executions: int
+    avg_latency_s: float
+    avg_cpu_s: float
+
+
+def poll_query_gauges(rows: list[QueryStat], poll_sql_prefix: str) -> dict[str, float]:
+    """Latency and CPU share of the queries whose text starts like the poll query."""
+    mine = [r for r in rows if r.text.strip().startswith(poll_sql_prefix)]
+    executions = sum(r.executions for r in mine)
+    if executions == 0:
+        return {}
+    latency = sum(r.executions * r.avg_latency_s for r in mine) / executions
+    cpu = sum(r.executions * r.avg_cpu_s for r in mine) / MINUTE_S
+    return {Gauge.SERVER_POLL_AVG_LATENCY_S: latency, Gauge.SERVER_POLL_CPU_FRACTION: cpu}
+
+
+def txn_gauges(rows: list[tuple[int, float, float]]) -> dict[str, float]:
+    """Commit-weighted average commit latency and participants over every transaction shape."""
+    commits = sum(r[0] for r in rows)
+    if commits == 0:
+        return {}
+    return {
+        Gauge.SERVER_TXN_AVG_COMMIT_LATENCY_S: sum(r[0] * r[1] for r in rows) / commits,
+        Gauge.SERVER_TXN_AVG_PARTICIPANTS: sum(r[0] * r[2] for r in rows) / commits,
+    }
+
+
+def _float(value: Any) -> float:
+    return float(value) if value is not None else 0.0
+
+
+class StatsReader:
+    """Reads both tables; remembers a table that the target does not have and stops asking."""
+
+    def __init__(self, database: Any, poll_sql_prefix: str) -> None:
+        self._database = database
+        self.poll_sql_prefix = poll_sql_prefix
+        self._unavailable: set[str] = set()
+
+    def read(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        rows = self._query("QUERY_STATS_TOP_MINUTE", QUERY_STATS_SQL)
+        if rows is not None:
+            stats = [QueryStat(str(r[0]), int(r[1] or 0), _float(r[2]), _float(r[3])) for r in rows]
+            out.update(poll_query_gauges(stats, self.poll_sql_prefix))
+        txn_rows = self._query("TXN_STATS_TOP_MINUTE", TXN_STATS_SQL)
+        if txn_rows is not None:
+            out.update(txn_gauges([(int(r[0] or 0), _float(r[1]), _float(r[2])) for r in txn_rows]))
+        return out
+
+    def _query(self, table: str, sql: str) -> list[list[Any]] | None:
+        if table in self._unavailable:
+            return None
+        try:
+            with self._database.snapshot() as snapshot:
+                return [list(row) for row in snapshot.execute_sql(sql)]
+        except (gexc.InvalidArgument, gexc.NotFound, gexc.MethodNotImplemented, gexc.FailedPrecondition) as err:
+            logger.info("SPANNER_SYS.%s is not available on this target: %s", table, err.message)
+            self._unavailable.add(table)
+            return None

@@ -1,0 +1,112 @@
+"""Latency histograms (HdrHistogram, 3 significant digits, microseconds) and their wire encoding.
+
+Workers record into a :class:`Recorder` and ship interval deltas as base64 of HdrHistogram's
+standard compressed encoding, which the Python, Go and Java HdrHistogram libraries all read.
+The aggregator adds deltas together; percentiles are only ever computed from merged counts.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping
+
+from hdrh.histogram import HdrHistogram
+
+from spanload.runs.samples import Percentiles
+
+LOWEST_US = 1
+HIGHEST_US = 3_600_000_000  # one hour
+SIGNIFICANT_DIGITS = 3
+PERCENTILES = (50.0, 90.0, 95.0, 99.0, 99.9)
+US_PER_MS = 1000.0
+
+
+def new_histogram() -> HdrHistogram:
+    """An empty histogram with Spanload's range (1 us .. 1 h) and precision (3 digits)."""
+    return HdrHistogram(LOWEST_US, HIGHEST_US, SIGNIFICANT_DIGITS)
+
+
+def clamp_us(value_us: float) -> int:
+    """A latency in microseconds, clamped into the histogram's trackable range."""
+    return min(max(int(value_us), LOWEST_US), HIGHEST_US)
+
+
+def encode(histogram: HdrHistogram) -> str:
+    """Base64 of the standard compressed encoding (``HISTFAAA...``)."""
+    encoded: bytes = histogram.encode()
+    return encoded.decode("ascii")
+
+
+def decode(text: str) -> HdrHistogram:
+    """Inverse of :func:`encode`. Raises ``ValueError`` on text that is not an encoded histogram."""
+    histogram = new_histogram()
+    try:
+        histogram.decode_and_add(text.encode("ascii"))
+    except Exception as err:  # the library raises several types on corrupt input
+        raise ValueError(f"not a base64 compressed HdrHistogram: {err}") from err
+    return histogram
+
+
+def merge(encoded: Iterable[str]) -> HdrHistogram:
+    """One histogram holding every count of every encoded histogram given."""
+    total = new_histogram()
+    for text in encoded:
+        total.add(decode(text))
+    return total
+
+
+def percentiles(histogram: HdrHistogram) -> Percentiles:
+    """p50..p99.9, max and mean in milliseconds; all None when the histogram is empty."""
+    count = int(histogram.get_total_count())
+    if count == 0:
+        return Percentiles(count=0)
+    values = histogram.get_percentile_to_value_dict(list(PERCENTILES))
+    ms = {p: values[p] / US_PER_MS for p in PERCENTILES}
+    return Percentiles(
+        count=count,
+        p50=ms[50.0],
+        p90=ms[90.0],
+        p95=ms[95.0],
+        p99=ms[99.0],
+        p999=ms[99.9],
+        max=histogram.get_max_value() / US_PER_MS,
+        mean=histogram.get_mean_value() / US_PER_MS,
+    )
+
+
+class Recorder:
+    """Thread-safe per-operation histograms that hand out and reset their interval deltas."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._histograms: dict[str, HdrHistogram] = {}
+
+    def record(self, op: str, value_us: float) -> None:
+        with self._lock:
+            histogram = self._histograms.get(op)
+            if histogram is None:
+                histogram = self._histograms[op] = new_histogram()
+            histogram.record_value(clamp_us(value_us))
+
+    def record_many(self, op: str, values_us: Iterable[float]) -> None:
+        with self._lock:
+            histogram = self._histograms.get(op)
+            if histogram is None:
+                histogram = self._histograms[op] = new_histogram()
+            for value in values_us:
+                histogram.record_value(clamp_us(value))
+
+    def take(self) -> dict[str, str]:
+        """Encoded deltas since the previous call, for every op that recorded something."""
+        with self._lock:
+            taken, self._histograms = self._histograms, {}
+        return {op: encode(h) for op, h in taken.items() if h.get_total_count() > 0}
+
+
+def merge_maps(deltas: Iterable[Mapping[str, str]]) -> dict[str, HdrHistogram]:
+    """Merge several ``{op: encoded}`` maps into one ``{op: histogram}`` map."""
+    merged: dict[str, HdrHistogram] = {}
+    for delta in deltas:
+        for op, text in delta.items():
+            merged.setdefault(op, new_histogram()).add(decode(text))
+    return merged

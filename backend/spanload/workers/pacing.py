@@ -1,0 +1,250 @@
+"""Open-loop pacing: Poisson arrivals at a target rate, dispatched to a fixed pool of threads.
+
+The pacer never waits for an operation to finish before scheduling the next one. Each operation
+carries its *intended* start; when every thread is busy, due operations queue up and show as
+``behind`` and as intended-start latency, never as a silently lower rate (coordinated omission).
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable
+
+logger = logging.getLogger(__name__)
+
+MAX_SLEEP_S = 0.05  # the pacer re-checks rate changes, pause and stop at least this often
+MAX_BACKLOG = 1_000_000  # due operations kept; beyond this they are counted as dropped
+
+
+class PoissonSchedule:
+    """Intended start times of a Poisson process whose rate can change at any moment.
+
+    Exponential gaps are memoryless, so when the rate changes the next arrival is redrawn
+    from the moment of the change: the new rate applies at once, not after the old gap.
+    """
+
+    def __init__(self, rate_per_s: float, start: float, rng: random.Random | None = None) -> None:
+        self._rng = rng or random.Random()
+        self._rate = rate_per_s
+        self.next_at = start + self._gap()
+
+    @property
+    def rate(self) -> float:
+        return self._rate
+
+    def _gap(self) -> float:
+        return self._rng.expovariate(self._rate) if self._rate > 0 else float("inf")
+
+    def set_rate(self, rate_per_s: float, now: float) -> None:
+        if rate_per_s != self._rate:
+            self._rate = rate_per_s
+            self.next_at = now + self._gap()
+
+    def restart(self, now: float) -> None:
+        """Forget arrivals that fell due while paused: the schedule resumes from ``now``."""
+        self.next_at = now + self._gap()
+
+    def pop_due(self, now: float) -> list[float]:
+        """Intended start times of every arrival due at or before ``now``, oldest first."""
+        due: list[float] = []
+        while self.next_at <= now:
+            due.append(self.next_at)
+            self.next_at += self._gap()
+        return due
+
+
+Operation = Callable[[float, float], None]  # (intended_start, actual_start) -> None; times from perf_counter
+
+
+class Pacer:
+    """Runs ``operation`` on Poisson arrivals with up to ``parallelism`` running at once.
+
+    ``operation(intended, actual)`` is called on a pool thread; it times itself from both.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        operation: Operation,
+        rate_per_s: float,
+        parallelism: int,
+        think_time_s: float = 0.0,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        self.name = name
+        self._operation = operation
+        self._clock = clock
+        self._cond = threading.Condition()
+        self._schedule = PoissonSchedule(rate_per_s, clock())
+        self._backlog: collections.deque[float] = collections.deque()
+        self._think_time_s = think_time_s
+        self._paused = False
+        self._stopping = False
+        self._running = 0
+        self._wanted_threads = parallelism
+        self._threads: list[threading.Thread] = []
+        self._thread_ids = 0
+        self.dropped = 0
+        self._ticker = threading.Thread(target=self._tick_loop, name=f"{name}-pacer", daemon=True)
+
+    # -- control -------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        with self._cond:
+            self._schedule.restart(self._clock())
+            self._grow_locked()
+        self._ticker.start()
+
+    def set_rate(self, rate_per_s: float) -> None:
+        with self._cond:
+            self._schedule.set_rate(rate_per_s, self._clock())
+            self._cond.notify_all()
+
+    def set_parallelism(self, parallelism: int) -> None:
+        with self._cond:
+            self._wanted_threads = parallelism
+            self._grow_locked()
+            self._cond.notify_all()  # surplus threads notice and exit
+
+    def set_think_time(self, think_time_s: float) -> None:
+        with self._cond:
+            self._think_time_s = think_time_s
+
+    def pause(self) -> None:
+        with self._cond:
+            self._paused = True
+            self._backlog.clear()
+            self._cond.notify_all()
+
+    def resume(self) -> None:
+        with self._cond:
+            if self._paused:
+                self._paused = False
+                self._schedule.restart(self._clock())
+                self._cond.notify_all()
+
+    def stop(self, timeout_s: float = 30.0) -> None:
+        """Stop scheduling, drop the backlog, and wait for running operations to finish."""
+        with self._cond:
+            self._stopping = True
+            self._backlog.clear()
+            self._cond.notify_all()
+        deadline = time.monotonic() + timeout_s
+        for thread in [self._ticker, *self._threads]:
+            if thread.is_alive():
+                thread.join(max(0.0, deadline - time.monotonic()))
+
+    # -- gauges --------------------------------------------------------------------------------
+
+    @property
+    def rate(self) -> float:
+        return 0.0 if self._paused else self._schedule.rate
+
+    @property
+    def behind(self) -> int:
+        """Operations that are due but have not started, because every thread is busy."""
+        with self._cond:
+            return len(self._backlog)
+
+    @property
+    def in_flight(self) -> int:
+        with self._cond:
+            return self._running
+
+    # -- threads -------------------------------------------------------------------------------
+
+    def _grow_locked(self) -> None:
+        self._threads = [t for t in self._threads if t.is_alive()]
+        while len(self._threads) < self._wanted_threads:
+            self._thread_ids += 1
+            thread = threading.Thread(target=self._work_loop, name=f"{self.name}-{self._thread_ids}", daemon=True)
+            self._threads.append(thread)
+            thread.start()
+
+    def _tick_loop(self) -> None:
+        with self._cond:
+            while not self._stopping:
+                if self._paused:
+                    self._cond.wait(MAX_SLEEP_S)
+                    continue
+                now = self._clock()
+                due = self._schedule.pop_due(now)
+                if due:
+                    room = MAX_BACKLOG - len(self._backlog)
+                    if len(due) > room:
+                        self.dropped += len(due) - room
+                        due = due[:room]
+                    self._backlog.extend(due)
+                    self._cond.notify(len(due))
+                wait = min(self._schedule.next_at - self._clock(), MAX_SLEEP_S)
+                if wait > 0:
+                    self._cond.wait(wait)
+
+    def _surplus_locked(self) -> bool:
+        alive = sum(1 for t in self._threads if t.is_alive())
+        return alive > self._wanted_threads
+
+    def _work_loop(self) -> None:
+        me = threading.current_thread()
+        while True:
+            with self._cond:
+                while not self._backlog and not self._stopping:
+                    if self._surplus_locked():
+                        self._threads.remove(me)
+                        return
+                    self._cond.wait(MAX_SLEEP_S)
+                if self._stopping:
+                    return
+                intended = self._backlog.popleft()
+                self._running += 1
+                think_s = self._think_time_s
+            try:
+                self._operation(intended, self._clock())
+            except Exception:  # an operation records its own errors; this only guards the thread
+                logger.exception("%s: operation raised", self.name)
+            finally:
+                with self._cond:
+                    self._running -= 1
+            if think_s > 0:
+                time.sleep(think_s)
+
+
+class PacedLoad:
+    """Base of the updater and the reader: a :class:`Pacer` that a run pause, or the workload's
+    own ``enabled: false``, holds still."""
+
+    def __init__(self, pacer: Pacer, enabled: bool) -> None:
+        self._pacer = pacer
+        self._enabled = enabled
+        self._run_paused = False
+
+    def start(self) -> None:
+        self._pacer.start()
+        self._sync_paused()
+
+    def set_enabled(self, enabled: bool) -> None:
+        self._enabled = enabled
+        self._sync_paused()
+
+    def set_paused(self, paused: bool) -> None:
+        """Pause or resume for the whole run (``enabled: false`` keeps it paused either way)."""
+        self._run_paused = paused
+        self._sync_paused()
+
+    def _sync_paused(self) -> None:
+        if self._run_paused or not self._enabled:
+            self._pacer.pause()
+        else:
+            self._pacer.resume()
+
+    def stop(self) -> None:
+        self._pacer.stop()
+
+    def dropped(self) -> int:
+        """Operations dropped since the last call because the backlog was full."""
+        dropped, self._pacer.dropped = self._pacer.dropped, 0
+        return dropped

@@ -1,0 +1,332 @@
+"""A worker process: ``python -m spanload.workers.process --worker N``.
+
+It reads control messages (NDJSON, :mod:`spanload.runs.protocol`) on stdin and writes reports on
+stdout; logs go to stderr. It says ``hello`` as soon as it is up, waits for ``start``, connects,
+(worker 0) creates the schema and fixes the watcher's starting timestamp, says ``ready``, and
+reports every interval until ``stop``. If stdin closes (its supervisor died) it stops at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import logging
+import os
+import sys
+import threading
+import time
+from typing import IO, Any
+
+from spanload.runs.config import RunConfig
+from spanload.runs.protocol import (
+    Begin,
+    Counter,
+    Error,
+    Hello,
+    Patch,
+    Pause,
+    Ready,
+    Report,
+    Resume,
+    Start,
+    Stop,
+    Stopped,
+    StopWriters,
+    decode_to_worker,
+    encode,
+)
+from spanload.runs.samples import Gauge
+from spanload.spanner import client as spanner_client
+from spanload.spanner import schemas
+from spanload.spanner.stats import SAMPLE_EVERY_S, StatsReader
+from spanload.workers.ledger import SeenLedger
+from spanload.workers.reader import Reader
+from spanload.workers.stats import WorkerStats
+from spanload.workers.updater import Updater
+from spanload.workers.watcher import Watcher, poll_sql
+
+logger = logging.getLogger("spanload.worker")
+
+CLIENT_NAME = "google-cloud-spanner"
+
+
+class Channel:
+    """Writes protocol lines to stdout from any thread."""
+
+    def __init__(self, out: IO[bytes]) -> None:
+        self._out = out
+        self._lock = threading.Lock()
+
+    def send(self, message: Any) -> None:
+        data = encode(message)
+        with self._lock:
+            self._out.write(data)
+            self._out.flush()
+
+
+def writer_id(run_id: str, worker: int) -> str:
+    return f"{run_id}/{worker}"[:64]
+
+
+def start_timestamp(database: Any) -> dt.datetime:
+    """The server's current time (a strong read), so the watcher starts exactly at the run's start."""
+    try:
+        with database.snapshot() as snapshot:
+            rows = list(snapshot.execute_sql("SELECT CURRENT_TIMESTAMP()"))
+        value = rows[0][0]
+        if isinstance(value, dt.datetime):
+            return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+    except Exception as err:
+        logger.warning("could not read the server's time (%s); using this machine's clock", err)
+    return dt.datetime.now(dt.UTC)
+
+
+class Worker:
+    def __init__(self, start: Start, channel: Channel) -> None:
+        self.start_msg = start
+        self.index = start.worker
+        self.config: RunConfig = start.config
+        self.channel = channel
+        self.stats = WorkerStats()
+        self.schema = schemas.spec(self.config.schema_)
+        self.conn: spanner_client.Connection | None = None
+        self.updater: Updater | None = None
+        self.reader: Reader | None = None
+        self.watcher: Watcher | None = None
+        self.stats_reader: StatsReader | None = None
+        self.seen: SeenLedger | None = None
+        self.started_at = 0.0
+        self.server_gauges: dict[str, float] = {}
+        self.done = threading.Event()
+        self.seq = 0
+        self._report_lock = threading.Lock()
+
+    def database(self) -> Any:
+        assert self.conn is not None
+        return self.conn.database
+
+    # -- setup ------------------------------------------------------------------------------------
+
+    def setup(self) -> None:
+        start = self.start_msg
+        spanner_client.apply_client_environment(self.config.client)
+        if start.setup_schema:
+            admin = spanner_client.make_client(self.config.target, start.emulator_host)
+            try:
+                schemas.ensure_schema(admin, self.config.target, self.config.schema_)
+            finally:
+                admin.close()
+        self.conn = spanner_client.connect(self.config.target, self.config.client, start.emulator_host)
+        if self.index == 0:
+            ids = {writer_id(start.run_id, i) for i in range(start.workers)}
+            self.seen = SeenLedger(ids)
+            self.watcher = Watcher(
+                self.database,
+                self.schema,
+                self.config.watcher,
+                self.stats,
+                self.seen,
+                start_timestamp(self.database()),
+            )
+            self.stats_reader = StatsReader(self.database(), poll_sql(self.schema, self.config.watcher)[:60])
+        self.updater = Updater(
+            self.database,
+            self.schema,
+            self.config.updater,
+            self.stats,
+            self.index,
+            start.workers,
+            writer_id(start.run_id, self.index),
+        )
+        self.reader = Reader(
+            self.database,
+            self.schema,
+            self.config.reader,
+            lambda: self.config.updater.key_space,
+            self.stats,
+            self.index,
+            start.workers,
+        )
+
+    def run(self, started_at: float) -> None:
+        assert self.updater is not None and self.reader is not None
+        self.started_at = started_at
+        if self.watcher is not None:
+            self.watcher.start()
+            threading.Thread(target=self._stats_loop, name="server-stats", daemon=True).start()
+        self.updater.start()
+        self.reader.start()
+        threading.Thread(target=self._report_loop, name="reporter", daemon=True).start()
+
+    # -- reports ----------------------------------------------------------------------------------
+
+    def _report_loop(self) -> None:
+        interval = self.config.report_interval_s
+        while not self.done.is_set():
+            end = self.started_at + (self.seq + 1) * interval
+            wait = end - time.time()
+            if wait > 0 and self.done.wait(wait):
+                return
+            self.send_report(final=False)
+
+    def send_report(self, final: bool) -> None:
+        with self._report_lock:
+            counters, errors, hdr = self.stats.take()
+            gauges: dict[str, float] = {}
+            for part in (self.updater, self.reader):
+                if part is not None:
+                    gauges.update(part.gauges())
+                    dropped = part.dropped()
+                    if dropped:
+                        counters[Counter.DROPPED] = counters.get(Counter.DROPPED, 0) + dropped
+            if self.watcher is not None:
+                gauges.update(self.watcher.gauges())
+            gauges.update(self.server_gauges)
+            sessions = self.conn.session_gauges() if self.conn is not None else None
+            if sessions is not None:
+                gauges[Gauge.SESSIONS_IN_USE], gauges[Gauge.SESSIONS_IDLE], gauges[Gauge.SESSIONS_WAITING] = (
+                    float(v) for v in sessions
+                )
+            interval = self.config.report_interval_s
+            now = time.time()
+            begin = self.started_at + self.seq * interval
+            self.channel.send(
+                Report(
+                    worker=self.index,
+                    seq=self.seq,
+                    t=now,
+                    interval_s=max(now - begin, 1e-3) if final else interval,
+                    counters=counters,
+                    gauges=gauges,
+                    errors_by_code=errors,
+                    hdr=hdr,
+                    final=final,
+                )
+            )
+            self.seq += 1
+
+    def _stats_loop(self) -> None:
+        while not self.done.wait(SAMPLE_EVERY_S):
+            if self.stats_reader is None:
+                return
+            try:
+                self.server_gauges = self.stats_reader.read()
+            except Exception as err:
+                logger.warning("reading SPANNER_SYS statistics failed: %s", err)
+
+    # -- control ----------------------------------------------------------------------------------
+
+    def apply(self, config: RunConfig) -> None:
+        old = self.config
+        self.config = config
+        if config.client != old.client:
+            spanner_client.apply_client_environment(config.client)
+            if config.client.session_pool_size != old.client.session_pool_size or (
+                config.client.multiplexed_sessions != old.client.multiplexed_sessions
+            ):
+                self.conn = spanner_client.connect(config.target, config.client, self.start_msg.emulator_host)
+        if self.updater is not None:
+            self.updater.apply(config.updater)
+        if self.reader is not None:
+            self.reader.apply(config.reader)
+        if self.watcher is not None:
+            self.watcher.apply(config.watcher)
+            if self.stats_reader is not None:
+                self.stats_reader.poll_sql_prefix = poll_sql(self.schema, config.watcher)[:60]
+
+    def set_paused(self, paused: bool) -> None:
+        for part in (self.updater, self.reader, self.watcher):
+            if part is not None:
+                part.set_paused(paused)
+
+    def stop_writers(self) -> None:
+        assert self.updater is not None and self.reader is not None
+        self.updater.stop()
+        self.reader.stop()
+        self.channel.send(self.updater.ledger.message(self.updater.writer_id))
+
+    def stop(self) -> None:
+        if self.updater is not None:
+            self.updater.stop()
+        if self.reader is not None:
+            self.reader.stop()
+        if self.watcher is not None and self.seen is not None:
+            if self.config.watcher.enabled:
+                self.watcher.stop_and_drain()
+                self.channel.send(self.seen.message(self.index))
+            else:
+                self.watcher.stop()
+        self.done.set()
+        self.send_report(final=True)
+        self.channel.send(Stopped(worker=self.index))
+
+    def abandon(self) -> None:
+        """The supervisor is gone: stop generating load at once, report nothing."""
+        self.done.set()
+        for part in (self.updater, self.reader, self.watcher):
+            if part is not None:
+                part.stop()
+
+
+def serve(index: int, stdin: IO[bytes], channel: Channel) -> int:
+    channel.send(Hello(worker=index, pid=os.getpid(), client=f"{CLIENT_NAME} {_client_version()}"))
+    first = stdin.readline()
+    if not first:
+        return 0
+    start = decode_to_worker(first)
+    if not isinstance(start, Start):
+        channel.send(Error(worker=index, message=f"expected a start message, got {first[:80]!r}", fatal=True))
+        return 2
+    worker = Worker(start, channel)
+    try:
+        worker.setup()
+    except Exception as err:
+        logger.exception("worker %d could not start", index)
+        channel.send(Error(worker=index, message=f"could not start: {err}", fatal=True))
+        return 1
+    channel.send(Ready(worker=index))
+    for line in stdin:
+        try:
+            message = decode_to_worker(line)
+        except ValueError as err:
+            logger.error("bad control message: %s", err)
+            continue
+        match message:
+            case Begin(started_at=started_at):
+                worker.run(started_at)
+            case Patch(config=config):
+                worker.apply(config)
+            case Pause():
+                worker.set_paused(True)
+            case Resume():
+                worker.set_paused(False)
+            case StopWriters():
+                worker.stop_writers()
+            case Stop():
+                worker.stop()
+                return 0
+            case None:
+                continue
+            case _:
+                logger.warning("worker %d ignores a %s message", index, type(message).__name__)
+    worker.abandon()
+    return 0
+
+
+def _client_version() -> str:
+    from google.cloud.spanner_v1 import gapic_version
+
+    return str(gapic_version.__version__)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="spanload-worker")
+    parser.add_argument("--worker", type=int, default=0)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    os.environ["SPANNER_DISABLE_BUILTIN_METRICS"] = "true"
+    return serve(args.worker, sys.stdin.buffer, Channel(sys.stdout.buffer))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

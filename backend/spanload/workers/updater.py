@@ -1,0 +1,164 @@
+"""The updater: write transactions on an open-loop Poisson schedule.
+
+Modes:
+- ``mutations``: one single-use commit (``database.batch()``, one Commit RPC) upserting a uniform
+  1..2m random keys;
+- ``dml``: a read-write transaction running one ``INSERT OR UPDATE`` DML statement per row;
+- ``batch_insert``: ``batch_rows`` new rows per single-use commit, spread over the key space
+  (the 2PC-participants report's 6 inserts per commit).
+
+Each transaction is timed from its actual and its intended start.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+from google.cloud.spanner_v1 import param_types
+
+from spanload.runs.config import UpdaterConfig, UpdaterMode
+from spanload.runs.protocol import Counter
+from spanload.runs.samples import Gauge, Op
+from spanload.spanner.schemas import SchemaSpec
+from spanload.workers.ledger import WriteLedger
+from spanload.workers.pacing import PacedLoad, Pacer
+from spanload.workers.stats import UNKNOWN_OUTCOME, WorkerStats
+
+logger = logging.getLogger(__name__)
+
+US_PER_S = 1_000_000
+
+
+def share(total: float, worker: int, workers: int) -> float:
+    """This worker's part of a rate split evenly between ``workers`` processes."""
+    return total / workers
+
+
+def share_threads(total: int, worker: int, workers: int) -> int:
+    """This worker's part of a thread count: the remainder goes to the first workers; at least 1."""
+    return max(1, total // workers + (1 if worker < total % workers else 0))
+
+
+class Updater(PacedLoad):
+    def __init__(
+        self,
+        database: Callable[[], Any],
+        schema: SchemaSpec,
+        config: UpdaterConfig,
+        stats: WorkerStats,
+        worker: int,
+        workers: int,
+        writer_id: str,
+    ) -> None:
+        self._database = database
+        self._schema = schema
+        self._stats = stats
+        self._worker = worker
+        self._workers = workers
+        self.writer_id = writer_id
+        self._rng = random.Random()
+        self.config = config
+        self.ledger = WriteLedger(worker, workers, config.key_space)
+        pacer = Pacer(
+            "updater",
+            self._transaction,
+            share(config.transactions_per_second, worker, workers),
+            share_threads(config.parallelism, worker, workers),
+        )
+        super().__init__(pacer, config.enabled)
+        self._dml = self._dml_statement()
+
+    def _dml_statement(self) -> str:
+        cols = self._schema.write_columns
+        values = ", ".join(f"@p{i}" for i in range(len(cols) - 1)) + ", PENDING_COMMIT_TIMESTAMP()"
+        return f"INSERT OR UPDATE INTO {self._schema.table} ({', '.join(cols)}) VALUES ({values})"
+
+    def apply(self, config: UpdaterConfig) -> None:
+        self.config = config
+        self._pacer.set_rate(share(config.transactions_per_second, self._worker, self._workers))
+        self._pacer.set_parallelism(share_threads(config.parallelism, self._worker, self._workers))
+        self.ledger.set_key_space(config.key_space)
+        self.set_enabled(config.enabled)
+
+    def gauges(self) -> dict[str, float]:
+        return {Gauge.UPDATER_TARGET_TPS: self._pacer.rate, Gauge.UPDATER_BEHIND: float(self._pacer.behind)}
+
+    # -- one transaction, on a pool thread ---------------------------------------------------------
+
+    def _rows(self, writes: list[tuple[int, int]]) -> list[tuple[Any, ...]]:
+        from google.cloud.spanner_v1 import COMMIT_TIMESTAMP
+
+        payload = self._schema.payload
+        return [(key, *payload(self._rng, key), version, self.writer_id, COMMIT_TIMESTAMP) for key, version in writes]
+
+    def _transaction(self, intended: float, actual: float) -> None:
+        config = self.config
+        match config.mode:
+            case UpdaterMode.BATCH_INSERT:
+                writes = self.ledger.reserve(config.batch_rows, fresh=True)
+            case _:
+                writes = self.ledger.reserve(self._rng.randint(1, 2 * config.mutations_per_transaction))
+        try:
+            match config.mode:
+                case UpdaterMode.MUTATIONS:
+                    with self._database().batch() as batch:
+                        batch.insert_or_update(self._schema.table, self._schema.write_columns, self._rows(writes))
+                case UpdaterMode.BATCH_INSERT:
+                    with self._database().batch() as batch:
+                        batch.insert(self._schema.table, self._schema.write_columns, self._rows(writes))
+                case UpdaterMode.DML:
+                    self._run_dml(writes)
+        except Exception as err:
+            self.ledger.failed(writes, outcome_unknown=isinstance(err, UNKNOWN_OUTCOME))
+            self._stats.error(err)
+            logger.debug("updater transaction failed: %s", err)
+            return
+        end = time.perf_counter()
+        self.ledger.committed(writes)
+        self._stats.recorder.record(Op.UPDATER_TXN, (end - actual) * US_PER_S)
+        self._stats.recorder.record(Op.UPDATER_TXN_INTENDED, (end - intended) * US_PER_S)
+        self._stats.count(Counter.TRANSACTIONS)
+        self._stats.count(Counter.MUTATIONS, len(writes))
+
+    def _run_dml(self, writes: list[tuple[int, int]]) -> None:
+        rows = self._rows(writes)
+        attempts = 0
+
+        def work(transaction: Any) -> None:
+            nonlocal attempts
+            attempts += 1
+            statements = []
+            for row in rows:
+                values = row[:-1]  # the commit timestamp is PENDING_COMMIT_TIMESTAMP() in the SQL
+                params = {f"p{i}": v for i, v in enumerate(values)}
+                types = {f"p{i}": _param_type(v) for i, v in enumerate(values)}
+                statements.append((self._dml, params, types))
+            status, _ = transaction.batch_update(statements)
+            if status.code != 0:
+                raise DmlError(f"batch DML failed with code {status.code}: {status.message}")
+
+        try:
+            self._database().run_in_transaction(work)
+        finally:
+            if attempts > 1:
+                self._stats.count(Counter.RETRIES, attempts - 1)
+
+
+class DmlError(RuntimeError):
+    """A statement of a batch DML failed (the client reports it as a status, not an exception)."""
+
+
+def _param_type(value: Any) -> Any:
+    if isinstance(value, bool):
+        return param_types.BOOL
+    if isinstance(value, int):
+        return param_types.INT64
+    if isinstance(value, bytes):
+        return param_types.BYTES
+    if isinstance(value, float):
+        return param_types.FLOAT64
+    return param_types.STRING
