@@ -1,0 +1,46 @@
+import js from "@eslint/js";
+import reactHooks from "eslint-plugin-react-hooks";
+import reactRefresh from "eslint-plugin-react-refresh";
+import globals from "globals";
+import tseslint from "typescript-eslint";
+
+const FEATURES = ["runs", "live", "compare", "new-run"];
+
+export default tseslint.config(
+  { ignores: ["dist", "node_modules", "test-results"] },
+  {
+    files: ["e2e/**/*.mjs", "*.js"],
+    extends: [js.configs.recommended],
+    languageOptions: { ecmaVersion: 2022, globals: globals.node },
+  },
+  {
+    files: ["**/*.{ts,tsx}"],
+    extends: [js.configs.recommended, ...tseslint.configs.recommended],
+    languageOptions: { ecmaVersion: 2022, globals: globals.browser },
+    plugins: { "react-hooks": reactHooks, "react-refresh": reactRefresh },
+    rules: {
+      ...reactHooks.configs.recommended.rules,
+      "react-refresh/only-export-components": ["warn", { allowConstantExport: true }],
+    },
+  },
+  // Features do not import each other: they share through src/lib and src/components.
+  ...FEATURES.map((feature) => ({
+    files: [`src/features/${feature}/**/*.{ts,tsx}`],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: FEATURES.filter((other) => other !== feature).flatMap((other) => [
+            `@/features/${other}`,
+            `@/features/${other}/*`,
+            `**/features/${other}/*`,
+          ]),
+        },
+      ],
+    },
+  })),
+  {
+    files: ["src/**/*.test.{ts,tsx}", "src/test/**"],
+    rules: { "react-refresh/only-export-components": "off" },
+  },
+);

@@ -1,0 +1,30 @@
+// The shell: header with navigation, the server-connection banner, and the page.
+import { NavLink, Outlet } from "react-router-dom";
+import { ConnectionBanner } from "./ConnectionBanner";
+
+export function Layout() {
+  return (
+    <div className="app">
+      <header className="app-header">
+        <NavLink to="/" className="brand" end>
+          Spanload
+        </NavLink>
+        <nav className="nav">
+          <NavLink to="/" end data-testid="nav-runs">
+            Runs
+          </NavLink>
+          <NavLink to="/runs/new" data-testid="nav-new-run">
+            New run
+          </NavLink>
+          <NavLink to="/compare" data-testid="nav-compare">
+            Compare
+          </NavLink>
+        </nav>
+      </header>
+      <ConnectionBanner />
+      <main className="app-main">
+        <Outlet />
+      </main>
+    </div>
+  );
+}

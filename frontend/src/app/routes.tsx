@@ -1,0 +1,31 @@
+// Every page of the app, and the shell around them.
+import { Link, Route, Routes } from "react-router-dom";
+import { ComparePage } from "@/features/compare/components/ComparePage";
+import { LivePage } from "@/features/live/components/LivePage";
+import { NewRunPage } from "@/features/new-run/components/NewRunPage";
+import { RunDetailPage } from "@/features/runs/components/RunDetailPage";
+import { RunsPage } from "@/features/runs/components/RunsPage";
+import { Empty } from "@/components/States";
+import { Layout } from "./Layout";
+
+export function AppRoutes() {
+  return (
+    <Routes>
+      <Route element={<Layout />}>
+        <Route index element={<RunsPage />} />
+        <Route path="runs/new" element={<NewRunPage />} />
+        <Route path="runs/:id" element={<RunDetailPage />} />
+        <Route path="runs/:id/live" element={<LivePage />} />
+        <Route path="compare" element={<ComparePage />} />
+        <Route
+          path="*"
+          element={
+            <Empty>
+              This page does not exist. <Link to="/">Back to the runs</Link>.
+            </Empty>
+          }
+        />
+      </Route>
+    </Routes>
+  );
+}

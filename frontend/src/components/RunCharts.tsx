@@ -1,0 +1,28 @@
+// The full chart set of one run (live or saved), from typed rows and markers.
+import { type ChartSpec, hasData, type Marker, RUN_CHARTS, type Row } from "@/lib/series";
+import { TimeChart } from "./TimeChart";
+
+export interface RunChartsProps {
+  rows: readonly Row[];
+  markers: readonly Marker[];
+  charts?: readonly ChartSpec[];
+  /** Charts without any data are listed in one line instead of drawn empty. */
+  hideEmpty?: boolean;
+  syncId?: string;
+  height?: number;
+}
+
+export function RunCharts({ rows, markers, charts = RUN_CHARTS, hideEmpty = false, syncId = "run", height }: RunChartsProps) {
+  const shown = hideEmpty ? charts.filter((c) => hasData(rows, c)) : charts;
+  const hidden = hideEmpty ? charts.filter((c) => !hasData(rows, c)) : [];
+  return (
+    <div className="charts-wrap">
+      <div className="charts" data-testid="run-charts">
+        {shown.map((chart) => (
+          <TimeChart key={chart.id} id={chart.id} title={chart.title} unit={chart.unit} rightUnit={chart.rightUnit} rows={rows} lines={chart.lines} markers={markers} syncId={syncId} height={height} />
+        ))}
+      </div>
+      {hidden.length > 0 && <p className="muted small">No data in this run for: {hidden.map((c) => c.title).join("; ")}.</p>}
+    </div>
+  );
+}

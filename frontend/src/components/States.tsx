@@ -1,0 +1,33 @@
+// Loading, error and empty states, used on every page.
+import type { ReactNode } from "react";
+
+export function Loading({ what = "Loading" }: { what?: string }) {
+  return (
+    <div className="state state-loading" role="status" data-testid="loading">
+      <span className="spinner" aria-hidden /> {what}…
+    </div>
+  );
+}
+
+export function ErrorState({ error, onRetry, title = "Something went wrong" }: { error: Error | string; onRetry?: () => void; title?: string }) {
+  const message = typeof error === "string" ? error : error.message;
+  return (
+    <div className="state state-error" role="alert" data-testid="error">
+      <strong>{title}</strong>
+      <p>{message}</p>
+      {onRetry && (
+        <button type="button" onClick={onRetry}>
+          Retry
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function Empty({ children }: { children: ReactNode }) {
+  return (
+    <div className="state state-empty" data-testid="empty">
+      {children}
+    </div>
+  );
+}

@@ -1,0 +1,108 @@
+// A presentational time-series chart: rows of {x: elapsed seconds, ...values}, typed line specs,
+// and vertical markers. No data fetching here.
+import { Brush, CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { formatDuration, formatNumber } from "@/lib/format";
+import type { Marker, Row } from "@/lib/series";
+import { colorAt, MARKER_COLOR } from "./palette";
+
+export interface ChartLine {
+  key: string;
+  label: string;
+  color?: string;
+  dashed?: boolean;
+  axis?: "left" | "right";
+}
+
+export interface TimeChartProps {
+  id: string;
+  title: string;
+  unit: string;
+  rightUnit?: string;
+  rows: readonly Row[];
+  lines: readonly ChartLine[];
+  markers?: readonly Marker[];
+  height?: number;
+  syncId?: string;
+  /** Show a brush under the chart; called with the selected elapsed range. */
+  onBrush?: (range: [number, number] | null) => void;
+  emptyText?: string;
+}
+
+function tickTime(x: number): string {
+  return formatDuration(x);
+}
+
+export function TimeChart({ id, title, unit, rightUnit, rows, lines, markers = [], height = 220, syncId, onBrush, emptyText }: TimeChartProps) {
+  const points = rows.filter((r) => lines.some((l) => r[l.key] != null)).length;
+  const hasRight = lines.some((l) => l.axis === "right");
+  return (
+    <figure className="chart" data-testid={`chart-${id}`} data-points={points} data-markers={markers.length}>
+      <figcaption className="chart-title">
+        {title} <span className="muted">({unit}{hasRight && rightUnit ? ` · ${rightUnit} right` : ""})</span>
+      </figcaption>
+      {points === 0 ? (
+        <div className="chart-empty" style={{ height }}>
+          {emptyText ?? "No data for this chart yet."}
+        </div>
+      ) : (
+        <ResponsiveContainer width="100%" height={height}>
+          <LineChart data={rows as Row[]} syncId={syncId} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+            <CartesianGrid stroke="var(--grid)" strokeDasharray="3 3" />
+            <XAxis dataKey="x" type="number" domain={["dataMin", "dataMax"]} tickFormatter={tickTime} stroke="var(--muted)" fontSize={11} />
+            <YAxis yAxisId="left" stroke="var(--muted)" fontSize={11} width={48} tickFormatter={(v: number) => formatNumber(v)} />
+            {hasRight && <YAxis yAxisId="right" orientation="right" stroke="var(--muted)" fontSize={11} width={44} tickFormatter={(v: number) => formatNumber(v)} />}
+            <Tooltip
+              isAnimationActive={false}
+              labelFormatter={(x) => `t+${formatDuration(Number(x))}`}
+              formatter={(v) => (typeof v === "number" ? formatNumber(v, 2) : String(v))}
+              contentStyle={{ background: "var(--surface)", border: "1px solid var(--border)", color: "var(--text)" }}
+            />
+            <Legend wrapperStyle={{ fontSize: 12 }} />
+            {lines.map((line, i) => (
+              <Line
+                key={line.key}
+                yAxisId={line.axis ?? "left"}
+                type="linear"
+                dataKey={line.key}
+                name={line.label}
+                stroke={line.color ?? colorAt(i)}
+                strokeDasharray={line.dashed ? "5 4" : undefined}
+                dot={false}
+                strokeWidth={1.6}
+                connectNulls
+                isAnimationActive={false}
+              />
+            ))}
+            {markers.map((m, i) => (
+              <ReferenceLine
+                key={`${m.x}-${i}`}
+                yAxisId="left"
+                x={m.x}
+                stroke={MARKER_COLOR}
+                strokeDasharray="2 2"
+                label={{ value: m.label, position: "insideTopLeft", fill: MARKER_COLOR, fontSize: 10 }}
+              />
+            ))}
+            {onBrush && (
+              <Brush
+                dataKey="x"
+                height={22}
+                stroke="var(--accent)"
+                fill="var(--surface)"
+                tickFormatter={tickTime}
+                onChange={(range) => {
+                  const { startIndex, endIndex } = range as { startIndex?: number; endIndex?: number };
+                  const a = startIndex !== undefined ? rows[startIndex] : undefined;
+                  const b = endIndex !== undefined ? rows[endIndex] : undefined;
+                  if (!a || !b) onBrush(null);
+                  else if (startIndex === 0 && endIndex === rows.length - 1) onBrush(null);
+                  else onBrush([a.x, b.x]);
+                }}
+              />
+            )}
+          </LineChart>
+        </ResponsiveContainer>
+      )}
+    </figure>
+  );
+}

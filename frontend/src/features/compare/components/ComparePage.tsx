@@ -1,0 +1,50 @@
+// Compare 2 to 6 runs: overlaid charts aligned by elapsed time, a summary table with deltas
+// against the baseline (the first run), and the config fields that differ. The URL holds the selection.
+import { useMemo } from "react";
+import { useSearchParams } from "react-router-dom";
+import { ErrorState, Loading } from "@/components/States";
+import { useAsync } from "@/lib/useAsync";
+import { fetchComparison, MAX_RUNS, MIN_RUNS, parseIds } from "../api/compare";
+import { legendLabels } from "../utils/legend";
+import { CompareCharts } from "./CompareCharts";
+import { CompareSummaryTable } from "./CompareSummaryTable";
+import { ConfigDiffTable } from "./ConfigDiffTable";
+import { RunPicker } from "./RunPicker";
+
+export function ComparePage() {
+  const [params, setParams] = useSearchParams();
+  const ids = useMemo(() => parseIds(params.get("ids")), [params]);
+  const enough = ids.length >= MIN_RUNS && ids.length <= MAX_RUNS;
+  const comparison = useAsync((signal) => (enough ? fetchComparison(ids, signal) : Promise.resolve(null)), [ids.join(","), enough]);
+  const setIds = (next: string[]) => setParams(next.length ? { ids: next.join(",") } : {}, { replace: false });
+
+  const labels = useMemo(() => (comparison.data ? legendLabels(comparison.data.runs, comparison.data.diff) : []), [comparison.data]);
+
+  return (
+    <section className="page" data-testid="compare-page">
+      <div className="page-head">
+        <h1>Compare runs</h1>
+      </div>
+      <RunPicker selected={ids} onChange={setIds} />
+      {!enough ? (
+        <p className="muted" data-testid="compare-hint">
+          Pick {MIN_RUNS} to {MAX_RUNS} runs to compare ({ids.length} selected). The first one is the baseline.
+        </p>
+      ) : comparison.error ? (
+        <ErrorState error={comparison.error} onRetry={comparison.reload} title="Could not compare these runs" />
+      ) : !comparison.data ? (
+        <Loading what="Comparing" />
+      ) : (
+        <>
+          <h2>Summary</h2>
+          <p className="muted small">Deltas against the baseline, {labels[0]}. Green is better (lower latency, higher throughput), red is worse.</p>
+          <CompareSummaryTable comparison={comparison.data} labels={labels} />
+          <h2>Config differences</h2>
+          <ConfigDiffTable comparison={comparison.data} labels={labels} />
+          <h2>Charts</h2>
+          <CompareCharts comparison={comparison.data} labels={labels} />
+        </>
+      )}
+    </section>
+  );
+}

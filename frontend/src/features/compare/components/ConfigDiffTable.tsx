@@ -1,0 +1,33 @@
+// Only the config fields that differ between the compared runs.
+import { formatValue, KNOB_BY_PATH } from "@/lib/knobs";
+import type { Comparison } from "../api/compare";
+
+export function ConfigDiffTable({ comparison, labels }: { comparison: Comparison; labels: readonly string[] }) {
+  if (comparison.diff.length === 0) return <p className="muted">The configs are the same.</p>;
+  return (
+    <div className="table-scroll">
+      <table className="table" data-testid="config-diff">
+        <thead>
+          <tr>
+            <th>field</th>
+            {comparison.runs.map((r, i) => (
+              <th key={r.id}>{labels[i]}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {comparison.diff.map((d) => (
+            <tr key={d.field} data-testid="config-diff-row">
+              <th scope="row" title={KNOB_BY_PATH.get(d.field)?.help}>
+                {KNOB_BY_PATH.get(d.field)?.label ?? d.field} <span className="muted small">{d.field}</span>
+              </th>
+              {comparison.runs.map((r, i) => (
+                <td key={r.id}>{formatValue(d.values[i])}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,15 @@
+// Legend labels for compared runs that name what differs between them.
+import { formatValue, KNOB_BY_PATH } from "@/lib/knobs";
+import type { ConfigDiffEntry, RunPublic } from "@/lib/types";
+
+/** Fields that differ but say nothing about the workload. */
+const IGNORED = new Set(["name", "preset"]);
+
+export function legendLabels(runs: readonly RunPublic[], diff: readonly ConfigDiffEntry[], maxFields = 3): string[] {
+  const fields = diff.filter((d) => !IGNORED.has(d.field)).slice(0, maxFields);
+  return runs.map((run, i) => {
+    const name = run.name ?? run.preset ?? run.id.slice(0, 8);
+    const parts = fields.map((d) => `${KNOB_BY_PATH.get(d.field)?.short ?? d.field}=${formatValue(d.values[i])}`);
+    return parts.length ? `${name} (${parts.join(", ")})` : name;
+  });
+}

@@ -1,0 +1,177 @@
+// The live control panel: sliders with numeric inputs for the live knobs. Apply sends the patch;
+// the change shows as confirmed once the run's timeline (the websocket) records it.
+import { type FormEvent, useEffect, useMemo, useState } from "react";
+import { api } from "@/lib/api";
+import { diffPatch, flatten, formatValue, getPath, type Knob, KNOBS, setPath, validateConfig } from "@/lib/knobs";
+import type { RunConfig, RunEvent } from "@/lib/types";
+import { useApplyConfirmation } from "../hooks/useApplyConfirmation";
+
+const CONTROL_KNOBS = KNOBS.filter((k) => k.control);
+
+function KnobControl({ knob, value, error, disabled, onChange }: { knob: Knob; value: unknown; error?: string; disabled: boolean; onChange: (v: unknown) => void }) {
+  const id = `ctl-${knob.path}`;
+  if (knob.kind === "bool") {
+    return (
+      <div className="control">
+        <label htmlFor={id} className="control-label">
+          <input id={id} type="checkbox" checked={value === true} disabled={disabled} onChange={(e) => onChange(e.target.checked)} data-testid={`control-${knob.path}`} />{" "}
+          {knob.label}
+        </label>
+        <p className="help">{knob.help}</p>
+      </div>
+    );
+  }
+  if (knob.kind === "enum") {
+    return (
+      <div className="control">
+        <label htmlFor={id} className="control-label">
+          {knob.label}
+        </label>
+        <select id={id} value={String(value ?? "")} disabled={disabled} onChange={(e) => onChange(e.target.value)} data-testid={`control-${knob.path}`}>
+          {knob.options?.map((o) => (
+            <option key={o} value={o}>
+              {o}
+            </option>
+          ))}
+        </select>
+        {error && <p className="field-error">{error}</p>}
+        <p className="help">{knob.help}</p>
+      </div>
+    );
+  }
+  const numeric = typeof value === "number" ? value : value === "" || value == null ? "" : Number(value);
+  const slider = knob.slider ?? { min: knob.min ?? 0, max: knob.max ?? 100, step: 1 };
+  const parse = (text: string) => (text === "" ? "" : Number(text));
+  return (
+    <div className="control">
+      <label htmlFor={id} className="control-label">
+        {knob.label} {knob.unit && <span className="muted">({knob.unit})</span>}
+      </label>
+      <div className="slider-row">
+        <input
+          type="range"
+          aria-label={`${knob.label} slider`}
+          min={slider.min}
+          max={slider.max}
+          step={slider.step}
+          value={numeric === "" ? slider.min : Math.min(slider.max, Math.max(slider.min, numeric))}
+          disabled={disabled}
+          onChange={(e) => onChange(Number(e.target.value))}
+          data-testid={`slider-${knob.path}`}
+        />
+        <input
+          id={id}
+          type="number"
+          className="num-input"
+          step="any"
+          value={numeric}
+          disabled={disabled}
+          aria-invalid={!!error}
+          onChange={(e) => onChange(parse(e.target.value))}
+          data-testid={`control-${knob.path}`}
+        />
+      </div>
+      {error && (
+        <p className="field-error" data-testid={`error-${knob.path}`}>
+          {error}
+        </p>
+      )}
+      <p className="help">{knob.help}</p>
+    </div>
+  );
+}
+
+export interface ControlPanelProps {
+  runId: string;
+  config: RunConfig | null;
+  events: readonly RunEvent[];
+  /** Knobs can be changed only while the run is running or paused. */
+  editable: boolean;
+}
+
+export function ControlPanel({ runId, config, events, editable }: ControlPanelProps) {
+  const [draft, setDraft] = useState<RunConfig | null>(config);
+  const [dirty, setDirty] = useState(false);
+  const [sendError, setSendError] = useState<string | null>(null);
+  const [sending, setSending] = useState(false);
+  const confirmation = useApplyConfirmation(events, config);
+
+  // Follow the server's config while the user is not editing.
+  useEffect(() => {
+    if (!dirty) setDraft(config);
+  }, [config, dirty]);
+
+  const errors = useMemo(() => (draft ? validateConfig(draft, CONTROL_KNOBS) : {}), [draft]);
+  const patch = useMemo(() => (config && draft ? diffPatch(config, draft, CONTROL_KNOBS) : {}), [config, draft]);
+  const changes = flatten(patch);
+  const hasChanges = Object.keys(changes).length > 0;
+  const valid = Object.keys(errors).length === 0;
+
+  if (!config || !draft) return <aside className="control-panel muted">Waiting for the run's config…</aside>;
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!hasChanges || !valid) return;
+    setSending(true);
+    setSendError(null);
+    try {
+      confirmation.expect(changes);
+      await api.patchConfig(runId, patch);
+      setDirty(false);
+    } catch (err) {
+      confirmation.cancel();
+      setSendError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setSending(false);
+    }
+  };
+
+  const set = (knob: Knob, value: unknown) => {
+    setDirty(true);
+    setDraft((d) => (d ? setPath(d, knob.path, value) : d));
+  };
+
+  return (
+    <aside className="control-panel" data-testid="control-panel">
+      <form onSubmit={submit} noValidate>
+        <h2>Live controls</h2>
+        {!editable && <p className="muted small">The run is not going: knobs are read-only.</p>}
+        {CONTROL_KNOBS.map((knob) => (
+          <KnobControl key={knob.path} knob={knob} value={getPath(draft, knob.path)} error={errors[knob.path]} disabled={!editable || sending} onChange={(v) => set(knob, v)} />
+        ))}
+        <div className="control-actions">
+          <button type="submit" className="primary" disabled={!editable || !hasChanges || !valid || sending} data-testid="apply-config">
+            {sending ? "Applying…" : hasChanges ? `Apply ${Object.keys(changes).length} change${Object.keys(changes).length > 1 ? "s" : ""}` : "Apply"}
+          </button>
+          <button
+            type="button"
+            disabled={!dirty}
+            onClick={() => {
+              setDirty(false);
+              setDraft(config);
+            }}
+          >
+            Revert
+          </button>
+        </div>
+        {hasChanges && (
+          <p className="small muted" data-testid="pending-changes">
+            {Object.entries(changes)
+              .map(([k, v]) => `${k.split(".").pop()}: ${formatValue(getPath(config, k))} → ${formatValue(v)}`)
+              .join("; ")}
+          </p>
+        )}
+        {sendError && (
+          <p className="field-error" role="alert" data-testid="apply-error">
+            {sendError}
+          </p>
+        )}
+        {confirmation.state !== "idle" && (
+          <p className={`apply-status apply-${confirmation.state}`} data-testid="apply-status" data-state={confirmation.state}>
+            {confirmation.state === "pending" ? "Sent; waiting for the run to confirm…" : `Confirmed: ${confirmation.label}`}
+          </p>
+        )}
+      </form>
+    </aside>
+  );
+}

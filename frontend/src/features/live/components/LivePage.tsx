@@ -1,0 +1,109 @@
+// Live run: charts updating every interval, config-change markers, the control panel, run
+// controls and a status line. Survives reloads and backend restarts (see useLiveRun).
+import { useEffect, useMemo, useState } from "react";
+import { Link, useParams } from "react-router-dom";
+import { RunCharts } from "@/components/RunCharts";
+import { ErrorState } from "@/components/States";
+import { api, ApiError } from "@/lib/api";
+import { configMarkers, toRows } from "@/lib/series";
+import { isActive } from "@/lib/types";
+import { useAsync } from "@/lib/useAsync";
+import { useLiveRun } from "@/lib/useLiveRun";
+import { ControlPanel } from "./ControlPanel";
+import { StatusLine } from "./StatusLine";
+
+function useSecondsUntil(at: number | null): number | null {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    if (at === null) return undefined;
+    const timer = setInterval(() => setNow(Date.now()), 250);
+    return () => clearInterval(timer);
+  }, [at]);
+  return at === null ? null : Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+export function LivePage() {
+  const { id = "" } = useParams();
+  const live = useLiveRun(id);
+  const run = useAsync((signal) => api.getRun(id, signal), [id]);
+  const [action, setAction] = useState<{ busy: string | null; error: string | null }>({ busy: null, error: null });
+  const retryIn = useSecondsUntil(live.connection === "reconnecting" ? live.retryAt : null);
+
+  const rows = useMemo(() => toRows(live.samples), [live.samples]);
+  const markers = useMemo(() => configMarkers(live.events, live.samples), [live.events, live.samples]);
+  const latest = live.samples[live.samples.length - 1];
+  const status = live.status ?? run.data?.status ?? null;
+  const active = isActive(status);
+  const finished = status !== null && !active;
+
+  if (run.error instanceof ApiError && run.error.status === 404) return <ErrorState error={run.error} title="No such run" />;
+
+  const control = async (verb: "pause" | "resume" | "stop") => {
+    setAction({ busy: verb, error: null });
+    try {
+      await api[verb](id);
+      setAction({ busy: null, error: null });
+    } catch (err) {
+      setAction({ busy: null, error: err instanceof Error ? err.message : String(err) });
+    }
+  };
+
+  const name = run.data?.name ?? live.config?.name ?? id;
+  return (
+    <section className="page live-page" data-testid="live-page" data-run-id={id} data-status={status ?? ""} data-connection={live.connection}>
+      <div className="page-head">
+        <h1>{name}</h1>
+        <div className="actions">
+          {status === "paused" ? (
+            <button type="button" onClick={() => control("resume")} disabled={!!action.busy} data-testid="resume-run">
+              Resume
+            </button>
+          ) : (
+            <button type="button" onClick={() => control("pause")} disabled={!!action.busy || status !== "running"} data-testid="pause-run">
+              Pause
+            </button>
+          )}
+          <button type="button" className="danger" onClick={() => control("stop")} disabled={!!action.busy || !active || status === "stopping"} data-testid="stop-run">
+            {action.busy === "stop" || status === "stopping" ? "Stopping…" : "Stop"}
+          </button>
+          <Link className="button" to={`/runs/${id}`} data-testid="run-detail-link">
+            Details
+          </Link>
+        </div>
+      </div>
+
+      {live.connection !== "open" && !finished && (
+        <div className="banner banner-warn" role="status" data-testid="live-banner">
+          {live.connection === "connecting"
+            ? "Connecting to the live stream…"
+            : `Live connection lost. Reconnecting${retryIn !== null ? ` in ${retryIn}s` : ""} (attempt ${live.attempt}); the charts rebuild from the server's snapshot.`}
+          {live.connection === "reconnecting" && (
+            <button type="button" onClick={live.retryNow}>
+              Retry now
+            </button>
+          )}
+        </div>
+      )}
+      {finished && (
+        <div className="banner banner-info" data-testid="run-ended-banner">
+          The run is {status}. <Link to={`/runs/${id}`}>See its details and summary</Link>.
+        </div>
+      )}
+      {action.error && (
+        <p className="inline-error" role="alert">
+          {action.error}
+        </p>
+      )}
+
+      <StatusLine status={status} latest={latest} reconciliation={live.summary?.reconciliation} reason={live.reason} />
+
+      <div className="live-layout">
+        <div className="live-charts">
+          {live.samples.length === 0 && live.connection === "open" && <p className="muted">Waiting for the first sample…</p>}
+          <RunCharts rows={rows} markers={markers} syncId="live" />
+        </div>
+        <ControlPanel runId={id} config={live.config} events={live.events} editable={status === "running" || status === "paused"} />
+      </div>
+    </section>
+  );
+}

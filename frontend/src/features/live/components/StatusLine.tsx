@@ -1,0 +1,38 @@
+// Elapsed time, totals, achieved rate and the change reconciliation of a live run.
+import { StatusBadge } from "@/components/StatusBadge";
+import { formatDuration, formatNumber } from "@/lib/format";
+import { Gauge, type Reconciliation, type RunState, type Sample } from "@/lib/types";
+
+export function ReconciliationText({ rec }: { rec: Reconciliation | null | undefined }) {
+  if (!rec) return <span className="muted">reconciliation when the run ends</span>;
+  return (
+    <span className={rec.ok ? "good" : "bad"} data-testid="reconciliation-status">
+      reconciliation {rec.ok ? "OK" : "MISMATCH"}: {formatNumber(rec.final_versions_received, 0)}/{formatNumber(rec.keys_written, 0)} final versions received,{" "}
+      {formatNumber(rec.final_versions_missing, 0)} missing, {formatNumber(rec.duplicates, 0)} duplicates
+    </span>
+  );
+}
+
+export function StatusLine({ status, latest, reconciliation, reason }: { status: RunState | null; latest: Sample | undefined; reconciliation: Reconciliation | null | undefined; reason: string | null }) {
+  const totals = latest?.totals;
+  return (
+    <div className="status-line" data-testid="status-line">
+      <StatusBadge status={status} />
+      <span>
+        elapsed <strong data-testid="elapsed">{formatDuration(latest?.elapsed_s ?? 0)}</strong>
+      </span>
+      <span>
+        achieved <strong data-testid="achieved-tps">{formatNumber(latest?.gauges?.[Gauge.UPDATER_TPS] ?? null)}</strong> tx/s of{" "}
+        {formatNumber(latest?.gauges?.[Gauge.UPDATER_TARGET_TPS] ?? null)}
+      </span>
+      {totals && (
+        <span data-testid="totals">
+          {formatNumber(totals.transactions, 0)} tx · {formatNumber(totals.mutations, 0)} mutations · {formatNumber(totals.received_changes, 0)} changes received ·{" "}
+          {formatNumber(totals.polls, 0)} polls · {formatNumber(totals.reads, 0)} reads · {formatNumber(totals.errors, 0)} errors · {formatNumber(totals.aborts, 0)} aborts
+        </span>
+      )}
+      <ReconciliationText rec={reconciliation} />
+      {reason && <span className="bad">{reason}</span>}
+    </div>
+  );
+}

@@ -1,0 +1,16 @@
+// A preset's config laid over the defaults.
+import { DEFAULT_CONFIG } from "@/lib/knobs";
+import type { Preset, RunConfig } from "@/lib/types";
+
+function merge(base: unknown, over: unknown): unknown {
+  if (!over || typeof over !== "object" || Array.isArray(over) || !base || typeof base !== "object") return over === undefined ? base : over;
+  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
+  for (const [k, v] of Object.entries(over as Record<string, unknown>)) out[k] = merge(out[k], v);
+  return out;
+}
+
+/** The preset's own values over the defaults, so every knob has a value to edit. */
+export function withPreset(preset: Preset | undefined): RunConfig {
+  if (!preset) return DEFAULT_CONFIG;
+  return { ...(merge(DEFAULT_CONFIG, preset.config) as RunConfig), preset: preset.name };
+}

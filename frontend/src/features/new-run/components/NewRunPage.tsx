@@ -1,0 +1,145 @@
+// New run: pick a preset, the target and the duration; expand sections for every knob. Invalid
+// input is explained next to its field as it is typed, and the form cannot be sent until fixed.
+import { type FormEvent, useEffect, useMemo, useState } from "react";
+import { useNavigate, useSearchParams } from "react-router-dom";
+import { ErrorState, Loading } from "@/components/States";
+import { ApiError, api } from "@/lib/api";
+import { DEFAULT_CONFIG, getPath, type Knob, KNOB_BY_PATH, KNOBS, SECTION_TITLES, setPath, validateConfig } from "@/lib/knobs";
+import type { RunConfig } from "@/lib/types";
+import { useAsync } from "@/lib/useAsync";
+import { withPreset } from "../api/presets";
+import { serverFieldErrors } from "../api/serverErrors";
+import { KnobField } from "./KnobField";
+
+/** Fields shown at the top, outside the sections. */
+const TOP_FIELDS = ["name", "target.kind", "duration_s"];
+const SECTIONS = (Object.keys(SECTION_TITLES) as Knob["section"][]).map((section) => ({
+  section,
+  knobs: KNOBS.filter((k) => k.section === section && !TOP_FIELDS.includes(k.path)),
+}));
+
+export function NewRunPage() {
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const presets = useAsync((signal) => api.presets(signal), []);
+  const [presetName, setPresetName] = useState<string>(params.get("preset") ?? "");
+  const [config, setConfig] = useState<RunConfig>(DEFAULT_CONFIG);
+  const [touched, setTouched] = useState<Set<string>>(new Set());
+  const [submitted, setSubmitted] = useState(false);
+  const [serverErrors, setServerErrors] = useState<Record<string, string>>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const [sending, setSending] = useState(false);
+
+  // Choosing a preset loads its values (keeping the chosen target and name).
+  useEffect(() => {
+    if (!presets.data) return;
+    const preset = presets.data.find((p) => p.name === presetName);
+    setConfig((current) => ({ ...withPreset(preset), name: current.name, target: current.target, duration_s: preset?.config.duration_s ?? current.duration_s }));
+  }, [presetName, presets.data]);
+
+  const errors = useMemo(() => ({ ...validateConfig(config), ...serverErrors }), [config, serverErrors]);
+  const invalid = Object.keys(errors).length > 0;
+
+  const set = (path: string, value: unknown) => {
+    setConfig((c) => setPath(c, path, value));
+    setTouched((t) => new Set(t).add(path));
+    setServerErrors((e) => {
+      if (!(path in e)) return e;
+      const next = { ...e };
+      delete next[path];
+      return next;
+    });
+  };
+
+  const visibleError = (path: string) => (submitted || touched.has(path) ? errors[path] : undefined);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setSubmitted(true);
+    if (invalid) {
+      setFormError("Fix the fields marked in red first.");
+      return;
+    }
+    setSending(true);
+    setFormError(null);
+    try {
+      const body = { ...config, preset: presetName || null, name: config.name?.trim() || null };
+      const run = await api.createRun({ config: body });
+      navigate(`/runs/${run.id}/live`);
+    } catch (err) {
+      if (err instanceof ApiError) {
+        const fields = serverFieldErrors(err.detail, (p) => KNOB_BY_PATH.has(p));
+        setServerErrors(fields);
+        setFormError(err.message);
+      } else {
+        setFormError(err instanceof Error ? err.message : String(err));
+      }
+    } finally {
+      setSending(false);
+    }
+  };
+
+  const field = (path: string) => {
+    const knob = KNOB_BY_PATH.get(path);
+    if (!knob) return null;
+    return <KnobField key={path} knob={knob} value={getPath(config, path)} error={visibleError(path)} onChange={(v) => set(path, v)} />;
+  };
+
+  const preset = presets.data?.find((p) => p.name === presetName);
+  const errorsIn = (knobs: readonly Knob[]) => knobs.filter((k) => visibleError(k.path)).length;
+
+  return (
+    <section className="page" data-testid="new-run-page">
+      <div className="page-head">
+        <h1>New run</h1>
+      </div>
+      <form className="new-run-form" onSubmit={submit} noValidate>
+        <div className="field">
+          <label htmlFor="preset" className="field-label">
+            Preset
+          </label>
+          {presets.error ? (
+            <ErrorState error={presets.error} onRetry={presets.reload} title="Could not load the presets" />
+          ) : !presets.data ? (
+            <Loading what="Loading presets" />
+          ) : (
+            <select id="preset" value={presetName} onChange={(e) => setPresetName(e.target.value)} data-testid="preset-select">
+              <option value="">(none: the defaults)</option>
+              {presets.data.map((p) => (
+                <option key={p.name} value={p.name}>
+                  {p.name}
+                </option>
+              ))}
+            </select>
+          )}
+          <p className="help">{preset?.description ?? "A starting point; every knob below can still be changed."}</p>
+        </div>
+        <div className="top-fields">{TOP_FIELDS.map(field)}</div>
+
+        {SECTIONS.map(({ section, knobs }) => {
+          const count = errorsIn(knobs);
+          return (
+            <details key={section} className="knob-section" open={count > 0 || undefined} data-testid={`section-${section}`}>
+              <summary>
+                {SECTION_TITLES[section]} <span className="muted small">({knobs.length} settings)</span>
+                {count > 0 && <span className="bad small"> · {count} to fix</span>}
+              </summary>
+              <div className="knob-grid">{knobs.map((k) => field(k.path))}</div>
+            </details>
+          );
+        })}
+
+        <div className="form-actions">
+          <button type="submit" className="primary" disabled={sending || (submitted && invalid)} data-testid="start-run">
+            {sending ? "Starting…" : "Start run"}
+          </button>
+          {formError && (
+            <p className="inline-error" role="alert" data-testid="form-error">
+              {formError}
+            </p>
+          )}
+        </div>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,138 @@
+// Run detail: a saved run's charts (zoom by brushing the overview), config, events, summary,
+// notes and tags, and JSON/CSV export.
+import { useMemo, useState } from "react";
+import { Link, useNavigate, useParams } from "react-router-dom";
+import { ConfigTable } from "@/components/ConfigTable";
+import { EventList } from "@/components/EventList";
+import { RunCharts } from "@/components/RunCharts";
+import { ErrorState, Loading } from "@/components/States";
+import { StatusBadge } from "@/components/StatusBadge";
+import { TimeChart } from "@/components/TimeChart";
+import { api } from "@/lib/api";
+import { formatDate, formatDuration } from "@/lib/format";
+import { configMarkers, RUN_CHARTS, toRows } from "@/lib/series";
+import { isActive } from "@/lib/types";
+import { useAsync } from "@/lib/useAsync";
+import { runDuration } from "../api/headlines";
+import { NotesEditor } from "./NotesEditor";
+import { SummarySection } from "./SummarySection";
+
+/** Points asked of the server for one chart: it downsamples (min/max preserving) beyond this. */
+const MAX_POINTS = 600;
+const OVERVIEW = RUN_CHARTS[0];
+
+export function RunDetailPage() {
+  const { id = "" } = useParams();
+  const navigate = useNavigate();
+  const run = useAsync((signal) => api.getRun(id, signal), [id]);
+  const overview = useAsync((signal) => api.samples(id, { max_points: MAX_POINTS }, signal), [id]);
+  const [zoom, setZoom] = useState<[number, number] | null>(null);
+  const zoomed = useAsync(
+    (signal) => (zoom ? api.samples(id, { from: zoom[0], to: zoom[1], max_points: MAX_POINTS }, signal) : Promise.resolve(null)),
+    [id, zoom?.[0], zoom?.[1]],
+  );
+  const [deleteError, setDeleteError] = useState<string | null>(null);
+
+  const overviewRows = useMemo(() => toRows(overview.data ?? []), [overview.data]);
+  const rows = useMemo(() => toRows((zoom && zoomed.data) || overview.data || []), [zoom, zoomed.data, overview.data]);
+  const events = useMemo(() => run.data?.events ?? [], [run.data]);
+  const markers = useMemo(() => configMarkers(events, overview.data ?? []), [events, overview.data]);
+
+  if (run.error && !run.data) return <ErrorState error={run.error} onRetry={run.reload} title="Could not load this run" />;
+  if (!run.data) return <Loading what="Loading the run" />;
+  const r = run.data;
+
+  const remove = async () => {
+    if (!window.confirm(`Delete run "${r.name ?? r.id}" and all its samples?`)) return;
+    try {
+      await api.deleteRun(r.id);
+      navigate("/");
+    } catch (err) {
+      setDeleteError(err instanceof Error ? err.message : String(err));
+    }
+  };
+
+  return (
+    <section className="page" data-testid="run-detail-page" data-run-id={r.id}>
+      <div className="page-head">
+        <h1>
+          {r.name ?? r.id} <StatusBadge status={r.status} />
+        </h1>
+        <div className="actions">
+          {isActive(r.status) && (
+            <Link className="button primary" to={`/runs/${r.id}/live`} data-testid="open-live">
+              Open live view
+            </Link>
+          )}
+          <a className="button" href={api.exportUrl(r.id, "json")} download data-testid="export-json">
+            Export JSON
+          </a>
+          <a className="button" href={api.exportUrl(r.id, "csv")} download data-testid="export-csv">
+            Export CSV
+          </a>
+          <button type="button" className="danger" onClick={remove} disabled={isActive(r.status)} title={isActive(r.status) ? "Stop the run first" : ""}>
+            Delete
+          </button>
+        </div>
+      </div>
+      {deleteError && <p className="inline-error">{deleteError}</p>}
+      <p className="status-line">
+        preset <strong>{r.preset ?? "—"}</strong> · target <strong>{r.config?.target?.kind ?? "—"}</strong> · started {formatDate(r.started_at ?? r.created_at)} ·
+        duration {formatDuration(runDuration(r))}
+        {r.failure_reason && <span className="bad"> · {r.failure_reason}</span>}
+      </p>
+
+      <h2>Charts</h2>
+      {overview.error && !overview.data ? (
+        <ErrorState error={overview.error} onRetry={overview.reload} title="Could not load the samples" />
+      ) : !overview.data ? (
+        <Loading what="Loading samples" />
+      ) : overview.data.length === 0 ? (
+        <p className="muted">This run recorded no samples.</p>
+      ) : (
+        <>
+          {OVERVIEW && (
+            <div className="overview">
+              <TimeChart
+                id="overview"
+                title="Whole run — drag the handles below to zoom every chart"
+                unit={OVERVIEW.unit}
+                rows={overviewRows}
+                lines={OVERVIEW.lines}
+                markers={markers}
+                height={160}
+                onBrush={setZoom}
+              />
+              {zoom && (
+                <p className="row small">
+                  Showing t+{formatDuration(zoom[0])} to t+{formatDuration(zoom[1])}
+                  {zoomed.loading && " (loading…)"}
+                  <button type="button" onClick={() => setZoom(null)} data-testid="reset-zoom">
+                    Reset zoom
+                  </button>
+                </p>
+              )}
+            </div>
+          )}
+          <RunCharts rows={rows} markers={markers} hideEmpty syncId="detail" />
+        </>
+      )}
+
+      <h2>Summary</h2>
+      <SummarySection summary={r.summary} />
+
+      <div className="two-col">
+        <div>
+          <h2>Events</h2>
+          <EventList events={events} />
+          <h2>Notes and tags</h2>
+          <NotesEditor run={r} onSaved={run.setData} />
+        </div>
+        <div>
+          <h2>Config</h2>
+          {r.config ? <ConfigTable config={r.config} /> : <p className="muted">No config stored.</p>}
+        </div>
+      </div>
+    </section>
+  );
+}

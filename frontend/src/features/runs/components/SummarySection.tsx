@@ -1,0 +1,76 @@
+// A finished run's whole-run figures: percentiles (overall and per worker), rates, totals,
+// errors by code and the change reconciliation.
+import { PercentileTable } from "@/components/PercentileTable";
+import { formatDuration, formatNumber } from "@/lib/format";
+import type { Summary } from "@/lib/types";
+
+export function SummarySection({ summary }: { summary: Summary | null | undefined }) {
+  if (!summary) return <p className="muted">No summary yet: it is written when the run ends.</p>;
+  const rec = summary.reconciliation;
+  return (
+    <div className="summary" data-testid="summary">
+      <p>
+        Duration <strong>{formatDuration(summary.duration_s)}</strong>
+      </p>
+      <PercentileTable latency={summary.latency} caption="Latency, whole run (merged histograms)" testId="summary-latency" />
+      {summary.workers &&
+        Object.entries(summary.workers).map(([worker, latency]) => (
+          <PercentileTable key={worker} latency={latency ?? {}} caption={`Worker ${worker}`} testId={`summary-worker-${worker}`} />
+        ))}
+      <div className="kv-grid">
+        <table className="table compact">
+          <caption>Average rates</caption>
+          <tbody>
+            {Object.entries(summary.rates).map(([k, v]) => (
+              <tr key={k}>
+                <th scope="row">{k}</th>
+                <td className="num">{formatNumber(v ?? null, 2)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <table className="table compact">
+          <caption>Totals</caption>
+          <tbody>
+            {Object.entries(summary.totals ?? {}).map(([k, v]) => (
+              <tr key={k}>
+                <th scope="row">{k.replace(/_/g, " ")}</th>
+                <td className="num">{formatNumber(v, 0)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {Object.keys(summary.errors_by_code ?? {}).length > 0 && (
+          <table className="table compact">
+            <caption>Errors by code</caption>
+            <tbody>
+              {Object.entries(summary.errors_by_code).map(([k, v]) => (
+                <tr key={k}>
+                  <th scope="row">{k}</th>
+                  <td className="num">{formatNumber(v, 0)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {rec && (
+          <table className="table compact" data-testid="reconciliation">
+            <caption>
+              Change reconciliation <span className={rec.ok ? "good" : "bad"}>{rec.ok ? "OK" : "MISMATCH"}</span>
+            </caption>
+            <tbody>
+              {Object.entries(rec)
+                .filter(([k]) => k !== "ok")
+                .map(([k, v]) => (
+                  <tr key={k}>
+                    <th scope="row">{k.replace(/_/g, " ")}</th>
+                    <td className="num">{formatNumber(v as number, 0)}</td>
+                  </tr>
+                ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+    </div>
+  );
+}

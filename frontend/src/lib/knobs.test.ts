@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_CONFIG, diffPatch, KNOB_BY_PATH, setPath, validateConfig, validateKnob } from "./knobs";
+
+const knob = (path: string) => {
+  const k = KNOB_BY_PATH.get(path);
+  if (!k) throw new Error(path);
+  return k;
+};
+
+describe("validateKnob", () => {
+  it("mirrors the pydantic ranges, with the unit in the sentence", () => {
+    const tps = knob("updater.transactions_per_second");
+    expect(validateKnob(tps, 0)).toBe("Write rate must be more than 0 tx/s.");
+    expect(validateKnob(tps, 0.1)).toBeNull();
+    expect(validateKnob(tps, 100_001)).toBe("Write rate must be at most 100,000 tx/s.");
+    expect(validateKnob(knob("watcher.poll_interval_ms"), 5)).toBe("Poll interval must be at least 10 ms.");
+    expect(validateKnob(knob("watcher.watchers"), 38)).toBe("Watchers must be at most 37 watchers.");
+  });
+
+  it("rejects fractions for whole-number knobs, empty required fields and non-numbers", () => {
+    expect(validateKnob(knob("updater.mutations_per_transaction"), 2.5)).toBe("Mutations per tx must be a whole number.");
+    expect(validateKnob(knob("watcher.limit"), "")).toBe("Row limit is required.");
+    expect(validateKnob(knob("watcher.limit"), "abc")).toBe("Row limit must be a number.");
+    expect(validateKnob(knob("duration_s"), null)).toBeNull();
+    expect(validateKnob(knob("watcher.shard_filter"), "some")).toBe("Shard filter must be one of fixed, not_null, none.");
+  });
+});
+
+describe("validateConfig", () => {
+  it("accepts the defaults", () => {
+    expect(validateConfig(DEFAULT_CONFIG)).toEqual({});
+  });
+
+  it("needs one watcher unless the shard list is fixed", () => {
+    let config = setPath(DEFAULT_CONFIG, "watcher.shard_filter", "none");
+    config = setPath(config, "watcher.watchers", 4);
+    expect(validateConfig(config)["watcher.shard_filter"]).toMatch(/needs exactly 1 watcher \(got 4\)/);
+    expect(validateConfig(setPath(config, "watcher.watchers", 1))).toEqual({});
+  });
+
+  it("needs a host for the emulator", () => {
+    const config = setPath(DEFAULT_CONFIG, "target.kind", "emulator");
+    expect(validateConfig(config)).toEqual({ "target.emulator_host": "Emulator host is required when the target is the emulator." });
+    expect(validateConfig(setPath(config, "target.emulator_host", "127.0.0.1:9010"))).toEqual({});
+  });
+});
+
+describe("diffPatch", () => {
+  it("gives only the live fields that changed, nested like ConfigPatch", () => {
+    let next = setPath(DEFAULT_CONFIG, "updater.transactions_per_second", 20);
+    next = setPath(next, "watcher.table_hint", false);
+    next = setPath(next, "schema", "tweets"); // not live: never in a patch
+    expect(diffPatch(DEFAULT_CONFIG, next)).toEqual({ updater: { transactions_per_second: 20 }, watcher: { table_hint: false } });
+    expect(diffPatch(DEFAULT_CONFIG, DEFAULT_CONFIG)).toEqual({});
+  });
+});

@@ -1,0 +1,106 @@
+// The state a live viewer keeps, and how each websocket message changes it (a pure reducer).
+import type { LiveMessage, RunConfig, RunEvent, RunState, Sample, Summary } from "./types";
+
+/** At most this many samples stay in memory for the live charts (15 min at 1 s). */
+export const LIVE_WINDOW = 900;
+
+export type ConnectionState = "connecting" | "open" | "reconnecting" | "closed";
+
+export interface LiveState {
+  config: RunConfig | null;
+  status: RunState | null;
+  reason: string | null;
+  events: RunEvent[];
+  samples: Sample[];
+  summary: Summary | null;
+  /** How often the server dropped this viewer for falling behind (it then reconnects). */
+  dropped: number;
+  snapshots: number;
+}
+
+export const initialLiveState: LiveState = {
+  config: null,
+  status: null,
+  reason: null,
+  events: [],
+  samples: [],
+  summary: null,
+  dropped: 0,
+  snapshots: 0,
+};
+
+/** Append a sample in seq order, ignoring one already held, and keep the window bounded. */
+export function appendSample(samples: readonly Sample[], sample: Sample, window = LIVE_WINDOW): Sample[] {
+  const last = samples[samples.length - 1];
+  let next: Sample[];
+  if (!last || sample.seq > last.seq) {
+    next = [...samples, sample];
+  } else if (samples.some((s) => s.seq === sample.seq)) {
+    return samples as Sample[];
+  } else {
+    next = [...samples, sample].sort((a, b) => a.seq - b.seq);
+  }
+  return next.length > window ? next.slice(next.length - window) : next;
+}
+
+function sameEvent(a: RunEvent, b: RunEvent): boolean {
+  if (a.id != null && b.id != null) return a.id === b.id;
+  return a.kind === b.kind && a.t === b.t && JSON.stringify(a.changes) === JSON.stringify(b.changes);
+}
+
+export function liveReducer(state: LiveState, message: LiveMessage): LiveState {
+  switch (message.type) {
+    case "snapshot": {
+      // A snapshot replaces everything: it is how the page rebuilds after a reconnect.
+      const samples = [...(message.samples ?? [])].sort((a, b) => a.seq - b.seq);
+      return {
+        ...state,
+        config: message.config ?? message.run?.config ?? state.config,
+        status: message.status ?? message.run?.status ?? state.status,
+        reason: message.run?.failure_reason ?? null,
+        events: [...(message.events ?? [])],
+        samples: samples.length > LIVE_WINDOW ? samples.slice(samples.length - LIVE_WINDOW) : samples,
+        summary: message.summary ?? message.run?.summary ?? null,
+        snapshots: state.snapshots + 1,
+      };
+    }
+    case "sample":
+      return { ...state, samples: appendSample(state.samples, message.sample) };
+    case "status": {
+      const events = message.event && !state.events.some((e) => sameEvent(e, message.event))
+        ? [...state.events, message.event]
+        : state.events;
+      return { ...state, status: message.status, reason: message.reason ?? null, events };
+    }
+    case "config_change": {
+      const events = state.events.some((e) => sameEvent(e, message.event)) ? state.events : [...state.events, message.event];
+      return { ...state, events, config: message.config ?? state.config };
+    }
+    case "summary":
+      return { ...state, summary: message.summary };
+    case "dropped":
+      return { ...state, dropped: state.dropped + 1 };
+    default:
+      return state;
+  }
+}
+
+/** Parse one websocket frame; unknown or malformed frames give null (and are logged by the caller). */
+export function parseLiveMessage(data: unknown): LiveMessage | null {
+  if (typeof data !== "string") return null;
+  try {
+    const parsed: unknown = JSON.parse(data);
+    if (parsed && typeof parsed === "object" && typeof (parsed as { type?: unknown }).type === "string") {
+      return parsed as LiveMessage;
+    }
+  } catch {
+    return null;
+  }
+  return null;
+}
+
+/** Exponential backoff with jitter for reconnects: 0.5 s, 1 s, 2 s ... capped at 10 s. */
+export function backoffMs(attempt: number, random: () => number = Math.random): number {
+  const base = Math.min(10_000, 500 * 2 ** Math.max(0, attempt));
+  return Math.round(base * (0.8 + 0.4 * random()));
+}

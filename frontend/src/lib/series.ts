@@ -1,0 +1,210 @@
+// Chart data transforms: samples -> rows of {x: elapsed seconds, key: value}, the chart set shown
+// for a run, config-change markers, and the alignment of several runs for comparison.
+import { toMs } from "./format";
+import { changeLabel, flatten } from "./knobs";
+import { Gauge, Op, type CompareSeries, type Percentiles, type RunEvent, type Sample } from "./types";
+
+export type Row = { x: number } & Record<string, number | null>;
+
+export interface LineSpec {
+  key: string;
+  label: string;
+  pick: (s: Sample) => number | null;
+  dashed?: boolean;
+  axis?: "left" | "right";
+}
+
+export interface ChartSpec {
+  id: string;
+  title: string;
+  unit: string;
+  rightUnit?: string;
+  lines: LineSpec[];
+}
+
+function num(value: number | null | undefined): number | null {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+
+export function latency(op: string, p: keyof Omit<Percentiles, "count">) {
+  return (s: Sample) => num(s.latency?.[op]?.[p]);
+}
+
+export function gauge(name: string, scale = 1) {
+  return (s: Sample) => {
+    const v = num(s.gauges?.[name]);
+    return v === null ? null : v * scale;
+  };
+}
+
+export const RUN_CHARTS: readonly ChartSpec[] = [
+  {
+    id: "throughput",
+    title: "Throughput: target vs achieved",
+    unit: "per s",
+    lines: [
+      { key: "tps_target", label: "target tx/s", pick: gauge(Gauge.UPDATER_TARGET_TPS), dashed: true },
+      { key: "tps", label: "achieved tx/s", pick: gauge(Gauge.UPDATER_TPS) },
+      { key: "mutations_ps", label: "mutations/s", pick: gauge(Gauge.UPDATER_MUTATIONS_PS) },
+    ],
+  },
+  {
+    id: "updater-latency",
+    title: "Updater latency",
+    unit: "ms",
+    lines: [
+      { key: "txn_p50", label: "p50", pick: latency(Op.UPDATER_TXN, "p50") },
+      { key: "txn_p95", label: "p95", pick: latency(Op.UPDATER_TXN, "p95") },
+      { key: "txn_p99", label: "p99", pick: latency(Op.UPDATER_TXN, "p99") },
+      { key: "txn_intended_p99", label: "p99 from intended start", pick: latency(Op.UPDATER_TXN_INTENDED, "p99"), dashed: true },
+    ],
+  },
+  {
+    id: "notify",
+    title: "Change-notification latency and watcher lag",
+    unit: "ms",
+    lines: [
+      { key: "notify_p50", label: "notify p50", pick: latency(Op.WATCHER_NOTIFY, "p50") },
+      { key: "notify_p99", label: "notify p99", pick: latency(Op.WATCHER_NOTIFY, "p99") },
+      { key: "lag_ms", label: "watcher lag", pick: gauge(Gauge.WATCHER_LAG_MS), dashed: true },
+    ],
+  },
+  {
+    id: "poll",
+    title: "Poll duration and rows per poll",
+    unit: "ms",
+    rightUnit: "rows",
+    lines: [
+      { key: "poll_p50", label: "poll p50", pick: latency(Op.WATCHER_POLL, "p50") },
+      { key: "poll_p99", label: "poll p99", pick: latency(Op.WATCHER_POLL, "p99") },
+      { key: "rows_per_poll", label: "rows/poll", pick: gauge(Gauge.WATCHER_ROWS_PER_POLL), axis: "right", dashed: true },
+    ],
+  },
+  {
+    id: "reader-latency",
+    title: "Reader latency",
+    unit: "ms",
+    lines: [
+      { key: "read_p50", label: "p50", pick: latency(Op.READER_READ, "p50") },
+      { key: "read_p95", label: "p95", pick: latency(Op.READER_READ, "p95") },
+      { key: "read_p99", label: "p99", pick: latency(Op.READER_READ, "p99") },
+      { key: "read_intended_p99", label: "p99 from intended start", pick: latency(Op.READER_READ_INTENDED, "p99"), dashed: true },
+    ],
+  },
+  {
+    id: "sessions",
+    title: "Session pool",
+    unit: "sessions",
+    lines: [
+      { key: "sessions_in_use", label: "in use", pick: gauge(Gauge.SESSIONS_IN_USE) },
+      { key: "sessions_idle", label: "idle", pick: gauge(Gauge.SESSIONS_IDLE) },
+      { key: "sessions_waiting", label: "waiting", pick: gauge(Gauge.SESSIONS_WAITING) },
+    ],
+  },
+  {
+    id: "errors",
+    title: "Errors and aborts",
+    unit: "per s",
+    lines: [
+      { key: "errors_ps", label: "errors/s", pick: gauge(Gauge.ERRORS_PS) },
+      { key: "aborts_ps", label: "aborts/s", pick: gauge(Gauge.ABORTS_PS) },
+    ],
+  },
+  {
+    id: "server-poll",
+    title: "Server-side poll query stats (last minute)",
+    unit: "ms",
+    rightUnit: "CPU %",
+    lines: [
+      { key: "server_poll_ms", label: "avg latency", pick: gauge(Gauge.SERVER_POLL_AVG_LATENCY_S, 1000) },
+      { key: "server_poll_cpu", label: "CPU", pick: gauge(Gauge.SERVER_POLL_CPU_FRACTION, 100), axis: "right", dashed: true },
+    ],
+  },
+];
+
+/** One row per sample, with every line of every chart picked out. */
+export function toRows(samples: readonly Sample[], charts: readonly ChartSpec[] = RUN_CHARTS): Row[] {
+  return samples.map((s) => {
+    const row: Row = { x: s.elapsed_s };
+    for (const chart of charts) for (const line of chart.lines) row[line.key] = line.pick(s);
+    return row;
+  });
+}
+
+/** True when some row has a value for one of the chart's lines (charts without data say so). */
+export function hasData(rows: readonly Row[], chart: ChartSpec): boolean {
+  return rows.some((r) => chart.lines.some((l) => r[l.key] != null));
+}
+
+export interface Marker {
+  x: number;
+  label: string;
+}
+
+/** Unix seconds at which the run started, as seen from its samples. */
+export function runStart(samples: readonly Sample[]): number | null {
+  const first = samples[0];
+  return first ? first.t - first.elapsed_s : null;
+}
+
+function eventTime(event: RunEvent): number | null {
+  const ms = toMs(event.t);
+  return ms === null ? null : ms / 1000;
+}
+
+export function eventChanges(event: RunEvent): Record<string, unknown> {
+  if (event.changes && Object.keys(event.changes).length > 0) return flatten(event.changes);
+  if (event.patch) return flatten(event.patch);
+  return {};
+}
+
+export function isConfigChange(event: RunEvent): boolean {
+  return event.kind === "config_change" || event.kind === "config";
+}
+
+/** A vertical marker for each config change, placed at its elapsed time. */
+export function configMarkers(events: readonly RunEvent[], samples: readonly Sample[]): Marker[] {
+  const start = runStart(samples);
+  const markers: Marker[] = [];
+  for (const event of events) {
+    if (!isConfigChange(event)) continue;
+    let x = typeof event.elapsed_s === "number" ? event.elapsed_s : null;
+    if (x === null && start !== null) {
+      const t = eventTime(event);
+      if (t !== null) x = t - start;
+    }
+    if (x === null) continue;
+    markers.push({ x: Math.max(0, x), label: event.label || changeLabel(eventChanges(event)) || "config change" });
+  }
+  return markers;
+}
+
+/**
+ * Several runs on one time axis: rows keyed by elapsed seconds (rounded to `step`), with the
+ * value of run i under `r{i}`. Runs that have no sample near some elapsed time get null there.
+ */
+export function alignRuns(series: readonly CompareSeries[], pick: (s: Sample) => number | null, step = 1): Row[] {
+  const rows = new Map<number, Row>();
+  series.forEach((run, i) => {
+    for (const s of run.samples) {
+      const x = Math.round(s.elapsed_s / step) * step;
+      let row = rows.get(x);
+      if (!row) {
+        row = { x };
+        series.forEach((_, j) => {
+          (row as Row)[`r${j}`] = null;
+        });
+        rows.set(x, row);
+      }
+      row[`r${i}`] = pick(s);
+    }
+  });
+  return [...rows.values()].sort((a, b) => a.x - b.x);
+}
+
+/** Keep the rows whose x lies in [from, to] (a zoom range). */
+export function clip(rows: readonly Row[], range: readonly [number, number] | null): Row[] {
+  if (!range) return rows as Row[];
+  const [from, to] = range;
+  return rows.filter((r) => r.x >= from && r.x <= to);
+}

@@ -1,0 +1,138 @@
+import { act, renderHook } from "@testing-library/react";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { configEvent, makeSample } from "@/test/fixtures";
+import { FakeWebSocket } from "@/test/fakeWebSocket";
+import { DEFAULT_CONFIG } from "./knobs";
+import { LIVE_WINDOW } from "./liveState";
+import { useLiveRun } from "./useLiveRun";
+
+const url = (id: string) => `ws://test/api/runs/${id}/live`;
+
+function snapshot(samples = [makeSample(0), makeSample(1)], events = [configEvent(1, { "updater.transactions_per_second": 5 })]) {
+  return { type: "snapshot", config: DEFAULT_CONFIG, status: "running", events, samples };
+}
+
+describe("useLiveRun", () => {
+  beforeEach(() => {
+    FakeWebSocket.reset();
+    vi.stubGlobal("WebSocket", FakeWebSocket);
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("builds state from the snapshot, then appends live samples and events", () => {
+    const { result } = renderHook(() => useLiveRun("r1", url));
+    const ws = FakeWebSocket.last();
+    expect(ws.url).toBe("ws://test/api/runs/r1/live");
+    expect(result.current.connection).toBe("connecting");
+    act(() => ws.open());
+    expect(result.current.connection).toBe("open");
+    act(() => ws.receive(snapshot()));
+    expect(result.current.status).toBe("running");
+    expect(result.current.samples.map((s) => s.seq)).toEqual([0, 1]);
+    expect(result.current.events).toHaveLength(1);
+
+    act(() => ws.receive({ type: "sample", sample: makeSample(2) }));
+    act(() => ws.receive({ type: "sample", sample: makeSample(2) })); // a duplicate is ignored
+    expect(result.current.samples.map((s) => s.seq)).toEqual([0, 1, 2]);
+
+    const change = configEvent(2.5, { "updater.transactions_per_second": 20 });
+    const next = { ...DEFAULT_CONFIG, updater: { ...DEFAULT_CONFIG.updater, transactions_per_second: 20 } };
+    act(() => ws.receive({ type: "config_change", event: change, config: next }));
+    expect(result.current.events).toHaveLength(2);
+    expect(result.current.config?.updater.transactions_per_second).toBe(20);
+
+    act(() => ws.receive({ type: "status", status: "paused", reason: null, event: { kind: "status", t: 1, elapsed_s: 3, changes: { status: "paused" } } }));
+    expect(result.current.status).toBe("paused");
+  });
+
+  it("reconnects with backoff after a lost connection and rebuilds from the new snapshot", () => {
+    vi.spyOn(Math, "random").mockReturnValue(0.5); // no jitter: 500 ms, then 1000 ms
+    const { result } = renderHook(() => useLiveRun("r1", url));
+    const first = FakeWebSocket.last();
+    act(() => first.open());
+    act(() => first.receive(snapshot()));
+    act(() => first.receive({ type: "sample", sample: makeSample(2) }));
+
+    act(() => first.drop(1006));
+    expect(result.current.connection).toBe("reconnecting");
+    expect(result.current.attempt).toBe(1);
+    expect(FakeWebSocket.instances).toHaveLength(1);
+    act(() => vi.advanceTimersByTime(499));
+    expect(FakeWebSocket.instances).toHaveLength(1);
+    act(() => vi.advanceTimersByTime(1));
+    expect(FakeWebSocket.instances).toHaveLength(2);
+
+    // The backend is still down: the second try fails and waits twice as long.
+    const second = FakeWebSocket.last();
+    act(() => second.drop(1006));
+    expect(result.current.attempt).toBe(2);
+    act(() => vi.advanceTimersByTime(999));
+    expect(FakeWebSocket.instances).toHaveLength(2);
+    act(() => vi.advanceTimersByTime(1));
+    expect(FakeWebSocket.instances).toHaveLength(3);
+
+    // The backend is back: the snapshot replaces what was held (samples 0..4, one more event).
+    const third = FakeWebSocket.last();
+    act(() => third.open());
+    expect(result.current.connection).toBe("open");
+    expect(result.current.attempt).toBe(0);
+    const events = [configEvent(1, { "updater.transactions_per_second": 5 }, 1), configEvent(4, { "watcher.limit": 100 }, 2)];
+    act(() => third.receive(snapshot([0, 1, 2, 3, 4].map((i) => makeSample(i)), events)));
+    expect(result.current.samples.map((s) => s.seq)).toEqual([0, 1, 2, 3, 4]);
+    expect(result.current.events.map((e) => e.id)).toEqual([1, 2]);
+    expect(result.current.snapshots).toBe(2);
+  });
+
+  it("stops reconnecting once the run has ended and the server closed normally", () => {
+    const { result } = renderHook(() => useLiveRun("r1", url));
+    const ws = FakeWebSocket.last();
+    act(() => ws.open());
+    act(() => ws.receive(snapshot()));
+    act(() => ws.receive({ type: "status", status: "finished", reason: null, event: { kind: "status", t: 1, elapsed_s: 3, changes: { status: "finished" } } }));
+    act(() => ws.drop(1000));
+    expect(result.current.connection).toBe("closed");
+    act(() => vi.advanceTimersByTime(60_000));
+    expect(FakeWebSocket.instances).toHaveLength(1);
+  });
+
+  it("reconnects at once on retryNow and closes its socket on unmount", () => {
+    const { result, unmount } = renderHook(() => useLiveRun("r1", url));
+    act(() => FakeWebSocket.last().drop(1006));
+    expect(result.current.connection).toBe("reconnecting");
+    act(() => result.current.retryNow());
+    expect(FakeWebSocket.instances).toHaveLength(2);
+    const current = FakeWebSocket.last();
+    unmount();
+    expect(current.closedByClient).toBe(1000);
+    act(() => vi.advanceTimersByTime(60_000));
+    expect(FakeWebSocket.instances).toHaveLength(2);
+  });
+
+  it("reconnects after the server drops a slow viewer, and keeps a bounded window", () => {
+    const { result } = renderHook(() => useLiveRun("r1", url));
+    const ws = FakeWebSocket.last();
+    act(() => ws.open());
+    const many = Array.from({ length: LIVE_WINDOW + 50 }, (_, i) => makeSample(i));
+    act(() => ws.receive(snapshot(many, [])));
+    expect(result.current.samples).toHaveLength(LIVE_WINDOW);
+    expect(result.current.samples[0]?.seq).toBe(50);
+    act(() => ws.receive({ type: "dropped", reason: "fell 64 messages behind", backlog: 64 }));
+    expect(result.current.dropped).toBe(1);
+    act(() => ws.drop(1008));
+    expect(result.current.connection).toBe("reconnecting");
+  });
+
+  it("ignores frames that are not typed messages", () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    const { result } = renderHook(() => useLiveRun("r1", url));
+    const ws = FakeWebSocket.last();
+    act(() => ws.open());
+    act(() => ws.receive("not json"));
+    act(() => ws.receive({ no: "type" }));
+    expect(result.current.samples).toEqual([]);
+    expect(warn).toHaveBeenCalledTimes(2);
+  });
+});

@@ -1,0 +1,100 @@
+// The one hook that owns a run's live websocket: it connects, reconnects with backoff, and
+// rebuilds the whole state from the snapshot the server sends on every (re)connect.
+import { useCallback, useEffect, useReducer, useRef, useState } from "react";
+import { liveUrl } from "./api";
+import { backoffMs, type ConnectionState, initialLiveState, liveReducer, type LiveState, parseLiveMessage } from "./liveState";
+import { isActive, type LiveMessage } from "./types";
+
+export interface LiveRun extends LiveState {
+  connection: ConnectionState;
+  /** Reconnect attempts since the last successful open. */
+  attempt: number;
+  /** When the next reconnect happens (ms since epoch), while reconnecting. */
+  retryAt: number | null;
+  /** Reconnect at once instead of waiting for the backoff. */
+  retryNow: () => void;
+}
+
+type Action = { kind: "message"; message: LiveMessage } | { kind: "reset" };
+
+function reducer(state: LiveState, action: Action): LiveState {
+  return action.kind === "reset" ? initialLiveState : liveReducer(state, action.message);
+}
+
+/** Close code the server uses for "this run does not exist" (a websocket 404). */
+const CLOSE_NOT_FOUND = 4404;
+
+export function useLiveRun(runId: string | undefined, url: (id: string) => string = liveUrl): LiveRun {
+  const [state, dispatch] = useReducer(reducer, initialLiveState);
+  const [connection, setConnection] = useState<ConnectionState>("connecting");
+  const [attempt, setAttempt] = useState(0);
+  const [retryAt, setRetryAt] = useState<number | null>(null);
+  const [generation, setGeneration] = useState(0);
+  const statusRef = useRef(state.status);
+  statusRef.current = state.status;
+  const urlRef = useRef(url);
+  urlRef.current = url;
+
+  useEffect(() => {
+    dispatch({ kind: "reset" });
+  }, [runId]);
+
+  useEffect(() => {
+    if (!runId) return undefined;
+    let disposed = false;
+    let socket: WebSocket | null = null;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    let failures = 0;
+
+    const connect = () => {
+      timer = null;
+      setRetryAt(null);
+      setConnection(failures === 0 ? "connecting" : "reconnecting");
+      const ws = new WebSocket(urlRef.current(runId));
+      socket = ws;
+      ws.onopen = () => {
+        if (disposed || socket !== ws) return;
+        failures = 0;
+        setAttempt(0);
+        setConnection("open");
+      };
+      ws.onmessage = (event: MessageEvent) => {
+        if (disposed || socket !== ws) return;
+        const message = parseLiveMessage(event.data);
+        if (message) dispatch({ kind: "message", message });
+        else console.warn("spanload live: ignoring an unknown message", event.data);
+      };
+      ws.onclose = (event: CloseEvent) => {
+        if (disposed || socket !== ws) return;
+        socket = null;
+        const finished = statusRef.current != null && !isActive(statusRef.current);
+        if ((finished && event.code === 1000) || event.code === CLOSE_NOT_FOUND) {
+          setConnection("closed");
+          return;
+        }
+        const delay = backoffMs(failures);
+        failures += 1;
+        setAttempt(failures);
+        setConnection("reconnecting");
+        setRetryAt(Date.now() + delay);
+        timer = setTimeout(connect, delay);
+      };
+      // An error is always followed by a close, which schedules the retry.
+      ws.onerror = () => undefined;
+    };
+
+    connect();
+    return () => {
+      disposed = true;
+      if (timer) clearTimeout(timer);
+      if (socket) {
+        socket.onclose = null;
+        socket.close(1000);
+      }
+    };
+  }, [runId, generation]);
+
+  const retryNow = useCallback(() => setGeneration((g) => g + 1), []);
+
+  return { ...state, connection, attempt, retryAt, retryNow };
+}

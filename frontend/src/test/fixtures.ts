@@ -1,0 +1,67 @@
+// Typed fixtures for unit tests (never used by the app).
+import { DEFAULT_CONFIG } from "@/lib/knobs";
+import type { RunEvent, RunPublic, Sample, Summary } from "@/lib/types";
+
+export const T0 = 1_800_000_000;
+
+export function makeSample(seq: number, overrides: Partial<Sample> = {}): Sample {
+  return {
+    seq,
+    t: T0 + seq + 1,
+    elapsed_s: seq + 1,
+    interval_s: 1,
+    latency: {
+      "updater.txn": { count: 10, p50: 2 + seq, p90: 3, p95: 4, p99: 5 + seq, p999: 6, max: 7, mean: 2.5 },
+      "updater.txn_intended": { count: 10, p50: 3, p90: 4, p95: 5, p99: 9, p999: 10, max: 11, mean: 3.5 },
+      "watcher.notify": { count: 50, p50: 40, p90: 60, p95: 70, p99: 90, p999: 95, max: 99, mean: 45 },
+    },
+    gauges: { "updater.target_tps": 10, "updater.tps": 9.5 + seq, "updater.mutations_ps": 50, "sessions.in_use": 3 },
+    totals: { transactions: 10 * (seq + 1), mutations: 50 * (seq + 1), received_changes: 48 * (seq + 1), polls: seq + 1, reads: 0, errors: 0, aborts: 0 },
+    ...overrides,
+  };
+}
+
+export function makeSummary(overrides: Partial<Summary> = {}): Summary {
+  return {
+    duration_s: 60,
+    latency: { "updater.txn": { count: 600, p50: 2, p90: 3, p95: 4, p99: 8, p999: 9, max: 12, mean: 2.4 } },
+    rates: { "updater.tps": 9.9 },
+    totals: { transactions: 600, mutations: 3000, received_changes: 2990, polls: 60, reads: 0, errors: 0, aborts: 0 },
+    errors_by_code: {},
+    reconciliation: { keys_written: 100, final_versions_received: 100, final_versions_missing: 0, duplicates: 0, superseded_unseen: 3, ok: true },
+    ...overrides,
+  };
+}
+
+export function makeRun(id: string, overrides: Partial<RunPublic> = {}): RunPublic {
+  return {
+    id,
+    name: `run ${id}`,
+    preset: "light",
+    status: "finished",
+    config: { ...DEFAULT_CONFIG, preset: "light" },
+    created_at: T0,
+    started_at: T0,
+    ended_at: T0 + 60,
+    notes: "",
+    tags: [],
+    summary: makeSummary(),
+    ...overrides,
+  };
+}
+
+export function configEvent(elapsed: number, changes: Record<string, unknown>, id = elapsed): RunEvent {
+  return { id, kind: "config_change", t: new Date((T0 + elapsed) * 1000).toISOString(), elapsed_s: elapsed, who: "ui", changes };
+}
+
+/** A fetch stub answering JSON per "METHOD path" (path without the /api prefix and query). */
+export function fetchStub(routes: Record<string, (url: URL, init?: RequestInit) => { status?: number; body?: unknown }>) {
+  return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const url = new URL(String(input), "http://localhost");
+    const key = `${init?.method ?? "GET"} ${url.pathname.replace(/^\/api/, "")}`;
+    const handler = routes[key];
+    if (!handler) return new Response(JSON.stringify({ detail: `no stub for ${key}` }), { status: 404 });
+    const { status = 200, body } = handler(url, init);
+    return new Response(body === undefined ? null : JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
+  };
+}
