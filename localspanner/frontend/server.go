@@ -19,8 +19,8 @@ import (
 func NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 	base := []grpc.ServerOption{
 		grpc.UnknownServiceHandler(unimplemented),
-		grpc.ChainUnaryInterceptor(recoverUnary),
-		grpc.ChainStreamInterceptor(recoverStream),
+		grpc.ChainUnaryInterceptor(timingUnary, statusUnary, recoverUnary),
+		grpc.ChainStreamInterceptor(timingStream, statusStream, recoverStream),
 	}
 	return grpc.NewServer(append(base, opts...)...)
 }

@@ -58,6 +58,7 @@ const (
 type Column struct {
 	Name                 string
 	Type                 *spannerpb.Type
+	Length               int64 // declared length of STRING(n)/BYTES(n); 0 for MAX
 	NotNull              bool
 	AllowCommitTimestamp bool
 	// Default and Generated hold the expression's GoogleSQL text, or "".

@@ -2,6 +2,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/spanload/spanload/localspanner/frontend"
+	"github.com/spanload/spanload/localspanner/storage"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -37,7 +39,12 @@ func run(args []string) int {
 		fmt.Printf("spanload-local-spanner %s\n", version)
 		return 0
 	}
-	_ = dataDir
+	reg, err := storage.OpenRegistry(*dataDir)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "spanload-local-spanner: cannot open data directory: %v\n", err)
+		return 1
+	}
+	defer reg.Close()
 
 	lis, err := net.Listen("tcp", net.JoinHostPort(*host, fmt.Sprint(*port)))
 	if err != nil {
@@ -45,6 +52,9 @@ func run(args []string) int {
 		return 1
 	}
 	srv := frontend.NewGRPCServer()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	frontend.Start(ctx, srv, reg)
 
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)

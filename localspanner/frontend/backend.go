@@ -1,0 +1,45 @@
+package frontend
+
+import (
+	"strings"
+
+	"github.com/spanload/spanload/localspanner/storage"
+	"github.com/spanload/spanload/localspanner/txn"
+	"google.golang.org/grpc"
+
+	"cloud.google.com/go/longrunning/autogen/longrunningpb"
+	dbpb "cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
+	instpb "cloud.google.com/go/spanner/admin/instance/apiv1/instancepb"
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+)
+
+// Stats receives what the server did, for SPANNER_SYS tables.
+type Stats interface {
+	// RecordQuery records one query execution.
+	RecordQuery(db *storage.DB, sql string, latencySec, cpuSec float64, rows, bytes, scanned int64, failed bool)
+}
+
+// Backend is the state every service shares.
+type Backend struct {
+	Reg   *storage.Registry
+	Txns  *txn.Manager
+	Stats Stats
+	ops   *operations
+}
+
+// Register registers every service of the local Spanner server on srv.
+func Register(srv *grpc.Server, b *Backend) {
+	b.ops = newOperations()
+	spannerpb.RegisterSpannerServer(srv, &spannerServer{b: b})
+	dbpb.RegisterDatabaseAdminServer(srv, &databaseAdmin{b: b})
+	instpb.RegisterInstanceAdminServer(srv, &instanceAdmin{b: b})
+	longrunningpb.RegisterOperationsServer(srv, &operationsServer{b: b})
+}
+
+// databaseOf returns the database part of a session name.
+func databaseOf(session string) string {
+	if i := strings.Index(session, "/sessions/"); i >= 0 {
+		return session[:i]
+	}
+	return session
+}

@@ -1,0 +1,127 @@
+package frontend
+
+import (
+	"context"
+	"strings"
+
+	"cloud.google.com/go/longrunning/autogen/longrunningpb"
+	dbpb "cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
+	"google.golang.org/protobuf/types/known/emptypb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/spanload/spanload/localspanner/internal/spanerr"
+	"github.com/spanload/spanload/localspanner/storage"
+)
+
+// databaseAdmin serves google.spanner.admin.database.v1.DatabaseAdmin.
+type databaseAdmin struct {
+	dbpb.UnimplementedDatabaseAdminServer
+	b *Backend
+}
+
+func databasePB(db *storage.DB) *dbpb.Database {
+	return &dbpb.Database{
+		Name:                   db.Name,
+		State:                  dbpb.Database_READY,
+		CreateTime:             timestamppb.New(db.Created),
+		VersionRetentionPeriod: "1h",
+		EarliestVersionTime:    timestamppb.New(db.Created),
+		DatabaseDialect:        dbpb.DatabaseDialect_GOOGLE_STANDARD_SQL,
+	}
+}
+
+// createStatementName returns the database ID of "CREATE DATABASE `name`".
+func createStatementName(stmt string) (string, error) {
+	f := strings.Fields(stmt)
+	if len(f) != 3 || !strings.EqualFold(f[0], "CREATE") || !strings.EqualFold(f[1], "DATABASE") {
+		return "", spanerr.InvalidArgument("Invalid create statement: %q; want CREATE DATABASE name", stmt)
+	}
+	return strings.Trim(f[2], "`"), nil
+}
+
+func (s *databaseAdmin) CreateDatabase(ctx context.Context, req *dbpb.CreateDatabaseRequest) (*longrunningpb.Operation, error) {
+	if req.DatabaseDialect == dbpb.DatabaseDialect_POSTGRESQL {
+		return nil, spanerr.Unimplemented("The PostgreSQL dialect is not supported by the local Spanner server.")
+	}
+	id, err := createStatementName(req.CreateStatement)
+	if err != nil {
+		return nil, err
+	}
+	name := req.Parent + "/databases/" + id
+	db, err := s.b.Reg.CreateDatabase(name)
+	if err != nil {
+		return nil, err
+	}
+	meta := &dbpb.CreateDatabaseMetadata{Database: name}
+	if _, err := db.ApplyDDL(ctx, req.ExtraStatements); err != nil {
+		if _, derr := s.b.Reg.DropDatabase(name); derr != nil {
+			return nil, derr
+		}
+		return s.b.ops.finish(name, meta, nil, err)
+	}
+	return s.b.ops.finish(name, meta, databasePB(db), nil)
+}
+
+func (s *databaseAdmin) GetDatabase(_ context.Context, req *dbpb.GetDatabaseRequest) (*dbpb.Database, error) {
+	db, err := s.b.Reg.Database(req.Name)
+	if err != nil {
+		return nil, err
+	}
+	return databasePB(db), nil
+}
+
+func (s *databaseAdmin) ListDatabases(_ context.Context, req *dbpb.ListDatabasesRequest) (*dbpb.ListDatabasesResponse, error) {
+	dbs, err := s.b.Reg.Databases(req.Parent)
+	if err != nil {
+		return nil, err
+	}
+	resp := &dbpb.ListDatabasesResponse{}
+	for _, db := range dbs {
+		resp.Databases = append(resp.Databases, databasePB(db))
+	}
+	return resp, nil
+}
+
+func (s *databaseAdmin) DropDatabase(_ context.Context, req *dbpb.DropDatabaseRequest) (*emptypb.Empty, error) {
+	db, err := s.b.Reg.DropDatabase(req.Database)
+	if db != nil {
+		s.b.Txns.DropDatabase(db)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &emptypb.Empty{}, nil
+}
+
+func (s *databaseAdmin) UpdateDatabaseDdl(ctx context.Context, req *dbpb.UpdateDatabaseDdlRequest) (*longrunningpb.Operation, error) {
+	db, err := s.b.Reg.Database(req.Database)
+	if err != nil {
+		return nil, err
+	}
+	if len(req.Statements) == 0 {
+		return nil, spanerr.InvalidArgument("UpdateDatabaseDdl needs at least one statement.")
+	}
+	n, err := db.ApplyDDL(ctx, req.Statements)
+	meta := &dbpb.UpdateDatabaseDdlMetadata{Database: req.Database, Statements: req.Statements}
+	now := timestamppb.Now()
+	for i := 0; i < n; i++ {
+		meta.CommitTimestamps = append(meta.CommitTimestamps, now)
+	}
+	meta.Progress = make([]*dbpb.OperationProgress, len(req.Statements))
+	for i := range req.Statements {
+		p := int32(0)
+		if i < n {
+			p = 100
+		}
+		meta.Progress[i] = &dbpb.OperationProgress{ProgressPercent: p, StartTime: now, EndTime: now}
+	}
+	return s.b.ops.finish(req.Database, meta, nil, err)
+}
+
+func (s *databaseAdmin) GetDatabaseDdl(_ context.Context, req *dbpb.GetDatabaseDdlRequest) (*dbpb.GetDatabaseDdlResponse, error) {
+	db, err := s.b.Reg.Database(req.Database)
+	if err != nil {
+		return nil, err
+	}
+	return &dbpb.GetDatabaseDdlResponse{Statements: db.DDL()}, nil
+}

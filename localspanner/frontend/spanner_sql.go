@@ -1,0 +1,361 @@
+package frontend
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"github.com/cloudspannerecosystem/memefish"
+	"github.com/cloudspannerecosystem/memefish/token"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/spanload/spanload/localspanner/internal/spanerr"
+	"github.com/spanload/spanload/localspanner/query"
+	"github.com/spanload/spanload/localspanner/storage"
+)
+
+// isDML reports whether a statement starts with INSERT, UPDATE or DELETE (after
+// comments and a statement hint), using memefish's lexer.
+func isDML(sql string) bool {
+	lx := &memefish.Lexer{File: &token.File{Buffer: sql}}
+	depth := 0
+	for i := 0; i < 64; i++ {
+		if err := lx.NextToken(); err != nil || lx.Token.Kind == token.TokenEOF {
+			return false
+		}
+		switch {
+		case lx.Token.Kind == "@" && depth == 0:
+			continue
+		case lx.Token.Kind == "{":
+			depth++
+			continue
+		case lx.Token.Kind == "}":
+			depth--
+			continue
+		case depth > 0:
+			continue
+		}
+		switch strings.ToUpper(lx.Token.Raw) {
+		case "INSERT", "UPDATE", "DELETE":
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+func toParams(fields map[string]*structpb.Value, types map[string]*spannerpb.Type) query.Params {
+	if len(fields) == 0 {
+		return nil
+	}
+	p := make(query.Params, len(fields))
+	for name, v := range fields {
+		p[name] = query.Param{Value: v, Type: types[name]}
+	}
+	return p
+}
+
+func (s *spannerServer) ExecuteSql(ctx context.Context, req *spannerpb.ExecuteSqlRequest) (*spannerpb.ResultSet, error) {
+	w := newResultWriter(nil, req.ResumeToken)
+	if err := s.executeSQL(ctx, req, w); err != nil {
+		return nil, err
+	}
+	return w.rs, nil
+}
+
+func (s *spannerServer) ExecuteStreamingSql(req *spannerpb.ExecuteSqlRequest, stream spannerpb.Spanner_ExecuteStreamingSqlServer) error {
+	w := newResultWriter(stream.Send, req.ResumeToken)
+	return s.executeSQL(stream.Context(), req, w)
+}
+
+func (s *spannerServer) executeSQL(ctx context.Context, req *spannerpb.ExecuteSqlRequest, w *resultWriter) error {
+	sess, err := s.b.Txns.Session(req.Session)
+	if err != nil {
+		return err
+	}
+	sel, err := s.resolve(sess, req.Transaction)
+	if err != nil {
+		return err
+	}
+	if isDML(req.Sql) {
+		res, err := s.executeDML(ctx, sel, req.Sql, req.GetParams().GetFields(), req.ParamTypes, req.Seqno)
+		if err != nil {
+			s.failBegin(sel)
+			return err
+		}
+		if sel.t.Partitioned {
+			if _, err := s.b.Txns.Commit(ctx, sel.t, nil); err != nil {
+				return err
+			}
+			res.partitioned = true
+		}
+		meta := &spannerpb.ResultSetMetadata{RowType: &spannerpb.StructType{Fields: res.fields}}
+		if sel.begun {
+			meta.Transaction = txnPB(sel.t, true)
+		}
+		w.setMeta(meta)
+		for _, r := range res.rows {
+			if err := w.row(r); err != nil {
+				return err
+			}
+		}
+		stats := &spannerpb.ResultSetStats{}
+		if res.partitioned {
+			stats.RowCount = &spannerpb.ResultSetStats_RowCountLowerBound{RowCountLowerBound: res.count}
+		} else {
+			stats.RowCount = &spannerpb.ResultSetStats_RowCountExact{RowCountExact: res.count}
+		}
+		return w.finish(stats)
+	}
+	err = s.runQuery(ctx, sess.DB, sel, req, w)
+	if err != nil {
+		s.failBegin(sel)
+	}
+	return err
+}
+
+// failBegin discards a transaction begun inline by a request that failed: the
+// client never learnt its ID.
+func (s *spannerServer) failBegin(sel selected) {
+	if sel.begun && sel.t != nil {
+		s.b.Txns.Rollback(sel.t)
+	}
+}
+
+func (s *spannerServer) runQuery(ctx context.Context, db *storage.DB, sel selected, req *spannerpb.ExecuteSqlRequest, w *resultWriter) error {
+	t := sel.t
+	start := time.Now()
+	src := t.Source()
+	plan, err := query.Compile(db.Catalog(), req.Sql, toParams(req.GetParams().GetFields(), req.ParamTypes), src)
+	if err != nil {
+		return err
+	}
+	meta := &spannerpb.ResultSetMetadata{RowType: &spannerpb.StructType{Fields: plan.Fields}}
+	if sel.begun || (t.ReadOnly && sel.singleUse && req.GetTransaction().GetSingleUse().GetReadOnly().GetReturnReadTimestamp()) {
+		meta.Transaction = txnPB(t, sel.begun)
+	}
+	w.setMeta(meta)
+	if req.QueryMode == spannerpb.ExecuteSqlRequest_PLAN {
+		return w.finish(&spannerpb.ResultSetStats{QueryPlan: &spannerpb.QueryPlan{}})
+	}
+	seq := t.ReadSeq()
+	args := plan.Args
+	if extra := src.Args(plan.SQL); len(extra) > 0 {
+		args = append(append([]any(nil), plan.Args...), extra...)
+	}
+	rows, err := db.Query(ctx, plan.SQL, args...)
+	if err != nil {
+		s.recordQuery(db, req.Sql, start, w, true)
+		return err
+	}
+	err = storage.ScanRows(rows, func(row []any) error {
+		vals, err := plan.Decode(row)
+		if err != nil {
+			return err
+		}
+		return w.row(vals)
+	})
+	if err != nil {
+		s.recordQuery(db, req.Sql, start, w, true)
+		return err
+	}
+	t.RecordTableRead(seq, plan.Tables...)
+	elapsed := s.recordQuery(db, req.Sql, start, w, false)
+	var stats *spannerpb.ResultSetStats
+	if req.QueryMode == spannerpb.ExecuteSqlRequest_PROFILE || req.QueryMode == spannerpb.ExecuteSqlRequest_WITH_STATS {
+		stats = queryStats(elapsed, w.Returned)
+		if req.QueryMode == spannerpb.ExecuteSqlRequest_PROFILE {
+			stats.QueryPlan = &spannerpb.QueryPlan{}
+		}
+	}
+	return w.finish(stats)
+}
+
+func (s *spannerServer) recordQuery(db *storage.DB, sql string, start time.Time, w *resultWriter, failed bool) time.Duration {
+	elapsed := time.Since(start)
+	if s.b.Stats != nil {
+		sec := elapsed.Seconds()
+		s.b.Stats.RecordQuery(db, sql, sec, sec, w.Returned, w.Bytes, w.Returned, failed)
+	}
+	return elapsed
+}
+
+func queryStats(elapsed time.Duration, rows int64) *spannerpb.ResultSetStats {
+	ms := float64(elapsed.Microseconds()) / 1000
+	st, _ := structpb.NewStruct(map[string]any{
+		"elapsed_time":      formatMs(ms),
+		"cpu_time":          formatMs(ms),
+		"rows_returned":     itoa(rows),
+		"rows_scanned":      itoa(rows),
+		"query_text":        "",
+		"optimizer_version": "1",
+	})
+	return &spannerpb.ResultSetStats{QueryStats: st}
+}
+
+type dmlResult struct {
+	count       int64
+	fields      []*spannerpb.StructType_Field
+	rows        [][]*structpb.Value
+	partitioned bool
+}
+
+func (s *spannerServer) executeDML(ctx context.Context, sel selected, sql string, params map[string]*structpb.Value, types map[string]*spannerpb.Type, seqno int64) (*dmlResult, error) {
+	t := sel.t
+	if t.ReadOnly {
+		return nil, spanerr.FailedPrecondition("DML statements can only be performed in a read-write or partitioned-dml transaction.")
+	}
+	if n, ok := t.DMLReplay(seqno); ok && seqno != 0 {
+		return &dmlResult{count: n}, nil
+	}
+	db := t.DB
+	src := t.Source()
+	plan, err := query.CompileDML(db.Catalog(), sql, toParams(params, types), src)
+	if err != nil {
+		return nil, err
+	}
+	seq := t.ReadSeq()
+	args := plan.Args
+	if extra := src.Args(plan.SQL); len(extra) > 0 {
+		args = append(append([]any(nil), plan.Args...), extra...)
+	}
+	rows, err := db.Query(ctx, plan.SQL, args...)
+	if err != nil {
+		return nil, err
+	}
+	res := &dmlResult{fields: plan.Returning}
+	var cells [][]any
+	err = storage.ScanRows(rows, func(row []any) error {
+		n := len(plan.Columns)
+		cells = append(cells, row[:n])
+		if len(plan.Returning) > 0 {
+			vals, err := plan.DecodeReturning(row)
+			if err != nil {
+				return err
+			}
+			res.rows = append(res.rows, vals)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.count = int64(len(cells))
+	if len(cells) > 0 {
+		m, err := dmlMutation(ctx, db, plan, cells)
+		if err != nil {
+			return nil, err
+		}
+		if err := t.Buffer(m); err != nil {
+			return nil, err
+		}
+	}
+	if plan.Kind != query.DMLInsert {
+		t.RecordTableRead(seq, plan.Table)
+	}
+	t.RecordDML(seqno, res.count)
+	return res, nil
+}
+
+// dmlMutation turns the rows a DML plan yielded into one buffered mutation.
+func dmlMutation(ctx context.Context, db *storage.DB, plan *query.DMLPlan, cells [][]any) (*storage.Mutation, error) {
+	tb := plan.Table
+	switch plan.Kind {
+	case query.DMLInsert:
+		m := &storage.Mutation{Op: storage.OpInsert, Table: tb, Columns: plan.Columns, Rows: cells}
+		if err := checkInsertKeys(ctx, db, m); err != nil {
+			return nil, err
+		}
+		return m, nil
+	case query.DMLUpdate:
+		return &storage.Mutation{Op: storage.OpUpdate, Table: tb, Columns: plan.Columns, Rows: cells}, nil
+	case query.DMLDelete:
+		keys := make([][]any, len(cells))
+		for i, c := range cells {
+			keys[i] = c[:len(tb.PrimaryKey)]
+		}
+		return &storage.Mutation{Op: storage.OpDelete, Table: tb, KeySet: storage.KeySet{Keys: keys}}, nil
+	}
+	return nil, spanerr.Unimplemented("DML kind %d is not supported", plan.Kind)
+}
+
+// checkInsertKeys answers ALREADY_EXISTS at the statement, as Spanner does, when
+// an inserted key exists already.
+func checkInsertKeys(ctx context.Context, db *storage.DB, m *storage.Mutation) error {
+	spec := &storage.ReadSpec{Table: m.Table, Columns: m.Table.Columns[:1]}
+	pos := make([]int, len(m.Table.PrimaryKey))
+	for i, k := range m.Table.PrimaryKey {
+		pos[i] = -1
+		for j, c := range m.Columns {
+			if c == k.Column {
+				pos[i] = j
+			}
+		}
+		if pos[i] < 0 {
+			return spanerr.FailedPrecondition("INSERT into %s must give every primary key column; %s is missing.", m.Table.Name, k.Column.Name)
+		}
+	}
+	for _, row := range m.Rows {
+		key := make([]any, len(pos))
+		for i, p := range pos {
+			key[i] = row[p]
+		}
+		spec.KeySet.Keys = append(spec.KeySet.Keys, key)
+	}
+	q, args, err := spec.SQL(db.CurrentSource())
+	if err != nil {
+		return err
+	}
+	rows, err := db.Query(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	found := false
+	if err := storage.ScanRows(rows, func([]any) error { found = true; return nil }); err != nil {
+		return err
+	}
+	if found {
+		return spanerr.AlreadyExists("Row in table %s already exists", m.Table.Name)
+	}
+	return nil
+}
+
+func (s *spannerServer) ExecuteBatchDml(ctx context.Context, req *spannerpb.ExecuteBatchDmlRequest) (*spannerpb.ExecuteBatchDmlResponse, error) {
+	sess, err := s.b.Txns.Session(req.Session)
+	if err != nil {
+		return nil, err
+	}
+	if len(req.Statements) == 0 {
+		return nil, spanerr.InvalidArgument("No statements in batch DML request.")
+	}
+	sel, err := s.resolve(sess, req.Transaction)
+	if err != nil {
+		return nil, err
+	}
+	if sel.t.ReadOnly {
+		s.failBegin(sel)
+		return nil, spanerr.FailedPrecondition("DML statements can only be performed in a read-write transaction.")
+	}
+	resp := &spannerpb.ExecuteBatchDmlResponse{Status: status.New(0, "").Proto()}
+	for i, st := range req.Statements {
+		res, err := s.executeDML(ctx, sel, st.Sql, st.GetParams().GetFields(), st.ParamTypes, req.Seqno*1000+int64(i)+1)
+		if err != nil {
+			if i == 0 {
+				s.failBegin(sel)
+			}
+			resp.Status = status.Convert(toStatus(err, nil)).Proto()
+			return resp, nil
+		}
+		rs := &spannerpb.ResultSet{
+			Metadata: &spannerpb.ResultSetMetadata{RowType: &spannerpb.StructType{}},
+			Stats:    &spannerpb.ResultSetStats{RowCount: &spannerpb.ResultSetStats_RowCountExact{RowCountExact: res.count}},
+		}
+		if i == 0 && sel.begun {
+			rs.Metadata.Transaction = txnPB(sel.t, true)
+		}
+		resp.ResultSets = append(resp.ResultSets, rs)
+	}
+	return resp, nil
+}

@@ -1,0 +1,41 @@
+package frontend
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"google.golang.org/grpc"
+
+	"github.com/spanload/spanload/localspanner/storage"
+	"github.com/spanload/spanload/localspanner/txn"
+)
+
+// janitorInterval is how often idle transactions are discarded and old row
+// versions pruned.
+const janitorInterval = 10 * time.Second
+
+// Start registers every service on srv, backed by reg, and runs the background
+// cleanup until ctx ends. It returns the backend.
+func Start(ctx context.Context, srv *grpc.Server, reg *storage.Registry) *Backend {
+	b := &Backend{Reg: reg, Txns: txn.NewManager()}
+	Register(srv, b)
+	go b.Txns.Janitor(ctx, janitorInterval)
+	go func() {
+		tick := time.NewTicker(time.Minute)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				for _, db := range reg.AllDatabases() {
+					if err := db.PruneHistory(ctx); err != nil {
+						slog.Warn("pruning history failed", "db", db.Name, "err", err)
+					}
+				}
+			}
+		}
+	}()
+	return b
+}

@@ -1,0 +1,48 @@
+package frontend
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+)
+
+// serverTiming is the header Cloud Spanner's front end sets with its processing
+// time; clients use it to split client from server latency.
+func serverTiming(d time.Duration) metadata.MD {
+	return metadata.Pairs("server-timing", "gfet4t7; dur="+strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 3, 64))
+}
+
+func timingUnary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	start := time.Now()
+	resp, err := handler(ctx, req)
+	_ = grpc.SetHeader(ctx, serverTiming(time.Since(start)))
+	return resp, err
+}
+
+// timedStream sets the server-timing header (time until the first response)
+// just before the first message goes out.
+type timedStream struct {
+	grpc.ServerStream
+	start time.Time
+	once  sync.Once
+}
+
+func (s *timedStream) setHeader() {
+	s.once.Do(func() { _ = s.ServerStream.SetHeader(serverTiming(time.Since(s.start))) })
+}
+
+func (s *timedStream) SendMsg(m any) error {
+	s.setHeader()
+	return s.ServerStream.SendMsg(m)
+}
+
+func timingStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	ts := &timedStream{ServerStream: ss, start: time.Now()}
+	err := handler(srv, ts)
+	ts.setHeader()
+	return err
+}

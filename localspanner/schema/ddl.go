@@ -1,0 +1,469 @@
+package schema
+
+import (
+	"fmt"
+	"strings"
+
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"github.com/cloudspannerecosystem/memefish"
+	"github.com/cloudspannerecosystem/memefish/ast"
+
+	"github.com/spanload/spanload/localspanner/internal/spanerr"
+)
+
+// ParseDDL parses one DDL statement with memefish.
+func ParseDDL(stmt string) (ast.DDL, error) {
+	d, err := memefish.ParseDDL("", stmt)
+	if err != nil {
+		return nil, spanerr.InvalidArgument("Error parsing Spanner DDL statement: %s : %v", stmt, err)
+	}
+	return d, nil
+}
+
+// NewCatalog returns an empty catalog.
+func NewCatalog() *Catalog {
+	return &Catalog{byTable: map[string]*Table{}, byIndex: map[string]*Index{}}
+}
+
+// Build replays DDL statements onto an empty catalog.
+func Build(stmts []string) (*Catalog, error) {
+	c := NewCatalog()
+	for _, s := range stmts {
+		d, err := ParseDDL(s)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.apply(d); err != nil {
+			return nil, fmt.Errorf("replaying %q: %w", s, err)
+		}
+	}
+	return c, nil
+}
+
+// Change is the effect of one DDL statement: the catalog after it, and what the
+// storage layer must do.
+type Change struct {
+	Catalog *Catalog
+	Stmt    ast.DDL
+	// CreatedTable, DroppedTable, AlteredTable, CreatedIndex, DroppedIndex name
+	// what changed (at most one is set; AlteredTable for ALTER TABLE).
+	CreatedTable *Table
+	DroppedTable *Table
+	AlteredTable *Table // in the new catalog
+	OldTable     *Table // for AlteredTable: the table before the change
+	AddedColumn  *Column
+	DroppedCol   *Column
+	CreatedIndex *Index
+	DroppedIndex *Index
+}
+
+// Apply builds the catalog that results from applying stmt to the catalog built
+// from prev (the statements applied so far). It never modifies an existing Catalog.
+func Apply(prev []string, stmt string) (*Change, error) {
+	d, err := ParseDDL(stmt)
+	if err != nil {
+		return nil, err
+	}
+	old, err := Build(prev)
+	if err != nil {
+		return nil, err
+	}
+	c, err := Build(prev)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.apply(d); err != nil {
+		return nil, err
+	}
+	ch := &Change{Catalog: c, Stmt: d}
+	switch s := d.(type) {
+	case *ast.CreateTable:
+		ch.CreatedTable, _ = c.Table(pathName(s.Name))
+	case *ast.DropTable:
+		ch.DroppedTable, _ = old.Table(pathName(s.Name))
+	case *ast.CreateIndex:
+		ch.CreatedIndex, _ = c.Index(pathName(s.Name))
+	case *ast.DropIndex:
+		ch.DroppedIndex, _ = old.Index(pathName(s.Name))
+	case *ast.AlterTable:
+		ch.AlteredTable, _ = c.Table(pathName(s.Name))
+		ch.OldTable, _ = old.Table(pathName(s.Name))
+		switch a := s.TableAlteration.(type) {
+		case *ast.AddColumn:
+			ch.AddedColumn, _ = ch.AlteredTable.Column(a.Column.Name.Name)
+		case *ast.DropColumn:
+			ch.DroppedCol, _ = ch.OldTable.Column(a.Name.Name)
+		}
+	}
+	return ch, nil
+}
+
+func pathName(p *ast.Path) string {
+	parts := make([]string, len(p.Idents))
+	for i, id := range p.Idents {
+		parts[i] = id.Name
+	}
+	return strings.Join(parts, ".")
+}
+
+func (c *Catalog) apply(d ast.DDL) error {
+	switch s := d.(type) {
+	case *ast.CreateTable:
+		return c.createTable(s)
+	case *ast.CreateIndex:
+		return c.createIndex(s)
+	case *ast.DropTable:
+		return c.dropTable(s)
+	case *ast.DropIndex:
+		return c.dropIndex(s)
+	case *ast.AlterTable:
+		return c.alterTable(s)
+	default:
+		return spanerr.Unimplemented("DDL statement at offset %d is not supported by the local Spanner server: %s", d.Pos(), firstWords(d.SQL()))
+	}
+}
+
+func firstWords(s string) string {
+	f := strings.Fields(s)
+	if len(f) > 3 {
+		f = f[:3]
+	}
+	return strings.Join(f, " ")
+}
+
+func quote(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
+
+func (c *Catalog) nameTaken(name string) bool {
+	_, t := c.byTable[strings.ToLower(name)]
+	_, i := c.byIndex[strings.ToLower(name)]
+	return t || i
+}
+
+func optionBool(opts *ast.Options, name string) (bool, bool, error) {
+	if opts == nil {
+		return false, false, nil
+	}
+	for _, r := range opts.Records {
+		if !strings.EqualFold(r.Name.Name, name) {
+			return false, false, spanerr.InvalidArgument("unknown option %s", r.Name.Name)
+		}
+		switch v := r.Value.(type) {
+		case *ast.BoolLiteral:
+			return v.Value, true, nil
+		case *ast.NullLiteral:
+			return false, true, nil
+		default:
+			return false, false, spanerr.InvalidArgument("option %s needs true, false or null, got %s", name, r.Value.SQL())
+		}
+	}
+	return false, false, nil
+}
+
+func (c *Catalog) newColumn(t *Table, cd *ast.ColumnDef) (*Column, error) {
+	if _, dup := t.byCol[strings.ToLower(cd.Name.Name)]; dup {
+		return nil, spanerr.FailedPrecondition("Duplicate column name %s.%s", t.Name, cd.Name.Name)
+	}
+	typ, n, err := columnType(cd.Type)
+	if err != nil {
+		return nil, err
+	}
+	col := &Column{Name: cd.Name.Name, Type: typ, Length: n, NotNull: cd.NotNull, SQLName: quote(cd.Name.Name)}
+	switch ds := cd.DefaultSemantics.(type) {
+	case nil:
+	case *ast.ColumnDefaultExpr:
+		col.Default = ds.Expr.SQL()
+	case *ast.GeneratedColumnExpr:
+		col.Generated = ds.Expr.SQL()
+		col.Stored = !ds.Stored.Invalid()
+		if !col.Stored {
+			return nil, spanerr.Unimplemented("non-stored generated column %s.%s is not supported; add STORED", t.Name, col.Name)
+		}
+	default:
+		return nil, spanerr.Unimplemented("column %s.%s: %s is not supported", t.Name, col.Name, firstWords(cd.DefaultSemantics.SQL()))
+	}
+	ct, set, err := optionBool(cd.Options, "allow_commit_timestamp")
+	if err != nil {
+		return nil, err
+	}
+	if set {
+		if ct && typ.Code != spannerpb.TypeCode_TIMESTAMP {
+			return nil, spanerr.FailedPrecondition("allow_commit_timestamp is only valid on TIMESTAMP columns, not %s.%s", t.Name, col.Name)
+		}
+		col.AllowCommitTimestamp = ct
+	}
+	return col, nil
+}
+
+func (t *Table) addColumn(col *Column) {
+	col.Position = len(t.Columns)
+	t.Columns = append(t.Columns, col)
+	t.byCol[strings.ToLower(col.Name)] = col
+}
+
+func (c *Catalog) createTable(s *ast.CreateTable) error {
+	name := pathName(s.Name)
+	if c.nameTaken(name) {
+		if s.IfNotExists {
+			return nil
+		}
+		return spanerr.FailedPrecondition("Duplicate name in schema: %s.", name)
+	}
+	t := &Table{Name: name, SQLName: quote(name), byCol: map[string]*Column{}}
+	for _, cd := range s.Columns {
+		col, err := c.newColumn(t, cd)
+		if err != nil {
+			return err
+		}
+		t.addColumn(col)
+	}
+	keys := s.PrimaryKeys
+	for _, cd := range s.Columns {
+		if cd.PrimaryKey {
+			keys = append(keys, &ast.IndexKey{Name: cd.Name})
+		}
+	}
+	for _, k := range keys {
+		col, ok := t.Column(k.Name.Name)
+		if !ok {
+			return spanerr.FailedPrecondition("Table %s references nonexistent key column %s.", name, k.Name.Name)
+		}
+		if col.Type.Code == spannerpb.TypeCode_ARRAY || col.Type.Code == spannerpb.TypeCode_JSON {
+			return spanerr.FailedPrecondition("Column %s.%s of type %s cannot be part of a key.", name, col.Name, TypeDDL(col.Type, 0))
+		}
+		t.PrimaryKey = append(t.PrimaryKey, KeyPart{Column: col, Desc: k.Dir == ast.DirectionDesc})
+	}
+	if len(s.TableConstraints) > 0 {
+		return spanerr.Unimplemented("table constraints (FOREIGN KEY, CHECK) in CREATE TABLE %s are not supported", name)
+	}
+	if s.Cluster != nil {
+		pname := pathName(s.Cluster.TableName)
+		parent, ok := c.Table(pname)
+		if !ok {
+			return spanerr.FailedPrecondition("Table %s references nonexistent parent table %s.", name, pname)
+		}
+		if len(parent.PrimaryKey) > len(t.PrimaryKey) {
+			return spanerr.FailedPrecondition("Table %s does not reference parent key column %s.", name, parent.PrimaryKey[len(t.PrimaryKey)].Column.Name)
+		}
+		for i, pk := range parent.PrimaryKey {
+			ck := t.PrimaryKey[i]
+			if !strings.EqualFold(pk.Column.Name, ck.Column.Name) {
+				return spanerr.FailedPrecondition("Table %s does not reference parent key column %s.", name, pk.Column.Name)
+			}
+			if TypeDDL(pk.Column.Type, pk.Column.Length) != TypeDDL(ck.Column.Type, ck.Column.Length) {
+				return spanerr.FailedPrecondition("Type of column %s.%s does not match the parent key column of %s.", name, ck.Column.Name, parent.Name)
+			}
+		}
+		t.Parent = parent
+		if s.Cluster.OnDelete == ast.OnDeleteCascade {
+			t.OnDelete = Cascade
+		}
+	}
+	c.Tables = append(c.Tables, t)
+	c.byTable[strings.ToLower(name)] = t
+	return nil
+}
+
+func (c *Catalog) createIndex(s *ast.CreateIndex) error {
+	name := pathName(s.Name)
+	if c.nameTaken(name) {
+		if s.IfNotExists {
+			return nil
+		}
+		return spanerr.FailedPrecondition("Duplicate name in schema: %s.", name)
+	}
+	tname := pathName(s.TableName)
+	t, ok := c.Table(tname)
+	if !ok {
+		return spanerr.FailedPrecondition("Index %s is defined on a table that does not exist: %s.", name, tname)
+	}
+	ix := &Index{Name: name, Table: t, Unique: s.Unique, NullFiltered: s.NullFiltered, SQLName: quote(name)}
+	seen := map[string]bool{}
+	for _, k := range s.Keys {
+		col, ok := t.Column(k.Name.Name)
+		if !ok {
+			return spanerr.FailedPrecondition("Index %s specifies key column %s which does not exist in table %s.", name, k.Name.Name, t.Name)
+		}
+		if col.Type.Code == spannerpb.TypeCode_ARRAY || col.Type.Code == spannerpb.TypeCode_JSON {
+			return spanerr.FailedPrecondition("Index %s: column %s of type %s cannot be an index key.", name, col.Name, TypeDDL(col.Type, 0))
+		}
+		seen[strings.ToLower(col.Name)] = true
+		ix.Keys = append(ix.Keys, KeyPart{Column: col, Desc: k.Dir == ast.DirectionDesc})
+	}
+	if s.Storing != nil {
+		for _, id := range s.Storing.Columns {
+			col, ok := t.Column(id.Name)
+			if !ok {
+				return spanerr.FailedPrecondition("Index %s specifies stored column %s which does not exist in table %s.", name, id.Name, t.Name)
+			}
+			if seen[strings.ToLower(col.Name)] {
+				return spanerr.FailedPrecondition("Index %s specifies stored column %s which is already a key column.", name, id.Name)
+			}
+			ix.Storing = append(ix.Storing, col)
+		}
+	}
+	if s.Where != nil {
+		return spanerr.Unimplemented("CREATE INDEX ... WHERE at offset %d is not supported", s.Where.Pos())
+	}
+	if s.InterleaveIn != nil {
+		p, ok := c.Table(s.InterleaveIn.TableName.Name)
+		if !ok {
+			return spanerr.FailedPrecondition("Index %s is interleaved in a table that does not exist: %s.", name, s.InterleaveIn.TableName.Name)
+		}
+		ix.Interleave = p
+	}
+	t.Indexes = append(t.Indexes, ix)
+	c.Indexes = append(c.Indexes, ix)
+	c.byIndex[strings.ToLower(name)] = ix
+	return nil
+}
+
+func (c *Catalog) dropTable(s *ast.DropTable) error {
+	name := pathName(s.Name)
+	t, ok := c.Table(name)
+	if !ok {
+		if s.IfExists {
+			return nil
+		}
+		return spanerr.NotFound("Table not found: %s", name)
+	}
+	if len(t.Indexes) > 0 {
+		names := make([]string, len(t.Indexes))
+		for i, ix := range t.Indexes {
+			names[i] = ix.Name
+		}
+		return spanerr.FailedPrecondition("Cannot drop table %s with indices: %s.", name, strings.Join(names, ", "))
+	}
+	for _, other := range c.Tables {
+		if other.Parent == t {
+			return spanerr.FailedPrecondition("Cannot drop table %s with interleaved tables: %s.", name, other.Name)
+		}
+	}
+	for i, other := range c.Tables {
+		if other == t {
+			c.Tables = append(c.Tables[:i:i], c.Tables[i+1:]...)
+			break
+		}
+	}
+	delete(c.byTable, strings.ToLower(name))
+	return nil
+}
+
+func (c *Catalog) dropIndex(s *ast.DropIndex) error {
+	name := pathName(s.Name)
+	ix, ok := c.Index(name)
+	if !ok {
+		if s.IfExists {
+			return nil
+		}
+		return spanerr.NotFound("Index not found: %s", name)
+	}
+	c.Indexes = removeIndex(c.Indexes, ix)
+	ix.Table.Indexes = removeIndex(ix.Table.Indexes, ix)
+	delete(c.byIndex, strings.ToLower(name))
+	return nil
+}
+
+func removeIndex(list []*Index, ix *Index) []*Index {
+	out := list[:0:0]
+	for _, x := range list {
+		if x != ix {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func (c *Catalog) alterTable(s *ast.AlterTable) error {
+	name := pathName(s.Name)
+	t, ok := c.Table(name)
+	if !ok {
+		return spanerr.NotFound("Table not found: %s", name)
+	}
+	switch a := s.TableAlteration.(type) {
+	case *ast.AddColumn:
+		if _, exists := t.Column(a.Column.Name.Name); exists {
+			if a.IfNotExists {
+				return nil
+			}
+			return spanerr.FailedPrecondition("Duplicate column name %s.%s", name, a.Column.Name.Name)
+		}
+		col, err := c.newColumn(t, a.Column)
+		if err != nil {
+			return err
+		}
+		if col.NotNull && col.Default == "" && col.Generated == "" {
+			return spanerr.FailedPrecondition("Cannot add NOT NULL column %s.%s to existing table %s.", name, col.Name, name)
+		}
+		if col.Generated != "" {
+			return spanerr.Unimplemented("adding the generated column %s.%s to an existing table is not supported", name, col.Name)
+		}
+		t.addColumn(col)
+	case *ast.DropColumn:
+		col, ok := t.Column(a.Name.Name)
+		if !ok {
+			return spanerr.NotFound("Column not found in table %s: %s", name, a.Name.Name)
+		}
+		for _, k := range t.PrimaryKey {
+			if k.Column == col {
+				return spanerr.FailedPrecondition("Cannot drop key column %s from table %s.", col.Name, name)
+			}
+		}
+		for _, ix := range t.Indexes {
+			for _, k := range ix.Keys {
+				if k.Column == col {
+					return spanerr.FailedPrecondition("Cannot drop column %s from table %s because it is referenced by index %s.", col.Name, name, ix.Name)
+				}
+			}
+			for _, sc := range ix.Storing {
+				if sc == col {
+					return spanerr.FailedPrecondition("Cannot drop column %s from table %s because it is stored in index %s.", col.Name, name, ix.Name)
+				}
+			}
+		}
+		cols := t.Columns[:0:0]
+		for _, x := range t.Columns {
+			if x != col {
+				x.Position = len(cols)
+				cols = append(cols, x)
+			}
+		}
+		t.Columns = cols
+		delete(t.byCol, strings.ToLower(col.Name))
+	case *ast.AlterColumn:
+		col, ok := t.Column(a.Name.Name)
+		if !ok {
+			return spanerr.NotFound("Column not found in table %s: %s", name, a.Name.Name)
+		}
+		switch alt := a.Alteration.(type) {
+		case *ast.AlterColumnSetOptions:
+			ct, set, err := optionBool(alt.Options, "allow_commit_timestamp")
+			if err != nil {
+				return err
+			}
+			if set {
+				if ct && col.Type.Code != spannerpb.TypeCode_TIMESTAMP {
+					return spanerr.FailedPrecondition("allow_commit_timestamp is only valid on TIMESTAMP columns, not %s.%s", name, col.Name)
+				}
+				col.AllowCommitTimestamp = ct
+			}
+		case *ast.AlterColumnType:
+			typ, n, err := columnType(alt.Type)
+			if err != nil {
+				return err
+			}
+			if typ.Code != col.Type.Code || (typ.ArrayElementType != nil) != (col.Type.ArrayElementType != nil) {
+				return spanerr.Unimplemented("changing the type of %s.%s from %s to %s is not supported", name, col.Name, TypeDDL(col.Type, col.Length), TypeDDL(typ, n))
+			}
+			if alt.NotNull && !col.NotNull {
+				return spanerr.Unimplemented("adding NOT NULL to existing column %s.%s is not supported", name, col.Name)
+			}
+			col.Length = n
+			col.NotNull = alt.NotNull
+		default:
+			return spanerr.Unimplemented("ALTER COLUMN %s at offset %d is not supported", firstWords(a.Alteration.SQL()), a.Alteration.Pos())
+		}
+	default:
+		return spanerr.Unimplemented("ALTER TABLE %s at offset %d is not supported", firstWords(s.TableAlteration.SQL()), s.TableAlteration.Pos())
+	}
+	return nil
+}

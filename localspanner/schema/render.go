@@ -1,0 +1,258 @@
+package schema
+
+import (
+	"strings"
+)
+
+// HiddenTS is the hidden SQLite column of every table that holds the commit
+// timestamp (Unix microseconds) of the row's current version.
+const HiddenTS = "_spanload_ts"
+
+// HistoryName is the SQLite table that keeps superseded row versions of t:
+// its columns, then _from (the version's commit time) and _to (when it was
+// superseded), both Unix microseconds.
+func (t *Table) HistoryName() string { return quote("_h_" + t.Name) }
+
+// DDL returns the canonical Spanner DDL of the catalog: tables in creation order
+// (parents before children), each followed by its indexes.
+func (c *Catalog) DDL() []string {
+	var out []string
+	for _, t := range c.Tables {
+		out = append(out, t.DDL())
+		for _, ix := range t.Indexes {
+			out = append(out, ix.DDL())
+		}
+	}
+	return out
+}
+
+// DDL is the canonical CREATE TABLE statement of t.
+func (t *Table) DDL() string {
+	var b strings.Builder
+	b.WriteString("CREATE TABLE " + t.Name + " (\n")
+	for _, col := range t.Columns {
+		b.WriteString("  " + col.Name + " " + TypeDDL(col.Type, col.Length))
+		if col.NotNull {
+			b.WriteString(" NOT NULL")
+		}
+		if col.Default != "" {
+			b.WriteString(" DEFAULT (" + col.Default + ")")
+		}
+		if col.Generated != "" {
+			b.WriteString(" AS (" + col.Generated + ") STORED")
+		}
+		if col.AllowCommitTimestamp {
+			b.WriteString(" OPTIONS (\n    allow_commit_timestamp = true\n  )")
+		}
+		b.WriteString(",\n")
+	}
+	b.WriteString(") PRIMARY KEY(" + keyList(t.PrimaryKey, func(c *Column) string { return c.Name }) + ")")
+	if t.Parent != nil {
+		b.WriteString(",\n  INTERLEAVE IN PARENT " + t.Parent.Name)
+		if t.OnDelete == Cascade {
+			b.WriteString(" ON DELETE CASCADE")
+		} else {
+			b.WriteString(" ON DELETE NO ACTION")
+		}
+	}
+	return b.String()
+}
+
+// keyList renders key parts as "a, b DESC" with the given column naming.
+func keyList(parts []KeyPart, name func(*Column) string) string {
+	out := make([]string, len(parts))
+	for i, k := range parts {
+		out[i] = name(k.Column)
+		if k.Desc {
+			out[i] += " DESC"
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// DDL is the canonical CREATE INDEX statement of ix.
+func (ix *Index) DDL() string {
+	var b strings.Builder
+	b.WriteString("CREATE ")
+	if ix.Unique {
+		b.WriteString("UNIQUE ")
+	}
+	if ix.NullFiltered {
+		b.WriteString("NULL_FILTERED ")
+	}
+	b.WriteString("INDEX " + ix.Name + " ON " + ix.Table.Name + "(" + keyList(ix.Keys, func(c *Column) string { return c.Name }) + ")")
+	if len(ix.Storing) > 0 {
+		names := make([]string, len(ix.Storing))
+		for i, c := range ix.Storing {
+			names[i] = c.Name
+		}
+		b.WriteString(" STORING (" + strings.Join(names, ", ") + ")")
+	}
+	if ix.Interleave != nil {
+		b.WriteString(", INTERLEAVE IN " + ix.Interleave.Name)
+	}
+	return b.String()
+}
+
+// ExprCompiler translates a GoogleSQL column expression (DEFAULT or generated)
+// of table t into a SQLite expression over t's SQLite columns.
+type ExprCompiler func(t *Table, exprSQL string) (string, error)
+
+// SQLiteCreateTable returns the SQLite statements that create t: the table of
+// current rows, its history table, and the triggers that copy superseded versions
+// into history. commitTSFunc is the SQL function that returns the commit
+// timestamp of the write in progress.
+func (t *Table) SQLiteCreateTable(comp ExprCompiler, commitTSFunc string) ([]string, error) {
+	var b strings.Builder
+	b.WriteString("CREATE TABLE " + t.SQLName + " (")
+	for _, col := range t.Columns {
+		b.WriteString(col.SQLName + " " + SQLiteType(col.Type))
+		if col.NotNull {
+			b.WriteString(" NOT NULL")
+		}
+		if col.Default != "" {
+			expr, err := comp(t, col.Default)
+			if err != nil {
+				return nil, err
+			}
+			b.WriteString(" DEFAULT (" + expr + ")")
+		}
+		if col.Generated != "" {
+			expr, err := comp(t, col.Generated)
+			if err != nil {
+				return nil, err
+			}
+			b.WriteString(" GENERATED ALWAYS AS (" + expr + ") STORED")
+		}
+		b.WriteString(", ")
+	}
+	b.WriteString(HiddenTS + " INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (" + keyList(t.PrimaryKey, func(c *Column) string { return c.SQLName }) + ")) WITHOUT ROWID")
+	stmts := []string{b.String()}
+	stmts = append(stmts, t.sqliteHistory(commitTSFunc)...)
+	return stmts, nil
+}
+
+func (t *Table) columnList(prefix string) string {
+	names := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		names[i] = prefix + c.SQLName
+	}
+	return strings.Join(names, ", ")
+}
+
+// sqliteHistory creates the history table and triggers for t.
+func (t *Table) sqliteHistory(commitTSFunc string) []string {
+	h := t.HistoryName()
+	var cols []string
+	for _, c := range t.Columns {
+		cols = append(cols, c.SQLName+" "+SQLiteType(c.Type))
+	}
+	cols = append(cols, "_from INTEGER NOT NULL", "_to INTEGER NOT NULL")
+	return []string{
+		"CREATE TABLE IF NOT EXISTS " + h + " (" + strings.Join(cols, ", ") + ")",
+		"CREATE INDEX IF NOT EXISTS " + quote("_h_"+t.Name+"_to") + " ON " + h + " (_to)",
+		t.historyTrigger("UPDATE", commitTSFunc),
+		t.historyTrigger("DELETE", commitTSFunc),
+	}
+}
+
+func (t *Table) historyTrigger(event, commitTSFunc string) string {
+	return "CREATE TRIGGER " + quote("_h_"+t.Name+"_"+strings.ToLower(event)) + " AFTER " + event + " ON " + t.SQLName +
+		" BEGIN INSERT INTO " + t.HistoryName() + " (" + t.columnList("") + ", _from, _to) VALUES (" +
+		t.columnList("OLD.") + ", OLD." + HiddenTS + ", " + commitTSFunc + "()); END"
+}
+
+// SQLiteAddColumn returns the statements that add col to t's SQLite tables
+// (current and history) and rebuild the history triggers.
+func (t *Table) SQLiteAddColumn(col *Column, comp ExprCompiler, commitTSFunc string) ([]string, error) {
+	def := ""
+	if col.Default != "" {
+		expr, err := comp(t, col.Default)
+		if err != nil {
+			return nil, err
+		}
+		def = " DEFAULT (" + expr + ")"
+		if col.NotNull {
+			def += " NOT NULL"
+		}
+	}
+	stmts := []string{
+		"ALTER TABLE " + t.SQLName + " ADD COLUMN " + col.SQLName + " " + SQLiteType(col.Type) + def,
+		"ALTER TABLE " + t.HistoryName() + " ADD COLUMN " + col.SQLName + " " + SQLiteType(col.Type),
+	}
+	return append(stmts, t.SQLiteRecreateHistoryTriggers(commitTSFunc)...), nil
+}
+
+// SQLiteDropColumn returns the statements that drop col from old's SQLite tables;
+// t is the table after the change.
+func (t *Table) SQLiteDropColumn(col *Column, commitTSFunc string) []string {
+	stmts := []string{
+		"DROP TRIGGER IF EXISTS " + quote("_h_"+t.Name+"_update"),
+		"DROP TRIGGER IF EXISTS " + quote("_h_"+t.Name+"_delete"),
+		"ALTER TABLE " + t.SQLName + " DROP COLUMN " + col.SQLName,
+		"ALTER TABLE " + t.HistoryName() + " DROP COLUMN " + col.SQLName,
+	}
+	return append(stmts, t.historyTrigger("UPDATE", commitTSFunc), t.historyTrigger("DELETE", commitTSFunc))
+}
+
+// SQLiteDropTable drops t, its history and triggers.
+func (t *Table) SQLiteDropTable() []string {
+	return []string{
+		"DROP TABLE IF EXISTS " + t.SQLName,
+		"DROP TABLE IF EXISTS " + t.HistoryName(),
+	}
+}
+
+// SQLiteRecreateHistoryTriggers returns the statements that rebuild t's history
+// triggers after its columns changed (the history table gains or keeps columns).
+func (t *Table) SQLiteRecreateHistoryTriggers(commitTSFunc string) []string {
+	return []string{
+		"DROP TRIGGER IF EXISTS " + quote("_h_"+t.Name+"_update"),
+		"DROP TRIGGER IF EXISTS " + quote("_h_"+t.Name+"_delete"),
+		t.historyTrigger("UPDATE", commitTSFunc),
+		t.historyTrigger("DELETE", commitTSFunc),
+	}
+}
+
+// SQLiteCreateIndex returns the SQLite CREATE INDEX statement for ix. A non-unique
+// index also carries its STORING columns, so it covers the queries Spanner's would.
+// NULL_FILTERED becomes a partial index that leaves out rows with a NULL key column.
+func (ix *Index) SQLiteCreateIndex() string {
+	var parts []string
+	for _, k := range ix.Keys {
+		p := k.Column.SQLName
+		if k.Desc {
+			p += " DESC"
+		}
+		parts = append(parts, p)
+	}
+	if !ix.Unique {
+		for _, c := range ix.Storing {
+			parts = append(parts, c.SQLName)
+		}
+	}
+	s := "CREATE "
+	if ix.Unique {
+		s += "UNIQUE "
+	}
+	s += "INDEX " + ix.SQLName + " ON " + ix.Table.SQLName + " (" + strings.Join(parts, ", ") + ")"
+	if w := ix.NullFilterSQL(""); w != "" {
+		s += " WHERE " + w
+	}
+	return s
+}
+
+// NullFilterSQL is the condition a row meets to be in a NULL_FILTERED index
+// ("" for other indexes); prefix qualifies the column names.
+func (ix *Index) NullFilterSQL(prefix string) string {
+	if !ix.NullFiltered {
+		return ""
+	}
+	var conds []string
+	for _, k := range ix.Keys {
+		if !k.Column.NotNull {
+			conds = append(conds, prefix+k.Column.SQLName+" IS NOT NULL")
+		}
+	}
+	return strings.Join(conds, " AND ")
+}

@@ -1,0 +1,293 @@
+// Package storage keeps each Spanner database in one SQLite file (WAL,
+// synchronous=NORMAL): one table of current rows per Spanner table, with a
+// history table of superseded versions (filled by triggers) for reads at past
+// timestamps. Strong reads read the current rows only, as fast as a plain table
+// read. All writes go through one writer connection under the commit lock; reads
+// use a pool of reader connections and never wait for writers.
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mattn/go-sqlite3"
+
+	"github.com/spanload/spanload/localspanner/query"
+	"github.com/spanload/spanload/localspanner/schema"
+)
+
+const driverName = "sqlite3_spanload"
+
+// commitTSFunc is the SQL function, registered on the writer connection, that
+// returns the commit timestamp of the write in progress (Unix microseconds).
+const commitTSFunc = "spanload_commit_ts"
+
+// Retention is how long superseded versions stay readable.
+const Retention = 70 * time.Minute
+
+func init() {
+	sql.Register(driverName, &sqlite3.SQLiteDriver{ConnectHook: query.RegisterFunctions})
+}
+
+// DB is one Spanner database.
+type DB struct {
+	Name    string
+	Created time.Time
+	path    string
+
+	wdb    *sql.DB
+	writer *sql.Conn
+	rdb    *sql.DB
+
+	cat atomic.Pointer[schema.Catalog]
+
+	// commitMu serializes commits and DDL on the writer connection.
+	commitMu sync.Mutex
+	ddl      []string // statements applied so far (under commitMu)
+	curTS    int64    // commit timestamp of the write in progress (under commitMu)
+	wstmts   map[string]*sql.Stmt
+
+	lastTS    atomic.Int64 // last commit timestamp visible to readers (µs)
+	pendingTS atomic.Int64 // commit timestamp about to become visible (µs)
+	floorTS   atomic.Int64 // read timestamps handed out: commits must be later
+
+	rstmts atomic.Pointer[sync.Map] // SQL -> *sql.Stmt on rdb, replaced on DDL
+
+	// Sys resolves SPANNER_SYS tables; set once before serving.
+	Sys SysTables
+}
+
+// Open opens (creating if needed) the SQLite file at path.
+func Open(name, path string) (*DB, error) {
+	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=10000&_cache_size=-32000"
+	wdb, err := sql.Open(driverName, dsn+"&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	wdb.SetMaxOpenConns(1)
+	ctx := context.Background()
+	writer, err := wdb.Conn(ctx)
+	if err != nil {
+		_ = wdb.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	d := &DB{Name: name, path: path, wdb: wdb, writer: writer, wstmts: map[string]*sql.Stmt{}}
+	d.rstmts.Store(&sync.Map{})
+	if err := writer.Raw(func(dc any) error {
+		return dc.(*sqlite3.SQLiteConn).RegisterFunc(commitTSFunc, func() int64 { return d.curTS }, false)
+	}); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("register %s: %w", commitTSFunc, err)
+	}
+	for _, s := range []string{
+		"CREATE TABLE IF NOT EXISTS _spanload_meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)",
+		"CREATE TABLE IF NOT EXISTS _spanload_ddl (seq INTEGER PRIMARY KEY, stmt TEXT NOT NULL)",
+	} {
+		if _, err := writer.ExecContext(ctx, s); err != nil {
+			d.Close()
+			return nil, fmt.Errorf("init %s: %w", path, err)
+		}
+	}
+	if err := d.load(ctx); err != nil {
+		d.Close()
+		return nil, err
+	}
+	rdb, err := sql.Open(driverName, dsn+"&_query_only=1")
+	if err != nil {
+		d.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	rdb.SetMaxOpenConns(16)
+	rdb.SetMaxIdleConns(16)
+	rdb.SetConnMaxIdleTime(0)
+	d.rdb = rdb
+	return d, nil
+}
+
+func (d *DB) load(ctx context.Context) error {
+	rows, err := d.writer.QueryContext(ctx, "SELECT stmt FROM _spanload_ddl ORDER BY seq")
+	if err != nil {
+		return fmt.Errorf("load schema: %w", err)
+	}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			_ = rows.Close()
+			return fmt.Errorf("load schema: %w", err)
+		}
+		d.ddl = append(d.ddl, s)
+	}
+	if err := rows.Close(); err != nil {
+		return fmt.Errorf("load schema: %w", err)
+	}
+	cat, err := schema.Build(d.ddl)
+	if err != nil {
+		return fmt.Errorf("load schema: %w", err)
+	}
+	d.cat.Store(cat)
+	var v string
+	err = d.writer.QueryRowContext(ctx, "SELECT v FROM _spanload_meta WHERE k='clock'").Scan(&v)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return fmt.Errorf("load clock: %w", err)
+	default:
+		ts, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("load clock %q: %w", v, err)
+		}
+		d.lastTS.Store(ts)
+		d.pendingTS.Store(ts)
+	}
+	err = d.writer.QueryRowContext(ctx, "SELECT v FROM _spanload_meta WHERE k='created'").Scan(&v)
+	if err == nil {
+		if t, perr := time.Parse(time.RFC3339Nano, v); perr == nil {
+			d.Created = t
+		}
+	} else {
+		d.Created = time.Now().UTC()
+		if _, err := d.writer.ExecContext(ctx, "INSERT OR REPLACE INTO _spanload_meta VALUES ('created', ?)", d.Created.Format(time.RFC3339Nano)); err != nil {
+			return fmt.Errorf("init: %w", err)
+		}
+	}
+	return nil
+}
+
+// Close closes the database's connections.
+func (d *DB) Close() {
+	if d.rdb != nil {
+		_ = d.rdb.Close()
+	}
+	for _, s := range d.wstmts {
+		_ = s.Close()
+	}
+	if d.writer != nil {
+		_ = d.writer.Close()
+	}
+	_ = d.wdb.Close()
+}
+
+// Remove closes the database and deletes its files.
+func (d *DB) Remove() error {
+	d.Close()
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(d.path + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("remove database file: %w", err)
+		}
+	}
+	return nil
+}
+
+// Catalog returns the current schema.
+func (d *DB) Catalog() *schema.Catalog { return d.cat.Load() }
+
+// LastCommit returns the timestamp of the last commit visible to readers (µs).
+func (d *DB) LastCommit() int64 { return d.lastTS.Load() }
+
+// PendingCommit returns the newest commit timestamp that is, or is about to be,
+// visible to readers (µs). A read that started after LastCommit()==x and sees
+// PendingCommit()==x afterwards saw no commit later than x.
+func (d *DB) PendingCommit() int64 { return d.pendingTS.Load() }
+
+// NowMicros is the wall clock in Unix microseconds.
+func NowMicros() int64 { return time.Now().UnixMicro() }
+
+// StrongReadTS returns a timestamp for a strong read that starts now: every commit
+// visible so far is at or before it, and every later commit is after it.
+func (d *DB) StrongReadTS() int64 {
+	ts := d.pendingTS.Load()
+	if now := NowMicros(); now > ts {
+		ts = now
+	}
+	d.raiseFloor(ts)
+	return ts
+}
+
+// raiseFloor makes every later commit take a timestamp above ts.
+func (d *DB) raiseFloor(ts int64) {
+	for {
+		f := d.floorTS.Load()
+		if ts <= f || d.floorTS.CompareAndSwap(f, ts) {
+			return
+		}
+	}
+}
+
+// readStmt returns a prepared statement on the reader pool, cached by SQL text.
+func (d *DB) readStmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	m := d.rstmts.Load()
+	if s, ok := m.Load(q); ok {
+		return s.(*sql.Stmt), nil
+	}
+	s, err := d.rdb.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := m.LoadOrStore(q, s); loaded {
+		_ = s.Close()
+		return prev.(*sql.Stmt), nil
+	}
+	return s, nil
+}
+
+// writeStmt returns a prepared statement on the writer connection (under commitMu).
+func (d *DB) writeStmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	if s, ok := d.wstmts[q]; ok {
+		return s, nil
+	}
+	s, err := d.writer.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	d.wstmts[q] = s
+	return s, nil
+}
+
+func (d *DB) resetStmts() {
+	for k, s := range d.wstmts {
+		_ = s.Close()
+		delete(d.wstmts, k)
+	}
+	old := d.rstmts.Swap(&sync.Map{})
+	// Readers may still hold statements from the old map: close them later.
+	time.AfterFunc(time.Minute, func() {
+		old.Range(func(_, v any) bool {
+			_ = v.(*sql.Stmt).Close()
+			return true
+		})
+	})
+}
+
+// Query runs a read-only SQL statement on a reader connection. Each call reads
+// one consistent snapshot of the committed data.
+func (d *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	s, err := d.readStmt(ctx, q)
+	if err != nil {
+		return nil, query.RuntimeError(err)
+	}
+	rows, err := s.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, query.RuntimeError(err)
+	}
+	return rows, nil
+}
+
+// PruneHistory deletes row versions superseded before now-Retention.
+func (d *DB) PruneHistory(ctx context.Context) error {
+	cutoff := NowMicros() - Retention.Microseconds()
+	d.commitMu.Lock()
+	defer d.commitMu.Unlock()
+	for _, t := range d.Catalog().Tables {
+		if _, err := d.writer.ExecContext(ctx, "DELETE FROM "+t.HistoryName()+" WHERE _to < ?", cutoff); err != nil {
+			return fmt.Errorf("prune history of %s: %w", t.Name, err)
+		}
+	}
+	return nil
+}

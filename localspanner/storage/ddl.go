@@ -1,0 +1,84 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spanload/spanload/localspanner/internal/spanerr"
+	"github.com/spanload/spanload/localspanner/query"
+	"github.com/spanload/spanload/localspanner/schema"
+)
+
+func compileExpr(t *schema.Table, expr string) (string, error) {
+	s, _, err := query.CompileColumnExpr(t, expr)
+	if err != nil {
+		return "", fmt.Errorf("expression %q of table %s: %w", expr, t.Name, err)
+	}
+	return s, nil
+}
+
+// DDL returns the canonical DDL statements of the schema.
+func (d *DB) DDL() []string { return d.Catalog().DDL() }
+
+// ApplyDDL applies DDL statements in order. Statements before a failing one stay
+// applied, as in Spanner; it returns how many were applied and the error of the
+// failing statement (naming it).
+func (d *DB) ApplyDDL(ctx context.Context, stmts []string) (int, error) {
+	d.commitMu.Lock()
+	defer d.commitMu.Unlock()
+	for i, s := range stmts {
+		if err := d.applyOne(ctx, s); err != nil {
+			return i, fmt.Errorf("statement %q: %w", s, err)
+		}
+	}
+	return len(stmts), nil
+}
+
+func (d *DB) applyOne(ctx context.Context, stmt string) error {
+	ch, err := schema.Apply(d.ddl, stmt)
+	if err != nil {
+		return err
+	}
+	var sqls []string
+	switch {
+	case ch.CreatedTable != nil:
+		sqls, err = ch.CreatedTable.SQLiteCreateTable(compileExpr, commitTSFunc)
+	case ch.DroppedTable != nil:
+		sqls = ch.DroppedTable.SQLiteDropTable()
+	case ch.CreatedIndex != nil:
+		sqls = []string{ch.CreatedIndex.SQLiteCreateIndex()}
+	case ch.DroppedIndex != nil:
+		sqls = []string{"DROP INDEX IF EXISTS " + ch.DroppedIndex.SQLName}
+	case ch.AddedColumn != nil:
+		sqls, err = ch.AlteredTable.SQLiteAddColumn(ch.AddedColumn, compileExpr, commitTSFunc)
+	case ch.DroppedCol != nil:
+		sqls = ch.AlteredTable.SQLiteDropColumn(ch.DroppedCol, commitTSFunc)
+	}
+	if err != nil {
+		return err
+	}
+	tx, err := d.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	for _, s := range sqls {
+		if _, err := tx.ExecContext(ctx, s); err != nil {
+			_ = tx.Rollback()
+			if ch.CreatedIndex != nil && isUniqueErr(err) {
+				return spanerr.FailedPrecondition("Found uniqueness violation on index %s: %v", ch.CreatedIndex.Name, err)
+			}
+			return spanerr.FailedPrecondition("cannot apply to SQLite (%s): %v", s, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO _spanload_ddl (stmt) VALUES (?)", stmt); err != nil {
+		_ = tx.Rollback()
+		return fmt.Errorf("record DDL: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit DDL: %w", err)
+	}
+	d.ddl = append(d.ddl, stmt)
+	d.resetStmts()
+	d.cat.Store(ch.Catalog)
+	return nil
+}

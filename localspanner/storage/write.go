@@ -1,0 +1,412 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-sqlite3"
+
+	"github.com/spanload/spanload/localspanner/internal/spanerr"
+	"github.com/spanload/spanload/localspanner/schema"
+	"github.com/spanload/spanload/localspanner/value"
+)
+
+// Op is the kind of a mutation.
+type Op int
+
+// Op values, as in Spanner's Mutation.
+const (
+	OpInsert Op = iota + 1
+	OpUpdate
+	OpInsertOrUpdate
+	OpReplace
+	OpDelete
+)
+
+// Mutation is a write in the storage encoding. Cells equal to
+// value.CommitTimestamp are replaced by the commit timestamp.
+type Mutation struct {
+	Op      Op
+	Table   *schema.Table
+	Columns []*schema.Column // for writes
+	Rows    [][]any          // for writes: one cell per column
+	KeySet  KeySet           // for deletes
+}
+
+// Count is the number of mutations this write counts as in commit stats:
+// one per column written per row (plus one per affected index), one per deleted key.
+func (m *Mutation) Count() int64 {
+	if m.Op == OpDelete {
+		return int64(len(m.KeySet.Keys) + len(m.KeySet.Ranges))
+	}
+	return int64(len(m.Rows) * (len(m.Columns) + len(m.Table.Indexes)))
+}
+
+// FormatTS renders a timestamp in µs as the TIMESTAMP storage encoding.
+func FormatTS(us int64) string {
+	return time.UnixMicro(us).UTC().Format(value.StorageTimestampLayout)
+}
+
+// Commit applies mutations atomically at a new commit timestamp, strictly greater
+// than every earlier commit and every read timestamp handed out. validate runs
+// under the commit lock before anything is written (the transaction layer checks
+// conflicts there); its error aborts the commit. The commit becomes visible to
+// readers atomically with its timestamp. committed, if set, runs under the commit
+// lock after a successful commit (the transaction layer records its writes there).
+func (d *DB) Commit(ctx context.Context, muts []*Mutation, validate func() error, committed func(ts int64)) (int64, error) {
+	d.commitMu.Lock()
+	defer d.commitMu.Unlock()
+	if validate != nil {
+		if err := validate(); err != nil {
+			return 0, err
+		}
+	}
+	ts := NowMicros()
+	if last := d.lastTS.Load(); ts <= last {
+		ts = last + 1
+	}
+	if f := d.floorTS.Load(); ts <= f {
+		ts = f + 1
+	}
+	d.curTS = ts
+	tsText := FormatTS(ts)
+	w := &writer{d: d, ctx: ctx, ts: ts, tsText: tsText}
+	if _, err := w.exec("BEGIN IMMEDIATE"); err != nil {
+		return 0, fmt.Errorf("begin commit: %w", err)
+	}
+	for _, m := range muts {
+		if err := w.apply(m); err != nil {
+			w.rollback()
+			return 0, err
+		}
+	}
+	if _, err := w.exec("INSERT OR REPLACE INTO _spanload_meta (k, v) VALUES ('clock', ?)", strconv.FormatInt(ts, 10)); err != nil {
+		w.rollback()
+		return 0, fmt.Errorf("record clock: %w", err)
+	}
+	d.pendingTS.Store(ts)
+	if _, err := w.exec("COMMIT"); err != nil {
+		w.rollback()
+		d.pendingTS.Store(d.lastTS.Load())
+		return 0, fmt.Errorf("commit: %w", err)
+	}
+	d.lastTS.Store(ts)
+	if committed != nil {
+		committed(ts)
+	}
+	return ts, nil
+}
+
+type writer struct {
+	d      *DB
+	ctx    context.Context
+	ts     int64
+	tsText string
+}
+
+// rollback ends the open write transaction; it uses a background context so that
+// a cancelled request still releases the writer.
+func (w *writer) rollback() {
+	if _, err := w.d.writer.ExecContext(context.Background(), "ROLLBACK"); err != nil {
+		slog.Warn("rollback failed", "db", w.d.Name, "err", err)
+	}
+}
+
+func (w *writer) exec(q string, args ...any) (sql.Result, error) {
+	s, err := w.d.writeStmt(w.ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return s.ExecContext(w.ctx, args...)
+}
+
+func (w *writer) exists(q string, args ...any) (bool, error) {
+	s, err := w.d.writeStmt(w.ctx, q)
+	if err != nil {
+		return false, err
+	}
+	var one int
+	err = s.QueryRowContext(w.ctx, args...).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func (w *writer) apply(m *Mutation) error {
+	if m.Op == OpDelete {
+		return w.delete(m.Table, m.KeySet)
+	}
+	t := m.Table
+	keyPos := keyPositions(t, m.Columns)
+	for _, k := range keyPos {
+		if k < 0 {
+			return spanerr.FailedPrecondition("Mutation for table %s does not specify all primary key columns.", t.Name)
+		}
+	}
+	if m.Op == OpInsert || m.Op == OpReplace {
+		if err := checkNotNull(t, m.Columns); err != nil {
+			return err
+		}
+	}
+	key := make([]any, len(keyPos))
+	for _, row := range m.Rows {
+		if len(row) != len(m.Columns) {
+			return spanerr.InvalidArgument("Mutation for table %s has %d values for %d columns.", t.Name, len(row), len(m.Columns))
+		}
+		for i, c := range m.Columns {
+			if s, ok := row[i].(string); ok && s == value.CommitTimestamp {
+				if !c.AllowCommitTimestamp {
+					return spanerr.FailedPrecondition("Cannot write commit timestamp because the allow_commit_timestamp column option is not set to true for column %s, or for all corresponding shared key columns in this table's interleaved table hierarchy.", t.Name+"."+c.Name)
+				}
+				row[i] = w.tsText
+			} else if row[i] == nil && c.NotNull {
+				return spanerr.FailedPrecondition("%s must not be NULL in table %s.", c.Name, t.Name)
+			}
+		}
+		for i, p := range keyPos {
+			key[i] = row[p]
+		}
+		if err := w.writeRow(m.Op, t, m.Columns, row, key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func keyPositions(t *schema.Table, cols []*schema.Column) []int {
+	pos := make([]int, len(t.PrimaryKey))
+	for i, k := range t.PrimaryKey {
+		pos[i] = -1
+		for j, c := range cols {
+			if c == k.Column {
+				pos[i] = j
+				break
+			}
+		}
+	}
+	return pos
+}
+
+func checkNotNull(t *schema.Table, cols []*schema.Column) error {
+	for _, c := range t.Columns {
+		if !c.NotNull || c.Default != "" || c.Generated != "" {
+			continue
+		}
+		found := false
+		for _, x := range cols {
+			if x == c {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return spanerr.FailedPrecondition("A new row in table %s does not specify a non-null value for these NOT NULL columns: %s", t.Name, c.Name)
+		}
+	}
+	return nil
+}
+
+func colNames(cols []*schema.Column, prefix, suffix string) string {
+	var b strings.Builder
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(prefix + c.SQLName + suffix)
+	}
+	return b.String()
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+func (w *writer) checkParent(t *schema.Table, key []any) error {
+	p := t.Parent
+	if p == nil {
+		return nil
+	}
+	ok, err := w.exists("SELECT 1 FROM "+p.SQLName+" WHERE "+pointWhere(p.PrimaryKey, len(p.PrimaryKey), ""), key[:len(p.PrimaryKey)]...)
+	if err != nil {
+		return fmt.Errorf("check parent row: %w", err)
+	}
+	if !ok {
+		return spanerr.NotFound("Insert failed because key %s in table %s has no parent row in table %s.", FormatKey(key), t.Name, p.Name)
+	}
+	return nil
+}
+
+func (w *writer) rowExists(t *schema.Table, key []any) (bool, error) {
+	return w.exists("SELECT 1 FROM "+t.SQLName+" WHERE "+pointWhere(t.PrimaryKey, len(t.PrimaryKey), ""), key...)
+}
+
+func (w *writer) writeRow(op Op, t *schema.Table, cols []*schema.Column, row, key []any) error {
+	args := make([]any, 0, len(row)+1)
+	args = append(args, row...)
+	args = append(args, w.ts)
+	insertSQL := "INSERT INTO " + t.SQLName + " (" + colNames(cols, "", "") + ", " + schema.HiddenTS + ") VALUES (" + placeholders(len(cols)+1) + ")"
+	switch op {
+	case OpInsert:
+		if err := w.checkParent(t, key); err != nil {
+			return err
+		}
+		_, err := w.exec(insertSQL, args...)
+		return w.writeErr(err, t, key)
+	case OpUpdate:
+		res, err := w.exec(updateSQL(t, cols), updateArgs(t, cols, row, key, w.ts)...)
+		if err != nil {
+			return w.writeErr(err, t, key)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return spanerr.NotFound("Row %s in table %s is missing. Row cannot be updated.", FormatKey(key), t.Name)
+		}
+		return nil
+	case OpInsertOrUpdate:
+		exists, err := w.rowExists(t, key)
+		if err != nil {
+			return fmt.Errorf("check row: %w", err)
+		}
+		if exists {
+			_, err = w.exec(updateSQL(t, cols), updateArgs(t, cols, row, key, w.ts)...)
+			return w.writeErr(err, t, key)
+		}
+		if err := checkNotNull(t, cols); err != nil {
+			return err
+		}
+		if err := w.checkParent(t, key); err != nil {
+			return err
+		}
+		_, err = w.exec(insertSQL, args...)
+		return w.writeErr(err, t, key)
+	case OpReplace:
+		if err := w.checkParent(t, key); err != nil {
+			return err
+		}
+		if _, err := w.exec("DELETE FROM "+t.SQLName+" WHERE "+pointWhere(t.PrimaryKey, len(t.PrimaryKey), ""), key...); err != nil {
+			return w.writeErr(err, t, key)
+		}
+		_, err := w.exec(insertSQL, args...)
+		return w.writeErr(err, t, key)
+	}
+	return fmt.Errorf("unknown mutation op %d", op)
+}
+
+func updateSQL(t *schema.Table, cols []*schema.Column) string {
+	var sets []string
+	for _, c := range cols {
+		if !isKey(t, c) {
+			sets = append(sets, c.SQLName+" = ?")
+		}
+	}
+	sets = append(sets, schema.HiddenTS+" = ?")
+	return "UPDATE " + t.SQLName + " SET " + strings.Join(sets, ", ") + " WHERE " + pointWhere(t.PrimaryKey, len(t.PrimaryKey), "")
+}
+
+func updateArgs(t *schema.Table, cols []*schema.Column, row, key []any, ts int64) []any {
+	args := make([]any, 0, len(row)+1+len(key))
+	for i, c := range cols {
+		if !isKey(t, c) {
+			args = append(args, row[i])
+		}
+	}
+	args = append(args, ts)
+	return append(args, key...)
+}
+
+func isKey(t *schema.Table, c *schema.Column) bool {
+	for _, k := range t.PrimaryKey {
+		if k.Column == c {
+			return true
+		}
+	}
+	return false
+}
+
+// writeErr turns a SQLite constraint error into Spanner's status.
+func (w *writer) writeErr(err error, t *schema.Table, key []any) error {
+	if err == nil {
+		return nil
+	}
+	var se sqlite3.Error
+	if errors.As(err, &se) {
+		switch se.ExtendedCode {
+		case sqlite3.ErrConstraintPrimaryKey:
+			return spanerr.AlreadyExists("Row %s in table %s already exists", FormatKey(key), t.Name)
+		case sqlite3.ErrConstraintUnique:
+			ix := ""
+			for _, i := range t.Indexes {
+				if i.Unique {
+					ix = i.Name
+				}
+			}
+			return spanerr.AlreadyExists("Unique index violation on index %s at index key for row %s in table %s: %v", ix, FormatKey(key), t.Name, se)
+		case sqlite3.ErrConstraintNotNull:
+			return spanerr.FailedPrecondition("%v in table %s", se, t.Name)
+		}
+	}
+	return fmt.Errorf("write row %s of %s: %w", FormatKey(key), t.Name, queryRuntime(err))
+}
+
+func isUniqueErr(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && (se.ExtendedCode == sqlite3.ErrConstraintUnique || se.ExtendedCode == sqlite3.ErrConstraintPrimaryKey)
+}
+
+// delete removes the selected rows of t, cascading to interleaved children.
+func (w *writer) delete(t *schema.Table, ks KeySet) error {
+	if ks.All {
+		return w.deleteWhere(t, "1", nil)
+	}
+	for _, k := range ks.Keys {
+		if len(k) != len(t.PrimaryKey) {
+			return spanerr.InvalidArgument("Wrong number of key parts in %s for table %s: %d, want %d", FormatKey(k), t.Name, len(k), len(t.PrimaryKey))
+		}
+		if err := w.deleteWhere(t, pointWhere(t.PrimaryKey, len(k), ""), k); err != nil {
+			return err
+		}
+	}
+	for _, r := range ks.Ranges {
+		if len(r.Start) > len(t.PrimaryKey) || len(r.End) > len(t.PrimaryKey) {
+			return spanerr.InvalidArgument("Key range of table %s has too many key parts", t.Name)
+		}
+		cond, args := RangeWhere(t.PrimaryKey, r, "")
+		if err := w.deleteWhere(t, cond, args); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteWhere deletes rows of t matching cond (over t's key columns, which are
+// also the leading key columns of every interleaved child).
+func (w *writer) deleteWhere(t *schema.Table, cond string, args []any) error {
+	for _, child := range w.d.Catalog().Tables {
+		if child.Parent != t {
+			continue
+		}
+		if child.OnDelete == schema.Cascade {
+			if err := w.deleteWhere(child, cond, args); err != nil {
+				return err
+			}
+			continue
+		}
+		ok, err := w.exists("SELECT 1 FROM "+child.SQLName+" WHERE "+cond+" LIMIT 1", args...)
+		if err != nil {
+			return fmt.Errorf("check child rows: %w", err)
+		}
+		if ok {
+			return spanerr.FailedPrecondition("Delete from table %s would violate the ON DELETE NO ACTION of interleaved table %s: child rows exist.", t.Name, child.Name)
+		}
+	}
+	if _, err := w.exec("DELETE FROM "+t.SQLName+" WHERE "+cond, args...); err != nil {
+		return fmt.Errorf("delete from %s: %w", t.Name, err)
+	}
+	return nil
+}

@@ -1,0 +1,202 @@
+// Package txn holds sessions and transactions: read-only snapshots at a read
+// timestamp, and read-write transactions that buffer their writes and validate
+// their reads at commit (optimistic, serializable; the loser is ABORTED).
+package txn
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/spanload/spanload/localspanner/internal/spanerr"
+	"github.com/spanload/spanload/localspanner/storage"
+)
+
+// IdleTimeout is how long an unused transaction lives before it is discarded.
+const IdleTimeout = 2 * time.Minute
+
+// SessionIdleTimeout is how long an unused regular session lives.
+const SessionIdleTimeout = 60 * time.Minute
+
+// Session is a Spanner session on one database.
+type Session struct {
+	Name        string
+	DB          *storage.DB
+	Multiplexed bool
+	Labels      map[string]string
+	CreatorRole string
+	Created     time.Time
+
+	mu      sync.Mutex
+	lastUse time.Time
+}
+
+// Touch records a use of the session.
+func (s *Session) Touch() {
+	s.mu.Lock()
+	s.lastUse = time.Now()
+	s.mu.Unlock()
+}
+
+// LastUse is when the session was last used.
+func (s *Session) LastUse() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastUse
+}
+
+// Manager owns every session and transaction of the server.
+type Manager struct {
+	mu        sync.Mutex
+	sessions  map[string]*Session
+	txns      map[string]*Txn
+	conflicts map[*storage.DB]*conflicts
+
+	// OnCommit, if set, is called after every commit attempt (for statistics).
+	OnCommit func(db *storage.DB, t *Txn, committed bool, commitDur time.Duration)
+}
+
+// NewManager returns an empty manager.
+func NewManager() *Manager {
+	return &Manager{sessions: map[string]*Session{}, txns: map[string]*Txn{}, conflicts: map[*storage.DB]*conflicts{}}
+}
+
+func randomID(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// CreateSession creates a session on db (named dbName).
+func (m *Manager) CreateSession(db *storage.DB, dbName string, multiplexed bool, labels map[string]string, role string) *Session {
+	now := time.Now()
+	s := &Session{Name: dbName + "/sessions/" + randomID(12), DB: db, Multiplexed: multiplexed, Labels: labels, CreatorRole: role, Created: now, lastUse: now}
+	m.mu.Lock()
+	m.sessions[s.Name] = s
+	m.mu.Unlock()
+	return s
+}
+
+// Session returns the session with the given name.
+func (m *Manager) Session(name string) (*Session, error) {
+	m.mu.Lock()
+	s, ok := m.sessions[name]
+	m.mu.Unlock()
+	if !ok {
+		return nil, spanerr.NotFound("Session not found: %s", name)
+	}
+	s.Touch()
+	return s, nil
+}
+
+// DeleteSession deletes a session and its transactions.
+func (m *Manager) DeleteSession(name string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.sessions[name]; !ok {
+		return spanerr.NotFound("Session not found: %s", name)
+	}
+	delete(m.sessions, name)
+	for id, t := range m.txns {
+		if t.Session.Name == name {
+			delete(m.txns, id)
+		}
+	}
+	return nil
+}
+
+// Sessions lists the sessions of a database, by name.
+func (m *Manager) Sessions(db *storage.DB) []*Session {
+	m.mu.Lock()
+	var out []*Session
+	for _, s := range m.sessions {
+		if s.DB == db {
+			out = append(out, s)
+		}
+	}
+	m.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// DropDatabase forgets every session and transaction of db.
+func (m *Manager) DropDatabase(db *storage.DB) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for n, s := range m.sessions {
+		if s.DB == db {
+			delete(m.sessions, n)
+		}
+	}
+	for id, t := range m.txns {
+		if t.DB == db {
+			delete(m.txns, id)
+		}
+	}
+	delete(m.conflicts, db)
+}
+
+func (m *Manager) conflictsOf(db *storage.DB) *conflicts {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, ok := m.conflicts[db]
+	if !ok {
+		c = newConflicts()
+		m.conflicts[db] = c
+	}
+	return c
+}
+
+// Janitor discards idle transactions and sessions and prunes conflict records
+// every interval until ctx ends.
+func (m *Manager) Janitor(ctx context.Context, interval time.Duration) {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			m.sweep(time.Now())
+		}
+	}
+}
+
+func (m *Manager) sweep(now time.Time) {
+	m.mu.Lock()
+	oldest := map[*storage.DB]int64{}
+	for id, t := range m.txns {
+		if now.Sub(t.LastUse()) > IdleTimeout {
+			slog.Debug("discarding idle transaction", "session", t.Session.Name)
+			t.discard()
+			delete(m.txns, id)
+			continue
+		}
+		if s := t.minReadSeq(); s > 0 {
+			if o, ok := oldest[t.DB]; !ok || s < o {
+				oldest[t.DB] = s
+			}
+		}
+	}
+	for n, s := range m.sessions {
+		if !s.Multiplexed && now.Sub(s.LastUse()) > SessionIdleTimeout {
+			delete(m.sessions, n)
+		}
+	}
+	dbs := make(map[*storage.DB]*conflicts, len(m.conflicts))
+	for db, c := range m.conflicts {
+		dbs[db] = c
+	}
+	m.mu.Unlock()
+	for db, c := range dbs {
+		o, ok := oldest[db]
+		if !ok {
+			o = db.LastCommit()
+		}
+		c.prune(o)
+	}
+}

@@ -1,0 +1,345 @@
+package txn
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+
+	"github.com/spanload/spanload/localspanner/internal/spanerr"
+	"github.com/spanload/spanload/localspanner/schema"
+	"github.com/spanload/spanload/localspanner/storage"
+)
+
+type state int
+
+const (
+	active state = iota
+	committed
+	rolledBack
+	aborted
+)
+
+// AbortRetryDelay is the retry delay an ABORTED transaction is told to wait.
+const AbortRetryDelay = 5 * time.Millisecond
+
+// Txn is a transaction: read-only (reads at ReadTS, or strong) or read-write.
+type Txn struct {
+	ID       string
+	Session  *Session
+	DB       *storage.DB
+	ReadOnly bool
+	// Strong read-only transactions that read the current rows (single use);
+	// otherwise ReadTS is the read timestamp (µs) of a read-only transaction.
+	Strong bool
+	ReadTS int64
+	Begun  time.Time
+	// Partitioned is set for a partitioned DML transaction: each statement commits.
+	Partitioned bool
+	// Tag is the transaction tag from the request options, for statistics.
+	Tag string
+
+	mu       sync.Mutex
+	state    state
+	muts     []*storage.Mutation
+	reads    []readItem
+	lastUse  time.Time
+	dmlSeqs  map[int64]int64 // DML seqno -> row count, for replays
+	Attempts int
+}
+
+// LastUse is when the transaction was last used.
+func (t *Txn) LastUse() time.Time {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.lastUse
+}
+
+func (t *Txn) touch() { t.lastUse = time.Now() }
+
+func (t *Txn) discard() {
+	t.mu.Lock()
+	if t.state == active {
+		t.state = rolledBack
+	}
+	t.muts = nil
+	t.mu.Unlock()
+}
+
+func (t *Txn) minReadSeq() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var m int64
+	for _, r := range t.reads {
+		if m == 0 || r.seq < m {
+			m = r.seq
+		}
+	}
+	return m
+}
+
+// Begin starts a transaction with the given options. A nil or read_only option
+// starts a read-only one.
+func (m *Manager) Begin(s *Session, opts *spannerpb.TransactionOptions, singleUse bool) (*Txn, error) {
+	t := &Txn{ID: randomID(16), Session: s, DB: s.DB, Begun: time.Now()}
+	t.lastUse = t.Begun
+	switch mode := opts.GetMode().(type) {
+	case *spannerpb.TransactionOptions_ReadWrite_:
+	case *spannerpb.TransactionOptions_PartitionedDml_:
+		t.Partitioned = true
+	case *spannerpb.TransactionOptions_ReadOnly_, nil:
+		t.ReadOnly = true
+		if err := t.pickReadTS(mode, singleUse); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, spanerr.InvalidArgument("unsupported transaction mode %T", mode)
+	}
+	if !singleUse {
+		m.mu.Lock()
+		m.txns[t.ID] = t
+		m.mu.Unlock()
+	}
+	return t, nil
+}
+
+func (t *Txn) pickReadTS(mode any, singleUse bool) error {
+	var ro *spannerpb.TransactionOptions_ReadOnly
+	if m, ok := mode.(*spannerpb.TransactionOptions_ReadOnly_); ok {
+		ro = m.ReadOnly
+	}
+	d := t.DB
+	switch b := ro.GetTimestampBound().(type) {
+	case *spannerpb.TransactionOptions_ReadOnly_ExactStaleness:
+		if err := b.ExactStaleness.CheckValid(); err != nil || b.ExactStaleness.AsDuration() < 0 {
+			return spanerr.InvalidArgument("invalid exact_staleness")
+		}
+		t.ReadTS = storage.NowMicros() - b.ExactStaleness.AsDuration().Microseconds()
+	case *spannerpb.TransactionOptions_ReadOnly_ReadTimestamp:
+		if err := b.ReadTimestamp.CheckValid(); err != nil {
+			return spanerr.InvalidArgument("invalid read_timestamp: %v", err)
+		}
+		ts := b.ReadTimestamp.AsTime().UnixMicro()
+		if wait := time.Until(time.UnixMicro(ts)); wait > 0 {
+			if wait > time.Minute {
+				return spanerr.InvalidArgument("read_timestamp is more than a minute in the future")
+			}
+			time.Sleep(wait)
+		}
+		t.ReadTS = ts
+	default:
+		// strong, max_staleness and min_read_timestamp: served as strong reads,
+		// which bounded staleness allows.
+		if singleUse {
+			t.Strong = true
+			return nil
+		}
+		t.ReadTS = d.StrongReadTS()
+	}
+	if t.ReadTS < storage.NowMicros()-storage.Retention.Microseconds()+time.Minute.Microseconds() {
+		return spanerr.FailedPrecondition("Read timestamp %s is older than the version retention period of the local Spanner server (%s).", time.UnixMicro(t.ReadTS).UTC().Format(time.RFC3339Nano), storage.Retention-time.Minute)
+	}
+	d.WaitVisible(t.ReadTS)
+	return nil
+}
+
+// Txn returns the active transaction with the given ID on session s.
+func (m *Manager) Txn(s *Session, id []byte) (*Txn, error) {
+	m.mu.Lock()
+	t, ok := m.txns[string(id)]
+	m.mu.Unlock()
+	if !ok || t.DB != s.DB {
+		return nil, spanerr.FailedPrecondition("Transaction %x not found or no longer active (it may have been committed, rolled back or discarded after being idle for %s).", id, IdleTimeout)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch t.state {
+	case aborted:
+		return nil, abortedErr("Transaction was aborted.")
+	case committed:
+		return nil, spanerr.FailedPrecondition("Cannot use a transaction that has already committed.")
+	case rolledBack:
+		return nil, spanerr.FailedPrecondition("Cannot use a transaction that has been rolled back.")
+	}
+	t.touch()
+	return t, nil
+}
+
+// Source returns the query source of a read in this transaction.
+func (t *Txn) Source() *storage.Source {
+	if t.ReadOnly && !t.Strong {
+		return t.DB.SourceAt(t.ReadTS)
+	}
+	return t.DB.CurrentSource()
+}
+
+// ReadTimestamp returns the timestamp a read in this transaction observed: the
+// read timestamp, or for strong reads the newest commit visible after the read.
+func (t *Txn) ReadTimestamp() time.Time {
+	if t.ReadOnly && !t.Strong {
+		return time.UnixMicro(t.ReadTS).UTC()
+	}
+	ts := t.DB.PendingCommit()
+	if ts == 0 {
+		ts = storage.NowMicros()
+	}
+	return time.UnixMicro(ts).UTC()
+}
+
+// ReadSeq returns the commit visible before a read starts, to be passed to
+// RecordRead* after the read.
+func (t *Txn) ReadSeq() int64 { return t.DB.LastCommit() }
+
+// RecordTableRead notes that a read-write transaction read (part of) tables.
+func (t *Txn) RecordTableRead(seq int64, tables ...*schema.Table) {
+	if t.ReadOnly {
+		return
+	}
+	t.mu.Lock()
+	for _, tb := range tables {
+		t.reads = append(t.reads, readItem{table: tb.Name, seq: seq})
+	}
+	t.mu.Unlock()
+}
+
+// RecordKeyRead notes that a read-write transaction read the rows of table with the given keys.
+func (t *Txn) RecordKeyRead(seq int64, table *schema.Table, keys [][]any) {
+	if t.ReadOnly {
+		return
+	}
+	t.mu.Lock()
+	for _, k := range keys {
+		t.reads = append(t.reads, readItem{table: table.Name, key: storage.KeyString(table.Name, k), seq: seq})
+	}
+	t.mu.Unlock()
+}
+
+// Buffer adds mutations to a read-write transaction.
+func (t *Txn) Buffer(muts ...*storage.Mutation) error {
+	if t.ReadOnly {
+		return spanerr.FailedPrecondition("Cannot write in a read-only transaction.")
+	}
+	t.mu.Lock()
+	t.muts = append(t.muts, muts...)
+	t.mu.Unlock()
+	return nil
+}
+
+// DMLReplay returns the row count of a DML statement already run with seqno.
+func (t *Txn) DMLReplay(seqno int64) (int64, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n, ok := t.dmlSeqs[seqno]
+	return n, ok
+}
+
+// RecordDML remembers the row count of the DML statement with seqno.
+func (t *Txn) RecordDML(seqno, rows int64) {
+	t.mu.Lock()
+	if t.dmlSeqs == nil {
+		t.dmlSeqs = map[int64]int64{}
+	}
+	t.dmlSeqs[seqno] = rows
+	t.mu.Unlock()
+}
+
+// Rollback ends a transaction without writing.
+func (m *Manager) Rollback(t *Txn) {
+	t.discard()
+	m.mu.Lock()
+	delete(m.txns, t.ID)
+	m.mu.Unlock()
+}
+
+// CommitResult is what a commit returns.
+type CommitResult struct {
+	TS        time.Time
+	Mutations int64
+}
+
+// Commit validates the transaction's reads and applies its buffered writes plus
+// extra at one new commit timestamp. A read that changed since it was read aborts
+// the transaction with ABORTED (retryable).
+func (m *Manager) Commit(ctx context.Context, t *Txn, extra []*storage.Mutation) (CommitResult, error) {
+	t.mu.Lock()
+	if t.state != active {
+		st := t.state
+		t.mu.Unlock()
+		if st == aborted {
+			return CommitResult{}, abortedErr("Transaction was aborted.")
+		}
+		if st == committed {
+			return CommitResult{}, spanerr.FailedPrecondition("Transaction has already committed.")
+		}
+		return CommitResult{}, spanerr.FailedPrecondition("Transaction has been rolled back.")
+	}
+	if t.ReadOnly {
+		t.mu.Unlock()
+		return CommitResult{}, spanerr.FailedPrecondition("Cannot commit a read-only transaction.")
+	}
+	muts := append(t.muts, extra...)
+	reads := t.reads
+	t.mu.Unlock()
+
+	c := m.conflictsOf(t.DB)
+	var count int64
+	for _, mu := range muts {
+		count += mu.Count()
+	}
+	start := time.Now()
+	var conflict bool
+	ts, err := t.DB.Commit(ctx, muts, func() error {
+		if r, bad := c.changedSince(reads); bad {
+			conflict = true
+			return abortedErr("Transaction was aborted because a row it read in table " + r.table + " was changed by another transaction that committed first.")
+		}
+		return nil
+	}, func(ts int64) {
+		c.record(ts, muts, func(table string) []string { return cascadeChildren(t.DB.Catalog(), table) })
+	})
+	dur := time.Since(start)
+	t.mu.Lock()
+	switch {
+	case err == nil:
+		t.state = committed
+	case conflict:
+		t.state = aborted
+	default:
+		// A constraint error ends the transaction as Spanner does.
+		t.state = rolledBack
+	}
+	t.muts = nil
+	t.mu.Unlock()
+	m.mu.Lock()
+	delete(m.txns, t.ID)
+	m.mu.Unlock()
+	if m.OnCommit != nil {
+		m.OnCommit(t.DB, t, err == nil, dur)
+	}
+	if err != nil {
+		return CommitResult{}, err
+	}
+	return CommitResult{TS: time.UnixMicro(ts).UTC(), Mutations: count}, nil
+}
+
+func cascadeChildren(cat *schema.Catalog, table string) []string {
+	var out []string
+	for _, t := range cat.Tables {
+		if t.Parent != nil && t.Parent.Name == table {
+			out = append(out, t.Name)
+			out = append(out, cascadeChildren(cat, t.Name)...)
+		}
+	}
+	return out
+}
+
+// AbortedError is an ABORTED error that carries a retry delay.
+type AbortedError struct {
+	Msg   string
+	Delay time.Duration
+}
+
+func (e *AbortedError) Error() string { return e.Msg }
+
+func abortedErr(msg string) error { return &AbortedError{Msg: msg, Delay: AbortRetryDelay} }
