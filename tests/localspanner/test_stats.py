@@ -1,0 +1,194 @@
+"""Issue 8, "Server-side statistics": SPANNER_SYS query and transaction stats, server-timing headers."""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import grpc
+import pytest
+from google.cloud.spanner_admin_database_v1 import Database as DatabasePb
+from google.cloud.spanner_admin_database_v1 import GetDatabaseRequest
+from google.cloud.spanner_v1 import KeySet, TypeCode
+from google.cloud.spanner_v1.instance import Instance
+
+from .conftest import SpannerDb, create_database
+from .server_process import ServerProcess
+
+STATS_WAIT_S = 75.0
+MARKER_RUNS = 5
+TXN_RUNS = 4
+SERVER_TIMING = re.compile(r"(gfet4t7|afe);\s*dur=(\d+(\.\d+)?)")
+
+QUERY_TOP_COLUMNS = {
+    "INTERVAL_END": TypeCode.TIMESTAMP,
+    "TEXT": TypeCode.STRING,
+    "TEXT_FINGERPRINT": TypeCode.INT64,
+    "EXECUTION_COUNT": TypeCode.INT64,
+    "AVG_LATENCY_SECONDS": TypeCode.FLOAT64,
+    "AVG_ROWS": TypeCode.FLOAT64,
+    "AVG_BYTES": TypeCode.FLOAT64,
+    "AVG_ROWS_SCANNED": TypeCode.FLOAT64,
+    "AVG_CPU_SECONDS": TypeCode.FLOAT64,
+}
+QUERY_TOTAL_COLUMNS = {k: v for k, v in QUERY_TOP_COLUMNS.items() if k not in ("TEXT", "TEXT_FINGERPRINT")}
+TXN_TOP_COLUMNS = {
+    "INTERVAL_END": TypeCode.TIMESTAMP,
+    "FPRINT": TypeCode.INT64,
+    "COMMIT_ATTEMPT_COUNT": TypeCode.INT64,
+    "COMMIT_ABORT_COUNT": TypeCode.INT64,
+    "AVG_COMMIT_LATENCY_SECONDS": TypeCode.FLOAT64,
+    "AVG_TOTAL_LATENCY_SECONDS": TypeCode.FLOAT64,
+    "AVG_PARTICIPANTS": TypeCode.FLOAT64,
+}
+TXN_TOTAL_COLUMNS = {k: v for k, v in TXN_TOP_COLUMNS.items() if k != "FPRINT"}
+TABLES = {
+    **{f"QUERY_STATS_TOP_{p}": QUERY_TOP_COLUMNS for p in ("MINUTE", "10MINUTE", "HOUR")},
+    **{f"QUERY_STATS_TOTAL_{p}": QUERY_TOTAL_COLUMNS for p in ("MINUTE", "10MINUTE", "HOUR")},
+    **{f"TXN_STATS_TOP_{p}": TXN_TOP_COLUMNS for p in ("MINUTE", "10MINUTE", "HOUR")},
+    **{f"TXN_STATS_TOTAL_{p}": TXN_TOTAL_COLUMNS for p in ("MINUTE", "10MINUTE", "HOUR")},
+}
+
+
+class Workload:
+    def __init__(self, db: SpannerDb, marker: str) -> None:
+        self.db = db
+        self.marker = marker
+
+
+@pytest.fixture(scope="module")
+def workload(instance: Instance, local_spanner: ServerProcess) -> Iterator[Workload]:
+    """A distinctive query run MARKER_RUNS times and a transaction shape committed TXN_RUNS times."""
+    db = create_database(
+        instance,
+        local_spanner.address,
+        [
+            "CREATE TABLE Seen (Id INT64 NOT NULL, Tag STRING(MAX)) PRIMARY KEY (Id)",
+            "CREATE TABLE TxnOnly (Id INT64 NOT NULL, N INT64) PRIMARY KEY (Id)",
+        ],
+    )
+    with db.database.batch() as batch:
+        batch.insert("Seen", ["Id", "Tag"], [(i, "t") for i in range(10)])
+    marker = "m" + uuid.uuid4().hex[:8]
+    for _ in range(MARKER_RUNS):
+        with db.database.snapshot() as snap:
+            assert len(list(snap.execute_sql(f"SELECT Id, '{marker}' AS marker FROM Seen WHERE Id < 3"))) == 3
+    for i in range(TXN_RUNS):
+        db.database.run_in_transaction(
+            lambda tx, i=i: (
+                list(tx.read("TxnOnly", ["Id"], KeySet(keys=[[i]]))),
+                tx.insert_or_update("TxnOnly", ["Id", "N"], [(i, i)]),
+            )
+        )
+    yield Workload(db, marker)
+    db.database.drop()
+
+
+def _wait_for(db: SpannerDb, sql: str, what: str) -> list[list[Any]]:
+    deadline = time.monotonic() + STATS_WAIT_S
+    while True:
+        with db.database.snapshot() as snap:
+            rows = [list(r) for r in snap.execute_sql(sql)]
+        if rows or time.monotonic() > deadline:
+            assert rows, f"{what} did not appear within {STATS_WAIT_S:.0f} s (a minute interval must close)"
+            return rows
+        time.sleep(1.0)
+
+
+def test_query_stats_top_minute_measures_the_query(workload: Workload) -> None:
+    rows = _wait_for(
+        workload.db,
+        "SELECT INTERVAL_END, TEXT, TEXT_FINGERPRINT, EXECUTION_COUNT, AVG_LATENCY_SECONDS, AVG_ROWS, AVG_BYTES, "
+        f"AVG_ROWS_SCANNED, AVG_CPU_SECONDS FROM SPANNER_SYS.QUERY_STATS_TOP_MINUTE WHERE TEXT LIKE '%{workload.marker}%' "
+        "AND TEXT NOT LIKE '%SPANNER_SYS%' ORDER BY INTERVAL_END DESC",
+        "the marker query in QUERY_STATS_TOP_MINUTE",
+    )
+    end, text, fingerprint, count, latency, avg_rows, avg_bytes, scanned, cpu = (
+        rows[0][0], rows[0][1], rows[0][2], sum(r[3] for r in rows), *rows[0][4:]
+    )  # fmt: skip
+    assert end.second == 0 and end.microsecond == 0, f"INTERVAL_END {end} is not a minute boundary"
+    assert workload.marker in text
+    assert isinstance(fingerprint, int)
+    assert count == MARKER_RUNS, f"EXECUTION_COUNT {count}, ran it {MARKER_RUNS} times"
+    assert avg_rows == 3.0
+    assert scanned >= 3.0
+    assert avg_bytes > 0
+    assert 0 < latency < 5, f"AVG_LATENCY_SECONDS {latency}"
+    assert 0 <= cpu <= latency * 2 + 0.01, f"AVG_CPU_SECONDS {cpu} vs latency {latency}"
+
+
+def test_query_stats_total_minute_counts_everything(workload: Workload) -> None:
+    rows = _wait_for(
+        workload.db,
+        "SELECT INTERVAL_END, EXECUTION_COUNT, AVG_LATENCY_SECONDS FROM SPANNER_SYS.QUERY_STATS_TOTAL_MINUTE "
+        "ORDER BY INTERVAL_END DESC",
+        "QUERY_STATS_TOTAL_MINUTE rows",
+    )
+    assert sum(r[1] for r in rows) >= MARKER_RUNS
+    assert all(r[2] >= 0 for r in rows)
+
+
+def test_txn_stats_top_minute_measures_commits(workload: Workload) -> None:
+    rows = _wait_for(
+        workload.db,
+        "SELECT INTERVAL_END, FPRINT, COMMIT_ATTEMPT_COUNT, COMMIT_ABORT_COUNT, AVG_COMMIT_LATENCY_SECONDS, "
+        "AVG_TOTAL_LATENCY_SECONDS, AVG_PARTICIPANTS FROM SPANNER_SYS.TXN_STATS_TOP_MINUTE "
+        "ORDER BY COMMIT_ATTEMPT_COUNT DESC",
+        "transactions in TXN_STATS_TOP_MINUTE",
+    )
+    attempts = sum(r[2] for r in rows)
+    assert attempts >= TXN_RUNS, f"COMMIT_ATTEMPT_COUNT total {attempts}, committed {TXN_RUNS} transactions"
+    top = rows[0]
+    assert isinstance(top[1], int)
+    assert top[3] == 0, "no transaction of this test was aborted"
+    assert 0 < top[4] <= top[5], f"commit latency {top[4]} must be positive and within total latency {top[5]}"
+    assert top[6] >= 1.0
+
+
+@pytest.mark.parametrize("table", sorted(TABLES))
+def test_spanner_sys_table_has_the_documented_columns(workload: Workload, table: str) -> None:
+    columns = TABLES[table]
+    with workload.db.database.snapshot() as snap:
+        result = snap.execute_sql(f"SELECT {', '.join(columns)} FROM SPANNER_SYS.{table} LIMIT 5")
+        rows = list(result)
+        fields = {f.name: f.type_.code for f in result.fields}
+    assert fields == columns, f"{table}: columns/types differ: {fields}"
+    for row in rows:
+        assert row[0] is not None, "INTERVAL_END is never NULL"
+
+
+def test_server_timing_header_on_every_data_call(workload: Workload) -> None:
+    db = workload.db
+    db.recorder.clear()
+    with db.database.snapshot() as snap:
+        list(snap.execute_sql("SELECT COUNT(*) FROM Seen"))
+    with db.database.snapshot() as snap:
+        list(snap.read("Seen", ["Id"], KeySet(all_=True)))
+    db.database.run_in_transaction(lambda tx: tx.execute_update("UPDATE Seen SET Tag = 'u' WHERE Id = 1"))
+    with db.database.batch() as batch:
+        batch.insert_or_update("Seen", ["Id", "Tag"], [(50, "b")])
+    calls = db.recorder.calls()
+    names = {c.name for c in calls}
+    assert {"ExecuteStreamingSql", "StreamingRead", "ExecuteSql", "Commit"} <= names, names
+    for call in calls:
+        header = call.initial_metadata().get("server-timing")
+        assert header, f"{call.name}: no server-timing header in {call.initial_metadata()}"
+        match = SERVER_TIMING.search(header)
+        assert match, f"{call.name}: server-timing {header!r} is not in Cloud Spanner's format 'gfet4t7; dur=N'"
+        assert float(match.group(2)) >= 0
+
+
+def test_server_timing_header_on_admin_calls(workload: Workload, local_spanner: ServerProcess) -> None:
+    with grpc.insecure_channel(local_spanner.address) as channel:
+        get_database = channel.unary_unary(
+            "/google.spanner.admin.database.v1.DatabaseAdmin/GetDatabase",
+            request_serializer=GetDatabaseRequest.serialize,
+            response_deserializer=DatabasePb.deserialize,
+        )
+        response, call = get_database.with_call(GetDatabaseRequest(name=workload.db.database.name), timeout=10)
+    assert response.name == workload.db.database.name
+    header = dict(call.initial_metadata()).get("server-timing", "")
+    assert SERVER_TIMING.search(header), f"GetDatabase: server-timing header {header!r}"
