@@ -102,7 +102,8 @@ def test_query_stats_top_minute_measures_the_query(workload: Workload) -> None:
     rows = _wait_for(
         workload.db,
         "SELECT INTERVAL_END, TEXT, TEXT_FINGERPRINT, EXECUTION_COUNT, AVG_LATENCY_SECONDS, AVG_ROWS, AVG_BYTES, "
-        f"AVG_ROWS_SCANNED, AVG_CPU_SECONDS FROM SPANNER_SYS.QUERY_STATS_TOP_MINUTE WHERE TEXT LIKE '%{workload.marker}%' "
+        "AVG_ROWS_SCANNED, AVG_CPU_SECONDS FROM SPANNER_SYS.QUERY_STATS_TOP_MINUTE "
+        f"WHERE TEXT LIKE '%{workload.marker}%' "
         "AND TEXT NOT LIKE '%SPANNER_SYS%' ORDER BY INTERVAL_END DESC",
         "the marker query in QUERY_STATS_TOP_MINUTE",
     )
