@@ -324,8 +324,8 @@ class PrintingSink:
         self.state = state
         self.reason = reason
         self._drawn = 0
-        if not self.quiet or state is RunState.FAILED:
-            self.out.write(f"run {run_id}: {state.value}{f' ({reason})' if reason else ''}\n")
+        if not self.quiet:
+            self.out.write(f"run {run_id}: {state.value}\n")  # a failure's reason is printed once, at the end
             self.out.flush()
 
     def on_config_change(self, run_id: str, patch: ConfigPatch, who: str) -> None:

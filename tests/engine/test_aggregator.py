@@ -1,0 +1,81 @@
+"""The aggregator merges the processes' interval reports into one sample per interval."""
+
+from __future__ import annotations
+
+import pytest
+
+from spanload.runs.aggregator import Aggregator
+from spanload.runs.protocol import Counter, Report
+from spanload.runs.samples import Gauge, Op
+from spanload.workers import metrics
+
+T0 = 1000.0
+
+
+def _hdr(values: list[int]) -> str:
+    h = metrics.new_histogram()
+    for v in values:
+        h.record_value(v)
+    return metrics.encode(h)
+
+
+def _report(worker: int, seq: int, txns: int, latencies: list[int], **gauges: float) -> Report:
+    return Report(
+        worker=worker,
+        seq=seq,
+        t=T0 + seq + 1,
+        interval_s=1.0,
+        counters={Counter.TRANSACTIONS: txns, Counter.MUTATIONS: 3 * txns},
+        gauges=gauges,
+        errors_by_code={"ABORTED": 1} if worker else {},
+        hdr={Op.UPDATER_TXN: _hdr(latencies)},
+    )
+
+
+def test_one_sample_per_interval_once_every_worker_reported() -> None:
+    agg = Aggregator(T0, 1.0, workers=2)
+    assert agg.add(_report(0, 0, 5, [1000] * 5, **{Gauge.UPDATER_TARGET_TPS: 5, Gauge.WATCHER_LAG_MS: 30})) == []
+    [sample] = agg.add(_report(1, 0, 3, [9000] * 3, **{Gauge.UPDATER_TARGET_TPS: 5, Gauge.WATCHER_LAG_MS: 10}))
+    assert sample.seq == 0
+    assert sample.elapsed_s == pytest.approx(1.0)
+    assert sample.totals.transactions == 8 and sample.totals.mutations == 24
+    assert sample.gauges[Gauge.UPDATER_TPS] == pytest.approx(8.0)
+    assert sample.gauges[Gauge.UPDATER_TARGET_TPS] == 10  # summed across processes
+    assert sample.gauges[Gauge.WATCHER_LAG_MS] == 30  # the worst process
+    assert sample.errors_by_code == {"ABORTED": 1}
+    p = sample.latency[Op.UPDATER_TXN]
+    assert p.count == 8
+    assert p.p99 == pytest.approx(9.0, rel=0.001)  # from merged counts
+    assert metrics.decode(sample.hdr[Op.UPDATER_TXN]).get_total_count() == 8
+
+
+def test_totals_accumulate_and_the_summary_merges_every_interval() -> None:
+    agg = Aggregator(T0, 1.0, workers=1)
+    agg.add(_report(0, 0, 10, [1000] * 10))
+    [second] = agg.add(_report(0, 1, 10, [100_000] * 10))
+    assert second.totals.transactions == 20
+    summary = agg.summary()
+    assert summary.duration_s == pytest.approx(2.0)
+    assert summary.latency[Op.UPDATER_TXN].count == 20
+    assert summary.latency[Op.UPDATER_TXN].max == pytest.approx(100.0, rel=0.001)
+    assert summary.rates[Gauge.UPDATER_TPS] == pytest.approx(10.0)
+
+
+def test_a_late_worker_is_flushed_when_overdue_and_its_report_lands_in_the_next_interval() -> None:
+    agg = Aggregator(T0, 1.0, workers=2)
+    agg.add(_report(0, 0, 4, [1000] * 4))
+    assert agg.flush_overdue(now=T0 + 1.5) == []  # not yet overdue
+    [partial] = agg.flush_overdue(now=T0 + 3.0)
+    assert partial.totals.transactions == 4
+    agg.add(_report(1, 0, 6, [1000] * 6))  # late for seq 0: folded into seq 1
+    [next_sample] = agg.add(_report(0, 1, 1, [1000]))
+    assert next_sample.seq == 1
+    assert next_sample.totals.transactions == 11  # nothing lost, nothing twice
+
+
+def test_flush_all_emits_what_is_pending_at_the_end() -> None:
+    agg = Aggregator(T0, 1.0, workers=2)
+    agg.add(_report(0, 0, 2, [500, 600]))
+    [last] = agg.flush_all()
+    assert last.totals.transactions == 2
+    assert agg.flush_all() == []

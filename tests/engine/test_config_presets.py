@@ -1,0 +1,127 @@
+"""Run config validation, presets and thresholds: bad input is rejected naming the field."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from spanload.runs import presets, thresholds
+from spanload.runs.config import ConfigPatch, RunConfig, ShardFilter
+from spanload.runs.samples import Op, Percentiles, Reconciliation, Summary
+from spanload.runs.supervisor import validation_message
+from spanload.spanner.schemas import SINGERS, missing_statements, object_names
+from spanload.workers.watcher import SHARD_VALUES, poll_sql, shard_groups
+
+
+def test_the_change_watcher_load_table_is_reproduced() -> None:
+    expected = {
+        "very-light": (1, 5, 1),
+        "light": (5, 20, 1),
+        "medium": (10, 50, 1),
+        "high": (25, 100, 1),
+        "very-high": (50, 200, 1),
+        "very-high-2": (50, 200, 2),
+        "very-high-4": (50, 200, 4),
+        "very-high-8": (50, 200, 8),
+    }
+    for name, (w, m, n) in expected.items():
+        config = presets.get_preset(name).config
+        assert (config.updater.transactions_per_second, config.updater.mutations_per_transaction) == (w, m)
+        assert config.watcher.watchers == n and config.watcher.table_hint
+        assert config.watcher.poll_interval_ms == 1000 and config.watcher.limit == 10_000
+        assert not presets.get_preset(f"{name}-no-hint").config.watcher.table_hint
+        if n == 1:
+            assert presets.get_preset(f"{name}-not-null").config.watcher.shard_filter is ShardFilter.NOT_NULL
+
+
+def test_the_other_reports_have_presets() -> None:
+    batch = presets.get_preset("2pc-batch-insert").config
+    assert batch.updater.mode.value == "batch_insert" and batch.updater.batch_rows == 6
+    agents = [presets.get_preset(f"session-pool-agents-{n}").config for n in presets.SESSION_POOL_CONCURRENCY]
+    assert [a.reader.concurrency for a in agents] == sorted(a.reader.concurrency for a in agents)
+    assert all(a.reader.think_time_ms == 100 and a.reader.query.value == "leaderboard" for a in agents)
+    assert all(not a.client.multiplexed_sessions for a in agents)
+    assert presets.get_preset("write-benchmark").config.schema_.value == "tweets"
+
+
+def test_an_unknown_preset_names_the_valid_ones() -> None:
+    with pytest.raises(presets.UnknownPresetError, match="light"):
+        presets.get_preset("nope")
+
+
+def test_preset_overrides_are_validated() -> None:
+    config = presets.preset_config("light", {"updater": {"transactions_per_second": 7}})
+    assert config.updater.transactions_per_second == 7 and config.updater.mutations_per_transaction == 20
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"watcher": {"watchers": 2, "shard_filter": "none"}}, "watcher.shard_filter"),
+        ({"reader": {"query": "leaderboard"}}, "reader.query"),
+        ({"updater": {"transactions_per_second": 0}}, "updater.transactions_per_second"),
+        ({"watcher": {"watchers": 38}}, "watcher.watchers"),
+        ({"target": {"kind": "emulator"}}, "target.emulator_host"),
+    ],
+)
+def test_invalid_combinations_name_the_field(body: dict[str, object], field: str) -> None:
+    with pytest.raises(ValidationError) as err:
+        RunConfig.model_validate(body)
+    message, _ = validation_message(err.value)
+    assert field in message
+
+
+def test_a_patch_is_validated_against_the_whole_config() -> None:
+    config = RunConfig.model_validate({"watcher": {"watchers": 4}})
+    with pytest.raises(ValidationError, match="shard_filter"):
+        config.apply(ConfigPatch.model_validate({"watcher": {"shard_filter": "not_null"}}))
+    assert (
+        config.apply(
+            ConfigPatch.model_validate({"updater": {"transactions_per_second": 20}})
+        ).updater.transactions_per_second
+        == 20
+    )
+
+
+def test_shard_groups_cover_every_shard_value_exactly_once() -> None:
+    for watchers in (1, 2, 4, 8, 37):
+        groups = shard_groups(watchers)
+        assert len(groups) == watchers
+        assert sorted(v for g in groups for v in g) == list(SHARD_VALUES) == list(range(-18, 19))
+
+
+def test_the_poll_query_follows_hint_and_shard_filter() -> None:
+    config = RunConfig().watcher
+    sql = poll_sql(SINGERS, config)
+    assert "@{FORCE_INDEX=SingersByShardLastUpdated}" in sql and "IN UNNEST(@shards)" in sql
+    assert "ORDER BY LastUpdated, SingerId" in sql
+    no_hint = poll_sql(SINGERS, config.model_copy(update={"table_hint": False, "shard_filter": ShardFilter.NOT_NULL}))
+    assert "FORCE_INDEX" not in no_hint and "ShardId IS NOT NULL" in no_hint
+
+
+def test_missing_ddl_is_found_by_object_name() -> None:
+    existing = [SINGERS.ddl[0].replace("CREATE TABLE Singers", "CREATE TABLE singers")]
+    assert object_names(existing) == {"SINGERS"}
+    assert missing_statements(SINGERS.ddl, existing) == [SINGERS.ddl[1]]
+
+
+def test_thresholds_parse_check_and_name_the_failure() -> None:
+    summary = Summary(
+        latency={Op.UPDATER_TXN: Percentiles(count=10, p50=3.0, p99=60.0)},
+        rates={"updater.tps": 4.9},
+        reconciliation=Reconciliation(ok=True),
+    )
+    figures = thresholds.metrics_of(summary)
+    assert thresholds.parse("updater.p99_ms<100").check(figures) is None
+    failure = thresholds.parse("updater.p99_ms<50").check(figures)
+    assert failure is not None and "updater.p99_ms<50" in failure and "60" in failure
+    assert thresholds.parse("reconciliation.ok==1").check(figures) is None
+    assert thresholds.parse("updater.tps>=4.5").check(figures) is None
+    missing = thresholds.parse("reader.p99_ms<5").check(figures)
+    assert missing is not None and "no figure" in missing
+
+
+@pytest.mark.parametrize("text", ["updater.p99_ms", "updater.p99_ms<<5", "bogus.p99_ms<5", "x<abc"])
+def test_malformed_thresholds_are_refused(text: str) -> None:
+    with pytest.raises(thresholds.ThresholdError):
+        thresholds.parse(text)

@@ -1,0 +1,222 @@
+"""The load engine end to end: real worker processes, the real google-cloud-spanner client, the local server.
+
+The Proof of the load engine issue: the light preset reconciles, a live rate patch shows within two
+intervals, the table hint changes poll duration the way the Change Watcher report found, and a
+killed worker process fails the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from spanload.config import Settings
+from spanload.runs.config import ConfigPatch, RunConfig
+from spanload.runs.presets import get_preset
+from spanload.runs.samples import Gauge, Op
+from spanload.runs.state import RunState
+from spanload.runs.supervisor import Supervisor
+from tests.engine.conftest import LocalTarget
+from tests.engine.test_supervisor import Recorder
+from tests.helpers import VENV_BIN
+
+pytestmark = pytest.mark.timeout(240)
+
+
+def _with_target(config: RunConfig, local: LocalTarget) -> RunConfig:
+    return config.model_copy(update={"target": local.config().target})
+
+
+async def _run_to_end(config: RunConfig, run_id: str) -> Recorder:
+    sink = Recorder()
+    supervisor = Supervisor(Settings(), sink)
+    await supervisor.start(run_id, config)
+    await asyncio.wait_for(supervisor.wait_finished(run_id), 180)
+    return sink
+
+
+def test_the_light_preset_for_10s_reconciles(local_spanner: LocalTarget) -> None:
+    config = _with_target(get_preset("light").config, local_spanner).model_copy(update={"duration_s": 10.0})
+    # A small key space makes keys be overwritten, some before a poll sees them: counted apart.
+    config = config.model_copy(update={"updater": config.updater.model_copy(update={"key_space": 300})})
+    sink = asyncio.run(_run_to_end(config, "light"))
+    assert sink.states[-1] == (RunState.FINISHED, None)
+    summary = sink.summary
+    assert summary is not None and summary.reconciliation is not None
+    r = summary.reconciliation
+    assert r.ok, r.detail
+    assert r.keys_written > 0 and r.final_versions_missing == 0 and r.duplicates == 0 and r.unexpected == 0
+    assert r.final_versions_received == r.keys_written
+    assert r.versions_received + r.superseded_unseen == r.versions_written
+    assert summary.totals.mutations == r.versions_written
+    assert summary.totals.received_changes == r.versions_received
+    assert summary.latency[Op.WATCHER_NOTIFY].count == r.versions_received
+    assert summary.totals.errors == 0
+    assert len(sink.samples) >= 9
+
+
+def test_a_live_rate_patch_shows_in_the_achieved_rate_within_two_intervals(local_spanner: LocalTarget) -> None:
+    config = local_spanner.config(
+        {"updater": {"transactions_per_second": 5, "mutations_per_transaction": 1}, "watcher": {"enabled": False}}
+    )
+
+    async def scenario() -> tuple[list[float], list[float], list[float]]:
+        sink = Recorder()
+        supervisor = Supervisor(Settings(), sink)
+        await supervisor.start("patch", config)
+        while len(sink.samples) < 4:
+            await asyncio.sleep(0.05)
+        before = [s.gauges.get(Gauge.UPDATER_TPS, 0.0) for s in sink.samples[1:4]]
+        seen = len(sink.samples)
+        await supervisor.patch("patch", ConfigPatch.model_validate({"updater": {"transactions_per_second": 20}}), "t")
+        while len(sink.samples) < seen + 2:
+            await asyncio.sleep(0.05)
+        after = sink.samples[seen : seen + 2]
+        await supervisor.stop("patch")
+        return (
+            before,
+            [s.gauges.get(Gauge.UPDATER_TARGET_TPS, 0.0) for s in after],
+            [s.gauges.get(Gauge.UPDATER_TPS, 0.0) for s in after],
+        )
+
+    before, targets, achieved = asyncio.run(scenario())
+    assert max(before) < 12, before
+    assert targets[-1] == 20.0, targets
+    assert max(achieved) >= 12, f"achieved {achieved} tx/s in the two intervals after the patch (before: {before})"
+
+
+def _populate(local: LocalTarget, database: str, rows: int) -> None:
+    """Fill the watched table with old rows, as the report's 17 M-row table was."""
+    from google.cloud.spanner_v1 import COMMIT_TIMESTAMP
+
+    from spanload.spanner import client as spanner_client
+    from spanload.spanner import schemas
+
+    config = local.config(database=database)
+    admin = spanner_client.make_client(config.target, local.address)
+    schemas.ensure_schema(admin, config.target, config.schema_)
+    admin.close()
+    conn = spanner_client.connect(config.target, config.client, local.address)
+    spec = schemas.spec(config.schema_)
+    batch_rows = 2000
+    for start in range(10_000_000, 10_000_000 + rows, batch_rows):
+        with conn.database.batch() as batch:
+            batch.insert_or_update(
+                spec.table,
+                spec.write_columns,
+                [(k, "f", "l", b"", 1, "old", COMMIT_TIMESTAMP) for k in range(start, start + batch_rows)],
+            )
+    conn.close()
+
+
+def test_table_hint_off_makes_polls_slower_as_the_report_found(local_spanner: LocalTarget) -> None:
+    database = "e2e-hint"
+    _populate(local_spanner, database, rows=60_000)
+    p50: dict[bool, float] = {}
+    for hint in (True, False):
+        config = local_spanner.config(
+            {
+                "duration_s": 6,
+                "updater": {"transactions_per_second": 5, "mutations_per_transaction": 5},
+                "watcher": {"table_hint": hint, "poll_interval_ms": 100},
+            },
+            database=database,
+        )
+        sink = asyncio.run(_run_to_end(config, f"hint-{hint}"))
+        assert sink.summary is not None
+        poll = sink.summary.latency[Op.WATCHER_POLL]
+        assert poll.count > 10 and poll.p50 is not None
+        p50[hint] = poll.p50
+    print(f"\npoll p50 with FORCE_INDEX: {p50[True]:.2f} ms, without: {p50[False]:.2f} ms")
+    assert p50[False] > p50[True], p50
+
+
+def test_killing_the_worker_process_fails_the_run(local_spanner: LocalTarget) -> None:
+    config = local_spanner.config({"updater": {"transactions_per_second": 5}})
+
+    async def scenario() -> Recorder:
+        sink = Recorder()
+        supervisor = Supervisor(Settings(), sink)
+        await supervisor.start("kill", config)
+        while not sink.samples:
+            await asyncio.sleep(0.05)
+        os.kill(supervisor.worker_pids("kill")[0], signal.SIGKILL)
+        await asyncio.wait_for(supervisor.wait_finished("kill"), 30)
+        return sink
+
+    sink = asyncio.run(scenario())
+    state, reason = sink.states[-1]
+    assert state is RunState.FAILED
+    assert reason is not None and "worker 0" in reason and "exited with code -9" in reason
+
+
+def test_the_cli_prints_status_writes_json_and_fails_a_threshold(local_spanner: LocalTarget, tmp_path: Path) -> None:
+    out = tmp_path / "run.json"
+    result = subprocess.run(
+        [
+            str(VENV_BIN / "spanload"),
+            "run",
+            "--emulator-host",
+            local_spanner.address,
+            "--database",
+            "e2e-cli",
+            "--preset",
+            "very-light",
+            "--duration",
+            "3s",
+            "--json",
+            str(out),
+            "--threshold",
+            "updater.p99_ms<0.001",
+            "--threshold",
+            "reconciliation.ok==1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "# Transactions:" in result.stdout and "Change notification latency:" in result.stdout
+    assert "threshold 'updater.p99_ms<0.001' failed" in result.stdout
+    assert "reconciliation.ok==1" not in result.stdout  # that one held
+    document = json.loads(out.read_text())
+    assert document["config"]["preset"] == "very-light"
+    assert document["summary"]["reconciliation"]["ok"] is True
+    assert len(document["samples"]) >= 2 and "hdr" in document["samples"][0]
+
+
+def test_ctrl_c_stops_the_cli_cleanly_and_still_writes_the_summary(local_spanner: LocalTarget, tmp_path: Path) -> None:
+    out = tmp_path / "run.json"
+    process = subprocess.Popen(
+        [
+            str(VENV_BIN / "spanload"),
+            "run",
+            "--emulator-host",
+            local_spanner.address,
+            "--database",
+            "e2e-sigint",
+            "--preset",
+            "very-light",
+            "--json",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    for line in process.stdout:
+        if line.startswith("# Transactions:"):
+            break
+    process.send_signal(signal.SIGINT)
+    rest, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert "Summary" in rest and "reconciliation: OK" in rest
+    assert json.loads(out.read_text())["state"] == "finished"

@@ -1,0 +1,66 @@
+"""HDR histograms: the wire encoding round-trips and merging adds counts (never averages percentiles)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from spanload.workers import metrics
+
+
+def _recorded(values: list[int]) -> metrics.HdrHistogram:
+    h = metrics.new_histogram()
+    for v in values:
+        h.record_value(v)
+    return h
+
+
+def test_encode_decode_round_trip_keeps_every_count() -> None:
+    values = [random.Random(1).randrange(1, 5_000_000) for _ in range(5000)]
+    original = _recorded(values)
+    text = metrics.encode(original)
+    assert text.startswith("HISTF")  # base64 of the standard compressed encoding's cookie
+    decoded = metrics.decode(text)
+    assert decoded.get_total_count() == 5000
+    assert decoded.get_value_at_percentile(99) == original.get_value_at_percentile(99)
+    assert decoded.get_max_value() == original.get_max_value()
+
+
+def test_merged_percentiles_are_those_of_all_values_not_an_average() -> None:
+    fast = [100] * 990 + [200] * 10  # p99 = 100 us
+    slow = [50_000] * 100  # p99 = 50 ms
+    merged = metrics.merge([metrics.encode(_recorded(fast)), metrics.encode(_recorded(slow))])
+    every = _recorded(fast + slow)
+    assert merged.get_total_count() == 1100
+    p = metrics.percentiles(merged)
+    assert p.p99 == metrics.percentiles(every).p99
+    # 100 of 1100 values are 50 ms, so the merged p99 is 50 ms; averaging the two p99s would say ~25 ms.
+    assert p.p99 == pytest.approx(50.0, rel=0.001)
+    assert p.p50 == pytest.approx(0.1, rel=0.01)
+
+
+def test_percentiles_of_an_empty_histogram_are_none() -> None:
+    p = metrics.percentiles(metrics.new_histogram())
+    assert p.count == 0 and p.p50 is None and p.max is None
+
+
+def test_decode_rejects_garbage_with_a_value_error() -> None:
+    with pytest.raises(ValueError, match="HdrHistogram"):
+        metrics.decode("not-a-histogram")
+
+
+def test_recorder_hands_out_deltas_and_resets() -> None:
+    recorder = metrics.Recorder()
+    recorder.record("a", 10)
+    recorder.record_many("a", [20, 30])
+    recorder.record("b", 0)  # clamped into range, still counted
+    first = recorder.take()
+    assert set(first) == {"a", "b"}
+    assert metrics.decode(first["a"]).get_total_count() == 3
+    assert recorder.take() == {}
+
+
+def test_values_outside_the_range_are_clamped_not_lost() -> None:
+    assert metrics.clamp_us(-5) == metrics.LOWEST_US
+    assert metrics.clamp_us(1e12) == metrics.HIGHEST_US

@@ -1,0 +1,146 @@
+"""The supervisor against workers that speak the protocol without Spanner (tests/engine/protocol_peer.py).
+
+These test process supervision and the protocol; Spanner behaviour is tested end to end in
+test_e2e_local.py against the local server with the real client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+
+from spanload.config import Settings
+from spanload.runs.config import ConfigPatch, RunConfig
+from spanload.runs.samples import Sample, Summary
+from spanload.runs.state import RunState
+from spanload.runs.supervisor import InvalidConfigError, RunNotActiveError, Supervisor, UnknownRunError
+
+PEER = [sys.executable, str(Path(__file__).with_name("protocol_peer.py"))]
+FAST = 0.2  # report interval of these tests, seconds
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.samples: list[Sample] = []
+        self.states: list[tuple[RunState, str | None]] = []
+        self.patches: list[tuple[dict[str, object], str]] = []
+        self.summary: Summary | None = None
+
+    def on_sample(self, run_id: str, sample: Sample) -> None:
+        self.samples.append(sample)
+
+    def on_state(self, run_id: str, state: RunState, reason: str | None) -> None:
+        self.states.append((state, reason))
+
+    def on_config_change(self, run_id: str, patch: ConfigPatch, who: str) -> None:
+        self.patches.append((patch.changed_fields(), who))
+
+    def on_summary(self, run_id: str, summary: Summary) -> None:
+        self.summary = summary
+
+
+def _config(processes: int) -> RunConfig:
+    return RunConfig.model_validate(
+        {"processes": processes, "report_interval_s": FAST, "target": {"emulator_host": "x:1"}}
+    )
+
+
+async def _until(predicate, what: str, timeout: float = 20.0) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(int(timeout / 0.05)):
+        if predicate():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_a_two_process_run_merges_reports_patches_pauses_and_stops_with_a_summary() -> None:
+    async def scenario() -> Recorder:
+        sink = Recorder()
+        supervisor = Supervisor(Settings(), sink, worker_command=PEER)
+        await supervisor.start("r1", _config(2))
+        assert len(supervisor.worker_pids("r1")) == 2
+        await _until(lambda: supervisor.state("r1") is RunState.RUNNING, "RUNNING")
+        await _until(lambda: len(sink.samples) >= 3, "three samples")
+        new = await supervisor.patch(
+            "r1", ConfigPatch.model_validate({"updater": {"transactions_per_second": 20}}), "tester"
+        )
+        assert new.updater.transactions_per_second == 20
+        assert supervisor.config("r1").updater.transactions_per_second == 20
+        with pytest.raises(InvalidConfigError) as bad:
+            await supervisor.patch(
+                "r1", ConfigPatch.model_validate({"watcher": {"shard_filter": "none", "watchers": 3}}), "t"
+            )
+        assert "watcher.shard_filter" in str(bad.value)
+        await supervisor.pause("r1")
+        assert supervisor.state("r1") is RunState.PAUSED
+        await supervisor.resume("r1")
+        await supervisor.stop("r1")
+        assert supervisor.state("r1") is RunState.FINISHED
+        with pytest.raises(RunNotActiveError):
+            await supervisor.patch("r1", ConfigPatch(), "t")
+        return sink
+
+    sink = asyncio.run(scenario())
+    assert sink.samples[0].totals.transactions == 4  # two processes x 2, merged into one sample
+    assert [s.seq for s in sink.samples] == sorted(s.seq for s in sink.samples)
+    assert sink.patches == [({"updater.transactions_per_second": 20.0}, "tester")]
+    assert [s for s, _ in sink.states] == [
+        RunState.STARTING,
+        RunState.RUNNING,
+        RunState.PAUSED,
+        RunState.RUNNING,
+        RunState.STOPPING,
+        RunState.FINISHED,
+    ]
+    assert sink.summary is not None and sink.summary.reconciliation is not None
+    assert sink.summary.reconciliation.ok  # peer ledgers: keys 0 and 1 at version 1, both received
+    assert sink.summary.totals.transactions == sink.samples[-1].totals.transactions
+
+
+def test_a_worker_that_stops_reporting_fails_the_run_with_the_reason() -> None:
+    async def scenario() -> tuple[Recorder, list[int]]:
+        sink = Recorder()
+        supervisor = Supervisor(Settings(), sink, worker_command=[*PEER, "--silent-after", "2"])
+        await supervisor.start("r2", _config(1))
+        state = await asyncio.wait_for(supervisor.wait_finished("r2"), 30)
+        assert state is RunState.FAILED
+        return sink, supervisor.worker_pids("r2")
+
+    sink, _ = asyncio.run(scenario())
+    state, reason = sink.states[-1]
+    assert state is RunState.FAILED
+    assert reason is not None and "sent no report" in reason and "worker 0" in reason
+
+
+def test_a_killed_worker_fails_the_run_with_its_exit_code() -> None:
+    async def scenario() -> Recorder:
+        sink = Recorder()
+        supervisor = Supervisor(Settings(), sink, worker_command=PEER)
+        await supervisor.start("r3", _config(2))
+        await _until(lambda: supervisor.state("r3") is RunState.RUNNING, "RUNNING")
+        proc = await asyncio.create_subprocess_exec("kill", "-9", str(supervisor.worker_pids("r3")[1]))
+        await proc.wait()
+        await asyncio.wait_for(supervisor.wait_finished("r3"), 30)
+        return sink
+
+    sink = asyncio.run(scenario())
+    state, reason = sink.states[-1]
+    assert state is RunState.FAILED
+    assert reason is not None and "worker 1" in reason and "code -9" in reason
+    assert sink.summary is not None  # what was measured before the failure is still summarised
+
+
+def test_unknown_runs_are_refused() -> None:
+    async def scenario() -> None:
+        supervisor = Supervisor(Settings(), Recorder(), worker_command=PEER)
+        with pytest.raises(UnknownRunError, match="nope"):
+            await supervisor.patch("nope", ConfigPatch(), "t")
+        with pytest.raises(UnknownRunError):
+            supervisor.state("nope")
+        with pytest.raises(UnknownRunError):
+            await supervisor.stop("nope")
+
+    asyncio.run(scenario())
