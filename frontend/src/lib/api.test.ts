@@ -89,8 +89,8 @@ describe("request", () => {
 
 describe("helpers", () => {
   it("builds ws and wss URLs for the live stream", () => {
-    expect(liveUrl("r 1", { protocol: "http:", host: "127.0.0.1:8000" })).toBe("ws://127.0.0.1:8000/api/runs/r%201/live");
-    expect(liveUrl("r1", { protocol: "https:", host: "x.example" })).toBe("wss://x.example/api/runs/r1/live");
+    expect(liveUrl("r 1", { protocol: "http:", host: "127.0.0.1:8000" })).toBe("ws://127.0.0.1:8000/api/runs/r%201/live?max_points=600");
+    expect(liveUrl("r1", { protocol: "https:", host: "x.example" }, 2)).toBe("wss://x.example/api/runs/r1/live?max_points=2");
   });
 
   it("accepts presets as a list or a map", () => {

@@ -10,6 +10,7 @@ import type {
   RunUpdate,
   Sample,
   SamplesPublic,
+  SnapshotMessage,
 } from "./types";
 
 export const API_BASE = "/api";
@@ -156,8 +157,52 @@ export function normalizePresets(payload: unknown): Preset[] {
   return list.filter((p): p is Preset => !!p && typeof p === "object" && "name" in p && "config" in p);
 }
 
+/** Samples in the snapshot the live socket sends on (re)connect: downsampled on the server. */
+export const LIVE_SNAPSHOT_POINTS = 600;
+
 /** The websocket URL of a run's live stream, on the same host as the page. */
-export function liveUrl(id: string, location: Pick<Location, "protocol" | "host"> = window.location): string {
+export function liveUrl(
+  id: string,
+  location: Pick<Location, "protocol" | "host"> = window.location,
+  maxPoints: number = LIVE_SNAPSHOT_POINTS,
+): string {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  return `${scheme}//${location.host}${API_BASE}/runs/${enc(id)}/live`;
+  return `${scheme}//${location.host}${API_BASE}/runs/${enc(id)}/live${buildQuery({ max_points: maxPoints })}`;
+}
+
+const SNAPSHOT_TIMEOUT_MS = 15_000;
+const WS_RUN_NOT_FOUND = 4404;
+
+/**
+ * A run's events (and status) as its live socket's snapshot gives them: connect, read the first
+ * message, close. The REST API has no events route; the snapshot is where the timeline lives.
+ */
+export function fetchSnapshot(id: string, maxPoints = 2): Promise<SnapshotMessage> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(liveUrl(id, window.location, maxPoints));
+    const timer = setTimeout(() => {
+      ws.close();
+      reject(new ApiError(0, "The live stream sent no snapshot in time."));
+    }, SNAPSHOT_TIMEOUT_MS);
+    ws.onmessage = (event: MessageEvent) => {
+      clearTimeout(timer);
+      ws.onclose = null;
+      ws.close(1000);
+      try {
+        const message = JSON.parse(String(event.data)) as { type?: string };
+        if (message.type === "snapshot") resolve(message as SnapshotMessage);
+        else reject(new ApiError(0, `Expected a snapshot, got a ${String(message.type)} message.`));
+      } catch {
+        reject(new ApiError(0, "The live stream sent a malformed snapshot."));
+      }
+    };
+    ws.onclose = (event: CloseEvent) => {
+      clearTimeout(timer);
+      reject(
+        event.code === WS_RUN_NOT_FOUND
+          ? new ApiError(404, event.reason || `run ${id} not found`)
+          : new ApiError(0, "Could not open the run's live stream."),
+      );
+    };
+  });
 }

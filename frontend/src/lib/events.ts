@@ -5,7 +5,7 @@ import type { RunEvent } from "./types";
 
 export function describeEvent(event: RunEvent): string {
   if (isConfigChange(event)) return changeLabel(eventChanges(event)) || "config change";
-  const status = event.status ?? (event.changes?.status as string | undefined);
-  const reason = event.reason ?? (event.changes?.reason as string | undefined);
-  return status ? `status → ${status}${reason ? ` (${reason})` : ""}` : event.label ?? event.kind;
+  const status = event.changes?.status;
+  const reason = event.changes?.reason;
+  return typeof status === "string" ? `status → ${status}${typeof reason === "string" && reason ? ` (${reason})` : ""}` : event.kind;
 }

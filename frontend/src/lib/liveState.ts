@@ -55,12 +55,12 @@ export function liveReducer(state: LiveState, message: LiveMessage): LiveState {
       const samples = [...(message.samples ?? [])].sort((a, b) => a.seq - b.seq);
       return {
         ...state,
-        config: message.config ?? message.run?.config ?? state.config,
-        status: message.status ?? message.run?.status ?? state.status,
-        reason: message.run?.failure_reason ?? null,
+        config: message.run.current_config ?? message.run.config,
+        status: message.run.status,
+        reason: message.run.failure_reason ?? null,
         events: [...(message.events ?? [])],
         samples: samples.length > LIVE_WINDOW ? samples.slice(samples.length - LIVE_WINDOW) : samples,
-        summary: message.summary ?? message.run?.summary ?? null,
+        summary: message.run.summary ?? null,
         snapshots: state.snapshots + 1,
       };
     }

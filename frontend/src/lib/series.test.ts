@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { configEvent, makeSample, T0 } from "@/test/fixtures";
-import { alignRuns, clip, configMarkers, gauge, hasData, RUN_CHARTS, toRows } from "./series";
+import type { RunEvent } from "./types";
+import { clip, configMarkers, gauge, hasData, RUN_CHARTS, toRows } from "./series";
 
 describe("toRows", () => {
   it("picks every chart line out of each sample, keyed by elapsed time", () => {
@@ -34,13 +35,14 @@ describe("configMarkers", () => {
   it("places config changes at their elapsed time with a short label, skipping status events", () => {
     const events = [
       configEvent(3.5, { "updater.transactions_per_second": 20, "watcher.poll_interval_ms": 500 }),
-      { kind: "status", t: T0 + 4, elapsed_s: 4, changes: { status: "paused" } },
+      { kind: "status" as const, t: T0 + 4, elapsed_s: 4, changes: { status: "paused" } },
     ];
     expect(configMarkers(events, [makeSample(0)])).toEqual([{ x: 3.5, label: "tx/s=20, poll=500" }]);
   });
 
   it("derives elapsed time from the event time when it is missing", () => {
-    const event = { kind: "config_change", t: new Date((T0 + 7) * 1000).toISOString(), changes: { "watcher.limit": 100 } };
+    // An event without elapsed_s (as a client might build one) is placed by its time.
+    const event = { kind: "config_change", t: new Date((T0 + 7) * 1000).toISOString(), changes: { "watcher.limit": 100 } } as unknown as RunEvent;
     // makeSample(0) ends at T0 + 1 after 1 s: the run started at T0.
     expect(configMarkers([event], [makeSample(0)])).toEqual([{ x: 7, label: "limit=100" }]);
     expect(configMarkers([{ ...event, t: T0 + 9 }], [makeSample(0)])).toEqual([{ x: 9, label: "limit=100" }]);
@@ -48,18 +50,7 @@ describe("configMarkers", () => {
   });
 });
 
-describe("alignRuns", () => {
-  it("puts several runs on one elapsed-time axis, with nulls where a run has no sample", () => {
-    const a = { run_id: "a", samples: [makeSample(0), makeSample(1), makeSample(2)] };
-    const b = { run_id: "b", samples: [makeSample(0, { elapsed_s: 1.02 }), makeSample(1, { elapsed_s: 1.98 })] };
-    const rows = alignRuns([a, b], gauge("updater.tps"));
-    expect(rows).toEqual([
-      { x: 1, r0: 9.5, r1: 9.5 },
-      { x: 2, r0: 10.5, r1: 10.5 },
-      { x: 3, r0: 11.5, r1: null },
-    ]);
-  });
-
+describe("clip", () => {
   it("clips rows to a zoom range", () => {
     const rows = toRows([0, 1, 2, 3].map((i) => makeSample(i)));
     expect(clip(rows, [2, 3]).map((r) => r.x)).toEqual([2, 3]);

@@ -1,8 +1,8 @@
 // Chart data transforms: samples -> rows of {x: elapsed seconds, key: value}, the chart set shown
-// for a run, config-change markers, and the alignment of several runs for comparison.
+// for a run, and config-change markers.
 import { toMs } from "./format";
 import { changeLabel, flatten } from "./knobs";
-import { Gauge, Op, type CompareSeries, type Percentiles, type RunEvent, type Sample } from "./types";
+import { Gauge, Op, type Percentiles, type RunEvent, type Sample } from "./types";
 
 export type Row = { x: number } & Record<string, number | null>;
 
@@ -153,13 +153,11 @@ function eventTime(event: RunEvent): number | null {
 }
 
 export function eventChanges(event: RunEvent): Record<string, unknown> {
-  if (event.changes && Object.keys(event.changes).length > 0) return flatten(event.changes);
-  if (event.patch) return flatten(event.patch);
-  return {};
+  return event.changes ? flatten(event.changes) : {};
 }
 
 export function isConfigChange(event: RunEvent): boolean {
-  return event.kind === "config_change" || event.kind === "config";
+  return event.kind === "config_change";
 }
 
 /** A vertical marker for each config change, placed at its elapsed time. */
@@ -174,32 +172,9 @@ export function configMarkers(events: readonly RunEvent[], samples: readonly Sam
       if (t !== null) x = t - start;
     }
     if (x === null) continue;
-    markers.push({ x: Math.max(0, x), label: event.label || changeLabel(eventChanges(event)) || "config change" });
+    markers.push({ x: Math.max(0, x), label: changeLabel(eventChanges(event)) || "config change" });
   }
   return markers;
-}
-
-/**
- * Several runs on one time axis: rows keyed by elapsed seconds (rounded to `step`), with the
- * value of run i under `r{i}`. Runs that have no sample near some elapsed time get null there.
- */
-export function alignRuns(series: readonly CompareSeries[], pick: (s: Sample) => number | null, step = 1): Row[] {
-  const rows = new Map<number, Row>();
-  series.forEach((run, i) => {
-    for (const s of run.samples) {
-      const x = Math.round(s.elapsed_s / step) * step;
-      let row = rows.get(x);
-      if (!row) {
-        row = { x };
-        series.forEach((_, j) => {
-          (row as Row)[`r${j}`] = null;
-        });
-        rows.set(x, row);
-      }
-      row[`r${i}`] = pick(s);
-    }
-  });
-  return [...rows.values()].sort((a, b) => a.x - b.x);
 }
 
 /** Keep the rows whose x lies in [from, to] (a zoom range). */

@@ -149,8 +149,6 @@ export interface Sample {
   errors_by_code?: Record<string, number>;
   totals?: Totals;
   hdr?: Record<string, string>;
-  /** Per-worker breakdown, when the API provides it. */
-  workers?: Record<string, { latency?: Partial<Record<string, Percentiles>>; gauges?: Partial<Record<string, number>> }>;
 }
 
 export interface Reconciliation {
@@ -213,43 +211,48 @@ export function isActive(state: RunState | string | null | undefined): boolean {
 /** The API writes times as ISO datetimes or unix seconds. */
 export type Timestamp = string | number;
 
-/** One entry on a run's timeline: a live config change or a status change. */
+/** One entry on a run's timeline (runs/live.py EventPublic): a live config change or a status change. */
 export interface RunEvent {
-  id?: number | string;
-  kind: "config_change" | "status" | string;
-  /** An ISO datetime (EventPublic.t) or unix seconds. */
-  t?: Timestamp | null;
-  elapsed_s?: number | null;
+  /** store id; null on a live message not yet stored */
+  id?: number | null;
+  kind: "config_change" | "status";
+  /** An ISO datetime (or unix seconds). */
+  t: Timestamp;
+  elapsed_s: number;
   who?: string | null;
   /** Flat {"updater.transactions_per_second": 20} for a config change, {status, reason} for a status. */
-  changes?: Record<string, unknown> | null;
-  patch?: ConfigPatch | null;
-  status?: RunState | null;
-  reason?: string | null;
-  label?: string | null;
+  changes: Record<string, unknown>;
+}
+
+/** The figures the runs table shows (api/schemas/runs.py Headline). */
+export interface Headline {
+  achieved_tps: number | null;
+  updater_p99_ms: number | null;
+  notify_p50_ms: number | null;
+  reads_p99_ms: number | null;
 }
 
 export interface RunPublic {
   id: string;
-  name: string | null;
+  name: string;
   preset: string | null;
+  target_kind: string;
   status: RunState;
+  /** The config the run started with. */
   config: RunConfig;
-  created_at: Timestamp | null;
-  started_at: Timestamp | null;
-  ended_at?: Timestamp | null;
-  finished_at?: Timestamp | null;
-  target_kind?: string;
-  sample_count?: number;
-  last_elapsed_s?: number;
-  duration_s?: number | null;
-  notes: string | null;
+  /** The config after every live change. */
+  current_config: RunConfig;
+  notes: string;
   tags: string[];
-  failure_reason?: string | null;
-  summary?: Summary | null;
-  /** The newest sample's headline figures while a run is going, when the API provides them. */
-  latest?: Sample | null;
-  events?: RunEvent[];
+  created_at: Timestamp;
+  started_at: Timestamp | null;
+  ended_at: Timestamp | null;
+  /** Seconds of samples recorded. */
+  duration_s: number;
+  failure_reason: string | null;
+  sample_count: number;
+  headline: Headline;
+  summary: Summary | null;
 }
 
 export interface RunsPublic {
@@ -257,11 +260,14 @@ export interface RunsPublic {
   count: number;
 }
 
+/** Start a run from a whole config, or from a preset with overrides deep-merged onto it. */
 export interface RunCreate {
-  config?: Partial<RunConfig>;
+  config?: RunConfig;
   preset?: string;
   overrides?: Record<string, unknown>;
   name?: string;
+  notes?: string;
+  tags?: string[];
 }
 
 export interface RunUpdate {
@@ -272,13 +278,17 @@ export interface RunUpdate {
 
 export interface Preset {
   name: string;
-  description?: string | null;
+  description: string;
   config: RunConfig;
 }
 
 export interface SamplesPublic {
   data: Sample[];
-  count?: number;
+  /** points returned */
+  count: number;
+  /** samples stored in the requested range */
+  total: number;
+  downsampled: boolean;
 }
 
 export interface Health {
@@ -286,47 +296,56 @@ export interface Health {
   [key: string]: unknown;
 }
 
-// ---- compare --------------------------------------------------------------------------------
-
-export interface MetricDelta {
-  value: number | null;
-  delta: number | null;
-  percent: number | null;
-}
-
-export interface CompareRunSummary {
-  run_id: string;
-  metrics: Record<string, MetricDelta>;
-}
+// ---- compare (api/schemas/compare.py) -------------------------------------------------------
 
 export interface ConfigDiffEntry {
+  /** dotted path, e.g. updater.transactions_per_second */
   field: string;
+  /** the value in each run, in the order of ids */
   values: unknown[];
 }
 
-export interface CompareSeries {
+export interface RunSeries {
   run_id: string;
-  samples: Sample[];
+  /** series name (latency.updater.txn.p99, gauges.updater.tps, ...) -> one value per elapsed_s point */
+  values: Record<string, (number | null)[]>;
+}
+
+export interface CompareSeries {
+  /** the shared time axis: seconds since each run started */
+  elapsed_s: number[];
+  runs: RunSeries[];
+}
+
+export interface MetricComparison {
+  /** e.g. latency.updater.txn.p99, rates.updater.tps, totals.transactions */
+  metric: string;
+  better: "lower" | "higher" | null;
+  values: (number | null)[];
+  /** value minus the baseline's (the first run) */
+  delta: (number | null)[];
+  /** delta as a percentage of the baseline */
+  percent_change: (number | null)[];
 }
 
 export interface ComparePublic {
   runs: RunPublic[];
   config_diff: ConfigDiffEntry[];
-  series: CompareSeries[];
-  summaries: CompareRunSummary[];
+  series: CompareSeries;
+  summaries: (Summary | null)[];
+  metrics: MetricComparison[];
 }
 
 // ---- WS /api/runs/{id}/live ------------------------------------------------------------------
 
+/** The first message on connect: the run as it is, its events, its samples so far (downsampled). */
 export interface SnapshotMessage {
   type: "snapshot";
-  run_id?: string;
-  config: RunConfig;
-  status: RunState;
+  run: RunPublic;
   events: RunEvent[];
   samples: Sample[];
-  summary?: Summary | null;
-  run?: RunPublic;
+  total_samples: number;
+  downsampled: boolean;
 }
 
 export interface SampleMessage {

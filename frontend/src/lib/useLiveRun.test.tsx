@@ -1,6 +1,6 @@
 import { act, renderHook } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { configEvent, makeSample } from "@/test/fixtures";
+import { configEvent, makeRun, makeSample } from "@/test/fixtures";
 import { FakeWebSocket } from "@/test/fakeWebSocket";
 import { DEFAULT_CONFIG } from "./knobs";
 import { LIVE_WINDOW } from "./liveState";
@@ -9,7 +9,8 @@ import { useLiveRun } from "./useLiveRun";
 const url = (id: string) => `ws://test/api/runs/${id}/live`;
 
 function snapshot(samples = [makeSample(0), makeSample(1)], events = [configEvent(1, { "updater.transactions_per_second": 5 })]) {
-  return { type: "snapshot", config: DEFAULT_CONFIG, status: "running", events, samples };
+  const run = makeRun("r1", { status: "running", summary: null, current_config: DEFAULT_CONFIG });
+  return { type: "snapshot", run, events, samples, total_samples: samples.length, downsampled: false };
 }
 
 describe("useLiveRun", () => {

@@ -24,7 +24,9 @@ function reducer(state: LiveState, action: Action): LiveState {
 /** Close code the server uses for "this run does not exist" (a websocket 404). */
 const CLOSE_NOT_FOUND = 4404;
 
-export function useLiveRun(runId: string | undefined, url: (id: string) => string = liveUrl): LiveRun {
+const defaultUrl = (id: string) => liveUrl(id);
+
+export function useLiveRun(runId: string | undefined, url: (id: string) => string = defaultUrl): LiveRun {
   const [state, dispatch] = useReducer(reducer, initialLiveState);
   const [connection, setConnection] = useState<ConnectionState>("connecting");
   const [attempt, setAttempt] = useState(0);

@@ -34,7 +34,7 @@ export class FakeWebSocket {
     this.onopen?.(new Event("open"));
   }
 
-  send(_data: string) {}
+  send(): void {}
 
   receive(message: unknown) {
     this.onmessage?.(new MessageEvent("message", { data: typeof message === "string" ? message : JSON.stringify(message) }));

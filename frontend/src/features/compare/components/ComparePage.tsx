@@ -18,7 +18,7 @@ export function ComparePage() {
   const comparison = useAsync((signal) => (enough ? fetchComparison(ids, signal) : Promise.resolve(null)), [ids.join(","), enough]);
   const setIds = (next: string[]) => setParams(next.length ? { ids: next.join(",") } : {}, { replace: false });
 
-  const labels = useMemo(() => (comparison.data ? legendLabels(comparison.data.runs, comparison.data.diff) : []), [comparison.data]);
+  const labels = useMemo(() => (comparison.data ? legendLabels(comparison.data.runs, comparison.data.config_diff) : []), [comparison.data]);
 
   return (
     <section className="page" data-testid="compare-page">

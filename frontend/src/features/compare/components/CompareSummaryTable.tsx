@@ -1,10 +1,12 @@
 // Each metric per run, with its delta and percent change against the baseline, coloured.
 import { formatNumber, formatPercent, formatSigned } from "@/lib/format";
-import type { Comparison } from "../api/compare";
+import type { ComparePublic } from "@/lib/types";
+import { metricRows } from "../api/compare";
 import { deltaTone } from "../utils/deltas";
 
-export function CompareSummaryTable({ comparison, labels }: { comparison: Comparison; labels: readonly string[] }) {
-  if (comparison.metrics.length === 0) return <p className="muted">These runs have no summaries yet.</p>;
+export function CompareSummaryTable({ comparison, labels }: { comparison: ComparePublic; labels: readonly string[] }) {
+  const metrics = metricRows(comparison);
+  if (metrics.length === 0) return <p className="muted">These runs have no summaries yet.</p>;
   return (
     <div className="table-scroll">
       <table className="table" data-testid="compare-summary">
@@ -20,11 +22,11 @@ export function CompareSummaryTable({ comparison, labels }: { comparison: Compar
           </tr>
         </thead>
         <tbody>
-          {comparison.metrics.map(({ name, cells }) => (
+          {metrics.map(({ name, better, cells }) => (
             <tr key={name} data-testid="compare-metric" data-metric={name}>
               <th scope="row">{name}</th>
               {cells.map((cell, i) => {
-                const tone = i === 0 ? "neutral" : deltaTone(name, cell.delta, cell.percent, cells[0]?.value);
+                const tone = i === 0 ? "neutral" : deltaTone(name, cell.delta, cell.percent, cells[0]?.value, better);
                 return (
                   <td key={comparison.runs[i]?.id ?? i} className={`num tone-${tone}`} data-testid={`cell-${name}-${i}`} data-value={cell.value ?? ""} data-delta={cell.delta ?? ""} data-percent={cell.percent ?? ""} data-tone={tone}>
                     <span className="cell-value">{formatNumber(cell.value, 2)}</span>

@@ -1,9 +1,10 @@
 // Only the config fields that differ between the compared runs.
 import { formatValue, KNOB_BY_PATH } from "@/lib/knobs";
-import type { Comparison } from "../api/compare";
+import type { ComparePublic } from "@/lib/types";
 
-export function ConfigDiffTable({ comparison, labels }: { comparison: Comparison; labels: readonly string[] }) {
-  if (comparison.diff.length === 0) return <p className="muted">The configs are the same.</p>;
+export function ConfigDiffTable({ comparison, labels }: { comparison: ComparePublic; labels: readonly string[] }) {
+  const diff = comparison.config_diff.filter((d) => d.field !== "name");
+  if (diff.length === 0) return <p className="muted">The configs are the same.</p>;
   return (
     <div className="table-scroll">
       <table className="table" data-testid="config-diff">
@@ -16,7 +17,7 @@ export function ConfigDiffTable({ comparison, labels }: { comparison: Comparison
           </tr>
         </thead>
         <tbody>
-          {comparison.diff.map((d) => (
+          {diff.map((d) => (
             <tr key={d.field} data-testid="config-diff-row">
               <th scope="row" title={KNOB_BY_PATH.get(d.field)?.help}>
                 {KNOB_BY_PATH.get(d.field)?.label ?? d.field} <span className="muted small">{d.field}</span>

@@ -18,9 +18,19 @@ export function metricDirection(metric: string): Direction {
 /** Relative changes smaller than this (1 %) count as "same". */
 export const SAME_EPSILON = 0.01;
 
-export function deltaTone(metric: string, delta: number | null | undefined, percent?: number | null, baseline?: number | null): Tone {
+/**
+ * Better or worse against the baseline. `better` is the API's own direction for the metric
+ * (lower/higher/null); without it the direction is guessed from the metric's name.
+ */
+export function deltaTone(
+  metric: string,
+  delta: number | null | undefined,
+  percent?: number | null,
+  baseline?: number | null,
+  better?: "lower" | "higher" | null,
+): Tone {
   if (delta === null || delta === undefined || !Number.isFinite(delta)) return "neutral";
-  const direction = metricDirection(metric);
+  const direction: Direction = better === undefined ? metricDirection(metric) : (better ?? "neutral");
   if (direction === "neutral") return "neutral";
   const relative = percent != null && Number.isFinite(percent) ? Math.abs(percent) / 100 : baseline ? Math.abs(delta / baseline) : Math.abs(delta) > 0 ? Infinity : 0;
   if (delta === 0 || relative < SAME_EPSILON) return "same";

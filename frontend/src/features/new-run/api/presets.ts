@@ -1,5 +1,5 @@
 // A preset's config laid over the defaults.
-import { DEFAULT_CONFIG } from "@/lib/knobs";
+import { DEFAULT_CONFIG, getPath, KNOBS, setPath } from "@/lib/knobs";
 import type { Preset, RunConfig } from "@/lib/types";
 
 function merge(base: unknown, over: unknown): unknown {
@@ -13,4 +13,15 @@ function merge(base: unknown, over: unknown): unknown {
 export function withPreset(preset: Preset | undefined): RunConfig {
   if (!preset) return DEFAULT_CONFIG;
   return { ...(merge(DEFAULT_CONFIG, preset.config) as RunConfig), preset: preset.name };
+}
+
+/** The knobs of `next` that differ from `base` (the preset's config), nested like RunConfig. */
+export function overridesFor(base: RunConfig, next: RunConfig): Record<string, unknown> {
+  let out: Record<string, unknown> = {};
+  for (const knob of KNOBS) {
+    if (knob.path === "name") continue;
+    const value = getPath(next, knob.path);
+    if (value !== getPath(base, knob.path)) out = setPath(out, knob.path, value);
+  }
+  return out;
 }

@@ -7,7 +7,7 @@ import { ApiError, api } from "@/lib/api";
 import { DEFAULT_CONFIG, getPath, type Knob, KNOB_BY_PATH, KNOBS, SECTION_TITLES, setPath, validateConfig } from "@/lib/knobs";
 import type { RunConfig } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
-import { withPreset } from "../api/presets";
+import { overridesFor, withPreset } from "../api/presets";
 import { serverFieldErrors } from "../api/serverErrors";
 import { KnobField } from "./KnobField";
 
@@ -63,8 +63,12 @@ export function NewRunPage() {
     setSending(true);
     setFormError(null);
     try {
-      const body = { ...config, preset: presetName || null, name: config.name?.trim() || null };
-      const run = await api.createRun({ config: body });
+      const name = config.name?.trim() || undefined;
+      const preset = presets.data?.find((p) => p.name === presetName);
+      const request = preset
+        ? { preset: preset.name, overrides: overridesFor(withPreset(preset), config), name }
+        : { config: { ...config, preset: null, name: name ?? null }, name };
+      const run = await api.createRun(request);
       navigate(`/runs/${run.id}/live`);
     } catch (err) {
       if (err instanceof ApiError) {

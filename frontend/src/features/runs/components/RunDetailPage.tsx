@@ -8,7 +8,7 @@ import { RunCharts } from "@/components/RunCharts";
 import { ErrorState, Loading } from "@/components/States";
 import { StatusBadge } from "@/components/StatusBadge";
 import { TimeChart } from "@/components/TimeChart";
-import { api } from "@/lib/api";
+import { api, fetchSnapshot } from "@/lib/api";
 import { formatDate, formatDuration } from "@/lib/format";
 import { configMarkers, RUN_CHARTS, toRows } from "@/lib/series";
 import { isActive } from "@/lib/types";
@@ -35,7 +35,8 @@ export function RunDetailPage() {
 
   const overviewRows = useMemo(() => toRows(overview.data ?? []), [overview.data]);
   const rows = useMemo(() => toRows((zoom && zoomed.data) || overview.data || []), [zoom, zoomed.data, overview.data]);
-  const events = useMemo(() => run.data?.events ?? [], [run.data]);
+  const snapshot = useAsync(() => fetchSnapshot(id), [id]);
+  const events = useMemo(() => snapshot.data?.events ?? [], [snapshot.data]);
   const markers = useMemo(() => configMarkers(events, overview.data ?? []), [events, overview.data]);
 
   if (run.error && !run.data) return <ErrorState error={run.error} onRetry={run.reload} title="Could not load this run" />;
@@ -124,7 +125,7 @@ export function RunDetailPage() {
       <div className="two-col">
         <div>
           <h2>Events</h2>
-          <EventList events={events} />
+          {snapshot.error ? <ErrorState error={snapshot.error} onRetry={snapshot.reload} title="Could not load the events" /> : !snapshot.data ? <Loading what="Loading events" /> : <EventList events={events} />}
           <h2>Notes and tags</h2>
           <NotesEditor run={r} onSaved={run.setData} />
         </div>

@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { makeComparison } from "@/test/compareFixture";
+import { compareRows, metricRows, parseIds } from "./compare";
+
+describe("compare transforms", () => {
+  it("reads ids from the URL without blanks or repeats", () => {
+    expect(parseIds("a, b,,a,c")).toEqual(["a", "b", "c"]);
+    expect(parseIds(null)).toEqual([]);
+  });
+
+  it("gives one cell per run per metric, throughput and latency first", () => {
+    const rows = metricRows(makeComparison());
+    expect(rows.map((r) => r.name)).toEqual(["rates.updater.tps", "latency.updater.txn.p99", "rates.errors_ps", "duration_s"]);
+    expect(rows[0]).toEqual({
+      name: "rates.updater.tps",
+      better: "higher",
+      cells: [
+        { value: 1, delta: 0, percent: 0 },
+        { value: 9.9, delta: 8.9, percent: 890 },
+      ],
+    });
+  });
+
+  it("turns aligned series into chart rows with a column per run", () => {
+    const c = makeComparison();
+    expect(compareRows(c.series, "gauges.updater.tps")).toEqual([
+      { x: 1, r0: 1, r1: 9.5 },
+      { x: 2, r0: 1.1, r1: 10 },
+      { x: 3, r0: 0.9, r1: 10.2 },
+    ]);
+    expect(compareRows(c.series, "latency.updater.txn.p99")).toEqual([
+      { x: 1, r0: 5, r1: null },
+      { x: 2, r0: 6, r1: null },
+      { x: 3, r0: null, r1: null },
+    ]);
+  });
+});
