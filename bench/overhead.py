@@ -1,0 +1,153 @@
+"""The load generator's client CPU per operation, divided by that of a bare loop of the same calls.
+
+- bare: a child process runs ``database.batch().insert_or_update`` of 1..2 rows (the updater's
+  mix at m = 1) in a closed loop on 8 threads and measures its CPU time per commit;
+- engine: a real worker process (pacer, ledger, HDR recording, reports) commits the same writes
+  at half the bare loop's throughput; its CPU (from /proc) over the steady intervals, per commit.
+
+Prints both and the ratio (goal: 1.10 or less).
+
+    .venv/bin/python bench/overhead.py [--ops 3000] [--seconds 15] [--emulator-host H:P]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+os.environ.setdefault("SPANNER_DISABLE_BUILTIN_METRICS", "true")
+
+from spanload.config import Settings
+from spanload.runs.config import RunConfig
+from spanload.runs.headless import PrintingSink
+from spanload.runs.samples import Sample
+from spanload.runs.supervisor import Supervisor
+from spanload.spanner import client as spanner_client
+from spanload.spanner import schemas
+from spanload.spanner.local_server import start_local_spanner
+
+THREADS = 8
+WARMUP_INTERVALS = 3
+DATABASE = "bench-overhead"
+TICK_S = 1 / os.sysconf("SC_CLK_TCK")
+
+
+def _config(address: str, rate: float = 1.0) -> RunConfig:
+    return RunConfig.model_validate(
+        {
+            "target": {"kind": "local", "emulator_host": address, "database": DATABASE},
+            "updater": {"transactions_per_second": rate, "mutations_per_transaction": 1, "parallelism": THREADS},
+            "watcher": {"enabled": False},
+        }
+    )
+
+
+def bare(address: str, ops: int) -> dict[str, float]:
+    """The bare loop (run in its own process): CPU seconds per commit and commits/s."""
+    from google.cloud.spanner_v1 import COMMIT_TIMESTAMP
+
+    config = _config(address)
+    admin = spanner_client.make_client(config.target, address)
+    schemas.ensure_schema(admin, config.target, config.schema_)
+    conn = spanner_client.connect(config.target, config.client, address)
+    spec = schemas.spec(config.schema_)
+    database = conn.database
+    counter = iter(range(ops))
+    lock = threading.Lock()
+
+    def loop() -> None:
+        rng = random.Random()
+        while True:
+            with lock:
+                if next(counter, None) is None:
+                    return
+            rows = [
+                (rng.randrange(100_000), *spec.payload(rng, 0), 1, "bare", COMMIT_TIMESTAMP)
+                for _ in range(rng.randint(1, 2))
+            ]
+            with database.batch() as batch:
+                batch.insert_or_update(spec.table, spec.write_columns, rows)
+
+    threads = [threading.Thread(target=loop) for _ in range(THREADS)]
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+    return {"cpu_per_op_ms": cpu / ops * 1000, "ops_per_s": ops / wall}
+
+
+def process_cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * TICK_S  # utime + stime
+
+
+async def engine(address: str, rate: float, seconds: float) -> dict[str, float]:
+    marks: dict[str, float] = {}
+    config = _config(address, rate)
+
+    class Sink(PrintingSink):
+        def on_sample(self, run_id: str, sample: Sample) -> None:
+            super().on_sample(run_id, sample)
+            if sample.seq == WARMUP_INTERVALS:
+                marks["cpu0"], marks["txn0"] = process_cpu_s(pid), sample.totals.transactions
+            elif sample.seq == WARMUP_INTERVALS + int(seconds):
+                marks["cpu1"], marks["txn1"] = process_cpu_s(pid), sample.totals.transactions
+
+    sink = Sink(sys.stderr, quiet=True)
+    supervisor = Supervisor(Settings(), sink)
+    await supervisor.start("overhead", config)
+    pid = supervisor.worker_pids("overhead")[0]
+    while "cpu1" not in marks:
+        await asyncio.sleep(0.1)
+    await supervisor.stop("overhead")
+    ops = marks["txn1"] - marks["txn0"]
+    return {"cpu_per_op_ms": (marks["cpu1"] - marks["cpu0"]) / ops * 1000, "ops_per_s": ops / int(seconds)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--ops", type=int, default=3000, help="commits of the bare loop")
+    parser.add_argument("--seconds", type=float, default=15.0, help="steady seconds of the engine run")
+    parser.add_argument("--emulator-host", help="a running local Spanner; default: start one in memory")
+    parser.add_argument("--bare", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.bare:
+        print(json.dumps(bare(args.emulator_host, args.ops)))
+        return 0
+    server = None
+    address = args.emulator_host
+    if address is None:
+        server = start_local_spanner("127.0.0.1", 0, None, Settings().local_spanner_binary)
+        address = server.address
+    try:
+        out = subprocess.run(
+            [sys.executable, __file__, "--bare", "--emulator-host", address, "--ops", str(args.ops)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        base = json.loads(out.stdout.strip().splitlines()[-1])
+        rate = round(base["ops_per_s"] / 2)
+        mine = asyncio.run(engine(address, rate, args.seconds))
+        print(f"client CPU per commit (1..2 rows, single-use batch(), {THREADS} threads, local Spanner at {address})")
+        print(f"  bare loop:      {base['cpu_per_op_ms']:.3f} ms/op at {base['ops_per_s']:.0f} ops/s (closed loop)")
+        print(f"  load generator: {mine['cpu_per_op_ms']:.3f} ms/op at {mine['ops_per_s']:.0f} ops/s (target {rate})")
+        print(f"  ratio:          {mine['cpu_per_op_ms'] / base['cpu_per_op_ms']:.2f}  (goal: 1.10 or less)")
+    finally:
+        if server is not None:
+            server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
