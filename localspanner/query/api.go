@@ -169,3 +169,19 @@ func CompileDML(cat *schema.Catalog, sql string, params Params, src Source) (*DM
 func CompileColumnExpr(t *schema.Table, exprSQL string) (sqlExpr string, typ *spannerpb.Type, err error) {
 	return compileColumnExpr(t, exprSQL)
 }
+
+// CurrentRows is the Source of a strong read outside a read-write transaction: every
+// table is read from its SQLite table of current rows, hints applied. It knows no
+// SPANNER_SYS tables.
+type CurrentRows struct{}
+
+// Table implements Source.
+func (CurrentRows) Table(t *schema.Table) (From, error) {
+	return From{SQL: t.SQLName, Indexable: true}, nil
+}
+
+// SysTable implements Source.
+func (CurrentRows) SysTable(string) (*schema.Table, From, bool) { return nil, From{}, false }
+
+// Key implements Source.
+func (CurrentRows) Key() string { return "current" }

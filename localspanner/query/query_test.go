@@ -1,0 +1,149 @@
+package query
+
+import (
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/structpb"
+)
+
+func TestQueries(t *testing.T) {
+	cat, db := newTestDB(t)
+	seed(t, db)
+	shards := list()
+	for s := -18; s <= 18; s++ {
+		shards.GetListValue().Values = append(shards.GetListValue().Values, str(itoa(int64(s))))
+	}
+	tests := []struct {
+		name   string
+		sql    string
+		params Params
+		want   []string
+	}{
+		{"select 1", "SELECT 1", nil, []string{"1"}},
+		{"point lookup", "SELECT Name, Rating, Active FROM Players WHERE PlayerId = @id", Params{"id": i64(1)}, []string{"alice,3.5,true"}},
+		{"untyped param", "SELECT Name FROM Players WHERE PlayerId = @id", Params{"id": p(str("2"), nil)}, []string{"Bob"}},
+		{"join", "SELECT * FROM Players p JOIN Scores s ON p.PlayerId = s.PlayerId WHERE p.PlayerId=@Id ORDER BY s.Score DESC LIMIT 10",
+			Params{"Id": i64(1)}, []string{
+				"1,alice,3.5,true,2024-01-01T00:00:00Z,[a b],AQI=,1,2,30,go",
+				"1,alice,3.5,true,2024-01-01T00:00:00Z,[a b],AQI=,1,3,20,chess",
+				"1,alice,3.5,true,2024-01-01T00:00:00Z,[a b],AQI=,1,1,10,chess"}},
+		{"group by having", "SELECT PlayerId, COUNT(*) AS n, MIN(Score), MAX(Score), SUM(Score), AVG(Score) FROM Scores GROUP BY PlayerId HAVING COUNT(*) > 1 ORDER BY n DESC",
+			nil, []string{"1,3,10,30,60,20", "2,2,5,7,12,6"}},
+		{"order by alias and ordinal", "SELECT Game AS g, SUM(Score) AS total FROM Scores GROUP BY g ORDER BY 2 DESC", nil, []string{"go,42", "chess,30"}},
+		{"count distinct", "SELECT COUNT(DISTINCT Game), COUNTIF(Score > 8) FROM Scores", nil, []string{"2,3"}},
+		{"limit offset params", "SELECT ScoreId FROM Scores WHERE PlayerId = 1 ORDER BY ScoreId LIMIT @l OFFSET @o",
+			Params{"l": i64(1), "o": i64(1)}, []string{"2"}},
+		{"watcher with shards", "SELECT Id, ShardId FROM Changes@{FORCE_INDEX=ChangesByShard} WHERE ShardId IN UNNEST(@shards) AND LastUpdated > @ts ORDER BY LastUpdated, Id LIMIT @limit",
+			Params{"shards": p(shards, arrayOf(tInt64)), "ts": p(str("2024-01-01T00:00:47Z"), tTimestamp), "limit": i64(10)},
+			[]string{"id-048," + shardOf("id-048"), "id-049," + shardOf("id-049")}},
+		{"watcher not null", "SELECT Id FROM Changes@{FORCE_INDEX=ChangesByShard} WHERE ShardId IS NOT NULL AND LastUpdated > @ts ORDER BY LastUpdated, Id LIMIT @limit",
+			Params{"ts": p(str("2024-01-01T00:00:48Z"), tTimestamp), "limit": i64(10)}, []string{"id-049"}},
+		{"watcher no filter", "SELECT Id FROM Changes WHERE LastUpdated > @ts ORDER BY LastUpdated, Id LIMIT @limit",
+			Params{"ts": p(str("2024-01-01T00:00:47.5-00:00"), tTimestamp), "limit": i64(1)}, []string{"id-048"}},
+		{"shard range", "SELECT MIN(ShardId) >= -18, MAX(ShardId) <= 18, COUNT(*) FROM Changes", nil, []string{"true,true,50"}},
+		{"in list and between", "SELECT PlayerId FROM Players WHERE PlayerId IN (1, 3) AND PlayerId BETWEEN 0 AND 2", nil, []string{"1"}},
+		{"like is case sensitive", "SELECT Name FROM Players WHERE Name LIKE 'b%' OR Name LIKE 'a_i%'", nil, []string{"alice"}},
+		{"is null", "SELECT PlayerId FROM Players WHERE Name IS NULL", nil, []string{"3"}},
+		{"string functions", "SELECT CONCAT(Name, '!'), LOWER(Name), UPPER(Name), LENGTH(Name), SUBSTR(Name, 2, 3), STARTS_WITH(Name, 'al'), ENDS_WITH(Name, 'ce'), REPLACE(Name, 'l', 'L'), TRIM('  x '), STRPOS(Name, 'i') FROM Players WHERE PlayerId = 1",
+			nil, []string{"alice!,alice,ALICE,5,lic,true,true,aLice,x,3"}},
+		{"substr negative", "SELECT SUBSTR('hello', -3), SUBSTR('hello', 0, 2), SUBSTR('héllo', 2, 2)", nil, []string{"llo,he,él"}},
+		{"conditionals", "SELECT COALESCE(Name, 'none'), IF(Active, 'yes', 'no'), IFNULL(Rating, 0), CASE WHEN PlayerId > 1 THEN 'big' ELSE 'small' END, CASE PlayerId WHEN 1 THEN 'one' END FROM Players ORDER BY PlayerId",
+			nil, []string{"alice,yes,3.5,small,one", "Bob,no,1.25,big,NULL", "none,no,0,big,NULL"}},
+		{"arithmetic", "SELECT 7 / 2, DIV(7, 2), MOD(-7, 3), 2 * 3 + 1, -PlayerId, 1.5 + 1 FROM Players WHERE PlayerId = 2", nil, []string{"3.5,3,-1,7,-2,2.5"}},
+		{"cast", "SELECT CAST(PlayerId AS STRING), CAST('42' AS INT64), CAST(2.5 AS INT64), CAST(Active AS STRING), SAFE_CAST('x' AS INT64), CAST('2024-01-01T00:00:00Z' AS TIMESTAMP) FROM Players WHERE PlayerId = 1",
+			nil, []string{"1,42,3,true,NULL,2024-01-01T00:00:00Z"}},
+		{"timestamps", "SELECT TIMESTAMP_ADD(CreatedAt, INTERVAL 90 MINUTE), TIMESTAMP_SUB(CreatedAt, INTERVAL 1 DAY), TIMESTAMP_DIFF(TIMESTAMP '2024-01-02T00:00:00Z', CreatedAt, HOUR), EXTRACT(YEAR FROM CreatedAt AT TIME ZONE 'UTC'), EXTRACT(HOUR FROM CreatedAt), UNIX_SECONDS(CreatedAt) FROM Players WHERE PlayerId = 1",
+			nil, []string{"2024-01-01T01:30:00Z,2023-12-31T00:00:00Z,24,2024,16,1704067200"}},
+		{"timestamp literal default zone", "SELECT TIMESTAMP '2024-01-01 00:00:00', TIMESTAMP_TRUNC(TIMESTAMP '2024-03-05T10:11:12Z', HOUR, 'UTC')", nil, []string{"2024-01-01T08:00:00Z,2024-03-05T10:00:00Z"}},
+		{"current timestamp", "SELECT CURRENT_TIMESTAMP() > TIMESTAMP '2020-01-01T00:00:00Z', CURRENT_TIMESTAMP = CURRENT_TIMESTAMP()", nil, []string{"true,true"}},
+		{"string literal as timestamp", "SELECT COUNT(*) FROM Changes WHERE LastUpdated >= '2024-01-01T00:00:45Z'", nil, []string{"5"}},
+		{"farm fingerprint", "SELECT FARM_FINGERPRINT(''), FARM_FINGERPRINT(b'abc'), MOD(FARM_FINGERPRINT('a'), 19)", nil, []string{"-7286425919675154353,2640714258260161385," + itoa(int64(Fingerprint64([]byte("a")))%19)}},
+		{"subquery in from", "SELECT s.g, s.n FROM (SELECT Game AS g, COUNT(*) AS n FROM Scores GROUP BY Game) AS s ORDER BY s.n DESC", nil, []string{"go,3", "chess,2"}},
+		{"scalar and exists subqueries", "SELECT Name, (SELECT MAX(Score) FROM Scores s WHERE s.PlayerId = p.PlayerId), EXISTS(SELECT 1 FROM Scores s WHERE s.PlayerId = p.PlayerId) FROM Players p ORDER BY PlayerId",
+			nil, []string{"alice,30,true", "Bob,7,true", "NULL,NULL,false"}},
+		{"in subquery", "SELECT PlayerId FROM Players WHERE PlayerId IN (SELECT PlayerId FROM Scores WHERE Game = 'chess')", nil, []string{"1"}},
+		{"unnest in from", "SELECT x, o FROM UNNEST(@arr) AS x WITH OFFSET AS o ORDER BY x", Params{"arr": p(list(str("b"), str("a")), arrayOf(tString))}, []string{"a,1", "b,0"}},
+		{"array column and literal", "SELECT Tags, ARRAY_LENGTH(Tags), [1, 2, 3], ARRAY(SELECT Score FROM Scores WHERE PlayerId = 2 ORDER BY Score) FROM Players WHERE PlayerId = 1", nil, []string{"[a b],2,[1 2 3],[5 7]"}},
+		{"bytes", "SELECT Avatar, b'\\x01' || b'\\x02' = Avatar, TO_BASE64(Avatar) FROM Players WHERE PlayerId = 1", nil, []string{"AQI=,true,AQI="}},
+		{"union all", "SELECT 1 AS x UNION ALL SELECT 2 ORDER BY x DESC", nil, []string{"2", "1"}},
+		{"with", "WITH top AS (SELECT PlayerId, MAX(Score) AS m FROM Scores GROUP BY PlayerId) SELECT PlayerId, m FROM top WHERE m > 10", nil, []string{"1,30"}},
+		{"left join", "SELECT p.PlayerId, s.Score FROM Players p LEFT JOIN Scores s ON s.PlayerId = p.PlayerId AND s.Score > 20 ORDER BY p.PlayerId", nil, []string{"1,30", "2,NULL", "3,NULL"}},
+		{"greatest least nullif", "SELECT GREATEST(1, 5, 3), LEAST(2.5, 1), NULLIF(1, 1)", nil, []string{"5,1,NULL"}},
+		{"regexp", "SELECT REGEXP_CONTAINS('abc123', r'\\d+'), REGEXP_EXTRACT('abc123', r'[a-z]+(\\d)'), REGEXP_REPLACE('a-b-c', '-', '+')", nil, []string{"true,1,a+b+c"}},
+		{"params of each type", "SELECT @b, @f, @s, @ts, @d, @by, @a, @n",
+			Params{"b": p(structpb.NewBoolValue(true), tBool), "f": p(structpb.NewNumberValue(0.5), tFloat64), "s": p(str("x"), tString),
+				"ts": p(str("2024-05-06T07:08:09.123456789+02:00"), tTimestamp), "d": p(str("2024-05-06"), tDate), "by": p(str("AQI="), tBytes),
+				"a": p(list(str("1"), structpb.NewNullValue()), arrayOf(tInt64)), "n": p(structpb.NewNullValue(), tString)},
+			[]string{"true,0.5,x,2024-05-06T05:08:09.123456789Z,2024-05-06,AQI=,[1 NULL],NULL"}},
+		{"float specials", "SELECT CAST('inf' AS FLOAT64), CAST('nan' AS FLOAT64), -CAST('inf' AS FLOAT64)", nil, []string{"Infinity,NaN,-Infinity"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, plan, err := run(t, cat, db, tt.sql, tt.params)
+			if err != nil {
+				if plan != nil {
+					t.Logf("SQL: %s", plan.SQL)
+				}
+				t.Fatalf("%s: %v", tt.sql, err)
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("%s\nSQL: %s\ngot:\n%s\nwant:\n%s", tt.sql, plan.SQL, strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+func shardOf(id string) string { return itoa(int64(Fingerprint64([]byte(id))) % 19) }
+
+func TestQueryErrors(t *testing.T) {
+	cat, db := newTestDB(t)
+	seed(t, db)
+	tests := []struct {
+		sql    string
+		params Params
+		code   codes.Code
+		msg    string
+	}{
+		{"SELECT * FROM Nope", nil, codes.InvalidArgument, "Table not found: Nope [at 1:15]"},
+		{"SELECT Nope FROM Players", nil, codes.InvalidArgument, "Unrecognized name: Nope"},
+		{"SELECT * FROM Players WHERE PlayerId = @x", nil, codes.InvalidArgument, "No parameter found for binding: x"},
+		{"SELECT * FROM Players WHERE PlayerId = 'a' + 1", nil, codes.InvalidArgument, "No matching signature for operator +"},
+		{"SELECT * FROM Players WHERE Name = 1", nil, codes.InvalidArgument, "No matching signature for operator ="},
+		{"SELECT * FROM Players@{FORCE_INDEX=Nope}", nil, codes.InvalidArgument, "does not have a secondary index called Nope"},
+		{"SELEC 1", nil, codes.InvalidArgument, "Syntax error"},
+		{"SELECT 1 |> WHERE true", nil, codes.Unimplemented, "pipe syntax is not supported"},
+		{"SELECT AS STRUCT 1 AS x", nil, codes.Unimplemented, "SELECT AS STRUCT/VALUE is not supported by the local Spanner server [at 1:8]"},
+		{"SELECT NOPE_FN(1)", nil, codes.InvalidArgument, "Function not found: NOPE_FN"},
+		{"SELECT PlayerId FROM Players WHERE Name", nil, codes.InvalidArgument, "WHERE clause should return type BOOL"},
+		{"SELECT Name FROM Players p, Scores s WHERE PlayerId = 1", nil, codes.InvalidArgument, "Column name PlayerId is ambiguous"},
+	}
+	for _, tt := range tests {
+		_, _, err := run(t, cat, db, tt.sql, tt.params)
+		if status.Code(err) != tt.code || err == nil || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("%s: got %v (%v), want %v containing %q", tt.sql, err, status.Code(err), tt.code, tt.msg)
+		}
+	}
+}
+
+func TestRuntimeErrors(t *testing.T) {
+	cat, db := newTestDB(t)
+	tests := []struct {
+		sql  string
+		code codes.Code
+		msg  string
+	}{
+		{"SELECT 9223372036854775807 + 1", codes.OutOfRange, "int64 overflow"},
+		{"SELECT 1 / 0", codes.OutOfRange, "division by zero"},
+		{"SELECT MOD(1, 0)", codes.OutOfRange, "division by zero"},
+		{"SELECT CAST('x' AS INT64)", codes.OutOfRange, "Bad int64 value"},
+	}
+	for _, tt := range tests {
+		_, _, err := run(t, cat, db, tt.sql, nil)
+		if status.Code(err) != tt.code || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("%s: got %v (%v), want %v containing %q", tt.sql, err, status.Code(err), tt.code, tt.msg)
+		}
+	}
+}
