@@ -505,7 +505,9 @@ func (c *compiler) userTable(t *schema.Table, alias string, hint *ast.Hint, sc *
 		if ix != nil {
 			s += " INDEXED BY " + ix.SQLName
 		} else {
-			s += " NOT INDEXED"
+			// NOT INDEXED does not keep SQLite from using a secondary index of a
+			// WITHOUT ROWID table; naming its primary key does.
+			s += " INDEXED BY " + primaryKeyIndex(t)
 		}
 	}
 	if ix != nil && ix.NullFiltered {
@@ -514,6 +516,16 @@ func (c *compiler) userTable(t *schema.Table, alias string, hint *ast.Hint, sc *
 		}
 	}
 	return s, nil
+}
+
+// primaryKeyIndex names the index SQLite keeps for the PRIMARY KEY constraint of a
+// WITHOUT ROWID table (the table's own b-tree).
+func primaryKeyIndex(t *schema.Table) string {
+	name := t.SQLName
+	if len(name) >= 2 && name[0] == '"' && name[len(name)-1] == '"' {
+		name = strings.ReplaceAll(name[1:len(name)-1], `""`, `"`)
+	}
+	return `"sqlite_autoindex_` + strings.ReplaceAll(name, `"`, `""`) + `_1"`
 }
 
 // forceIndex reads a table hint: FORCE_INDEX names an index of t (or _BASE_TABLE).
