@@ -135,9 +135,8 @@ def make_database(instance: Instance, local_spanner: ServerProcess, session_mode
         return tdb
 
     yield factory
+    # Never Database.close(): with multiplexed sessions it joins a maintenance thread that sleeps 10 min.
     for tdb in made:
-        with contextlib.suppress(Exception):
-            tdb.database.close()
         with contextlib.suppress(Exception):
             tdb.database.drop()
 

@@ -15,7 +15,7 @@ from .server_process import ServerProcess, start_server
 SQLITE_MAGIC = b"SQLite format 3\x00"
 DDL = [
     """CREATE TABLE Kept (Id INT64 NOT NULL, V STRING(MAX),
-        At TIMESTAMP OPTIONS (allow_commit_timestamp = true)) PRIMARY KEY (Id)""",
+        StampedAt TIMESTAMP OPTIONS (allow_commit_timestamp = true)) PRIMARY KEY (Id)""",
     "CREATE INDEX KeptByV ON Kept (V)",
 ]
 
@@ -81,7 +81,7 @@ def test_one_sqlite_file_per_database(restartable: Restartable) -> None:
 
 def _read_all(database: Any) -> list[list[Any]]:
     with database.snapshot() as snap:
-        return [list(r) for r in snap.execute_sql("SELECT Id, V, At FROM Kept ORDER BY Id")]
+        return [list(r) for r in snap.execute_sql("SELECT Id, V, StampedAt FROM Kept ORDER BY Id")]
 
 
 def test_data_schema_and_clock_survive_a_restart(restartable: Restartable) -> None:
@@ -93,12 +93,11 @@ def test_data_schema_and_clock_survive_a_restart(restartable: Restartable) -> No
     stamps = []
     for i in range(5):
         with database.batch() as batch:
-            batch.insert("Kept", ["Id", "V", "At"], [(i, f"v{i}", COMMIT_TIMESTAMP)])
+            batch.insert("Kept", ["Id", "V", "StampedAt"], [(i, f"v{i}", COMMIT_TIMESTAMP)])
         stamps.append(batch.committed)
     database.reload()
     ddl_before = list(database.ddl_statements)
     rows_before = _read_all(database)
-    database.close()
     restartable.stop()
 
     client = restartable.start()
@@ -113,11 +112,10 @@ def test_data_schema_and_clock_survive_a_restart(restartable: Restartable) -> No
         via_index = [list(r) for r in snap.execute_sql("SELECT Id FROM Kept@{FORCE_INDEX=KeptByV} WHERE V = 'v3'")]
     assert via_index == [[3]], "the index must survive a restart"
     with database.batch() as batch:
-        batch.insert("Kept", ["Id", "V", "At"], [(100, "after", COMMIT_TIMESTAMP)])
+        batch.insert("Kept", ["Id", "V", "StampedAt"], [(100, "after", COMMIT_TIMESTAMP)])
     assert batch.committed > max(stamps), (
         f"commit timestamp after the restart {batch.committed} is not after the last one before {max(stamps)}"
     )
-    database.close()
     restartable.stop()
 
 
@@ -131,7 +129,6 @@ def test_past_versions_survive_a_restart(restartable: Restartable) -> None:
     old = batch.committed
     with database.batch() as batch:
         batch.update("Kept", ["Id", "V"], [(1, "new")])
-    database.close()
     restartable.stop()
 
     client = restartable.start()
@@ -139,5 +136,4 @@ def test_past_versions_survive_a_restart(restartable: Restartable) -> None:
     with database.snapshot(read_timestamp=old) as snap:
         rows = [list(r) for r in snap.execute_sql("SELECT V FROM Kept WHERE Id = 1")]
     assert rows == [["old"]], "a read at a timestamp within the retention window must work after a restart"
-    database.close()
     restartable.stop()

@@ -32,7 +32,7 @@ from .rpc_recorder import raw_spanner_client
 DDL = [
     """CREATE TABLE Types (
         Id INT64 NOT NULL,
-        I INT64, F FLOAT64, F32 FLOAT32, B BOOL, S STRING(MAX), By BYTES(MAX), Ts TIMESTAMP, D DATE,
+        I INT64, F FLOAT64, F32 FLOAT32, B BOOL, S STRING(MAX), Byt BYTES(MAX), Ts TIMESTAMP, D DATE,
         J JSON, N NUMERIC,
         AI ARRAY<INT64>, AF ARRAY<FLOAT64>, AB ARRAY<BOOL>, AS_ ARRAY<STRING(MAX)>, ABy ARRAY<BYTES(MAX)>,
         ATs ARRAY<TIMESTAMP>, AD ARRAY<DATE>, AJ ARRAY<JSON>, AN ARRAY<NUMERIC>
@@ -179,7 +179,7 @@ WIRE_CASES: list[tuple[str, Any, Any, str, Any]] = [
     ("F32", 0.25, 0.25, "number_value", 0.25),
     ("B", True, True, "bool_value", True),
     ("S", "héllo ✓ 'quoted'", "héllo ✓ 'quoted'", "string_value", "héllo ✓ 'quoted'"),
-    ("By", _b64(b"\x00\xff\x10bin"), b"\x00\xff\x10bin", "string_value", "AP8QYmlu"),
+    ("Byt", _b64(b"\x00\xff\x10bin"), b"\x00\xff\x10bin", "string_value", "AP8QYmlu"),
     ("Ts", TS, TS, "string_value", "2024-01-02T03:04:05.123456789Z"),
     ("D", dt.date(2024, 2, 29), dt.date(2024, 2, 29), "string_value", "2024-02-29"),
     ("J", JsonObject({"b": [True, None], "a": 1}), JsonObject({"a": 1, "b": [True, None]}), "string_value", None),

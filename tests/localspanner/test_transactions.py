@@ -32,7 +32,7 @@ DDL = [
     ) PRIMARY KEY (Id)""",
     "CREATE INDEX ChangesByTime ON Changes (LastUpdated)",
     """CREATE TABLE Stamps (Id INT64 NOT NULL, Note STRING(MAX),
-        At TIMESTAMP OPTIONS (allow_commit_timestamp = true)) PRIMARY KEY (Id)""",
+        StampedAt TIMESTAMP OPTIONS (allow_commit_timestamp = true)) PRIMARY KEY (Id)""",
 ]
 
 COUNTER_ROWS = 4
@@ -321,20 +321,20 @@ def test_commit_visible_exactly_from_its_timestamp(tdb: SpannerDb) -> None:
 
 def test_commit_timestamp_sentinel_stores_the_response_timestamp(tdb: SpannerDb) -> None:
     with tdb.database.batch() as batch:
-        batch.insert("Stamps", ["Id", "Note", "At"], [(6000, "sentinel", COMMIT_TIMESTAMP)])
+        batch.insert("Stamps", ["Id", "Note", "StampedAt"], [(6000, "sentinel", COMMIT_TIMESTAMP)])
     with tdb.database.snapshot() as snap:
-        stored = next(iter(snap.execute_sql("SELECT At FROM Stamps WHERE Id = 6000")))[0]
+        stored = next(iter(snap.execute_sql("SELECT StampedAt FROM Stamps WHERE Id = 6000")))[0]
     assert _ns(stored) == _ns(batch.committed), f"stored {stored!r} != CommitResponse {batch.committed!r}"
 
 
 def test_pending_commit_timestamp_in_dml(tdb: SpannerDb) -> None:
     with _manual_transaction(tdb.database) as tx:
         tx.begin()
-        tx.execute_update("INSERT INTO Stamps (Id, Note, At) VALUES (6001, 'dml', PENDING_COMMIT_TIMESTAMP())")
-        tx.execute_update("UPDATE Stamps SET At = PENDING_COMMIT_TIMESTAMP() WHERE Id = 6000")
+        tx.execute_update("INSERT INTO Stamps (Id, Note, StampedAt) VALUES (6001, 'dml', PENDING_COMMIT_TIMESTAMP())")
+        tx.execute_update("UPDATE Stamps SET StampedAt = PENDING_COMMIT_TIMESTAMP() WHERE Id = 6000")
         committed = tx.commit()
     with tdb.database.snapshot() as snap:
-        rows = list(snap.execute_sql("SELECT Id, At FROM Stamps WHERE Id IN (6000, 6001) ORDER BY Id"))
+        rows = list(snap.execute_sql("SELECT Id, StampedAt FROM Stamps WHERE Id IN (6000, 6001) ORDER BY Id"))
     assert [r[0] for r in rows] == [6000, 6001]
     assert all(_ns(r[1]) == _ns(committed) for r in rows), f"{rows} != {committed}"
 
