@@ -397,12 +397,17 @@ def test_change_watcher_never_misses_a_commit(tdb: SpannerDb) -> None:
             last = t
         return last
 
+    poll_errors: list[BaseException] = []
+
     def poller() -> None:
         last = 0
-        while not done.is_set():
-            last = poll_once(last)
-        for _ in range(3):  # catch up after the writers stopped
-            last = poll_once(last)
+        try:
+            while not done.is_set():
+                last = poll_once(last)
+            for _ in range(3):  # catch up after the writers stopped
+                last = poll_once(last)
+        except BaseException as err:
+            poll_errors.append(err)
 
     poll_thread = threading.Thread(target=poller, daemon=True)
     poll_thread.start()
@@ -410,6 +415,7 @@ def test_change_watcher_never_misses_a_commit(tdb: SpannerDb) -> None:
     done.set()
     poll_thread.join(60)
     assert not poll_thread.is_alive(), "the poller did not finish"
+    assert not poll_errors, f"the poller failed: {poll_errors[0]!r}"
     assert not errors, errors
     missed = sorted(set(written) - set(seen))
     assert not missed, f"the watcher missed {len(missed)} of {len(written)} rows, e.g. {missed[:5]}"
