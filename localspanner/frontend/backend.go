@@ -3,6 +3,7 @@ package frontend
 import (
 	"strings"
 
+	"github.com/spanload/spanload/localspanner/stats"
 	"github.com/spanload/spanload/localspanner/storage"
 	"github.com/spanload/spanload/localspanner/txn"
 	"google.golang.org/grpc"
@@ -25,6 +26,23 @@ type Backend struct {
 	Txns  *txn.Manager
 	Stats Stats
 	ops   *operations
+
+	collector *stats.Collector
+}
+
+// opened prepares a newly created database for serving.
+func (b *Backend) opened(db *storage.DB) {
+	if b.collector != nil {
+		db.Sys = b.collector.For(db)
+	}
+}
+
+// dropped forgets a dropped database everywhere.
+func (b *Backend) dropped(db *storage.DB) {
+	b.Txns.DropDatabase(db)
+	if b.collector != nil {
+		b.collector.Forget(db)
+	}
 }
 
 // Register registers every service of the local Spanner server on srv.

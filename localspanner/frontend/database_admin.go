@@ -52,6 +52,7 @@ func (s *databaseAdmin) CreateDatabase(ctx context.Context, req *dbpb.CreateData
 	if err != nil {
 		return nil, err
 	}
+	s.b.opened(db)
 	meta := &dbpb.CreateDatabaseMetadata{Database: name}
 	if _, err := db.ApplyDDL(ctx, req.ExtraStatements); err != nil {
 		if _, derr := s.b.Reg.DropDatabase(name); derr != nil {
@@ -85,7 +86,7 @@ func (s *databaseAdmin) ListDatabases(_ context.Context, req *dbpb.ListDatabases
 func (s *databaseAdmin) DropDatabase(_ context.Context, req *dbpb.DropDatabaseRequest) (*emptypb.Empty, error) {
 	db, err := s.b.Reg.DropDatabase(req.Database)
 	if db != nil {
-		s.b.Txns.DropDatabase(db)
+		s.b.dropped(db)
 	}
 	if err != nil {
 		return nil, err

@@ -54,6 +54,9 @@ func (s *instanceAdmin) GetInstanceConfig(_ context.Context, req *instpb.GetInst
 	if !ok || id == "" {
 		return nil, spanerr.InvalidArgument("Invalid instance config name: %s", req.Name)
 	}
+	if id != localConfigID {
+		return nil, spanerr.NotFound("Instance config not found: %s (the local server offers only %s)", req.Name, localConfigID)
+	}
 	return configPB(project, id), nil
 }
 
@@ -129,7 +132,7 @@ func (s *instanceAdmin) UpdateInstance(_ context.Context, req *instpb.UpdateInst
 func (s *instanceAdmin) DeleteInstance(_ context.Context, req *instpb.DeleteInstanceRequest) (*emptypb.Empty, error) {
 	dropped, err := s.b.Reg.DeleteInstance(req.Name)
 	for _, db := range dropped {
-		s.b.Txns.DropDatabase(db)
+		s.b.dropped(db)
 	}
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/spanload/spanload/localspanner/stats"
 	"github.com/spanload/spanload/localspanner/storage"
 	"github.com/spanload/spanload/localspanner/txn"
 )
@@ -18,7 +19,14 @@ const janitorInterval = 10 * time.Second
 // Start registers every service on srv, backed by reg, and runs the background
 // cleanup until ctx ends. It returns the backend.
 func Start(ctx context.Context, srv *grpc.Server, reg *storage.Registry) *Backend {
-	b := &Backend{Reg: reg, Txns: txn.NewManager()}
+	col := stats.New()
+	b := &Backend{Reg: reg, Txns: txn.NewManager(), Stats: col, collector: col}
+	b.Txns.OnCommit = func(db *storage.DB, shape string, committed, aborted bool, commitDur, totalDur time.Duration) {
+		col.RecordCommit(db, shape, committed, aborted, commitDur.Seconds(), totalDur.Seconds())
+	}
+	for _, db := range reg.AllDatabases() {
+		db.Sys = col.For(db)
+	}
 	Register(srv, b)
 	go b.Txns.Janitor(ctx, janitorInterval)
 	go func() {

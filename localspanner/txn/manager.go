@@ -56,8 +56,10 @@ type Manager struct {
 	txns      map[string]*Txn
 	conflicts map[*storage.DB]*conflicts
 
-	// OnCommit, if set, is called after every commit attempt (for statistics).
-	OnCommit func(db *storage.DB, t *Txn, committed bool, commitDur time.Duration)
+	// OnCommit, if set, is called after every commit attempt (for statistics) with
+	// the transaction's shape, whether it committed or aborted, how long the commit
+	// took and how long the transaction lived.
+	OnCommit func(db *storage.DB, shape string, committed, aborted bool, commitDur, totalDur time.Duration)
 }
 
 // NewManager returns an empty manager.

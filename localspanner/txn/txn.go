@@ -2,6 +2,8 @@ package txn
 
 import (
 	"context"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -315,12 +317,34 @@ func (m *Manager) Commit(ctx context.Context, t *Txn, extra []*storage.Mutation)
 	delete(m.txns, t.ID)
 	m.mu.Unlock()
 	if m.OnCommit != nil {
-		m.OnCommit(t.DB, t, err == nil, dur)
+		m.OnCommit(t.DB, shape(reads, muts), err == nil, conflict, dur, time.Since(t.Begun))
 	}
 	if err != nil {
 		return CommitResult{}, err
 	}
 	return CommitResult{TS: time.UnixMicro(ts).UTC(), Mutations: count}, nil
+}
+
+// shape describes what a transaction read and wrote (tables and columns), the
+// identity of its statistics row (TXN_STATS FPRINT).
+func shape(reads []readItem, muts []*storage.Mutation) string {
+	set := map[string]bool{}
+	for _, r := range reads {
+		set["read "+r.table] = true
+	}
+	for _, m := range muts {
+		cols := make([]string, len(m.Columns))
+		for i, c := range m.Columns {
+			cols[i] = c.Name
+		}
+		set["write "+m.Table.Name+"("+strings.Join(cols, ",")+")"] = true
+	}
+	parts := make([]string, 0, len(set))
+	for k := range set {
+		parts = append(parts, k)
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, "; ")
 }
 
 func cascadeChildren(cat *schema.Catalog, table string) []string {

@@ -1,0 +1,201 @@
+// Package stats measures what the server really did (query executions and
+// commits) and serves it as SPANNER_SYS.QUERY_STATS_* and TXN_STATS_* tables.
+// Samples are kept in one-minute buckets; 10-minute and hour tables sum them.
+// Only closed intervals are shown, as in Spanner.
+package stats
+
+import (
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/spanload/spanload/localspanner/query"
+	"github.com/spanload/spanload/localspanner/storage"
+)
+
+// keep is how long minute buckets are kept (a few hour intervals).
+const keep = 3 * time.Hour
+
+// topN is the most rows a TOP table lists per interval.
+const topN = 100
+
+type queryAgg struct {
+	text                 string
+	fprint               int64
+	count, failed        int64
+	latency, cpu         float64
+	rows, bytes, scanned int64
+}
+
+type txnAgg struct {
+	fprint                  int64
+	attempts, aborts        int64
+	commitLatency, totalLat float64
+	participants            int64
+}
+
+type bucket struct {
+	queries map[int64]*queryAgg
+	txns    map[int64]*txnAgg
+}
+
+// dbStats are the statistics of one database.
+type dbStats struct {
+	mu      sync.Mutex
+	buckets map[int64]*bucket // minute end (Unix seconds) -> samples
+}
+
+// Collector collects statistics for every database.
+type Collector struct {
+	mu  sync.Mutex
+	dbs map[*storage.DB]*dbStats
+	now func() time.Time
+}
+
+// New returns an empty collector.
+func New() *Collector {
+	return &Collector{dbs: map[*storage.DB]*dbStats{}, now: time.Now}
+}
+
+func (c *Collector) of(db *storage.DB) *dbStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.dbs[db]
+	if !ok {
+		s = &dbStats{buckets: map[int64]*bucket{}}
+		c.dbs[db] = s
+	}
+	return s
+}
+
+// Forget drops the statistics of a dropped database.
+func (c *Collector) Forget(db *storage.DB) {
+	c.mu.Lock()
+	delete(c.dbs, db)
+	c.mu.Unlock()
+}
+
+func fingerprint(s string) int64 { return int64(query.Fingerprint64([]byte(s))) }
+
+// bucketFor returns the bucket of the minute that contains t (under s.mu).
+func (s *dbStats) bucketFor(t time.Time) *bucket {
+	end := t.Truncate(time.Minute).Add(time.Minute).Unix()
+	b, ok := s.buckets[end]
+	if !ok {
+		b = &bucket{queries: map[int64]*queryAgg{}, txns: map[int64]*txnAgg{}}
+		s.buckets[end] = b
+		cutoff := t.Add(-keep).Unix()
+		for k := range s.buckets {
+			if k < cutoff {
+				delete(s.buckets, k)
+			}
+		}
+	}
+	return b
+}
+
+// RecordQuery records one execution of a query.
+func (c *Collector) RecordQuery(db *storage.DB, sql string, latencySec, cpuSec float64, rows, bytes, scanned int64, failed bool) {
+	s := c.of(db)
+	fp := fingerprint(sql)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.bucketFor(c.now())
+	a, ok := b.queries[fp]
+	if !ok {
+		a = &queryAgg{text: sql, fprint: fp}
+		b.queries[fp] = a
+	}
+	a.count++
+	if failed {
+		a.failed++
+	}
+	a.latency += latencySec
+	a.cpu += cpuSec
+	a.rows += rows
+	a.bytes += bytes
+	a.scanned += scanned
+}
+
+// RecordCommit records one commit attempt of a read-write transaction whose
+// shape (tables and columns read and written) is shape.
+func (c *Collector) RecordCommit(db *storage.DB, shape string, committed, aborted bool, commitSec, totalSec float64) {
+	s := c.of(db)
+	fp := fingerprint(shape)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.bucketFor(c.now())
+	a, ok := b.txns[fp]
+	if !ok {
+		a = &txnAgg{fprint: fp}
+		b.txns[fp] = a
+	}
+	a.attempts++
+	if aborted {
+		a.aborts++
+	}
+	a.commitLatency += commitSec
+	a.totalLat += totalSec
+	a.participants++
+}
+
+// interval is one closed interval of a table.
+type interval struct {
+	end     int64
+	queries map[int64]*queryAgg
+	txns    map[int64]*txnAgg
+}
+
+// intervals sums the closed minute buckets into intervals of the given length.
+func (s *dbStats) intervals(now time.Time, length time.Duration) []interval {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	step := int64(length / time.Second)
+	byEnd := map[int64]*interval{}
+	for end, b := range s.buckets {
+		if end > now.Unix() {
+			continue // the current minute is still open
+		}
+		iend := ((end + step - 1) / step) * step
+		if iend > now.Unix() {
+			continue // its longer interval is still open
+		}
+		iv, ok := byEnd[iend]
+		if !ok {
+			iv = &interval{end: iend, queries: map[int64]*queryAgg{}, txns: map[int64]*txnAgg{}}
+			byEnd[iend] = iv
+		}
+		for fp, q := range b.queries {
+			a, ok := iv.queries[fp]
+			if !ok {
+				a = &queryAgg{text: q.text, fprint: fp}
+				iv.queries[fp] = a
+			}
+			a.count += q.count
+			a.failed += q.failed
+			a.latency += q.latency
+			a.cpu += q.cpu
+			a.rows += q.rows
+			a.bytes += q.bytes
+			a.scanned += q.scanned
+		}
+		for fp, t := range b.txns {
+			a, ok := iv.txns[fp]
+			if !ok {
+				a = &txnAgg{fprint: fp}
+				iv.txns[fp] = a
+			}
+			a.attempts += t.attempts
+			a.aborts += t.aborts
+			a.commitLatency += t.commitLatency
+			a.totalLat += t.totalLat
+			a.participants += t.participants
+		}
+	}
+	out := make([]interval, 0, len(byEnd))
+	for _, iv := range byEnd {
+		out = append(out, *iv)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].end < out[j].end })
+	return out
+}
