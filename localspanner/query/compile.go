@@ -223,7 +223,7 @@ func compileQuery(cat *schema.Catalog, sqlText string, params Params, src Source
 }
 
 func buildQueryTemplate(cat *schema.Catalog, sqlText string, params Params, src Source) (*template, error) {
-	stmt, err := memefish.ParseStatement("", sqlText)
+	stmt, err := parseStatement(sqlText)
 	if err != nil {
 		return nil, syntaxError(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
-	"github.com/cloudspannerecosystem/memefish"
 	"github.com/cloudspannerecosystem/memefish/ast"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -52,7 +51,7 @@ func compileDML(cat *schema.Catalog, sqlText string, params Params, src Source) 
 }
 
 func buildDMLTemplate(cat *schema.Catalog, sqlText string, params Params, src Source) (*dmlTemplate, error) {
-	stmt, err := memefish.ParseStatement("", sqlText)
+	stmt, err := parseStatement(sqlText)
 	if err != nil {
 		return nil, syntaxError(err)
 	}
@@ -143,7 +142,7 @@ func rowScope(t *schema.Table, alias string, colSQL func(col *schema.Column) str
 
 // generatedSQL computes a stored generated column from a row's other columns.
 func generatedSQL(t *schema.Table, col *schema.Column, colSQL func(*schema.Column) string) string {
-	stmt, err := memefish.ParseExpr("", col.Generated)
+	stmt, err := parseExpr(col.Generated)
 	if err != nil {
 		return "NULL"
 	}
@@ -408,7 +407,7 @@ func (c *compiler) delete(s *ast.Delete) (*dmlTemplate, error) {
 // compileColumnExpr compiles a generated column or DEFAULT expression over t's
 // columns, referenced by their bare SQLName. t may be nil for DEFAULT expressions.
 func compileColumnExpr(t *schema.Table, exprSQL string) (string, *spannerpb.Type, error) {
-	e, err := memefish.ParseExpr("", exprSQL)
+	e, err := parseExpr(exprSQL)
 	if err != nil {
 		return "", nil, syntaxError(err)
 	}
