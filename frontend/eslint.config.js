@@ -11,7 +11,8 @@ export default tseslint.config(
   {
     files: ["e2e/**/*.mjs", "*.js"],
     extends: [js.configs.recommended],
-    languageOptions: { ecmaVersion: 2022, globals: globals.node },
+    // e2e scripts run in node and pass functions to run in the page.
+    languageOptions: { ecmaVersion: 2022, globals: { ...globals.node, ...globals.browser } },
   },
   {
     files: ["**/*.{ts,tsx}"],

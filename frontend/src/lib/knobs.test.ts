@@ -45,6 +45,16 @@ describe("validateConfig", () => {
   });
 });
 
+describe("cross-field rules", () => {
+  it("ties the leaderboard query to its schema and the key space to the processes", () => {
+    const leaderboard = setPath(DEFAULT_CONFIG, "reader.query", "leaderboard");
+    expect(validateConfig(leaderboard)["reader.query"]).toBe("Read query 'leaderboard' needs schema 'leaderboard' (got 'singers').");
+    expect(validateConfig(setPath(leaderboard, "schema", "leaderboard"))).toEqual({});
+    const few = setPath(setPath(DEFAULT_CONFIG, "processes", 4), "updater.key_space", 2);
+    expect(validateConfig(few)["updater.key_space"]).toBe("Key space (2) must be at least the number of worker processes (4).");
+  });
+});
+
 describe("diffPatch", () => {
   it("gives only the live fields that changed, nested like ConfigPatch", () => {
     let next = setPath(DEFAULT_CONFIG, "updater.transactions_per_second", 20);

@@ -57,6 +57,8 @@ export const KNOBS: readonly Knob[] = [
   { path: "updater.mode", section: "updater", label: "Write mode", short: "mode", kind: "enum", options: UPDATER_MODES, help: "mutations: single-use commits; dml: read-write transactions with DML; batch_insert: batches of inserts.", live: true },
   { path: "updater.batch_rows", section: "updater", label: "Rows per batch", short: "rows", kind: "int", unit: "rows", help: "Inserts per commit in batch_insert mode (the 2PC report used 6).", min: 1, max: 1000, live: true },
 
+  { path: "updater.key_space", section: "updater", label: "Key space", short: "keys", kind: "int", unit: "keys", help: "Keys the updater picks from uniformly; fewer keys, more overwrites.", min: 1, max: 1_000_000_000, live: true },
+
   { path: "watcher.enabled", section: "watcher", label: "Watchers on", short: "watchers on", kind: "bool", help: "Run the change watchers, which poll by commit timestamp.", live: true },
   { path: "watcher.watchers", section: "watcher", label: "Watchers", short: "watchers", kind: "int", unit: "watchers", help: `Watchers splitting the fixed shard list (1..${SHARD_COUNT}).`, min: 1, max: SHARD_COUNT, live: true, control: true, slider: { min: 1, max: SHARD_COUNT, step: 1 } },
   { path: "watcher.poll_interval_ms", section: "watcher", label: "Poll interval", short: "poll", kind: "int", unit: "ms", help: "Time between two polls of one watcher.", min: 10, max: 3_600_000, live: true, control: true, slider: { min: 10, max: 10_000, step: 10 } },
@@ -95,7 +97,7 @@ export const DEFAULT_CONFIG: RunConfig = {
   schema: "singers",
   processes: 1,
   report_interval_s: 1,
-  updater: { enabled: true, transactions_per_second: 1, mutations_per_transaction: 5, parallelism: 8, mode: "mutations", batch_rows: 6 },
+  updater: { enabled: true, transactions_per_second: 1, mutations_per_transaction: 5, parallelism: 8, mode: "mutations", batch_rows: 6, key_space: 100_000 },
   watcher: { enabled: true, watchers: 1, poll_interval_ms: 1000, limit: 10_000, table_hint: true, shard_filter: "fixed" },
   reader: { enabled: false, reads_per_second: 10, concurrency: 4, think_time_ms: 0, query: "point", staleness_s: 0 },
   client: { multiplexed_sessions: true, session_pool_size: 100 },
@@ -156,6 +158,12 @@ export function validateConfig(config: RunConfig, knobs: readonly Knob[] = KNOBS
   }
   if (config.watcher.shard_filter !== "fixed" && config.watcher.watchers !== 1 && !errors["watcher.watchers"]) {
     errors["watcher.shard_filter"] = `Shard filter '${config.watcher.shard_filter}' needs exactly 1 watcher (got ${config.watcher.watchers}): only a fixed shard list can be split between watchers.`;
+  }
+  if (config.reader.query === "leaderboard" && config.schema !== "leaderboard") {
+    errors["reader.query"] = `Read query 'leaderboard' needs schema 'leaderboard' (got '${config.schema}').`;
+  }
+  if (!errors["updater.key_space"] && !errors["processes"] && config.updater.key_space < config.processes) {
+    errors["updater.key_space"] = `Key space (${config.updater.key_space}) must be at least the number of worker processes (${config.processes}).`;
   }
   if (config.target.kind === "emulator" && !config.target.emulator_host) {
     errors["target.emulator_host"] = "Emulator host is required when the target is the emulator.";

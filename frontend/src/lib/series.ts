@@ -41,11 +41,12 @@ export const RUN_CHARTS: readonly ChartSpec[] = [
   {
     id: "throughput",
     title: "Throughput: target vs achieved",
-    unit: "per s",
+    unit: "tx/s",
+    rightUnit: "mutations/s",
     lines: [
       { key: "tps_target", label: "target tx/s", pick: gauge(Gauge.UPDATER_TARGET_TPS), dashed: true },
       { key: "tps", label: "achieved tx/s", pick: gauge(Gauge.UPDATER_TPS) },
-      { key: "mutations_ps", label: "mutations/s", pick: gauge(Gauge.UPDATER_MUTATIONS_PS) },
+      { key: "mutations_ps", label: "mutations/s (right)", pick: gauge(Gauge.UPDATER_MUTATIONS_PS), axis: "right" },
     ],
   },
   {

@@ -35,6 +35,8 @@ export interface UpdaterConfig {
   parallelism: number;
   mode: UpdaterMode;
   batch_rows: number;
+  /** keys the updater picks from (uniformly); fewer keys, more overwrites */
+  key_space: number;
 }
 
 export interface WatcherConfig {

@@ -24,23 +24,24 @@ export interface MetricRow {
   cells: MetricCell[];
 }
 
-/** The metrics of the summary table, most telling first; the rest follow in the API's order. */
-const FIRST = [
-  "rates.updater.tps",
-  "rates.updater.mutations_ps",
-  "latency.updater.txn.p50",
-  "latency.updater.txn.p99",
-  "latency.updater.txn_intended.p99",
-  "latency.watcher.notify.p50",
-  "latency.watcher.notify.p99",
-  "latency.watcher.poll.p50",
-  "rates.watcher.changes_ps",
-  "latency.reader.read.p50",
-  "latency.reader.read.p99",
-  "rates.reader.rps",
-  "rates.errors_ps",
-  "rates.aborts_ps",
-];
+/** The headline metrics of the summary table, in this order, with their names; the rest follow. */
+export const KEY_METRICS: Record<string, string> = {
+  "rates.updater.tps": "achieved tx/s",
+  "rates.updater.mutations_ps": "mutations/s",
+  "latency.updater.txn.p50": "updater latency p50 (ms)",
+  "latency.updater.txn.p99": "updater latency p99 (ms)",
+  "latency.updater.txn_intended.p99": "updater p99 from intended start (ms)",
+  "latency.watcher.notify.p50": "change notification p50 (ms)",
+  "latency.watcher.notify.p99": "change notification p99 (ms)",
+  "latency.watcher.poll.p50": "poll duration p50 (ms)",
+  "rates.watcher.changes_ps": "changes received/s",
+  "latency.reader.read.p50": "reader latency p50 (ms)",
+  "latency.reader.read.p99": "reader latency p99 (ms)",
+  "rates.reader.rps": "reads/s",
+  "rates.errors_ps": "errors/s",
+  "rates.aborts_ps": "aborts/s",
+};
+const FIRST = Object.keys(KEY_METRICS);
 
 export function metricRows(payload: ComparePublic): MetricRow[] {
   const rows = (payload.metrics ?? []).map((m) => ({

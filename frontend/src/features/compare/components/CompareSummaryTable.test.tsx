@@ -1,4 +1,4 @@
-import { render, screen } from "@testing-library/react";
+import { fireEvent, render, screen } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { makeComparison } from "@/test/compareFixture";
 import { legendLabels } from "../utils/legend";
@@ -8,6 +8,9 @@ describe("CompareSummaryTable", () => {
   it("shows the API's deltas, coloured better or worse against the baseline", () => {
     const comparison = makeComparison();
     render(<CompareSummaryTable comparison={comparison} labels={legendLabels(comparison.runs, comparison.config_diff)} />);
+    // Headline metrics first; the rest behind a toggle.
+    expect(screen.queryByTestId("cell-duration_s-1")).toBeNull();
+    fireEvent.click(screen.getByTestId("show-all-metrics"));
     const tps = screen.getByTestId("cell-rates.updater.tps-1");
     expect(tps).toHaveAttribute("data-tone", "better");
     expect(tps).toHaveAttribute("data-delta", "8.9");
@@ -21,6 +24,7 @@ describe("CompareSummaryTable", () => {
     expect(screen.getByTestId("cell-duration_s-1")).toHaveAttribute("data-tone", "neutral");
     // The baseline column shows values only.
     expect(screen.getByTestId("cell-rates.updater.tps-0")).toHaveAttribute("data-tone", "neutral");
+    expect(screen.getByRole("rowheader", { name: "achieved tx/s" })).toBeInTheDocument();
     expect(screen.getAllByRole("columnheader").map((h) => h.textContent)).toEqual(["metric", "light (tx/s=1)baseline", "medium (tx/s=10)"]);
   });
 });

@@ -20,7 +20,8 @@ export function ConfigDiffTable({ comparison, labels }: { comparison: ComparePub
           {diff.map((d) => (
             <tr key={d.field} data-testid="config-diff-row">
               <th scope="row" title={KNOB_BY_PATH.get(d.field)?.help}>
-                {KNOB_BY_PATH.get(d.field)?.label ?? d.field} <span className="muted small">{d.field}</span>
+                {KNOB_BY_PATH.get(d.field)?.label ?? d.field}
+                {KNOB_BY_PATH.has(d.field) && <span className="muted small"> {d.field}</span>}
               </th>
               {comparison.runs.map((r, i) => (
                 <td key={r.id}>{formatValue(d.values[i])}</td>

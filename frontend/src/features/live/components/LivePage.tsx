@@ -12,6 +12,12 @@ import { useLiveRun } from "@/lib/useLiveRun";
 import { ControlPanel } from "./ControlPanel";
 import { StatusLine } from "./StatusLine";
 
+const ENDED: Partial<Record<string, string>> = {
+  finished: "The run has finished.",
+  failed: "The run failed.",
+  interrupted: "The run was interrupted: the control plane stopped while it was going.",
+};
+
 function useSecondsUntil(at: number | null): number | null {
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
@@ -86,7 +92,7 @@ export function LivePage() {
       )}
       {finished && (
         <div className="banner banner-info" data-testid="run-ended-banner">
-          The run is {status}. <Link to={`/runs/${id}`}>See its details and summary</Link>.
+          {ENDED[status] ?? `The run is ${status}.`} <Link to={`/runs/${id}`}>See its details and summary</Link>.
         </div>
       )}
       {action.error && (
@@ -99,7 +105,7 @@ export function LivePage() {
 
       <div className="live-layout">
         <div className="live-charts">
-          {live.samples.length === 0 && live.connection === "open" && <p className="muted">Waiting for the first sample…</p>}
+          {live.samples.length === 0 && live.connection === "open" && active && <p className="muted">Waiting for the first sample…</p>}
           <RunCharts rows={rows} markers={markers} syncId="live" />
         </div>
         <ControlPanel runId={id} config={live.config} events={live.events} editable={status === "running" || status === "paused"} />

@@ -11,6 +11,15 @@ import { overridesFor, withPreset } from "../api/presets";
 import { serverFieldErrors } from "../api/serverErrors";
 import { KnobField } from "./KnobField";
 
+/** Fields tied by a rule: editing one shows the other's error too. */
+const RELATED: Record<string, string[]> = {
+  "target.kind": ["target.emulator_host"],
+  "watcher.watchers": ["watcher.shard_filter"],
+  "watcher.shard_filter": ["watcher.watchers"],
+  processes: ["updater.key_space"],
+  schema: ["reader.query"],
+};
+
 /** Fields shown at the top, outside the sections. */
 const TOP_FIELDS = ["name", "target.kind", "duration_s"];
 const SECTIONS = (Object.keys(SECTION_TITLES) as Knob["section"][]).map((section) => ({
@@ -29,6 +38,7 @@ export function NewRunPage() {
   const [serverErrors, setServerErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
   const [sending, setSending] = useState(false);
+  const [openSections, setOpenSections] = useState<Set<string>>(new Set());
 
   // Choosing a preset loads its values (keeping the chosen target and name).
   useEffect(() => {
@@ -42,7 +52,7 @@ export function NewRunPage() {
 
   const set = (path: string, value: unknown) => {
     setConfig((c) => setPath(c, path, value));
-    setTouched((t) => new Set(t).add(path));
+    setTouched((t) => new Set([...t, path, ...(RELATED[path] ?? [])]));
     setServerErrors((e) => {
       if (!(path in e)) return e;
       const next = { ...e };
@@ -123,7 +133,22 @@ export function NewRunPage() {
         {SECTIONS.map(({ section, knobs }) => {
           const count = errorsIn(knobs);
           return (
-            <details key={section} className="knob-section" open={count > 0 || undefined} data-testid={`section-${section}`}>
+            <details
+              key={section}
+              className="knob-section"
+              open={count > 0 || openSections.has(section)}
+              onToggle={(e) => {
+                const open = (e.currentTarget as HTMLDetailsElement).open;
+                setOpenSections((s) => {
+                  if (open === s.has(section)) return s;
+                  const next = new Set(s);
+                  if (open) next.add(section);
+                  else next.delete(section);
+                  return next;
+                });
+              }}
+              data-testid={`section-${section}`}
+            >
               <summary>
                 {SECTION_TITLES[section]} <span className="muted small">({knobs.length} settings)</span>
                 {count > 0 && <span className="bad small"> · {count} to fix</span>}

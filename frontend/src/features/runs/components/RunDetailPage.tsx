@@ -77,7 +77,7 @@ export function RunDetailPage() {
         </div>
       </div>
       {deleteError && <p className="inline-error">{deleteError}</p>}
-      <p className="status-line">
+      <p className="meta-line">
         preset <strong>{r.preset ?? "—"}</strong> · target <strong>{r.config?.target?.kind ?? "—"}</strong> · started {formatDate(r.started_at ?? r.created_at)} ·
         duration {formatDuration(runDuration(r))}
         {r.failure_reason && <span className="bad"> · {r.failure_reason}</span>}

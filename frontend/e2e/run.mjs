@@ -1,0 +1,308 @@
+// Browser test of the Spanload UI against a real `spanload serve` (with the local Spanner).
+// Drives Debian's chromium through playwright-core. Base URL from SPANLOAD_URL.
+//
+//   SPANLOAD_URL=http://127.0.0.1:8000 npm run e2e
+//
+// It starts a run from the "light" preset, sees the live charts receive >= 5 points, changes the
+// write rate in the control panel and sees the marker and the new achieved rate, reloads the page
+// and sees the charts rebuilt, stops the run, finds it in the runs table, runs a second preset,
+// compares the two and checks that the deltas shown match the API's numbers. Screenshots of each
+// page go to frontend/test-results/.
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const RESULTS = join(HERE, "..", "test-results");
+const CHROMIUM = process.env.SPANLOAD_CHROMIUM ?? "/usr/bin/chromium";
+const BASE = (process.env.SPANLOAD_URL ?? "").replace(/\/+$/, "");
+const FIRST_PRESET = process.env.SPANLOAD_E2E_PRESET ?? "light";
+const SECOND_PRESET = process.env.SPANLOAD_E2E_SECOND_PRESET ?? "medium";
+/** The new write rate set in the control panel (the "light" preset writes 5 tx/s). */
+const NEW_RATE = Number(process.env.SPANLOAD_E2E_NEW_RATE ?? 20);
+/** Generous bounds for waiting on a real run; they are not speed assertions. */
+const STEP_TIMEOUT_MS = 60_000;
+
+if (!BASE) {
+  console.error("e2e: set SPANLOAD_URL to the address of a running `spanload serve`, e.g. http://127.0.0.1:8000");
+  process.exit(2);
+}
+
+const steps = [];
+let failed = 0;
+
+async function step(name, fn) {
+  const started = Date.now();
+  try {
+    const result = await fn();
+    steps.push({ name, ok: true, ms: Date.now() - started });
+    console.log(`ok   ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    return result;
+  } catch (err) {
+    failed += 1;
+    steps.push({ name, ok: false, ms: Date.now() - started });
+    console.log(`FAIL ${name}: ${err instanceof Error ? err.message : String(err)}`);
+    throw err;
+  }
+}
+
+function assert(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+async function api(page, path, init) {
+  return page.evaluate(
+    async ({ url, init }) => {
+      const response = await fetch(url, init);
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : null };
+    },
+    { url: `${BASE}/api${path}`, init },
+  );
+}
+
+/** The number of points a chart holds (its data-points attribute). */
+function chartPoints(page, id) {
+  return page.getAttribute(`[data-testid="chart-${id}"]`, "data-points").then(Number);
+}
+
+async function waitForPoints(page, id, min) {
+  await page.waitForFunction(
+    ({ id, min }) => Number(document.querySelector(`[data-testid="chart-${id}"]`)?.getAttribute("data-points") ?? 0) >= min,
+    { id, min },
+    { timeout: STEP_TIMEOUT_MS },
+  );
+  return chartPoints(page, id);
+}
+
+async function shot(page, name) {
+  await page.screenshot({ path: join(RESULTS, `${name}.png`), fullPage: true });
+}
+
+async function startRun(page, preset, name) {
+  await page.goto(`${BASE}/runs/new`);
+  const select = page.getByTestId("preset-select");
+  await select.waitFor({ timeout: STEP_TIMEOUT_MS });
+  await select.selectOption(preset);
+  await page.getByTestId("field-name").fill(name);
+  await shot(page, `new-run-${preset}`);
+  await page.getByTestId("start-run").click();
+  await page.waitForURL(/\/runs\/[^/]+\/live$/, { timeout: STEP_TIMEOUT_MS });
+  const id = page.url().split("/runs/")[1].split("/")[0];
+  assert(id, "no run id in the live page's URL");
+  return id;
+}
+
+async function stopRun(page) {
+  await page.getByTestId("stop-run").click();
+  await page.waitForSelector('[data-testid="live-page"][data-status="finished"]', { timeout: STEP_TIMEOUT_MS });
+}
+
+async function main() {
+  mkdirSync(RESULTS, { recursive: true });
+  const profile = mkdtempSync(join(tmpdir(), "spanload-e2e-chromium-"));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    viewport: { width: 1280, height: 800 },
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const consoleErrors = [];
+  page.on("console", (msg) => {
+    if (msg.type() === "error") consoleErrors.push(msg.text());
+  });
+  page.on("pageerror", (err) => consoleErrors.push(String(err)));
+  const stamp = new Date().toISOString().slice(11, 19);
+
+  try {
+    await step("the server is healthy", async () => {
+      const health = await fetch(`${BASE}/api/health`).then((r) => r.json());
+      assert(health.status === "ok", `health: ${JSON.stringify(health)}`);
+    });
+
+    await step("the runs page loads", async () => {
+      await page.goto(`${BASE}/`);
+      await page.getByTestId("runs-page").waitFor();
+      await page.waitForSelector('[data-testid="runs-table"], [data-testid="empty"]', { timeout: STEP_TIMEOUT_MS });
+      await shot(page, "runs-before");
+    });
+
+    const firstId = await step(`start a run from the "${FIRST_PRESET}" preset`, () => startRun(page, FIRST_PRESET, `e2e ${FIRST_PRESET} ${stamp}`));
+
+    await step("the live charts receive at least 5 points", async () => {
+      const points = await waitForPoints(page, "throughput", 5);
+      assert(points >= 5, `throughput chart has ${points} points`);
+      assert((await chartPoints(page, "updater-latency")) >= 5, "updater latency chart has fewer than 5 points");
+      await shot(page, "live-first");
+    });
+
+    await step(`change the write rate to ${NEW_RATE} tx/s in the control panel`, async () => {
+      const input = page.getByTestId("control-updater.transactions_per_second");
+      await input.fill(String(NEW_RATE));
+      await page.getByTestId("apply-config").click();
+      await page.waitForSelector('[data-testid="apply-status"][data-state="confirmed"]', { timeout: STEP_TIMEOUT_MS });
+      const text = await page.getByTestId("apply-status").textContent();
+      assert(text.includes(`tx/s=${NEW_RATE}`), `apply status says: ${text}`);
+    });
+
+    await step("the marker shows on every chart with data", async () => {
+      await page.waitForFunction(() => Number(document.querySelector('[data-testid="chart-throughput"]')?.getAttribute("data-markers") ?? 0) >= 1, null, {
+        timeout: STEP_TIMEOUT_MS,
+      });
+      const charts = await page.$$eval('[data-testid="run-charts"] [data-testid^="chart-"]', (figures) =>
+        figures.map((f) => ({
+          id: f.getAttribute("data-testid"),
+          points: Number(f.getAttribute("data-points")),
+          markers: Number(f.getAttribute("data-markers")),
+          drawn: f.querySelectorAll(".recharts-reference-line").length,
+          label: [...f.querySelectorAll(".recharts-reference-line text, .recharts-label")].map((t) => t.textContent).join(" "),
+        })),
+      );
+      const withData = charts.filter((c) => c.points > 0);
+      assert(withData.length >= 3, `only ${withData.length} charts have data`);
+      for (const c of withData) {
+        assert(c.markers >= 1 && c.drawn >= 1, `${c.id} draws no marker (${JSON.stringify(c)})`);
+        assert(c.label.includes(`tx/s=${NEW_RATE}`), `${c.id} marker label is "${c.label}"`);
+      }
+    });
+
+    await step(`the achieved rate climbs to the new target`, async () => {
+      await page.waitForFunction(
+        (rate) => {
+          const target = document.querySelector('[data-testid="chart-throughput"]');
+          const achieved = Number(document.querySelector('[data-testid="achieved-tps"]')?.textContent ?? 0);
+          return target && achieved >= 0.6 * rate;
+        },
+        NEW_RATE,
+        { timeout: STEP_TIMEOUT_MS },
+      );
+      const samples = await api(page, `/runs/${firstId}/samples?max_points=10000`);
+      const last = samples.body.data.slice(-3);
+      const targets = last.map((s) => s.gauges["updater.target_tps"]);
+      assert(targets.every((t) => t === NEW_RATE), `target_tps of the newest samples: ${targets}`);
+      await shot(page, "live");
+    });
+
+    await step("a reload rebuilds the charts from the snapshot", async () => {
+      const before = await chartPoints(page, "throughput");
+      await page.reload();
+      const after = await waitForPoints(page, "throughput", before);
+      assert(after >= before, `${after} points after reload, ${before} before`);
+      await page.waitForFunction(() => Number(document.querySelector('[data-testid="chart-throughput"]')?.getAttribute("data-markers") ?? 0) >= 1, null, {
+        timeout: STEP_TIMEOUT_MS,
+      });
+    });
+
+    await step("stop the run", async () => {
+      await stopRun(page);
+      await page.getByTestId("run-ended-banner").waitFor();
+    });
+
+    await step("find it in the runs table", async () => {
+      await page.goto(`${BASE}/`);
+      const row = page.locator(`[data-testid="run-row"][data-run-id="${firstId}"]`);
+      await row.waitFor({ timeout: STEP_TIMEOUT_MS });
+      const status = await row.getByTestId("status-badge").getAttribute("data-status");
+      assert(status === "finished", `status in the table: ${status}`);
+      await shot(page, "runs");
+    });
+
+    await step("the run detail page shows charts, summary and events", async () => {
+      await page.goto(`${BASE}/runs/${firstId}`);
+      await page.getByTestId("summary").waitFor({ timeout: STEP_TIMEOUT_MS });
+      await page.getByTestId("event-list").waitFor({ timeout: STEP_TIMEOUT_MS });
+      const events = await page.getByTestId("event").allTextContents();
+      assert(events.some((e) => e.includes(`tx/s=${NEW_RATE}`)), `events: ${events.join(" | ")}`);
+      await waitForPoints(page, "throughput", 5);
+      await shot(page, "run-detail");
+    });
+
+    const secondId = await step(`run a second preset ("${SECOND_PRESET}")`, async () => {
+      const id = await startRun(page, SECOND_PRESET, `e2e ${SECOND_PRESET} ${stamp}`);
+      await waitForPoints(page, "throughput", 5);
+      await stopRun(page);
+      return id;
+    });
+
+    await step("compare the two: the deltas shown match the API's", async () => {
+      await page.goto(`${BASE}/`);
+      await page.locator(`[data-testid="run-row"][data-run-id="${secondId}"]`).waitFor({ timeout: STEP_TIMEOUT_MS });
+      await page.locator(`[data-testid="run-row"][data-run-id="${firstId}"] [data-testid="run-select"]`).check();
+      await page.locator(`[data-testid="run-row"][data-run-id="${secondId}"] [data-testid="run-select"]`).check();
+      await page.getByTestId("compare-selected").click();
+      await page.waitForURL(new RegExp(`/compare\\?ids=${firstId}(,|%2C)${secondId}$`));
+      await page.getByTestId("compare-summary").waitFor({ timeout: STEP_TIMEOUT_MS });
+      const showAll = page.getByTestId("show-all-metrics");
+      if (await showAll.count()) await showAll.click();
+      const compare = await api(page, `/compare?ids=${firstId},${secondId}`);
+      assert(compare.status === 200, `GET /api/compare: ${compare.status}`);
+      let checked = 0;
+      for (const metric of compare.body.metrics) {
+        const cell = page.getByTestId(`cell-${metric.metric}-1`);
+        const shownDelta = await cell.getAttribute("data-delta");
+        const apiDelta = metric.delta[1];
+        assert(apiDelta === null ? shownDelta === "" : Number(shownDelta) === apiDelta, `${metric.metric}: shown delta ${shownDelta}, API ${apiDelta}`);
+        if (apiDelta !== null) {
+          const text = await cell.locator(".cell-delta").textContent();
+          const expected = `${apiDelta > 0 ? "+" : ""}${apiDelta.toFixed(2)}`;
+          assert(text.startsWith(expected), `${metric.metric}: shows "${text}", API delta ${apiDelta}`);
+          const percent = metric.percent_change[1];
+          if (percent !== null) assert(text.includes(`${percent > 0 ? "+" : ""}${percent.toFixed(1)}%`), `${metric.metric}: shows "${text}", API percent ${percent}`);
+          checked += 1;
+        }
+      }
+      assert(checked >= 5, `only ${checked} deltas were checked`);
+      const tps = compare.body.metrics.find((m) => m.metric === "rates.updater.tps");
+      if (tps && tps.delta[1] !== null && Math.abs(tps.percent_change[1] ?? 100) >= 1) {
+        const tone = await page.getByTestId("cell-rates.updater.tps-1").getAttribute("data-tone");
+        assert(tone === (tps.delta[1] > 0 ? "better" : "worse"), `achieved tx/s delta ${tps.delta[1]} is coloured ${tone}`);
+      }
+      const diff = await page.getByTestId("config-diff-row").allTextContents();
+      assert(diff.some((d) => d.includes("updater.transactions_per_second")), `config diff: ${diff.join(" | ")}`);
+      await page.getByTestId("compare-charts").waitFor();
+      await shot(page, "compare");
+      console.log(`     ${checked} deltas match the API`);
+    });
+
+    await step("the pages are usable 390 px wide", async () => {
+      await page.setViewportSize({ width: 390, height: 844 });
+      const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      await page.reload();
+      await page.getByTestId("compare-summary").waitFor({ timeout: STEP_TIMEOUT_MS });
+      assert((await overflow()) <= 1, `the compare page scrolls sideways by ${await overflow()} px`);
+      await shot(page, "compare-phone");
+      await page.goto(`${BASE}/runs/${firstId}`);
+      await page.getByTestId("summary").waitFor({ timeout: STEP_TIMEOUT_MS });
+      assert((await overflow()) <= 1, `the run detail page scrolls sideways by ${await overflow()} px`);
+      await shot(page, "run-detail-phone");
+      await page.goto(`${BASE}/runs/${firstId}/live`);
+      await waitForPoints(page, "throughput", 5);
+      assert((await overflow()) <= 1, `the live page scrolls sideways by ${await overflow()} px`);
+      await shot(page, "live-phone");
+    });
+
+    await step("no errors in the browser console", async () => {
+      // A socket refused while the page navigates away is not an app error.
+      const real = consoleErrors.filter((e) => !/WebSocket is closed before the connection is established/.test(e));
+      assert(real.length === 0, real.join("\n"));
+    });
+  } catch {
+    // The failing step was reported; take a picture of where it stopped.
+    await shot(page, "failure").catch(() => undefined);
+  } finally {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+  const passed = steps.filter((s) => s.ok).length;
+  console.log(`e2e: ${passed} passed, ${failed} failed`);
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch((err) => {
+  console.error(err);
+  console.log(`e2e: ${steps.filter((s) => s.ok).length} passed, ${failed + 1} failed`);
+  process.exit(1);
+});
