@@ -26,6 +26,7 @@ from typing import Any
 
 from _common import fmt_rate, median_ms, verdict
 
+from tests.localspanner.schemas import CHANGE_WATCHER_DDL, SHARDS
 from tests.localspanner.server_process import ServerProcess, cpu_seconds, rss_kib, start_server
 
 PROJECT = "spanload-bench"
@@ -34,7 +35,6 @@ POINT_ROWS = 10_000
 WATCH_ROWS = 100_000
 LOAD_BATCH_ROWS = 2_000
 NEW_ROWS = 100
-SHARDS = list(range(-18, 19))
 TARGET_COMMIT_CPU_MS = 0.35
 TARGET_READ_CPU_MS = 0.30
 TARGET_COMMITS_2P = 1_800
@@ -43,13 +43,7 @@ TARGET_HINT_SPEEDUP = 20.0
 
 DDL = [
     "CREATE TABLE Bench (Id INT64 NOT NULL, V INT64, S STRING(MAX)) PRIMARY KEY (Id)",
-    """CREATE TABLE DataChanges (
-        Id STRING(36) NOT NULL,
-        Payload STRING(MAX),
-        ShardId INT64 AS (MOD(FARM_FINGERPRINT(Id), 19)) STORED,
-        LastUpdated TIMESTAMP OPTIONS (allow_commit_timestamp = true),
-    ) PRIMARY KEY (Id)""",
-    "CREATE NULL_FILTERED INDEX DataChangesByShardTime ON DataChanges (ShardId, LastUpdated)",
+    *CHANGE_WATCHER_DDL,
 ]
 WATCH_SELECT = "SELECT Id, ShardId, LastUpdated FROM DataChanges{hint} "
 WATCH_WHERE = "WHERE ShardId IN UNNEST(@shards) AND LastUpdated > @ts ORDER BY LastUpdated, Id LIMIT @limit"

@@ -14,6 +14,7 @@ from google.cloud.spanner_v1 import COMMIT_TIMESTAMP, KeySet, TypeCode, param_ty
 
 from .conftest import OPERATION_TIMEOUT_S, DatabaseFactory, SpannerDb
 from .farmhash import farm_fingerprint
+from .schemas import CHANGE_WATCHER_DDL
 
 ALL_TYPES = [
     """CREATE TABLE AllTypes (
@@ -41,15 +42,7 @@ GENERATED = [
         AText STRING(MAX) AS (CAST(A AS STRING)) STORED,
     ) PRIMARY KEY (Id)""",
 ]
-CHANGES = [
-    """CREATE TABLE DataChanges (
-        Id STRING(36) NOT NULL,
-        Payload STRING(MAX),
-        ShardId INT64 AS (MOD(FARM_FINGERPRINT(Id), 19)) STORED,
-        LastUpdated TIMESTAMP OPTIONS (allow_commit_timestamp = true),
-    ) PRIMARY KEY (Id)""",
-    "CREATE NULL_FILTERED INDEX DataChangesByShardTime ON DataChanges (ShardId, LastUpdated)",
-]
+CHANGES = CHANGE_WATCHER_DDL
 MUSIC = [
     "CREATE TABLE Singers (SingerId INT64 NOT NULL, Name STRING(MAX)) PRIMARY KEY (SingerId)",
     """CREATE TABLE Albums (SingerId INT64 NOT NULL, AlbumId INT64 NOT NULL, Title STRING(MAX))

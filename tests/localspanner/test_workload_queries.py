@@ -13,22 +13,16 @@ from google.cloud.spanner_v1 import COMMIT_TIMESTAMP, ExecuteSqlRequest, param_t
 
 from .conftest import DatabaseFactory, SpannerDb
 from .farmhash import farm_fingerprint
+from .schemas import CHANGE_WATCHER_DDL, SHARDS
 
 DDL = [
-    """CREATE TABLE DataChanges (
-        Id STRING(36) NOT NULL,
-        Payload STRING(MAX),
-        ShardId INT64 AS (MOD(FARM_FINGERPRINT(Id), 19)) STORED,
-        LastUpdated TIMESTAMP OPTIONS (allow_commit_timestamp = true),
-    ) PRIMARY KEY (Id)""",
-    "CREATE NULL_FILTERED INDEX DataChangesByShardTime ON DataChanges (ShardId, LastUpdated)",
+    *CHANGE_WATCHER_DDL,
     "CREATE TABLE Players (PlayerId INT64 NOT NULL, Name STRING(MAX), Country STRING(2)) PRIMARY KEY (PlayerId)",
     """CREATE TABLE Scores (PlayerId INT64 NOT NULL, GameId INT64 NOT NULL, Score INT64, PlayedAt TIMESTAMP)
         PRIMARY KEY (PlayerId, GameId)""",
 ]
 COMMITS = 6
 ROWS_PER_COMMIT = 100
-SHARDS = list(range(-18, 19))
 WATCHER_SQL = (
     "SELECT Id, ShardId, LastUpdated FROM DataChanges@{{FORCE_INDEX=DataChangesByShardTime}} "
     "WHERE {shard_filter} AND LastUpdated > @ts ORDER BY LastUpdated, Id LIMIT @limit"
