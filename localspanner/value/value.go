@@ -149,6 +149,9 @@ func FromSQLite(x any, t *spannerpb.Type) (*structpb.Value, error) {
 			return structpb.NewStringValue(WireTimestamp(tt)), nil
 		}
 		s := cellText(x)
+		if s == CommitTimestamp {
+			return structpb.NewStringValue(s), nil
+		}
 		ts, err := time.Parse(time.RFC3339Nano, s)
 		if err != nil {
 			return nil, status.Errorf(codes.Internal, "stored TIMESTAMP %q is not in the storage encoding", s)
