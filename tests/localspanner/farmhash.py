@@ -162,3 +162,14 @@ def farm_fingerprint(data: bytes | str) -> int:
     raw = data.encode() if isinstance(data, str) else data
     u = fingerprint64(raw)
     return u - (1 << 64) if u >= 1 << 63 else u
+
+
+def spanner_mod(x: int, m: int) -> int:
+    """Spanner's MOD on INT64: the remainder takes the sign of the dividend (exact, no floats)."""
+    r = abs(x) % abs(m)
+    return -r if x < 0 else r
+
+
+def change_watcher_shard(row_id: str) -> int:
+    """The Change Watcher table's ShardId: MOD(FARM_FINGERPRINT(Id), 19), in -18..18."""
+    return spanner_mod(farm_fingerprint(row_id), 19)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import math
 import uuid
 from typing import Any
 
@@ -12,7 +11,7 @@ from google.api_core.datetime_helpers import DatetimeWithNanoseconds
 from google.cloud.spanner_v1 import COMMIT_TIMESTAMP, ExecuteSqlRequest, param_types
 
 from .conftest import DatabaseFactory, SpannerDb
-from .farmhash import farm_fingerprint
+from .farmhash import change_watcher_shard
 from .schemas import CHANGE_WATCHER_DDL, SHARDS
 
 DDL = [
@@ -70,7 +69,7 @@ def _query(
 
 
 def _expected_after(loaded: Loaded, after: int, limit: int) -> list[list[Any]]:
-    rows = [[i, int(math.fmod(farm_fingerprint(i), 19)), ts] for ts, ids in loaded.batches[after + 1 :] for i in ids]
+    rows = [[i, change_watcher_shard(i), ts] for ts, ids in loaded.batches[after + 1 :] for i in ids]
     return rows[:limit]
 
 
