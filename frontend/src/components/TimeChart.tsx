@@ -46,7 +46,7 @@ export function TimeChart({ id, title, unit, rightUnit, rows, lines, markers = [
         </div>
       ) : (
         <ResponsiveContainer width="100%" height={height}>
-          <LineChart data={rows as Row[]} syncId={syncId} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+          <LineChart data={rows as Row[]} syncId={syncId} margin={{ top: 8, right: onBrush ? 48 : 8, bottom: 0, left: 0 }}>
             <CartesianGrid stroke="var(--grid)" strokeDasharray="3 3" />
             <XAxis dataKey="x" type="number" domain={["dataMin", "dataMax"]} tickFormatter={tickTime} stroke="var(--muted)" fontSize={11} />
             <YAxis yAxisId="left" stroke="var(--muted)" fontSize={11} width={48} tickFormatter={(v: number) => formatNumber(v)} />

@@ -13,6 +13,7 @@ import { formatDate, formatDuration } from "@/lib/format";
 import { configMarkers, RUN_CHARTS, toRows } from "@/lib/series";
 import { isActive } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
+import { useDebounced } from "@/lib/useDebounced";
 import { runDuration } from "../api/headlines";
 import { NotesEditor } from "./NotesEditor";
 import { SummarySection } from "./SummarySection";
@@ -20,13 +21,17 @@ import { SummarySection } from "./SummarySection";
 /** Points asked of the server for one chart: it downsamples (min/max preserving) beyond this. */
 const MAX_POINTS = 600;
 const OVERVIEW = RUN_CHARTS[0];
+const ZOOM_DEBOUNCE_MS = 300;
 
 export function RunDetailPage() {
   const { id = "" } = useParams();
   const navigate = useNavigate();
   const run = useAsync((signal) => api.getRun(id, signal), [id]);
   const overview = useAsync((signal) => api.samples(id, { max_points: MAX_POINTS }, signal), [id]);
-  const [zoom, setZoom] = useState<[number, number] | null>(null);
+  const [brush, setBrush] = useState<[number, number] | null>(null);
+  const [brushKey, setBrushKey] = useState(0); // remounts the brush to reset it
+  // Fetch the zoomed range at full resolution once the brush stops moving.
+  const zoom = useDebounced(brush, ZOOM_DEBOUNCE_MS);
   const zoomed = useAsync(
     (signal) => (zoom ? api.samples(id, { from: zoom[0], to: zoom[1], max_points: MAX_POINTS }, signal) : Promise.resolve(null)),
     [id, zoom?.[0], zoom?.[1]],
@@ -95,20 +100,28 @@ export function RunDetailPage() {
           {OVERVIEW && (
             <div className="overview">
               <TimeChart
+                key={brushKey}
                 id="overview"
-                title="Whole run — drag the handles below to zoom every chart"
+                title="Zoom: drag the handles under this chart to zoom every chart below"
                 unit={OVERVIEW.unit}
                 rows={overviewRows}
                 lines={OVERVIEW.lines}
                 markers={markers}
                 height={160}
-                onBrush={setZoom}
+                onBrush={setBrush}
               />
-              {zoom && (
+              {brush && (
                 <p className="row small">
-                  Showing t+{formatDuration(zoom[0])} to t+{formatDuration(zoom[1])}
+                  Showing t+{formatDuration(brush[0])} to t+{formatDuration(brush[1])}
                   {zoomed.loading && " (loading…)"}
-                  <button type="button" onClick={() => setZoom(null)} data-testid="reset-zoom">
+                  <button
+                    type="button"
+                    onClick={() => {
+                      setBrush(null);
+                      setBrushKey((k) => k + 1);
+                    }}
+                    data-testid="reset-zoom"
+                  >
                     Reset zoom
                   </button>
                 </p>
