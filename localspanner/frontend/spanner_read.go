@@ -115,12 +115,11 @@ func (s *spannerServer) readIn(ctx context.Context, db *storage.DB, sel selected
 	if err != nil {
 		return err
 	}
-	seq := t.ReadSeq()
-	rows, err := db.Query(ctx, q, args...)
-	if err != nil {
-		return err
+	kind := readKind{tables: []*schema.Table{spec.Table}}
+	if spec.Index == nil && !spec.KeySet.All && len(spec.KeySet.Ranges) == 0 {
+		kind.keys = spec.KeySet.Keys
 	}
-	err = storage.ScanRows(rows, func(row []any) error {
+	err = runRead(ctx, t, q, args, kind, func(row []any) error {
 		vals := make([]*structpb.Value, len(row))
 		for i, x := range row {
 			v, err := value.FromSQLite(x, spec.Columns[i].Type)
@@ -133,11 +132,6 @@ func (s *spannerServer) readIn(ctx context.Context, db *storage.DB, sel selected
 	})
 	if err != nil {
 		return err
-	}
-	if spec.Index == nil && !spec.KeySet.All && len(spec.KeySet.Ranges) == 0 {
-		t.RecordKeyRead(seq, spec.Table, spec.KeySet.Keys)
-	} else {
-		t.RecordTableRead(seq, spec.Table)
 	}
 	return w.finish(nil)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spanload/spanload/localspanner/internal/spanerr"
 	"github.com/spanload/spanload/localspanner/query"
+	"github.com/spanload/spanload/localspanner/schema"
 	"github.com/spanload/spanload/localspanner/storage"
 )
 
@@ -140,17 +141,11 @@ func (s *spannerServer) runQuery(ctx context.Context, db *storage.DB, sel select
 	if req.QueryMode == spannerpb.ExecuteSqlRequest_PLAN {
 		return w.finish(&spannerpb.ResultSetStats{QueryPlan: &spannerpb.QueryPlan{}})
 	}
-	seq := t.ReadSeq()
 	args := plan.Args
 	if extra := src.Args(plan.SQL); len(extra) > 0 {
 		args = append(append([]any(nil), plan.Args...), extra...)
 	}
-	rows, err := db.Query(ctx, plan.SQL, args...)
-	if err != nil {
-		s.recordQuery(db, req.Sql, start, w, true)
-		return err
-	}
-	err = storage.ScanRows(rows, func(row []any) error {
+	err = runRead(ctx, t, plan.SQL, args, readKind{tables: plan.Tables}, func(row []any) error {
 		vals, err := plan.Decode(row)
 		if err != nil {
 			return err
@@ -161,13 +156,12 @@ func (s *spannerServer) runQuery(ctx context.Context, db *storage.DB, sel select
 		s.recordQuery(db, req.Sql, start, w, true)
 		return err
 	}
-	t.RecordTableRead(seq, plan.Tables...)
 	elapsed := s.recordQuery(db, req.Sql, start, w, false)
 	var stats *spannerpb.ResultSetStats
 	if req.QueryMode == spannerpb.ExecuteSqlRequest_PROFILE || req.QueryMode == spannerpb.ExecuteSqlRequest_WITH_STATS {
 		stats = queryStats(elapsed, w.Returned)
 		if req.QueryMode == spannerpb.ExecuteSqlRequest_PROFILE {
-			stats.QueryPlan = &spannerpb.QueryPlan{}
+			stats.QueryPlan = queryPlan(plan.SQL)
 		}
 	}
 	return w.finish(stats)
@@ -193,6 +187,14 @@ func queryStats(elapsed time.Duration, rows int64) *spannerpb.ResultSetStats {
 		"optimizer_version": "1",
 	})
 	return &spannerpb.ResultSetStats{QueryStats: st}
+}
+
+// queryPlan is a one-node plan that names the SQLite statement that ran.
+func queryPlan(sqliteSQL string) *spannerpb.QueryPlan {
+	meta, _ := structpb.NewStruct(map[string]any{"sqlite_statement": sqliteSQL})
+	return &spannerpb.QueryPlan{PlanNodes: []*spannerpb.PlanNode{{
+		Index: 0, Kind: spannerpb.PlanNode_RELATIONAL, DisplayName: "SQLite Query", Metadata: meta,
+	}}}
 }
 
 type dmlResult struct {
@@ -221,54 +223,69 @@ func (s *spannerServer) executeDML(ctx context.Context, sel selected, sql string
 	if extra := src.Args(plan.SQL); len(extra) > 0 {
 		args = append(append([]any(nil), plan.Args...), extra...)
 	}
-	rows, err := db.Query(ctx, plan.SQL, args...)
-	if err != nil {
-		return nil, err
-	}
+	pending := t.Pending()
 	res := &dmlResult{fields: plan.Returning}
-	var cells [][]any
-	err = storage.ScanRows(rows, func(row []any) error {
-		n := len(plan.Columns)
-		cells = append(cells, row[:n])
-		if len(plan.Returning) > 0 {
-			vals, err := plan.DecodeReturning(row)
-			if err != nil {
-				return err
-			}
-			res.rows = append(res.rows, vals)
+	h := storage.NewRowHash()
+	var m *storage.Mutation
+	// The statement runs on the writer with the transaction's earlier writes
+	// applied (it sees them), and its own writes are applied there too, so that a
+	// duplicate key or a missing parent fails this statement, as in Spanner.
+	err = db.WithPending(ctx, pending, func(q storage.Querier, apply func(*storage.Mutation) error) error {
+		rows, err := q(ctx, plan.SQL, args...)
+		if err != nil {
+			return err
 		}
-		return nil
+		var cells [][]any
+		err = storage.ScanRows(rows, func(row []any) error {
+			h.Add(row)
+			cells = append(cells, row[:len(plan.Columns)])
+			if len(plan.Returning) > 0 {
+				vals, err := plan.DecodeReturning(row)
+				if err != nil {
+					return err
+				}
+				res.rows = append(res.rows, vals)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		res.count = int64(len(cells))
+		if len(cells) == 0 {
+			return nil
+		}
+		m, err = dmlMutation(plan, cells)
+		if err != nil {
+			return err
+		}
+		return apply(m)
 	})
 	if err != nil {
 		return nil, err
 	}
-	res.count = int64(len(cells))
-	if len(cells) > 0 {
-		m, err := dmlMutation(ctx, db, plan, cells)
-		if err != nil {
-			return nil, err
-		}
+	if m != nil {
 		if err := t.Buffer(m); err != nil {
 			return nil, err
 		}
 	}
 	if plan.Kind != query.DMLInsert {
-		t.RecordTableRead(seq, plan.Table)
+		if len(pending) == 0 {
+			t.RecordQueryRead(seq, []*schema.Table{plan.Table}, plan.SQL, args, h.Sum())
+		} else {
+			t.RecordTableRead(seq, plan.Table)
+		}
 	}
 	t.RecordDML(seqno, res.count)
 	return res, nil
 }
 
-// dmlMutation turns the rows a DML plan yielded into one buffered mutation.
-func dmlMutation(ctx context.Context, db *storage.DB, plan *query.DMLPlan, cells [][]any) (*storage.Mutation, error) {
+// dmlMutation turns the rows a DML plan yielded into one mutation.
+func dmlMutation(plan *query.DMLPlan, cells [][]any) (*storage.Mutation, error) {
 	tb := plan.Table
 	switch plan.Kind {
 	case query.DMLInsert:
-		m := &storage.Mutation{Op: storage.OpInsert, Table: tb, Columns: plan.Columns, Rows: cells}
-		if err := checkInsertKeys(ctx, db, m); err != nil {
-			return nil, err
-		}
-		return m, nil
+		return &storage.Mutation{Op: storage.OpInsert, Table: tb, Columns: plan.Columns, Rows: cells}, nil
 	case query.DMLUpdate:
 		return &storage.Mutation{Op: storage.OpUpdate, Table: tb, Columns: plan.Columns, Rows: cells}, nil
 	case query.DMLDelete:
@@ -279,47 +296,6 @@ func dmlMutation(ctx context.Context, db *storage.DB, plan *query.DMLPlan, cells
 		return &storage.Mutation{Op: storage.OpDelete, Table: tb, KeySet: storage.KeySet{Keys: keys}}, nil
 	}
 	return nil, spanerr.Unimplemented("DML kind %d is not supported", plan.Kind)
-}
-
-// checkInsertKeys answers ALREADY_EXISTS at the statement, as Spanner does, when
-// an inserted key exists already.
-func checkInsertKeys(ctx context.Context, db *storage.DB, m *storage.Mutation) error {
-	spec := &storage.ReadSpec{Table: m.Table, Columns: m.Table.Columns[:1]}
-	pos := make([]int, len(m.Table.PrimaryKey))
-	for i, k := range m.Table.PrimaryKey {
-		pos[i] = -1
-		for j, c := range m.Columns {
-			if c == k.Column {
-				pos[i] = j
-			}
-		}
-		if pos[i] < 0 {
-			return spanerr.FailedPrecondition("INSERT into %s must give every primary key column; %s is missing.", m.Table.Name, k.Column.Name)
-		}
-	}
-	for _, row := range m.Rows {
-		key := make([]any, len(pos))
-		for i, p := range pos {
-			key[i] = row[p]
-		}
-		spec.KeySet.Keys = append(spec.KeySet.Keys, key)
-	}
-	q, args, err := spec.SQL(db.CurrentSource())
-	if err != nil {
-		return err
-	}
-	rows, err := db.Query(ctx, q, args...)
-	if err != nil {
-		return err
-	}
-	found := false
-	if err := storage.ScanRows(rows, func([]any) error { found = true; return nil }); err != nil {
-		return err
-	}
-	if found {
-		return spanerr.AlreadyExists("Row in table %s already exists", m.Table.Name)
-	}
-	return nil
 }
 
 func (s *spannerServer) ExecuteBatchDml(ctx context.Context, req *spannerpb.ExecuteBatchDmlRequest) (*spannerpb.ExecuteBatchDmlResponse, error) {

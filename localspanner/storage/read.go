@@ -1,7 +1,13 @@
 package storage
 
 import (
+	"context"
 	"database/sql"
+	"encoding/binary"
+	"fmt"
+	"hash"
+	"hash/fnv"
+	"math"
 	"strconv"
 	"strings"
 
@@ -167,7 +173,28 @@ func (r *ReadSpec) SQL(src *Source) (string, []any, error) {
 	if r.Limit > 0 {
 		b.WriteString(" LIMIT " + strconv.FormatInt(r.Limit, 10))
 	}
-	return b.String(), append(args, src.Args("")...), nil
+	q, named := nameParams(b.String(), args)
+	return q, append(named, src.Args("")...), nil
+}
+
+// nameParams turns the positional "?" placeholders of SQL built here (which has
+// no string literals) into named ones, so that they can be mixed with the named
+// parameters of FROM fragments.
+func nameParams(q string, args []any) (string, []any) {
+	var b strings.Builder
+	named := make([]any, 0, len(args))
+	n := 0
+	for i := 0; i < len(q); i++ {
+		if q[i] != '?' {
+			b.WriteByte(q[i])
+			continue
+		}
+		name := "k" + strconv.Itoa(n)
+		b.WriteString(":" + name)
+		named = append(named, sql.Named(name, args[n]))
+		n++
+	}
+	return b.String(), named
 }
 
 func (r *ReadSpec) target() string {
@@ -200,6 +227,63 @@ func ScanRows(rows *sql.Rows, fn func(row []any) error) error {
 		}
 	}
 	return query.RuntimeError(rows.Err())
+}
+
+// RowHash accumulates a hash of result rows, to tell whether a read would
+// return the same result again.
+type RowHash struct{ h hash.Hash64 }
+
+// NewRowHash returns an empty hash.
+func NewRowHash() *RowHash { return &RowHash{h: fnv.New64a()} }
+
+// Add adds one row (cells as the driver returns them).
+func (r *RowHash) Add(row []any) {
+	var buf [9]byte
+	for _, x := range row {
+		switch v := x.(type) {
+		case nil:
+			buf[0] = 0
+			r.h.Write(buf[:1])
+		case int64:
+			buf[0] = 1
+			binary.LittleEndian.PutUint64(buf[1:], uint64(v))
+			r.h.Write(buf[:])
+		case float64:
+			buf[0] = 2
+			binary.LittleEndian.PutUint64(buf[1:], math.Float64bits(v))
+			r.h.Write(buf[:])
+		case string:
+			buf[0] = 3
+			binary.LittleEndian.PutUint64(buf[1:], uint64(len(v)))
+			r.h.Write(buf[:])
+			r.h.Write([]byte(v))
+		case []byte:
+			buf[0] = 4
+			binary.LittleEndian.PutUint64(buf[1:], uint64(len(v)))
+			r.h.Write(buf[:])
+			r.h.Write(v)
+		default:
+			r.h.Write([]byte(fmt.Sprint(v)))
+		}
+	}
+	buf[0] = 0xff
+	r.h.Write(buf[:1])
+}
+
+// Sum returns the hash.
+func (r *RowHash) Sum() uint64 { return r.h.Sum64() }
+
+// HashQuery runs q with q and returns the hash of its rows.
+func HashQuery(ctx context.Context, query Querier, q string, args []any) (uint64, error) {
+	rows, err := query(ctx, q, args...)
+	if err != nil {
+		return 0, err
+	}
+	h := NewRowHash()
+	if err := ScanRows(rows, func(row []any) error { h.Add(row); return nil }); err != nil {
+		return 0, err
+	}
+	return h.Sum(), nil
 }
 
 // WaitVisible makes every commit with a timestamp at or before ts visible and

@@ -59,11 +59,11 @@ func FormatTS(us int64) string {
 // conflicts there); its error aborts the commit. The commit becomes visible to
 // readers atomically with its timestamp. committed, if set, runs under the commit
 // lock after a successful commit (the transaction layer records its writes there).
-func (d *DB) Commit(ctx context.Context, muts []*Mutation, validate func() error, committed func(ts int64)) (int64, error) {
+func (d *DB) Commit(ctx context.Context, muts []*Mutation, validate func(q Querier) error, committed func(ts int64)) (int64, error) {
 	d.commitMu.Lock()
 	defer d.commitMu.Unlock()
 	if validate != nil {
-		if err := validate(); err != nil {
+		if err := validate(d.writerQuery); err != nil {
 			return 0, err
 		}
 	}
@@ -101,6 +101,49 @@ func (d *DB) Commit(ctx context.Context, muts []*Mutation, validate func() error
 		committed(ts)
 	}
 	return ts, nil
+}
+
+// Querier runs a read-only statement.
+type Querier func(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+
+// writerQuery runs a query on the writer connection (under commitMu): it sees
+// the latest commit and the write transaction in progress, if any.
+func (d *DB) writerQuery(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	s, err := d.writeStmt(ctx, q)
+	if err != nil {
+		return nil, queryRuntime(err)
+	}
+	rows, err := s.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, queryRuntime(err)
+	}
+	return rows, nil
+}
+
+// WithPending runs fn on the writer connection inside a write transaction in
+// which muts are applied, then rolls it back: fn sees the committed data plus the
+// writes of a read-write transaction (read-your-writes), and apply applies one
+// more mutation (so a DML statement's constraint errors show at the statement).
+// It holds the commit lock while fn runs.
+func (d *DB) WithPending(ctx context.Context, muts []*Mutation, fn func(q Querier, apply func(*Mutation) error) error) error {
+	d.commitMu.Lock()
+	defer d.commitMu.Unlock()
+	ts := NowMicros()
+	if last := d.lastTS.Load(); ts <= last {
+		ts = last + 1
+	}
+	d.curTS = ts
+	w := &writer{d: d, ctx: ctx, ts: ts, tsText: FormatTS(ts)}
+	if _, err := w.exec("BEGIN IMMEDIATE"); err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer w.rollback()
+	for _, m := range muts {
+		if err := w.apply(m); err != nil {
+			return err
+		}
+	}
+	return fn(d.writerQuery, w.apply)
 }
 
 type writer struct {
@@ -157,6 +200,7 @@ func (w *writer) apply(m *Mutation) error {
 	}
 	key := make([]any, len(keyPos))
 	for _, row := range m.Rows {
+		copied := false
 		if len(row) != len(m.Columns) {
 			return spanerr.InvalidArgument("Mutation for table %s has %d values for %d columns.", t.Name, len(row), len(m.Columns))
 		}
@@ -164,6 +208,11 @@ func (w *writer) apply(m *Mutation) error {
 			if s, ok := row[i].(string); ok && s == value.CommitTimestamp {
 				if !c.AllowCommitTimestamp {
 					return spanerr.FailedPrecondition("Cannot write commit timestamp because the allow_commit_timestamp column option is not set to true for column %s, or for all corresponding shared key columns in this table's interleaved table hierarchy.", t.Name+"."+c.Name)
+				}
+				if !copied {
+					// Never change the caller's mutation: it may be applied again.
+					row = append([]any(nil), row...)
+					copied = true
 				}
 				row[i] = w.tsText
 			} else if row[i] == nil && c.NotNull {

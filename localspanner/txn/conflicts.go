@@ -21,30 +21,49 @@ func newConflicts() *conflicts {
 	return &conflicts{keyWrite: map[string]int64{}, tableWrite: map[string]int64{}, rangeWrite: map[string]int64{}}
 }
 
-// readItem is something a transaction read: one row key, or (key == "") a whole
-// table, at a point after the commit with timestamp seq was visible.
+// readItem is something a transaction read at a point after the commit with
+// timestamp seq was visible: one row key of table, or (key == "") the result of a
+// query over tables (sql and args, whose rows hashed to hash), or (sql == "")
+// tables as a whole.
 type readItem struct {
-	table string
-	key   string
-	seq   int64
+	table  string
+	tables []string
+	key    string
+	seq    int64
+	sql    string
+	args   []any
+	hash   uint64
 }
 
-// changedSince reports the first read item written after it was read.
-func (c *conflicts) changedSince(reads []readItem) (readItem, bool) {
+// changedSince checks the read items against the writes committed since they were
+// read. It returns the first item that certainly changed, or the query reads whose
+// tables were written (they changed only if running them again gives other rows).
+func (c *conflicts) changedSince(reads []readItem) (changed *readItem, recheck []readItem) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, r := range reads {
-		if r.key == "" {
-			if c.tableWrite[r.table] > r.seq {
-				return r, true
+	for i, r := range reads {
+		if r.key != "" {
+			if c.keyWrite[r.key] > r.seq || c.rangeWrite[r.table] > r.seq {
+				return &reads[i], nil
 			}
 			continue
 		}
-		if c.keyWrite[r.key] > r.seq || c.rangeWrite[r.table] > r.seq {
-			return r, true
+		written := false
+		for _, t := range r.tables {
+			if c.tableWrite[t] > r.seq {
+				written = true
+				break
+			}
 		}
+		if !written {
+			continue
+		}
+		if r.sql == "" {
+			return &reads[i], nil
+		}
+		recheck = append(recheck, r)
 	}
-	return readItem{}, false
+	return nil, recheck
 }
 
 // record notes the writes of a commit at ts.

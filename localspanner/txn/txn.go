@@ -193,16 +193,34 @@ func (t *Txn) ReadTimestamp() time.Time {
 // RecordRead* after the read.
 func (t *Txn) ReadSeq() int64 { return t.DB.LastCommit() }
 
-// RecordTableRead notes that a read-write transaction read (part of) tables.
+// RecordTableRead notes that a read-write transaction read (part of) tables:
+// any later write to them aborts it.
 func (t *Txn) RecordTableRead(seq int64, tables ...*schema.Table) {
-	if t.ReadOnly {
+	t.RecordQueryRead(seq, tables, "", nil, 0)
+}
+
+// RecordQueryRead notes that a read-write transaction ran a query over tables
+// (SQLite text and arguments) whose rows hashed to hash. At commit, if the tables
+// were written since, the query runs again and the transaction aborts only if its
+// result changed. With sql == "" any write to the tables aborts it.
+func (t *Txn) RecordQueryRead(seq int64, tables []*schema.Table, sql string, args []any, hash uint64) {
+	if t.ReadOnly || len(tables) == 0 {
 		return
 	}
-	t.mu.Lock()
-	for _, tb := range tables {
-		t.reads = append(t.reads, readItem{table: tb.Name, seq: seq})
+	names := make([]string, len(tables))
+	for i, tb := range tables {
+		names[i] = tb.Name
 	}
+	t.mu.Lock()
+	t.reads = append(t.reads, readItem{table: names[0], tables: names, seq: seq, sql: sql, args: args, hash: hash})
 	t.mu.Unlock()
+}
+
+// Pending returns the writes buffered so far (the caller must not modify them).
+func (t *Txn) Pending() []*storage.Mutation {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.muts[:len(t.muts):len(t.muts)]
 }
 
 // RecordKeyRead notes that a read-write transaction read the rows of table with the given keys.
@@ -291,10 +309,20 @@ func (m *Manager) Commit(ctx context.Context, t *Txn, extra []*storage.Mutation)
 	}
 	start := time.Now()
 	var conflict bool
-	ts, err := t.DB.Commit(ctx, muts, func() error {
-		if r, bad := c.changedSince(reads); bad {
+	ts, err := t.DB.Commit(ctx, muts, func(q storage.Querier) error {
+		changed, recheck := c.changedSince(reads)
+		for i := 0; changed == nil && i < len(recheck); i++ {
+			h, err := storage.HashQuery(ctx, q, recheck[i].sql, recheck[i].args)
+			if err != nil {
+				return err
+			}
+			if h != recheck[i].hash {
+				changed = &recheck[i]
+			}
+		}
+		if changed != nil {
 			conflict = true
-			return abortedErr("Transaction was aborted because a row it read in table " + r.table + " was changed by another transaction that committed first.")
+			return abortedErr("Transaction was aborted because data it read in table " + changed.table + " was changed by another transaction that committed first.")
 		}
 		return nil
 	}, func(ts int64) {

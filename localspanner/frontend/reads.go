@@ -1,0 +1,64 @@
+package frontend
+
+import (
+	"context"
+
+	"github.com/spanload/spanload/localspanner/schema"
+	"github.com/spanload/spanload/localspanner/storage"
+	"github.com/spanload/spanload/localspanner/txn"
+)
+
+// readKind says how a read-write transaction's read is checked at commit.
+type readKind struct {
+	tables []*schema.Table
+	// keys, when set, are the full primary keys of tables[0] the read selected:
+	// the read conflicts only with writes to those rows.
+	keys [][]any
+}
+
+// runRead runs a read (SQLite text and arguments) in transaction t and calls fn
+// for each row. In a read-write transaction with buffered writes, the read sees
+// them (read-your-writes); otherwise it reads from the reader pool. A read-write
+// transaction records what it read, for the conflict check at commit.
+func runRead(ctx context.Context, t *txn.Txn, q string, args []any, kind readKind, fn func(row []any) error) error {
+	db := t.DB
+	if t.ReadOnly {
+		rows, err := db.Query(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		return storage.ScanRows(rows, fn)
+	}
+	seq := t.ReadSeq()
+	if pending := t.Pending(); len(pending) > 0 {
+		err := db.WithPending(ctx, pending, func(query storage.Querier, _ func(*storage.Mutation) error) error {
+			rows, err := query(ctx, q, args...)
+			if err != nil {
+				return err
+			}
+			return storage.ScanRows(rows, fn)
+		})
+		if err == nil {
+			t.RecordTableRead(seq, kind.tables...)
+		}
+		return err
+	}
+	rows, err := db.Query(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	h := storage.NewRowHash()
+	err = storage.ScanRows(rows, func(row []any) error {
+		h.Add(row)
+		return fn(row)
+	})
+	if err != nil {
+		return err
+	}
+	if kind.keys != nil {
+		t.RecordKeyRead(seq, kind.tables[0], kind.keys)
+	} else {
+		t.RecordQueryRead(seq, kind.tables, q, args, h.Sum())
+	}
+	return nil
+}
