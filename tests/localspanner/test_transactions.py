@@ -388,14 +388,15 @@ def test_change_watcher_never_misses_a_commit(tdb: SpannerDb) -> None:
         with tdb.database.snapshot() as snap:
             rows = list(snap.execute_sql(sql, params={"ts": _from_ns(last)}, param_types={"ts": param_types.TIMESTAMP}))
         polls["polls"] += 1
+        newest = last
         for row_id, ts in rows:
             t = _ns(ts)
             assert row_id not in seen, f"row {row_id} returned twice"
             assert t > last, f"row {row_id} at {t} is not after the poll timestamp {last}"
             seen[row_id] = t
             order.append(t)
-            last = t
-        return last
+            newest = max(newest, t)
+        return newest
 
     poll_errors: list[BaseException] = []
 
