@@ -111,6 +111,12 @@ const (
 	DMLInsert DMLKind = iota + 1
 	DMLUpdate
 	DMLDelete
+	// DMLInsertOrUpdate is INSERT OR UPDATE: rows as for DMLInsert, written with
+	// insert_or_update semantics (an existing row gets the listed columns updated).
+	DMLInsertOrUpdate
+	// DMLInsertOrIgnore is INSERT OR IGNORE: rows as for DMLInsert; a row whose key
+	// exists is skipped (not counted in the row count).
+	DMLInsertOrIgnore
 )
 
 // CommitTimestampMarker is the storage-encoded TIMESTAMP cell that DML rows carry where
@@ -121,7 +127,7 @@ const CommitTimestampMarker = "spanner.commit_timestamp()"
 // DMLPlan is a compiled INSERT, UPDATE or DELETE. Running SQL (with Args) yields one row
 // per row to write; the caller turns the rows into buffered mutations.
 //
-//   - Insert: one row per inserted row; cells are the values of Columns, which are the
+//   - Insert (and InsertOrUpdate, InsertOrIgnore): one row per inserted row; cells are the values of Columns, which are the
 //     columns the statement lists (the caller fills DEFAULTs / generated columns for the
 //     others, or lets SQLite do it). Insert semantics: a row whose key exists is
 //     ALREADY_EXISTS (the caller checks, as for an insert mutation).

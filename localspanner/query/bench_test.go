@@ -14,6 +14,8 @@ const (
 	watcherHinted   = "SELECT * FROM Changes@{FORCE_INDEX=ChangesByShard} WHERE ShardId IN UNNEST(@shards) AND LastUpdated > @ts ORDER BY LastUpdated, Id LIMIT @limit"
 	watcherUnhinted = "SELECT * FROM Changes WHERE ShardId IN UNNEST(@shards) AND LastUpdated > @ts ORDER BY LastUpdated, Id LIMIT @limit"
 	pointLookup     = "SELECT Name, Rating FROM Players WHERE PlayerId = @id"
+	// The form Spanload's watcher sends: it resumes after the last (timestamp, key).
+	watcherResumeHinted = "SELECT Id, ShardId, LastUpdated FROM Changes@{FORCE_INDEX=ChangesByShard} WHERE ShardId IN UNNEST(@shards) AND (LastUpdated > @ts OR (LastUpdated = @ts AND Id > @key)) ORDER BY LastUpdated, Id LIMIT @limit"
 )
 
 func watcherParams(ts time.Time) Params {
@@ -25,6 +27,7 @@ func watcherParams(ts time.Time) Params {
 		"shards": p(shards, arrayOf(tInt64)),
 		"ts":     p(str(ts.Format(time.RFC3339Nano)), tTimestamp),
 		"limit":  i64(1000),
+		"key":    p(str(""), tString),
 	}
 }
 
@@ -118,3 +121,4 @@ func benchWatcher(b *testing.B, q string) {
 // the FORCE_INDEX hint (compile + run + decode).
 func BenchmarkWatcherHinted(b *testing.B)   { benchWatcher(b, watcherHinted) }
 func BenchmarkWatcherUnhinted(b *testing.B) { benchWatcher(b, watcherUnhinted) }
+func BenchmarkWatcherResume(b *testing.B)   { benchWatcher(b, watcherResumeHinted) }

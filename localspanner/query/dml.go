@@ -186,9 +186,6 @@ func (c *compiler) returning(tr *ast.ThenReturn, sc *scope, tmpl *dmlTemplate) (
 }
 
 func (c *compiler) insert(s *ast.Insert) (*dmlTemplate, error) {
-	if s.InsertOrType != "" {
-		return nil, c.unsupported(s, "INSERT OR "+string(s.InsertOrType))
-	}
 	if s.OnConflict != nil || s.AssertRowsModified != nil {
 		return nil, c.unsupported(s, "ON CONFLICT / ASSERT_ROWS_MODIFIED")
 	}
@@ -200,6 +197,12 @@ func (c *compiler) insert(s *ast.Insert) (*dmlTemplate, error) {
 		return nil, c.invalid(s, "INSERT must specify a column list")
 	}
 	tmpl := &dmlTemplate{kind: DMLInsert, table: t}
+	switch s.InsertOrType {
+	case ast.InsertOrTypeUpdate:
+		tmpl.kind = DMLInsertOrUpdate
+	case ast.InsertOrTypeIgnore:
+		tmpl.kind = DMLInsertOrIgnore
+	}
 	for _, id := range s.Columns {
 		col := findColumn(t, id.Name)
 		if col == nil {

@@ -34,6 +34,10 @@ func TestDML(t *testing.T) {
 			nil, DMLInsert, "Id,Payload", []string{"abc,p|abc," + shardOf("abc") + ",p"}},
 		{"insert select", "INSERT INTO Scores (PlayerId, ScoreId, Score) SELECT PlayerId, 100, 0 FROM Players WHERE PlayerId < 3",
 			nil, DMLInsert, "PlayerId,ScoreId,Score", []string{"1,100,0", "2,100,0"}},
+		{"insert or update", "INSERT OR UPDATE INTO Changes (Id, Payload, LastUpdated) VALUES (@p0, @p1, PENDING_COMMIT_TIMESTAMP())",
+			Params{"p0": p(str("id-001"), tString), "p1": p(str("v2"), nil)}, DMLInsertOrUpdate, "Id,Payload,LastUpdated",
+			[]string{"id-001,v2," + CommitTimestampMarker}},
+		{"insert or ignore", "INSERT OR IGNORE INTO Scores (PlayerId, ScoreId) VALUES (1, 1)", nil, DMLInsertOrIgnore, "PlayerId,ScoreId", []string{"1,1"}},
 		{"update", "UPDATE Scores SET Score = Score + 1, Game = 'x' WHERE PlayerId = @id AND ScoreId < 3 THEN RETURN ScoreId, Score",
 			Params{"id": i64(1)}, DMLUpdate, "PlayerId,ScoreId,Score,Game", []string{"1,1,11,x|1,11", "1,2,31,x|2,31"}},
 		{"update commit timestamp", "UPDATE Changes SET LastUpdated = PENDING_COMMIT_TIMESTAMP() WHERE Id = 'id-001'",
@@ -108,7 +112,7 @@ func TestDMLErrors(t *testing.T) {
 		{"UPDATE Players SET PlayerId = 2 WHERE true", codes.InvalidArgument, "non-writable column: PlayerId"},
 		{"UPDATE Players SET Name = 1 WHERE true", codes.InvalidArgument, "cannot be assigned to Name"},
 		{"SELECT PENDING_COMMIT_TIMESTAMP()", codes.InvalidArgument, "Statement is not DML"},
-		{"INSERT OR UPDATE INTO Players (PlayerId) VALUES (1)", codes.Unimplemented, "INSERT OR UPDATE"},
+		{"INSERT INTO Players (PlayerId) VALUES (1) ON CONFLICT(PlayerId) DO NOTHING", codes.Unimplemented, "ON CONFLICT"},
 	}
 	for _, tt := range tests {
 		_, err := CompileDML(cat, tt.sql, nil, nil)
