@@ -71,19 +71,24 @@ class ServerProcess:
 
 
 def start_server(
-    log_path: Path, data_dir: Path | None = None, binary: Path = BINARY, host: str = "127.0.0.1"
+    log_path: Path,
+    data_dir: Path | None = None,
+    binary: Path = BINARY,
+    host: str = "127.0.0.1",
+    subcommand: tuple[str, ...] = (),
+    cwd: Path | None = None,
 ) -> ServerProcess:
-    """Start the binary on a free port and wait for its one ready line."""
+    """Start the binary (``binary subcommand... --host --port 0``) and wait for its one ready line."""
     if not binary.is_file() or not os.access(binary, os.X_OK):
         raise ServerStartError(
             f"{binary} is missing or not executable: build it with `make -C {REPO} .venv/bin/spanload-local-spanner`"
         )
-    args = [str(binary), "--host", host, "--port", "0"]
+    args = [str(binary), *subcommand, "--host", host, "--port", "0"]
     if data_dir is not None:
         args += ["--data-dir", str(data_dir)]
     log = log_path.open("wb")
     # stdout is read for the ready line; stderr (logs) goes to a file so a chatty server never blocks.
-    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=log, start_new_session=True)
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=log, start_new_session=True, cwd=cwd)
     assert process.stdout is not None
     selector = selectors.DefaultSelector()
     selector.register(process.stdout, selectors.EVENT_READ)

@@ -137,3 +137,22 @@ def test_past_versions_survive_a_restart(restartable: Restartable) -> None:
         rows = [list(r) for r in snap.execute_sql("SELECT V FROM Kept WHERE Id = 1")]
     assert rows == [["old"]], "a read at a timestamp within the retention window must work after a restart"
     restartable.stop()
+
+
+def test_without_data_dir_nothing_is_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    workdir = tmp_path / "cwd"
+    workdir.mkdir()
+    server = start_server(tmp_path / "server.log", cwd=workdir)
+    try:
+        monkeypatch.setenv("SPANNER_EMULATOR_HOST", server.address)
+        client = make_client(server.address)
+        database = create_instance(client, unique("mem")).database(unique("db"), ddl_statements=DDL[:1])
+        database.create().result(OPERATION_TIMEOUT_S)
+        with database.batch() as batch:
+            batch.insert("Kept", ["Id", "V"], [(1, "in memory")])
+        with database.snapshot() as snap:
+            assert [list(r) for r in snap.execute_sql("SELECT V FROM Kept")] == [["in memory"]]
+        written = sorted(p.name for p in workdir.rglob("*"))
+        assert written == [], f"without --data-dir the server wrote {written}"
+    finally:
+        assert server.stop() == 0

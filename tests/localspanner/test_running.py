@@ -28,7 +28,7 @@ from google.protobuf import struct_pb2
 
 from .conftest import SpannerDb, create_database
 from .rpc_recorder import raw_spanner_client
-from .server_process import ServerProcess, start_server
+from .server_process import BINARY, ServerProcess, start_server
 
 READY_LINE = re.compile(r"listening on (127\.0\.0\.1):(\d+)\s*$")
 
@@ -53,6 +53,21 @@ def test_signal_stops_the_server_cleanly(tmp_path: Path, sig: signal.Signals) ->
     assert code == 0, f"exit code after {sig.name} is {code}, expected 0; log:\n{server.log_tail()}"
     with pytest.raises(OSError):
         socket.create_connection((server.host, server.port), timeout=2).close()
+
+
+def test_spanload_local_spanner_command_runs_the_server(tmp_path: Path) -> None:
+    """`spanload local-spanner --host --port --data-dir` runs the Go binary; SIGTERM stops it."""
+    spanload = BINARY.parent / "spanload"
+    server = start_server(
+        tmp_path / "cli.log", data_dir=tmp_path / "data", binary=spanload, subcommand=("local-spanner",)
+    )
+    try:
+        assert READY_LINE.search(server.ready_line), server.ready_line
+        with socket.create_connection((server.host, server.port), timeout=5):
+            pass
+    finally:
+        code = server.stop()
+    assert code == 0, f"`spanload local-spanner` exited {code} on SIGTERM:\n{server.log_tail()}"
 
 
 @pytest.fixture(scope="module")
