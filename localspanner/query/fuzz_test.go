@@ -33,6 +33,9 @@ func FuzzCompile(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add(s)
 	}
+	for _, qc := range queryCases() {
+		f.Add(qc.sql)
+	}
 	cat, db := newTestDB(f)
 	seed(f, db)
 	params := Params{

@@ -9,19 +9,20 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
-func TestQueries(t *testing.T) {
-	cat, db := newTestDB(t)
-	seed(t, db)
+// queryCase is one query with its expected rows over the seeded test data.
+type queryCase struct {
+	name   string
+	sql    string
+	params Params
+	want   []string
+}
+
+func queryCases() []queryCase {
 	shards := list()
 	for s := -18; s <= 18; s++ {
 		shards.GetListValue().Values = append(shards.GetListValue().Values, str(itoa(int64(s))))
 	}
-	tests := []struct {
-		name   string
-		sql    string
-		params Params
-		want   []string
-	}{
+	return []queryCase{
 		{"select 1", "SELECT 1", nil, []string{"1"}},
 		{"point lookup", "SELECT Name, Rating, Active FROM Players WHERE PlayerId = @id", Params{"id": i64(1)}, []string{"alice,3.5,true"}},
 		{"untyped param", "SELECT Name FROM Players WHERE PlayerId = @id", Params{"id": p(str("2"), nil)}, []string{"Bob"}},
@@ -80,6 +81,12 @@ func TestQueries(t *testing.T) {
 			[]string{"true,0.5,x,2024-05-06T05:08:09.123456789Z,2024-05-06,AQI=,[1 NULL],NULL"}},
 		{"float specials", "SELECT CAST('inf' AS FLOAT64), CAST('nan' AS FLOAT64), -CAST('inf' AS FLOAT64)", nil, []string{"Infinity,NaN,-Infinity"}},
 	}
+}
+
+func TestQueries(t *testing.T) {
+	cat, db := newTestDB(t)
+	seed(t, db)
+	tests := queryCases()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, plan, err := run(t, cat, db, tt.sql, tt.params)
