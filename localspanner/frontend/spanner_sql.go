@@ -47,15 +47,43 @@ func isDML(sql string) bool {
 	return false
 }
 
-func toParams(fields map[string]*structpb.Value, types map[string]*spannerpb.Type) query.Params {
+func toParams(fields map[string]*structpb.Value, types map[string]*spannerpb.Type) (query.Params, error) {
+	for name, t := range types {
+		if err := checkType(t); err != nil {
+			return nil, spanerr.InvalidArgument("Invalid type for parameter %s: %v", name, err)
+		}
+	}
 	if len(fields) == 0 {
-		return nil
+		return nil, nil
 	}
 	p := make(query.Params, len(fields))
 	for name, v := range fields {
 		p[name] = query.Param{Value: v, Type: types[name]}
 	}
-	return p
+	return p, nil
+}
+
+// checkType rejects malformed wire types (an ARRAY without element type, ...).
+func checkType(t *spannerpb.Type) error {
+	switch t.GetCode() {
+	case spannerpb.TypeCode_TYPE_CODE_UNSPECIFIED:
+		return spanerr.InvalidArgument("type code is unspecified")
+	case spannerpb.TypeCode_ARRAY:
+		if t.ArrayElementType == nil {
+			return spanerr.InvalidArgument("ARRAY type without an element type")
+		}
+		return checkType(t.ArrayElementType)
+	case spannerpb.TypeCode_STRUCT:
+		if t.StructType == nil {
+			return spanerr.InvalidArgument("STRUCT type without fields")
+		}
+		for _, f := range t.StructType.Fields {
+			if err := checkType(f.Type); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (s *spannerServer) ExecuteSql(ctx context.Context, req *spannerpb.ExecuteSqlRequest) (*spannerpb.ResultSet, error) {
@@ -129,7 +157,11 @@ func (s *spannerServer) runQuery(ctx context.Context, db *storage.DB, sel select
 	t := sel.t
 	start := time.Now()
 	src := t.Source()
-	plan, err := query.Compile(db.Catalog(), req.Sql, toParams(req.GetParams().GetFields(), req.ParamTypes), src)
+	params, err := toParams(req.GetParams().GetFields(), req.ParamTypes)
+	if err != nil {
+		return err
+	}
+	plan, err := query.Compile(db.Catalog(), req.Sql, params, src)
 	if err != nil {
 		return err
 	}
@@ -214,7 +246,11 @@ func (s *spannerServer) executeDML(ctx context.Context, sel selected, sql string
 	}
 	db := t.DB
 	src := t.Source()
-	plan, err := query.CompileDML(db.Catalog(), sql, toParams(params, types), src)
+	qp, err := toParams(params, types)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := query.CompileDML(db.Catalog(), sql, qp, src)
 	if err != nil {
 		return nil, err
 	}

@@ -11,10 +11,16 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
+
+	"google.golang.org/grpc"
 
 	"github.com/spanload/spanload/localspanner/frontend"
 	"github.com/spanload/spanload/localspanner/storage"
 )
+
+// stopGrace is how long in-flight requests may run after SIGTERM/SIGINT.
+const stopGrace = 5 * time.Second
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
@@ -61,11 +67,20 @@ func run(args []string) int {
 	go func() {
 		s := <-sigs
 		slog.Info("stopping", "signal", s.String())
-		srv.GracefulStop()
+		stopped := make(chan struct{})
+		go func() {
+			srv.GracefulStop()
+			close(stopped)
+		}()
+		select {
+		case <-stopped:
+		case <-time.After(stopGrace):
+			srv.Stop()
+		}
 	}()
 
 	fmt.Printf("spanload-local-spanner %s listening on %s\n", version, lis.Addr())
-	if err := srv.Serve(lis); err != nil {
+	if err := srv.Serve(lis); err != nil && !errors.Is(err, grpc.ErrServerStopped) {
 		fmt.Fprintf(os.Stderr, "spanload-local-spanner: %v\n", err)
 		return 1
 	}
