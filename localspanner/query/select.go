@@ -154,13 +154,15 @@ func (c *compiler) compound(x *ast.CompoundQuery, outer *scope) (*queryResult, e
 // orderLimitOver applies ORDER BY / LIMIT to a compound query's output columns.
 func (c *compiler) orderLimitOver(res *queryResult, ob *ast.OrderBy, lim *ast.Limit, outer *scope) (*queryResult, error) {
 	r := &rel{}
+	var items []selectItem
 	for i, f := range res.fields {
 		r.cols = append(r.cols, relCol{name: f.name, sql: outName(i), t: f.t})
+		items = append(items, selectItem{f, outName(i)})
 	}
 	sc := &scope{rels: []*rel{r}, parent: outer}
 	var b strings.Builder
 	b.WriteString("SELECT * FROM (" + res.sql + ")")
-	if err := c.orderBy(&b, ob, sc, nil); err != nil {
+	if err := c.orderBy(&b, ob, sc, items); err != nil {
 		return nil, err
 	}
 	if err := c.limit(&b, lim); err != nil {
@@ -235,7 +237,7 @@ func (c *compiler) selectQuery(sel *ast.Select, ob *ast.OrderBy, lim *ast.Limit,
 			if err != nil {
 				return nil, err
 			}
-			b.WriteString(e.sql)
+			b.WriteString(notOrdinal(e.sql))
 		}
 	}
 	if sel.Having != nil {
@@ -332,6 +334,21 @@ func (c *compiler) itemRef(e ast.Expr, sc *scope, items []selectItem) (expr, err
 	return c.withAliases(e, sc, items)
 }
 
+// notOrdinal keeps SQLite from reading a constant integer in ORDER BY / GROUP BY as
+// a column ordinal (GoogleSQL ordinals were resolved by itemRef already).
+func notOrdinal(s string) string {
+	t := strings.TrimLeft(s, "+-")
+	if t == "" {
+		return s
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] < '0' || t[i] > '9' {
+			return s
+		}
+	}
+	return "CAST(" + s + " AS INTEGER)"
+}
+
 // withAliases compiles e where a bare name that is not a column of the FROM scope may
 // name a select-list alias.
 func (c *compiler) withAliases(e ast.Expr, sc *scope, items []selectItem) (expr, error) {
@@ -372,7 +389,7 @@ func (c *compiler) orderBy(b *strings.Builder, ob *ast.OrderBy, sc *scope, items
 		if code(e.t) == spannerpb.TypeCode_ARRAY || code(e.t) == spannerpb.TypeCode_STRUCT || code(e.t) == spannerpb.TypeCode_JSON {
 			return c.invalid(it.Expr, "ORDER BY does not support expressions of type %s", typeName(e.t))
 		}
-		b.WriteString(e.sql)
+		b.WriteString(notOrdinal(e.sql))
 		if it.Dir == ast.DirectionDesc {
 			b.WriteString(" DESC")
 		}
