@@ -252,7 +252,9 @@ def run(server: ServerProcess, seconds: float, data_dir: Path | None) -> None:
     started = time.monotonic()
     where = f"data in {data_dir}" if data_dir else "in memory"
     print(f"local Spanner bench: server pid {server.pid} on {server.address}, {where}, {os.cpu_count()} cores")
-    print(f"{CLIENT_THREADS} threads per client process, {seconds:.0f} s per measurement\n")
+    load1, load5, _ = os.getloadavg()
+    print(f"{CLIENT_THREADS} threads per client process, {seconds:.0f} s per measurement")
+    print(f"machine load average before the bench: {load1:.2f} (1 min), {load5:.2f} (5 min); other work skews rates\n")
     client = Client(project=PROJECT, credentials=AnonymousCredentials(), disable_builtin_metrics=True)
     config = f"projects/{PROJECT}/instanceConfigs/emulator-config"
     instance_id, database_id = "bench-" + uuid.uuid4().hex[:8], "db-" + uuid.uuid4().hex[:8]
