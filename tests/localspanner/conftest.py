@@ -80,7 +80,8 @@ def create_instance(client: Client, instance_id: str) -> Instance:
     config = f"projects/{client.project}/instanceConfigs/emulator-config"
     instance = client.instance(instance_id, configuration_name=config, display_name=instance_id, node_count=1)
     instance.create().result(OPERATION_TIMEOUT_S)
-    return instance
+    created: Instance = instance
+    return created
 
 
 @pytest.fixture(scope="session")

@@ -126,8 +126,9 @@ def _drain_stdout_to(process: subprocess.Popen[bytes], log_path: Path) -> None:
 
     def pump() -> None:
         assert process.stdout is not None
+        fd = process.stdout.fileno()
         with log_path.open("ab") as out:
-            for chunk in iter(lambda: process.stdout.read1(4096), b""):  # type: ignore[union-attr]
+            for chunk in iter(lambda: os.read(fd, 4096), b""):
                 out.write(chunk)
                 out.flush()
 

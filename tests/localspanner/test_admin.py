@@ -14,7 +14,7 @@ from google.cloud.spanner_admin_instance_v1 import CreateInstanceMetadata
 from google.cloud.spanner_admin_instance_v1 import Instance as InstancePb
 from google.cloud.spanner_v1 import Client
 from google.cloud.spanner_v1.instance import Instance
-from google.longrunning import operations_pb2
+from google.longrunning import operations_pb2  # type: ignore[import-untyped]
 
 from .conftest import OPERATION_TIMEOUT_S, create_instance, unique
 

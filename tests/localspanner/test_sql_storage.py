@@ -309,7 +309,7 @@ def test_result_metadata_types_for_expressions_and_parameters(sdb: SpannerDb) ->
         )
         rows = list(result)
         fields = result.fields
-    got = [f.type_.code for f in fields]
+    got: list[TypeCode] = [TypeCode(f.type_.code) for f in fields]
     names = [f.name for f in fields]
     assert names[:3] == ["i", "f", "s"], names
     assert got == METADATA_TYPES, "\n".join(

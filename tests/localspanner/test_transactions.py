@@ -19,7 +19,7 @@ from google.cloud.spanner_v1 import COMMIT_TIMESTAMP, KeyRange, KeySet, param_ty
 from google.cloud.spanner_v1.database import Database
 from google.cloud.spanner_v1.transaction import Transaction
 from google.protobuf import timestamp_pb2
-from google.rpc import error_details_pb2
+from google.rpc import error_details_pb2  # type: ignore[import-untyped]
 
 from .conftest import DatabaseFactory, SpannerDb
 
@@ -284,7 +284,9 @@ def _ns(ts: Any) -> int:
 
 
 def _from_ns(ns: int) -> DatetimeWithNanoseconds:
-    return DatetimeWithNanoseconds.from_timestamp_pb(timestamp_pb2.Timestamp(seconds=ns // 10**9, nanos=ns % 10**9))
+    pb = timestamp_pb2.Timestamp(seconds=ns // 10**9, nanos=ns % 10**9)
+    ts: DatetimeWithNanoseconds = DatetimeWithNanoseconds.from_timestamp_pb(pb)
+    return ts
 
 
 def test_commit_timestamps_strictly_increase(tdb: SpannerDb) -> None:
