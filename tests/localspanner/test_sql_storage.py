@@ -278,7 +278,7 @@ METADATA_SQL = """SELECT 1 AS i, 1.5 AS f, 'x' AS s, TRUE AS b, b'\\x01' AS byt,
   @p AS p, @q AS q, 1 + 1 AS sum_i, 1 / 2 AS div_f, CAST(1 AS STRING) AS cast_s, COUNT(*) AS cnt,
   CURRENT_TIMESTAMP() AS now, ARRAY(SELECT 'a') AS as_"""
 
-METADATA_TYPES = [
+METADATA_TYPES: list[int] = [
     TypeCode.INT64,
     TypeCode.FLOAT64,
     TypeCode.STRING,
@@ -309,11 +309,13 @@ def test_result_metadata_types_for_expressions_and_parameters(sdb: SpannerDb) ->
         )
         rows = list(result)
         fields = result.fields
-    got: list[TypeCode] = [TypeCode(f.type_.code) for f in fields]
+    got: list[int] = [int(f.type_.code) for f in fields]
     names = [f.name for f in fields]
     assert names[:3] == ["i", "f", "s"], names
     assert got == METADATA_TYPES, "\n".join(
-        f"{n}: got {g.name}, want {w.name}" for n, g, w in zip(names, got, METADATA_TYPES, strict=True) if g != w
+        f"{n}: got {TypeCode(g).name}, want {TypeCode(w).name}"
+        for n, g, w in zip(names, got, METADATA_TYPES, strict=True)
+        if g != w
     )
     assert fields[9].type_.array_element_type.code == TypeCode.INT64
     assert fields[17].type_.array_element_type.code == TypeCode.STRING
