@@ -217,6 +217,8 @@ func (c *compiler) expr(e ast.Expr, sc *scope, hint *spannerpb.Type) (expr, erro
 		return expr{sql: "EXISTS (" + res.sql + ")", t: tBool}, nil
 	case *ast.ExtractExpr:
 		return c.extract(x, sc)
+	case *ast.IndexExpr:
+		return c.subscript(x, sc)
 	}
 	return expr{}, c.unsupported(e, "the expression "+shorten(e.SQL()))
 }
@@ -797,4 +799,44 @@ func (c *compiler) extract(x *ast.ExtractExpr, sc *scope) (expr, error) {
 		t = tDate
 	}
 	return expr{sql: "sp_extract('" + part + "', " + in.sql + ", '" + typeName(in.t) + "', " + tz + ")", t: t}, nil
+}
+
+// subscript is array[OFFSET(i)], [SAFE_OFFSET(i)], [ORDINAL(i)], [SAFE_ORDINAL(i)] or
+// array[i] (an offset).
+func (c *compiler) subscript(x *ast.IndexExpr, sc *scope) (expr, error) {
+	arr, err := c.expr(x.Expr, sc, nil)
+	if err != nil {
+		return expr{}, err
+	}
+	if code(arr.t) != spannerpb.TypeCode_ARRAY {
+		return expr{}, c.invalid(x, "Element access using [] is not supported on values of type %s", typeName(arr.t))
+	}
+	var idxExpr ast.Expr
+	keyword := ast.PositionKeywordOffset
+	switch sp := x.Index.(type) {
+	case *ast.ExprArg:
+		idxExpr = sp.Expr
+	case *ast.SubscriptSpecifierKeyword:
+		idxExpr, keyword = sp.Expr, sp.Keyword
+	default:
+		return expr{}, c.unsupported(x, "this array subscript")
+	}
+	idx, err := c.expr(idxExpr, sc, tInt64)
+	if err != nil {
+		return expr{}, err
+	}
+	if !intOrNull(idx.t) {
+		return expr{}, c.invalid(idxExpr, "Array position in [] must be coercible to INT64 type, but has type %s", typeName(idx.t))
+	}
+	off := idx.sql
+	if keyword == ast.PositionKeywordOrdinal || keyword == ast.PositionKeywordSafeOrdinal {
+		off = "(" + off + " - 1)"
+	}
+	elem := arr.t.GetArrayElementType()
+	get := elemFromJSON("json_extract("+arr.sql+", '$[' || "+off+" || ']')", elem)
+	outOfRange := "sp_error('Array index ' || " + idx.sql + " || ' is out of bounds')"
+	if keyword == ast.PositionKeywordSafeOffset || keyword == ast.PositionKeywordSafeOrdinal {
+		outOfRange = "NULL"
+	}
+	return expr{sql: "CASE WHEN " + off + " < 0 OR " + off + " >= json_array_length(" + arr.sql + ") THEN " + outOfRange + " ELSE " + get + " END", t: elem}, nil
 }

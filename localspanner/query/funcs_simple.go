@@ -17,6 +17,7 @@ const (
 	argBytes                // BYTES
 	argTS                   // TIMESTAMP
 	argArray                // any ARRAY
+	argJSON                 // JSON
 )
 
 func (k argKind) hint() *spannerpb.Type {
@@ -29,6 +30,8 @@ func (k argKind) hint() *spannerpb.Type {
 		return tTimestamp
 	case argArray:
 		return nil
+	case argJSON:
+		return tJSON
 	}
 	return tString
 }
@@ -50,6 +53,8 @@ func (k argKind) accepts(t *spannerpb.Type) bool {
 		return code(t) == spannerpb.TypeCode_TIMESTAMP
 	case argArray:
 		return code(t) == spannerpb.TypeCode_ARRAY
+	case argJSON:
+		return code(t) == spannerpb.TypeCode_JSON
 	}
 	return false
 }
@@ -115,6 +120,8 @@ var simpleFuncs = map[string]simpleFunc{
 	"TO_BASE64":         {args: []argKind{argBytes}, min: 1, result: tString, fn: "sp_base64"},
 	"FROM_BASE64":       {args: []argKind{argStr}, min: 1, result: tBytes, fn: "sp_unbase64"},
 	"ARRAY_LENGTH":      {args: []argKind{argArray}, min: 1, result: tInt64, fn: "json_array_length"},
+	"JSON_QUERY":        {args: []argKind{argJSON, argStr}, min: 2, result: tJSON, emit: func(a []string) string { return "(" + a[0] + " -> " + a[1] + ")" }},
+	"JSON_VALUE":        {args: []argKind{argJSON, argStr}, min: 2, result: tString, emit: jsonValueSQL},
 	"UNIX_SECONDS":      {args: []argKind{argTS}, min: 1, result: tInt64, emit: withLast("sp_unix", "'SECONDS'")},
 	"UNIX_MILLIS":       {args: []argKind{argTS}, min: 1, result: tInt64, emit: withLast("sp_unix", "'MILLIS'")},
 	"UNIX_MICROS":       {args: []argKind{argTS}, min: 1, result: tInt64, emit: withLast("sp_unix", "'MICROS'")},
@@ -175,4 +182,9 @@ func (c *compiler) simpleCall(x *ast.CallExpr, name string, f simpleFunc, args [
 		emit = call(f.fn)
 	}
 	return expr{sql: emit(sqls), t: t}, nil
+}
+
+// jsonValueSQL is JSON_VALUE: a scalar at the path as STRING, NULL for objects and arrays.
+func jsonValueSQL(a []string) string {
+	return "CASE json_type(" + a[0] + ", " + a[1] + ") WHEN 'object' THEN NULL WHEN 'array' THEN NULL WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST((" + a[0] + " ->> " + a[1] + ") AS TEXT) END"
 }

@@ -79,6 +79,9 @@ func queryCases() []queryCase {
 				"ts": p(str("2024-05-06T07:08:09.123456789+02:00"), tTimestamp), "d": p(str("2024-05-06"), tDate), "by": p(str("AQI="), tBytes),
 				"a": p(list(str("1"), structpb.NewNullValue()), arrayOf(tInt64)), "n": p(structpb.NewNullValue(), tString)},
 			[]string{"true,0.5,x,2024-05-06T05:08:09.123456789Z,2024-05-06,AQI=,[1 NULL],NULL"}},
+		{"array subscripts", "SELECT Tags[OFFSET(1)], Tags[ORDINAL(1)], Tags[SAFE_OFFSET(5)], [1, 2][1] FROM Players WHERE PlayerId = 1", nil, []string{"b,a,NULL,2"}},
+		{"json", `SELECT JSON_VALUE(JSON '{"a": {"b": 1.5, "c": "x", "d": true}}', '$.a.b'), JSON_VALUE(JSON '{"a": {"c": "x"}}', '$.a.c'), JSON_VALUE(JSON '{"a": {"c": "x"}}', '$.a'), JSON_QUERY(JSON '{"a": {"c": "x"}}', '$.a'), JSON_VALUE(JSON '{"d": true}', '$.d')`,
+			nil, []string{`1.5,x,NULL,{"c":"x"},true`}},
 		{"float specials", "SELECT CAST('inf' AS FLOAT64), CAST('nan' AS FLOAT64), -CAST('inf' AS FLOAT64)", nil, []string{"Infinity,NaN,-Infinity"}},
 	}
 }
@@ -146,6 +149,8 @@ func TestRuntimeErrors(t *testing.T) {
 		{"SELECT 1 / 0", codes.OutOfRange, "division by zero"},
 		{"SELECT MOD(1, 0)", codes.OutOfRange, "division by zero"},
 		{"SELECT CAST('x' AS INT64)", codes.OutOfRange, "Bad int64 value"},
+		{"SELECT [1, 2][OFFSET(2)]", codes.OutOfRange, "Array index 2 is out of bounds"},
+		{"SELECT SUM(x) FROM UNNEST([9223372036854775807, 1]) AS x", codes.OutOfRange, "overflow"},
 	}
 	for _, tt := range tests {
 		_, _, err := run(t, cat, db, tt.sql, nil)
