@@ -1,0 +1,45 @@
+"""Whole-run summaries recomputed from what the store holds (for runs that ended without one)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from sqlalchemy.orm import Session
+
+from spanload.runs.samples import Summary, Totals
+from spanload.store import samples as sample_store
+from spanload.store.models import RunRow
+from spanload.workers import metrics
+
+
+def recompute_summary(session: Session, run_id: str) -> Summary:
+    """Latency from the merged histograms (exact), totals from the last interval, rates as the mean
+    of every interval's gauges, errors summed over intervals."""
+    histograms = sample_store.whole_run_histograms(session, run_id)
+    samples = sample_store.list_samples(session, run_id)
+    gauge_sums: dict[str, float] = defaultdict(float)
+    gauge_counts: dict[str, int] = defaultdict(int)
+    errors: dict[str, int] = defaultdict(int)
+    for sample in samples:
+        for gauge, value in sample.gauges.items():
+            gauge_sums[gauge] += value
+            gauge_counts[gauge] += 1
+        for code, count in sample.errors_by_code.items():
+            errors[code] += count
+    run = session.get(RunRow, run_id)
+    return Summary(
+        duration_s=samples[-1].elapsed_s if samples else (run.last_elapsed_s if run else 0.0),
+        latency={op: metrics.percentiles(h) for op, h in sorted(histograms.items())},
+        rates={g: gauge_sums[g] / gauge_counts[g] for g in sorted(gauge_sums)},
+        totals=samples[-1].totals if samples else Totals(),
+        errors_by_code=dict(errors),
+    )
+
+
+def summary_of(session: Session, run: RunRow) -> Summary | None:
+    """The stored summary, else one recomputed from the stored samples (None if there are none)."""
+    if run.summary is not None:
+        return Summary.model_validate(run.summary)
+    if run.sample_count == 0:
+        return None
+    return recompute_summary(session, run.id)

@@ -1,0 +1,55 @@
+"""The store suite runs against SQLite and against a throwaway PostgreSQL."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session, sessionmaker
+
+from spanload.store.db import make_engine, make_sessionmaker
+from spanload.store.migrate import upgrade_to_head
+from tests.store.postgres_server import PostgresServer, PostgresUnavailable
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    try:
+        server = PostgresServer().start()
+    except PostgresUnavailable as err:
+        print(f"\nPostgreSQL store tests skipped: {err}")
+        pytest.skip(f"PostgreSQL unavailable: {err}")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A migrated, empty run store: a SQLite file, or a fresh database on the PostgreSQL server."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'store.db'}"
+    else:
+        server: PostgresServer = request.getfixturevalue("postgres_server")
+        name = f"t_{uuid.uuid4().hex[:12]}"
+        admin = create_engine(server.url, isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+        admin.dispose()
+        url = make_url(server.url).set(database=name).render_as_string(hide_password=False)
+    upgrade_to_head(url)
+    return url
+
+
+@pytest.fixture
+def sessions(store_url: str) -> Iterator[sessionmaker[Session]]:
+    engine = make_engine(store_url)
+    try:
+        yield make_sessionmaker(engine)
+    finally:
+        engine.dispose()
