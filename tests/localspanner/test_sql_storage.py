@@ -144,19 +144,33 @@ def test_dml_error_gets_spanner_status(sdb: SpannerDb, case: str) -> None:
     assert isinstance(info.value, expected), f"{case}: expected {expected.__name__}, got {info.value!r}"
 
 
-def test_json_functions_and_unnest_work(sdb: SpannerDb) -> None:
+INT_ARRAY = param_types.Array(param_types.INT64)
+TRANSLATION_CASES: dict[str, tuple[str, dict[str, Any], dict[str, Any], list[list[Any]]]] = {
+    "column IN UNNEST(@param)": (
+        "SELECT Pid FROM Parent WHERE Pid IN UNNEST(@keep)",
+        {"keep": [1, 2]},
+        {"keep": INT_ARRAY},
+        [[1]],
+    ),
+    "FROM UNNEST(@param)": ("SELECT x FROM UNNEST(@xs) AS x ORDER BY x", {"xs": [3, 1]}, {"xs": INT_ARRAY}, [[1], [3]]),
+    "FROM UNNEST(@a) WHERE x IN UNNEST(@b)": (
+        "SELECT x FROM UNNEST(@xs) AS x WHERE x IN UNNEST(@keep) ORDER BY x",
+        {"xs": [3, 1, 2, 5], "keep": [2, 3, 4]},
+        {"xs": INT_ARRAY, "keep": INT_ARRAY},
+        [[2], [3]],
+    ),
+    "JSON_VALUE": ("""SELECT JSON_VALUE(JSON '{"a": {"b": "deep"}}', '$.a.b')""", {}, {}, [["deep"]]),
+    "JSON_QUERY": ("""SELECT TO_JSON_STRING(JSON_QUERY(JSON '{"a": [1, 2]}', '$.a'))""", {}, {}, [["[1,2]"]]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TRANSLATION_CASES))
+def test_translation_needs_work_in_the_sqlite_build(sdb: SpannerDb, case: str) -> None:
     """The SQLite build must have what the translation needs (an old fake crashed on IN UNNEST)."""
-    with sdb.database.snapshot(multi_use=True) as snap:
-        rows = list(
-            snap.execute_sql(
-                "SELECT x FROM UNNEST(@xs) AS x WHERE x IN UNNEST(@keep) ORDER BY x",
-                params={"xs": [3, 1, 2, 5], "keep": [2, 3, 4]},
-                param_types={"xs": param_types.Array(param_types.INT64), "keep": param_types.Array(param_types.INT64)},
-            )
-        )
-        assert rows == [[2], [3]]
-        rows = list(snap.execute_sql("""SELECT JSON_VALUE(JSON '{"a": {"b": "deep"}}', '$.a.b')"""))
-        assert rows == [["deep"]]
+    sql, params, types, want = TRANSLATION_CASES[case]
+    with sdb.database.snapshot() as snap:
+        rows = [list(r) for r in snap.execute_sql(sql, params=params or None, param_types=types or None)]
+    assert rows == want, f"{case}: {rows}"
 
 
 # ---- wire encodings -----------------------------------------------------------------------------
