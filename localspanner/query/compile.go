@@ -280,6 +280,25 @@ type compiler struct {
 	colExpr bool
 	// pendingTS allows PENDING_COMMIT_TIMESTAMP() (DML values).
 	pendingTS bool
+	// grouping records the column references of the SELECT being compiled that are not
+	// inside an aggregate (aggDepth == 0), to reject ungrouped columns as Spanner does.
+	grouping *groupCheck
+	aggDepth int
+}
+
+type groupCheck struct {
+	scope   *scope
+	refs    []string // SQL of the columns referenced outside aggregates, in order
+	names   []string
+	aggSeen bool
+}
+
+// noteColumn records a column reference resolved in scope s.
+func (c *compiler) noteColumn(s *scope, name, sqlText string) {
+	if g := c.grouping; g != nil && g.scope == s && c.aggDepth == 0 {
+		g.refs = append(g.refs, sqlText)
+		g.names = append(g.names, name)
+	}
 }
 
 type cte struct {

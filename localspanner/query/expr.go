@@ -179,6 +179,9 @@ func (c *compiler) expr(e ast.Expr, sc *scope, hint *spannerpb.Type) (expr, erro
 		if c.colExpr {
 			return expr{}, c.invalid(x, "Aggregate functions are not allowed here")
 		}
+		if c.grouping != nil {
+			c.grouping.aggSeen = true
+		}
 		return expr{sql: "count(*)", t: tInt64}, nil
 	case *ast.CastExpr:
 		return c.cast(x, sc)
@@ -303,6 +306,7 @@ func (c *compiler) resolveName(id *ast.Ident, sc *scope) (expr, error) {
 			}
 		}
 		if found != nil {
+			c.noteColumn(s, found.name, found.sql)
 			return expr{sql: found.sql, t: found.t}, nil
 		}
 	}
@@ -321,6 +325,7 @@ func (c *compiler) resolvePath(p *ast.Path, sc *scope) (expr, error) {
 			}
 			for _, col := range r.cols {
 				if strings.EqualFold(col.name, p.Idents[1].Name) {
+					c.noteColumn(s, p.SQL(), col.sql)
 					return expr{sql: col.sql, t: col.t}, nil
 				}
 			}

@@ -449,7 +449,12 @@ func (c *compiler) aggregate(x *ast.CallExpr, name string, args []ast.Expr, sc *
 	if len(args) == 0 || len(args) > 2 || (len(args) == 2 && name != "STRING_AGG") {
 		return expr{}, c.invalid(x, "Number of arguments does not match for aggregate function %s", name)
 	}
+	if c.grouping != nil {
+		c.grouping.aggSeen = true
+	}
+	c.aggDepth++
 	a, err := c.expr(args[0], sc, nil)
+	c.aggDepth--
 	if err != nil {
 		return expr{}, err
 	}

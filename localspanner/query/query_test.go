@@ -126,6 +126,8 @@ func TestQueryErrors(t *testing.T) {
 		{"SELEC 1", nil, codes.InvalidArgument, "Syntax error"},
 		{"SELECT 1 |> WHERE true", nil, codes.Unimplemented, "pipe syntax is not supported"},
 		{"SELECT AS STRUCT 1 AS x", nil, codes.Unimplemented, "SELECT AS STRUCT/VALUE is not supported by the local Spanner server [at 1:8]"},
+		{"SELECT Name, COUNT(*) FROM Players", nil, codes.InvalidArgument, "SELECT list expression references column Name which is neither grouped nor aggregated [at 1:8]"},
+		{"SELECT Game, Score FROM Scores GROUP BY Game", nil, codes.InvalidArgument, "references column Score which is neither grouped"},
 		{"SELECT NOPE_FN(1)", nil, codes.InvalidArgument, "Function not found: NOPE_FN"},
 		{"SELECT PlayerId FROM Players WHERE Name", nil, codes.InvalidArgument, "WHERE clause should return type BOOL"},
 		{"SELECT Name FROM Players p, Scores s WHERE PlayerId = 1", nil, codes.InvalidArgument, "Column name PlayerId is ambiguous"},

@@ -191,14 +191,36 @@ func (c *compiler) selectQuery(sel *ast.Select, ob *ast.OrderBy, lim *ast.Limit,
 		}
 		from = f
 	}
+	prevGroup, prevDepth := c.grouping, c.aggDepth
+	defer func() { c.grouping, c.aggDepth = prevGroup, prevDepth }()
+	c.grouping, c.aggDepth = &groupCheck{scope: sc}, 0
 	var items []selectItem
+	type itemRefs struct {
+		node       ast.SelectItem
+		start, end int
+	}
+	var refs []itemRefs
 	for _, it := range sel.Results {
+		start := len(c.grouping.refs)
 		add, err := c.selectItems(it, sc)
 		if err != nil {
 			return nil, err
 		}
+		for _, a := range add {
+			if _, star := it.(*ast.Star); star {
+				c.grouping.refs = append(c.grouping.refs, a.sql)
+				c.grouping.names = append(c.grouping.names, a.name)
+			}
+			if _, star := it.(*ast.DotStar); star {
+				c.grouping.refs = append(c.grouping.refs, a.sql)
+				c.grouping.names = append(c.grouping.names, a.name)
+			}
+			refs = append(refs, itemRefs{it, start, len(c.grouping.refs)})
+		}
 		items = append(items, add...)
 	}
+	check := c.grouping
+	c.grouping = nil
 	if sel.Where != nil {
 		w, err := c.boolExpr(sel.Where.Expr, sc, "WHERE clause")
 		if err != nil {
@@ -227,6 +249,7 @@ func (c *compiler) selectQuery(sel *ast.Select, ob *ast.OrderBy, lim *ast.Limit,
 		b.WriteString(" WHERE ")
 		b.WriteString(strings.Join(where, " AND "))
 	}
+	grouped := map[string]bool{}
 	if sel.GroupBy != nil {
 		b.WriteString(" GROUP BY ")
 		for i, g := range sel.GroupBy.Exprs {
@@ -237,7 +260,20 @@ func (c *compiler) selectQuery(sel *ast.Select, ob *ast.OrderBy, lim *ast.Limit,
 			if err != nil {
 				return nil, err
 			}
+			grouped[e.sql] = true
 			b.WriteString(notOrdinal(e.sql))
+		}
+	}
+	if sel.GroupBy != nil || check.aggSeen {
+		for i, r := range refs {
+			if grouped[items[i].sql] {
+				continue
+			}
+			for j := r.start; j < r.end; j++ {
+				if !grouped[check.refs[j]] {
+					return nil, c.invalid(r.node, "SELECT list expression references column %s which is neither grouped nor aggregated", check.names[j])
+				}
+			}
 		}
 	}
 	if sel.Having != nil {
