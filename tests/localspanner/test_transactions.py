@@ -26,6 +26,8 @@ from .conftest import DatabaseFactory, SpannerDb
 DDL = [
     "CREATE TABLE Counters (Id INT64 NOT NULL, Value INT64 NOT NULL) PRIMARY KEY (Id)",
     "CREATE TABLE Items (Id INT64 NOT NULL, Name STRING(MAX), Qty INT64) PRIMARY KEY (Id)",
+    "CREATE TABLE Oncall (Doctor INT64 NOT NULL, OnCall BOOL NOT NULL) PRIMARY KEY (Doctor)",
+    "CREATE TABLE Bookings (Id INT64 NOT NULL, Day INT64 NOT NULL) PRIMARY KEY (Id)",
     """CREATE TABLE Changes (
         Id INT64 NOT NULL, Writer INT64 NOT NULL, Seq INT64 NOT NULL,
         LastUpdated TIMESTAMP NOT NULL OPTIONS (allow_commit_timestamp = true)
@@ -206,6 +208,58 @@ def test_conflicting_transactions_serialize_and_loser_is_aborted_with_retry_dela
         info = error_details_pb2.RetryInfo.FromString(raw)
         delay = info.retry_delay.seconds + info.retry_delay.nanos / 1e9
         assert 0 < delay <= 1.0, f"retry delay {delay} s"
+
+
+def test_no_write_skew(tdb: SpannerDb) -> None:
+    """Serializable, not snapshot isolation: two doctors may not both go off call at once.
+
+    Each transaction reads both rows and takes its own doctor off call only if both are on call.
+    Under snapshot isolation both would commit (write skew); serializably, one must see the other.
+    """
+    with tdb.database.batch() as batch:
+        batch.insert_or_update("Oncall", ["Doctor", "OnCall"], [(1, True), (2, True)])
+    barrier = threading.Barrier(2, timeout=20)
+    attempts: Counter[int] = Counter()
+
+    def go_off_call(doctor: int) -> Callable[[], None]:
+        def work(tx: Transaction) -> None:
+            attempts[doctor] += 1
+            on_call = [r[0] for r in tx.execute_sql("SELECT Doctor FROM Oncall WHERE OnCall")]
+            if attempts[doctor] == 1:
+                barrier.wait()
+            if len(on_call) == 2:
+                tx.update("Oncall", ["Doctor", "OnCall"], [(doctor, False)])
+
+        return lambda: tdb.database.run_in_transaction(work)
+
+    errors = _run_threads([go_off_call(1), go_off_call(2)], timeout=90)
+    assert not errors, errors
+    with tdb.database.snapshot() as snap:
+        still = [list(r) for r in snap.execute_sql("SELECT Doctor FROM Oncall WHERE OnCall")]
+    assert len(still) == 1, f"write skew: doctors on call afterwards {still} (attempts {dict(attempts)})"
+
+
+def test_no_phantom_insert(tdb: SpannerDb) -> None:
+    """Two transactions each book day 7 only if nobody has: serializably, exactly one booking exists."""
+    barrier = threading.Barrier(2, timeout=20)
+    attempts: Counter[int] = Counter()
+
+    def book(booking: int) -> Callable[[], None]:
+        def work(tx: Transaction) -> None:
+            attempts[booking] += 1
+            taken = next(iter(tx.execute_sql("SELECT COUNT(*) FROM Bookings WHERE Day = 7")))[0]
+            if attempts[booking] == 1:
+                barrier.wait()
+            if taken == 0:
+                tx.insert("Bookings", ["Id", "Day"], [(booking, 7)])
+
+        return lambda: tdb.database.run_in_transaction(work)
+
+    errors = _run_threads([book(1), book(2)], timeout=90)
+    assert not errors, errors
+    with tdb.database.snapshot() as snap:
+        rows = [list(r) for r in snap.execute_sql("SELECT Id FROM Bookings WHERE Day = 7")]
+    assert len(rows) == 1, f"phantom: bookings for day 7 are {rows} (attempts {dict(attempts)})"
 
 
 def test_16_threads_increment_the_same_rows_without_lost_updates(tdb: SpannerDb) -> None:
