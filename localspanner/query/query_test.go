@@ -82,6 +82,12 @@ func queryCases() []queryCase {
 		{"array subscripts", "SELECT Tags[OFFSET(1)], Tags[ORDINAL(1)], Tags[SAFE_OFFSET(5)], [1, 2][1] FROM Players WHERE PlayerId = 1", nil, []string{"b,a,NULL,2"}},
 		{"json", `SELECT JSON_VALUE(JSON '{"a": {"b": 1.5, "c": "x", "d": true}}', '$.a.b'), JSON_VALUE(JSON '{"a": {"c": "x"}}', '$.a.c'), JSON_VALUE(JSON '{"a": {"c": "x"}}', '$.a'), JSON_QUERY(JSON '{"a": {"c": "x"}}', '$.a'), JSON_VALUE(JSON '{"d": true}', '$.d')`,
 			nil, []string{`1.5,x,NULL,{"c":"x"},true`}},
+		{"information schema", "SELECT t.TABLE_NAME, COUNT(*) FROM INFORMATION_SCHEMA.TABLES AS t JOIN INFORMATION_SCHEMA.COLUMNS AS c ON c.TABLE_NAME = t.TABLE_NAME WHERE t.TABLE_SCHEMA = '' GROUP BY t.TABLE_NAME ORDER BY t.TABLE_NAME",
+			nil, []string{"Changes,4", "Players,7", "Scores,4"}},
+		{"information schema indexes", "SELECT INDEX_NAME, IS_NULL_FILTERED FROM INFORMATION_SCHEMA.INDEXES WHERE TABLE_NAME = 'Changes' ORDER BY INDEX_NAME",
+			nil, []string{"ChangesByShard,true", "PRIMARY_KEY,false"}},
+		{"information schema generated column", "SELECT SPANNER_TYPE, IS_GENERATED, GENERATION_EXPRESSION FROM INFORMATION_SCHEMA.COLUMNS WHERE COLUMN_NAME = 'ShardId'",
+			nil, []string{"INT64,ALWAYS,MOD(FARM_FINGERPRINT(Id), 19)"}},
 		{"float specials", "SELECT CAST('inf' AS FLOAT64), CAST('nan' AS FLOAT64), -CAST('inf' AS FLOAT64)", nil, []string{"Infinity,NaN,-Infinity"}},
 	}
 }

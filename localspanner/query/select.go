@@ -207,11 +207,8 @@ func (c *compiler) selectQuery(sel *ast.Select, ob *ast.OrderBy, lim *ast.Limit,
 			return nil, err
 		}
 		for _, a := range add {
-			if _, star := it.(*ast.Star); star {
-				c.grouping.refs = append(c.grouping.refs, a.sql)
-				c.grouping.names = append(c.grouping.names, a.name)
-			}
-			if _, star := it.(*ast.DotStar); star {
+			switch it.(type) {
+			case *ast.Star, *ast.DotStar:
 				c.grouping.refs = append(c.grouping.refs, a.sql)
 				c.grouping.names = append(c.grouping.names, a.name)
 			}
@@ -506,6 +503,9 @@ func (c *compiler) tableExpr(te ast.TableExpr, sc *scope, where *[]string) (stri
 	case *ast.PathTableExpr:
 		if len(x.Path.Idents) == 2 && strings.EqualFold(x.Path.Idents[0].Name, "SPANNER_SYS") {
 			return c.sysTable(x, sc)
+		}
+		if len(x.Path.Idents) == 2 && strings.EqualFold(x.Path.Idents[0].Name, "INFORMATION_SCHEMA") {
+			return c.infoSchemaTable(x, sc)
 		}
 		return "", c.unsupported(x, "the table path "+x.Path.SQL())
 	case *ast.Unnest:

@@ -1,0 +1,173 @@
+package query
+
+import (
+	"strconv"
+	"strings"
+
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"github.com/cloudspannerecosystem/memefish/ast"
+
+	"github.com/spanload/spanload/localspanner/schema"
+)
+
+// infoTable is an INFORMATION_SCHEMA table built from the catalog: column names and
+// types, and its rows as SQL literals.
+type infoTable struct {
+	cols  []string
+	types []*spannerpb.Type
+	rows  [][]string
+}
+
+func (it *infoTable) add(cells ...string) { it.rows = append(it.rows, cells) }
+
+func lit(s string) string { return sqlString(s) }
+
+func litBool(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+func litNullable(s string) string {
+	if s == "" {
+		return "NULL"
+	}
+	return lit(s)
+}
+
+func newInfoTable(spec ...any) *infoTable {
+	it := &infoTable{}
+	for i := 0; i < len(spec); i += 2 {
+		it.cols = append(it.cols, spec[i].(string))
+		it.types = append(it.types, spec[i+1].(*spannerpb.Type))
+	}
+	return it
+}
+
+// informationSchema builds the named INFORMATION_SCHEMA table (TABLES, COLUMNS,
+// INDEXES, INDEX_COLUMNS) of the user tables in cat.
+func informationSchema(cat *schema.Catalog, name string) (*infoTable, bool) {
+	switch name {
+	case "TABLES":
+		it := newInfoTable("TABLE_CATALOG", tString, "TABLE_SCHEMA", tString, "TABLE_NAME", tString, "TABLE_TYPE", tString,
+			"PARENT_TABLE_NAME", tString, "ON_DELETE_ACTION", tString, "SPANNER_STATE", tString, "INTERLEAVE_TYPE", tString)
+		for _, t := range cat.Tables {
+			parent, onDelete, interleave := "", "", ""
+			if t.Parent != nil {
+				parent, interleave, onDelete = t.Parent.Name, "IN PARENT", "NO ACTION"
+				if t.OnDelete == schema.Cascade {
+					onDelete = "CASCADE"
+				}
+			}
+			it.add(lit(""), lit(""), lit(t.Name), lit("BASE TABLE"), litNullable(parent), litNullable(onDelete), lit("COMMITTED"), litNullable(interleave))
+		}
+		return it, true
+	case "COLUMNS":
+		it := newInfoTable("TABLE_CATALOG", tString, "TABLE_SCHEMA", tString, "TABLE_NAME", tString, "COLUMN_NAME", tString,
+			"ORDINAL_POSITION", tInt64, "COLUMN_DEFAULT", tString, "IS_NULLABLE", tString, "SPANNER_TYPE", tString,
+			"IS_GENERATED", tString, "GENERATION_EXPRESSION", tString, "IS_STORED", tString, "SPANNER_STATE", tString)
+		for _, t := range cat.Tables {
+			for _, col := range t.Columns {
+				nullable, generated, stored := "YES", "NEVER", ""
+				if col.NotNull {
+					nullable = "NO"
+				}
+				if col.Generated != "" {
+					generated, stored = "ALWAYS", "NO"
+					if col.Stored {
+						stored = "YES"
+					}
+				}
+				it.add(lit(""), lit(""), lit(t.Name), lit(col.Name), strconv.Itoa(col.Position+1), litNullable(col.Default), lit(nullable),
+					lit(schema.TypeDDL(col.Type, col.Length)), lit(generated), litNullable(col.Generated), litNullable(stored), lit("COMMITTED"))
+			}
+		}
+		return it, true
+	case "INDEXES":
+		it := newInfoTable("TABLE_CATALOG", tString, "TABLE_SCHEMA", tString, "TABLE_NAME", tString, "INDEX_NAME", tString,
+			"INDEX_TYPE", tString, "PARENT_TABLE_NAME", tString, "IS_UNIQUE", tBool, "IS_NULL_FILTERED", tBool,
+			"INDEX_STATE", tString, "SPANNER_IS_MANAGED", tBool)
+		for _, t := range cat.Tables {
+			it.add(lit(""), lit(""), lit(t.Name), lit("PRIMARY_KEY"), lit("PRIMARY_KEY"), lit(""), "1", "0", "NULL", "0")
+		}
+		for _, ix := range cat.Indexes {
+			parent := ""
+			if ix.Interleave != nil {
+				parent = ix.Interleave.Name
+			}
+			it.add(lit(""), lit(""), lit(ix.Table.Name), lit(ix.Name), lit("INDEX"), lit(parent), litBool(ix.Unique), litBool(ix.NullFiltered), lit("READ_WRITE"), "0")
+		}
+		return it, true
+	case "INDEX_COLUMNS":
+		it := newInfoTable("TABLE_CATALOG", tString, "TABLE_SCHEMA", tString, "TABLE_NAME", tString, "INDEX_NAME", tString,
+			"INDEX_TYPE", tString, "COLUMN_NAME", tString, "ORDINAL_POSITION", tInt64, "COLUMN_ORDERING", tString,
+			"IS_NULLABLE", tString, "SPANNER_TYPE", tString)
+		addKeys := func(t *schema.Table, index, typ string, keys []schema.KeyPart, storing []*schema.Column) {
+			for i, k := range keys {
+				order := "ASC"
+				if k.Desc {
+					order = "DESC"
+				}
+				it.add(lit(""), lit(""), lit(t.Name), lit(index), lit(typ), lit(k.Column.Name), strconv.Itoa(i+1), lit(order),
+					lit(map[bool]string{true: "NO", false: "YES"}[k.Column.NotNull]), lit(schema.TypeDDL(k.Column.Type, k.Column.Length)))
+			}
+			for _, col := range storing {
+				it.add(lit(""), lit(""), lit(t.Name), lit(index), lit(typ), lit(col.Name), "NULL", "NULL",
+					lit(map[bool]string{true: "NO", false: "YES"}[col.NotNull]), lit(schema.TypeDDL(col.Type, col.Length)))
+			}
+		}
+		for _, t := range cat.Tables {
+			addKeys(t, "PRIMARY_KEY", "PRIMARY_KEY", t.PrimaryKey, nil)
+		}
+		for _, ix := range cat.Indexes {
+			addKeys(ix.Table, ix.Name, "INDEX", ix.Keys, ix.Storing)
+		}
+		return it, true
+	}
+	return nil, false
+}
+
+func (c *compiler) infoSchemaTable(x *ast.PathTableExpr, sc *scope) (string, error) {
+	name := upper(x.Path.Idents[1].Name)
+	it, ok := informationSchema(c.cat, name)
+	if !ok {
+		return "", c.unsupported(x, "INFORMATION_SCHEMA."+name)
+	}
+	var b strings.Builder
+	b.WriteString("(")
+	if len(it.rows) == 0 {
+		b.WriteString("SELECT ")
+		for i := range it.cols {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("NULL AS " + outName(i))
+		}
+		b.WriteString(" WHERE 0")
+	}
+	for r, row := range it.rows {
+		if r > 0 {
+			b.WriteString(" UNION ALL ")
+		}
+		b.WriteString("SELECT ")
+		for i, cell := range row {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(cell + " AS " + outName(i))
+		}
+	}
+	b.WriteString(")")
+	alias := name
+	if x.As != nil {
+		alias = x.As.Alias.Name
+	}
+	q := c.newAlias()
+	r := &rel{name: strings.ToLower(alias)}
+	for i, col := range it.cols {
+		r.cols = append(r.cols, relCol{name: col, sql: q + "." + outName(i), t: it.types[i]})
+	}
+	sc.rels = append(sc.rels, r)
+	return b.String() + " AS " + q, nil
+}
