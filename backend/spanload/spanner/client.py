@@ -103,10 +103,9 @@ class Connection:
         return self.pool.gauges() if self.pool is not None else None
 
     def close(self) -> None:
-        try:
-            self.database.close() if hasattr(self.database, "close") else None
-        finally:
-            self.client.close()
+        """Close the client's channels. Not ``database.close()``: that joins the multiplexed-session
+        maintenance thread, which sleeps 10 minutes between checks (a daemon thread; it dies with us)."""
+        self.client.close()
 
 
 def connect(target: Target, client_config: ClientConfig, emulator_host: str | None) -> Connection:

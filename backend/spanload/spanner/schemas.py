@@ -8,6 +8,7 @@ with a NULL_FILTERED index on (ShardId, LastUpdated). The rest is what each repo
 
 from __future__ import annotations
 
+import base64
 import logging
 import random
 import re
@@ -60,7 +61,8 @@ class SchemaSpec:
 
 
 def _singer_payload(rng: random.Random, key: int) -> tuple[Any, ...]:
-    return (f"First{rng.randrange(10_000)}", f"Last{key % 100_000}", rng.randbytes(16))
+    # The client wants BYTES as base64 (raw bytes are refused with a ValueError).
+    return (f"First{rng.randrange(10_000)}", f"Last{key % 100_000}", base64.b64encode(rng.randbytes(12)))
 
 
 def _tweet_payload(rng: random.Random, key: int) -> tuple[Any, ...]:

@@ -39,7 +39,11 @@ def shard_groups(watchers: int) -> list[list[int]]:
 
 
 def poll_sql(schema: SchemaSpec, config: WatcherConfig) -> str:
-    """The poll query for one shard group. ``@shards``, ``@ts``, ``@key`` and ``@limit`` are bound."""
+    """The poll query for one shard group. ``@shards``, ``@ts``, ``@key`` and ``@limit`` are bound.
+
+    ``LastUpdated >= @ts`` stands alone so that the index can seek to it; the rest of the
+    (timestamp, key) comparison filters the rows at exactly ``@ts``.
+    """
     hint = f"@{{FORCE_INDEX={schema.index}}}" if config.table_hint else ""
     match config.shard_filter:
         case ShardFilter.FIXED:
@@ -50,7 +54,7 @@ def poll_sql(schema: SchemaSpec, config: WatcherConfig) -> str:
             shard = ""
     return (
         f"SELECT {schema.key}, Version, WriterId, LastUpdated, ShardId FROM {schema.table}{hint} "
-        f"WHERE {shard}(LastUpdated > @ts OR (LastUpdated = @ts AND {schema.key} > @key)) "
+        f"WHERE {shard}LastUpdated >= @ts AND (LastUpdated > @ts OR {schema.key} > @key) "
         f"ORDER BY LastUpdated, {schema.key} LIMIT @limit"
     )
 
