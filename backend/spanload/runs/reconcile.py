@@ -47,9 +47,7 @@ def reconcile(ledgers: Iterable[WritersStopped], watcher: WatcherLedger) -> Reco
             out.final_versions_missing += 1
         out.superseded_unseen += max(0, committed - distinct - (0 if final_seen else 1))
     out.unexpected += sum(1 for key in received if key not in written and key not in uncertain)
-    out.ok = (
-        out.keys_written > 0 and out.final_versions_missing == 0 and out.duplicates == 0 and out.unexpected == 0
-    )
+    out.ok = out.keys_written > 0 and out.final_versions_missing == 0 and out.duplicates == 0 and out.unexpected == 0
     out.detail = "" if out.keys_written else "nothing was written, so nothing is proven; "
     out.detail += (
         f"{out.final_versions_received}/{out.keys_written} final versions received, "
