@@ -163,11 +163,9 @@ func (c *compiler) infoSchemaTable(x *ast.PathTableExpr, sc *scope) (string, err
 	if x.As != nil {
 		alias = x.As.Alias.Name
 	}
-	q := c.newAlias()
-	r := &rel{name: strings.ToLower(alias)}
+	fields := make([]field, len(it.cols))
 	for i, col := range it.cols {
-		r.cols = append(r.cols, relCol{name: col, sql: q + "." + outName(i), t: it.types[i]})
+		fields[i] = field{col, it.types[i]}
 	}
-	sc.rels = append(sc.rels, r)
-	return b.String() + " AS " + q, nil
+	return b.String() + " AS " + c.addFieldsRel(sc, alias, fields), nil
 }

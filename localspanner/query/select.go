@@ -487,13 +487,7 @@ func (c *compiler) tableExpr(te ast.TableExpr, sc *scope, where *[]string) (stri
 			alias = x.As.Alias.Name
 		}
 		if ct, ok := c.ctes[strings.ToLower(x.Table.Name)]; ok {
-			q := c.newAlias()
-			r := &rel{name: strings.ToLower(alias)}
-			for i, f := range ct.fields {
-				r.cols = append(r.cols, relCol{name: f.name, sql: q + "." + outName(i), t: f.t})
-			}
-			sc.rels = append(sc.rels, r)
-			return ct.sqlName + " AS " + q, nil
+			return ct.sqlName + " AS " + c.addFieldsRel(sc, alias, ct.fields), nil
 		}
 		t, ok := c.cat.Table(x.Table.Name)
 		if !ok {
@@ -515,16 +509,11 @@ func (c *compiler) tableExpr(te ast.TableExpr, sc *scope, where *[]string) (stri
 		if err != nil {
 			return "", err
 		}
-		q := c.newAlias()
-		r := &rel{}
+		alias := ""
 		if x.As != nil {
-			r.name = strings.ToLower(x.As.Alias.Name)
+			alias = x.As.Alias.Name
 		}
-		for i, f := range res.fields {
-			r.cols = append(r.cols, relCol{name: f.name, sql: q + "." + outName(i), t: f.t})
-		}
-		sc.rels = append(sc.rels, r)
-		return "(" + res.sql + ") AS " + q, nil
+		return "(" + res.sql + ") AS " + c.addFieldsRel(sc, alias, res.fields), nil
 	case *ast.ParenTableExpr:
 		inner, err := c.tableExpr(x.Source, sc, where)
 		if err != nil {
@@ -547,12 +536,7 @@ func (c *compiler) userTable(t *schema.Table, alias string, hint *ast.Hint, sc *
 		return "", err
 	}
 	c.addTable(t)
-	q := c.newAlias()
-	r := &rel{name: strings.ToLower(alias)}
-	for _, col := range t.Columns {
-		r.cols = append(r.cols, relCol{name: col.Name, sql: q + "." + col.SQLName, t: col.Type})
-	}
-	sc.rels = append(sc.rels, r)
+	q := c.addTableRel(sc, alias, t)
 	s := from.SQL + " AS " + q
 	if from.Indexable {
 		if ix != nil {
@@ -569,6 +553,29 @@ func (c *compiler) userTable(t *schema.Table, alias string, hint *ast.Hint, sc *
 		}
 	}
 	return s, nil
+}
+
+// addTableRel adds the columns of t under alias to sc and returns the SQL alias.
+func (c *compiler) addTableRel(sc *scope, alias string, t *schema.Table) string {
+	q := c.newAlias()
+	r := &rel{name: strings.ToLower(alias)}
+	for _, col := range t.Columns {
+		r.cols = append(r.cols, relCol{name: col.Name, sql: q + "." + col.SQLName, t: col.Type})
+	}
+	sc.rels = append(sc.rels, r)
+	return q
+}
+
+// addFieldsRel adds a subquery's output columns under alias to sc and returns the
+// SQL alias.
+func (c *compiler) addFieldsRel(sc *scope, alias string, fields []field) string {
+	q := c.newAlias()
+	r := &rel{name: strings.ToLower(alias)}
+	for i, f := range fields {
+		r.cols = append(r.cols, relCol{name: f.name, sql: q + "." + outName(i), t: f.t})
+	}
+	sc.rels = append(sc.rels, r)
+	return q
 }
 
 // primaryKeyIndex names the index SQLite keeps for the PRIMARY KEY constraint of a
@@ -628,13 +635,7 @@ func (c *compiler) sysTable(x *ast.PathTableExpr, sc *scope) (string, error) {
 	if x.As != nil {
 		alias = x.As.Alias.Name
 	}
-	q := c.newAlias()
-	r := &rel{name: strings.ToLower(alias)}
-	for _, col := range t.Columns {
-		r.cols = append(r.cols, relCol{name: col.Name, sql: q + "." + col.SQLName, t: col.Type})
-	}
-	sc.rels = append(sc.rels, r)
-	return from.SQL + " AS " + q, nil
+	return from.SQL + " AS " + c.addTableRel(sc, alias, t), nil
 }
 
 func (c *compiler) unnest(x *ast.Unnest, sc *scope) (string, error) {
