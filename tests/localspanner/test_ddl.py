@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from google.api_core import exceptions as gexc
-from google.cloud.spanner_v1 import COMMIT_TIMESTAMP, KeySet, TypeCode, param_types
+from google.cloud.spanner_v1 import COMMIT_TIMESTAMP, KeyRange, KeySet, TypeCode, param_types
 
 from .conftest import OPERATION_TIMEOUT_S, DatabaseFactory, SpannerDb
 from .farmhash import change_watcher_shard, farm_fingerprint, spanner_mod
@@ -211,7 +211,14 @@ def test_index_with_storing_and_interleave_in(schema_dbs: Callable[[str], Spanne
         batch.insert_or_update("Singers", ["SingerId", "Name"], [(5, "Cy")])
         batch.insert("Albums", ["SingerId", "AlbumId", "Title"], [(5, 9, "Zed"), (5, 8, "Alpha")])
     with ddb.database.snapshot() as snap:
-        rows = list(snap.read("Albums", ["SingerId", "Title", "AlbumId"], KeySet(keys=[[5]]), index="AlbumsByTitle"))
+        rows = list(
+            snap.read(
+                "Albums",
+                ["SingerId", "Title", "AlbumId"],
+                KeySet(ranges=[KeyRange(start_closed=[5], end_closed=[5])]),
+                index="AlbumsByTitle",
+            )
+        )
     assert rows == [[5, "Alpha", 8], [5, "Zed", 9]], "index order (SingerId, Title), with the STORING column"
 
 

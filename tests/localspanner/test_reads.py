@@ -201,8 +201,9 @@ def test_read_by_primary_key_ranges_and_limit(versions: tuple[SpannerDb, list[An
 def test_read_by_named_index(versions: tuple[SpannerDb, list[Any]]) -> None:
     db, _ = versions
     with db.database.snapshot(multi_use=True) as snap:
-        rows = list(snap.read("Scores", ["Player", "Score", "Note"], KeySet(keys=[["p1"]]), index="ScoresByPlayer"))
-        # An index key that is a prefix matches every entry under it; Score is DESC in the index.
+        p1 = KeySet(ranges=[KeyRange(start_closed=["p1"], end_closed=["p1"])])
+        rows = list(snap.read("Scores", ["Player", "Score", "Note"], p1, index="ScoresByPlayer"))
+        # A key range on an index-key prefix covers every entry under it; Score is DESC in the index.
         assert rows == [["p1", 100, "note10"], ["p1", 70, "note7"], ["p1", 40, "note4"], ["p1", 10, "note1"]]
         ranged = list(
             snap.read(

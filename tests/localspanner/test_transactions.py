@@ -25,7 +25,7 @@ from .conftest import DatabaseFactory, SpannerDb
 
 DDL = [
     "CREATE TABLE Counters (Id INT64 NOT NULL, Value INT64 NOT NULL) PRIMARY KEY (Id)",
-    "CREATE TABLE Items (Id INT64 NOT NULL, Name STRING(MAX), Qty INT64) PRIMARY KEY (Id)",
+    "CREATE TABLE Items (Id INT64 NOT NULL, Name STRING(MAX), Qty INT64, Plain TIMESTAMP) PRIMARY KEY (Id)",
     "CREATE TABLE Oncall (Doctor INT64 NOT NULL, OnCall BOOL NOT NULL) PRIMARY KEY (Doctor)",
     "CREATE TABLE Bookings (Id INT64 NOT NULL, Day INT64 NOT NULL) PRIMARY KEY (Id)",
     """CREATE TABLE Changes (
@@ -397,7 +397,7 @@ def test_pending_commit_timestamp_in_dml(tdb: SpannerDb) -> None:
 
 def test_commit_timestamp_sentinel_rejected_without_the_option(tdb: SpannerDb) -> None:
     with pytest.raises(gexc.FailedPrecondition), tdb.database.batch() as batch:
-        batch.insert("Items", ["Id", "Name"], [(7000, COMMIT_TIMESTAMP)])
+        batch.insert("Items", ["Id", "Plain"], [(7000, COMMIT_TIMESTAMP)])  # no allow_commit_timestamp
 
 
 def test_return_commit_stats_gives_the_mutation_count(tdb: SpannerDb) -> None:
