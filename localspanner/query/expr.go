@@ -488,7 +488,7 @@ func (c *compiler) arith(x *ast.BinaryExpr, a, b expr, mismatch func() error) (e
 		t = tInt64
 	}
 	if code(t) == spannerpb.TypeCode_NUMERIC {
-		return expr{}, c.unsupported(x, "NUMERIC arithmetic")
+		return expr{sql: "sp_numeric_op(" + a.sql + ", " + b.sql + ", '" + string(x.Op) + "')", t: tNumeric}, nil
 	}
 	if x.Op == ast.OpDiv {
 		return expr{sql: "sp_div(" + a.sql + ", " + b.sql + ")", t: tFloat64}, nil
@@ -553,6 +553,8 @@ func (c *compiler) unary(x *ast.UnaryExpr, sc *scope, hint *spannerpb.Type) (exp
 			return expr{sql: "sp_sub(0, " + a.sql + ")", t: tInt64}, nil
 		case isFloat(a.t):
 			return expr{sql: "(- " + a.sql + ")", t: a.t}, nil
+		case code(a.t) == spannerpb.TypeCode_NUMERIC:
+			return expr{sql: "sp_numeric_op('0', " + a.sql + ", '-')", t: a.t}, nil
 		}
 		return expr{}, c.invalid(x, "No matching signature for operator - for argument type %s", typeName(a.t))
 	case ast.OpPlus:

@@ -468,6 +468,12 @@ func (c *compiler) aggregate(x *ast.CallExpr, name string, args []ast.Expr, sc *
 	switch name {
 	case "COUNT":
 		return expr{sql: "count(" + distinct + a.sql + ")", t: tInt64}, nil
+	case "SUM", "AVG":
+		if code(a.t) == spannerpb.TypeCode_NUMERIC {
+			return expr{sql: "sp_numeric_" + strings.ToLower(name) + "(" + distinct + a.sql + ")", t: tNumeric}, nil
+		}
+	}
+	switch name {
 	case "SUM":
 		switch {
 		case intOrNull(a.t):
@@ -488,6 +494,9 @@ func (c *compiler) aggregate(x *ast.CallExpr, name string, args []ast.Expr, sc *
 		f := strings.ToLower(name)
 		if name == "ANY_VALUE" {
 			f = "max"
+		}
+		if code(a.t) == spannerpb.TypeCode_NUMERIC {
+			return expr{sql: "sp_numeric_unkey(" + f + "(" + distinct + "sp_numeric_key(" + a.sql + ")))", t: a.t}, nil
 		}
 		return expr{sql: f + "(" + distinct + a.sql + ")", t: a.t}, nil
 	case "COUNTIF":

@@ -88,6 +88,10 @@ func queryCases() []queryCase {
 			nil, []string{"ChangesByShard,true", "PRIMARY_KEY,false"}},
 		{"information schema generated column", "SELECT SPANNER_TYPE, IS_GENERATED, GENERATION_EXPRESSION FROM INFORMATION_SCHEMA.COLUMNS WHERE COLUMN_NAME = 'ShardId'",
 			nil, []string{"INT64,ALWAYS,MOD(FARM_FINGERPRINT(Id), 19)"}},
+		{"numeric", "SELECT n, n * 2, n + 1, -n, n / 3 FROM UNNEST([NUMERIC '10.5', NUMERIC '-2', NUMERIC '9']) AS n ORDER BY n",
+			nil, []string{"-2,-4,-1,2,-0.666666667", "9,18,10,-9,3", "10.5,21,11.5,-10.5,3.5"}},
+		{"numeric aggregates", "SELECT SUM(n), AVG(n), MIN(n), MAX(n) FROM UNNEST([NUMERIC '10.5', NUMERIC '-2', NUMERIC '9']) AS n",
+			nil, []string{"17.5,5.833333333,-2,10.5"}},
 		{"float specials", "SELECT CAST('inf' AS FLOAT64), CAST('nan' AS FLOAT64), -CAST('inf' AS FLOAT64)", nil, []string{"Infinity,NaN,-Infinity"}},
 	}
 }

@@ -422,6 +422,9 @@ func (c *compiler) orderBy(b *strings.Builder, ob *ast.OrderBy, sc *scope, items
 		if code(e.t) == spannerpb.TypeCode_ARRAY || code(e.t) == spannerpb.TypeCode_STRUCT || code(e.t) == spannerpb.TypeCode_JSON {
 			return c.invalid(it.Expr, "ORDER BY does not support expressions of type %s", typeName(e.t))
 		}
+		if code(e.t) == spannerpb.TypeCode_NUMERIC {
+			e.sql = "sp_numeric_key(" + e.sql + ")"
+		}
 		b.WriteString(notOrdinal(e.sql))
 		if it.Dir == ast.DirectionDesc {
 			b.WriteString(" DESC")

@@ -37,6 +37,9 @@ var udfs = []struct {
 	{"sp_bitxor", udfBitXor, true},
 	{"sp_shift", udfShift, true},
 	{"sp_numeric_cmp", udfNumericCmp, true},
+	{"sp_numeric_op", udfNumericOp, true},
+	{"sp_numeric_key", udfNumericKey, true},
+	{"sp_numeric_unkey", udfNumericUnkey, true},
 	{"sp_cast", udfCast, true},
 	{"sp_safe_cast", udfSafeCast, true},
 	{"sp_lower", udfLower, true},
@@ -76,6 +79,12 @@ func RegisterFunctions(conn *sqlite3.SQLiteConn) error {
 		if err := conn.RegisterFunc(f.name, f.impl, f.pure); err != nil {
 			return fmt.Errorf("register SQL function %s: %w", f.name, err)
 		}
+	}
+	if err := conn.RegisterAggregator("sp_numeric_sum", func() *numericSum { return &numericSum{} }, true); err != nil {
+		return fmt.Errorf("register SQL function sp_numeric_sum: %w", err)
+	}
+	if err := conn.RegisterAggregator("sp_numeric_avg", func() *numericSum { return &numericSum{avg: true} }, true); err != nil {
+		return fmt.Errorf("register SQL function sp_numeric_avg: %w", err)
 	}
 	if _, err := conn.Exec("PRAGMA case_sensitive_like = ON", nil); err != nil {
 		return fmt.Errorf("make LIKE case-sensitive: %w", err)
