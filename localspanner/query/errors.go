@@ -3,6 +3,7 @@ package query
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -54,8 +55,11 @@ func RuntimeError(err error) error {
 			return &Error{Code: code, Msg: rest}
 		}
 	}
-	if msg == "integer overflow" {
+	switch {
+	case msg == "integer overflow":
 		return &Error{Code: codes.OutOfRange, Msg: "int64 overflow"}
+	case strings.HasPrefix(msg, "bad JSON path"):
+		return &Error{Code: codes.InvalidArgument, Msg: "Invalid JSONPath: " + strings.TrimPrefix(msg, "bad JSON path: ")}
 	}
 	return err
 }
