@@ -34,9 +34,13 @@ function tickTime(x: number): string {
 
 export function TimeChart({ id, title, unit, rightUnit, rows, lines, markers = [], height = 220, syncId, onBrush, emptyText }: TimeChartProps) {
   const points = rows.filter((r) => lines.some((l) => r[l.key] != null)).length;
+  // A change made after the newest sample still shows (the axis stretches to it); markers older
+  // than the first row (out of a bounded live window) do not stretch it back.
+  const firstX = rows[0]?.x ?? 0;
+  const shownMarkers = markers.filter((m) => m.x >= firstX);
   const hasRight = lines.some((l) => l.axis === "right");
   return (
-    <figure className="chart" data-testid={`chart-${id}`} data-points={points} data-markers={markers.length}>
+    <figure className="chart" data-testid={`chart-${id}`} data-points={points} data-markers={shownMarkers.length}>
       <figcaption className="chart-title">
         {title} <span className="muted">({unit}{hasRight && rightUnit ? ` · ${rightUnit} right` : ""})</span>
       </figcaption>
@@ -73,11 +77,12 @@ export function TimeChart({ id, title, unit, rightUnit, rows, lines, markers = [
                 isAnimationActive={false}
               />
             ))}
-            {markers.map((m, i) => (
+            {shownMarkers.map((m, i) => (
               <ReferenceLine
                 key={`${m.x}-${i}`}
                 yAxisId="left"
                 x={m.x}
+                ifOverflow="extendDomain"
                 stroke={MARKER_COLOR}
                 strokeDasharray="2 2"
                 label={{ value: m.label, position: "insideTopLeft", fill: MARKER_COLOR, fontSize: 10 }}

@@ -153,13 +153,26 @@ export interface Sample {
   hdr?: Record<string, string>;
 }
 
+/** End-of-run proof that the watchers missed and doubled nothing. */
 export interface Reconciliation {
   keys_written: number;
   final_versions_received: number;
   final_versions_missing: number;
   duplicates: number;
+  /** versions overwritten before any poll could see them */
   superseded_unseen: number;
   ok: boolean;
+  /** committed versions of this run's writes, over every key */
+  versions_written?: number;
+  /** distinct versions the watchers received */
+  versions_received?: number;
+  /** received versions this run's updater never committed */
+  unexpected?: number;
+  /** keys left out: a commit of unknown outcome touched them */
+  uncertain_keys?: number;
+  /** changes by writers of other runs, not reconciled */
+  foreign_changes?: number;
+  detail?: string;
 }
 
 export interface Summary {

@@ -9,6 +9,7 @@ export function ReconciliationText({ rec }: { rec: Reconciliation | null | undef
     <span className={rec.ok ? "good" : "bad"} data-testid="reconciliation-status">
       reconciliation {rec.ok ? "OK" : "MISMATCH"}: {formatNumber(rec.final_versions_received, 0)}/{formatNumber(rec.keys_written, 0)} final versions received,{" "}
       {formatNumber(rec.final_versions_missing, 0)} missing, {formatNumber(rec.duplicates, 0)} duplicates
+      {rec.detail ? ` (${rec.detail})` : ""}
     </span>
   );
 }

@@ -60,7 +60,7 @@ export function SummarySection({ summary }: { summary: Summary | null | undefine
             </caption>
             <tbody>
               {Object.entries(rec)
-                .filter(([k]) => k !== "ok")
+                .filter(([k, v]) => k !== "ok" && typeof v === "number")
                 .map(([k, v]) => (
                   <tr key={k}>
                     <th scope="row">{k.replace(/_/g, " ")}</th>
@@ -68,6 +68,15 @@ export function SummarySection({ summary }: { summary: Summary | null | undefine
                   </tr>
                 ))}
             </tbody>
+            {rec.detail && (
+              <tfoot>
+                <tr>
+                  <td colSpan={2} className="small muted">
+                    {rec.detail}
+                  </td>
+                </tr>
+              </tfoot>
+            )}
           </table>
         )}
       </div>
