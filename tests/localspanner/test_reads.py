@@ -32,7 +32,7 @@ DDL = [
     "CREATE INDEX ScoresByPlayer ON Scores (Player, Score DESC) STORING (Note)",
     "CREATE TABLE Blobs (Id INT64 NOT NULL, Payload STRING(MAX)) PRIMARY KEY (Id)",
 ]
-GAP_S = 1.0
+GAP_S = 1.5
 BLOB_ROWS = 1500
 BLOB_SIZE = 1024
 
@@ -113,8 +113,8 @@ def test_read_at_past_timestamp(versions: tuple[SpannerDb, list[Any]], index: in
 
 def test_exact_staleness(versions: tuple[SpannerDb, list[Any]]) -> None:
     db, stamps = versions
-    # Read half a gap after v2 was committed: v2 must be seen, v3 not.
-    target_ns = _ns(stamps[1]) + int(GAP_S * 0.5e9)
+    # Read shortly after v2 was committed: v2 must be seen, v3 not.
+    target_ns = _ns(stamps[1]) + int(GAP_S * 0.3e9)  # leaves ~1 s for the request to arrive
     staleness = dt.timedelta(microseconds=(time.time_ns() - target_ns) // 1000)
     with db.database.snapshot(exact_staleness=staleness) as snap:
         rows = list(snap.execute_sql("SELECT V FROM Versions WHERE Id = 1"))
