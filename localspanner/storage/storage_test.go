@@ -1,0 +1,183 @@
+package storage
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+
+	"github.com/spanload/spanload/localspanner/internal/spanerr"
+	"github.com/spanload/spanload/localspanner/schema"
+	"github.com/spanload/spanload/localspanner/value"
+)
+
+func openTestDB(t *testing.T) *DB {
+	t.Helper()
+	db, err := Open("projects/p/instances/i/databases/d", filepath.Join(t.TempDir(), "d.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	if _, err := db.ApplyDDL(context.Background(), []string{
+		"CREATE TABLE P (Id INT64 NOT NULL, Name STRING(MAX) NOT NULL, Ts TIMESTAMP OPTIONS (allow_commit_timestamp=true)) PRIMARY KEY (Id)",
+		"CREATE TABLE C (Id INT64 NOT NULL, N INT64 NOT NULL, V STRING(MAX)) PRIMARY KEY (Id, N), INTERLEAVE IN PARENT P ON DELETE CASCADE",
+		"CREATE TABLE K (Id INT64 NOT NULL, N INT64 NOT NULL) PRIMARY KEY (Id, N), INTERLEAVE IN PARENT P ON DELETE NO ACTION",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func (d *DB) write(t *testing.T, op Op, table string, cols []string, rows ...[]any) (int64, error) {
+	t.Helper()
+	tb, ok := d.Catalog().Table(table)
+	if !ok {
+		t.Fatalf("no table %s", table)
+	}
+	m := &Mutation{Op: op, Table: tb, Rows: rows}
+	for _, c := range cols {
+		col, ok := tb.Column(c)
+		if !ok {
+			t.Fatalf("no column %s", c)
+		}
+		m.Columns = append(m.Columns, col)
+	}
+	return d.Commit(context.Background(), []*Mutation{m}, nil, nil)
+}
+
+func (d *DB) count(t *testing.T, q string) int64 {
+	t.Helper()
+	var n int64
+	rows, err := d.Query(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ScanRows(rows, func(r []any) error { n = r[0].(int64); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestCommitErrors(t *testing.T) {
+	db := openTestDB(t)
+	if _, err := db.write(t, OpInsert, "P", []string{"Id", "Name"}, []any{int64(1), "a"}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		op    Op
+		table string
+		cols  []string
+		row   []any
+		code  codes.Code
+	}{
+		{"duplicate key", OpInsert, "P", []string{"Id", "Name"}, []any{int64(1), "b"}, codes.AlreadyExists},
+		{"update of missing row", OpUpdate, "P", []string{"Id", "Name"}, []any{int64(9), "b"}, codes.NotFound},
+		{"missing parent", OpInsert, "C", []string{"Id", "N"}, []any{int64(9), int64(1)}, codes.NotFound},
+		{"NOT NULL left out", OpInsert, "P", []string{"Id"}, []any{int64(2)}, codes.FailedPrecondition},
+		{"NULL in NOT NULL", OpInsertOrUpdate, "P", []string{"Id", "Name"}, []any{int64(1), nil}, codes.FailedPrecondition},
+		{"commit ts without option", OpInsert, "C", []string{"Id", "N", "V"}, []any{int64(1), int64(1), value.CommitTimestamp}, codes.FailedPrecondition},
+		{"insert_or_update ok", OpInsertOrUpdate, "P", []string{"Id", "Name"}, []any{int64(1), "c"}, codes.OK},
+		{"replace ok", OpReplace, "P", []string{"Id", "Name"}, []any{int64(3), "d"}, codes.OK},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := db.write(t, tc.op, tc.table, tc.cols, tc.row)
+			if got := spanerr.Code(err, codes.OK); (err == nil) != (tc.code == codes.OK) || got != tc.code {
+				t.Fatalf("got %v (%v), want %v", got, err, tc.code)
+			}
+		})
+	}
+}
+
+func TestCommitTimestampsIncreaseAndAreStored(t *testing.T) {
+	db := openTestDB(t)
+	var last int64
+	for i := int64(0); i < 20; i++ {
+		ts, err := db.write(t, OpInsert, "P", []string{"Id", "Name", "Ts"}, []any{i, "n", value.CommitTimestamp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ts <= last {
+			t.Fatalf("commit timestamp %d not after %d", ts, last)
+		}
+		last = ts
+		rows, err := db.Query(context.Background(), `SELECT "Ts" FROM "P" WHERE "Id" = ?`, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stored string
+		if err := ScanRows(rows, func(r []any) error { stored = r[0].(string); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if stored != FormatTS(ts) {
+			t.Fatalf("stored %s, commit timestamp %s", stored, FormatTS(ts))
+		}
+	}
+}
+
+func TestDeleteCascadesAndNoAction(t *testing.T) {
+	db := openTestDB(t)
+	for id := int64(1); id <= 3; id++ {
+		if _, err := db.write(t, OpInsert, "P", []string{"Id", "Name"}, []any{id, "p"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.write(t, OpInsert, "C", []string{"Id", "N"}, []any{id, int64(1)}, []any{id, int64(2)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.write(t, OpInsert, "K", []string{"Id", "N"}, []any{int64(3), int64(1)}); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := db.Catalog().Table("P")
+	del := func(ks KeySet) error {
+		_, err := db.Commit(context.Background(), []*Mutation{{Op: OpDelete, Table: p, KeySet: ks}}, nil, nil)
+		return err
+	}
+	if err := del(KeySet{Ranges: []KeyRange{{Start: []any{int64(1)}, End: []any{int64(2)}, StartClosed: true, EndClosed: true}}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := db.count(t, `SELECT COUNT(*) FROM "C"`); n != 2 {
+		t.Errorf("after deleting parents 1..2, %d child rows remain, want 2 (cascade)", n)
+	}
+	if err := del(KeySet{Keys: [][]any{{int64(3)}}}); spanerr.Code(err, codes.OK) != codes.FailedPrecondition {
+		t.Errorf("deleting a parent with NO ACTION children: %v, want FAILED_PRECONDITION", err)
+	}
+}
+
+func TestReadAtPastTimestamp(t *testing.T) {
+	db := openTestDB(t)
+	var stamps []int64
+	for _, name := range []string{"v1", "v2", "v3"} {
+		ts, err := db.write(t, OpInsertOrUpdate, "P", []string{"Id", "Name"}, []any{int64(1), name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stamps = append(stamps, ts)
+	}
+	p, _ := db.Catalog().Table("P")
+	if _, err := db.Commit(context.Background(), []*Mutation{{Op: OpDelete, Table: p, KeySet: KeySet{All: true}}}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	name, _ := p.Column("Name")
+	for i, ts := range append(stamps, db.LastCommit(), stamps[0]-1) {
+		want := []string{"v1", "v2", "v3", "", ""}[i]
+		spec := &ReadSpec{Table: p, Columns: []*schema.Column{name}, KeySet: KeySet{All: true}}
+		q, args, err := spec.SQL(db.SourceAt(ts))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := db.Query(context.Background(), q, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if err := ScanRows(rows, func(r []any) error { got = r[0].(string); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("read at version %d: %q, want %q", i, got, want)
+		}
+	}
+}

@@ -1,0 +1,121 @@
+package txn
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+
+	"github.com/spanload/spanload/localspanner/schema"
+	"github.com/spanload/spanload/localspanner/storage"
+)
+
+func setup(t *testing.T) (*Manager, *Session, *storage.DB) {
+	t.Helper()
+	db, err := storage.Open("projects/p/instances/i/databases/d", filepath.Join(t.TempDir(), "d.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	if _, err := db.ApplyDDL(context.Background(), []string{"CREATE TABLE T (Id INT64 NOT NULL, V INT64) PRIMARY KEY (Id)"}); err != nil {
+		t.Fatal(err)
+	}
+	m := NewManager()
+	s := m.CreateSession(db, db.Name, true, nil, "")
+	return m, s, db
+}
+
+var rw = &spannerpb.TransactionOptions{Mode: &spannerpb.TransactionOptions_ReadWrite_{ReadWrite: &spannerpb.TransactionOptions_ReadWrite{}}}
+
+func write(db *storage.DB, id, v int64) *storage.Mutation {
+	tb, _ := db.Catalog().Table("T")
+	return &storage.Mutation{Op: storage.OpInsertOrUpdate, Table: tb, Columns: tb.Columns, Rows: [][]any{{id, v}}}
+}
+
+func TestConflicts(t *testing.T) {
+	type read func(t *Txn, db *storage.DB, id int64)
+	keyRead := func(tx *Txn, db *storage.DB, id int64) {
+		tb, _ := db.Catalog().Table("T")
+		tx.RecordKeyRead(tx.ReadSeq(), tb, [][]any{{id}})
+	}
+	queryRead := func(tx *Txn, db *storage.DB, id int64) {
+		tb, _ := db.Catalog().Table("T")
+		q := `SELECT "V" FROM "T" WHERE "Id" = ?`
+		seq := tx.ReadSeq()
+		h, err := storage.HashQuery(context.Background(), db.Query, q, []any{id})
+		if err != nil {
+			panic(err)
+		}
+		tx.RecordQueryRead(seq, []*schema.Table{tb}, q, []any{id}, h)
+	}
+	tableRead := func(tx *Txn, db *storage.DB, _ int64) {
+		tb, _ := db.Catalog().Table("T")
+		tx.RecordTableRead(tx.ReadSeq(), tb)
+	}
+	tests := []struct {
+		name        string
+		read        read
+		firstRow    int64 // row the first transaction reads and writes
+		secondRow   int64 // row the second one reads and writes
+		wantAborted bool
+	}{
+		{"key reads, same row", keyRead, 1, 1, true},
+		{"key reads, different rows", keyRead, 1, 2, false},
+		{"query reads, same row", queryRead, 1, 1, true},
+		{"query reads, different rows", queryRead, 1, 2, false},
+		{"table reads, different rows", tableRead, 1, 2, true},
+		{"blind writes, same row", nil, 1, 1, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, s, db := setup(t)
+			ctx := context.Background()
+			if _, err := db.Commit(ctx, []*storage.Mutation{write(db, 1, 0), write(db, 2, 0)}, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			a, _ := m.Begin(s, rw, false)
+			b, _ := m.Begin(s, rw, false)
+			if tc.read != nil {
+				tc.read(a, db, tc.firstRow)
+				tc.read(b, db, tc.secondRow)
+			}
+			if _, err := m.Commit(ctx, a, []*storage.Mutation{write(db, tc.firstRow, 10)}); err != nil {
+				t.Fatalf("first commit: %v", err)
+			}
+			_, err := m.Commit(ctx, b, []*storage.Mutation{write(db, tc.secondRow, 20)})
+			var ab *AbortedError
+			if got := errors.As(err, &ab); got != tc.wantAborted {
+				t.Fatalf("second commit: %v, want aborted=%v", err, tc.wantAborted)
+			}
+			if ab != nil && ab.Delay <= 0 {
+				t.Errorf("ABORTED without a retry delay")
+			}
+		})
+	}
+}
+
+func TestStaleSnapshotTimestamps(t *testing.T) {
+	m, s, db := setup(t)
+	ctx := context.Background()
+	ts1, err := db.Commit(ctx, []*storage.Mutation{write(db, 1, 1)}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro := &spannerpb.TransactionOptions{Mode: &spannerpb.TransactionOptions_ReadOnly_{ReadOnly: &spannerpb.TransactionOptions_ReadOnly{}}}
+	snap, err := m.Begin(s, ro, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.ReadTS < ts1 {
+		t.Fatalf("strong snapshot at %d is before the last commit %d", snap.ReadTS, ts1)
+	}
+	ts2, err := db.Commit(ctx, []*storage.Mutation{write(db, 1, 2)}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ts2 <= snap.ReadTS {
+		t.Fatalf("commit %d after a strong snapshot at %d must get a later timestamp", ts2, snap.ReadTS)
+	}
+}
