@@ -2,22 +2,40 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
 from spanload import __version__
-from spanload.api import api_router
+from spanload.api import install
 from spanload.config import Settings, get_settings
+from spanload.runs.hub import Hub
+from spanload.runs.service import RunEngine, RunService
+from spanload.runs.state import RunSink
 from spanload.spanner.local_server import start_local_spanner
+from spanload.store.db import make_engine, make_sessionmaker
+from spanload.store.migrate import upgrade_to_head
+from spanload.store.recovery import recover_interrupted
+from spanload.store.writer import StoreWriter
 
 logger = logging.getLogger(__name__)
 
+EngineFactory = Callable[[Settings, RunSink], RunEngine]
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+
+def _supervisor(settings: Settings, sink: RunSink) -> RunEngine:
+    from spanload.runs.supervisor import Supervisor
+
+    return Supervisor(settings, sink)
+
+
+def create_app(settings: Settings | None = None, engine_factory: EngineFactory | None = None) -> FastAPI:
+    """The app. ``engine_factory`` builds the load engine (default: the runs Supervisor)."""
     settings = settings or get_settings()
+    make_run_engine = engine_factory or _supervisor
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -31,12 +49,31 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 data_dir,
                 settings.local_spanner_binary,
             )
+        db = None
+        writer = None
+        run_engine = None
         try:
+            await asyncio.to_thread(upgrade_to_head, settings.store_url)
+            db = make_engine(settings.store_url)
+            sessions = make_sessionmaker(db)
+            await asyncio.to_thread(recover_interrupted, sessions)
+            writer = StoreWriter(sessions)
+            hub = Hub(writer)
+            run_engine = make_run_engine(settings, hub)
+            app.state.sessions = sessions
+            app.state.hub = hub
+            app.state.run_service = RunService(settings, sessions, hub, run_engine)
             yield
         finally:
+            if run_engine is not None:
+                await run_engine.shutdown()
+            if writer is not None:
+                writer.close()
+            if db is not None:
+                db.dispose()
             if app.state.local_spanner is not None:
                 app.state.local_spanner.stop()
 
     app = FastAPI(title="Spanload", version=__version__, lifespan=lifespan)
-    app.include_router(api_router)
+    install(app, settings)
     return app

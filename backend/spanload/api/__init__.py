@@ -1,8 +1,35 @@
 """HTTP and websocket API: one router module per resource, included from here."""
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends, FastAPI, Request
+from fastapi.responses import JSONResponse
 
-from spanload.api import health
+from spanload.api import compare, health, live, metrics, presets, runs, samples
+from spanload.api.deps import require_token
+from spanload.api.spa import SPAStaticFiles
+from spanload.config import Settings
+from spanload.runs.service import RunError
 
-api_router = APIRouter(prefix="/api")
+api_router = APIRouter(prefix="/api", dependencies=[Depends(require_token)])
 api_router.include_router(health.router)
+api_router.include_router(presets.router)
+api_router.include_router(runs.router)
+api_router.include_router(samples.router)
+api_router.include_router(compare.router)
+api_router.include_router(live.router)
+
+metrics_router = APIRouter(dependencies=[Depends(require_token)])
+metrics_router.include_router(metrics.router)
+
+
+async def _run_error(_: Request, err: Exception) -> JSONResponse:
+    assert isinstance(err, RunError)
+    return JSONResponse({"detail": err.detail}, status_code=err.status_code)
+
+
+def install(app: FastAPI, settings: Settings) -> None:
+    """Routers, error handlers, and the built frontend at ``/`` when it exists."""
+    app.include_router(api_router)
+    app.include_router(metrics_router)
+    app.add_exception_handler(RunError, _run_error)
+    if (settings.frontend_dist / "index.html").is_file():
+        app.mount("/", SPAStaticFiles(directory=settings.frontend_dist), name="frontend")

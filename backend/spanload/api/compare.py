@@ -1,0 +1,65 @@
+"""/api/compare: 2 to 6 runs side by side."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+
+from spanload.api.deps import SessionDep
+from spanload.api.schemas.compare import (
+    ComparePublic,
+    CompareSeries,
+    ConfigDiffEntry,
+    MetricComparison,
+    RunSeries,
+)
+from spanload.api.schemas.runs import MAX_POINTS, run_public
+from spanload.runs import compare
+from spanload.runs.service import RunInvalid, RunNotFound
+from spanload.store import runs as run_store
+from spanload.store import samples as sample_store
+from spanload.store import summaries
+
+router = APIRouter(tags=["compare"])
+
+MIN_RUNS, MAX_RUNS = 2, 6
+
+
+@router.get(
+    "/compare",
+    responses={404: {"description": "a run does not exist"}, 422: {"description": "invalid ids"}},
+)
+def compare_runs(
+    session: SessionDep,
+    ids: Annotated[
+        str, Query(max_length=1000, description="2 to 6 run ids, comma-separated; the first is the baseline")
+    ],
+    max_points: Annotated[int, Query(ge=2, le=MAX_POINTS)] = 1000,
+) -> ComparePublic:
+    """Configs, the fields where they differ, series aligned by elapsed time, and whole-run summaries
+    with each metric's delta and percent change against the first run."""
+    run_ids = [i.strip() for i in ids.split(",") if i.strip()]
+    if not MIN_RUNS <= len(run_ids) <= MAX_RUNS:
+        raise RunInvalid(f"ids must name {MIN_RUNS} to {MAX_RUNS} runs, comma-separated (got {len(run_ids)})")
+    if len(set(run_ids)) != len(run_ids):
+        raise RunInvalid("ids must not repeat a run")
+    rows = run_store.get_runs(session, run_ids)
+    missing = [run_id for run_id, row in zip(run_ids, rows, strict=True) if row is None]
+    if missing:
+        raise RunNotFound(f"runs not found: {', '.join(missing)}")
+    found = [row for row in rows if row is not None]
+    runs_summaries = [summaries.summary_of(session, row) for row in found]
+    axis, aligned = compare.align([sample_store.list_samples(session, row.id) for row in found], max_points)
+    return ComparePublic(
+        runs=[run_public(row, summary=s) for row, s in zip(found, runs_summaries, strict=True)],
+        config_diff=[ConfigDiffEntry(field=f, values=v) for f, v in compare.config_diff([row.config for row in found])],
+        series=CompareSeries(
+            elapsed_s=axis, runs=[RunSeries(run_id=row.id, values=v) for row, v in zip(found, aligned, strict=True)]
+        ),
+        summaries=runs_summaries,
+        metrics=[
+            MetricComparison(metric=m, better=b, values=v, delta=d, percent_change=p)
+            for m, b, v, d, p in compare.metric_deltas(runs_summaries)
+        ],
+    )

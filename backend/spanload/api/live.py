@@ -1,0 +1,119 @@
+"""WS /api/runs/{id}/live: a snapshot on connect, then every sample, status change and config change.
+
+Each viewer drains its own bounded backlog from the hub. A viewer that falls behind is sent a
+``dropped`` message and closed; it never slows the run or the other viewers."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, WebSocket, WebSocketDisconnect, status
+from pydantic import TypeAdapter
+
+from spanload.api.deps import HubDep, SessionsDep
+from spanload.api.schemas.live import LiveMessage, SnapshotMessage
+from spanload.api.schemas.runs import MAX_POINTS, event_public, run_public
+from spanload.runs.hub import Viewer
+from spanload.runs.live import ConfigChangeMessage, DroppedMessage, SampleMessage, StatusMessage
+from spanload.store import runs as run_store
+from spanload.store import samples as sample_store
+from spanload.store import summaries
+from spanload.store.series import downsample
+
+logger = logging.getLogger(__name__)
+
+router = APIRouter(tags=["live"])
+
+WS_RUN_NOT_FOUND = 4404
+SNAPSHOT_MAX_POINTS = 2000
+
+
+def _snapshot(sessions: Any, hub: Any, run_id: str, max_points: int) -> SnapshotMessage | None:
+    with sessions() as session:
+        row = run_store.get_run(session, run_id)
+        if row is None:
+            return None
+        samples = sample_store.list_samples(session, run_id)
+        summary = None if row.status.is_active else summaries.summary_of(session, row)
+        points = downsample(samples, max_points)
+        return SnapshotMessage(
+            run=run_public(row, summary=summary, latest=hub.latest.get(run_id)),
+            events=[event_public(e) for e in run_store.list_events(session, run_id)],
+            samples=points,
+            total_samples=len(samples),
+            downsampled=len(points) < len(samples),
+        )
+
+
+@router.websocket("/runs/{run_id}/live")
+async def live(
+    websocket: WebSocket,
+    run_id: str,
+    hub: HubDep,
+    sessions: SessionsDep,
+    max_points: Annotated[int, Query(ge=2, le=MAX_POINTS)] = SNAPSHOT_MAX_POINTS,
+) -> None:
+    viewer = hub.subscribe(run_id)
+    try:
+        await hub.flush()
+        snapshot = await asyncio.to_thread(_snapshot, sessions, hub, run_id, max_points)
+        if snapshot is None:
+            await websocket.close(code=WS_RUN_NOT_FOUND, reason=f"run {run_id!r} not found")
+            return
+        await websocket.accept()
+        await websocket.send_text(snapshot.model_dump_json())
+        await _stream(websocket, viewer, snapshot)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        hub.unsubscribe(viewer)
+
+
+async def _stream(websocket: WebSocket, viewer: Viewer, snapshot: SnapshotMessage) -> None:
+    """Send what the hub queues for this viewer, skipping what the snapshot already held, until
+    the viewer disconnects or is dropped."""
+    last_seq = max((s.seq for s in snapshot.samples), default=-1)
+    last_event = max((e.t for e in snapshot.events), default=None)
+    receiver = asyncio.create_task(_drain_incoming(websocket))
+    try:
+        while not receiver.done():
+            getter = asyncio.ensure_future(viewer.queue.get())
+            done, _ = await asyncio.wait({getter, receiver}, return_when=asyncio.FIRST_COMPLETED)
+            if getter not in done:
+                getter.cancel()
+                return
+            message = getter.result()
+            match message:
+                case SampleMessage(sample=sample) if sample.seq <= last_seq:
+                    continue
+                case StatusMessage(event=event) | ConfigChangeMessage(event=event) if (
+                    last_event is not None and event.t <= last_event
+                ):
+                    continue
+            await websocket.send_text(message.model_dump_json())
+            if isinstance(message, DroppedMessage):
+                await websocket.close(code=status.WS_1013_TRY_AGAIN_LATER, reason="viewer too slow")
+                return
+    finally:
+        receiver.cancel()
+        with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect):
+            await receiver
+
+
+async def _drain_incoming(websocket: WebSocket) -> None:
+    """Read (and ignore) what the viewer sends, so that a disconnect is noticed at once."""
+    with contextlib.suppress(WebSocketDisconnect):
+        while True:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+
+
+@router.get("/live/schema", tags=["live"])
+def live_message_schema() -> dict[str, Any]:
+    """JSON Schema of every message the live websocket sends (discriminated by ``type``)."""
+    schema: dict[str, Any] = TypeAdapter(LiveMessage).json_schema()
+    return schema

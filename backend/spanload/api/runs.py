@@ -1,0 +1,130 @@
+"""/api/runs: start, list, read, rename, delete, live-change, pause, resume and stop runs."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request, Response, status
+
+from spanload.api.deps import HubDep, ServiceDep, SessionDep, SessionsDep
+from spanload.api.schemas.common import Text
+from spanload.api.schemas.runs import (
+    MAX_LIMIT,
+    MAX_OFFSET,
+    RunCreate,
+    RunPublic,
+    RunsPublic,
+    RunUpdate,
+    run_public,
+)
+from spanload.runs.config import ConfigPatch
+from spanload.runs.service import RunNotFound, config_from
+from spanload.runs.state import RunState
+from spanload.store import runs as run_store
+from spanload.store import summaries
+from spanload.store.models import RunRow
+
+router = APIRouter(prefix="/runs", tags=["runs"])
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    404: {"description": "no run with this id"},
+    409: {"description": "the run is not in a state that allows this"},
+    422: {"description": "invalid request"},
+}
+
+
+async def _public(service: ServiceDep, hub: HubDep, row: RunRow) -> RunPublic:
+    return run_public(row, latest=hub.latest.get(row.id))
+
+
+@router.post("", status_code=status.HTTP_201_CREATED, responses=ERRORS)
+async def create_run(body: RunCreate, service: ServiceDep, hub: HubDep, sessions: SessionsDep) -> RunPublic:
+    """Start a run from a config, or from a preset name with overrides."""
+    config = config_from(body.preset, body.config, body.overrides, body.name)
+    row = await service.create(config)
+    if body.notes is not None or body.tags is not None:
+
+        def meta() -> RunRow | None:
+            with sessions() as session:
+                return run_store.update_run_meta(session, row.id, notes=body.notes, tags=body.tags)
+
+        updated = await asyncio.to_thread(meta)
+        row = updated or row
+    return await _public(service, hub, row)
+
+
+@router.get("", responses=ERRORS)
+def list_runs(
+    session: SessionDep,
+    hub: HubDep,
+    status: RunState | None = None,
+    preset: Annotated[Text | None, Query(max_length=100)] = None,
+    name: Annotated[Text | None, Query(max_length=200, description="case-insensitive substring")] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 50,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
+) -> RunsPublic:
+    """Runs newest first, filtered by status, preset and name, one page at a time."""
+    rows, count = run_store.list_runs(session, status=status, preset=preset, name=name, limit=limit, offset=offset)
+    return RunsPublic(data=[run_public(r, latest=hub.latest.get(r.id)) for r in rows], count=count)
+
+
+@router.get("/{run_id}", responses=ERRORS)
+async def get_run(run_id: str, service: ServiceDep, hub: HubDep, sessions: SessionsDep) -> RunPublic:
+    row = await service.get(run_id)
+
+    def summary() -> Any:
+        with sessions() as session:
+            return summaries.summary_of(session, row) if not row.status.is_active else None
+
+    return run_public(row, summary=await asyncio.to_thread(summary), latest=hub.latest.get(run_id))
+
+
+@router.patch("/{run_id}", responses=ERRORS)
+async def update_run(
+    run_id: str, body: RunUpdate, service: ServiceDep, hub: HubDep, sessions: SessionsDep
+) -> RunPublic:
+    """Rename a run, and set its notes and tags."""
+    await service.get(run_id)
+
+    def update() -> RunRow | None:
+        with sessions() as session:
+            return run_store.update_run_meta(session, run_id, name=body.name, notes=body.notes, tags=body.tags)
+
+    row = await asyncio.to_thread(update)
+    if row is None:
+        raise RunNotFound(f"run {run_id!r} not found")
+    return await _public(service, hub, row)
+
+
+@router.delete("/{run_id}", status_code=status.HTTP_204_NO_CONTENT, responses=ERRORS)
+async def delete_run(run_id: str, service: ServiceDep) -> Response:
+    """Delete a run that is not going, with everything stored for it."""
+    await service.delete(run_id)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.patch("/{run_id}/config", responses=ERRORS)
+async def patch_config(
+    run_id: str, patch: ConfigPatch, request: Request, service: ServiceDep, hub: HubDep
+) -> RunPublic:
+    """A live change: validated, recorded as an event on the run's timeline, and applied by the workers.
+    409 when the run is not running (or paused)."""
+    who = f"api {request.client.host}" if request.client else "api"
+    row = await service.patch_config(run_id, patch, who=who)
+    return await _public(service, hub, row)
+
+
+@router.post("/{run_id}/pause", responses=ERRORS)
+async def pause_run(run_id: str, service: ServiceDep, hub: HubDep) -> RunPublic:
+    return await _public(service, hub, await service.pause(run_id))
+
+
+@router.post("/{run_id}/resume", responses=ERRORS)
+async def resume_run(run_id: str, service: ServiceDep, hub: HubDep) -> RunPublic:
+    return await _public(service, hub, await service.resume(run_id))
+
+
+@router.post("/{run_id}/stop", responses=ERRORS)
+async def stop_run(run_id: str, service: ServiceDep, hub: HubDep) -> RunPublic:
+    return await _public(service, hub, await service.stop(run_id))

@@ -1,0 +1,1 @@
+"""Pydantic models of the API: one family per resource (Create, Update, Public, ...sPublic)."""

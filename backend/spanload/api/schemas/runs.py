@@ -1,0 +1,164 @@
+"""Schemas of the runs resource."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Annotated, Any, Self
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from spanload.api.schemas.common import Name, Tag, Text, reject_nul
+from spanload.runs.config import RunConfig
+from spanload.runs.live import EventKind, EventPublic
+from spanload.runs.samples import Gauge, Op, Sample, Summary
+from spanload.runs.state import RunState
+from spanload.store.models import EventRow, RunRow
+
+MAX_LIMIT = 500
+MAX_OFFSET = 1_000_000_000
+MAX_POINTS = 20_000
+
+
+class RunCreate(BaseModel):
+    """Start a run from a full ``config``, or from a ``preset`` with ``overrides`` deep-merged onto it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    preset: Name | None = Field(default=None, description="a preset name from GET /api/presets")
+    config: RunConfig | None = Field(default=None, description="a whole run config (instead of a preset)")
+    overrides: dict[str, Any] = Field(
+        default_factory=dict, description="fields of RunConfig deep-merged onto the preset's (or default) config"
+    )
+    name: Name | None = None
+    notes: Annotated[Text, Field(max_length=10_000)] | None = None
+    tags: Annotated[list[Tag], Field(max_length=50)] | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> Self:
+        if self.preset is not None and self.config is not None:
+            raise ValueError("give either preset (with overrides) or config, not both")
+        reject_nul(self.overrides, "overrides")
+        if self.config is not None:
+            reject_nul(self.config.model_dump(mode="json"), "config")
+        return self
+
+
+class RunUpdate(BaseModel):
+    """Rename a run and set its notes and tags."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: Name | None = None
+    notes: Annotated[Text, Field(max_length=10_000)] | None = None
+    tags: Annotated[list[Tag], Field(max_length=50)] | None = None
+
+
+class Headline(BaseModel):
+    """The figures the runs table shows."""
+
+    achieved_tps: float | None = None
+    updater_p99_ms: float | None = None
+    notify_p50_ms: float | None = None
+    reads_p99_ms: float | None = None
+
+
+class RunPublic(BaseModel):
+    id: str
+    name: str
+    preset: str | None
+    target_kind: str
+    status: RunState
+    config: RunConfig = Field(description="the config the run started with")
+    current_config: RunConfig = Field(description="the config after every live change")
+    notes: str
+    tags: list[str]
+    created_at: datetime
+    started_at: datetime | None
+    ended_at: datetime | None
+    duration_s: float = Field(description="seconds of samples recorded")
+    failure_reason: str | None
+    sample_count: int
+    headline: Headline
+    summary: Summary | None
+
+
+class RunsPublic(BaseModel):
+    data: list[RunPublic]
+    count: int = Field(description="runs matching the filters, over all pages")
+
+
+class SamplesPublic(BaseModel):
+    data: list[Sample]
+    count: int = Field(description="points returned")
+    total: int = Field(description="samples stored in the requested range")
+    downsampled: bool
+
+
+class ExportFormat(StrEnum):
+    JSON = "json"
+    CSV = "csv"
+
+
+class RunExport(BaseModel):
+    """Everything stored for a run. Per-interval histograms are present for the intervals not yet
+    rolled up; ``hdr_rollups`` holds the merged histograms of every earlier block."""
+
+    run: RunPublic
+    events: list[EventPublic]
+    samples: list[Sample]
+    hdr_rollups: list[dict[str, Any]]
+
+
+def _ts(value: float | None) -> datetime | None:
+    return None if value is None else datetime.fromtimestamp(value, UTC)
+
+
+def headline(summary: Summary | None, latest: Sample | None = None) -> Headline:
+    if summary is not None:
+        lat, rates = summary.latency, summary.rates
+    elif latest is not None:
+        lat, rates = latest.latency, latest.gauges
+    else:
+        return Headline()
+    return Headline(
+        achieved_tps=rates.get(Gauge.UPDATER_TPS),
+        updater_p99_ms=lat[Op.UPDATER_TXN].p99 if Op.UPDATER_TXN in lat else None,
+        notify_p50_ms=lat[Op.WATCHER_NOTIFY].p50 if Op.WATCHER_NOTIFY in lat else None,
+        reads_p99_ms=lat[Op.READER_READ].p99 if Op.READER_READ in lat else None,
+    )
+
+
+def run_public(row: RunRow, summary: Summary | None = None, latest: Sample | None = None) -> RunPublic:
+    if summary is None and row.summary is not None:
+        summary = Summary.model_validate(row.summary)
+    return RunPublic(
+        id=row.id,
+        name=row.name,
+        preset=row.preset,
+        target_kind=row.target_kind,
+        status=row.status,
+        config=RunConfig.model_validate(row.config),
+        current_config=RunConfig.model_validate(row.current_config),
+        notes=row.notes,
+        tags=list(row.tags),
+        created_at=datetime.fromtimestamp(row.created_at, UTC),
+        started_at=_ts(row.started_at),
+        ended_at=_ts(row.ended_at),
+        duration_s=row.last_elapsed_s,
+        failure_reason=row.failure_reason,
+        sample_count=row.sample_count,
+        headline=headline(summary, latest),
+        summary=summary,
+    )
+
+
+def event_public(row: EventRow) -> EventPublic:
+    return EventPublic(
+        id=row.id,
+        t=datetime.fromtimestamp(row.t, UTC),
+        elapsed_s=row.elapsed_s,
+        kind=EventKind(row.kind),
+        who=row.who,
+        changes=row.changes,
+    )

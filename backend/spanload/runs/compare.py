@@ -1,0 +1,119 @@
+"""Comparison of runs: config diff, series aligned by elapsed time, metric deltas against a baseline."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from spanload.runs.samples import Sample, Summary
+from spanload.store.series import PERCENTILE_FIELDS, flatten
+
+Better = Literal["lower", "higher"] | None
+
+_HIGHER_IS_BETTER_RATES = {
+    "updater.tps",
+    "updater.mutations_ps",
+    "watcher.changes_ps",
+    "watcher.polls_ps",
+    "reader.rps",
+}
+_LOWER_IS_BETTER_RATES = {"updater.behind", "watcher.lag_ms", "errors_ps", "aborts_ps", "sessions.waiting"}
+_HIGHER_IS_BETTER_TOTALS = {"transactions", "mutations", "received_changes", "polls", "reads"}
+
+
+def flatten_config(config: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in config.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.update(flatten_config(value, f"{path}."))
+        else:
+            out[path] = value
+    return out
+
+
+def config_diff(configs: Sequence[dict[str, Any]]) -> list[tuple[str, list[Any]]]:
+    """Fields whose value differs between any two configs, with each config's value."""
+    flat = [flatten_config(c) for c in configs]
+    fields = sorted({f for c in flat for f in c})
+    out = []
+    for field in fields:
+        values = [c.get(field) for c in flat]
+        if any(v != values[0] for v in values[1:]):
+            out.append((field, values))
+    return out
+
+
+def align(runs: Sequence[Sequence[Sample]], max_points: int) -> tuple[list[float], list[dict[str, list[float | None]]]]:
+    """Put every run on one elapsed-time axis: points every ``step`` seconds, where step is the
+    coarsest report interval or what keeps the axis within ``max_points``; each point holds the
+    mean of the run's samples that ended within that step (None where it had none)."""
+    longest = max((s[-1].elapsed_s for s in runs if s), default=0.0)
+    interval = max((s[0].interval_s for s in runs if s), default=1.0)
+    step = max(interval, longest / max_points if max_points else longest)
+    points = max(1, math.ceil(round(longest / step, 9))) if longest > 0 else 0
+    axis = [round((k + 1) * step, 6) for k in range(points)]
+    aligned: list[dict[str, list[float | None]]] = []
+    for samples in runs:
+        sums: dict[str, list[float]] = defaultdict(lambda: [0.0] * points)
+        counts: dict[str, list[int]] = defaultdict(lambda: [0] * points)
+        for sample in samples:
+            k = min(points - 1, max(0, math.ceil(round(sample.elapsed_s / step, 9)) - 1))
+            for name, value in flatten(sample).items():
+                sums[name][k] += value
+                counts[name][k] += 1
+        aligned.append(
+            {
+                name: [sums[name][k] / counts[name][k] if counts[name][k] else None for k in range(points)]
+                for name in sorted(sums)
+            }
+        )
+    return axis, aligned
+
+
+def _better(metric: str) -> Better:
+    kind, _, rest = metric.partition(".")
+    if kind == "latency":
+        return "lower" if rest.rsplit(".", 1)[-1] in PERCENTILE_FIELDS[1:] else None
+    if kind == "rates":
+        if rest in _HIGHER_IS_BETTER_RATES:
+            return "higher"
+        return "lower" if rest in _LOWER_IS_BETTER_RATES else None
+    if kind == "totals":
+        if rest in _HIGHER_IS_BETTER_TOTALS:
+            return "higher"
+        return "lower" if rest in {"errors", "aborts"} else None
+    return None
+
+
+def flatten_summary(summary: Summary) -> dict[str, float]:
+    out: dict[str, float] = {"duration_s": summary.duration_s}
+    for op, pct in summary.latency.items():
+        for field in PERCENTILE_FIELDS:
+            value = getattr(pct, field)
+            if value is not None:
+                out[f"latency.{op}.{field}"] = float(value)
+    for gauge, value in summary.rates.items():
+        out[f"rates.{gauge}"] = float(value)
+    for field, total in summary.totals.model_dump().items():
+        out[f"totals.{field}"] = float(total)
+    return out
+
+
+def metric_deltas(
+    summaries: Sequence[Summary | None],
+) -> list[tuple[str, Better, list[float | None], list[float | None], list[float | None]]]:
+    """Per metric: each run's value, its delta from the first run's, and that delta in percent
+    (None where either value is missing, or the baseline is 0)."""
+    flat = [flatten_summary(s) if s is not None else {} for s in summaries]
+    names = sorted({n for f in flat for n in f})
+    out = []
+    for name in names:
+        values = [f.get(name) for f in flat]
+        base = values[0]
+        deltas = [None if base is None or v is None else v - base for v in values]
+        percents = [None if d is None or not base else 100.0 * d / abs(base) for d in deltas]
+        out.append((name, _better(name), values, deltas, percents))
+    return out

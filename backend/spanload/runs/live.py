@@ -1,0 +1,65 @@
+"""The messages of the live websocket (``WS /api/runs/{id}/live``). Each has a ``type`` field;
+the UI types its socket from these models."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field
+
+from spanload.runs.samples import Sample, Summary
+from spanload.runs.state import RunState
+
+
+class EventKind(StrEnum):
+    CONFIG_CHANGE = "config_change"
+    STATUS = "status"
+
+
+class EventPublic(BaseModel):
+    """A point on a run's timeline: a live config change or a status change."""
+
+    id: int | None = Field(default=None, description="store id; None on a live message not yet stored")
+    t: datetime
+    elapsed_s: float
+    kind: EventKind
+    who: str | None = None
+    changes: dict[str, Any] = Field(description="flat field -> new value, or {status, reason}")
+
+
+class SampleMessage(BaseModel):
+    type: Literal["sample"] = "sample"
+    sample: Sample
+
+
+class StatusMessage(BaseModel):
+    type: Literal["status"] = "status"
+    status: RunState
+    reason: str | None = None
+    event: EventPublic
+
+
+class ConfigChangeMessage(BaseModel):
+    type: Literal["config_change"] = "config_change"
+    event: EventPublic
+    config: dict[str, Any] | None = Field(default=None, description="the run's config after the change")
+
+
+class SummaryMessage(BaseModel):
+    type: Literal["summary"] = "summary"
+    summary: Summary
+
+
+class DroppedMessage(BaseModel):
+    """Sent to a viewer that fell too far behind, just before the server closes its socket.
+    Reconnect to get a fresh snapshot."""
+
+    type: Literal["dropped"] = "dropped"
+    reason: str
+    backlog: int
+
+
+LiveUpdate = SampleMessage | StatusMessage | ConfigChangeMessage | SummaryMessage | DroppedMessage
+LiveUpdateMessage = Annotated[LiveUpdate, Field(discriminator="type")]

@@ -1,0 +1,83 @@
+"""Fixtures of the API tests: the real app (real Supervisor, worker processes and run store) against
+a real local Spanner that passed the load engine's probe; skipped, with the reason printed, if not."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+os.environ.setdefault("SPANNER_DISABLE_BUILTIN_METRICS", "true")
+
+from spanload.config import Settings
+from spanload.main import create_app
+from spanload.spanner.local_server import LocalSpanner, LocalSpannerError, start_local_spanner
+from tests.engine.conftest import probe
+from tests.helpers import wait_for
+
+RUN_READY_TIMEOUT_S = 120.0  # a worker process imports the Spanner client and creates the schema
+
+
+@pytest.fixture(scope="session")
+def local_spanner() -> Iterator[LocalSpanner]:
+    try:
+        server = start_local_spanner("127.0.0.1", 0, None, Settings().local_spanner_binary)
+    except LocalSpannerError as err:
+        pytest.skip(f"no local Spanner: {err}")
+    try:
+        reason = probe(server.address)
+        if reason is not None:
+            print(f"\nSKIPPING the API tests that run load: {reason}")
+            pytest.skip(reason)
+        yield server
+    finally:
+        server.stop()
+
+
+def make_settings(data_dir: Path, spanner: LocalSpanner | None = None, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "data_dir": data_dir,
+        "local_spanner_start": False,
+        "frontend_dist": data_dir / "no-frontend",
+    }
+    if spanner is not None:
+        host, _, port = spanner.address.rpartition(":")
+        values |= {"local_spanner_host": host, "local_spanner_port": int(port)}
+    return Settings(**(values | overrides))
+
+
+@pytest.fixture(scope="module")
+def client(local_spanner: LocalSpanner, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    """The whole app, as `spanload serve` builds it, with its own run store."""
+    app = create_app(make_settings(tmp_path_factory.mktemp("api"), local_spanner))
+    with TestClient(app) as test_client:
+        yield test_client
+
+
+def fresh_database() -> dict[str, Any]:
+    """Overrides that put a run on its own database of the local Spanner."""
+    return {"target": {"kind": "local", "database": f"api-{uuid.uuid4().hex[:10]}"}}
+
+
+def wait_run(client: TestClient, run_id: str, ready: Callable[[dict[str, Any]], bool], what: str) -> dict[str, Any]:
+    def probe_run() -> dict[str, Any] | None:
+        body: dict[str, Any] = client.get(f"/api/runs/{run_id}").json()
+        if body["status"] == "failed" and not ready(body):
+            raise AssertionError(f"run failed: {body['failure_reason']}")
+        return body if ready(body) else None
+
+    return wait_for(probe_run, RUN_READY_TIMEOUT_S, what, every_s=0.2)
+
+
+def start_run(client: TestClient, **body: Any) -> dict[str, Any]:
+    body.setdefault("preset", "very-light")
+    body["overrides"] = fresh_database() | body.get("overrides", {})
+    response = client.post("/api/runs", json=body)
+    assert response.status_code == 201, response.text
+    run: dict[str, Any] = response.json()
+    return run

@@ -1,0 +1,48 @@
+"""GET /api/compare on two real runs that differ in write rate."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.api.conftest import start_run, wait_run
+
+
+def test_compare_two_runs_configs_diff_series_and_deltas(client: TestClient) -> None:
+    base = start_run(client, preset="very-light", overrides={"duration_s": 3})
+    other = start_run(client, preset="light", overrides={"duration_s": 3})
+    for run in (base, other):
+        wait_run(client, run["id"], lambda r: r["status"] == "finished", "the 3 s run to finish")
+    response = client.get("/api/compare", params={"ids": f"{base['id']},{other['id']}"})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert [r["id"] for r in body["runs"]] == [base["id"], other["id"]]
+    diff = {d["field"]: d["values"] for d in body["config_diff"]}
+    assert diff["updater.transactions_per_second"] == [1.0, 5.0]
+    assert diff["preset"] == ["very-light", "light"]
+    assert "report_interval_s" not in diff  # equal fields are left out
+
+    series = body["series"]
+    assert series["elapsed_s"] == sorted(series["elapsed_s"]) and series["elapsed_s"]
+    for run_series in series["runs"]:
+        for values in run_series["values"].values():
+            assert len(values) == len(series["elapsed_s"])
+    assert [r["run_id"] for r in series["runs"]] == [base["id"], other["id"]]
+
+    metrics = {m["metric"]: m for m in body["metrics"]}
+    tx = metrics["totals.transactions"]
+    base_tx, other_tx = tx["values"]
+    assert tx["better"] == "higher"
+    assert tx["delta"] == [0.0, other_tx - base_tx]
+    assert tx["percent_change"][1] == pytest.approx(100.0 * (other_tx - base_tx) / base_tx)
+    assert metrics["latency.updater.txn.p99"]["better"] == "lower"
+    assert body["summaries"][0]["totals"]["transactions"] == base_tx
+
+
+@pytest.mark.parametrize(
+    ("ids", "status"),
+    [("", 422), ("a", 422), ("a,b,c,d,e,f,g", 422), ("a,a", 422), ("nope1,nope2", 404)],
+)
+def test_compare_rejects_bad_ids(client: TestClient, ids: str, status: int) -> None:
+    response = client.get("/api/compare", params={"ids": ids})
+    assert response.status_code == status and response.json()["detail"]

@@ -1,0 +1,109 @@
+"""Bad input gets 4xx with {detail}; tokens off loopback; rate bounds for cloud; no credentials."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from spanload.main import create_app
+from tests.api.conftest import make_settings
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "status"),
+    [
+        ("GET", "/api/runs/nope", None, 404),
+        ("PATCH", "/api/runs/nope", {"name": "x"}, 404),
+        ("DELETE", "/api/runs/nope", None, 404),
+        ("PATCH", "/api/runs/nope/config", {"updater": {"transactions_per_second": 2}}, 404),
+        ("POST", "/api/runs/nope/stop", None, 404),
+        ("GET", "/api/runs/nope/samples", None, 404),
+        ("GET", "/api/runs/nope/export", None, 404),
+        ("GET", "/api/runs?limit=0", None, 422),
+        ("GET", "/api/runs?limit=501", None, 422),
+        ("GET", "/api/runs?offset=-1", None, 422),
+        ("GET", "/api/runs?status=bogus", None, 422),
+        ("POST", "/api/runs", {"preset": "no-such-preset"}, 422),
+        ("POST", "/api/runs", {"preset": "light", "config": {}}, 422),
+        ("POST", "/api/runs", {"preset": "light", "overrides": {"updater": {"transactions_per_second": -1}}}, 422),
+        ("POST", "/api/runs", {"overrides": {"watcher": {"watchers": 2, "shard_filter": "none"}}}, 422),
+        ("POST", "/api/runs", {"name": "bad\u0000name"}, 422),
+    ],
+)
+def test_bad_requests_get_4xx_with_detail(
+    client: TestClient, method: str, path: str, body: dict[str, Any] | None, status: int
+) -> None:
+    response = client.request(method, path, json=body)
+    assert response.status_code == status, response.text
+    assert response.json()["detail"]
+
+
+def test_invalid_combination_names_the_field(client: TestClient) -> None:
+    response = client.post("/api/runs", json={"overrides": {"watcher": {"watchers": 2, "shard_filter": "none"}}})
+    assert "watcher.shard_filter" in response.json()["detail"]
+    assert client.get("/api/runs", params={"name": "shard"}).json()["count"] == 0
+
+
+def test_unknown_preset_lists_the_known_ones(client: TestClient) -> None:
+    detail = client.post("/api/runs", json={"preset": "nope"}).json()["detail"]
+    assert "unknown preset 'nope'" in detail and "very-light" in detail
+
+
+def test_credentials_are_refused_not_stored(client: TestClient) -> None:
+    before = client.get("/api/runs").json()["count"]
+    response = client.post(
+        "/api/runs",
+        json={"preset": "light", "overrides": {"target": {"kind": "cloud", "credentials": {"private_key": "k"}}}},
+    )
+    assert response.status_code == 422 and "credentials" in str(response.json()["detail"])
+    assert client.get("/api/runs").json()["count"] == before
+
+
+def test_cloud_rates_are_bounded_by_max_tps(tmp_path: Path) -> None:
+    app = create_app(make_settings(tmp_path, max_tps=100.0))
+    with TestClient(app) as client:
+        cloud = {"kind": "cloud", "project": "p", "instance": "i", "database": "d"}
+        response = client.post(
+            "/api/runs",
+            json={"preset": "light", "overrides": {"target": cloud, "updater": {"transactions_per_second": 1000}}},
+        )
+        assert response.status_code == 422
+        assert (
+            "SPANLOAD_MAX_TPS" in response.json()["detail"]
+            and "updater.transactions_per_second" in response.json()["detail"]
+        )
+        response = client.post(
+            "/api/runs", json={"preset": "light", "overrides": {"target": cloud, "reader": {"reads_per_second": 101}}}
+        )
+        assert response.status_code == 422 and "reader.reads_per_second" in response.json()["detail"]
+        assert client.get("/api/runs").json()["count"] == 0
+
+
+@pytest.fixture
+def guarded(tmp_path: Path) -> Iterator[TestClient]:
+    app = create_app(make_settings(tmp_path, api_token="s3cret"))
+    with TestClient(app) as client:
+        yield client
+
+
+def test_token_required_on_rest_and_websocket_when_set(guarded: TestClient) -> None:
+    for path in ("/api/runs", "/api/presets", "/api/health", "/metrics"):
+        response = guarded.get(path)
+        assert response.status_code == 401 and "token" in response.json()["detail"]
+        assert guarded.get(path, headers={"Authorization": "Bearer wrong"}).status_code == 401
+        assert guarded.get(path, headers={"Authorization": "Bearer s3cret"}).status_code == 200
+    assert guarded.get("/api/runs", params={"token": "s3cret"}).status_code == 200
+    with pytest.raises(WebSocketDisconnect) as refused, guarded.websocket_connect("/api/runs/x/live") as ws:
+        ws.receive_json()
+    assert refused.value.code == 1008
+    with (
+        pytest.raises(WebSocketDisconnect) as missing,
+        guarded.websocket_connect("/api/runs/x/live?token=s3cret") as ws,
+    ):
+        ws.receive_json()
+    assert missing.value.code == 4404  # past the token check: the run does not exist

@@ -1,0 +1,65 @@
+"""The hub: samples are stored as they arrive and fanned out; a slow viewer is dropped with a notice
+while the others, and the store, get everything."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from spanload.runs.config import RunConfig
+from spanload.runs.hub import Hub
+from spanload.runs.live import DroppedMessage, SampleMessage
+from spanload.runs.samples import Sample
+from spanload.runs.state import RunState
+from spanload.store import runs as run_store
+from spanload.store import samples as sample_store
+from spanload.store.db import make_engine, make_sessionmaker
+from spanload.store.migrate import upgrade_to_head
+from spanload.store.writer import StoreWriter
+
+BACKLOG = 8
+SAMPLES = 50
+
+
+def test_slow_viewer_is_dropped_with_a_notice_and_others_get_everything(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'hub.db'}"
+    upgrade_to_head(url)
+    engine = make_engine(url)
+    sessions = make_sessionmaker(engine)
+    with sessions() as s:
+        run_store.create_run(s, "r1", RunConfig())
+
+    async def scenario() -> tuple[list[int], list[object], int]:
+        writer = StoreWriter(sessions)
+        hub = Hub(writer, viewer_backlog=BACKLOG)
+        hub.on_state("r1", RunState.RUNNING, None)
+        fast, slow = hub.subscribe("r1"), hub.subscribe("r1")
+        received: list[int] = []
+
+        async def drain() -> None:
+            while True:
+                message = await fast.queue.get()
+                if isinstance(message, SampleMessage):
+                    received.append(message.sample.seq)
+                    if message.sample.seq == SAMPLES - 1:
+                        return
+
+        reader = asyncio.create_task(drain())
+        for seq in range(SAMPLES):  # the slow viewer never reads
+            hub.on_sample("r1", Sample(seq=seq, t=1000.0 + seq, elapsed_s=seq + 1.0, interval_s=1.0))
+            await asyncio.sleep(0)
+        await reader
+        slow_messages = [slow.queue.get_nowait() for _ in range(slow.queue.qsize())]
+        viewers_left = hub.viewer_count("r1")
+        await hub.flush()
+        writer.close()
+        return received, slow_messages, viewers_left
+
+    received, slow_messages, viewers_left = asyncio.run(scenario())
+    assert received == list(range(SAMPLES))
+    assert len(slow_messages) == 1 and isinstance(slow_messages[0], DroppedMessage)
+    assert slow_messages[0].backlog == BACKLOG
+    assert viewers_left == 1
+    with sessions() as s:
+        assert [x.seq for x in sample_store.list_samples(s, "r1")] == list(range(SAMPLES))
+    engine.dispose()
