@@ -19,7 +19,12 @@ import (
 
 // isDML reports whether a statement starts with INSERT, UPDATE or DELETE (after
 // comments and a statement hint), using memefish's lexer.
-func isDML(sql string) bool {
+func isDML(sql string) (dml bool) {
+	defer func() {
+		if recover() != nil {
+			dml = false // the query layer reports the syntax error
+		}
+	}()
 	lx := &memefish.Lexer{File: &token.File{Buffer: sql}}
 	depth := 0
 	for i := 0; i < 64; i++ {
@@ -295,7 +300,13 @@ func (s *spannerServer) executeDML(ctx context.Context, sel selected, sql string
 		if err != nil {
 			return err
 		}
-		return apply(m)
+		if err := apply(m); err != nil {
+			return err
+		}
+		if m.Op == storage.OpInsertOrIgnore {
+			res.count -= int64(m.Ignored)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -305,7 +316,7 @@ func (s *spannerServer) executeDML(ctx context.Context, sel selected, sql string
 			return nil, err
 		}
 	}
-	if plan.Kind != query.DMLInsert {
+	if plan.Kind == query.DMLUpdate || plan.Kind == query.DMLDelete {
 		if len(pending) == 0 {
 			t.RecordQueryRead(seq, []*schema.Table{plan.Table}, plan.SQL, args, h.Sum())
 		} else {
@@ -322,6 +333,10 @@ func dmlMutation(plan *query.DMLPlan, cells [][]any) (*storage.Mutation, error) 
 	switch plan.Kind {
 	case query.DMLInsert:
 		return &storage.Mutation{Op: storage.OpInsert, Table: tb, Columns: plan.Columns, Rows: cells}, nil
+	case query.DMLInsertOrUpdate:
+		return &storage.Mutation{Op: storage.OpInsertOrUpdate, Table: tb, Columns: plan.Columns, Rows: cells}, nil
+	case query.DMLInsertOrIgnore:
+		return &storage.Mutation{Op: storage.OpInsertOrIgnore, Table: tb, Columns: plan.Columns, Rows: cells}, nil
 	case query.DMLUpdate:
 		return &storage.Mutation{Op: storage.OpUpdate, Table: tb, Columns: plan.Columns, Rows: cells}, nil
 	case query.DMLDelete:

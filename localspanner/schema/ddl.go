@@ -12,8 +12,14 @@ import (
 )
 
 // ParseDDL parses one DDL statement with memefish.
-func ParseDDL(stmt string) (ast.DDL, error) {
-	d, err := memefish.ParseDDL("", stmt)
+func ParseDDL(stmt string) (d ast.DDL, err error) {
+	// memefish panics on some malformed input; that is a syntax error, not a crash.
+	defer func() {
+		if r := recover(); r != nil {
+			d, err = nil, spanerr.InvalidArgument("Error parsing Spanner DDL statement: %s : %v", stmt, r)
+		}
+	}()
+	d, err = memefish.ParseDDL("", stmt)
 	if err != nil {
 		return nil, spanerr.InvalidArgument("Error parsing Spanner DDL statement: %s : %v", stmt, err)
 	}

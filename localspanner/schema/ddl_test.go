@@ -34,6 +34,7 @@ func TestApplyDDL(t *testing.T) {
 		{"unknown table", "DROP TABLE Nope", codes.NotFound, ""},
 		{"commit ts on string", "ALTER TABLE Singers ALTER COLUMN Name SET OPTIONS (allow_commit_timestamp=true)", codes.FailedPrecondition, ""},
 		{"syntax error", "CREATE TABLEX", codes.InvalidArgument, ""},
+		{"input that makes memefish panic", "0\"\x00", codes.InvalidArgument, ""},
 		{"unsupported", "CREATE VIEW V SQL SECURITY INVOKER AS SELECT 1", codes.Unimplemented, ""},
 	}
 	for _, tc := range tests {

@@ -27,6 +27,9 @@ const (
 	OpInsertOrUpdate
 	OpReplace
 	OpDelete
+	// OpInsertOrIgnore inserts rows whose key does not exist and skips the others
+	// (DML INSERT OR IGNORE).
+	OpInsertOrIgnore
 )
 
 // Mutation is a write in the storage encoding. Cells equal to
@@ -37,6 +40,9 @@ type Mutation struct {
 	Columns []*schema.Column // for writes
 	Rows    [][]any          // for writes: one cell per column
 	KeySet  KeySet           // for deletes
+
+	// Ignored counts the rows an OpInsertOrIgnore skipped when it was last applied.
+	Ignored int
 }
 
 // Count is the number of mutations this write counts as in commit stats:
@@ -186,6 +192,7 @@ func (w *writer) apply(m *Mutation) error {
 	if m.Op == OpDelete {
 		return w.delete(m.Table, m.KeySet)
 	}
+	m.Ignored = 0
 	t := m.Table
 	keyPos := keyPositions(t, m.Columns)
 	for _, k := range keyPos {
@@ -193,7 +200,7 @@ func (w *writer) apply(m *Mutation) error {
 			return spanerr.FailedPrecondition("Mutation for table %s does not specify all primary key columns.", t.Name)
 		}
 	}
-	if m.Op == OpInsert || m.Op == OpReplace {
+	if m.Op == OpInsert || m.Op == OpReplace || m.Op == OpInsertOrIgnore {
 		if err := checkNotNull(t, m.Columns); err != nil {
 			return err
 		}
@@ -221,6 +228,20 @@ func (w *writer) apply(m *Mutation) error {
 		}
 		for i, p := range keyPos {
 			key[i] = row[p]
+		}
+		if m.Op == OpInsertOrIgnore {
+			exists, err := w.rowExists(t, key)
+			if err != nil {
+				return fmt.Errorf("check row: %w", err)
+			}
+			if exists {
+				m.Ignored++
+				continue
+			}
+			if err := w.writeRow(OpInsert, t, m.Columns, row, key); err != nil {
+				return err
+			}
+			continue
 		}
 		if err := w.writeRow(m.Op, t, m.Columns, row, key); err != nil {
 			return err
