@@ -20,6 +20,43 @@
 //     functions while a statement runs (INT64 overflow, division by zero, bad casts)
 //     come back from SQLite as plain errors: pass them through RuntimeError to get
 //     the *Error with Spanner's code.
+//   - SPANNER_SYS.<name> resolves through Source.SysTable (the stats layer owns those
+//     tables); INFORMATION_SCHEMA.TABLES, COLUMNS, INDEXES and INDEX_COLUMNS are built
+//     by this package from the catalog.
+//
+// Supported GoogleSQL subset:
+//
+//   - Queries: SELECT [DISTINCT] with *, t.*, expressions and aliases; FROM tables
+//     (with @{FORCE_INDEX=...}), SPANNER_SYS and INFORMATION_SCHEMA tables, sub-queries,
+//     UNNEST(array) [WITH OFFSET], [INNER|CROSS|LEFT|RIGHT|FULL] JOIN with ON/USING and
+//     comma joins; WHERE; GROUP BY (names, aliases, ordinals) with Spanner's
+//     "neither grouped nor aggregated" check; HAVING; ORDER BY (ASC/DESC, aliases,
+//     ordinals); LIMIT/OFFSET with literals or parameters; WITH (CTEs); UNION ALL/
+//     DISTINCT, INTERSECT DISTINCT, EXCEPT DISTINCT; scalar, ARRAY, EXISTS and IN
+//     sub-queries; SELECT without FROM.
+//   - Expressions: literals of every scalar type and arrays; typed and untyped
+//     parameters; comparison, AND/OR/NOT, IN (list | UNNEST | sub-query), BETWEEN,
+//     LIKE (case-sensitive, backslash escapes), IS [NOT] NULL/TRUE/FALSE, + - * with
+//     INT64 overflow errors, / (FLOAT64, or NUMERIC), || , bit operators, CASE, IF,
+//     COALESCE, IFNULL, NULLIF, CAST and SAFE_CAST, EXTRACT, array[OFFSET/ORDINAL/
+//     SAFE_OFFSET/SAFE_ORDINAL].
+//   - Functions: COUNT, COUNTIF, SUM, AVG, MIN, MAX, ANY_VALUE, LOGICAL_AND/OR,
+//     STRING_AGG, ARRAY_AGG; MOD, DIV, ABS, SIGN, GREATEST, LEAST, ROUND, TRUNC, CEIL,
+//     FLOOR, SQRT, POW, EXP, LN, LOG, LOG10; CONCAT, LOWER, UPPER, LENGTH,
+//     CHAR_LENGTH, BYTE_LENGTH, SUBSTR, STRPOS, STARTS_WITH, ENDS_WITH, REPLACE, TRIM,
+//     LTRIM, RTRIM, REPEAT, REVERSE, LPAD, RPAD, SPLIT, REGEXP_CONTAINS/EXTRACT/REPLACE,
+//     FARM_FINGERPRINT, SHA1, SHA256, SHA512, MD5, TO_HEX, TO_BASE64, FROM_BASE64,
+//     ARRAY_LENGTH, JSON_VALUE, JSON_QUERY, GENERATE_UUID, ERROR; CURRENT_TIMESTAMP,
+//     CURRENT_DATE, TIMESTAMP_ADD/SUB/DIFF/TRUNC, DATE_ADD/SUB/DIFF, UNIX_SECONDS/
+//     MILLIS/MICROS, TIMESTAMP_SECONDS/MILLIS/MICROS, TIMESTAMP(), DATE(),
+//     PENDING_COMMIT_TIMESTAMP (DML only).
+//   - DML: INSERT [OR UPDATE|OR IGNORE] ... VALUES | SELECT, UPDATE ... SET, DELETE,
+//     each with THEN RETURN.
+//
+// Not supported (UNIMPLEMENTED naming the construct and its line:column): STRUCT
+// values, SELECT AS STRUCT/VALUE, pipe syntax, TABLESAMPLE, field access on
+// non-table paths, implicit UNNEST of array columns (FROM t, t.arr), INSERT ... ON
+// CONFLICT, THEN RETURN WITH ACTION, graph queries and TVFs.
 package query
 
 import (
