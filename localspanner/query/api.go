@@ -28,6 +28,7 @@
 //
 //   - Queries: SELECT [DISTINCT] with *, t.*, expressions and aliases; FROM tables
 //     (with @{FORCE_INDEX=...}), SPANNER_SYS and INFORMATION_SCHEMA tables, sub-queries,
+//     implicit UNNEST of array columns (FROM t, t.arr),
 //     UNNEST(array) [WITH OFFSET], [INNER|CROSS|LEFT|RIGHT|FULL] JOIN with ON/USING and
 //     comma joins; WHERE; GROUP BY (names, aliases, ordinals) with Spanner's
 //     "neither grouped nor aggregated" check; HAVING; ORDER BY (ASC/DESC, aliases,
@@ -55,7 +56,7 @@
 //
 // Not supported (UNIMPLEMENTED naming the construct and its line:column): STRUCT
 // values, SELECT AS STRUCT/VALUE, pipe syntax, TABLESAMPLE, field access on
-// non-table paths, implicit UNNEST of array columns (FROM t, t.arr), INSERT ... ON
+// non-table paths, INSERT ... ON
 // CONFLICT, THEN RETURN WITH ACTION, graph queries and TVFs.
 package query
 

@@ -25,7 +25,13 @@ func (t *dmlTemplate) decodeReturning(row []any) ([]*structpb.Value, error) {
 	if len(row) < len(t.columns)+len(t.retTypes) {
 		return nil, errorf(codes.Internal, "DML row has %d cells, want %d", len(row), len(t.columns)+len(t.retTypes))
 	}
-	return (&template{types: t.retTypes}).decode(row[len(t.columns):])
+	cells := row[len(t.columns):]
+	for i, x := range cells {
+		if s, ok := x.(string); ok && s == CommitTimestampMarker && i < len(t.retTypes) && code(t.retTypes[i]) == spannerpb.TypeCode_TIMESTAMP {
+			return nil, errorf(codes.FailedPrecondition, "THEN RETURN cannot read the pending commit timestamp written to %s", t.returning[i].Name)
+		}
+	}
+	return (&template{types: t.retTypes}).decode(cells)
 }
 
 func compileDML(cat *schema.Catalog, sqlText string, params Params, src Source) (*DMLPlan, error) {

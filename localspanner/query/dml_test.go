@@ -96,6 +96,18 @@ func TestDML(t *testing.T) {
 	}
 }
 
+func TestReturningPendingCommitTimestamp(t *testing.T) {
+	cat, db := newTestDB(t)
+	plan, err := CompileDML(cat, "INSERT INTO Changes (Id, LastUpdated) VALUES ('x', PENDING_COMMIT_TIMESTAMP()) THEN RETURN LastUpdated", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = rowsOf(db, plan.SQL, plan.Args, plan.DecodeReturning)
+	if status.Code(err) != codes.FailedPrecondition {
+		t.Errorf("THEN RETURN of a pending commit timestamp: %v, want FAILED_PRECONDITION", err)
+	}
+}
+
 func TestDMLErrors(t *testing.T) {
 	cat, _ := newTestDB(t)
 	tests := []struct {

@@ -92,6 +92,7 @@ func queryCases() []queryCase {
 			nil, []string{"-2,-4,-1,2,-0.666666667", "9,18,10,-9,3", "10.5,21,11.5,-10.5,3.5"}},
 		{"numeric aggregates", "SELECT SUM(n), AVG(n), MIN(n), MAX(n) FROM UNNEST([NUMERIC '10.5', NUMERIC '-2', NUMERIC '9']) AS n",
 			nil, []string{"17.5,5.833333333,-2,10.5"}},
+		{"implicit unnest", "SELECT p.PlayerId, tag FROM Players AS p, p.Tags AS tag ORDER BY tag", nil, []string{"1,a", "1,b"}},
 		{"float specials", "SELECT CAST('inf' AS FLOAT64), CAST('nan' AS FLOAT64), -CAST('inf' AS FLOAT64)", nil, []string{"Infinity,NaN,-Infinity"}},
 	}
 }

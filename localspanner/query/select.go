@@ -44,6 +44,15 @@ type scope struct {
 	parent *scope
 }
 
+func (sc *scope) hasRel(name string) bool {
+	for _, r := range sc.rels {
+		if r.name != "" && r.name == strings.ToLower(name) {
+			return true
+		}
+	}
+	return false
+}
+
 func (c *compiler) queryExpr(q ast.QueryExpr, outer *scope) (*queryResult, error) {
 	switch x := q.(type) {
 	case *ast.Query:
@@ -503,6 +512,10 @@ func (c *compiler) tableExpr(te ast.TableExpr, sc *scope, where *[]string) (stri
 		}
 		if len(x.Path.Idents) == 2 && strings.EqualFold(x.Path.Idents[0].Name, "INFORMATION_SCHEMA") {
 			return c.infoSchemaTable(x, sc)
+		}
+		if len(x.Path.Idents) == 2 && sc.hasRel(x.Path.Idents[0].Name) {
+			// FROM t, t.arr: an implicit UNNEST of an array column.
+			return c.unnest(&ast.Unnest{Expr: x.Path, As: x.As, WithOffset: x.WithOffset}, sc)
 		}
 		return "", c.unsupported(x, "the table path "+x.Path.SQL())
 	case *ast.Unnest:
