@@ -22,6 +22,7 @@ from google.protobuf import timestamp_pb2
 from google.rpc import error_details_pb2  # type: ignore[import-untyped]
 
 from .conftest import DatabaseFactory, SpannerDb
+from .schemas import CHANGE_WATCHER_DDL, CHANGE_WATCHER_INDEX, SHARDS
 
 DDL = [
     "CREATE TABLE Counters (Id INT64 NOT NULL, Value INT64 NOT NULL) PRIMARY KEY (Id)",
@@ -29,8 +30,7 @@ DDL = [
     "CREATE TABLE Oncall (Doctor INT64 NOT NULL, OnCall BOOL NOT NULL) PRIMARY KEY (Doctor)",
     "CREATE TABLE Bookings (Id INT64 NOT NULL, Day INT64 NOT NULL) PRIMARY KEY (Id)",
     """CREATE TABLE Changes (
-        Id INT64 NOT NULL, Writer INT64 NOT NULL, Seq INT64 NOT NULL,
-        LastUpdated TIMESTAMP NOT NULL OPTIONS (allow_commit_timestamp = true)
+        Id INT64 NOT NULL, LastUpdated TIMESTAMP NOT NULL OPTIONS (allow_commit_timestamp = true)
     ) PRIMARY KEY (Id)""",
     "CREATE INDEX ChangesByTime ON Changes (LastUpdated)",
     """CREATE TABLE Stamps (Id INT64 NOT NULL, Note STRING(MAX),
@@ -413,27 +413,63 @@ def test_return_commit_stats_gives_the_mutation_count(tdb: SpannerDb) -> None:
     assert batch.commit_stats.mutation_count == 9, f"3 rows x 3 columns: {batch.commit_stats}"
 
 
-def test_change_watcher_never_misses_a_commit(tdb: SpannerDb) -> None:
+class WatchShape:
+    """A table that writers fill with commit timestamps and the poll query that watches it."""
+
+    def __init__(
+        self, table: str, key: Callable[[int, int, int], Any], sql: str, params: dict[str, Any], types: dict[str, Any]
+    ) -> None:
+        self.table = table
+        self.key = key
+        self.sql = sql
+        self.params = params
+        self.types = types
+
+
+WATCH_SHAPES = {
+    "plain": WatchShape(
+        "Changes",
+        lambda w, seq, k: w * 100_000 + seq * 10 + k,
+        "SELECT Id, LastUpdated FROM Changes WHERE LastUpdated > @ts ORDER BY LastUpdated, Id LIMIT 10000",
+        {},
+        {},
+    ),
+    "change watcher (FORCE_INDEX, shard list)": WatchShape(
+        "DataChanges",
+        lambda w, seq, k: f"w{w}-s{seq}-k{k}",
+        f"SELECT Id, LastUpdated FROM DataChanges@{{FORCE_INDEX={CHANGE_WATCHER_INDEX}}} "
+        "WHERE ShardId IN UNNEST(@shards) AND LastUpdated > @ts ORDER BY LastUpdated, Id LIMIT @limit",
+        {"shards": SHARDS, "limit": 10000},
+        {"shards": param_types.Array(param_types.INT64), "limit": param_types.INT64},
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def watcher_db(make_database: DatabaseFactory) -> SpannerDb:
+    return make_database(CHANGE_WATCHER_DDL)
+
+
+@pytest.mark.parametrize("shape_name", list(WATCH_SHAPES))
+def test_change_watcher_never_misses_a_commit(tdb: SpannerDb, watcher_db: SpannerDb, shape_name: str) -> None:
     """A poller reads `LastUpdated > @ts ORDER BY LastUpdated` while 8 writers commit; it must see all."""
+    shape = WATCH_SHAPES[shape_name]
+    database = tdb.database if shape.table == "Changes" else watcher_db.database
     writers, commits_per_writer = 8, 30
-    written: dict[int, int] = {}
+    written: dict[Any, int] = {}
     done = threading.Event()
     lock = threading.Lock()
-    seen: dict[int, int] = {}
+    seen: dict[Any, int] = {}
     order: list[int] = []
     polls = Counter[str]()
-    sql = "SELECT Id, LastUpdated FROM Changes WHERE LastUpdated > @ts ORDER BY LastUpdated, Id LIMIT 10000"
 
     def writer(w: int) -> Callable[[], None]:
         def run() -> None:
             rng = random.Random(w)
             for seq in range(commits_per_writer):
-                n = rng.randint(1, 3)
-                ids = [w * 100_000 + seq * 10 + k for k in range(n)]
-                with tdb.database.batch() as batch:
-                    batch.insert(
-                        "Changes", ["Id", "Writer", "Seq", "LastUpdated"], [(i, w, seq, COMMIT_TIMESTAMP) for i in ids]
-                    )
+                ids = [shape.key(w, seq, k) for k in range(rng.randint(1, 3))]
+                with database.batch() as batch:
+                    batch.insert(shape.table, ["Id", "LastUpdated"], [(i, COMMIT_TIMESTAMP) for i in ids])
                 with lock:
                     for i in ids:
                         written[i] = _ns(batch.committed)
@@ -442,8 +478,10 @@ def test_change_watcher_never_misses_a_commit(tdb: SpannerDb) -> None:
         return run
 
     def poll_once(last: int) -> int:
-        with tdb.database.snapshot() as snap:
-            rows = list(snap.execute_sql(sql, params={"ts": _from_ns(last)}, param_types={"ts": param_types.TIMESTAMP}))
+        params = {**shape.params, "ts": _from_ns(last)}
+        types = {**shape.types, "ts": param_types.TIMESTAMP}
+        with database.snapshot() as snap:
+            rows = list(snap.execute_sql(shape.sql, params=params, param_types=types))
         polls["polls"] += 1
         newest = last
         for row_id, ts in rows:
@@ -477,7 +515,7 @@ def test_change_watcher_never_misses_a_commit(tdb: SpannerDb) -> None:
     assert not poll_thread.is_alive(), "the poller did not finish"
     assert not poll_errors, f"the poller failed: {poll_errors[0]!r}"
     assert not errors, errors
-    missed = sorted(set(written) - set(seen))
+    missed = sorted(set(written) - set(seen), key=str)
     assert not missed, f"the watcher missed {len(missed)} of {len(written)} rows, e.g. {missed[:5]}"
     assert seen == written, "every row must carry exactly its commit timestamp"
     assert order == sorted(order)
