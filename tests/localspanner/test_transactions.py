@@ -152,52 +152,57 @@ def test_rollback_discards_the_writes(tdb: SpannerDb) -> None:
         assert list(snap.execute_sql("SELECT Name FROM Items WHERE Id = 4")) == []
 
 
-def test_transactions_on_different_rows_run_concurrently(tdb: SpannerDb) -> None:
-    """Both transactions are open at once (a barrier between read and write): neither may abort."""
-    barrier = threading.Barrier(2, timeout=20)
+Write = Callable[[], None]
+
+
+def _race(database: Database, names: list[int], body: Callable[[Transaction, int], Write]) -> Counter[int]:
+    """One read-write transaction per name, all at once; returns how often each was attempted.
+
+    ``body(tx, name)`` does the reads and returns the writes. On its first attempt every transaction
+    waits at a barrier between the two, so all of them have read before any of them writes.
+    """
+    barrier = threading.Barrier(len(names), timeout=20)
     attempts: Counter[int] = Counter()
 
-    def bump(row: int) -> Callable[[], None]:
+    def transaction(name: int) -> Callable[[], None]:
         def work(tx: Transaction) -> None:
-            attempts[row] += 1
-            value = list(
-                tx.execute_sql("SELECT Value FROM Counters WHERE Id = @id", {"id": row}, {"id": param_types.INT64})
-            )
-            if attempts[row] == 1:
+            attempts[name] += 1
+            write = body(tx, name)
+            if attempts[name] == 1:
                 barrier.wait()
-            tx.update("Counters", ["Id", "Value"], [(row, value[0][0] + 10)])
+            write()
 
-        return lambda: tdb.database.run_in_transaction(work)
+        return lambda: database.run_in_transaction(work)
 
+    errors = _run_threads([transaction(n) for n in names], timeout=90)
+    assert not errors, (
+        f"{errors!r}: transactions that read the same rows must not block each other's reads "
+        "(shared read locks) and must all finish, after retries if need be"
+    )
+    return attempts
+
+
+def _bump(row: int, by: int) -> Callable[[Transaction, int], Write]:
+    def body(tx: Transaction, _name: int) -> Write:
+        rows = list(tx.execute_sql("SELECT Value FROM Counters WHERE Id = @id", {"id": row}, {"id": param_types.INT64}))
+        return lambda: tx.update("Counters", ["Id", "Value"], [(row, rows[0][0] + by)])
+
+    return body
+
+
+def test_transactions_on_different_rows_run_concurrently(tdb: SpannerDb) -> None:
+    """Both transactions are open at once (a barrier between read and write): neither may abort."""
     before = _counters(tdb.database)
-    errors = _run_threads([bump(0), bump(1)], timeout=60)
-    assert not errors, f"transactions on different rows failed: {errors!r}"
+    attempts = _race(tdb.database, [0, 1], lambda tx, row: _bump(row, 10)(tx, row))
     assert attempts == Counter({0: 1, 1: 1}), f"transactions on different rows were retried: {attempts}"
     after = _counters(tdb.database)
     assert after[0] == before[0] + 10 and after[1] == before[1] + 10
 
 
 def test_conflicting_transactions_serialize_and_loser_is_aborted_with_retry_delay(tdb: SpannerDb) -> None:
-    barrier = threading.Barrier(2, timeout=20)
-    attempts: Counter[str] = Counter()
     tdb.recorder.clear()
-
-    def bump(name: str) -> Callable[[], None]:
-        def work(tx: Transaction) -> None:
-            attempts[name] += 1
-            value = next(iter(tx.execute_sql("SELECT Value FROM Counters WHERE Id = 2")))[0]
-            if attempts[name] == 1:
-                barrier.wait()  # both have read the same value before either writes
-            tx.update("Counters", ["Id", "Value"], [(2, value + 1)])
-
-        return lambda: tdb.database.run_in_transaction(work)
-
     before = _counters(tdb.database)[2]
-    errors = _run_threads([bump("a"), bump("b")], timeout=90)
-    assert not errors, (
-        f"{errors!r}: two transactions that read the same row must not block each other's reads "
-        "(shared read locks) and both must finish after retries"
-    )
+    attempts = _race(tdb.database, [1, 2], _bump(2, 1))
     assert _counters(tdb.database)[2] == before + 2, "lost update: both increments must survive"
     assert sum(attempts.values()) >= 3, f"both read the same value, so one must have been aborted: {attempts}"
     aborted = _aborted_calls(tdb)
@@ -218,22 +223,14 @@ def test_no_write_skew(tdb: SpannerDb) -> None:
     """
     with tdb.database.batch() as batch:
         batch.insert_or_update("Oncall", ["Doctor", "OnCall"], [(1, True), (2, True)])
-    barrier = threading.Barrier(2, timeout=20)
-    attempts: Counter[int] = Counter()
 
-    def go_off_call(doctor: int) -> Callable[[], None]:
-        def work(tx: Transaction) -> None:
-            attempts[doctor] += 1
-            on_call = [r[0] for r in tx.execute_sql("SELECT Doctor FROM Oncall WHERE OnCall")]
-            if attempts[doctor] == 1:
-                barrier.wait()
-            if len(on_call) == 2:
-                tx.update("Oncall", ["Doctor", "OnCall"], [(doctor, False)])
+    def go_off_call(tx: Transaction, doctor: int) -> Write:
+        on_call = [r[0] for r in tx.execute_sql("SELECT Doctor FROM Oncall WHERE OnCall")]
+        if len(on_call) == 2:
+            return lambda: tx.update("Oncall", ["Doctor", "OnCall"], [(doctor, False)])
+        return lambda: None
 
-        return lambda: tdb.database.run_in_transaction(work)
-
-    errors = _run_threads([go_off_call(1), go_off_call(2)], timeout=90)
-    assert not errors, errors
+    attempts = _race(tdb.database, [1, 2], go_off_call)
     with tdb.database.snapshot() as snap:
         still = [list(r) for r in snap.execute_sql("SELECT Doctor FROM Oncall WHERE OnCall")]
     assert len(still) == 1, f"write skew: doctors on call afterwards {still} (attempts {dict(attempts)})"
@@ -241,22 +238,14 @@ def test_no_write_skew(tdb: SpannerDb) -> None:
 
 def test_no_phantom_insert(tdb: SpannerDb) -> None:
     """Two transactions each book day 7 only if nobody has: serializably, exactly one booking exists."""
-    barrier = threading.Barrier(2, timeout=20)
-    attempts: Counter[int] = Counter()
 
-    def book(booking: int) -> Callable[[], None]:
-        def work(tx: Transaction) -> None:
-            attempts[booking] += 1
-            taken = next(iter(tx.execute_sql("SELECT COUNT(*) FROM Bookings WHERE Day = 7")))[0]
-            if attempts[booking] == 1:
-                barrier.wait()
-            if taken == 0:
-                tx.insert("Bookings", ["Id", "Day"], [(booking, 7)])
+    def book(tx: Transaction, booking: int) -> Write:
+        taken = next(iter(tx.execute_sql("SELECT COUNT(*) FROM Bookings WHERE Day = 7")))[0]
+        if taken == 0:
+            return lambda: tx.insert("Bookings", ["Id", "Day"], [(booking, 7)])
+        return lambda: None
 
-        return lambda: tdb.database.run_in_transaction(work)
-
-    errors = _run_threads([book(1), book(2)], timeout=90)
-    assert not errors, errors
+    attempts = _race(tdb.database, [1, 2], book)
     with tdb.database.snapshot() as snap:
         rows = [list(r) for r in snap.execute_sql("SELECT Id FROM Bookings WHERE Day = 7")]
     assert len(rows) == 1, f"phantom: bookings for day 7 are {rows} (attempts {dict(attempts)})"
