@@ -376,6 +376,60 @@ func (c *compiler) call(x *ast.CallExpr, sc *scope, hint *spannerpb.Type) (expr,
 		return expr{}, sig(es)
 	case "ARRAY":
 		return expr{}, c.unsupported(x, "ARRAY() without a subquery")
+	case "FORMAT_TIMESTAMP", "FORMAT_DATE":
+		want, n := tTimestamp, 3
+		if name == "FORMAT_DATE" {
+			want, n = tDate, 2
+		}
+		if err := nargs(2, n); err != nil {
+			return expr{}, err
+		}
+		es, err := c.argExprs(args, sc, tString, want, tString)
+		if err != nil {
+			return expr{}, err
+		}
+		if !is(es[0], STR) || (es[1].t != nil && !sameType(es[1].t, want)) || (len(es) == 3 && !is(es[2], STR)) {
+			return expr{}, sig(es)
+		}
+		zone := "NULL"
+		if len(es) == 3 {
+			zone = es[2].sql
+		}
+		return expr{sql: "sp_format_time(" + es[0].sql + ", " + es[1].sql + ", '" + typeName(want) + "', " + zone + ")", t: tString}, nil
+	case "FORMAT":
+		if len(args) == 0 {
+			return expr{}, nargs(1, 1)
+		}
+		es, err := c.argExprs(args, sc, tString)
+		if err != nil {
+			return expr{}, err
+		}
+		if !is(es[0], STR) {
+			return expr{}, sig(es)
+		}
+		kinds := make([]string, 0, len(es)-1)
+		parts := []string{es[0].sql, ""}
+		for _, e := range es[1:] {
+			if code(e.t) == spannerpb.TypeCode_ARRAY || code(e.t) == spannerpb.TypeCode_STRUCT {
+				return expr{}, c.unsupported(x, "FORMAT of "+typeName(e.t)+" values")
+			}
+			kinds = append(kinds, typeName(e.t))
+			parts = append(parts, e.sql)
+		}
+		parts[1] = sqlString(strings.Join(kinds, ","))
+		return expr{sql: "sp_format(" + strings.Join(parts, ", ") + ")", t: tString}, nil
+	case "TO_JSON_STRING":
+		if err := nargs(1, 1); err != nil {
+			return expr{}, err
+		}
+		es, err := c.argExprs(args, sc)
+		if err != nil {
+			return expr{}, err
+		}
+		if code(es[0].t) == spannerpb.TypeCode_STRUCT {
+			return expr{}, sig(es)
+		}
+		return expr{sql: "sp_to_json_string(" + es[0].sql + ", '" + typeName(es[0].t) + "')", t: tString}, nil
 	}
 	if m, ok := mathFuncs[name]; ok {
 		es, err := c.argExprs(args, sc, tFloat64, tInt64)

@@ -93,6 +93,10 @@ func queryCases() []queryCase {
 		{"numeric aggregates", "SELECT SUM(n), AVG(n), MIN(n), MAX(n) FROM UNNEST([NUMERIC '10.5', NUMERIC '-2', NUMERIC '9']) AS n",
 			nil, []string{"17.5,5.833333333,-2,10.5"}},
 		{"implicit unnest", "SELECT p.PlayerId, tag FROM Players AS p, p.Tags AS tag ORDER BY tag", nil, []string{"1,a", "1,b"}},
+		{"format timestamp", "SELECT FORMAT_TIMESTAMP('%Y-%m-%d %H:%M', TIMESTAMP '2024-03-10T12:30:15Z', 'UTC'), FORMAT_TIMESTAMP('%H:%M', TIMESTAMP '2024-03-10T12:30:15Z'), FORMAT_TIMESTAMP('%F %E3S %Ez', TIMESTAMP '2024-03-10T12:30:15.1234Z', 'UTC'), FORMAT_DATE('%d/%m/%Y %a', DATE '2024-03-10')",
+			nil, []string{"2024-03-10 12:30,05:30,2024-03-10 15.123 +00:00,10/03/2024 Sun"}},
+		{"format", "SELECT FORMAT('%d-%s', 42, 'x'), FORMAT('%05.2f|%t|%T|%x', 3.14159, TRUE, 'q', 255)", nil, []string{"42-x,03.14|true|\"q\"|ff"}},
+		{"to json string", `SELECT TO_JSON_STRING(JSON_QUERY(JSON '{"a": [1, 2]}', '$.a')), TO_JSON_STRING('x'), TO_JSON_STRING(1), TO_JSON_STRING([1, 2])`, nil, []string{`[1,2],"x",1,[1,2]`}},
 		{"float specials", "SELECT CAST('inf' AS FLOAT64), CAST('nan' AS FLOAT64), -CAST('inf' AS FLOAT64)", nil, []string{"Infinity,NaN,-Infinity"}},
 	}
 }

@@ -67,6 +67,9 @@ var udfs = []struct {
 	{"sp_date_add", udfDateAdd, true},
 	{"sp_date_diff", udfDateDiff, true},
 	{"sp_error", udfError, true},
+	{"sp_format_time", udfFormatTime, true},
+	{"sp_format", udfFormat, true},
+	{"sp_to_json_string", udfToJSONString, true},
 	{"sp_uuid", udfUUID, false},
 }
 
