@@ -49,6 +49,10 @@ def create_app(settings: Settings | None = None, engine_factory: EngineFactory |
                 data_dir,
                 settings.local_spanner_binary,
             )
+        engine_settings = settings
+        if app.state.local_spanner is not None:  # port 0 means "any free port": tell runs which one
+            host, _, port = app.state.local_spanner.address.rpartition(":")
+            engine_settings = settings.model_copy(update={"local_spanner_host": host, "local_spanner_port": int(port)})
         db = None
         writer = None
         run_engine = None
@@ -59,7 +63,7 @@ def create_app(settings: Settings | None = None, engine_factory: EngineFactory |
             await asyncio.to_thread(recover_interrupted, sessions)
             writer = StoreWriter(sessions)
             hub = Hub(writer)
-            run_engine = make_run_engine(settings, hub)
+            run_engine = make_run_engine(engine_settings, hub)
             app.state.sessions = sessions
             app.state.hub = hub
             app.state.run_service = RunService(settings, sessions, hub, run_engine)
