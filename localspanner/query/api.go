@@ -132,7 +132,8 @@ type Plan struct {
 	Tables  []*schema.Table
 	Indexes []*schema.Index
 
-	tmpl *template
+	tmpl      *template
+	scanToken int64
 }
 
 // Decode converts one SQLite result row (as scanned: int64, float64, string, []byte or

@@ -68,7 +68,7 @@ func BenchmarkCompileUncached(b *testing.B) {
 	params := watcherParams(time.Now())
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := buildQueryTemplate(cat, watcherHinted, params, CurrentRows{}); err != nil {
+		if _, err := buildQueryTemplate(cat, watcherHinted, params, CurrentRows{}, false); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -76,7 +76,7 @@ func BenchmarkCompileUncached(b *testing.B) {
 
 // loadChanges fills Changes with n old rows and fresh new ones, and returns the
 // timestamp that separates them.
-func loadChanges(b *testing.B, db *sql.DB, n, fresh int) time.Time {
+func loadChanges(b testing.TB, db *sql.DB, n, fresh int) time.Time {
 	tx, err := db.Begin()
 	if err != nil {
 		b.Fatal(err)
@@ -97,17 +97,20 @@ func loadChanges(b *testing.B, db *sql.DB, n, fresh int) time.Time {
 	return base.Add(time.Duration(n)*time.Millisecond - time.Microsecond)
 }
 
-func benchWatcher(b *testing.B, q string) {
+func benchWatcher(b *testing.B, q string) { benchWatcherWith(b, q, Compile) }
+
+func benchWatcherWith(b *testing.B, q string, compile func(*schema.Catalog, string, Params, Source) (*Plan, error)) {
 	cat, db := newTestDB(b)
 	since := loadChanges(b, db, 100_000, 100)
 	params := watcherParams(since)
 	b.ResetTimer()
 	for b.Loop() {
-		plan, err := Compile(cat, q, params, nil)
+		plan, err := compile(cat, q, params, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
 		rows, err := rowsOf(db, plan.SQL, plan.Args, plan.Decode)
+		plan.RowsScanned()
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -122,3 +125,12 @@ func benchWatcher(b *testing.B, q string) {
 func BenchmarkWatcherHinted(b *testing.B)   { benchWatcher(b, watcherHinted) }
 func BenchmarkWatcherUnhinted(b *testing.B) { benchWatcher(b, watcherUnhinted) }
 func BenchmarkWatcherResume(b *testing.B)   { benchWatcher(b, watcherResumeHinted) }
+
+// The same with rows-scanned counting (PROFILE / WITH_STATS).
+func BenchmarkWatcherHintedProfiled(b *testing.B) {
+	benchWatcherWith(b, watcherHinted, CompileProfiled)
+}
+
+func BenchmarkWatcherUnhintedProfiled(b *testing.B) {
+	benchWatcherWith(b, watcherUnhinted, CompileProfiled)
+}

@@ -28,6 +28,7 @@ type bind struct {
 	t     *spannerpb.Type // the type the value is converted as
 	now   bool            // CURRENT_TIMESTAMP() instead of a parameter
 	date  bool            // CURRENT_DATE() instead of a parameter
+	scan  bool            // the rows-scanned counter token of a profiled plan
 }
 
 // template is the parameter-independent result of compiling a query; it is cached.
@@ -56,12 +57,16 @@ func (t *template) decode(row []any) ([]*structpb.Value, error) {
 }
 
 // args binds the parameters' values for one execution.
-func bindArgs(binds []bind, params Params, src Source) ([]any, error) {
+func bindArgs(binds []bind, params Params, src Source) ([]any, int64, error) {
 	args := make([]any, len(binds))
 	var now time.Time
+	var token int64
 	for i, b := range binds {
 		var x any
 		switch {
+		case b.scan:
+			token, _ = newScanCounter()
+			x = token
 		case b.now || b.date:
 			if now.IsZero() {
 				now = time.Now()
@@ -77,13 +82,13 @@ func bindArgs(binds []bind, params Params, src Source) ([]any, error) {
 		default:
 			v, err := value.ToSQLite(params[b.param].Value, b.t)
 			if err != nil {
-				return nil, errorf(codes.InvalidArgument, "Invalid value for parameter @%s of type %s: %v", b.param, typeName(b.t), err)
+				return nil, 0, errorf(codes.InvalidArgument, "Invalid value for parameter @%s of type %s: %v", b.param, typeName(b.t), err)
 			}
 			x = v
 		}
 		args[i] = sql.Named(b.name, x)
 	}
-	return args, nil
+	return args, token, nil
 }
 
 // The plan cache: compiled templates keyed by catalog, Source.Key(), SQL text and
@@ -202,27 +207,35 @@ func templateKey(prefix byte, src Source, sqlText string, params Params) string 
 }
 
 func compileQuery(cat *schema.Catalog, sqlText string, params Params, src Source) (*Plan, error) {
+	return compileQueryOpts(cat, sqlText, params, src, false)
+}
+
+func compileQueryOpts(cat *schema.Catalog, sqlText string, params Params, src Source, profile bool) (*Plan, error) {
 	if src == nil {
 		src = CurrentRows{}
 	}
-	k := cacheKey{cat, templateKey('Q', src, sqlText, params)}
+	prefix := byte('Q')
+	if profile {
+		prefix = 'P'
+	}
+	k := cacheKey{cat, templateKey(prefix, src, sqlText, params)}
 	tmpl, _ := cacheGet(k).(*template)
 	if tmpl == nil {
 		var err error
-		tmpl, err = buildQueryTemplate(cat, sqlText, params, src)
+		tmpl, err = buildQueryTemplate(cat, sqlText, params, src, profile)
 		if err != nil {
 			return nil, err
 		}
 		cachePut(k, tmpl)
 	}
-	args, err := bindArgs(tmpl.binds, params, src)
+	args, token, err := bindArgs(tmpl.binds, params, src)
 	if err != nil {
 		return nil, err
 	}
-	return &Plan{SQL: tmpl.sql, Args: args, Fields: tmpl.fields, Tables: tmpl.tables, Indexes: tmpl.indexes, tmpl: tmpl}, nil
+	return &Plan{SQL: tmpl.sql, Args: args, Fields: tmpl.fields, Tables: tmpl.tables, Indexes: tmpl.indexes, tmpl: tmpl, scanToken: token}, nil
 }
 
-func buildQueryTemplate(cat *schema.Catalog, sqlText string, params Params, src Source) (*template, error) {
+func buildQueryTemplate(cat *schema.Catalog, sqlText string, params Params, src Source, profile bool) (*template, error) {
 	stmt, err := parseStatement(sqlText)
 	if err != nil {
 		return nil, syntaxError(err)
@@ -232,6 +245,7 @@ func buildQueryTemplate(cat *schema.Catalog, sqlText string, params Params, src 
 		return nil, errorf(codes.InvalidArgument, "Statement is not a query: %s", firstWord(sqlText))
 	}
 	c := newCompiler(cat, sqlText, params, src)
+	c.profile = profile
 	res, err := c.queryExpr(qs.Query, nil)
 	if err != nil {
 		return nil, err
@@ -284,6 +298,10 @@ type compiler struct {
 	// inside an aggregate (aggDepth == 0), to reject ungrouped columns as Spanner does.
 	grouping *groupCheck
 	aggDepth int
+	// profile adds rows-scanned counting terms (CompileProfiled); scanTerms collects
+	// them for the SELECT whose FROM is being compiled.
+	profile   bool
+	scanTerms []string
 }
 
 type groupCheck struct {

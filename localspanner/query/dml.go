@@ -48,7 +48,7 @@ func compileDML(cat *schema.Catalog, sqlText string, params Params, src Source) 
 		}
 		cachePut(k, tmpl)
 	}
-	args, err := bindArgs(tmpl.binds, params, src)
+	args, _, err := bindArgs(tmpl.binds, params, src)
 	if err != nil {
 		return nil, err
 	}

@@ -193,6 +193,8 @@ func (c *compiler) selectQuery(sel *ast.Select, ob *ast.OrderBy, lim *ast.Limit,
 	sc := &scope{parent: outer}
 	var where []string
 	var from string
+	outerScans := c.scanTerms
+	c.scanTerms = nil
 	if sel.From != nil {
 		f, err := c.tableExpr(sel.From.Source, sc, &where)
 		if err != nil {
@@ -200,6 +202,8 @@ func (c *compiler) selectQuery(sel *ast.Select, ob *ast.OrderBy, lim *ast.Limit,
 		}
 		from = f
 	}
+	scans := c.scanTerms
+	c.scanTerms = outerScans
 	prevGroup, prevDepth := c.grouping, c.aggDepth
 	defer func() { c.grouping, c.aggDepth = prevGroup, prevDepth }()
 	c.grouping, c.aggDepth = &groupCheck{scope: sc}, 0
@@ -234,6 +238,8 @@ func (c *compiler) selectQuery(sel *ast.Select, ob *ast.OrderBy, lim *ast.Limit,
 		}
 		where = append([]string{w.sql}, where...)
 	}
+	// Counting terms go first, so SQLite evaluates them for every row it visits.
+	where = append(scans, where...)
 	var b strings.Builder
 	b.WriteString("SELECT ")
 	if sel.AllOrDistinct == ast.AllOrDistinctDistinct {
@@ -553,6 +559,9 @@ func (c *compiler) userTable(t *schema.Table, alias string, hint *ast.Hint, sc *
 	}
 	c.addTable(t)
 	q := c.addTableRel(sc, alias, t)
+	if c.profile && len(t.Columns) > 0 {
+		c.scanTerms = append(c.scanTerms, c.scanTerm(q+"."+t.Columns[0].SQLName))
+	}
 	s := from.SQL + " AS " + q
 	if from.Indexable {
 		if ix != nil {

@@ -71,6 +71,7 @@ var udfs = []struct {
 	{"sp_format", udfFormat, true},
 	{"sp_to_json_string", udfToJSONString, true},
 	{"sp_uuid", udfUUID, false},
+	{"sp_scan", udfScan, false},
 }
 
 // RegisterFunctions registers this package's SQL functions (FARM_FINGERPRINT, checked
