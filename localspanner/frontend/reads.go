@@ -20,14 +20,13 @@ type readKind struct {
 // for each row. In a read-write transaction with buffered writes, the read sees
 // them (read-your-writes); otherwise it reads from the reader pool. A read-write
 // transaction records what it read, for the conflict check at commit.
-func runRead(ctx context.Context, t *txn.Txn, q string, args []any, kind readKind, fn func(row []any) error) error {
+//
+// It returns the number of rows SQLite stepped through in full table scans (0 when
+// the read ran on the writer).
+func runRead(ctx context.Context, t *txn.Txn, q string, args []any, kind readKind, fn func(row []any) error) (int64, error) {
 	db := t.DB
 	if t.ReadOnly {
-		rows, err := db.Query(ctx, q, args...)
-		if err != nil {
-			return err
-		}
-		return storage.ScanRows(rows, fn)
+		return db.Read(ctx, q, args, fn)
 	}
 	seq := t.ReadSeq()
 	if pending := t.Pending(); len(pending) > 0 {
@@ -41,24 +40,20 @@ func runRead(ctx context.Context, t *txn.Txn, q string, args []any, kind readKin
 		if err == nil {
 			t.RecordTableRead(seq, kind.tables...)
 		}
-		return err
-	}
-	rows, err := db.Query(ctx, q, args...)
-	if err != nil {
-		return err
+		return 0, err
 	}
 	h := storage.NewRowHash()
-	err = storage.ScanRows(rows, func(row []any) error {
+	fullscan, err := db.Read(ctx, q, args, func(row []any) error {
 		h.Add(row)
 		return fn(row)
 	})
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if kind.keys != nil {
 		t.RecordKeyRead(seq, kind.tables[0], kind.keys)
 	} else {
 		t.RecordQueryRead(seq, kind.tables, q, args, h.Sum())
 	}
-	return nil
+	return fullscan, nil
 }

@@ -119,7 +119,7 @@ func (s *spannerServer) readIn(ctx context.Context, db *storage.DB, sel selected
 	if spec.Index == nil && !spec.KeySet.All && len(spec.KeySet.Ranges) == 0 {
 		kind.keys = spec.KeySet.Keys
 	}
-	err = runRead(ctx, t, q, args, kind, func(row []any) error {
+	_, err = runRead(ctx, t, q, args, kind, func(row []any) error {
 		vals := make([]*structpb.Value, len(row))
 		for i, x := range row {
 			v, err := value.FromSQLite(x, spec.Columns[i].Type)

@@ -161,6 +161,12 @@ func (s *spannerServer) failBegin(sel selected) {
 func (s *spannerServer) runQuery(ctx context.Context, db *storage.DB, sel selected, req *spannerpb.ExecuteSqlRequest, w *resultWriter) error {
 	t := sel.t
 	start := time.Now()
+	cpu := startCPU()
+	defer func() {
+		if cpu != nil {
+			cpu.stop(0)
+		}
+	}()
 	src := t.Source()
 	params, err := toParams(req.GetParams().GetFields(), req.ParamTypes)
 	if err != nil {
@@ -182,7 +188,7 @@ func (s *spannerServer) runQuery(ctx context.Context, db *storage.DB, sel select
 	if extra := src.Args(plan.SQL); len(extra) > 0 {
 		args = append(append([]any(nil), plan.Args...), extra...)
 	}
-	err = runRead(ctx, t, plan.SQL, args, readKind{tables: plan.Tables}, func(row []any) error {
+	fullscan, err := runRead(ctx, t, plan.SQL, args, readKind{tables: plan.Tables}, func(row []any) error {
 		vals, err := plan.Decode(row)
 		if err != nil {
 			return err
@@ -193,10 +199,15 @@ func (s *spannerServer) runQuery(ctx context.Context, db *storage.DB, sel select
 		s.recordQuery(db, req.Sql, start, w, true)
 		return err
 	}
-	elapsed := s.recordQuery(db, req.Sql, start, w, false)
+	elapsed := time.Since(start)
+	used := cpu.stop(elapsed)
+	cpu = nil
+	if s.b.Stats != nil {
+		s.b.Stats.RecordQuery(db, req.Sql, elapsed.Seconds(), used.Seconds(), w.Returned, w.Bytes, storage.Scanned(w.Returned, fullscan), false)
+	}
 	var stats *spannerpb.ResultSetStats
 	if req.QueryMode == spannerpb.ExecuteSqlRequest_PROFILE || req.QueryMode == spannerpb.ExecuteSqlRequest_WITH_STATS {
-		stats = queryStats(elapsed, w.Returned)
+		stats = queryStats(elapsed, used, w.Returned, storage.Scanned(w.Returned, fullscan))
 		if req.QueryMode == spannerpb.ExecuteSqlRequest_PROFILE {
 			stats.QueryPlan = queryPlan(plan.SQL)
 		}
@@ -213,13 +224,12 @@ func (s *spannerServer) recordQuery(db *storage.DB, sql string, start time.Time,
 	return elapsed
 }
 
-func queryStats(elapsed time.Duration, rows int64) *spannerpb.ResultSetStats {
-	ms := float64(elapsed.Microseconds()) / 1000
+func queryStats(elapsed, cpu time.Duration, rows, scanned int64) *spannerpb.ResultSetStats {
 	st, _ := structpb.NewStruct(map[string]any{
-		"elapsed_time":      formatMs(ms),
-		"cpu_time":          formatMs(ms),
+		"elapsed_time":      formatMs(float64(elapsed.Microseconds()) / 1000),
+		"cpu_time":          formatMs(float64(cpu.Microseconds()) / 1000),
 		"rows_returned":     itoa(rows),
-		"rows_scanned":      itoa(rows),
+		"rows_scanned":      itoa(scanned),
 		"query_text":        "",
 		"optimizer_version": "1",
 	})

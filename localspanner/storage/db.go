@@ -33,7 +33,20 @@ const commitTSFunc = "spanload_commit_ts"
 const Retention = 70 * time.Minute
 
 func init() {
-	sql.Register(driverName, &sqlite3.SQLiteDriver{ConnectHook: query.RegisterFunctions})
+	sql.Register(driverName, &sqlite3.SQLiteDriver{ConnectHook: connectHook})
+}
+
+// connectHook prepares every SQLite connection: the query layer's functions, and
+// memory-mapped reads so that connections share the OS page cache instead of
+// each keeping a large private cache.
+func connectHook(conn *sqlite3.SQLiteConn) error {
+	if err := query.RegisterFunctions(conn); err != nil {
+		return err
+	}
+	if _, err := conn.Exec("PRAGMA mmap_size = 1073741824", nil); err != nil {
+		return fmt.Errorf("set mmap_size: %w", err)
+	}
+	return nil
 }
 
 // DB is one Spanner database.
@@ -60,13 +73,16 @@ type DB struct {
 
 	rstmts atomic.Pointer[sync.Map] // SQL -> *sql.Stmt on rdb, replaced on DDL
 
+	readers *readers
+	readGen atomic.Int64 // bumped on DDL: reader statements are prepared again
+
 	// Sys resolves SPANNER_SYS tables; set once before serving.
 	Sys SysTables
 }
 
 // Open opens (creating if needed) the SQLite file at path.
 func Open(name, path string) (*DB, error) {
-	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=10000&_cache_size=-32000"
+	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=10000&_cache_size=-8000"
 	wdb, err := sql.Open(driverName, dsn+"&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -104,10 +120,11 @@ func Open(name, path string) (*DB, error) {
 		d.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	rdb.SetMaxOpenConns(16)
-	rdb.SetMaxIdleConns(16)
+	rdb.SetMaxOpenConns(8)
+	rdb.SetMaxIdleConns(8)
 	rdb.SetConnMaxIdleTime(0)
 	d.rdb = rdb
+	d.readers = newReaders(dsn+"&_query_only=1", 8)
 	return d, nil
 }
 
@@ -162,6 +179,9 @@ func (d *DB) load(ctx context.Context) error {
 
 // Close closes the database's connections.
 func (d *DB) Close() {
+	if d.readers != nil {
+		d.readers.close()
+	}
 	if d.rdb != nil {
 		_ = d.rdb.Close()
 	}
@@ -255,6 +275,7 @@ func (d *DB) resetStmts() {
 		_ = s.Close()
 		delete(d.wstmts, k)
 	}
+	d.readGen.Add(1)
 	old := d.rstmts.Swap(&sync.Map{})
 	// Readers may still hold statements from the old map: close them later.
 	time.AfterFunc(time.Minute, func() {

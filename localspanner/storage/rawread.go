@@ -1,0 +1,188 @@
+package storage
+
+/*
+// Provided by the SQLite amalgamation that github.com/mattn/go-sqlite3 compiles
+// into the same binary.
+int sqlite3_stmt_status(void *stmt, int op, int reset);
+*/
+import "C"
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"unsafe"
+
+	"github.com/mattn/go-sqlite3"
+
+	"github.com/spanload/spanload/localspanner/query"
+)
+
+// sqliteStmtStatusFullscanStep is SQLITE_STMTSTATUS_FULLSCAN_STEP: how many times
+// a statement stepped forward in a full table scan.
+const sqliteStmtStatusFullscanStep = 1
+
+// readerConn is one reader connection with its prepared statements.
+type readerConn struct {
+	c     *sqlite3.SQLiteConn
+	stmts map[string]*sqlite3.SQLiteStmt
+	gen   int64 // DB.readGen the statements were prepared under
+}
+
+func rcGen(rc *readerConn) int64       { return rc.gen }
+func setGen(rc *readerConn, gen int64) { rc.gen = gen }
+
+// readers is a pool of reader connections used through the driver directly, so
+// that a read can tell how many rows SQLite scanned.
+type readers struct {
+	dsn  string
+	pool chan *readerConn
+	sem  chan struct{}
+}
+
+func newReaders(dsn string, n int) *readers {
+	return &readers{dsn: dsn, pool: make(chan *readerConn, n), sem: make(chan struct{}, n)}
+}
+
+func (r *readers) get(ctx context.Context) (*readerConn, error) {
+	select {
+	case rc := <-r.pool:
+		return rc, nil
+	default:
+	}
+	select {
+	case rc := <-r.pool:
+		return rc, nil
+	case r.sem <- struct{}{}:
+		dc, err := (&sqlite3.SQLiteDriver{ConnectHook: connectHook}).Open(r.dsn)
+		if err != nil {
+			<-r.sem
+			return nil, fmt.Errorf("open reader: %w", err)
+		}
+		return &readerConn{c: dc.(*sqlite3.SQLiteConn), stmts: map[string]*sqlite3.SQLiteStmt{}}, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (r *readers) put(rc *readerConn) { r.pool <- rc }
+
+// discard closes a connection that failed.
+func (r *readers) discard(rc *readerConn) {
+	for _, s := range rc.stmts {
+		_ = s.Close()
+	}
+	_ = rc.c.Close()
+	<-r.sem
+}
+
+func (r *readers) close() {
+	for {
+		select {
+		case rc := <-r.pool:
+			r.discard(rc)
+		default:
+			return
+		}
+	}
+}
+
+// fullscanSteps reads and resets SQLITE_STMTSTATUS_FULLSCAN_STEP of a statement.
+func fullscanSteps(s *sqlite3.SQLiteStmt) int64 {
+	f := reflect.ValueOf(s).Elem().FieldByName("s")
+	if !f.IsValid() || f.Kind() != reflect.Pointer || f.IsNil() {
+		return 0
+	}
+	return int64(C.sqlite3_stmt_status(unsafe.Pointer(f.Pointer()), sqliteStmtStatusFullscanStep, 1))
+}
+
+func namedValues(args []any) []driver.NamedValue {
+	out := make([]driver.NamedValue, len(args))
+	for i, a := range args {
+		if na, ok := a.(sql.NamedArg); ok {
+			out[i] = driver.NamedValue{Name: na.Name, Ordinal: i + 1, Value: na.Value}
+		} else {
+			out[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+		}
+	}
+	return out
+}
+
+// Scanned estimates the rows a read visited from the rows it returned and the
+// full-scan steps SQLite reported: a full scan visits one row more than it steps.
+func Scanned(returned, fullscan int64) int64 {
+	if fullscan > 0 && fullscan+1 > returned {
+		return fullscan + 1
+	}
+	return returned
+}
+
+// Read runs a read-only statement on a reader connection (one consistent snapshot
+// of committed data) and calls fn for every row (cells as the driver returns them;
+// fn may keep the slice). It returns how many rows SQLite stepped through in full
+// table scans, a measure of the rows the read scanned beyond those it returned.
+func (d *DB) Read(ctx context.Context, q string, args []any, fn func(row []any) error) (fullscan int64, err error) {
+	rc, err := d.readers.get(ctx)
+	if err != nil {
+		return 0, err
+	}
+	ok := false
+	defer func() {
+		if ok {
+			d.readers.put(rc)
+		} else {
+			d.readers.discard(rc)
+		}
+	}()
+	gen := d.readGen.Load()
+	if rc.stmts == nil || len(rc.stmts) > 512 || rc.gen != gen {
+		for _, s := range rc.stmts {
+			_ = s.Close()
+		}
+		rc.stmts = map[string]*sqlite3.SQLiteStmt{}
+		rc.gen = gen
+	}
+	s, found := rc.stmts[q]
+	if !found {
+		ds, err := rc.c.Prepare(q)
+		if err != nil {
+			ok = true
+			return 0, query.RuntimeError(err)
+		}
+		s = ds.(*sqlite3.SQLiteStmt)
+		rc.stmts[q] = s
+	}
+	rows, err := s.QueryContext(ctx, namedValues(args))
+	if err != nil {
+		ok = !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+		return 0, query.RuntimeError(err)
+	}
+	n := len(rows.Columns())
+	var ferr error
+	for {
+		row := make([]any, n)
+		dest := make([]driver.Value, n)
+		if err := rows.Next(dest); err != nil {
+			if !errors.Is(err, io.EOF) {
+				ferr = query.RuntimeError(err)
+			}
+			break
+		}
+		for i, v := range dest {
+			row[i] = v
+		}
+		if err := fn(row); err != nil {
+			ferr = err
+			break
+		}
+	}
+	if err := rows.Close(); err != nil && ferr == nil {
+		ferr = err
+	}
+	ok = true
+	return fullscanSteps(s), ferr
+}
