@@ -1,0 +1,83 @@
+package stats
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spanload/spanload/localspanner/storage"
+)
+
+func TestIntervalsShowOnlyClosedMinutes(t *testing.T) {
+	db, err := storage.Open("projects/p/instances/i/databases/d", filepath.Join(t.TempDir(), "d.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c := New()
+	now := time.Date(2026, 1, 1, 10, 0, 30, 0, time.UTC)
+	c.now = func() time.Time { return now }
+	c.RecordQuery(db, "SELECT 1", 0.002, 0.001, 3, 30, 10, false)
+	c.RecordQuery(db, "SELECT 1", 0.004, 0.003, 5, 50, 20, false)
+	c.RecordCommit(db, "write T(Id)", true, false, 0.001, 0.002)
+	c.RecordCommit(db, "write T(Id)", false, true, 0.003, 0.004)
+	tables := c.For(db)
+
+	tests := []struct {
+		name    string
+		at      time.Time
+		table   string
+		wantRow []any // nil: no rows
+	}{
+		{"minute still open", now, "QUERY_STATS_TOP_MINUTE", nil},
+		{"minute closed", now.Add(time.Minute), "QUERY_STATS_TOP_MINUTE",
+			[]any{"2026-01-01T10:01:00.000000000Z", "SELECT 1", 0.0, nil, 2.0, 0.003, 4.0, 40.0, 15.0, 0.002, 0.0}},
+		{"totals", now.Add(time.Minute), "QUERY_STATS_TOTAL_MINUTE",
+			[]any{"2026-01-01T10:01:00.000000000Z", 2.0, 0.003, 4.0, 40.0, 15.0, 0.002, 0.0}},
+		{"10 minutes still open", now.Add(time.Minute), "QUERY_STATS_TOP_10MINUTE", nil},
+		{"transactions", now.Add(time.Minute), "TXN_STATS_TOTAL_MINUTE",
+			[]any{"2026-01-01T10:01:00.000000000Z", 2.0, 1.0, 0.002, 0.003, 1.0}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			now := tc.at
+			c.now = func() time.Time { return now }
+			var rows [][]any
+			if err := json.Unmarshal([]byte(tables.rowsJSON(tc.table)), &rows); err != nil {
+				t.Fatal(err)
+			}
+			if tc.wantRow == nil {
+				if len(rows) != 0 {
+					t.Fatalf("rows %v, want none", rows)
+				}
+				return
+			}
+			if len(rows) != 1 {
+				t.Fatalf("rows %v, want one", rows)
+			}
+			for i, want := range tc.wantRow {
+				if want == nil {
+					continue // the fingerprint
+				}
+				got := rows[0][i]
+				if f, ok := want.(float64); ok {
+					g, _ := got.(float64)
+					if d := g - f; d > 1e-9 || d < -1e-9 {
+						t.Errorf("column %d = %v, want %v", i, got, want)
+					}
+				} else if got != want {
+					t.Errorf("column %d = %v, want %v", i, got, want)
+				}
+			}
+		})
+	}
+	_, from, ok := tables.SysTable("query_stats_top_hour")
+	if !ok || !strings.Contains(from.SQL, ":sys_query_stats_top_hour") {
+		t.Errorf("SysTable fragment %q does not use its parameter", from.SQL)
+	}
+	if _, _, ok := tables.SysTable("NOPE_MINUTE"); ok {
+		t.Errorf("unknown SPANNER_SYS table resolved")
+	}
+}
