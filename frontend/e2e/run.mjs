@@ -4,7 +4,8 @@
 //   SPANLOAD_URL=http://127.0.0.1:8000 npm run e2e
 //
 // It starts a run from the "light" preset, sees the live charts receive >= 5 points, changes the
-// write rate in the control panel and sees the marker and the new achieved rate, reloads the page
+// write rate in the control panel and sees the marker and the new achieved rate, pauses and
+// resumes it, reloads the page
 // and sees the charts rebuilt, stops the run, finds it in the runs table, runs a second preset,
 // compares the two and checks that the deltas shown match the API's numbers. Screenshots of each
 // page go to frontend/test-results/.
@@ -192,6 +193,15 @@ async function main() {
       assert(mean >= 0.7 * NEW_RATE, `achieved ${mean.toFixed(1)} tx/s on average after the change to ${NEW_RATE}`);
       console.log(`     achieved ${mean.toFixed(1)} tx/s on average over ${after.length} intervals after the change`);
       await shot(page, "live");
+    });
+
+    await step("pause and resume the run", async () => {
+      await page.getByTestId("pause-run").click();
+      await page.waitForSelector('[data-testid="live-page"][data-status="paused"]', { timeout: STEP_TIMEOUT_MS });
+      await page.getByTestId("resume-run").click();
+      await page.waitForSelector('[data-testid="live-page"][data-status="running"]', { timeout: STEP_TIMEOUT_MS });
+      const events = (await api(page, `/runs/${firstId}`)).body;
+      assert(events.status === "running", `status after resume: ${events.status}`);
     });
 
     await step("a reload rebuilds the charts from the snapshot", async () => {

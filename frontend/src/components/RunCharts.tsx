@@ -10,16 +10,18 @@ export interface RunChartsProps {
   hideEmpty?: boolean;
   syncId?: string;
   height?: number;
+  /** Why a chart has no data, by chart id (e.g. "Readers are off in this run."). */
+  emptyText?: Partial<Record<string, string>>;
 }
 
-export function RunCharts({ rows, markers, charts = RUN_CHARTS, hideEmpty = false, syncId = "run", height }: RunChartsProps) {
+export function RunCharts({ rows, markers, charts = RUN_CHARTS, hideEmpty = false, syncId = "run", height, emptyText = {} }: RunChartsProps) {
   const shown = hideEmpty ? charts.filter((c) => hasData(rows, c)) : charts;
   const hidden = hideEmpty ? charts.filter((c) => !hasData(rows, c)) : [];
   return (
     <div className="charts-wrap">
       <div className="charts" data-testid="run-charts">
         {shown.map((chart) => (
-          <TimeChart key={chart.id} id={chart.id} title={chart.title} unit={chart.unit} rightUnit={chart.rightUnit} rows={rows} lines={chart.lines} markers={markers} syncId={syncId} height={height} />
+          <TimeChart key={chart.id} id={chart.id} title={chart.title} unit={chart.unit} rightUnit={chart.rightUnit} rows={rows} lines={chart.lines} markers={markers} syncId={syncId} height={height} emptyText={emptyText[chart.id]} />
         ))}
       </div>
       {hidden.length > 0 && <p className="muted small">No data in this run for: {hidden.map((c) => c.title).join("; ")}.</p>}

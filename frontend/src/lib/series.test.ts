@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { configEvent, makeSample, T0 } from "@/test/fixtures";
 import type { RunEvent } from "./types";
-import { clip, configMarkers, gauge, hasData, RUN_CHARTS, toRows } from "./series";
+import { DEFAULT_CONFIG, setPath } from "./knobs";
+import { clip, emptyReasons, configMarkers, gauge, hasData, RUN_CHARTS, toRows } from "./series";
 
 describe("toRows", () => {
   it("picks every chart line out of each sample, keyed by elapsed time", () => {
@@ -55,5 +56,14 @@ describe("clip", () => {
     const rows = toRows([0, 1, 2, 3].map((i) => makeSample(i)));
     expect(clip(rows, [2, 3]).map((r) => r.x)).toEqual([2, 3]);
     expect(clip(rows, null)).toHaveLength(4);
+  });
+});
+
+describe("emptyReasons", () => {
+  it("says why a chart stays empty for the run's config", () => {
+    expect(emptyReasons(DEFAULT_CONFIG)["reader-latency"]).toBe("Readers are off in this run.");
+    expect(emptyReasons(setPath(DEFAULT_CONFIG, "reader.enabled", true))["reader-latency"]).toBeUndefined();
+    expect(emptyReasons(setPath(DEFAULT_CONFIG, "watcher.enabled", false)).poll).toBe("Watchers are off in this run.");
+    expect(emptyReasons(null)).toEqual({});
   });
 });

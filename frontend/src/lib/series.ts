@@ -2,7 +2,7 @@
 // for a run, and config-change markers.
 import { toMs } from "./format";
 import { changeLabel, flatten } from "./knobs";
-import { Gauge, Op, type Percentiles, type RunEvent, type Sample } from "./types";
+import { Gauge, Op, type Percentiles, type RunConfig, type RunEvent, type Sample } from "./types";
 
 export type Row = { x: number } & Record<string, number | null>;
 
@@ -122,6 +122,18 @@ export const RUN_CHARTS: readonly ChartSpec[] = [
     ],
   },
 ];
+
+/** Why a chart of a run with this config stays empty, by chart id. */
+export function emptyReasons(config: RunConfig | null): Partial<Record<string, string>> {
+  if (!config) return {};
+  const out: Partial<Record<string, string>> = {};
+  if (!config.reader.enabled) out["reader-latency"] = "Readers are off in this run.";
+  if (!config.updater.enabled) out["updater-latency"] = out.throughput = "The updater is off in this run.";
+  if (!config.watcher.enabled) out.notify = out.poll = out["server-poll"] = "Watchers are off in this run.";
+  if (config.target.kind !== "local" && config.target.kind !== "cloud") out["server-poll"] = "This target reports no SPANNER_SYS statistics.";
+  out.errors = "No errors or aborts so far.";
+  return out;
+}
 
 /** One row per sample, with every line of every chart picked out. */
 export function toRows(samples: readonly Sample[], charts: readonly ChartSpec[] = RUN_CHARTS): Row[] {

@@ -5,7 +5,7 @@ import { Link, useParams } from "react-router-dom";
 import { RunCharts } from "@/components/RunCharts";
 import { ErrorState } from "@/components/States";
 import { api, ApiError } from "@/lib/api";
-import { configMarkers, toRows } from "@/lib/series";
+import { configMarkers, emptyReasons, toRows } from "@/lib/series";
 import { isActive } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
 import { useLiveRun } from "@/lib/useLiveRun";
@@ -37,6 +37,7 @@ export function LivePage() {
 
   const rows = useMemo(() => toRows(live.samples), [live.samples]);
   const markers = useMemo(() => configMarkers(live.events, live.samples), [live.events, live.samples]);
+  const emptyText = useMemo(() => emptyReasons(live.config), [live.config]);
   const latest = live.samples[live.samples.length - 1];
   const status = live.status ?? run.data?.status ?? null;
   const active = isActive(status);
@@ -106,7 +107,7 @@ export function LivePage() {
       <div className="live-layout">
         <div className="live-charts">
           {live.samples.length === 0 && live.connection === "open" && active && <p className="muted">Waiting for the first sample…</p>}
-          <RunCharts rows={rows} markers={markers} syncId="live" />
+          <RunCharts rows={rows} markers={markers} syncId="live" emptyText={emptyText} />
         </div>
         <ControlPanel runId={id} config={live.config} events={live.events} editable={status === "running" || status === "paused"} />
       </div>
