@@ -102,6 +102,7 @@ def _client_process(
     op(db, random.Random())  # warm up: channel, multiplexed session
     ready.set()
     go.wait()
+    cpu0 = time.process_time()
     deadline = time.monotonic() + seconds
     counts = [0] * CLIENT_THREADS
     errors: list[str] = []
@@ -121,7 +122,7 @@ def _client_process(
         t.start()
     for t in threads:
         t.join()
-    results.put((sum(counts), errors[:3]))
+    results.put((sum(counts), time.process_time() - cpu0, errors[:3]))
 
 
 @dataclass
@@ -129,6 +130,7 @@ class Throughput:
     ops: int
     seconds: float
     server_cpu_s: float
+    client_cpu_s: float
     errors: list[str]
 
     @property
@@ -138,6 +140,16 @@ class Throughput:
     @property
     def cpu_ms_per_op(self) -> float:
         return self.server_cpu_s * 1000.0 / max(self.ops, 1)
+
+    @property
+    def client_cpu_ms_per_op(self) -> float:
+        return self.client_cpu_s * 1000.0 / max(self.ops, 1)
+
+    @property
+    def cpu_ceiling(self) -> float:
+        """Operations/s this machine's cores could do if clients and server had them to themselves."""
+        per_op_ms = self.cpu_ms_per_op + self.client_cpu_ms_per_op
+        return (os.cpu_count() or 1) * 1000.0 / per_op_ms if per_op_ms else float("nan")
 
 
 def measure(server: ServerProcess, op_name: str, procs: int, ids: tuple[str, str], seconds: float) -> Throughput:
@@ -159,8 +171,8 @@ def measure(server: ServerProcess, op_name: str, procs: int, ids: tuple[str, str
     elapsed, cpu1 = time.monotonic() - t0, cpu_seconds(server.pid)
     for w in workers:
         w.join(30)
-    errors = [e for _, errs in outcomes for e in errs]
-    return Throughput(sum(n for n, _ in outcomes), elapsed, cpu1 - cpu0, errors)
+    errors = [e for _, _, errs in outcomes for e in errs]
+    return Throughput(sum(n for n, _, _ in outcomes), elapsed, cpu1 - cpu0, sum(c for _, c, _ in outcomes), errors)
 
 
 # ---- the change watcher query at 100k rows ---------------------------------------------------------
@@ -266,14 +278,20 @@ def run(server: ServerProcess, seconds: float, data_dir: Path | None) -> None:
         with db.batch() as batch:
             batch.insert("Bench", ["Id", "V", "S"], [(i, i, "x" * 32) for i in range(start, start + LOAD_BATCH_ROWS)])
 
-    print(f"{'operation':34} {'procs':>5} {'ops/s':>8} {'server CPU ms/op':>17}   target")
+    print(
+        f"{'operation':34} {'procs':>5} {'ops/s':>8} {'server CPU ms/op':>17} {'client CPU ms/op':>17} "
+        f"{'CPU ceiling/s':>14}   target"
+    )
     figures: dict[tuple[str, int], Throughput] = {}
     for op_name in OPERATIONS:
         for procs in (1, 2):
             t = measure(server, op_name, procs, (instance_id, database_id), seconds)
             figures[(op_name, procs)] = t
             target = _target(op_name, procs, t)
-            print(f"{op_name:34} {procs:>5} {fmt_rate(t.rate):>8} {t.cpu_ms_per_op:>17.3f}   {target}")
+            print(
+                f"{op_name:34} {procs:>5} {fmt_rate(t.rate):>8} {t.cpu_ms_per_op:>17.3f} "
+                f"{t.client_cpu_ms_per_op:>17.3f} {fmt_rate(t.cpu_ceiling):>14}   {target}"
+            )
             if t.errors:
                 print(f"    errors: {t.errors}")
 
@@ -299,6 +317,7 @@ def run(server: ServerProcess, seconds: float, data_dir: Path | None) -> None:
         f"target >= {TARGET_HINT_SPEEDUP:.0f}x: {verdict(speedup_server >= TARGET_HINT_SPEEDUP)}"
     )
     print(f"\nserver RSS with {WATCH_ROWS + POINT_ROWS:,}+ rows: {rss_mib:.1f} MiB (VmRSS)")
+    print("CPU ceiling/s: what the cores could do if clients and server had them to themselves")
     print(f"bench took {time.monotonic() - started:.0f} s")
 
 
