@@ -126,6 +126,7 @@ type Plan struct {
 	// Args are the bound parameters, all sql.NamedArg.
 	Args []any
 	// Fields are the result columns with their Spanner types (ResultSetMetadata.row_type).
+	// They are shared by every plan of the same cached template: read, never modify.
 	Fields []*spannerpb.StructType_Field
 	// Tables and Indexes are the user tables and indexes the query reads (for stats and
 	// for read-write transactions' lock sets). Indexes only lists FORCE_INDEX targets.
