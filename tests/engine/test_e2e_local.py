@@ -30,6 +30,7 @@ from tests.helpers import VENV_BIN
 
 pytestmark = pytest.mark.timeout(240)
 HINT_TABLE_ROWS = 40_000
+FULL_SCAN_FACTOR = 3  # a scan of every wide row costs far more than an index seek; less means no scan
 
 
 def _with_target(config: RunConfig, local: LocalTarget) -> RunConfig:
@@ -156,9 +157,9 @@ def test_table_hint_off_makes_polls_slower_as_the_report_found(local_spanner: Lo
     database = "e2e-hint"
     _populate(local_spanner, database, rows=HINT_TABLE_ROWS)
     hinted, plain = (_server_poll_ms(local_spanner, database, hint) for hint in (True, False))
-    if plain <= hinted:
+    if plain < FULL_SCAN_FACTOR * hinted:
         reason = (
-            f"the local Spanner answers the poll query without FORCE_INDEX as fast as with it "
+            f"the local Spanner answers the poll query without FORCE_INDEX about as fast as with it "
             f"({plain:.2f} ms vs {hinted:.2f} ms server time on {HINT_TABLE_ROWS:,} rows): it does not scan "
             "the base table for an unhinted query, so the table hint cannot change poll duration"
         )

@@ -61,10 +61,17 @@ def test_other_runs_changes_are_foreign_and_unknown_outcomes_leave_the_proof() -
     writes = writer.reserve(1)
     writer.failed(writes, outcome_unknown=True)
     seen.saw(writes[0][0], writes[0][1], "run/0")  # it did commit after all
+    for key, version in _write(writer, 1):
+        seen.saw(key, version, "run/0")
     result = reconcile([writer.message("run/0")], seen.message(0))
     assert result.foreign_changes == 1
     assert result.uncertain_keys == 1
-    assert result.ok
+    assert result.ok and result.keys_written == 1
+
+
+def test_a_run_that_wrote_nothing_proves_nothing() -> None:
+    result = reconcile([WriteLedger(0, 1, key_space=5).message("run/0")], SeenLedger({"run/0"}).message(0))
+    assert not result.ok and "nothing was written" in result.detail
 
 
 def test_keys_are_split_between_processes_and_never_in_flight_twice() -> None:

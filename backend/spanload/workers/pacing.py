@@ -16,7 +16,6 @@ from collections.abc import Callable
 
 logger = logging.getLogger(__name__)
 
-MAX_SLEEP_S = 0.05  # the pacer re-checks rate changes, pause and stop at least this often
 MAX_BACKLOG = 1_000_000  # due operations kept; beyond this they are counted as dropped
 
 
@@ -63,7 +62,10 @@ Operation = Callable[[float, float], None]  # (intended_start, actual_start) -> 
 class Pacer:
     """Runs ``operation`` on Poisson arrivals with up to ``parallelism`` running at once.
 
-    ``operation(intended, actual)`` is called on a pool thread; it times itself from both.
+    There is no dispatcher thread: each pool thread claims the next arrival, sleeps until its
+    intended start and runs it, so an operation costs one lock and one timed wait. When every
+    thread is busy, arrivals fall due unclaimed; they are kept (``behind``) and run late, each
+    timed from its intended start. ``operation(intended, actual)`` runs on a pool thread.
     """
 
     def __init__(
@@ -80,35 +82,38 @@ class Pacer:
         self._clock = clock
         self._cond = threading.Condition()
         self._schedule = PoissonSchedule(rate_per_s, clock())
-        self._backlog: collections.deque[float] = collections.deque()
+        self._due: collections.deque[float] = collections.deque()  # fell due, not yet claimed
         self._think_time_s = think_time_s
         self._paused = False
         self._stopping = False
+        self._started = False
+        self._generation = 0  # bumped by every change that invalidates claimed future arrivals
         self._running = 0
         self._wanted_threads = parallelism
         self._threads: list[threading.Thread] = []
         self._thread_ids = 0
         self.dropped = 0
-        self._ticker = threading.Thread(target=self._tick_loop, name=f"{name}-pacer", daemon=True)
 
     # -- control -------------------------------------------------------------------------------
 
     def start(self) -> None:
         with self._cond:
+            self._started = True
             self._schedule.restart(self._clock())
             self._grow_locked()
-        self._ticker.start()
 
     def set_rate(self, rate_per_s: float) -> None:
         with self._cond:
-            self._schedule.set_rate(rate_per_s, self._clock())
-            self._cond.notify_all()
+            if rate_per_s != self._schedule.rate:
+                self._schedule.set_rate(rate_per_s, self._clock())
+                self._changed_locked()
 
     def set_parallelism(self, parallelism: int) -> None:
         with self._cond:
             self._wanted_threads = parallelism
-            self._grow_locked()
-            self._cond.notify_all()  # surplus threads notice and exit
+            if self._started:
+                self._grow_locked()
+            self._changed_locked()  # surplus threads notice and exit
 
     def set_think_time(self, think_time_s: float) -> None:
         with self._cond:
@@ -117,26 +122,26 @@ class Pacer:
     def pause(self) -> None:
         with self._cond:
             self._paused = True
-            self._backlog.clear()
-            self._cond.notify_all()
+            self._due.clear()
+            self._changed_locked()
 
     def resume(self) -> None:
         with self._cond:
             if self._paused:
                 self._paused = False
                 self._schedule.restart(self._clock())
-                self._cond.notify_all()
+                self._changed_locked()
 
     def stop(self, timeout_s: float = 30.0) -> None:
-        """Stop scheduling, drop the backlog, and wait for running operations to finish."""
+        """Stop scheduling, drop what is due, and wait for running operations to finish."""
         with self._cond:
             self._stopping = True
-            self._backlog.clear()
-            self._cond.notify_all()
+            self._due.clear()
+            self._changed_locked()
+            threads = list(self._threads)
         deadline = time.monotonic() + timeout_s
-        for thread in [self._ticker, *self._threads]:
-            if thread.is_alive():
-                thread.join(max(0.0, deadline - time.monotonic()))
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
 
     # -- gauges --------------------------------------------------------------------------------
 
@@ -148,7 +153,9 @@ class Pacer:
     def behind(self) -> int:
         """Operations that are due but have not started, because every thread is busy."""
         with self._cond:
-            return len(self._backlog)
+            if not self._paused and self._started:
+                self._collect_due_locked(self._clock())
+            return len(self._due)
 
     @property
     def in_flight(self) -> int:
@@ -156,6 +163,18 @@ class Pacer:
             return self._running
 
     # -- threads -------------------------------------------------------------------------------
+
+    def _changed_locked(self) -> None:
+        self._generation += 1
+        self._cond.notify_all()
+
+    def _collect_due_locked(self, now: float) -> None:
+        due = self._schedule.pop_due(now)
+        room = MAX_BACKLOG - len(self._due)
+        if len(due) > room:
+            self.dropped += len(due) - room
+            due = due[:room]
+        self._due.extend(due)
 
     def _grow_locked(self) -> None:
         self._threads = [t for t in self._threads if t.is_alive()]
@@ -165,41 +184,38 @@ class Pacer:
             self._threads.append(thread)
             thread.start()
 
-    def _tick_loop(self) -> None:
-        with self._cond:
-            while not self._stopping:
-                if self._paused:
-                    self._cond.wait(MAX_SLEEP_S)
-                    continue
-                now = self._clock()
-                due = self._schedule.pop_due(now)
-                if due:
-                    room = MAX_BACKLOG - len(self._backlog)
-                    if len(due) > room:
-                        self.dropped += len(due) - room
-                        due = due[:room]
-                    self._backlog.extend(due)
-                    self._cond.notify(len(due))
-                wait = min(self._schedule.next_at - self._clock(), MAX_SLEEP_S)
-                if wait > 0:
-                    self._cond.wait(wait)
-
-    def _surplus_locked(self) -> bool:
-        alive = sum(1 for t in self._threads if t.is_alive())
-        return alive > self._wanted_threads
-
-    def _work_loop(self) -> None:
+    def _claim_locked(self) -> float | None:
+        """The intended start of this thread's next operation, once it is due; None: exit."""
         me = threading.current_thread()
         while True:
+            if self._stopping:
+                return None
+            if len(self._threads) > self._wanted_threads and me in self._threads:
+                self._threads.remove(me)
+                return None
+            if self._paused or self._schedule.rate <= 0:
+                self._cond.wait()
+                continue
+            now = self._clock()
+            self._collect_due_locked(now)
+            if self._due:
+                return self._due.popleft()
+            intended = self._schedule.next_at
+            self._schedule.pop_due(intended)  # claim it: the schedule moves on to the next arrival
+            generation = self._generation
+            while not self._stopping and self._generation == generation:
+                wait = intended - self._clock()
+                if wait <= 0:
+                    return intended
+                self._cond.wait(wait)
+            # rate, parallelism, pause or stop changed while waiting: the claim is void
+
+    def _work_loop(self) -> None:
+        while True:
             with self._cond:
-                while not self._backlog and not self._stopping:
-                    if self._surplus_locked():
-                        self._threads.remove(me)
-                        return
-                    self._cond.wait(MAX_SLEEP_S)
-                if self._stopping:
+                intended = self._claim_locked()
+                if intended is None:
                     return
-                intended = self._backlog.popleft()
                 self._running += 1
                 think_s = self._think_time_s
             try:
@@ -223,8 +239,8 @@ class PacedLoad:
         self._run_paused = False
 
     def start(self) -> None:
+        self._sync_paused()  # first, so that a disabled workload never runs an operation
         self._pacer.start()
-        self._sync_paused()
 
     def set_enabled(self, enabled: bool) -> None:
         self._enabled = enabled
