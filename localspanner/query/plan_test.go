@@ -49,6 +49,8 @@ func TestIndexUse(t *testing.T) {
 			[]string{"SCAN"}, []string{"PlayersByName"}},
 		{"hint uses the index", "SELECT * FROM Players@{FORCE_INDEX=PlayersByName} WHERE Name = 'alice'", nil,
 			[]string{"USING INDEX PlayersByName (Name=?)"}, nil},
+		{"hinted ORDER BY reads the index backwards", "SELECT PlayerId, Name FROM Players@{FORCE_INDEX=PlayersByName} ORDER BY Name DESC LIMIT 100", nil,
+			[]string{"SCAN t1 USING COVERING INDEX PlayersByName"}, []string{"TEMP B-TREE"}},
 		{"join uses the child key", "SELECT * FROM Players p JOIN Scores s ON p.PlayerId = s.PlayerId WHERE p.PlayerId=@Id ORDER BY s.Score DESC LIMIT 10",
 			Params{"Id": i64(1)}, []string{"USING PRIMARY KEY (PlayerId=?)"}, []string{"SCAN"}},
 		{"watcher hinted", "SELECT * FROM Changes@{FORCE_INDEX=ChangesByShard} WHERE ShardId IN UNNEST(@shards) AND LastUpdated > @ts ORDER BY LastUpdated, Id LIMIT @limit",
