@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"cloud.google.com/go/spanner"
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/api/iterator"
 	"google.golang.org/grpc/codes"
 )
@@ -205,6 +206,26 @@ func TestGoClient(t *testing.T) {
 		_, err = client.Apply(ctx, []*spanner.Mutation{spanner.Update("Counters", []string{"Id", "Value"}, []any{int64(999), int64(1)})})
 		if spanner.ErrCode(err) != codes.NotFound {
 			t.Errorf("update of a missing row: got %v, want NOT_FOUND", err)
+		}
+	})
+
+	t.Run("BatchWrite commits each group on its own", func(t *testing.T) {
+		groups := []*spanner.MutationGroup{
+			{Mutations: []*spanner.Mutation{spanner.Insert("Counters", []string{"Id", "Value"}, []any{int64(70), int64(1)})}},
+			{Mutations: []*spanner.Mutation{spanner.Insert("Counters", []string{"Id", "Value"}, []any{int64(70), int64(2)})}},
+		}
+		codesSeen := map[int32]codes.Code{}
+		err := client.BatchWrite(ctx, groups).Do(func(r *spannerpb.BatchWriteResponse) error {
+			for _, i := range r.Indexes {
+				codesSeen[i] = codes.Code(r.GetStatus().GetCode())
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("batch write: %v", err)
+		}
+		if codesSeen[0] != codes.OK || codesSeen[1] != codes.AlreadyExists {
+			t.Errorf("group codes %v, want 0: OK, 1: ALREADY_EXISTS", codesSeen)
 		}
 	})
 

@@ -1,0 +1,81 @@
+package frontend
+
+import (
+	"context"
+	"crypto/rand"
+
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/spanload/spanload/localspanner/txn"
+)
+
+// BatchWrite commits each mutation group in its own transaction and streams one
+// response per group (groups are independent: one failing does not stop the rest).
+func (s *spannerServer) BatchWrite(req *spannerpb.BatchWriteRequest, stream spannerpb.Spanner_BatchWriteServer) error {
+	ctx := stream.Context()
+	sess, err := s.b.Txns.Session(req.Session)
+	if err != nil {
+		return err
+	}
+	rw := &spannerpb.TransactionOptions{Mode: &spannerpb.TransactionOptions_ReadWrite_{ReadWrite: &spannerpb.TransactionOptions_ReadWrite{}}}
+	for i, g := range req.MutationGroups {
+		resp := &spannerpb.BatchWriteResponse{Indexes: []int32{int32(i)}}
+		ts, err := s.commitGroup(ctx, sess, rw, g.Mutations)
+		if err != nil {
+			resp.Status = status.Convert(toStatus(err, nil)).Proto()
+		} else {
+			resp.Status = status.New(0, "").Proto()
+			resp.CommitTimestamp = ts
+		}
+		if err := stream.Send(resp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *spannerServer) commitGroup(ctx context.Context, sess *txn.Session, opts *spannerpb.TransactionOptions, muts []*spannerpb.Mutation) (*timestamppb.Timestamp, error) {
+	t, err := s.b.Txns.Begin(sess, opts, true)
+	if err != nil {
+		return nil, err
+	}
+	sm, err := txn.ConvertMutations(sess.DB.Catalog(), muts)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.b.Txns.Commit(ctx, t, sm)
+	if err != nil {
+		return nil, err
+	}
+	return timestamppb.New(res.TS), nil
+}
+
+// partitions answers a partition request with a single partition: this server
+// runs every query and read in one piece, so the token only needs to be opaque.
+func (s *spannerServer) partitions(session string, sel *spannerpb.TransactionSelector) (*spannerpb.PartitionResponse, error) {
+	sess, err := s.b.Txns.Session(session)
+	if err != nil {
+		return nil, err
+	}
+	sl, err := s.resolve(sess, sel)
+	if err != nil {
+		return nil, err
+	}
+	token := make([]byte, 16)
+	_, _ = rand.Read(token)
+	resp := &spannerpb.PartitionResponse{Partitions: []*spannerpb.Partition{{PartitionToken: token}}}
+	if sl.begun {
+		resp.Transaction = txnPB(sl.t, true)
+	}
+	return resp, nil
+}
+
+func (s *spannerServer) PartitionQuery(_ context.Context, req *spannerpb.PartitionQueryRequest) (*spannerpb.PartitionResponse, error) {
+	return s.partitions(req.Session, req.Transaction)
+}
+
+func (s *spannerServer) PartitionRead(_ context.Context, req *spannerpb.PartitionReadRequest) (*spannerpb.PartitionResponse, error) {
+	return s.partitions(req.Session, req.Transaction)
+}
