@@ -375,7 +375,17 @@ func (c *compiler) param(n *ast.Param, hint *spannerpb.Type) (expr, error) {
 	if c.colExpr {
 		return expr{}, c.invalid(n, "Query parameters cannot be used in column expressions")
 	}
-	p, ok := c.params[n.Name]
+	name := n.Name
+	p, ok := c.params[name]
+	if !ok {
+		// Query parameter names are case-insensitive in GoogleSQL.
+		for k, v := range c.params {
+			if strings.EqualFold(k, name) {
+				name, p, ok = k, v, true
+				break
+			}
+		}
+	}
 	if !ok {
 		return expr{}, c.invalid(n, "No parameter found for binding: %s", n.Name)
 	}
@@ -383,14 +393,14 @@ func (c *compiler) param(n *ast.Param, hint *spannerpb.Type) (expr, error) {
 	if t == nil {
 		t = inferParamType(p.Value, hint)
 	}
-	key := n.Name + "\x00" + typeName(t)
+	key := name + "\x00" + typeName(t)
 	if i, ok := c.bindIdx[key]; ok {
 		return expr{sql: ":" + c.binds[i].name, t: t, param: true}, nil
 	}
-	name := "qp" + strconv.Itoa(len(c.binds)+1)
+	sqlName := "qp" + strconv.Itoa(len(c.binds)+1)
 	c.bindIdx[key] = len(c.binds)
-	c.binds = append(c.binds, bind{name: name, param: n.Name, t: t})
-	return expr{sql: ":" + name, t: t, param: true}, nil
+	c.binds = append(c.binds, bind{name: sqlName, param: name, t: t})
+	return expr{sql: ":" + sqlName, t: t, param: true}, nil
 }
 
 func (c *compiler) nowParam(date bool) expr {

@@ -26,6 +26,7 @@ func queryCases() []queryCase {
 		{"select 1", "SELECT 1", nil, []string{"1"}},
 		{"point lookup", "SELECT Name, Rating, Active FROM Players WHERE PlayerId = @id", Params{"id": i64(1)}, []string{"alice,3.5,true"}},
 		{"untyped param", "SELECT Name FROM Players WHERE PlayerId = @id", Params{"id": p(str("2"), nil)}, []string{"Bob"}},
+		{"param names are case-insensitive", "SELECT Name FROM Players WHERE PlayerId = @ID", Params{"id": i64(2)}, []string{"Bob"}},
 		{"join", "SELECT * FROM Players p JOIN Scores s ON p.PlayerId = s.PlayerId WHERE p.PlayerId=@Id ORDER BY s.Score DESC LIMIT 10",
 			Params{"Id": i64(1)}, []string{
 				"1,alice,3.5,true,2024-01-01T00:00:00Z,[a b],AQI=,1,2,30,go",
