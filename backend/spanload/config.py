@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -34,6 +35,13 @@ class Settings(BaseSettings):
 
     report_interval_s: float = 1.0
     frontend_dist: Path = Field(default=REPO_ROOT / "frontend" / "dist")
+
+    default_target_kind: Literal["local", "emulator"] = Field(
+        default="local", description="target of runs started through the API without one (docker-compose: emulator)"
+    )
+    default_emulator_host: str | None = Field(
+        default=None, description="host:port of the emulator for runs whose target defaults to the emulator"
+    )
 
     @property
     def store_url(self) -> str:

@@ -12,6 +12,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from spanload.main import create_app
 from tests.api.conftest import make_settings
+from tests.api.loadless_engine import LoadlessEngine
 
 
 @pytest.mark.parametrize(
@@ -107,3 +108,20 @@ def test_token_required_on_rest_and_websocket_when_set(guarded: TestClient) -> N
     ):
         ws.receive_json()
     assert missing.value.code == 4404  # past the token check: the run does not exist
+
+
+def test_runs_without_a_target_go_to_the_configured_default(tmp_path: Path) -> None:
+    """docker-compose sets SPANLOAD_DEFAULT_TARGET_KIND=emulator: a run naming no target goes there."""
+    app = create_app(
+        make_settings(tmp_path, default_target_kind="emulator", default_emulator_host="127.0.0.1:1"),
+        engine_factory=LoadlessEngine,
+    )
+    with TestClient(app) as client:
+        run = client.post("/api/runs", json={"preset": "light"}).json()
+        assert run["config"]["target"] == {
+            **run["config"]["target"],
+            "kind": "emulator",
+            "emulator_host": "127.0.0.1:1",
+        }
+        named = client.post("/api/runs", json={"preset": "light", "overrides": {"target": {"kind": "local"}}}).json()
+        assert named["config"]["target"]["kind"] == "local"

@@ -19,7 +19,7 @@ from spanload.api.schemas.runs import (
     run_public,
 )
 from spanload.runs.config import ConfigPatch
-from spanload.runs.service import RunNotFound, config_from
+from spanload.runs.service import RunNotFound, config_from, default_target
 from spanload.runs.state import RunState
 from spanload.store import runs as run_store
 from spanload.store import summaries
@@ -41,7 +41,8 @@ async def _public(service: ServiceDep, hub: HubDep, row: RunRow) -> RunPublic:
 @router.post("", status_code=status.HTTP_201_CREATED, responses=ERRORS)
 async def create_run(body: RunCreate, service: ServiceDep, hub: HubDep, sessions: SessionsDep) -> RunPublic:
     """Start a run from a config, or from a preset name with overrides."""
-    config = config_from(body.preset, body.config, body.overrides, body.name)
+    target = default_target(service.settings)
+    config = config_from(body.preset, body.config, body.overrides, body.name, target)
     row = await service.create(config)
     if body.notes is not None or body.tags is not None:
 

@@ -25,9 +25,25 @@ logger = logging.getLogger(__name__)
 LIVE_STATES = frozenset({RunState.RUNNING, RunState.PAUSED})
 
 
-def config_from(preset: str | None, config: RunConfig | None, overrides: dict[str, Any], name: str | None) -> RunConfig:
+def default_target(settings: Settings) -> dict[str, Any]:
+    """The target of a run that names none (docker-compose points it at the emulator)."""
+    if settings.default_target_kind == TargetKind.EMULATOR.value:
+        return {"kind": "emulator", "emulator_host": settings.default_emulator_host}
+    return {"kind": "local"}
+
+
+def config_from(
+    preset: str | None,
+    config: RunConfig | None,
+    overrides: dict[str, Any],
+    name: str | None,
+    target: dict[str, Any] | None = None,
+) -> RunConfig:
     """The config a create request asks for: a whole config, or a preset's (else the defaults),
-    with ``overrides`` merged on top. Unknown presets and invalid results raise RunInvalid."""
+    with ``overrides`` merged on top; ``target`` is the default target, for requests that name none.
+    Unknown presets and invalid results raise RunInvalid."""
+    if config is None and target is not None and "target" not in overrides:
+        overrides = {**overrides, "target": target}
     if config is not None:
         base = config.model_dump(by_alias=True)
     elif preset is not None:
