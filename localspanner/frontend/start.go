@@ -30,7 +30,7 @@ func Start(ctx context.Context, srv *grpc.Server, reg *storage.Registry) *Backen
 	Register(srv, b)
 	go b.Txns.Janitor(ctx, janitorInterval)
 	go func() {
-		tick := time.NewTicker(time.Minute)
+		tick := time.NewTicker(janitorInterval)
 		defer tick.Stop()
 		for {
 			select {

@@ -300,15 +300,38 @@ func (d *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error
 	return rows, nil
 }
 
-// PruneHistory deletes row versions superseded before now-Retention.
+// pruneBatch is how many old versions one pruning step deletes while it holds
+// the commit lock.
+const pruneBatch = 2000
+
+// PruneHistory deletes row versions superseded before now-Retention, in small
+// batches so that commits never wait long behind it.
 func (d *DB) PruneHistory(ctx context.Context) error {
 	cutoff := NowMicros() - Retention.Microseconds()
-	d.commitMu.Lock()
-	defer d.commitMu.Unlock()
 	for _, t := range d.Catalog().Tables {
-		if _, err := d.writer.ExecContext(ctx, "DELETE FROM "+t.HistoryName()+" WHERE _to < ?", cutoff); err != nil {
-			return fmt.Errorf("prune history of %s: %w", t.Name, err)
+		q := "DELETE FROM " + t.HistoryName() + " WHERE rowid IN (SELECT rowid FROM " + t.HistoryName() + " WHERE _to < ? LIMIT " + strconv.Itoa(pruneBatch) + ")"
+		for {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			n, err := d.pruneStep(ctx, q, cutoff)
+			if err != nil {
+				return fmt.Errorf("prune history of %s: %w", t.Name, err)
+			}
+			if n < pruneBatch {
+				break
+			}
 		}
 	}
 	return nil
+}
+
+func (d *DB) pruneStep(ctx context.Context, q string, cutoff int64) (int64, error) {
+	d.commitMu.Lock()
+	defer d.commitMu.Unlock()
+	res, err := d.writer.ExecContext(ctx, q, cutoff)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }
