@@ -30,17 +30,29 @@ func runRead(ctx context.Context, t *txn.Txn, q string, args []any, kind readKin
 	}
 	seq := t.ReadSeq()
 	if pending := t.Pending(); len(pending) > 0 {
+		// Rows are collected under the commit lock and sent after it is released,
+		// so a slow or vanished client never holds up commits.
+		var rowsRead [][]any
 		err := db.WithPending(ctx, pending, func(query storage.Querier, _ func(*storage.Mutation) error) error {
 			rows, err := query(ctx, q, args...)
 			if err != nil {
 				return err
 			}
-			return storage.ScanRows(rows, fn)
+			return storage.ScanRows(rows, func(row []any) error {
+				rowsRead = append(rowsRead, row)
+				return nil
+			})
 		})
-		if err == nil {
-			t.RecordTableRead(seq, kind.tables...)
+		if err != nil {
+			return 0, err
 		}
-		return 0, err
+		t.RecordTableRead(seq, kind.tables...)
+		for _, row := range rowsRead {
+			if err := fn(row); err != nil {
+				return 0, err
+			}
+		}
+		return 0, nil
 	}
 	h := storage.NewRowHash()
 	fullscan, err := db.Read(ctx, q, args, func(row []any) error {

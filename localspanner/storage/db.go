@@ -29,6 +29,10 @@ const driverName = "sqlite3_spanload"
 // returns the commit timestamp of the write in progress (Unix microseconds).
 const commitTSFunc = "spanload_commit_ts"
 
+// maxReaders bounds the reader connections of a database; a streaming read holds
+// one until its client has taken the rows.
+const maxReaders = 32
+
 // Retention is how long superseded versions stay readable.
 const Retention = 70 * time.Minute
 
@@ -57,7 +61,6 @@ type DB struct {
 
 	wdb    *sql.DB
 	writer *sql.Conn
-	rdb    *sql.DB
 
 	cat atomic.Pointer[schema.Catalog]
 
@@ -70,8 +73,6 @@ type DB struct {
 	lastTS    atomic.Int64 // last commit timestamp visible to readers (µs)
 	pendingTS atomic.Int64 // commit timestamp about to become visible (µs)
 	floorTS   atomic.Int64 // read timestamps handed out: commits must be later
-
-	rstmts atomic.Pointer[sync.Map] // SQL -> *sql.Stmt on rdb, replaced on DDL
 
 	readers *readers
 	readGen atomic.Int64 // bumped on DDL: reader statements are prepared again
@@ -95,7 +96,6 @@ func Open(name, path string) (*DB, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	d := &DB{Name: name, path: path, wdb: wdb, writer: writer, wstmts: map[string]*sql.Stmt{}}
-	d.rstmts.Store(&sync.Map{})
 	if err := writer.Raw(func(dc any) error {
 		return dc.(*sqlite3.SQLiteConn).RegisterFunc(commitTSFunc, func() int64 { return d.curTS }, false)
 	}); err != nil {
@@ -115,16 +115,7 @@ func Open(name, path string) (*DB, error) {
 		d.Close()
 		return nil, err
 	}
-	rdb, err := sql.Open(driverName, dsn+"&_query_only=1")
-	if err != nil {
-		d.Close()
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	rdb.SetMaxOpenConns(8)
-	rdb.SetMaxIdleConns(8)
-	rdb.SetConnMaxIdleTime(0)
-	d.rdb = rdb
-	d.readers = newReaders(dsn+"&_query_only=1", 8)
+	d.readers = newReaders(dsn+"&_query_only=1", maxReaders)
 	return d, nil
 }
 
@@ -182,9 +173,6 @@ func (d *DB) Close() {
 	if d.readers != nil {
 		d.readers.close()
 	}
-	if d.rdb != nil {
-		_ = d.rdb.Close()
-	}
 	for _, s := range d.wstmts {
 		_ = s.Close()
 	}
@@ -240,23 +228,6 @@ func (d *DB) raiseFloor(ts int64) {
 	}
 }
 
-// readStmt returns a prepared statement on the reader pool, cached by SQL text.
-func (d *DB) readStmt(ctx context.Context, q string) (*sql.Stmt, error) {
-	m := d.rstmts.Load()
-	if s, ok := m.Load(q); ok {
-		return s.(*sql.Stmt), nil
-	}
-	s, err := d.rdb.PrepareContext(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	if prev, loaded := m.LoadOrStore(q, s); loaded {
-		_ = s.Close()
-		return prev.(*sql.Stmt), nil
-	}
-	return s, nil
-}
-
 // writeStmt returns a prepared statement on the writer connection (under commitMu).
 func (d *DB) writeStmt(ctx context.Context, q string) (*sql.Stmt, error) {
 	if s, ok := d.wstmts[q]; ok {
@@ -276,28 +247,6 @@ func (d *DB) resetStmts() {
 		delete(d.wstmts, k)
 	}
 	d.readGen.Add(1)
-	old := d.rstmts.Swap(&sync.Map{})
-	// Readers may still hold statements from the old map: close them later.
-	time.AfterFunc(time.Minute, func() {
-		old.Range(func(_, v any) bool {
-			_ = v.(*sql.Stmt).Close()
-			return true
-		})
-	})
-}
-
-// Query runs a read-only SQL statement on a reader connection. Each call reads
-// one consistent snapshot of the committed data.
-func (d *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	s, err := d.readStmt(ctx, q)
-	if err != nil {
-		return nil, query.RuntimeError(err)
-	}
-	rows, err := s.QueryContext(ctx, args...)
-	if err != nil {
-		return nil, query.RuntimeError(err)
-	}
-	return rows, nil
 }
 
 // pruneBatch is how many old versions one pruning step deletes while it holds

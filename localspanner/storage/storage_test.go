@@ -46,17 +46,19 @@ func (d *DB) write(t *testing.T, op Op, table string, cols []string, rows ...[]a
 	return d.Commit(context.Background(), []*Mutation{m}, nil, nil)
 }
 
+// one runs a query that returns one cell (or none: nil).
+func (d *DB) one(t *testing.T, q string, args ...any) any {
+	t.Helper()
+	var v any
+	if _, err := d.Read(context.Background(), q, args, func(r []any) error { v = r[0]; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 func (d *DB) count(t *testing.T, q string) int64 {
 	t.Helper()
-	var n int64
-	rows, err := d.Query(context.Background(), q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ScanRows(rows, func(r []any) error { n = r[0].(int64); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return d.one(t, q).(int64)
 }
 
 func TestCommitErrors(t *testing.T) {
@@ -103,14 +105,7 @@ func TestCommitTimestampsIncreaseAndAreStored(t *testing.T) {
 			t.Fatalf("commit timestamp %d not after %d", ts, last)
 		}
 		last = ts
-		rows, err := db.Query(context.Background(), `SELECT "Ts" FROM "P" WHERE "Id" = ?`, i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var stored string
-		if err := ScanRows(rows, func(r []any) error { stored = r[0].(string); return nil }); err != nil {
-			t.Fatal(err)
-		}
+		stored := db.one(t, `SELECT "Ts" FROM "P" WHERE "Id" = ?`, i)
 		if stored != FormatTS(ts) {
 			t.Fatalf("stored %s, commit timestamp %s", stored, FormatTS(ts))
 		}
@@ -168,14 +163,7 @@ func TestReadAtPastTimestamp(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows, err := db.Query(context.Background(), q, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := ""
-		if err := ScanRows(rows, func(r []any) error { got = r[0].(string); return nil }); err != nil {
-			t.Fatal(err)
-		}
+		got, _ := db.one(t, q, args...).(string)
 		if got != want {
 			t.Errorf("read at version %d: %q, want %q", i, got, want)
 		}

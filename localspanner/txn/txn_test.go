@@ -44,11 +44,11 @@ func TestConflicts(t *testing.T) {
 		tb, _ := db.Catalog().Table("T")
 		q := `SELECT "V" FROM "T" WHERE "Id" = ?`
 		seq := tx.ReadSeq()
-		h, err := storage.HashQuery(context.Background(), db.Query, q, []any{id})
-		if err != nil {
+		h := storage.NewRowHash()
+		if _, err := db.Read(context.Background(), q, []any{id}, func(r []any) error { h.Add(r); return nil }); err != nil {
 			panic(err)
 		}
-		tx.RecordQueryRead(seq, []*schema.Table{tb}, q, []any{id}, h)
+		tx.RecordQueryRead(seq, []*schema.Table{tb}, q, []any{id}, h.Sum())
 	}
 	tableRead := func(tx *Txn, db *storage.DB, _ int64) {
 		tb, _ := db.Catalog().Table("T")
