@@ -190,7 +190,7 @@ def test_unknown_method_is_unimplemented_and_named(local_spanner: ServerProcess,
 @pytest.mark.parametrize(
     "method",
     [
-        "/google.spanner.v1.Spanner/PartitionQuery",
+        "/google.spanner.admin.database.v1.DatabaseAdmin/RestoreDatabase",
         "/google.spanner.admin.database.v1.DatabaseAdmin/CreateBackup",
         "/google.spanner.admin.instance.v1.InstanceAdmin/CreateInstancePartition",
     ],
