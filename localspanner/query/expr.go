@@ -442,7 +442,11 @@ func (c *compiler) binary(x *ast.BinaryExpr, sc *scope) (expr, error) {
 		if code(a.t) == spannerpb.TypeCode_NUMERIC || code(b.t) == spannerpb.TypeCode_NUMERIC {
 			return expr{sql: "(sp_numeric_cmp(" + a.sql + ", " + b.sql + ") " + sqlCmp(x.Op) + " 0)", t: tBool}, nil
 		}
-		return expr{sql: "(" + a.sql + " " + sqlCmp(x.Op) + " " + b.sql + ")", t: tBool}, nil
+		cmp := "(" + a.sql + " " + sqlCmp(x.Op) + " " + b.sql + ")"
+		if isFloat(a.t) || isFloat(b.t) {
+			cmp = floatCmp(cmp, x.Op, a, b)
+		}
+		return expr{sql: cmp, t: tBool}, nil
 	case ast.OpLike, ast.OpNotLike:
 		t, ok := commonType(a.t, b.t)
 		if !ok || (t != nil && code(t) != spannerpb.TypeCode_STRING && code(t) != spannerpb.TypeCode_BYTES) {
@@ -497,7 +501,7 @@ func (c *compiler) arith(x *ast.BinaryExpr, a, b expr, mismatch func() error) (e
 		fn := map[ast.BinaryOp]string{ast.OpAdd: "sp_add", ast.OpSub: "sp_sub", ast.OpMul: "sp_mul"}[x.Op]
 		return expr{sql: fn + "(" + a.sql + ", " + b.sql + ")", t: tInt64}, nil
 	}
-	return expr{sql: "(" + coerceSQL(a, tFloat64) + " " + string(x.Op) + " " + b.sql + ")", t: tFloat64}, nil
+	return expr{sql: "sp_float_op(" + a.sql + ", " + b.sql + ", '" + string(x.Op) + "')", t: tFloat64}, nil
 }
 
 func (c *compiler) concat(n ast.Node, args []expr) (expr, error) {
@@ -552,7 +556,7 @@ func (c *compiler) unary(x *ast.UnaryExpr, sc *scope, hint *spannerpb.Type) (exp
 		case intOrNull(a.t):
 			return expr{sql: "sp_sub(0, " + a.sql + ")", t: tInt64}, nil
 		case isFloat(a.t):
-			return expr{sql: "(- " + a.sql + ")", t: a.t}, nil
+			return expr{sql: "sp_float_op(0.0, " + a.sql + ", '-')", t: a.t}, nil
 		case code(a.t) == spannerpb.TypeCode_NUMERIC:
 			return expr{sql: "sp_numeric_op('0', " + a.sql + ", '-')", t: a.t}, nil
 		}
@@ -846,4 +850,35 @@ func (c *compiler) subscript(x *ast.IndexExpr, sc *scope) (expr, error) {
 		outOfRange = "NULL"
 	}
 	return expr{sql: "CASE WHEN " + off + " < 0 OR " + off + " >= json_array_length(" + arr.sql + ") THEN " + outOfRange + " ELSE " + get + " END", t: elem}, nil
+}
+
+// mayBeNaN reports whether a FLOAT64 expression can hold NaN (stored as the TEXT
+// 'NaN'); literals and parameters other than NaN cannot.
+func mayBeNaN(e expr) bool {
+	if !isFloat(e.t) {
+		return false
+	}
+	if _, err := strconv.ParseFloat(strings.Trim(e.sql, "()- "), 64); err == nil {
+		return false
+	}
+	return true
+}
+
+// floatCmp makes a comparison involving FLOAT64 false when an operand is NaN (true for
+// !=), as IEEE and Spanner have it; SQLite would compare the TEXT 'NaN' as text.
+func floatCmp(cmp string, op ast.BinaryOp, a, b expr) string {
+	var nan []string
+	for _, e := range []expr{a, b} {
+		if mayBeNaN(e) {
+			nan = append(nan, "typeof("+e.sql+") = 'text'")
+		}
+	}
+	if len(nan) == 0 {
+		return cmp
+	}
+	anyNaN := strings.Join(nan, " OR ")
+	if op == ast.OpNotEqual {
+		return "(CASE WHEN " + a.sql + " IS NULL OR " + b.sql + " IS NULL THEN NULL WHEN " + anyNaN + " THEN TRUE ELSE " + cmp + " END)"
+	}
+	return "(CASE WHEN " + anyNaN + " THEN FALSE ELSE " + cmp + " END)"
 }

@@ -98,6 +98,10 @@ func queryCases() []queryCase {
 			nil, []string{"2024-03-10 12:30,05:30,2024-03-10 15.123 +00:00,10/03/2024 Sun"}},
 		{"format", "SELECT FORMAT('%d-%s', 42, 'x'), FORMAT('%05.2f|%t|%T|%x', 3.14159, TRUE, 'q', 255)", nil, []string{"42-x,03.14|true|\"q\"|ff"}},
 		{"to json string", `SELECT TO_JSON_STRING(JSON_QUERY(JSON '{"a": [1, 2]}', '$.a')), TO_JSON_STRING('x'), TO_JSON_STRING(1), TO_JSON_STRING([1, 2])`, nil, []string{`[1,2],"x",1,[1,2]`}},
+		{"NaN compares false and sorts first", "SELECT f, f > 0, f = f, f != 1.0, f + 1 FROM UNNEST(@fs) AS f ORDER BY f",
+			Params{"fs": p(list(str("Infinity"), str("NaN"), structpb.NewNumberValue(-1.5), structpb.NewNullValue(), str("-Infinity")), arrayOf(tFloat64))},
+			[]string{"NULL,NULL,NULL,NULL,NULL", "NaN,false,false,true,NaN", "-Infinity,false,true,true,-Infinity", "-1.5,false,true,true,-0.5", "Infinity,true,true,true,Infinity"}},
+		{"NaN sorts last descending", "SELECT f FROM UNNEST([1.0, CAST('nan' AS FLOAT64), NULL]) AS f ORDER BY f DESC", nil, []string{"1", "NaN", "NULL"}},
 		{"float specials", "SELECT CAST('inf' AS FLOAT64), CAST('nan' AS FLOAT64), -CAST('inf' AS FLOAT64)", nil, []string{"Infinity,NaN,-Infinity"}},
 	}
 }

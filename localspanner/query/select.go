@@ -437,8 +437,16 @@ func (c *compiler) orderBy(b *strings.Builder, ob *ast.OrderBy, sc *scope, items
 		if code(e.t) == spannerpb.TypeCode_ARRAY || code(e.t) == spannerpb.TypeCode_STRUCT || code(e.t) == spannerpb.TypeCode_JSON {
 			return c.invalid(it.Expr, "ORDER BY does not support expressions of type %s", typeName(e.t))
 		}
-		if code(e.t) == spannerpb.TypeCode_NUMERIC {
+		switch {
+		case code(e.t) == spannerpb.TypeCode_NUMERIC:
 			e.sql = "sp_numeric_key(" + e.sql + ")"
+		case mayBeNaN(e):
+			// Spanner orders NULL, NaN, -inf, ..., +inf; SQLite puts TEXT last.
+			dir := ""
+			if it.Dir == ast.DirectionDesc {
+				dir = " DESC"
+			}
+			b.WriteString("CASE WHEN " + e.sql + " IS NULL THEN 0 WHEN typeof(" + e.sql + ") = 'text' THEN 1 ELSE 2 END" + dir + ", ")
 		}
 		b.WriteString(notOrdinal(e.sql))
 		if it.Dir == ast.DirectionDesc {
@@ -693,8 +701,12 @@ func (c *compiler) unnest(x *ast.Unnest, sc *scope) (string, error) {
 
 // elemFromJSON converts an array element read by json_each to its storage encoding.
 func elemFromJSON(s string, elem *spannerpb.Type) string {
-	if code(elem) == spannerpb.TypeCode_BYTES {
+	switch {
+	case code(elem) == spannerpb.TypeCode_BYTES:
 		return "sp_unbase64(" + s + ")"
+	case isFloat(elem):
+		// JSON cannot hold infinities: array elements keep them as strings.
+		return "(CASE " + s + " WHEN 'Infinity' THEN 9e999 WHEN '-Infinity' THEN -9e999 ELSE " + s + " END)"
 	}
 	return s
 }

@@ -38,6 +38,7 @@ var udfs = []struct {
 	{"sp_shift", udfShift, true},
 	{"sp_numeric_cmp", udfNumericCmp, true},
 	{"sp_numeric_op", udfNumericOp, true},
+	{"sp_float_op", udfFloatOp, true},
 	{"sp_numeric_key", udfNumericKey, true},
 	{"sp_numeric_unkey", udfNumericUnkey, true},
 	{"sp_cast", udfCast, true},
@@ -133,8 +134,13 @@ func asFloat(x any) (float64, bool) {
 	case float64:
 		return v, true
 	case string:
-		if v == "NaN" {
+		switch v {
+		case "NaN":
 			return math.NaN(), true
+		case "Infinity":
+			return math.Inf(1), true
+		case "-Infinity":
+			return math.Inf(-1), true
 		}
 	}
 	return 0, false

@@ -129,3 +129,28 @@ func (s *numericSum) Done() (any, error) {
 	}
 	return numericText(r)
 }
+
+// udfFloatOp is FLOAT64 + - * with IEEE results (NaN, ±Inf), which SQLite would turn
+// into NULL, and NaN operands, which SQLite would read as 0.
+func udfFloatOp(a, b any, op string) (any, error) {
+	if null(a) || null(b) {
+		return nil, nil
+	}
+	x, ok1 := asFloat(a)
+	y, ok2 := asFloat(b)
+	if !ok1 || !ok2 {
+		return nil, rtInvalid("operator %s expects FLOAT64 values, got %v and %v", op, a, b)
+	}
+	var r float64
+	switch op {
+	case "+":
+		r = x + y
+	case "-":
+		r = x - y
+	case "*":
+		r = x * y
+	default:
+		return nil, rtInvalid("unknown FLOAT64 operator %s", op)
+	}
+	return value.StoreFloat(r), nil
+}
