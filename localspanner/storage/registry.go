@@ -45,7 +45,8 @@ func OpenRegistry(dir string) (*Registry, error) {
 		if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
 			base = "/dev/shm"
 		}
-		tmp, err := os.MkdirTemp(base, "spanload-local-spanner-")
+		removeStaleTempDirs(base)
+		tmp, err := os.MkdirTemp(base, fmt.Sprintf("%s%d-", tempPrefix, os.Getpid()))
 		if err != nil {
 			return nil, fmt.Errorf("create temporary data directory: %w", err)
 		}
@@ -56,6 +57,36 @@ func OpenRegistry(dir string) (*Registry, error) {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
 	return r, r.load()
+}
+
+// tempPrefix starts the name of an in-memory server's data directory, followed
+// by the server's process ID.
+const tempPrefix = "spanload-local-spanner-"
+
+// removeStaleTempDirs deletes the temporary data directories of servers that
+// died without cleaning up (killed), so that memory in /dev/shm is not leaked.
+func removeStaleTempDirs(base string) {
+	if base == "" {
+		base = os.TempDir()
+	}
+	entries, err := os.ReadDir(base)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), tempPrefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pid, _, ok := strings.Cut(rest, "-")
+		if !ok || pid == "" || strings.Trim(pid, "0123456789") != "" {
+			continue
+		}
+		if _, err := os.Stat("/proc/" + pid); errors.Is(err, os.ErrNotExist) {
+			slog.Info("removing the data of a dead in-memory server", "dir", filepath.Join(base, e.Name()))
+			_ = os.RemoveAll(filepath.Join(base, e.Name()))
+		}
+	}
 }
 
 func (r *Registry) load() error {

@@ -2,7 +2,9 @@ package storage
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"google.golang.org/grpc/codes"
@@ -166,6 +168,25 @@ func TestReadAtPastTimestamp(t *testing.T) {
 		got, _ := db.one(t, q, args...).(string)
 		if got != want {
 			t.Errorf("read at version %d: %q, want %q", i, got, want)
+		}
+	}
+}
+
+func TestStaleTempDirsOfDeadServersAreRemoved(t *testing.T) {
+	base := t.TempDir()
+	dead := filepath.Join(base, tempPrefix+"999999999-x")
+	alive := filepath.Join(base, tempPrefix+strconv.Itoa(os.Getpid())+"-y")
+	other := filepath.Join(base, tempPrefix+"legacy")
+	for _, d := range []string{dead, alive, other} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	removeStaleTempDirs(base)
+	for d, want := range map[string]bool{dead: false, alive: true, other: true} {
+		_, err := os.Stat(d)
+		if got := err == nil; got != want {
+			t.Errorf("%s exists=%v, want %v", filepath.Base(d), got, want)
 		}
 	}
 }
