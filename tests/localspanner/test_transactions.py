@@ -335,6 +335,7 @@ def _from_ns(ns: int) -> DatetimeWithNanoseconds:
 def test_commit_timestamps_strictly_increase(tdb: SpannerDb) -> None:
     sequential = [_ns(_commit_row(tdb.database, "Stamps", (i, "seq"), ["Id", "Note"])) for i in range(40)]
     assert all(b > a for a, b in itertools.pairwise(sequential)), "sequential commits must increase"
+    assert all(t % 1000 == 0 for t in sequential), "Spanner commit timestamps have microsecond precision"
     stamps: list[int] = []
     lock = threading.Lock()
 
@@ -387,6 +388,26 @@ def test_pending_commit_timestamp_in_dml(tdb: SpannerDb) -> None:
 def test_commit_timestamp_sentinel_rejected_without_the_option(tdb: SpannerDb) -> None:
     with pytest.raises(gexc.FailedPrecondition), tdb.database.batch() as batch:
         batch.insert("Items", ["Id", "Plain"], [(7000, COMMIT_TIMESTAMP)])  # no allow_commit_timestamp
+
+
+def test_future_timestamp_rejected_in_a_commit_timestamp_column(tdb: SpannerDb) -> None:
+    """A value after the commit time would break every change watcher, so Spanner refuses it."""
+    now = time.time_ns()
+    try:
+        with tdb.database.batch() as batch:
+            batch.insert("Stamps", ["Id", "Note", "StampedAt"], [(6100, "future", _from_ns(now + 3600 * 10**9))])
+    except gexc.FailedPrecondition as err:
+        assert "future" in err.message.lower(), err.message
+    else:
+        pytest.fail(
+            "a timestamp an hour ahead was accepted in an allow_commit_timestamp column; "
+            "Spanner answers FAILED_PRECONDITION 'Cannot write timestamps in the future'"
+        )
+    with tdb.database.batch() as batch:
+        batch.insert("Stamps", ["Id", "Note", "StampedAt"], [(6101, "past", _from_ns(now - 3600 * 10**9))])
+    with tdb.database.snapshot() as snap:
+        rows = [list(r) for r in snap.execute_sql("SELECT Id FROM Stamps WHERE Id IN (6100, 6101)")]
+    assert rows == [[6101]]
 
 
 def test_return_commit_stats_gives_the_mutation_count(tdb: SpannerDb) -> None:
