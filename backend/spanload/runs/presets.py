@@ -119,14 +119,14 @@ def _others() -> list[Preset]:
                         "schema": "leaderboard",
                         "client": {"multiplexed_sessions": False, "session_pool_size": SESSION_POOL_SIZE},
                         "updater": {
-                            "transactions_per_second": agents * 5,
+                            "transactions_per_second": agents * 10,
                             "mutations_per_transaction": 1,
                             "parallelism": agents,
                         },
                         "watcher": {"enabled": False},
                         "reader": {
                             "enabled": True,
-                            "reads_per_second": agents * 5,
+                            "reads_per_second": agents * 10,
                             "concurrency": agents,
                             "think_time_ms": 100,
                             "query": "leaderboard",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from google.auth.credentials import AnonymousCredentials
@@ -26,7 +27,7 @@ MULTIPLEXED_ENV = (
     "GOOGLE_CLOUD_SPANNER_MULTIPLEXED_SESSIONS_FOR_RW",
     "GOOGLE_CLOUD_SPANNER_MULTIPLEXED_SESSIONS_PARTITIONED_OPS",
 )
-POOL_TIMEOUT_S = 60  # how long an operation waits for a pooled session before failing
+POOL_TIMEOUT_S = 10  # how long an operation waits for a pooled session before failing
 
 
 class TargetError(ValueError):
@@ -84,6 +85,15 @@ class CountingPool(FixedSizePool):
         finally:
             with self._waiting_lock:
                 self.waiting -= 1
+
+    def put(self, session: Any) -> None:
+        # google-cloud-spanner 3.71.0 stamps a used session with a naive datetime.now()
+        # (_opentelemetry_tracing.trace_call) while FixedSizePool.get subtracts it from an aware
+        # UTC now: the next checkout raises TypeError and the session leaks out of the pool.
+        last = getattr(session, "_last_use_time", None)
+        if isinstance(last, datetime) and last.tzinfo is None:
+            session._last_use_time = last.astimezone(UTC)
+        super().put(session)  # type: ignore[no-untyped-call]
 
     def gauges(self) -> tuple[int, int, int]:
         """(in use, idle, waiting). A waiter counts from asking until it holds a session."""

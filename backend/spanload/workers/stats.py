@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import queue
 import threading
 
 from google.api_core import exceptions as gexc
@@ -15,8 +16,12 @@ def error_code(err: BaseException) -> str:
     code = getattr(err, "grpc_status_code", None)
     if code is not None:
         return str(code.name)
+    if isinstance(err, queue.Empty):
+        return SESSION_POOL_TIMEOUT
     return type(err).__name__
 
+
+SESSION_POOL_TIMEOUT = "SESSION_POOL_TIMEOUT"  # no pooled session within the pool's timeout
 
 # Commit errors after which the commit may have happened anyway.
 UNKNOWN_OUTCOME = (gexc.DeadlineExceeded, gexc.ServiceUnavailable, gexc.InternalServerError, gexc.Unknown)

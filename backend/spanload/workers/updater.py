@@ -70,12 +70,7 @@ class Updater(PacedLoad):
             share_threads(config.parallelism, worker, workers),
         )
         super().__init__(pacer, config.enabled)
-        self._dml = self._dml_statement()
-
-    def _dml_statement(self) -> str:
-        cols = self._schema.write_columns
-        values = ", ".join(f"@p{i}" for i in range(len(cols) - 1)) + ", PENDING_COMMIT_TIMESTAMP()"
-        return f"INSERT OR UPDATE INTO {self._schema.table} ({', '.join(cols)}) VALUES ({values})"
+        self._update_sql, self._insert_sql = dml_statements(schema)
 
     def apply(self, config: UpdaterConfig) -> None:
         self.config = config
@@ -125,27 +120,45 @@ class Updater(PacedLoad):
         self._stats.count(Counter.MUTATIONS, len(writes))
 
     def _run_dml(self, writes: list[tuple[int, int]]) -> None:
-        rows = self._rows(writes)
+        """Upsert by DML in one read-write transaction: an UPDATE per row, then an INSERT for the
+        rows the UPDATE did not find (INSERT OR UPDATE is newer than some servers)."""
+        rows = [row[:-1] for row in self._rows(writes)]  # the commit timestamp is in the SQL
         attempts = 0
+
+        def run(transaction: Any, sql: str, batch: list[tuple[Any, ...]]) -> list[int]:
+            statements = [
+                (sql, {f"p{i}": v for i, v in enumerate(row)}, {f"p{i}": _param_type(v) for i, v in enumerate(row)})
+                for row in batch
+            ]
+            status, counts = transaction.batch_update(statements)
+            if status.code != 0:
+                raise DmlError(f"batch DML failed with code {status.code}: {status.message}")
+            return list(counts)
 
         def work(transaction: Any) -> None:
             nonlocal attempts
             attempts += 1
-            statements = []
-            for row in rows:
-                values = row[:-1]  # the commit timestamp is PENDING_COMMIT_TIMESTAMP() in the SQL
-                params = {f"p{i}": v for i, v in enumerate(values)}
-                types = {f"p{i}": _param_type(v) for i, v in enumerate(values)}
-                statements.append((self._dml, params, types))
-            status, _ = transaction.batch_update(statements)
-            if status.code != 0:
-                raise DmlError(f"batch DML failed with code {status.code}: {status.message}")
+            counts = run(transaction, self._update_sql, rows)
+            missing = [row for row, count in zip(rows, counts, strict=True) if count == 0]
+            if missing:
+                run(transaction, self._insert_sql, missing)
 
         try:
             self._database().run_in_transaction(work)
         finally:
             if attempts > 1:
                 self._stats.count(Counter.RETRIES, attempts - 1)
+
+
+def dml_statements(schema: SchemaSpec) -> tuple[str, str]:
+    """(UPDATE by key, INSERT) of every write column; ``@p0`` is the key, the commit timestamp is
+    PENDING_COMMIT_TIMESTAMP()."""
+    cols = schema.write_columns
+    values = [f"@p{i}" for i in range(len(cols) - 1)]
+    sets = ", ".join(f"{c} = {v}" for c, v in zip(cols[1:-1], values[1:], strict=True))
+    update = f"UPDATE {schema.table} SET {sets}, LastUpdated = PENDING_COMMIT_TIMESTAMP() WHERE {schema.key} = @p0"
+    insert = f"INSERT INTO {schema.table} ({', '.join(cols)}) VALUES ({', '.join(values)}, PENDING_COMMIT_TIMESTAMP())"
+    return update, insert
 
 
 class DmlError(RuntimeError):
