@@ -30,13 +30,6 @@ type Backend struct {
 	collector *stats.Collector
 }
 
-// opened prepares a newly created database for serving.
-func (b *Backend) opened(db *storage.DB) {
-	if b.collector != nil {
-		db.Sys = b.collector.For(db)
-	}
-}
-
 // dropped forgets a dropped database everywhere.
 func (b *Backend) dropped(db *storage.DB) {
 	b.Txns.DropDatabase(db)

@@ -52,7 +52,6 @@ func (s *databaseAdmin) CreateDatabase(ctx context.Context, req *dbpb.CreateData
 	if err != nil {
 		return nil, err
 	}
-	s.b.opened(db)
 	meta := &dbpb.CreateDatabaseMetadata{Database: name}
 	if _, err := db.ApplyDDL(ctx, req.ExtraStatements); err != nil {
 		if _, derr := s.b.Reg.DropDatabase(name); derr != nil {

@@ -27,6 +27,7 @@ func Start(ctx context.Context, srv *grpc.Server, reg *storage.Registry) *Backen
 	for _, db := range reg.AllDatabases() {
 		db.Sys = col.For(db)
 	}
+	reg.OnOpen = func(db *storage.DB) { db.Sys = col.For(db) }
 	Register(srv, b)
 	go b.Txns.Janitor(ctx, janitorInterval)
 	go func() {

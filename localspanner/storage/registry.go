@@ -34,6 +34,9 @@ type Registry struct {
 	mu        sync.RWMutex
 	instances map[string]*Instance
 	dbs       map[string]*DB
+
+	// OnOpen, if set, prepares a newly created database before anyone can use it.
+	OnOpen func(*DB)
 }
 
 // OpenRegistry opens the data directory (creating it); with dir == "" the data
@@ -247,6 +250,9 @@ func (r *Registry) CreateDatabase(name string) (*DB, error) {
 	db, err := Open(name, path)
 	if err != nil {
 		return nil, err
+	}
+	if r.OnOpen != nil {
+		r.OnOpen(db)
 	}
 	r.dbs[name] = db
 	return db, nil
