@@ -39,7 +39,7 @@ logger = logging.getLogger(__name__)
 
 HELLO_TIMEOUT_S = 60.0  # a worker imports the Spanner client before it says hello
 READY_TIMEOUT_S = 300.0  # schema creation on a cloud target can take minutes
-STOP_PHASE_TIMEOUT_S = 60.0  # writers finishing their transactions / the watcher draining
+STOP_SILENCE_S = 60.0  # while stopping, a worker silent this long fails the run
 EXIT_TIMEOUT_S = 10.0
 MISSING_INTERVALS = 3.0
 WATCHDOG_FRACTION = 0.25  # the watchdog looks this often, in intervals
@@ -123,9 +123,20 @@ class Supervisor:
     All methods are coroutines for the caller's event loop; none blocks it.
     """
 
-    def __init__(self, settings: Settings, sink: RunSink, worker_command: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        sink: RunSink,
+        worker_command: list[str] | None = None,
+        local_spanner_address: str | None = None,
+    ) -> None:
+        """``local_spanner_address``: where local targets without ``emulator_host`` go (default
+        ``settings.local_spanner_host:port``); set it, or the attribute, when the local server
+        was started on another port (``port=0``). ``worker_command`` replaces the worker program
+        (a worker in another language speaking :mod:`spanload.runs.protocol`)."""
         self.settings = settings
         self.sink = sink
+        self.local_spanner_address = local_spanner_address
         self._runs: dict[str, _Run] = {}
         self._worker_command = worker_command or [sys.executable, "-m", "spanload.workers.process"]
 
@@ -167,8 +178,10 @@ class Supervisor:
         """host:port of the local server or emulator the run talks to (None for cloud)."""
         match config.target.kind:
             case TargetKind.LOCAL:
-                return config.target.emulator_host or (
-                    f"{self.settings.local_spanner_host}:{self.settings.local_spanner_port}"
+                return (
+                    config.target.emulator_host
+                    or self.local_spanner_address
+                    or f"{self.settings.local_spanner_host}:{self.settings.local_spanner_port}"
                 )
             case TargetKind.EMULATOR:
                 return config.target.emulator_host
@@ -416,18 +429,27 @@ class Supervisor:
         try:
             for worker in run.workers:
                 worker.send(protocol.StopWriters())
-            ledgers = await asyncio.wait_for(
-                asyncio.gather(*(w.writers_stopped for w in run.workers)), STOP_PHASE_TIMEOUT_S
-            )
+            ledgers = await self._while_heard(run, asyncio.gather(*(w.writers_stopped for w in run.workers)))
             for worker in run.workers:
                 worker.send(protocol.Stop())
-            await asyncio.wait_for(asyncio.gather(*(w.stopped for w in run.workers)), STOP_PHASE_TIMEOUT_S)
+            await self._while_heard(run, asyncio.gather(*(w.stopped for w in run.workers)))
         except TimeoutError:
-            await self._fail(run, f"the workers did not stop within {STOP_PHASE_TIMEOUT_S:.0f} s")
+            await self._fail(run, f"a worker stopped answering for {STOP_SILENCE_S:.0f} s while the run stopped")
             return
         except RunError:
             return
         await self._end(run, RunState.FINISHED, None, reconciled=True, ledgers=list(ledgers))
+
+    async def _while_heard(self, run: _Run, waiting: asyncio.Future[Any]) -> Any:
+        """Await ``waiting`` for as long as every worker keeps talking (a watcher draining a
+        long backlog keeps reporting); TimeoutError once one is silent for ``STOP_SILENCE_S``."""
+        while True:
+            done, _ = await asyncio.wait({waiting}, timeout=run.config.report_interval_s)
+            if done:
+                return waiting.result()
+            if time.monotonic() - min(w.last_heard for w in run.workers) > STOP_SILENCE_S:
+                waiting.cancel()
+                raise TimeoutError
 
     async def _fail(self, run: _Run, reason: str) -> None:
         if run.state in (RunState.FINISHED, RunState.FAILED):
