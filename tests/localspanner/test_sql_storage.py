@@ -173,6 +173,44 @@ def test_translation_needs_work_in_the_sqlite_build(sdb: SpannerDb, case: str) -
     assert rows == want, f"{case}: {rows}"
 
 
+# GoogleSQL semantics where a translation to SQLite goes wrong unless it takes care (value, or an error class).
+SEMANTICS: dict[str, tuple[str, Any]] = {
+    "LIKE is case-sensitive": ("SELECT 'ABC' LIKE 'abc', 'ABC' LIKE 'A%'", [False, True]),
+    "CAST FLOAT64 to INT64 rounds half away from zero": ("SELECT CAST(1.5 AS INT64), CAST(-2.5 AS INT64)", [2, -3]),
+    "CAST FLOAT64 to STRING is shortest": ("SELECT CAST(1.0 AS STRING), CAST(0.1 AS STRING)", ["1", "0.1"]),
+    "CAST BOOL to STRING": ("SELECT CAST(TRUE AS STRING)", ["true"]),
+    "division by zero": ("SELECT 1 / 0", gexc.OutOfRange),
+    "MOD by zero": ("SELECT MOD(5, 0)", gexc.OutOfRange),
+    "INT64 overflow": ("SELECT 9223372036854775807 + 1", gexc.OutOfRange),
+    "bad CAST to INT64": ("SELECT CAST('abc' AS INT64)", gexc.OutOfRange),
+    "INT64 / INT64 is FLOAT64": ("SELECT 7 / 2, DIV(7, 2), DIV(-7, 2)", [3.5, 3, -3]),
+    "SAFE_DIVIDE": ("SELECT SAFE_DIVIDE(1, 0), SAFE_DIVIDE(6, 3)", [None, 2.0]),
+    "strings compare by bytes": ("SELECT 'a' < 'B', 'B' < 'a'", [False, True]),
+    "NULL propagates": (
+        "SELECT CONCAT('a', NULL), TRUE AND NULL, NULL = NULL, FALSE AND NULL",
+        [None, None, None, False],
+    ),
+    "INT64 = FLOAT64 compares values": ("SELECT 1 = 1.0, 2 > 1.5", [True, True]),
+    "ARRAY_LENGTH and OFFSET": ("SELECT ARRAY_LENGTH([1, 2, 3]), [10, 20, 30][OFFSET(1)]", [3, 20]),
+    "TIMESTAMP to STRING in the default time zone": (
+        "SELECT CAST(TIMESTAMP '2024-01-01 00:00:00+00' AS STRING)",
+        ["2023-12-31 16:00:00-08"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SEMANTICS))
+def test_googlesql_semantics(sdb: SpannerDb, case: str) -> None:
+    sql, want = SEMANTICS[case]
+    if isinstance(want, type):
+        with pytest.raises(want), sdb.database.snapshot() as snap:
+            list(snap.execute_sql(sql))
+        return
+    with sdb.database.snapshot() as snap:
+        rows = [list(r) for r in snap.execute_sql(sql)]
+    assert rows == [want], f"{case}: {sql} gave {rows}, Spanner gives {want}"
+
+
 # ---- wire encodings -----------------------------------------------------------------------------
 
 NAN, INF = float("nan"), float("inf")
