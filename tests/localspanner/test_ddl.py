@@ -291,6 +291,42 @@ def test_drop_index_and_table_and_alter_columns(schema_dbs: Callable[[str], Span
     assert not [s for s in db.ddl_statements if "Scratch" in s], db.ddl_statements
 
 
+def test_if_not_exists_makes_schema_creation_idempotent(make_database: DatabaseFactory) -> None:
+    """Spanload creates its schema on every run; IF [NOT] EXISTS statements must be no-ops when satisfied."""
+    base = [
+        "CREATE TABLE IF NOT EXISTS Idem (Id INT64 NOT NULL, V STRING(MAX)) PRIMARY KEY (Id)",
+        "CREATE INDEX IF NOT EXISTS IdemByV ON Idem (V)",
+    ]
+    db = make_database(base).database
+    db.reload()
+    before = list(db.ddl_statements)
+    for statement in [
+        *base,
+        "ALTER TABLE Idem ADD COLUMN IF NOT EXISTS W INT64",
+        "ALTER TABLE Idem ADD COLUMN IF NOT EXISTS W INT64",
+        "DROP INDEX IF EXISTS NoSuchIndex",
+    ]:
+        try:
+            db.update_ddl([statement]).result(OPERATION_TIMEOUT_S)
+        except gexc.GoogleAPICallError as err:
+            pytest.fail(f"{statement!r} failed on a schema that already satisfies it: {err.message}")
+    db.reload()
+    assert len(db.ddl_statements) == len(before) and "W INT64" in db.ddl_statements[0], db.ddl_statements
+
+
+def test_drop_table_with_indexes_is_refused(make_database: DatabaseFactory) -> None:
+    db = make_database(
+        ["CREATE TABLE Dt (Id INT64 NOT NULL, V INT64) PRIMARY KEY (Id)", "CREATE INDEX DtByV ON Dt (V)"]
+    )
+    with pytest.raises(gexc.FailedPrecondition) as info:
+        db.database.update_ddl(["DROP TABLE Dt"]).result(OPERATION_TIMEOUT_S)
+    assert "DtByV" in info.value.message, info.value.message
+    with db.database.batch() as batch:  # the table is still there, and deleting a missing row is no error
+        batch.insert("Dt", ["Id", "V"], [(1, 1)])
+        batch.delete("Dt", KeySet(keys=[[404]]))
+    assert _query(db, "SELECT Id FROM Dt") == [[1]]
+
+
 def test_get_database_ddl_is_canonical(make_database: DatabaseFactory) -> None:
     messy = [
         "create table  Canon ( Id int64 not null , Name string(max) ,  Tags array<string(64)>)  primary key ( Id )",
