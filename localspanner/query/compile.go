@@ -302,6 +302,7 @@ type compiler struct {
 	// them for the SELECT whose FROM is being compiled.
 	profile   bool
 	scanTerms []string
+	depth     int
 }
 
 type groupCheck struct {

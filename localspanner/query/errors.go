@@ -58,6 +58,8 @@ func RuntimeError(err error) error {
 	switch {
 	case msg == "integer overflow":
 		return &Error{Code: codes.OutOfRange, Msg: "int64 overflow"}
+	case msg == "Recursion limit" || strings.HasPrefix(msg, "Expression tree is too large"):
+		return &Error{Code: codes.InvalidArgument, Msg: "Statement is too deeply nested: " + msg}
 	case strings.HasPrefix(msg, "bad JSON path"):
 		return &Error{Code: codes.InvalidArgument, Msg: "Invalid JSONPath: " + strings.TrimPrefix(msg, "bad JSON path: ")}
 	}

@@ -70,7 +70,16 @@ func (c *compiler) boolExpr(e ast.Expr, sc *scope, what string) (expr, error) {
 	return x, nil
 }
 
+// maxDepth bounds how deeply expressions and sub-queries nest: SQLite's parser and
+// expression trees have limits of their own, which must not surface as internal errors.
+const maxDepth = 150
+
 func (c *compiler) expr(e ast.Expr, sc *scope, hint *spannerpb.Type) (expr, error) {
+	c.depth++
+	defer func() { c.depth-- }()
+	if c.depth > maxDepth {
+		return expr{}, c.invalid(e, "Expression nesting exceeds the maximum depth of %d", maxDepth)
+	}
 	switch x := e.(type) {
 	case *ast.ParenExpr:
 		in, err := c.expr(x.Expr, sc, hint)

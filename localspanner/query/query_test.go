@@ -148,6 +148,8 @@ func TestQueryErrors(t *testing.T) {
 		{"SELECT AS STRUCT 1 AS x", nil, codes.Unimplemented, "SELECT AS STRUCT/VALUE is not supported by the local Spanner server [at 1:8]"},
 		{"SELECT Name, COUNT(*) FROM Players", nil, codes.InvalidArgument, "SELECT list expression references column Name which is neither grouped nor aggregated [at 1:8]"},
 		{"SELECT Game, Score FROM Scores GROUP BY Game", nil, codes.InvalidArgument, "references column Score which is neither grouped"},
+		{"SELECT " + strings.Repeat("(", 5000) + "1" + strings.Repeat(")", 5000), nil, codes.InvalidArgument, "maximum depth"},
+		{"SELECT " + strings.Repeat("NOT ", 3000) + "TRUE", nil, codes.InvalidArgument, "maximum depth"},
 		{"SELECT NOPE_FN(1)", nil, codes.InvalidArgument, "Function not found: NOPE_FN"},
 		{"SELECT PlayerId FROM Players WHERE Name", nil, codes.InvalidArgument, "WHERE clause should return type BOOL"},
 		{"SELECT Name FROM Players p, Scores s WHERE PlayerId = 1", nil, codes.InvalidArgument, "Column name PlayerId is ambiguous"},
@@ -156,6 +158,25 @@ func TestQueryErrors(t *testing.T) {
 		_, _, err := run(t, cat, db, tt.sql, tt.params)
 		if status.Code(err) != tt.code || err == nil || !strings.Contains(err.Error(), tt.msg) {
 			t.Errorf("%s: got %v (%v), want %v containing %q", tt.sql, err, status.Code(err), tt.code, tt.msg)
+		}
+	}
+}
+
+// Expressions just within the depth limit must compile to SQL that SQLite accepts.
+func TestDeepButAllowed(t *testing.T) {
+	cat, db := newTestDB(t)
+	const n = maxDepth - 10
+	for q, want := range map[string]string{
+		"SELECT " + strings.Repeat("(", n) + "1" + strings.Repeat(")", n):                           "1",
+		"SELECT " + strings.Repeat("ABS(", n) + "-1" + strings.Repeat(")", n):                       "1",
+		"SELECT " + strings.Repeat("IF(TRUE, ", n/2) + "1" + strings.Repeat(", 0)", n/2):            "1",
+		"SELECT " + strings.Repeat("(1 + ", n/2) + "1" + strings.Repeat(")", n/2):                   itoa(n/2 + 1),
+		"SELECT " + strings.Repeat("CASE WHEN TRUE THEN ", n/2) + "1" + strings.Repeat(" END", n/2): "1",
+		"SELECT " + strings.Repeat("(SELECT ", 20) + "1" + strings.Repeat(")", 20):                  "1",
+	} {
+		got, _, err := run(t, cat, db, q, nil)
+		if err != nil || len(got) != 1 || got[0] != want {
+			t.Errorf("%.60s...: %v %v, want %s", q, got, err, want)
 		}
 	}
 }

@@ -54,6 +54,11 @@ func (sc *scope) hasRel(name string) bool {
 }
 
 func (c *compiler) queryExpr(q ast.QueryExpr, outer *scope) (*queryResult, error) {
+	c.depth += 5
+	defer func() { c.depth -= 5 }()
+	if c.depth > maxDepth {
+		return nil, c.invalid(q, "Query nesting exceeds the maximum depth")
+	}
 	switch x := q.(type) {
 	case *ast.Query:
 		if len(x.PipeOperators) > 0 {
