@@ -83,9 +83,9 @@ export function TimeChart({ id, title, unit, rightUnit, rows, lines, markers = [
                 yAxisId="left"
                 x={m.x}
                 ifOverflow="extendDomain"
-                stroke={MARKER_COLOR}
+                stroke={m.color ?? MARKER_COLOR}
                 strokeDasharray="2 2"
-                label={{ value: m.label, position: "insideTopLeft", fill: MARKER_COLOR, fontSize: 10 }}
+                label={{ value: m.label, position: "insideTopLeft", fill: m.color ?? MARKER_COLOR, fontSize: 10 }}
               />
             ))}
             {onBrush && (

@@ -152,6 +152,8 @@ export function hasData(rows: readonly Row[], chart: ChartSpec): boolean {
 export interface Marker {
   x: number;
   label: string;
+  /** Defaults to the marker colour; the compare page colours each run's markers as its line. */
+  color?: string;
 }
 
 /** Unix seconds at which the run started, as seen from its samples. */

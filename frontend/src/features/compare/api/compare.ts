@@ -1,7 +1,9 @@
 // GET /api/compare, shaped for the page: per-metric cells and chart rows per series name.
 import { api } from "@/lib/api";
-import type { Row } from "@/lib/series";
-import type { ComparePublic, CompareSeries } from "@/lib/types";
+import { colorAt } from "@/components/palette";
+import { changeLabel } from "@/lib/knobs";
+import { eventChanges, isConfigChange, type Marker, type Row } from "@/lib/series";
+import type { ComparePublic, CompareSeries, RunEvent } from "@/lib/types";
 
 export const MIN_RUNS = 2;
 export const MAX_RUNS = 6;
@@ -65,6 +67,15 @@ export function compareRows(series: CompareSeries, name: string): Row[] {
     });
     return row;
   });
+}
+
+/** Each run's live config changes as markers in its line's colour, labelled with its number. */
+export function compareMarkers(timelines: readonly (readonly RunEvent[])[]): Marker[] {
+  return timelines.flatMap((events, i) =>
+    events
+      .filter(isConfigChange)
+      .map((e) => ({ x: e.elapsed_s, label: `#${i + 1} ${changeLabel(eventChanges(e))}`, color: colorAt(i) })),
+  );
 }
 
 export function fetchComparison(ids: readonly string[], signal?: AbortSignal): Promise<ComparePublic> {

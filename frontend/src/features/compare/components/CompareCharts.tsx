@@ -2,6 +2,7 @@
 import { useMemo } from "react";
 import { colorAt } from "@/components/palette";
 import { TimeChart } from "@/components/TimeChart";
+import type { Marker } from "@/lib/series";
 import type { ComparePublic } from "@/lib/types";
 import { compareRows } from "../api/compare";
 
@@ -19,7 +20,7 @@ const METRICS: { id: string; title: string; unit: string; series: string }[] = [
   { id: "cmp-errors", title: "Errors/s", unit: "per s", series: "gauges.errors_ps" },
 ];
 
-export function CompareCharts({ comparison, labels }: { comparison: ComparePublic; labels: readonly string[] }) {
+export function CompareCharts({ comparison, labels, markers = [] }: { comparison: ComparePublic; labels: readonly string[]; markers?: readonly Marker[] }) {
   const charts = useMemo(
     () =>
       METRICS.map((m) => ({ ...m, rows: compareRows(comparison.series, m.series) })).filter((c) =>
@@ -32,7 +33,7 @@ export function CompareCharts({ comparison, labels }: { comparison: ComparePubli
   return (
     <div className="charts" data-testid="compare-charts">
       {charts.map((c) => (
-        <TimeChart key={c.id} id={c.id} title={c.title} unit={c.unit} rows={c.rows} lines={lines} syncId="compare" />
+        <TimeChart key={c.id} id={c.id} title={c.title} unit={c.unit} rows={c.rows} lines={lines} markers={markers} syncId="compare" />
       ))}
     </div>
   );

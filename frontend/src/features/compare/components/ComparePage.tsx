@@ -3,8 +3,9 @@
 import { useMemo } from "react";
 import { useSearchParams } from "react-router-dom";
 import { ErrorState, Loading } from "@/components/States";
+import { fetchSnapshot } from "@/lib/api";
 import { useAsync } from "@/lib/useAsync";
-import { fetchComparison, MAX_RUNS, MIN_RUNS, parseIds } from "../api/compare";
+import { compareMarkers, fetchComparison, MAX_RUNS, MIN_RUNS, parseIds } from "../api/compare";
 import { legendLabels } from "../utils/legend";
 import { CompareCharts } from "./CompareCharts";
 import { CompareSummaryTable } from "./CompareSummaryTable";
@@ -19,6 +20,12 @@ export function ComparePage() {
   const setIds = (next: string[]) => setParams(next.length ? { ids: next.join(",") } : {}, { replace: false });
 
   const labels = useMemo(() => (comparison.data ? legendLabels(comparison.data.runs, comparison.data.config_diff) : []), [comparison.data]);
+  // The runs' timelines (live changes) come with each run's snapshot; markers are a bonus, so a
+  // failure here only leaves them out.
+  const timelines = useAsync(
+    () => (enough ? Promise.all(ids.map((id) => fetchSnapshot(id).then((s) => s.events))) : Promise.resolve([])),
+    [ids.join(","), enough],
+  );
 
   return (
     <section className="page" data-testid="compare-page">
@@ -42,7 +49,7 @@ export function ComparePage() {
           <h2>Config differences</h2>
           <ConfigDiffTable comparison={comparison.data} labels={labels} />
           <h2>Charts</h2>
-          <CompareCharts comparison={comparison.data} labels={labels} />
+          <CompareCharts comparison={comparison.data} labels={labels} markers={compareMarkers(timelines.data ?? [])} />
         </>
       )}
     </section>

@@ -25,6 +25,6 @@ describe("CompareSummaryTable", () => {
     // The baseline column shows values only.
     expect(screen.getByTestId("cell-rates.updater.tps-0")).toHaveAttribute("data-tone", "neutral");
     expect(screen.getByRole("rowheader", { name: "achieved tx/s" })).toBeInTheDocument();
-    expect(screen.getAllByRole("columnheader").map((h) => h.textContent)).toEqual(["metric", "light (tx/s=1)baseline", "medium (tx/s=10)"]);
+    expect(screen.getAllByRole("columnheader").map((h) => h.textContent)).toEqual(["metric", "#1 light (tx/s=1)baseline", "#2 medium (tx/s=10)"]);
   });
 });

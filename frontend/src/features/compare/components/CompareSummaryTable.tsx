@@ -13,7 +13,7 @@ export function CompareSummaryTable({ comparison, labels }: { comparison: Compar
   const metrics = showAll || key.length === 0 ? all : key;
   return (
     <div className="table-scroll">
-      <table className="table" data-testid="compare-summary">
+      <table className="table wrap-head" data-testid="compare-summary">
         <thead>
           <tr>
             <th>metric</th>

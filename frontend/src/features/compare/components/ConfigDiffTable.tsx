@@ -7,7 +7,7 @@ export function ConfigDiffTable({ comparison, labels }: { comparison: ComparePub
   if (diff.length === 0) return <p className="muted">The configs are the same.</p>;
   return (
     <div className="table-scroll">
-      <table className="table" data-testid="config-diff">
+      <table className="table wrap-head" data-testid="config-diff">
         <thead>
           <tr>
             <th>field</th>

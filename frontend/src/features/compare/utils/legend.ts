@@ -1,4 +1,4 @@
-// Legend labels for compared runs that name what differs between them.
+// Legend labels for compared runs: their number (as on the chart markers), name, and what differs.
 import { formatValue, KNOB_BY_PATH } from "@/lib/knobs";
 import type { ConfigDiffEntry, RunPublic } from "@/lib/types";
 
@@ -10,6 +10,6 @@ export function legendLabels(runs: readonly RunPublic[], diff: readonly ConfigDi
   return runs.map((run, i) => {
     const name = run.name ?? run.preset ?? run.id.slice(0, 8);
     const parts = fields.map((d) => `${KNOB_BY_PATH.get(d.field)?.short ?? d.field}=${formatValue(d.values[i])}`);
-    return parts.length ? `${name} (${parts.join(", ")})` : name;
+    return `#${i + 1} ${name}${parts.length ? ` (${parts.join(", ")})` : ""}`;
   });
 }
