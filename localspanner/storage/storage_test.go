@@ -14,7 +14,7 @@ import (
 	"github.com/spanload/spanload/localspanner/value"
 )
 
-func openTestDB(t *testing.T) *DB {
+func openTestDB(t testing.TB) *DB {
 	t.Helper()
 	db, err := Open("projects/p/instances/i/databases/d", filepath.Join(t.TempDir(), "d.sqlite"))
 	if err != nil {
