@@ -100,9 +100,9 @@ var simpleFuncs = map[string]simpleFunc{
 	"REPLACE": {args: []argKind{argText, argText, argText}, min: 3, emit: func(a []string) string {
 		return "CASE WHEN " + a[1] + " = '' THEN " + a[0] + " ELSE replace(" + a[0] + ", " + a[1] + ", " + a[2] + ") END"
 	}},
-	"TRIM":              {args: []argKind{argText, argText}, min: 1, fn: "trim"},
-	"LTRIM":             {args: []argKind{argText, argText}, min: 1, fn: "ltrim"},
-	"RTRIM":             {args: []argKind{argText, argText}, min: 1, fn: "rtrim"},
+	"TRIM":              {args: []argKind{argText, argText}, min: 1, emit: trimSQL("trim", "0")},
+	"LTRIM":             {args: []argKind{argText, argText}, min: 1, emit: trimSQL("ltrim", "1")},
+	"RTRIM":             {args: []argKind{argText, argText}, min: 1, emit: trimSQL("rtrim", "2")},
 	"REPEAT":            {args: []argKind{argText, argInt}, min: 2, fn: "sp_repeat"},
 	"REVERSE":           {args: []argKind{argText}, min: 1, fn: "sp_reverse"},
 	"LPAD":              {args: []argKind{argStr, argInt, argStr}, min: 2, result: tString, emit: padSQL("1")},
@@ -187,4 +187,15 @@ func (c *compiler) simpleCall(x *ast.CallExpr, name string, f simpleFunc, args [
 // jsonValueSQL is JSON_VALUE: a scalar at the path as STRING, NULL for objects and arrays.
 func jsonValueSQL(a []string) string {
 	return "CASE json_type(" + a[0] + ", " + a[1] + ") WHEN 'object' THEN NULL WHEN 'array' THEN NULL WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST((" + a[0] + " ->> " + a[1] + ") AS TEXT) END"
+}
+
+// trimSQL trims the given characters with SQLite's function, and Unicode whitespace
+// (Spanner's default, where SQLite trims only spaces) with sp_trim.
+func trimSQL(fn, side string) func(a []string) string {
+	return func(a []string) string {
+		if len(a) == 2 {
+			return fn + "(" + a[0] + ", " + a[1] + ")"
+		}
+		return "sp_trim(" + a[0] + ", " + side + ")"
+	}
 }

@@ -51,6 +51,7 @@ func queryCases() []queryCase {
 		{"is null", "SELECT PlayerId FROM Players WHERE Name IS NULL", nil, []string{"3"}},
 		{"string functions", "SELECT CONCAT(Name, '!'), LOWER(Name), UPPER(Name), LENGTH(Name), SUBSTR(Name, 2, 3), STARTS_WITH(Name, 'al'), ENDS_WITH(Name, 'ce'), REPLACE(Name, 'l', 'L'), TRIM('  x '), STRPOS(Name, 'i') FROM Players WHERE PlayerId = 1",
 			nil, []string{"alice!,alice,ALICE,5,lic,true,true,aLice,x,3"}},
+		{"trim whitespace and characters", "SELECT TRIM('\\t x \\n'), LTRIM('  x '), RTRIM(' x  '), TRIM('xxaxx', 'x'), CONCAT(b'[', TRIM(b' a '), b']') = b'[a]'", nil, []string{"x,x , x,a,true"}},
 		{"substr negative", "SELECT SUBSTR('hello', -3), SUBSTR('hello', 0, 2), SUBSTR('héllo', 2, 2)", nil, []string{"llo,he,él"}},
 		{"conditionals", "SELECT COALESCE(Name, 'none'), IF(Active, 'yes', 'no'), IFNULL(Rating, 0), CASE WHEN PlayerId > 1 THEN 'big' ELSE 'small' END, CASE PlayerId WHEN 1 THEN 'one' END FROM Players ORDER BY PlayerId",
 			nil, []string{"alice,yes,3.5,small,one", "Bob,no,1.25,big,NULL", "none,no,0,big,NULL"}},

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/mattn/go-sqlite3"
@@ -49,6 +50,7 @@ var udfs = []struct {
 	{"sp_starts_with", udfStartsWith, true},
 	{"sp_ends_with", udfEndsWith, true},
 	{"sp_repeat", udfRepeat, true},
+	{"sp_trim", udfTrim, true},
 	{"sp_reverse", udfReverse, true},
 	{"sp_pad", udfPad, true},
 	{"sp_split", udfSplit, true},
@@ -434,6 +436,37 @@ func udfEndsWith(a, b any) any {
 	x, _ := asText(a)
 	y, _ := asText(b)
 	return strings.HasSuffix(x, y)
+}
+
+// udfTrim removes Unicode whitespace: side 0 both ends, 1 leading, 2 trailing. BYTES
+// values lose ASCII spaces only.
+func udfTrim(a any, side int64) any {
+	trim := func(s string) string {
+		switch side {
+		case 1:
+			return strings.TrimLeftFunc(s, unicode.IsSpace)
+		case 2:
+			return strings.TrimRightFunc(s, unicode.IsSpace)
+		}
+		return strings.TrimFunc(s, unicode.IsSpace)
+	}
+	switch v := a.(type) {
+	case string:
+		return trim(v)
+	case []byte:
+		if v == nil {
+			return nil
+		}
+		cut := " "
+		switch side {
+		case 1:
+			return []byte(strings.TrimLeft(string(v), cut))
+		case 2:
+			return []byte(strings.TrimRight(string(v), cut))
+		}
+		return []byte(strings.Trim(string(v), cut))
+	}
+	return nil
 }
 
 func udfRepeat(a, n any) (any, error) {
