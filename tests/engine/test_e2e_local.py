@@ -267,3 +267,31 @@ def test_ctrl_c_stops_the_cli_cleanly_and_still_writes_the_summary(local_spanner
     assert process.returncode == 130, err
     assert "Summary" in rest and "reconciliation: OK" in rest
     assert json.loads(out.read_text())["state"] == "finished"
+
+
+def test_changing_the_number_of_watchers_live_misses_nothing_and_counts_nothing_twice(
+    local_spanner: LocalTarget,
+) -> None:
+    config = local_spanner.config(
+        {"updater": {"transactions_per_second": 10, "mutations_per_transaction": 10, "key_space": 500}}
+    )
+
+    async def scenario() -> Recorder:
+        sink = Recorder()
+        supervisor = Supervisor(Settings(), sink)
+        await supervisor.start("regroup", config)
+        for watchers, after in ((4, 3), (1, 6), (8, 9)):
+            while len(sink.samples) < after:
+                await asyncio.sleep(0.05)
+            await supervisor.patch("regroup", ConfigPatch.model_validate({"watcher": {"watchers": watchers}}), "t")
+        while len(sink.samples) < 12:
+            await asyncio.sleep(0.05)
+        await supervisor.stop("regroup")
+        return sink
+
+    sink = asyncio.run(scenario())
+    assert sink.summary is not None and sink.summary.reconciliation is not None
+    r = sink.summary.reconciliation
+    assert r.ok, r.detail
+    assert r.duplicates == 0 and r.final_versions_missing == 0
+    assert sink.summary.totals.received_changes == r.versions_received

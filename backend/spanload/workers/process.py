@@ -209,8 +209,6 @@ class Worker:
         while not self.done.wait(SAMPLE_EVERY_S):
             if self.stats_reader is None:
                 return
-            if not self.config.watcher.enabled:
-                continue  # the figures are the poll query's: no polls, nothing to read
             try:
                 self.server_gauges = self.stats_reader.read()
             except Exception as err:
