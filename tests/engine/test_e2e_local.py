@@ -295,3 +295,35 @@ def test_changing_the_number_of_watchers_live_misses_nothing_and_counts_nothing_
     assert r.ok, r.detail
     assert r.duplicates == 0 and r.final_versions_missing == 0
     assert sink.summary.totals.received_changes == r.versions_received
+
+
+def test_switching_to_a_session_pool_live_shows_session_gauges(local_spanner: LocalTarget) -> None:
+    config = local_spanner.config(
+        {
+            "updater": {"transactions_per_second": 20, "mutations_per_transaction": 2},
+            "watcher": {"enabled": False},
+            "reader": {"enabled": True, "reads_per_second": 20, "concurrency": 4},
+        }
+    )
+
+    async def scenario() -> Recorder:
+        sink = Recorder()
+        supervisor = Supervisor(Settings(), sink)
+        await supervisor.start("pool", config)
+        while len(sink.samples) < 2:
+            await asyncio.sleep(0.05)
+        patch = {"client": {"multiplexed_sessions": False, "session_pool_size": 5}}
+        await supervisor.patch("pool", ConfigPatch.model_validate(patch), "t")
+        seen = len(sink.samples)
+        while len(sink.samples) < seen + 3:
+            await asyncio.sleep(0.05)
+        await supervisor.stop("pool")
+        return sink
+
+    sink = asyncio.run(scenario())
+    assert Gauge.SESSIONS_IN_USE not in sink.samples[0].gauges  # multiplexed sessions: no pool to show
+    pooled = [s for s in sink.samples if Gauge.SESSIONS_IN_USE in s.gauges]
+    assert pooled, "no sample after the patch shows session gauges"
+    assert all(s.gauges[Gauge.SESSIONS_IN_USE] + s.gauges[Gauge.SESSIONS_IDLE] == 5 for s in pooled)
+    assert sink.summary is not None and sink.summary.totals.errors == 0, sink.summary.errors_by_code
+    assert sink.samples[-2].totals.reads > sink.samples[1].totals.reads  # reads went on through the pool

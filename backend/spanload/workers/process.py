@@ -225,6 +225,8 @@ class Worker:
                 config.client.multiplexed_sessions != old.client.multiplexed_sessions
             ):
                 self.conn = spanner_client.connect(config.target, config.client, self.start_msg.emulator_host)
+                if self.stats_reader is not None:
+                    self.stats_reader = StatsReader(self.conn.database, self.stats_reader.poll_sql_prefix)
         if self.updater is not None:
             self.updater.apply(config.updater)
         if self.reader is not None:
