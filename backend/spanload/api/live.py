@@ -93,7 +93,7 @@ async def _stream(websocket: WebSocket, viewer: Viewer, snapshot: SnapshotMessag
                     last_event is not None and event.t <= last_event
                 ):
                     continue
-            await websocket.send_text(message.model_dump_json())
+            await websocket.send_text(message.text())
             if isinstance(message, DroppedMessage):
                 await websocket.close(code=status.WS_1013_TRY_AGAIN_LATER, reason="viewer too slow")
                 return

@@ -72,7 +72,7 @@ def list_runs(
 
 @router.get("/{run_id}", responses=ERRORS)
 async def get_run(run_id: str, service: ServiceDep, hub: HubDep, sessions: SessionsDep) -> RunPublic:
-    row = await service.get(run_id)
+    row = await service.get(run_id, flush=False)
 
     def summary() -> Any:
         with sessions() as session:

@@ -114,7 +114,7 @@ class Hub:
     def on_sample(self, run_id: str, sample: Sample) -> None:
         self.latest[run_id] = sample
         self.writer.submit(partial(sample_store.insert_sample, run_id=run_id, sample=sample))
-        self._publish(run_id, SampleMessage(sample=sample.model_copy(update={"hdr": {}})))
+        self._publish(run_id, SampleMessage(sample=sample.model_copy(update={"hdr": {}}), published_at=time.time()))
 
     def on_state(self, run_id: str, state: RunState, reason: str | None) -> None:
         now = time.time()

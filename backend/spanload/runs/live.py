@@ -7,7 +7,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from spanload.runs.samples import Sample, Summary
 from spanload.runs.state import RunState
@@ -29,30 +29,42 @@ class EventPublic(BaseModel):
     changes: dict[str, Any] = Field(description="flat field -> new value, or {status, reason}")
 
 
-class SampleMessage(BaseModel):
+class LiveBase(BaseModel):
+    """A live message; its JSON is made once however many viewers it goes to."""
+
+    _text: str | None = PrivateAttr(default=None)
+
+    def text(self) -> str:
+        if self._text is None:
+            self._text = self.model_dump_json()
+        return self._text
+
+
+class SampleMessage(LiveBase):
     type: Literal["sample"] = "sample"
     sample: Sample
+    published_at: float = Field(description="unix seconds when the control plane fanned it out")
 
 
-class StatusMessage(BaseModel):
+class StatusMessage(LiveBase):
     type: Literal["status"] = "status"
     status: RunState
     reason: str | None = None
     event: EventPublic
 
 
-class ConfigChangeMessage(BaseModel):
+class ConfigChangeMessage(LiveBase):
     type: Literal["config_change"] = "config_change"
     event: EventPublic
     config: dict[str, Any] | None = Field(default=None, description="the run's config after the change")
 
 
-class SummaryMessage(BaseModel):
+class SummaryMessage(LiveBase):
     type: Literal["summary"] = "summary"
     summary: Summary
 
 
-class DroppedMessage(BaseModel):
+class DroppedMessage(LiveBase):
     """Sent to a viewer that fell too far behind, just before the server closes its socket.
     Reconnect to get a fresh snapshot."""
 

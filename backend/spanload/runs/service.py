@@ -141,8 +141,11 @@ class RunService:
             raise RunNotFound(f"run {run_id!r} not found")
         return row
 
-    async def get(self, run_id: str) -> RunRow:
-        await self.hub.flush()
+    async def get(self, run_id: str, flush: bool = True) -> RunRow:
+        """The stored run; with ``flush``, after everything the hub received so far is stored
+        (read-your-writes after a control action)."""
+        if flush:
+            await self.hub.flush()
         return await self._read(run_id)
 
     async def create(self, config: RunConfig) -> RunRow:
