@@ -249,92 +249,135 @@ type dmlResult struct {
 	fields      []*spannerpb.StructType_Field
 	rows        [][]*structpb.Value
 	partitioned bool
+
+	plan *query.DMLPlan
+	args []any
+	hash uint64 // of the rows the statement's plan yielded
+}
+
+// dmlStatement is one DML statement of a request.
+type dmlStatement struct {
+	sql    string
+	params map[string]*structpb.Value
+	types  map[string]*spannerpb.Type
+	seqno  int64
 }
 
 func (s *spannerServer) executeDML(ctx context.Context, sel selected, sql string, params map[string]*structpb.Value, types map[string]*spannerpb.Type, seqno int64) (*dmlResult, error) {
+	res, err := s.executeDMLs(ctx, sel, []dmlStatement{{sql: sql, params: params, types: types, seqno: seqno}})
+	if err != nil {
+		return nil, err
+	}
+	return res[0], nil
+}
+
+// executeDMLs runs DML statements in order in a read-write transaction, stopping
+// at the first that fails: it returns the results of the statements before it and
+// its error. They run on the writer with the transaction's earlier writes applied
+// once (each statement sees them and the statements before it), and each
+// statement's own writes are applied there too, so that a duplicate key or a
+// missing parent fails that statement, as in Spanner. Successful statements'
+// writes are buffered in the transaction.
+func (s *spannerServer) executeDMLs(ctx context.Context, sel selected, stmts []dmlStatement) ([]*dmlResult, error) {
 	t := sel.t
 	if t.ReadOnly {
 		return nil, spanerr.FailedPrecondition("DML statements can only be performed in a read-write or partitioned-dml transaction.")
 	}
-	if n, ok := t.DMLReplay(seqno); ok && seqno != 0 {
-		return &dmlResult{count: n}, nil
-	}
 	db := t.DB
 	src := t.Source()
-	qp, err := toParams(params, types)
-	if err != nil {
-		return nil, err
-	}
-	plan, err := query.CompileDML(db.Catalog(), sql, qp, src)
-	if err != nil {
-		return nil, err
-	}
 	seq := t.ReadSeq()
-	args := plan.Args
-	if extra := src.Args(plan.SQL); len(extra) > 0 {
-		args = append(append([]any(nil), plan.Args...), extra...)
-	}
 	pending := t.Pending()
-	res := &dmlResult{fields: plan.Returning}
-	h := storage.NewRowHash()
-	var m *storage.Mutation
-	// The statement runs on the writer with the transaction's earlier writes
-	// applied (it sees them), and its own writes are applied there too, so that a
-	// duplicate key or a missing parent fails this statement, as in Spanner.
-	err = db.WithPending(ctx, pending, func(q storage.Querier, apply func(*storage.Mutation) error) error {
-		rows, err := q(ctx, plan.SQL, args...)
-		if err != nil {
-			return err
-		}
-		var cells [][]any
-		err = storage.ScanRows(rows, func(row []any) error {
-			h.Add(row)
-			cells = append(cells, row[:len(plan.Columns)])
-			if len(plan.Returning) > 0 {
-				vals, err := plan.DecodeReturning(row)
-				if err != nil {
+	var results []*dmlResult
+	var stmtErr error
+	err := db.WithPending(ctx, pending, func(q storage.Querier, apply func(*storage.Mutation) error) error {
+		sawWrites := len(pending) > 0
+		for _, st := range stmts {
+			if n, ok := t.DMLReplay(st.seqno); ok && st.seqno != 0 {
+				results = append(results, &dmlResult{count: n})
+				continue
+			}
+			res, m, err := runDML(ctx, db, src, q, apply, st)
+			if err != nil {
+				stmtErr = err
+				return nil
+			}
+			if m != nil {
+				if err := t.Buffer(m); err != nil {
 					return err
 				}
-				res.rows = append(res.rows, vals)
 			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		res.count = int64(len(cells))
-		if len(cells) == 0 {
-			return nil
-		}
-		m, err = dmlMutation(plan, cells)
-		if err != nil {
-			return err
-		}
-		if err := apply(m); err != nil {
-			return err
-		}
-		if m.Op == storage.OpInsertOrIgnore {
-			res.count -= int64(m.Ignored)
+			if res.plan.Kind == query.DMLUpdate || res.plan.Kind == query.DMLDelete {
+				if !sawWrites {
+					t.RecordQueryRead(seq, []*schema.Table{res.plan.Table}, res.plan.SQL, res.args, res.hash)
+				} else {
+					t.RecordTableRead(seq, res.plan.Table)
+				}
+			}
+			sawWrites = sawWrites || m != nil
+			t.RecordDML(st.seqno, res.count)
+			results = append(results, res)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return results, err
 	}
-	if m != nil {
-		if err := t.Buffer(m); err != nil {
-			return nil, err
+	return results, stmtErr
+}
+
+// runDML compiles and runs one DML statement on the writer (q, apply) and returns
+// its result and the mutation it makes (nil when it matched no row).
+func runDML(ctx context.Context, db *storage.DB, src *storage.Source, q storage.Querier, apply func(*storage.Mutation) error, st dmlStatement) (*dmlResult, *storage.Mutation, error) {
+	qp, err := toParams(st.params, st.types)
+	if err != nil {
+		return nil, nil, err
+	}
+	plan, err := query.CompileDML(db.Catalog(), st.sql, qp, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	args := plan.Args
+	if extra := src.Args(plan.SQL); len(extra) > 0 {
+		args = append(append([]any(nil), plan.Args...), extra...)
+	}
+	res := &dmlResult{fields: plan.Returning, plan: plan, args: args}
+	h := storage.NewRowHash()
+	rows, err := q(ctx, plan.SQL, args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	var cells [][]any
+	err = storage.ScanRows(rows, func(row []any) error {
+		h.Add(row)
+		cells = append(cells, row[:len(plan.Columns)])
+		if len(plan.Returning) > 0 {
+			vals, err := plan.DecodeReturning(row)
+			if err != nil {
+				return err
+			}
+			res.rows = append(res.rows, vals)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
-	if plan.Kind == query.DMLUpdate || plan.Kind == query.DMLDelete {
-		if len(pending) == 0 {
-			t.RecordQueryRead(seq, []*schema.Table{plan.Table}, plan.SQL, args, h.Sum())
-		} else {
-			t.RecordTableRead(seq, plan.Table)
-		}
+	res.hash = h.Sum()
+	res.count = int64(len(cells))
+	if len(cells) == 0 {
+		return res, nil, nil
 	}
-	t.RecordDML(seqno, res.count)
-	return res, nil
+	m, err := dmlMutation(plan, cells)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := apply(m); err != nil {
+		return nil, nil, err
+	}
+	if m.Op == storage.OpInsertOrIgnore {
+		res.count -= int64(m.Ignored)
+	}
+	return res, m, nil
 }
 
 // dmlMutation turns the rows a DML plan yielded into one mutation.
@@ -376,15 +419,12 @@ func (s *spannerServer) ExecuteBatchDml(ctx context.Context, req *spannerpb.Exec
 		return nil, spanerr.FailedPrecondition("DML statements can only be performed in a read-write transaction.")
 	}
 	resp := &spannerpb.ExecuteBatchDmlResponse{Status: status.New(0, "").Proto()}
+	stmts := make([]dmlStatement, len(req.Statements))
 	for i, st := range req.Statements {
-		res, err := s.executeDML(ctx, sel, st.Sql, st.GetParams().GetFields(), st.ParamTypes, req.Seqno*1000+int64(i)+1)
-		if err != nil {
-			if i == 0 {
-				s.failBegin(sel)
-			}
-			resp.Status = status.Convert(toStatus(err, nil)).Proto()
-			return resp, nil
-		}
+		stmts[i] = dmlStatement{sql: st.Sql, params: st.GetParams().GetFields(), types: st.ParamTypes, seqno: req.Seqno*1000 + int64(i) + 1}
+	}
+	results, err := s.executeDMLs(ctx, sel, stmts)
+	for i, res := range results {
 		rs := &spannerpb.ResultSet{
 			Metadata: &spannerpb.ResultSetMetadata{RowType: &spannerpb.StructType{}},
 			Stats:    &spannerpb.ResultSetStats{RowCount: &spannerpb.ResultSetStats_RowCountExact{RowCountExact: res.count}},
@@ -393,6 +433,12 @@ func (s *spannerServer) ExecuteBatchDml(ctx context.Context, req *spannerpb.Exec
 			rs.Metadata.Transaction = txnPB(sel.t, true)
 		}
 		resp.ResultSets = append(resp.ResultSets, rs)
+	}
+	if err != nil {
+		if len(results) == 0 {
+			s.failBegin(sel)
+		}
+		resp.Status = status.Convert(toStatus(err, nil)).Proto()
 	}
 	return resp, nil
 }

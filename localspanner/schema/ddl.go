@@ -82,6 +82,9 @@ func Apply(prev []string, stmt string) (*Change, error) {
 		return nil, err
 	}
 	ch := &Change{Catalog: c, Stmt: d}
+	if noOp(old, d) {
+		return ch, nil // IF [NOT] EXISTS found the schema as wanted
+	}
 	switch s := d.(type) {
 	case *ast.CreateTable:
 		ch.CreatedTable, _ = c.Table(pathName(s.Name))
@@ -102,6 +105,30 @@ func Apply(prev []string, stmt string) (*Change, error) {
 		}
 	}
 	return ch, nil
+}
+
+// noOp reports whether stmt changes nothing in cat because of IF [NOT] EXISTS.
+func noOp(cat *Catalog, d ast.DDL) bool {
+	switch s := d.(type) {
+	case *ast.CreateTable:
+		return s.IfNotExists && cat.nameTaken(pathName(s.Name))
+	case *ast.CreateIndex:
+		return s.IfNotExists && cat.nameTaken(pathName(s.Name))
+	case *ast.DropTable:
+		_, ok := cat.Table(pathName(s.Name))
+		return s.IfExists && !ok
+	case *ast.DropIndex:
+		_, ok := cat.Index(pathName(s.Name))
+		return s.IfExists && !ok
+	case *ast.AlterTable:
+		if a, ok := s.TableAlteration.(*ast.AddColumn); ok && a.IfNotExists {
+			if t, ok := cat.Table(pathName(s.Name)); ok {
+				_, exists := t.Column(a.Column.Name.Name)
+				return exists
+			}
+		}
+	}
+	return false
 }
 
 func pathName(p *ast.Path) string {

@@ -34,6 +34,8 @@ func TestApplyDDL(t *testing.T) {
 		{"unknown table", "DROP TABLE Nope", codes.NotFound, ""},
 		{"commit ts on string", "ALTER TABLE Singers ALTER COLUMN Name SET OPTIONS (allow_commit_timestamp=true)", codes.FailedPrecondition, ""},
 		{"syntax error", "CREATE TABLEX", codes.InvalidArgument, ""},
+		{"create if not exists", "CREATE TABLE IF NOT EXISTS Singers (X INT64) PRIMARY KEY (X)", codes.OK, "  Name STRING(100),"},
+		{"drop if exists", "DROP INDEX IF EXISTS Nope", codes.OK, "CREATE TABLE Singers"},
 		{"input that makes memefish panic", "0\"\x00", codes.InvalidArgument, ""},
 		{"unsupported", "CREATE VIEW V SQL SECURITY INVOKER AS SELECT 1", codes.Unimplemented, ""},
 	}
@@ -51,6 +53,9 @@ func TestApplyDDL(t *testing.T) {
 			}
 			if err != nil {
 				t.Fatalf("Apply(%q): %v", tc.stmt, err)
+			}
+			if strings.Contains(tc.stmt, "EXISTS") && (ch.CreatedTable != nil || ch.CreatedIndex != nil || ch.DroppedIndex != nil) {
+				t.Errorf("Apply(%q) reports a change although the schema already satisfies it", tc.stmt)
 			}
 			ddl := strings.Join(ch.Catalog.DDL(), "\n")
 			if !strings.Contains(ddl, tc.wantDDL) {

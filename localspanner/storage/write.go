@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"github.com/mattn/go-sqlite3"
 
 	"github.com/spanload/spanload/localspanner/internal/spanerr"
@@ -222,6 +223,8 @@ func (w *writer) apply(m *Mutation) error {
 					copied = true
 				}
 				row[i] = w.tsText
+			} else if s, ok := row[i].(string); ok && c.AllowCommitTimestamp && c.Type.Code == spannerpb.TypeCode_TIMESTAMP && s > w.tsText {
+				return spanerr.FailedPrecondition("Cannot write timestamps in the future: %s is after the commit timestamp %s for column %s.%s, which allows commit timestamps.", s, w.tsText, t.Name, c.Name)
 			} else if row[i] == nil && c.NotNull {
 				return spanerr.FailedPrecondition("%s must not be NULL in table %s.", c.Name, t.Name)
 			}
