@@ -83,13 +83,16 @@ export const RUN_CHARTS: readonly ChartSpec[] = [
   },
   {
     id: "reader-latency",
-    title: "Reader latency",
+    title: "Reader latency and rate",
     unit: "ms",
+    rightUnit: "reads/s",
     lines: [
       { key: "read_p50", label: "p50", pick: latency(Op.READER_READ, "p50") },
       { key: "read_p95", label: "p95", pick: latency(Op.READER_READ, "p95") },
       { key: "read_p99", label: "p99", pick: latency(Op.READER_READ, "p99") },
       { key: "read_intended_p99", label: "p99 from intended start", pick: latency(Op.READER_READ_INTENDED, "p99"), dashed: true },
+      { key: "rps", label: "reads/s (right)", pick: gauge(Gauge.READER_RPS), axis: "right" },
+      { key: "rps_target", label: "target reads/s (right)", pick: gauge(Gauge.READER_TARGET_RPS), axis: "right", dashed: true },
     ],
   },
   {
@@ -109,6 +112,7 @@ export const RUN_CHARTS: readonly ChartSpec[] = [
     lines: [
       { key: "errors_ps", label: "errors/s", pick: gauge(Gauge.ERRORS_PS) },
       { key: "aborts_ps", label: "aborts/s", pick: gauge(Gauge.ABORTS_PS) },
+      { key: "retries_ps", label: "retries/s", pick: gauge(Gauge.RETRIES_PS), dashed: true },
     ],
   },
   {
@@ -121,6 +125,16 @@ export const RUN_CHARTS: readonly ChartSpec[] = [
       { key: "server_poll_cpu", label: "CPU", pick: gauge(Gauge.SERVER_POLL_CPU_FRACTION, 100), axis: "right", dashed: true },
     ],
   },
+  {
+    id: "server-txn",
+    title: "Server-side commit stats (last minute)",
+    unit: "ms",
+    rightUnit: "participants",
+    lines: [
+      { key: "server_commit_ms", label: "avg commit latency", pick: gauge(Gauge.SERVER_TXN_AVG_COMMIT_LATENCY_S, 1000) },
+      { key: "server_participants", label: "avg participants", pick: gauge(Gauge.SERVER_TXN_AVG_PARTICIPANTS), axis: "right", dashed: true },
+    ],
+  },
 ];
 
 /** Why a chart of a run with this config stays empty, by chart id. */
@@ -130,7 +144,9 @@ export function emptyReasons(config: RunConfig | null): Partial<Record<string, s
   if (!config.reader.enabled) out["reader-latency"] = "Readers are off in this run.";
   if (!config.updater.enabled) out["updater-latency"] = out.throughput = "The updater is off in this run.";
   if (!config.watcher.enabled) out.notify = out.poll = out["server-poll"] = "Watchers are off in this run.";
-  if (config.target.kind !== "local" && config.target.kind !== "cloud") out["server-poll"] = "This target reports no SPANNER_SYS statistics.";
+  if (config.target.kind !== "local" && config.target.kind !== "cloud") {
+    out["server-poll"] = out["server-txn"] = "This target reports no SPANNER_SYS statistics.";
+  }
   out.errors = "No errors or aborts so far.";
   return out;
 }

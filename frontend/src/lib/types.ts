@@ -115,6 +115,10 @@ export const Gauge = {
   ABORTS_PS: "aborts_ps",
   SERVER_POLL_AVG_LATENCY_S: "server.poll_avg_latency_s",
   SERVER_POLL_CPU_FRACTION: "server.poll_cpu_fraction",
+  SERVER_TXN_AVG_COMMIT_LATENCY_S: "server.txn_avg_commit_latency_s",
+  SERVER_TXN_AVG_PARTICIPANTS: "server.txn_avg_participants",
+  READER_BEHIND: "reader.behind",
+  RETRIES_PS: "retries_ps",
 } as const;
 export type Gauge = (typeof Gauge)[keyof typeof Gauge];
 

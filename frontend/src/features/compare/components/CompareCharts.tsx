@@ -16,8 +16,11 @@ const METRICS: { id: string; title: string; unit: string; series: string }[] = [
   { id: "cmp-poll-p50", title: "Poll duration p50", unit: "ms", series: "latency.watcher.poll.p50" },
   { id: "cmp-rows", title: "Rows per poll", unit: "rows", series: "gauges.watcher.rows_per_poll" },
   { id: "cmp-reader-p99", title: "Reader latency p99", unit: "ms", series: "latency.reader.read.p99" },
+  { id: "cmp-reads", title: "Achieved reads/s", unit: "reads/s", series: "gauges.reader.rps" },
   { id: "cmp-sessions", title: "Sessions in use", unit: "sessions", series: "gauges.sessions.in_use" },
   { id: "cmp-errors", title: "Errors/s", unit: "per s", series: "gauges.errors_ps" },
+  { id: "cmp-aborts", title: "Aborts/s", unit: "per s", series: "gauges.aborts_ps" },
+  { id: "cmp-server-commit", title: "Server-side avg commit latency", unit: "s", series: "gauges.server.txn_avg_commit_latency_s" },
 ];
 
 export function CompareCharts({ comparison, labels, markers = [] }: { comparison: ComparePublic; labels: readonly string[]; markers?: readonly Marker[] }) {
