@@ -19,6 +19,13 @@ const keep = 3 * time.Hour
 // topN is the most rows a TOP table lists per interval.
 const topN = 100
 
+// maxShapes bounds the distinct queries (or transaction shapes) kept per minute;
+// executions beyond it are still counted in the TOTAL tables, under one row.
+const maxShapes = 2000
+
+// otherText is the TEXT of the row that collects queries beyond maxShapes.
+const otherText = "(other queries)"
+
 type queryAgg struct {
 	text                 string
 	fprint               int64
@@ -102,6 +109,11 @@ func (c *Collector) RecordQuery(db *storage.DB, sql string, latencySec, cpuSec f
 	defer s.mu.Unlock()
 	b := s.bucketFor(c.now())
 	a, ok := b.queries[fp]
+	if !ok && len(b.queries) >= maxShapes {
+		fp = fingerprint(otherText)
+		a, ok = b.queries[fp]
+		sql = otherText
+	}
 	if !ok {
 		a = &queryAgg{text: sql, fprint: fp}
 		b.queries[fp] = a
@@ -126,6 +138,10 @@ func (c *Collector) RecordCommit(db *storage.DB, shape string, committed, aborte
 	defer s.mu.Unlock()
 	b := s.bucketFor(c.now())
 	a, ok := b.txns[fp]
+	if !ok && len(b.txns) >= maxShapes {
+		fp = fingerprint(otherText)
+		a, ok = b.txns[fp]
+	}
 	if !ok {
 		a = &txnAgg{fprint: fp}
 		b.txns[fp] = a
