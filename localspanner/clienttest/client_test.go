@@ -27,8 +27,17 @@ var watcherDDL = []string{
 }
 
 func TestGoClient(t *testing.T) {
-	startServer(t)
-	client := newDatabase(t, "watcher", watcherDDL)
+	for _, mode := range []struct{ name, multiplexed string }{{"multiplexed", "true"}, {"regular", "false"}} {
+		t.Run(mode.name, func(t *testing.T) {
+			t.Setenv("GOOGLE_CLOUD_SPANNER_MULTIPLEXED_SESSIONS", mode.multiplexed)
+			t.Setenv("GOOGLE_CLOUD_SPANNER_MULTIPLEXED_SESSIONS_FOR_RW", mode.multiplexed)
+			startServer(t)
+			runClientSuite(t, newDatabase(t, "watcher-"+mode.name, watcherDDL))
+		})
+	}
+}
+
+func runClientSuite(t *testing.T, client *spanner.Client) {
 	ctx := context.Background()
 
 	t.Run("commit timestamps are stored as returned", func(t *testing.T) {
