@@ -34,13 +34,15 @@
 //     "neither grouped nor aggregated" check; HAVING; ORDER BY (ASC/DESC, aliases,
 //     ordinals); LIMIT/OFFSET with literals or parameters; WITH (CTEs); UNION ALL/
 //     DISTINCT, INTERSECT DISTINCT, EXCEPT DISTINCT; scalar, ARRAY, EXISTS and IN
-//     sub-queries; SELECT without FROM.
+//     sub-queries; SELECT without FROM; SELECT AS STRUCT / AS VALUE.
 //   - Expressions: literals of every scalar type and arrays; typed and untyped
 //     parameters; comparison, AND/OR/NOT, IN (list | UNNEST | sub-query), BETWEEN,
 //     LIKE (case-sensitive, backslash escapes), IS [NOT] NULL/TRUE/FALSE, + - * with
 //     INT64 overflow errors, / (FLOAT64, or NUMERIC), || , bit operators, CASE, IF,
 //     COALESCE, IFNULL, NULLIF, CAST and SAFE_CAST, EXTRACT, array[OFFSET/ORDINAL/
-//     SAFE_OFFSET/SAFE_ORDINAL].
+//     SAFE_OFFSET/SAFE_ORDINAL]; STRUCT values: (a, b), STRUCT(...), STRUCT<...>(...),
+//     STRUCT parameters and ARRAY<STRUCT> results, field access s.f, = / != / IN
+//     (e.g. (a, b) IN UNNEST(@keys)).
 //   - Functions: COUNT, COUNTIF, SUM, AVG, MIN, MAX, ANY_VALUE, LOGICAL_AND/OR,
 //     STRING_AGG, ARRAY_AGG; MOD, DIV, ABS, SIGN, GREATEST, LEAST, ROUND, TRUNC, CEIL,
 //     FLOOR, SQRT, POW, EXP, LN, LOG, LOG10; CONCAT, LOWER, UPPER, LENGTH,
@@ -54,9 +56,8 @@
 //   - DML: INSERT [OR UPDATE|OR IGNORE] ... VALUES | SELECT, UPDATE ... SET, DELETE,
 //     each with THEN RETURN.
 //
-// Not supported (UNIMPLEMENTED naming the construct and its line:column): STRUCT
-// values, SELECT AS STRUCT/VALUE, pipe syntax, TABLESAMPLE, field access on
-// non-table paths, INSERT ... ON
+// Not supported (UNIMPLEMENTED naming the construct and its line:column): ordering
+// comparisons of STRUCTs, SELECT AS <type>, pipe syntax, TABLESAMPLE, INSERT ... ON
 // CONFLICT, THEN RETURN WITH ACTION, graph queries and TVFs.
 package query
 

@@ -231,6 +231,38 @@ func (c *compiler) expr(e ast.Expr, sc *scope, hint *spannerpb.Type) (expr, erro
 		return c.extract(x, sc)
 	case *ast.IndexExpr:
 		return c.subscript(x, sc)
+	case *ast.TupleStructLiteral:
+		return c.structLiteral(x, x.Values, nil, nil, sc)
+	case *ast.TypedStructLiteral:
+		st, err := astType(&ast.StructType{Fields: x.Fields})
+		if err != nil {
+			return expr{}, err
+		}
+		return c.structLiteral(x, x.Values, nil, st, sc)
+	case *ast.TypelessStructLiteral:
+		vals := make([]ast.Expr, len(x.Values))
+		names := make([]string, len(x.Values))
+		for i, v := range x.Values {
+			switch a := v.(type) {
+			case *ast.ExprArg:
+				vals[i] = a.Expr
+				switch n := a.Expr.(type) {
+				case *ast.Ident:
+					names[i] = n.Name
+				case *ast.Path:
+					names[i] = n.Idents[len(n.Idents)-1].Name
+				}
+			case *ast.Alias:
+				vals[i], names[i] = a.Expr, a.As.Alias.Name
+			}
+		}
+		return c.structLiteral(x, vals, names, nil, sc)
+	case *ast.SelectorExpr:
+		base, err := c.expr(x.Expr, sc, nil)
+		if err != nil {
+			return expr{}, err
+		}
+		return c.field(x.Ident, base)
 	}
 	return expr{}, c.unsupported(e, "the expression "+shorten(e.SQL()))
 }
@@ -329,22 +361,32 @@ func (c *compiler) resolvePath(p *ast.Path, sc *scope) (expr, error) {
 			if r.name != first {
 				continue
 			}
-			if len(p.Idents) != 2 {
-				return expr{}, c.unsupported(p, "field access "+p.SQL())
-			}
 			for _, col := range r.cols {
 				if strings.EqualFold(col.name, p.Idents[1].Name) {
 					c.noteColumn(s, p.SQL(), col.sql)
-					return expr{sql: col.sql, t: col.t}, nil
+					base := expr{sql: col.sql, t: col.t}
+					for _, id := range p.Idents[2:] {
+						var err error
+						if base, err = c.field(id, base); err != nil {
+							return expr{}, err
+						}
+					}
+					return base, nil
 				}
 			}
 			return expr{}, c.invalid(p.Idents[1], "Name %s not found inside %s", p.Idents[1].Name, p.Idents[0].Name)
 		}
 	}
-	if _, err := c.resolveName(p.Idents[0], sc); err == nil {
-		return expr{}, c.unsupported(p, "field access "+p.SQL())
+	base, err := c.resolveName(p.Idents[0], sc)
+	if err != nil {
+		return expr{}, c.invalid(p, "Unrecognized name: %s", p.Idents[0].Name)
 	}
-	return expr{}, c.invalid(p, "Unrecognized name: %s", p.Idents[0].Name)
+	for _, id := range p.Idents[1:] {
+		if base, err = c.field(id, base); err != nil {
+			return expr{}, err
+		}
+	}
+	return base, nil
 }
 
 func (c *compiler) subquery(q ast.QueryExpr, sc *scope, n ast.Node) (*queryResult, error) {
@@ -363,8 +405,11 @@ func (c *compiler) subquery(q ast.QueryExpr, sc *scope, n ast.Node) (*queryResul
 
 // elemToJSON converts a storage cell to its encoding as a JSON array element.
 func elemToJSON(s string, elem *spannerpb.Type) string {
-	if code(elem) == spannerpb.TypeCode_BYTES {
+	switch code(elem) {
+	case spannerpb.TypeCode_BYTES:
 		return "sp_base64(" + s + ")"
+	case spannerpb.TypeCode_STRUCT, spannerpb.TypeCode_ARRAY:
+		return "json(" + s + ")"
 	}
 	return s
 }
@@ -423,6 +468,12 @@ func comparable(t *spannerpb.Type) bool {
 	return true
 }
 
+// equatable types support = and IN: the comparable ones, and STRUCTs (compared field
+// by field through their JSON encodings).
+func equatable(t *spannerpb.Type) bool {
+	return comparable(t) || code(t) == spannerpb.TypeCode_STRUCT
+}
+
 func (c *compiler) binary(x *ast.BinaryExpr, sc *scope) (expr, error) {
 	switch x.Op {
 	case ast.OpAnd, ast.OpOr:
@@ -445,7 +496,8 @@ func (c *compiler) binary(x *ast.BinaryExpr, sc *scope) (expr, error) {
 	}
 	switch x.Op {
 	case ast.OpEqual, ast.OpNotEqual, ast.OpLess, ast.OpGreater, ast.OpLessEqual, ast.OpGreaterEqual:
-		if _, ok := commonType(a.t, b.t); !ok || !comparable(a.t) || !comparable(b.t) {
+		eq := x.Op == ast.OpEqual || x.Op == ast.OpNotEqual
+		if _, ok := commonType(a.t, b.t); !ok || !(comparable(a.t) || eq && equatable(a.t)) || !(comparable(b.t) || eq && equatable(b.t)) {
 			return expr{}, mismatch()
 		}
 		if code(a.t) == spannerpb.TypeCode_NUMERIC || code(b.t) == spannerpb.TypeCode_NUMERIC {
@@ -609,7 +661,7 @@ func (c *compiler) in(x *ast.InExpr, sc *scope) (expr, error) {
 			if err != nil {
 				return expr{}, err
 			}
-			if _, ok := commonType(left.t, e.t); !ok || !comparable(e.t) {
+			if _, ok := commonType(left.t, e.t); !ok || !equatable(e.t) {
 				return expr{}, c.invalid(v, "No matching signature for operator IN for argument types %s and %s", typeName(left.t), typeName(e.t))
 			}
 			parts[i] = e.sql
@@ -628,7 +680,7 @@ func (c *compiler) in(x *ast.InExpr, sc *scope) (expr, error) {
 			return expr{}, c.invalid(r.Expr, "Second argument of IN UNNEST must be an array but was %s", typeName(arr.t))
 		}
 		elem := arr.t.GetArrayElementType()
-		if _, ok := commonType(left.t, elem); !ok || !comparable(elem) {
+		if _, ok := commonType(left.t, elem); !ok || !equatable(elem) {
 			return expr{}, c.invalid(x, "No matching signature for operator IN UNNEST for argument types %s and %s", typeName(left.t), typeName(arr.t))
 		}
 		return expr{sql: "(" + left.sql + " " + not + "IN (SELECT " + elemFromJSON("value", elem) + " FROM json_each(" + arr.sql + ")))", t: tBool}, nil
@@ -890,4 +942,55 @@ func floatCmp(cmp string, op ast.BinaryOp, a, b expr) string {
 		return "(CASE WHEN " + a.sql + " IS NULL OR " + b.sql + " IS NULL THEN NULL WHEN " + anyNaN + " THEN TRUE ELSE " + cmp + " END)"
 	}
 	return "(CASE WHEN " + anyNaN + " THEN FALSE ELSE " + cmp + " END)"
+}
+
+// structLiteral compiles (a, b), STRUCT(a AS x, b) and STRUCT<x T, y U>(a, b).
+func (c *compiler) structLiteral(n ast.Node, vals []ast.Expr, names []string, typed *spannerpb.Type, sc *scope) (expr, error) {
+	st := &spannerpb.StructType{}
+	parts := make([]string, len(vals))
+	for i, v := range vals {
+		var hint *spannerpb.Type
+		if typed != nil {
+			if len(typed.GetStructType().GetFields()) != len(vals) {
+				return expr{}, c.invalid(n, "STRUCT type has %d fields but %d values", len(typed.GetStructType().GetFields()), len(vals))
+			}
+			hint = typed.GetStructType().GetFields()[i].GetType()
+		}
+		e, err := c.expr(v, sc, hint)
+		if err != nil {
+			return expr{}, err
+		}
+		t := e.t
+		if hint != nil {
+			if ct, ok := commonType(hint, e.t); !ok || !sameType(ct, hint) {
+				return expr{}, c.invalid(v, "STRUCT field %d of type %s cannot take a value of type %s", i+1, typeName(hint), typeName(e.t))
+			}
+			t = hint
+		}
+		if t == nil {
+			t = tInt64
+		}
+		name := ""
+		if names != nil {
+			name = names[i]
+		} else if typed != nil {
+			name = typed.GetStructType().GetFields()[i].GetName()
+		}
+		st.Fields = append(st.Fields, &spannerpb.StructType_Field{Name: name, Type: t})
+		parts[i] = elemToJSON(coerceSQL(e, t), t)
+	}
+	return expr{sql: "json_array(" + strings.Join(parts, ", ") + ")", t: &spannerpb.Type{Code: spannerpb.TypeCode_STRUCT, StructType: st}}, nil
+}
+
+// field reads a named field of a STRUCT value.
+func (c *compiler) field(id *ast.Ident, base expr) (expr, error) {
+	if code(base.t) != spannerpb.TypeCode_STRUCT {
+		return expr{}, c.invalid(id, "Cannot access field %s on a value with type %s", id.Name, typeName(base.t))
+	}
+	for i, f := range base.t.GetStructType().GetFields() {
+		if strings.EqualFold(f.GetName(), id.Name) {
+			return expr{sql: elemFromJSON("json_extract("+base.sql+", '$["+strconv.Itoa(i)+"]')", f.GetType()), t: f.GetType()}, nil
+		}
+	}
+	return expr{}, c.invalid(id, "Field name %s does not exist in %s", id.Name, typeName(base.t))
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -103,6 +105,13 @@ func queryCases() []queryCase {
 			Params{"fs": p(list(str("Infinity"), str("NaN"), structpb.NewNumberValue(-1.5), structpb.NewNullValue(), str("-Infinity")), arrayOf(tFloat64))},
 			[]string{"NULL,NULL,NULL,NULL,NULL", "NaN,false,false,true,NaN", "-Infinity,false,true,true,-Infinity", "-1.5,false,true,true,-0.5", "Infinity,true,true,true,Infinity"}},
 		{"NaN sorts last descending", "SELECT f FROM UNNEST([1.0, CAST('nan' AS FLOAT64), NULL]) AS f ORDER BY f DESC", nil, []string{"1", "NaN", "NULL"}},
+		{"struct literals and fields", "SELECT STRUCT(1 AS x, 'a' AS y).y, (1, 2) = (1, 2), STRUCT<a INT64, b STRING>(5, 'q'), @s.n, @s",
+			Params{"s": p(list(str("7"), str("z")), &spannerpb.Type{Code: spannerpb.TypeCode_STRUCT, StructType: &spannerpb.StructType{Fields: []*spannerpb.StructType_Field{{Name: "n", Type: tInt64}, {Name: "t", Type: tString}}}})},
+			[]string{"a,true,[5 q],7,[7 z]"}},
+		{"struct IN UNNEST", "SELECT PlayerId, ScoreId FROM Scores WHERE (PlayerId, ScoreId) IN UNNEST(@keys) ORDER BY ScoreId",
+			Params{"keys": p(list(list(str("1"), str("2")), list(str("2"), str("1")), list(str("9"), str("9"))), arrayOf(&spannerpb.Type{Code: spannerpb.TypeCode_STRUCT, StructType: &spannerpb.StructType{Fields: []*spannerpb.StructType_Field{{Name: "p", Type: tInt64}, {Name: "s", Type: tInt64}}}}))},
+			[]string{"2,1", "1,2"}},
+		{"array of structs", "SELECT ARRAY(SELECT AS STRUCT ScoreId, Game FROM Scores WHERE PlayerId = 2 ORDER BY ScoreId), (SELECT AS VALUE 3)", nil, []string{"[[1 go] [2 go]],3"}},
 		{"float specials", "SELECT CAST('inf' AS FLOAT64), CAST('nan' AS FLOAT64), -CAST('inf' AS FLOAT64)", nil, []string{"Infinity,NaN,-Infinity"}},
 	}
 }
@@ -146,7 +155,9 @@ func TestQueryErrors(t *testing.T) {
 		{"SELECT * FROM Players@{FORCE_INDEX=Nope}", nil, codes.InvalidArgument, "does not have a secondary index called Nope"},
 		{"SELEC 1", nil, codes.InvalidArgument, "Syntax error"},
 		{"SELECT 1 |> WHERE true", nil, codes.Unimplemented, "pipe syntax is not supported"},
-		{"SELECT AS STRUCT 1 AS x", nil, codes.Unimplemented, "SELECT AS STRUCT/VALUE is not supported by the local Spanner server [at 1:8]"},
+		{"SELECT 1 |> SELECT 2", nil, codes.Unimplemented, "pipe syntax is not supported by the local Spanner server [at 1:1]"},
+		{"SELECT (1, 'a') = (1, 2)", nil, codes.InvalidArgument, "No matching signature for operator ="},
+		{"SELECT STRUCT(1 AS x).y", nil, codes.InvalidArgument, "Field name y does not exist"},
 		{"SELECT Name, COUNT(*) FROM Players", nil, codes.InvalidArgument, "SELECT list expression references column Name which is neither grouped nor aggregated [at 1:8]"},
 		{"SELECT Game, Score FROM Scores GROUP BY Game", nil, codes.InvalidArgument, "references column Score which is neither grouped"},
 		{"SELECT " + strings.Repeat("(", 5000) + "1" + strings.Repeat(")", 5000), nil, codes.InvalidArgument, "maximum depth"},

@@ -192,8 +192,8 @@ type selectItem struct {
 }
 
 func (c *compiler) selectQuery(sel *ast.Select, ob *ast.OrderBy, lim *ast.Limit, outer *scope) (*queryResult, error) {
-	if sel.As != nil {
-		return nil, c.unsupported(sel.As, "SELECT AS STRUCT/VALUE")
+	if _, typed := sel.As.(*ast.AsTypeName); typed {
+		return nil, c.unsupported(sel.As, "SELECT AS <type name>")
 	}
 	sc := &scope{parent: outer}
 	var where []string
@@ -313,6 +313,28 @@ func (c *compiler) selectQuery(sel *ast.Select, ob *ast.OrderBy, lim *ast.Limit,
 	res := &queryResult{sql: b.String()}
 	for _, it := range items {
 		res.fields = append(res.fields, it.field)
+	}
+	switch sel.As.(type) {
+	case *ast.AsStruct:
+		st := &spannerpb.StructType{}
+		parts := make([]string, len(res.fields))
+		for i, f := range res.fields {
+			t := f.t
+			if t == nil {
+				t = tInt64
+			}
+			st.Fields = append(st.Fields, &spannerpb.StructType_Field{Name: f.name, Type: t})
+			parts[i] = elemToJSON(outName(i), t)
+		}
+		res = &queryResult{
+			sql:    "SELECT json_array(" + strings.Join(parts, ", ") + ") AS " + outName(0) + " FROM (" + res.sql + ")",
+			fields: []field{{"", &spannerpb.Type{Code: spannerpb.TypeCode_STRUCT, StructType: st}}},
+		}
+	case *ast.AsValue:
+		if len(res.fields) != 1 {
+			return nil, c.invalid(sel.As, "SELECT AS VALUE query must have exactly one column")
+		}
+		res.fields[0].name = ""
 	}
 	return res, nil
 }

@@ -60,6 +60,18 @@ func commonType(a, b *spannerpb.Type) (*spannerpb.Type, bool) {
 		return a, true
 	case sameType(a, b):
 		return a, true
+	case code(a) == spannerpb.TypeCode_STRUCT && code(b) == spannerpb.TypeCode_STRUCT:
+		// STRUCTs with the same field types coerce, whatever their field names.
+		fa, fb := a.GetStructType().GetFields(), b.GetStructType().GetFields()
+		if len(fa) != len(fb) {
+			return nil, false
+		}
+		for i := range fa {
+			if !sameType(fa[i].GetType(), fb[i].GetType()) {
+				return nil, false
+			}
+		}
+		return a, true
 	case isNumeric(a) && isNumeric(b):
 		if code(a) == spannerpb.TypeCode_NUMERIC && code(b) == spannerpb.TypeCode_INT64 ||
 			code(b) == spannerpb.TypeCode_NUMERIC && code(a) == spannerpb.TypeCode_INT64 {
@@ -85,6 +97,20 @@ func astType(t ast.Type) (*spannerpb.Type, error) {
 		if len(x.Path) == 1 {
 			return scalarByName(x.Path[0].Name, x)
 		}
+	case *ast.StructType:
+		st := &spannerpb.StructType{}
+		for _, f := range x.Fields {
+			ft, err := astType(f.Type)
+			if err != nil {
+				return nil, err
+			}
+			name := ""
+			if f.Ident != nil {
+				name = f.Ident.Name
+			}
+			st.Fields = append(st.Fields, &spannerpb.StructType_Field{Name: name, Type: ft})
+		}
+		return &spannerpb.Type{Code: spannerpb.TypeCode_STRUCT, StructType: st}, nil
 	}
 	return nil, errorf(codes.Unimplemented, "type %s is not supported", t.SQL())
 }

@@ -21,7 +21,7 @@ func arrayToSQLite(v *structpb.Value, elem *spannerpb.Type) (any, error) {
 	if !ok {
 		return nil, invalid("Invalid value for ARRAY<%s>: %s", TypeString(elem), describe(v))
 	}
-	if elem.GetCode() == spannerpb.TypeCode_ARRAY || elem.GetCode() == spannerpb.TypeCode_STRUCT {
+	if elem.GetCode() == spannerpb.TypeCode_ARRAY {
 		return nil, status.Errorf(codes.Unimplemented, "ARRAY<%s> cannot be stored", TypeString(elem))
 	}
 	var b strings.Builder
@@ -32,7 +32,13 @@ func arrayToSQLite(v *structpb.Value, elem *spannerpb.Type) (any, error) {
 		}
 		var cell any
 		var err error
-		if elem.GetCode() == spannerpb.TypeCode_BYTES {
+		if elem.GetCode() == spannerpb.TypeCode_STRUCT && !isNull(ev) {
+			js, e := structToSQLite(ev, elem)
+			if e != nil {
+				return nil, e
+			}
+			cell = structJSON(js)
+		} else if elem.GetCode() == spannerpb.TypeCode_BYTES {
 			// Keep BYTES elements as their base64 text, after checking it.
 			if !isNull(ev) {
 				raw, e := ToSQLite(ev, elem)
@@ -70,12 +76,19 @@ func appendJSONCell(b *strings.Builder, cell any) {
 			b.WriteString(strconv.FormatFloat(c, 'g', -1, 64))
 		}
 	case string:
-		q, _ := json.Marshal(c)
-		b.Write(q)
+		// As SQLite's JSON functions write strings (no HTML escaping), so that cells
+		// built here and by json_array compare equal.
+		var q strings.Builder
+		enc := json.NewEncoder(&q)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(c)
+		b.WriteString(strings.TrimSuffix(q.String(), "\n"))
 	case []byte:
 		b.WriteByte('"')
 		b.WriteString(base64.StdEncoding.EncodeToString(c))
 		b.WriteByte('"')
+	case structJSON:
+		b.WriteString(string(c))
 	}
 }
 
@@ -130,6 +143,21 @@ func DecodeArrayCells(s string) ([]any, error) {
 }
 
 func arrayFromSQLite(s string, elem *spannerpb.Type) (*structpb.Value, error) {
+	if elem.GetCode() == spannerpb.TypeCode_STRUCT {
+		var raw []json.RawMessage
+		if err := json.Unmarshal([]byte(s), &raw); err != nil {
+			return nil, status.Errorf(codes.Internal, "stored ARRAY %q is not a JSON array: %v", s, err)
+		}
+		out := make([]*structpb.Value, len(raw))
+		for i, r := range raw {
+			v, err := jsonElemToWire(r, elem)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return structpb.NewListValue(&structpb.ListValue{Values: out}), nil
+	}
 	cells, err := DecodeArrayCells(s)
 	if err != nil {
 		return nil, err

@@ -105,6 +105,8 @@ func ToSQLite(v *structpb.Value, t *spannerpb.Type) (any, error) {
 		return NormalizeJSON(s.StringValue)
 	case spannerpb.TypeCode_ARRAY:
 		return arrayToSQLite(v, t.GetArrayElementType())
+	case spannerpb.TypeCode_STRUCT:
+		return structToSQLite(v, t)
 	default:
 		return nil, status.Errorf(codes.Unimplemented, "values of type %s cannot be stored", TypeString(t))
 	}
@@ -159,6 +161,8 @@ func FromSQLite(x any, t *spannerpb.Type) (*structpb.Value, error) {
 		return structpb.NewStringValue(WireTimestamp(ts)), nil
 	case spannerpb.TypeCode_ARRAY:
 		return arrayFromSQLite(cellText(x), t.GetArrayElementType())
+	case spannerpb.TypeCode_STRUCT:
+		return structFromSQLite(cellText(x), t)
 	default:
 		return nil, status.Errorf(codes.Unimplemented, "values of type %s cannot be read", TypeString(t))
 	}

@@ -54,6 +54,9 @@ func TestRoundTrip(t *testing.T) {
 		{"array float", lst(structpb.NewNumberValue(0.25), s("NaN"), s("-Infinity")), arr(spannerpb.TypeCode_FLOAT64), `[0.25,"NaN","-Infinity"]`, nil},
 		{"array timestamp", lst(s("2024-01-01T00:00:00Z")), arr(spannerpb.TypeCode_TIMESTAMP), `["2024-01-01T00:00:00.000000000Z"]`, nil},
 		{"empty array", lst(), arr(spannerpb.TypeCode_INT64), "[]", nil},
+		{"struct", lst(s("1"), s("a<b"), structpb.NewNullValue(), s("AQI=")), structType(), `[1,"a<b",null,"AQI="]`, nil},
+		{"array of structs", lst(lst(s("1"), s("x"), structpb.NewBoolValue(true), structpb.NewNullValue())), &spannerpb.Type{Code: spannerpb.TypeCode_ARRAY, ArrayElementType: structType()},
+			`[[1,"x",1,null]]`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -77,6 +80,13 @@ func TestRoundTrip(t *testing.T) {
 			}
 		})
 	}
+}
+
+func structType() *spannerpb.Type {
+	return &spannerpb.Type{Code: spannerpb.TypeCode_STRUCT, StructType: &spannerpb.StructType{Fields: []*spannerpb.StructType_Field{
+		{Name: "i", Type: ty(spannerpb.TypeCode_INT64)}, {Name: "s", Type: ty(spannerpb.TypeCode_STRING)},
+		{Name: "b", Type: ty(spannerpb.TypeCode_BOOL)}, {Name: "y", Type: ty(spannerpb.TypeCode_BYTES)},
+	}}}
 }
 
 func sameCell(a, b any) bool {
