@@ -2,6 +2,7 @@ package txn
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strings"
 	"sync"
@@ -152,7 +153,9 @@ func (m *Manager) Txn(s *Session, id []byte) (*Txn, error) {
 	t, ok := m.txns[string(id)]
 	m.mu.Unlock()
 	if !ok || t.DB != s.DB {
-		return nil, spanerr.FailedPrecondition("Transaction %x not found or no longer active (it may have been committed, rolled back or discarded after being idle for %s).", id, IdleTimeout)
+		// Spanner aborts transactions it discarded (idle ones, or after a restart):
+		// ABORTED makes the client run the transaction again.
+		return nil, abortedErr(fmt.Sprintf("Transaction %x is no longer active: it was committed, rolled back, or discarded after being idle for %s.", id, IdleTimeout))
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"time"
 	"testing"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
@@ -117,5 +118,30 @@ func TestStaleSnapshotTimestamps(t *testing.T) {
 	}
 	if ts2 <= snap.ReadTS {
 		t.Fatalf("commit %d after a strong snapshot at %d must get a later timestamp", ts2, snap.ReadTS)
+	}
+}
+
+func TestIdleTransactionsAreDiscardedAndAbort(t *testing.T) {
+	m, s, db := setup(t)
+	tx, err := m.Begin(s, rw, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, _ := db.Catalog().Table("T")
+	tx.RecordTableRead(tx.ReadSeq(), tb)
+	m.sweep(time.Now().Add(IdleTimeout / 2))
+	if _, err := m.Txn(s, []byte(tx.ID)); err != nil {
+		t.Fatalf("a transaction idle for less than the timeout was discarded: %v", err)
+	}
+	m.sweep(time.Now().Add(IdleTimeout + time.Second))
+	_, err = m.Txn(s, []byte(tx.ID))
+	var ab *AbortedError
+	if !errors.As(err, &ab) {
+		t.Fatalf("using a discarded transaction: %v, want ABORTED", err)
+	}
+	// A blind write by another transaction is not held up by the abandoned one.
+	other, _ := m.Begin(s, rw, false)
+	if _, err := m.Commit(context.Background(), other, []*storage.Mutation{write(db, 1, 1)}); err != nil {
+		t.Fatalf("commit after an abandoned transaction: %v", err)
 	}
 }
