@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
-	"time"
 	"testing"
+	"time"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 
