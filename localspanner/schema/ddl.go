@@ -265,6 +265,9 @@ func (c *Catalog) createTable(s *ast.CreateTable) error {
 		}
 		t.PrimaryKey = append(t.PrimaryKey, KeyPart{Column: col, Desc: k.Dir == ast.DirectionDesc})
 	}
+	if s.RowDeletionPolicy != nil {
+		return spanerr.Unimplemented("ROW DELETION POLICY on table %s is not supported by the local Spanner server", name)
+	}
 	if len(s.TableConstraints) > 0 {
 		return spanerr.Unimplemented("table constraints (FOREIGN KEY, CHECK) in CREATE TABLE %s are not supported", name)
 	}

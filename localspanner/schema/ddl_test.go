@@ -37,6 +37,7 @@ func TestApplyDDL(t *testing.T) {
 		{"create if not exists", "CREATE TABLE IF NOT EXISTS Singers (X INT64) PRIMARY KEY (X)", codes.OK, "  Name STRING(100),"},
 		{"drop if exists", "DROP INDEX IF EXISTS Nope", codes.OK, "CREATE TABLE Singers"},
 		{"input that makes memefish panic", "0\"\x00", codes.InvalidArgument, ""},
+		{"row deletion policy", "CREATE TABLE Ttl (Id INT64, Ts TIMESTAMP) PRIMARY KEY (Id), ROW DELETION POLICY (OLDER_THAN(Ts, INTERVAL 1 DAY))", codes.Unimplemented, ""},
 		{"unsupported", "CREATE VIEW V SQL SECURITY INVOKER AS SELECT 1", codes.Unimplemented, ""},
 	}
 	for _, tc := range tests {

@@ -103,6 +103,8 @@ func Open(name, path string) (*DB, error) {
 		return nil, fmt.Errorf("register %s: %w", commitTSFunc, err)
 	}
 	for _, s := range []string{
+		// Keep the WAL from staying large after a burst of writes.
+		"PRAGMA journal_size_limit = 67108864",
 		"CREATE TABLE IF NOT EXISTS _spanload_meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)",
 		"CREATE TABLE IF NOT EXISTS _spanload_ddl (seq INTEGER PRIMARY KEY, stmt TEXT NOT NULL)",
 	} {
