@@ -14,11 +14,14 @@ import pytest
 from google.api_core import exceptions as gexc
 from google.api_core.datetime_helpers import DatetimeWithNanoseconds
 from google.cloud.spanner_v1 import (
+    CommitRequest,
     CreateSessionRequest,
     ExecuteSqlRequest,
     JsonObject,
     KeySet,
+    Mutation,
     ResultSet,
+    TransactionOptions,
     Type,
     TypeCode,
     param_types,
@@ -321,6 +324,35 @@ def test_json_wire_text_is_normalized(sdb: SpannerDb, server_address: str) -> No
         batch.insert_or_update("Types", ["Id", "J"], [(900, JsonObject({"b": 2, "a": [1, "x"]}))])
     value = _raw_value(sdb.database, server_address, "SELECT J FROM Types WHERE Id = @id", 900)
     assert value.string_value == '{"a":[1,"x"],"b":2}', f"Spanner stores JSON normalized: {value.string_value!r}"
+
+
+BIG_VALUE_BYTES = 6 * 1024 * 1024  # Spanner allows up to 10 MiB in one cell
+
+
+def test_six_mib_value_round_trips(sdb: SpannerDb, server_address: str) -> None:
+    """A Commit bigger than gRPC's default 4 MiB must be accepted: the official clients retry
+    RESOURCE_EXHAUSTED on Commit, so refusing it makes them hang instead of failing."""
+    raw = raw_spanner_client(server_address)
+    session = raw.create_session(CreateSessionRequest(database=sdb.database.name)).name
+    value = "é" * (BIG_VALUE_BYTES // 2)
+    row = struct_pb2.ListValue(values=[struct_pb2.Value(string_value="77"), struct_pb2.Value(string_value=value)])
+    try:
+        raw.commit(
+            CommitRequest(
+                session=session,
+                single_use_transaction=TransactionOptions(read_write=TransactionOptions.ReadWrite()),
+                mutations=[Mutation(insert_or_update=Mutation.Write(table="Types", columns=["Id", "S"], values=[row]))],
+            ),
+            retry=None,
+            timeout=30,
+        )
+    except gexc.GoogleAPICallError as err:
+        pytest.fail(f"a {BIG_VALUE_BYTES >> 20} MiB commit was refused: {err!r}")
+    finally:
+        raw.delete_session(name=session)
+    with sdb.database.snapshot() as snap:
+        rows = list(snap.execute_sql("SELECT S, BYTE_LENGTH(S) FROM Types WHERE Id = 77"))
+    assert rows[0][1] == BIG_VALUE_BYTES and rows[0][0] == value
 
 
 # ---- result metadata ------------------------------------------------------------------------------
