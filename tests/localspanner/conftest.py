@@ -16,8 +16,6 @@ import contextlib
 import os
 import uuid
 from collections.abc import Callable, Iterator
-from pathlib import Path
-from typing import Any
 
 import pytest
 from google.auth.credentials import AnonymousCredentials
@@ -115,7 +113,7 @@ class SpannerDb:
         return self.mode == "multiplexed"
 
 
-DatabaseFactory = Callable[..., SpannerDb]
+DatabaseFactory = Callable[[list[str]], SpannerDb]
 
 
 def create_database(instance: Instance, address: str, ddl: list[str], mode: str = "multiplexed") -> SpannerDb:
@@ -145,16 +143,3 @@ def make_database(instance: Instance, local_spanner: ServerProcess, session_mode
 @pytest.fixture(scope="session")
 def server_address(local_spanner: ServerProcess) -> str:
     return local_spanner.address
-
-
-def server_log(server: ServerProcess) -> str:
-    return server.log_tail()
-
-
-def rows_of(result: Any) -> list[list[Any]]:
-    """All rows of a StreamedResultSet as lists."""
-    return [list(row) for row in result]
-
-
-def scratch_dir(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
-    return tmp_path_factory.mktemp(name)
