@@ -155,6 +155,42 @@ func (c *compiler) call(x *ast.CallExpr, sc *scope, hint *spannerpb.Type) (expr,
 			f = "sp_idiv"
 		}
 		return fn(f, tInt64, []expr{a, b}), nil
+	case "SAFE_DIVIDE", "IEEE_DIVIDE", "SAFE_ADD", "SAFE_SUBTRACT", "SAFE_MULTIPLY":
+		if err := nargs(2, 2); err != nil {
+			return expr{}, err
+		}
+		a, b, err := c.pair(args[0], args[1], sc)
+		if err != nil {
+			return expr{}, err
+		}
+		if (a.t != nil && !isNumeric(a.t)) || (b.t != nil && !isNumeric(b.t)) || code(a.t) == spannerpb.TypeCode_NUMERIC || code(b.t) == spannerpb.TypeCode_NUMERIC {
+			return expr{}, sig([]expr{a, b})
+		}
+		t, _ := commonType(a.t, b.t)
+		switch {
+		case name == "SAFE_DIVIDE" || name == "IEEE_DIVIDE":
+			t = tFloat64
+		case t == nil:
+			t = tInt64
+		}
+		op := map[string]string{"SAFE_DIVIDE": "/", "IEEE_DIVIDE": "ieee/", "SAFE_ADD": "+", "SAFE_SUBTRACT": "-", "SAFE_MULTIPLY": "*"}[name]
+		return expr{sql: "sp_safe_op(" + a.sql + ", " + b.sql + ", '" + op + "', " + sqlString(typeName(t)) + ")", t: t}, nil
+	case "SAFE_NEGATE":
+		if err := nargs(1, 1); err != nil {
+			return expr{}, err
+		}
+		es, err := c.argExprs(args, sc, tInt64)
+		if err != nil {
+			return expr{}, err
+		}
+		if !is(es[0], I64, F64, F32) {
+			return expr{}, sig(es)
+		}
+		t := es[0].t
+		if t == nil {
+			t = tInt64
+		}
+		return expr{sql: "sp_safe_op(0, " + es[0].sql + ", '-', " + sqlString(typeName(t)) + ")", t: t}, nil
 	case "ABS", "SIGN":
 		if err := nargs(1, 1); err != nil {
 			return expr{}, err

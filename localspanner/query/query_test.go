@@ -112,6 +112,8 @@ func queryCases() []queryCase {
 			Params{"keys": p(list(list(str("1"), str("2")), list(str("2"), str("1")), list(str("9"), str("9"))), arrayOf(&spannerpb.Type{Code: spannerpb.TypeCode_STRUCT, StructType: &spannerpb.StructType{Fields: []*spannerpb.StructType_Field{{Name: "p", Type: tInt64}, {Name: "s", Type: tInt64}}}}))},
 			[]string{"2,1", "1,2"}},
 		{"array of structs", "SELECT ARRAY(SELECT AS STRUCT ScoreId, Game FROM Scores WHERE PlayerId = 2 ORDER BY ScoreId), (SELECT AS VALUE 3)", nil, []string{"[[1 go] [2 go]],3"}},
+		{"safe arithmetic", "SELECT SAFE_DIVIDE(1, 0), SAFE_DIVIDE(6, 3), IEEE_DIVIDE(1, 0), SAFE_ADD(9223372036854775807, 1), SAFE_MULTIPLY(3, 4), SAFE_NEGATE(-9223372036854775808), SAFE_SUBTRACT(1.5, 1)",
+			nil, []string{"NULL,2,Infinity,NULL,12,NULL,0.5"}},
 		{"float specials", "SELECT CAST('inf' AS FLOAT64), CAST('nan' AS FLOAT64), -CAST('inf' AS FLOAT64)", nil, []string{"Infinity,NaN,-Infinity"}},
 	}
 }

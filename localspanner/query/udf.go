@@ -40,6 +40,7 @@ var udfs = []struct {
 	{"sp_numeric_cmp", udfNumericCmp, true},
 	{"sp_numeric_op", udfNumericOp, true},
 	{"sp_float_op", udfFloatOp, true},
+	{"sp_safe_op", udfSafeOp, true},
 	{"sp_numeric_key", udfNumericKey, true},
 	{"sp_numeric_unkey", udfNumericUnkey, true},
 	{"sp_cast", udfCast, true},

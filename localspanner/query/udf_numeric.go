@@ -154,3 +154,39 @@ func udfFloatOp(a, b any, op string) (any, error) {
 	}
 	return value.StoreFloat(r), nil
 }
+
+// udfSafeOp is SAFE_ADD/SUBTRACT/MULTIPLY/DIVIDE (NULL instead of an error) and
+// IEEE_DIVIDE (op "ieee/": IEEE results for division by zero); t is the result type.
+func udfSafeOp(a, b any, op, t string) any {
+	if null(a) || null(b) {
+		return nil
+	}
+	var r any
+	var err error
+	switch {
+	case op == "ieee/":
+		x, ok1 := asFloat(a)
+		y, ok2 := asFloat(b)
+		if !ok1 || !ok2 {
+			return nil
+		}
+		return value.StoreFloat(x / y)
+	case op == "/":
+		r, err = udfDiv(a, b)
+	case t == "INT64":
+		switch op {
+		case "+":
+			r, err = udfAdd(a, b)
+		case "-":
+			r, err = udfSub(a, b)
+		case "*":
+			r, err = udfMul(a, b)
+		}
+	default:
+		r, err = udfFloatOp(a, b, op)
+	}
+	if err != nil {
+		return nil
+	}
+	return r
+}
