@@ -2,6 +2,9 @@ import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./app/App";
 import "./app/styles.css";
+import { adoptTokenFromUrl } from "./lib/token";
+
+adoptTokenFromUrl();
 
 const root = document.getElementById("root");
 if (!root) throw new Error("index.html has no #root element");

@@ -1,6 +1,7 @@
 // The shell: header with navigation, the server-connection banner, and the page.
 import { NavLink, Outlet } from "react-router-dom";
 import { ConnectionBanner } from "./ConnectionBanner";
+import { TokenBanner } from "./TokenBanner";
 
 export function Layout() {
   return (
@@ -22,6 +23,7 @@ export function Layout() {
         </nav>
       </header>
       <ConnectionBanner />
+      <TokenBanner />
       <main className="app-main">
         <Outlet />
       </main>

@@ -104,3 +104,38 @@ describe("helpers", () => {
     expect(detailMessage(null, "GET /x failed with HTTP 500")).toBe("GET /x failed with HTTP 500");
   });
 });
+
+describe("API token", () => {
+  it("sends the stored token as a bearer header, and in the query where headers cannot go", async () => {
+    window.localStorage.setItem("spanload.apiToken", "s3cret");
+    try {
+      const stub = vi.fn(fetchStub({ "GET /health": () => ({ body: { status: "ok" } }) }));
+      vi.stubGlobal("fetch", stub);
+      await api.health();
+      expect((stub.mock.calls[0]?.[1]?.headers as Record<string, string>).Authorization).toBe("Bearer s3cret");
+      expect(liveUrl("r1", { protocol: "http:", host: "h" })).toBe("ws://h/api/runs/r1/live?max_points=600&token=s3cret");
+      expect(api.exportUrl("r1", "csv")).toBe("/api/runs/r1/export?format=csv&token=s3cret");
+    } finally {
+      window.localStorage.removeItem("spanload.apiToken");
+    }
+  });
+
+  it("announces a 401 so that the shell asks for the token", async () => {
+    const heard = vi.fn();
+    window.addEventListener("spanload:unauthorized", heard);
+    vi.stubGlobal("fetch", vi.fn(fetchStub({ "GET /runs": () => ({ status: 401, body: { detail: "missing or wrong API token" } }) })));
+    await expect(api.listRuns()).rejects.toThrow("missing or wrong API token");
+    window.removeEventListener("spanload:unauthorized", heard);
+    expect(heard).toHaveBeenCalledTimes(1);
+  });
+
+  it("adopts ?token= from the address and removes it", async () => {
+    const { adoptTokenFromUrl, getToken, setToken } = await import("./token");
+    window.history.replaceState(null, "", "/runs?x=1&token=abc");
+    adoptTokenFromUrl();
+    expect(getToken()).toBe("abc");
+    expect(window.location.pathname + window.location.search).toBe("/runs?x=1");
+    setToken(null);
+    expect(getToken()).toBeNull();
+  });
+});

@@ -12,6 +12,7 @@ import type {
   SamplesPublic,
   SnapshotMessage,
 } from "./types";
+import { announceUnauthorized, getToken } from "./token";
 
 export const API_BASE = "/api";
 
@@ -76,6 +77,8 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
   const { method = "GET", body, query, signal } = options;
   const headers: Record<string, string> = { Accept: "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
+  const token = getToken();
+  if (token) headers.Authorization = `Bearer ${token}`;
   let response: Response;
   try {
     response = await fetch(`${API_BASE}${path}${buildQuery(query)}`, {
@@ -99,6 +102,7 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
     }
   }
   if (!response.ok) {
+    if (response.status === 401) announceUnauthorized();
     const detail = payload && typeof payload === "object" && "detail" in payload ? (payload as { detail: unknown }).detail : payload;
     throw new ApiError(response.status, detailMessage(detail, `${method} ${path} failed with HTTP ${response.status}`), detail);
   }
@@ -140,7 +144,8 @@ export const api = {
     return Array.isArray(payload) ? payload : payload.data;
   },
   compare: (ids: readonly string[], signal?: AbortSignal) => request<ComparePublic>("/compare", { query: { ids }, signal }),
-  exportUrl: (id: string, format: "json" | "csv") => `${API_BASE}/runs/${enc(id)}/export${buildQuery({ format })}`,
+  /** A download link; it carries the token in the query, as a link cannot send a header. */
+  exportUrl: (id: string, format: "json" | "csv") => `${API_BASE}/runs/${enc(id)}/export${buildQuery({ format, token: getToken() })}`,
 };
 
 /** `GET /api/presets` may answer a list of presets or a `{name: preset}` map. */
@@ -167,7 +172,8 @@ export function liveUrl(
   maxPoints: number = LIVE_SNAPSHOT_POINTS,
 ): string {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  return `${scheme}//${location.host}${API_BASE}/runs/${enc(id)}/live${buildQuery({ max_points: maxPoints })}`;
+  // Browsers cannot set headers on a websocket: the token goes in the query.
+  return `${scheme}//${location.host}${API_BASE}/runs/${enc(id)}/live${buildQuery({ max_points: maxPoints, token: getToken() })}`;
 }
 
 const SNAPSHOT_TIMEOUT_MS = 15_000;
