@@ -141,6 +141,9 @@ func TestDeleteCascadesAndNoAction(t *testing.T) {
 	if err := del(KeySet{Keys: [][]any{{int64(3)}}}); spanerr.Code(err, codes.OK) != codes.FailedPrecondition {
 		t.Errorf("deleting a parent with NO ACTION children: %v, want FAILED_PRECONDITION", err)
 	}
+	if _, err := db.write(t, OpReplace, "P", []string{"Id", "Name"}, []any{int64(3), "r"}); spanerr.Code(err, codes.OK) != codes.FailedPrecondition {
+		t.Errorf("replacing a parent with NO ACTION children: %v, want FAILED_PRECONDITION", err)
+	}
 }
 
 func TestReadAtPastTimestamp(t *testing.T) {

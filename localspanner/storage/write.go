@@ -362,8 +362,10 @@ func (w *writer) writeRow(op Op, t *schema.Table, cols []*schema.Column, row, ke
 		if err := w.checkParent(t, key); err != nil {
 			return err
 		}
-		if _, err := w.exec("DELETE FROM "+t.SQLName+" WHERE "+pointWhere(t.PrimaryKey, len(t.PrimaryKey), ""), key...); err != nil {
-			return w.writeErr(err, t, key)
+		// Replacing a row deletes it first: ON DELETE CASCADE children go with it,
+		// NO ACTION children make it fail, as in Spanner.
+		if err := w.deleteWhere(t, pointWhere(t.PrimaryKey, len(t.PrimaryKey), ""), key); err != nil {
+			return err
 		}
 		_, err := w.exec(insertSQL, args...)
 		return w.writeErr(err, t, key)

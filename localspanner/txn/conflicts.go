@@ -97,6 +97,7 @@ func (c *conflicts) record(ts int64, muts []*storage.Mutation, cascades func(tab
 		if m.Op == storage.OpReplace {
 			for _, child := range cascades(name) {
 				c.tableWrite[child] = ts
+				c.rangeWrite[child] = ts
 			}
 		}
 	}
