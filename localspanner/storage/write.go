@@ -463,7 +463,7 @@ func (w *writer) delete(t *schema.Table, ks KeySet) error {
 // also the leading key columns of every interleaved child).
 func (w *writer) deleteWhere(t *schema.Table, cond string, args []any) error {
 	for _, child := range w.d.Catalog().Tables {
-		if child.Parent != t {
+		if child.Parent == nil || !strings.EqualFold(child.Parent.Name, t.Name) {
 			continue
 		}
 		if child.OnDelete == schema.Cascade {
