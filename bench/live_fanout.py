@@ -92,6 +92,16 @@ def main() -> int:
         # serve logs every request; drain its output so that a full pipe never blocks its event loop
         threading.Thread(target=collections.deque, args=(serve.process.stdout, 200), daemon=True).start()
         api = httpx.Client(base_url=serve.url, timeout=30)
+        idle: list[float] = []
+        for _ in range(50):
+            for path in ("/api/runs?limit=50", "/api/health", "/api/presets"):
+                started = time.perf_counter()
+                api.get(path).raise_for_status()
+                idle.append((time.perf_counter() - started) * 1000)
+        print(
+            f"REST with no run going: n={len(idle)} p50 {statistics.median(idle):.1f} ms, "
+            f"p99 {percentile(idle, 99):.1f} ms"
+        )
         body = {"preset": "write-benchmark", "overrides": {"updater": {"transactions_per_second": args.tps}}}
         run = api.post("/api/runs", json=body).json()
         run_id = run["id"]
