@@ -114,12 +114,6 @@ type Source interface {
 	Key() string
 }
 
-// Clock is optionally implemented by a Source: CURRENT_TIMESTAMP() then returns
-// Now() (the read timestamp of the transaction, as Spanner does). Otherwise the wall
-// clock at Compile time is used. The value is bound as a parameter, never cached.
-//
-// type Clock interface{ Now() time.Time } — declared in funcs_time.go.
-
 // Plan is a compiled query.
 type Plan struct {
 	// SQL is the SQLite statement.
