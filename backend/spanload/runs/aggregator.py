@@ -37,6 +37,8 @@ SUMMED_GAUGES = frozenset(
 # Rates derived from counters: gauge -> counter per second.
 RATE_GAUGES = {
     Gauge.UPDATER_TPS: Counter.TRANSACTIONS,
+    Gauge.UPDATER_SCHEDULED_TPS: Counter.SCHEDULED,
+    Gauge.READER_SCHEDULED_RPS: Counter.READS_SCHEDULED,
     Gauge.UPDATER_MUTATIONS_PS: Counter.MUTATIONS,
     Gauge.WATCHER_CHANGES_PS: Counter.RECEIVED_CHANGES,
     Gauge.WATCHER_POLLS_PS: Counter.POLLS,

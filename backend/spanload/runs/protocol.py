@@ -154,7 +154,9 @@ class Counter:
     ERRORS = "errors"
     ABORTS = "aborts"
     RETRIES = "retries"
-    DROPPED = "dropped"
+    DROPPED = "dropped"  # arrivals dropped because the backlog was full
+    SCHEDULED = "scheduled"  # updater arrivals the Poisson schedule produced
+    READS_SCHEDULED = "reads_scheduled"
 
 
 ToWorker = Annotated[Start | Begin | Patch | Pause | Resume | StopWriters | Stop, Field(discriminator="type")]

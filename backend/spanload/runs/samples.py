@@ -25,6 +25,7 @@ class Gauge(StrEnum):
 
     UPDATER_TARGET_TPS = "updater.target_tps"
     UPDATER_TPS = "updater.tps"  # achieved transactions/s
+    UPDATER_SCHEDULED_TPS = "updater.scheduled_tps"  # arrivals/s the Poisson schedule produced
     UPDATER_MUTATIONS_PS = "updater.mutations_ps"
     UPDATER_BEHIND = "updater.behind"  # operations due but not yet started
     WATCHER_CHANGES_PS = "watcher.changes_ps"
@@ -33,6 +34,7 @@ class Gauge(StrEnum):
     WATCHER_LAG_MS = "watcher.lag_ms"  # now minus the newest commit timestamp seen
     READER_TARGET_RPS = "reader.target_rps"
     READER_RPS = "reader.rps"
+    READER_SCHEDULED_RPS = "reader.scheduled_rps"
     SESSIONS_IN_USE = "sessions.in_use"
     SESSIONS_IDLE = "sessions.idle"
     SESSIONS_WAITING = "sessions.waiting"

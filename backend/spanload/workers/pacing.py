@@ -93,6 +93,7 @@ class Pacer:
         self._threads: list[threading.Thread] = []
         self._thread_ids = 0
         self.dropped = 0
+        self.scheduled = 0  # arrivals the schedule produced (they ran, wait in the backlog, or were dropped)
 
     # -- control -------------------------------------------------------------------------------
 
@@ -170,6 +171,7 @@ class Pacer:
 
     def _collect_due_locked(self, now: float) -> None:
         due = self._schedule.pop_due(now)
+        self.scheduled += len(due)
         room = MAX_BACKLOG - len(self._due)
         if len(due) > room:
             self.dropped += len(due) - room
@@ -202,6 +204,7 @@ class Pacer:
                 return self._due.popleft()
             intended = self._schedule.next_at
             self._schedule.pop_due(intended)  # claim it: the schedule moves on to the next arrival
+            self.scheduled += 1
             generation = self._generation
             while not self._stopping and self._generation == generation:
                 wait = intended - self._clock()
@@ -260,7 +263,10 @@ class PacedLoad:
     def stop(self) -> None:
         self._pacer.stop()
 
-    def dropped(self) -> int:
-        """Operations dropped since the last call because the backlog was full."""
-        dropped, self._pacer.dropped = self._pacer.dropped, 0
-        return dropped
+    def take_counts(self) -> tuple[int, int]:
+        """(scheduled, dropped) since the last call: arrivals the schedule produced, and those
+        dropped because the backlog was full."""
+        with self._pacer._cond:
+            scheduled, self._pacer.scheduled = self._pacer.scheduled, 0
+            dropped, self._pacer.dropped = self._pacer.dropped, 0
+        return scheduled, dropped

@@ -173,10 +173,12 @@ class Worker:
         with self._report_lock:
             counters, errors, hdr = self.stats.take()
             gauges: dict[str, float] = {}
-            for part in (self.updater, self.reader):
+            for part, scheduled_counter in ((self.updater, Counter.SCHEDULED), (self.reader, Counter.READS_SCHEDULED)):
                 if part is not None:
                     gauges.update(part.gauges())
-                    dropped = part.dropped()
+                    scheduled, dropped = part.take_counts()
+                    if scheduled:
+                        counters[scheduled_counter] = scheduled
                     if dropped:
                         counters[Counter.DROPPED] = counters.get(Counter.DROPPED, 0) + dropped
             if self.watcher is not None:
