@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import threading
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -325,6 +327,48 @@ def test_drop_table_with_indexes_is_refused(make_database: DatabaseFactory) -> N
         batch.insert("Dt", ["Id", "V"], [(1, 1)])
         batch.delete("Dt", KeySet(keys=[[404]]))
     assert _query(db, "SELECT Id FROM Dt") == [[1]]
+
+
+def test_schema_change_while_writes_continue(make_database: DatabaseFactory) -> None:
+    """DDL does not stop writes, and an index built while rows arrive ends up with every row."""
+    db = make_database(["CREATE TABLE Live (Id INT64 NOT NULL, V INT64) PRIMARY KEY (Id)"]).database
+    stop = threading.Event()
+    written: list[int] = []
+    errors: list[BaseException] = []
+    lock = threading.Lock()
+
+    def writer(base: int) -> None:
+        i = 0
+        try:
+            while not stop.is_set() and i < 2000:
+                with db.batch() as batch:
+                    batch.insert("Live", ["Id", "V"], [(base + i, i % 7)])
+                with lock:
+                    written.append(base + i)
+                i += 1
+        except BaseException as err:
+            errors.append(err)
+
+    threads = [threading.Thread(target=writer, args=(k * 1_000_000,), daemon=True) for k in range(3)]
+    for t in threads:
+        t.start()
+    time.sleep(0.2)
+    db.update_ddl(["CREATE INDEX LiveByV ON Live (V)", "ALTER TABLE Live ADD COLUMN W STRING(MAX)"]).result(
+        OPERATION_TIMEOUT_S
+    )
+    time.sleep(0.2)
+    stop.set()
+    for t in threads:
+        t.join(30)
+    assert not any(t.is_alive() for t in threads), "a writer is stuck behind the schema change"
+    assert not errors, f"writes failed during the schema change: {errors[:3]!r}"
+    with db.snapshot(multi_use=True) as snap:
+        in_table = next(iter(snap.execute_sql("SELECT COUNT(*) FROM Live")))[0]
+        in_index = next(iter(snap.execute_sql("SELECT COUNT(*) FROM Live@{FORCE_INDEX=LiveByV} WHERE V >= 0")))[0]
+        with_w = next(iter(snap.execute_sql("SELECT COUNT(*) FROM Live WHERE W IS NULL")))[0]
+    assert in_table == len(written), f"{len(written)} committed, {in_table} in the table"
+    assert in_index == in_table, f"the index built during writes has {in_index} of {in_table} rows"
+    assert with_w == in_table
 
 
 def test_get_database_ddl_is_canonical(make_database: DatabaseFactory) -> None:
