@@ -65,8 +65,10 @@ lint: $(VENV)/.synced
 typecheck: $(VENV)/.synced
 	cd backend && ../$(BIN)/mypy spanload
 
+FUZZ_TIME ?= 5s
 gotest:
 	cd localspanner && go vet ./... && go test -race -count=1 ./...
+	cd localspanner && go test -run '^$$' -fuzz FuzzCompile -fuzztime $(FUZZ_TIME) ./query
 
 frontend-test:
 	@if [ -f frontend/package.json ]; then cd frontend && npm run --silent lint && npm run --silent typecheck && npm run --silent test; fi
