@@ -2,14 +2,21 @@ package frontend
 
 import (
 	"encoding/binary"
+	"unicode/utf8"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/spanload/spanload/localspanner/txn"
 )
 
 // chunkBytes is the approximate size at which a stream of rows is cut into
 // another PartialResultSet.
 const chunkBytes = 256 << 10
+
+// maxValueChunk is the longest piece of one string value a PartialResultSet
+// carries; longer values are split (chunked_value), as Spanner does.
+const maxValueChunk = 1 << 20
 
 // resultWriter collects rows into one ResultSet (unary calls) or streams them as
 // PartialResultSets with resume tokens (streaming calls).
@@ -25,6 +32,11 @@ type resultWriter struct {
 	skip     int64 // rows to skip on resume
 	Bytes    int64
 	Returned int64
+
+	// txn, when set, is the read-write transaction whose precommit token the
+	// last response carries.
+	txn       *txn.Txn
+	precommit *spannerpb.MultiplexedSessionPrecommitToken
 }
 
 func newResultWriter(send func(*spannerpb.PartialResultSet) error, resumeToken []byte) *resultWriter {
@@ -74,19 +86,51 @@ func (w *resultWriter) row(vals []*structpb.Value) error {
 		return nil
 	}
 	for _, v := range vals {
+		if sv, ok := v.Kind.(*structpb.Value_StringValue); ok && len(sv.StringValue) > maxValueChunk {
+			rest, err := w.chunkString(sv.StringValue)
+			if err != nil {
+				return err
+			}
+			v = structpb.NewStringValue(rest)
+		}
 		n := valueSize(v)
 		w.size += n
 		w.Bytes += int64(n)
+		w.pending = append(w.pending, v)
 	}
-	w.pending = append(w.pending, vals...)
 	if w.size >= chunkBytes {
 		return w.flush(nil, false)
 	}
 	return nil
 }
 
+// chunkString sends the leading pieces of a long string value, each ending a
+// PartialResultSet with chunked_value set (the client concatenates them with the
+// next piece), and returns the last piece. Pieces end on UTF-8 boundaries.
+func (w *resultWriter) chunkString(s string) (string, error) {
+	for len(s) > maxValueChunk {
+		cut := maxValueChunk
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		w.pending = append(w.pending, structpb.NewStringValue(s[:cut]))
+		w.Bytes += int64(cut)
+		prs := &spannerpb.PartialResultSet{Values: w.pending, ChunkedValue: true}
+		if !w.metaSent {
+			prs.Metadata = w.meta
+			w.metaSent = true
+		}
+		w.pending, w.size = nil, 0
+		if err := w.send(prs); err != nil {
+			return "", err
+		}
+		s = s[cut:]
+	}
+	return s, nil
+}
+
 func (w *resultWriter) flush(stats *spannerpb.ResultSetStats, last bool) error {
-	prs := &spannerpb.PartialResultSet{Values: w.pending, Stats: stats, Last: last}
+	prs := &spannerpb.PartialResultSet{Values: w.pending, Stats: stats, Last: last, PrecommitToken: w.precommit}
 	if !w.metaSent {
 		prs.Metadata = w.meta
 		w.metaSent = true
@@ -102,9 +146,12 @@ func (w *resultWriter) flush(stats *spannerpb.ResultSetStats, last bool) error {
 
 // finish ends the result with optional stats.
 func (w *resultWriter) finish(stats *spannerpb.ResultSetStats) error {
+	tok := precommitToken(w.txn)
 	if w.rs != nil {
 		w.rs.Stats = stats
+		w.rs.PrecommitToken = tok
 		return nil
 	}
+	w.precommit = tok
 	return w.flush(stats, true)
 }

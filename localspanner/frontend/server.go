@@ -13,11 +13,18 @@ import (
 	"google.golang.org/grpc/status"
 )
 
+// maxMessageBytes bounds one request or response message (Spanner's commit limit
+// is 100 MB).
+const maxMessageBytes = 256 << 20
+
 // NewGRPCServer returns a gRPC server on which every method not registered by a
 // service answers UNIMPLEMENTED naming the method, and on which no request can
 // crash the process: a panic becomes INTERNAL with a message, and is logged.
 func NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 	base := []grpc.ServerOption{
+		// Spanner accepts commits and returns values far above gRPC's 4 MiB default.
+		grpc.MaxRecvMsgSize(maxMessageBytes),
+		grpc.MaxSendMsgSize(maxMessageBytes),
 		grpc.UnknownServiceHandler(unimplemented),
 		grpc.ChainUnaryInterceptor(timingUnary, statusUnary, recoverUnary),
 		grpc.ChainStreamInterceptor(timingStream, statusStream, recoverStream),

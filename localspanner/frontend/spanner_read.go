@@ -88,6 +88,7 @@ func (s *spannerServer) read(ctx context.Context, req *spannerpb.ReadRequest, w 
 	if err != nil {
 		return err
 	}
+	w.txn = sel.t
 	err = s.readIn(ctx, sess.DB, sel, req, w)
 	if err != nil {
 		s.failBegin(sel)

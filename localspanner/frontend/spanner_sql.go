@@ -113,6 +113,7 @@ func (s *spannerServer) executeSQL(ctx context.Context, req *spannerpb.ExecuteSq
 	if err != nil {
 		return err
 	}
+	w.txn = sel.t
 	if isDML(req.Sql) {
 		res, err := s.executeDML(ctx, sel, req.Sql, req.GetParams().GetFields(), req.ParamTypes, req.Seqno)
 		if err != nil {
@@ -440,5 +441,6 @@ func (s *spannerServer) ExecuteBatchDml(ctx context.Context, req *spannerpb.Exec
 		}
 		resp.Status = status.Convert(toStatus(err, nil)).Proto()
 	}
+	resp.PrecommitToken = precommitToken(sel.t)
 	return resp, nil
 }

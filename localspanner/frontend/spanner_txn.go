@@ -41,11 +41,22 @@ func (s *spannerServer) resolve(sess *txn.Session, sel *spannerpb.TransactionSel
 	}
 }
 
+// precommitToken is the token every response of a read-write transaction on a
+// multiplexed session carries; the client returns the one with the highest
+// sequence number in its Commit.
+func precommitToken(t *txn.Txn) *spannerpb.MultiplexedSessionPrecommitToken {
+	if t == nil || t.ReadOnly || !t.Session.Multiplexed {
+		return nil
+	}
+	return &spannerpb.MultiplexedSessionPrecommitToken{PrecommitToken: []byte(t.ID), SeqNum: t.NextPrecommitSeq()}
+}
+
 // txnPB describes a transaction for responses.
 func txnPB(t *txn.Txn, withID bool) *spannerpb.Transaction {
 	pb := &spannerpb.Transaction{}
 	if withID {
 		pb.Id = []byte(t.ID)
+		pb.PrecommitToken = precommitToken(t)
 	}
 	if t.ReadOnly {
 		pb.ReadTimestamp = timestamppb.New(t.ReadTimestamp())

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
@@ -43,6 +44,8 @@ type Txn struct {
 	// Tag is the transaction tag from the request options, for statistics.
 	Tag string
 
+	precommitSeq atomic.Int32
+
 	mu       sync.Mutex
 	state    state
 	muts     []*storage.Mutation
@@ -51,6 +54,10 @@ type Txn struct {
 	dmlSeqs  map[int64]int64 // DML seqno -> row count, for replays
 	Attempts int
 }
+
+// NextPrecommitSeq returns the sequence number of the next precommit token of a
+// read-write transaction on a multiplexed session.
+func (t *Txn) NextPrecommitSeq() int32 { return t.precommitSeq.Add(1) }
 
 // LastUse is when the transaction was last used.
 func (t *Txn) LastUse() time.Time {
