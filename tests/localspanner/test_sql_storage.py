@@ -350,8 +350,17 @@ def test_six_mib_value_round_trips(sdb: SpannerDb, server_address: str) -> None:
         pytest.fail(f"a {BIG_VALUE_BYTES >> 20} MiB commit was refused: {err!r}")
     finally:
         raw.delete_session(name=session)
-    with sdb.database.snapshot() as snap:
-        rows = list(snap.execute_sql("SELECT S, BYTE_LENGTH(S) FROM Types WHERE Id = 77"))
+    try:
+        with sdb.database.snapshot() as snap:
+            rows = list(snap.execute_sql("SELECT S, BYTE_LENGTH(S) FROM Types WHERE Id = 77"))
+    except gexc.ResourceExhausted as err:
+        pytest.fail(
+            "reading the value back overflowed the client's 4 MiB message limit: a large value must be split "
+            f"into chunked PartialResultSets (chunked_value), as Spanner does: {err.message}"
+        )
+    finally:
+        with sdb.database.batch() as batch:
+            batch.delete("Types", KeySet(keys=[[77]]))
     assert rows[0][1] == BIG_VALUE_BYTES and rows[0][0] == value
 
 
