@@ -65,7 +65,9 @@ def test_the_light_preset_for_10s_reconciles(local_spanner: LocalTarget) -> None
     assert len(sink.samples) >= 9
 
 
-def test_a_live_rate_patch_shows_in_the_achieved_rate_within_two_intervals(local_spanner: LocalTarget) -> None:
+def test_a_live_rate_patch_shows_in_the_achieved_rate_within_two_intervals_and_pause_stops_it(
+    local_spanner: LocalTarget,
+) -> None:
     config = local_spanner.config(
         {"updater": {"transactions_per_second": 5, "mutations_per_transaction": 1}, "watcher": {"enabled": False}}
     )
@@ -82,6 +84,12 @@ def test_a_live_rate_patch_shows_in_the_achieved_rate_within_two_intervals(local
         while len(sink.samples) < seen + 2:
             await asyncio.sleep(0.05)
         after = sink.samples[seen : seen + 2]
+        await supervisor.pause("patch")
+        paused_at = len(sink.samples)
+        while len(sink.samples) < paused_at + 3:
+            await asyncio.sleep(0.05)
+        paused.extend(s.gauges.get(Gauge.UPDATER_TPS, 0.0) for s in sink.samples[paused_at + 1 : paused_at + 3])
+        await supervisor.resume("patch")
         await supervisor.stop("patch")
         return (
             before,
@@ -89,7 +97,9 @@ def test_a_live_rate_patch_shows_in_the_achieved_rate_within_two_intervals(local
             [s.gauges.get(Gauge.UPDATER_TPS, 0.0) for s in after],
         )
 
+    paused: list[float] = []
     before, targets, achieved = asyncio.run(scenario())
+    assert paused == [0.0, 0.0], f"the updater still wrote while paused: {paused} tx/s"
     assert max(before) < 12, before
     assert targets[-1] == 20.0, targets
     assert max(achieved) >= 12, f"achieved {achieved} tx/s in the two intervals after the patch (before: {before})"
