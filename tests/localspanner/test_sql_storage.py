@@ -326,6 +326,42 @@ def test_json_wire_text_is_normalized(sdb: SpannerDb, server_address: str) -> No
     assert value.string_value == '{"a":[1,"x"],"b":2}', f"Spanner stores JSON normalized: {value.string_value!r}"
 
 
+ORDER_TS = [
+    DatetimeWithNanoseconds(2024, 1, 1, 0, 0, 0, tzinfo=UTC),
+    DatetimeWithNanoseconds(2024, 1, 1, 0, 0, 0, 500000, tzinfo=UTC),
+    DatetimeWithNanoseconds(2024, 1, 1, 0, 0, 0, nanosecond=123456789, tzinfo=UTC),
+    DatetimeWithNanoseconds(2024, 1, 1, 0, 0, 1, 1, tzinfo=UTC),
+    DatetimeWithNanoseconds(1999, 12, 31, 23, 59, 59, tzinfo=UTC),
+]
+ORDER_NUMERIC = [decimal.Decimal(x) for x in ("9", "10", "-1", "0.5", "100.25", "-20")]
+
+
+def test_timestamp_and_numeric_order_and_arithmetic(sdb: SpannerDb) -> None:
+    """Stored text must not order as text: 10 > 9, and .5 s after .123456789 s; NUMERIC sums exactly."""
+    rows = [(2000 + i, ORDER_TS[i % len(ORDER_TS)], ORDER_NUMERIC[i]) for i in range(len(ORDER_NUMERIC))]
+    with sdb.database.batch() as batch:
+        batch.insert_or_update("Types", ["Id", "Ts", "N"], rows)
+    where = "WHERE Id BETWEEN 2000 AND 2999"
+    with sdb.database.snapshot(multi_use=True) as snap:
+        by_ts = [r[0] for r in snap.execute_sql(f"SELECT Id FROM Types {where} ORDER BY Ts, Id")]
+        by_n = [r[0] for r in snap.execute_sql(f"SELECT N FROM Types {where} ORDER BY N")]
+        over_nine = [r[0] for r in snap.execute_sql(f"SELECT N FROM Types {where} AND N > 9 ORDER BY N")]
+        after = [
+            r[0]
+            for r in snap.execute_sql(
+                f"SELECT Id FROM Types {where} AND Ts > @t ORDER BY Id",
+                params={"t": ORDER_TS[1]},
+                param_types={"t": param_types.TIMESTAMP},
+            )
+        ]
+        sums = list(snap.execute_sql(f"SELECT NUMERIC '0.1' + NUMERIC '0.2', SUM(N) FROM Types {where}"))
+    assert by_ts == [2004, 2000, 2005, 2002, 2001, 2003]
+    assert by_n == sorted(ORDER_NUMERIC)
+    assert over_nine == [decimal.Decimal("10"), decimal.Decimal("100.25")]
+    assert after == [2003]
+    assert sums == [[decimal.Decimal("0.3"), sum(ORDER_NUMERIC)]]
+
+
 BIG_VALUE_BYTES = 6 * 1024 * 1024  # Spanner allows up to 10 MiB in one cell
 
 
