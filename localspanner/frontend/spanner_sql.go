@@ -183,7 +183,7 @@ func (s *spannerServer) runQuery(ctx context.Context, db *storage.DB, sel select
 	}
 	w.setMeta(meta)
 	if req.QueryMode == spannerpb.ExecuteSqlRequest_PLAN {
-		return w.finish(&spannerpb.ResultSetStats{QueryPlan: &spannerpb.QueryPlan{}})
+		return w.finish(&spannerpb.ResultSetStats{QueryPlan: queryPlan(plan.SQL)})
 	}
 	args := plan.Args
 	if extra := src.Args(plan.SQL); len(extra) > 0 {
@@ -297,7 +297,17 @@ func (s *spannerServer) executeDMLs(ctx context.Context, sel selected, stmts []d
 				results = append(results, &dmlResult{count: n})
 				continue
 			}
+			start := time.Now()
 			res, m, err := runDML(ctx, db, src, q, apply, st)
+			if s.b.Stats != nil {
+				// DML statements appear in the query statistics, as in Spanner.
+				sec := time.Since(start).Seconds()
+				var rows int64
+				if res != nil {
+					rows = res.count
+				}
+				s.b.Stats.RecordQuery(db, st.sql, sec, sec, rows, 0, rows, err != nil)
+			}
 			if err != nil {
 				stmtErr = err
 				return nil
