@@ -15,13 +15,24 @@ import grpc
 import pytest
 from google.api_core import exceptions as gexc
 from google.api_core.datetime_helpers import DatetimeWithNanoseconds
-from google.cloud.spanner_v1 import COMMIT_TIMESTAMP, KeyRange, KeySet, param_types
+from google.cloud.spanner_v1 import (
+    COMMIT_TIMESTAMP,
+    CreateSessionRequest,
+    ExecuteSqlRequest,
+    KeyRange,
+    KeySet,
+    ResultSet,
+    TransactionOptions,
+    TransactionSelector,
+    param_types,
+)
 from google.cloud.spanner_v1.database import Database
 from google.cloud.spanner_v1.transaction import Transaction
 from google.protobuf import timestamp_pb2
 from google.rpc import error_details_pb2  # type: ignore[import-untyped]
 
 from .conftest import DatabaseFactory, SpannerDb
+from .rpc_recorder import raw_spanner_client
 from .schemas import CHANGE_WATCHER_DDL, CHANGE_WATCHER_INDEX, SHARDS
 
 DDL = [
@@ -29,6 +40,7 @@ DDL = [
     "CREATE TABLE Items (Id INT64 NOT NULL, Name STRING(MAX), Qty INT64, Plain TIMESTAMP) PRIMARY KEY (Id)",
     "CREATE TABLE Oncall (Doctor INT64 NOT NULL, OnCall BOOL NOT NULL) PRIMARY KEY (Doctor)",
     "CREATE TABLE Bookings (Id INT64 NOT NULL, Day INT64 NOT NULL) PRIMARY KEY (Id)",
+    "CREATE TABLE Visible (Id INT64 NOT NULL) PRIMARY KEY (Id)",
     """CREATE TABLE Changes (
         Id INT64 NOT NULL, LastUpdated TIMESTAMP NOT NULL OPTIONS (allow_commit_timestamp = true)
     ) PRIMARY KEY (Id)""",
@@ -363,6 +375,55 @@ def test_commit_visible_exactly_from_its_timestamp(tdb: SpannerDb) -> None:
         assert list(snap.execute_sql(sql)) == [], "a read 1 ns before the commit timestamp must not see it"
     with tdb.database.snapshot() as snap:
         assert list(snap.execute_sql(sql)) == [["visible"]]
+
+
+def test_strong_reads_see_exactly_the_commits_up_to_their_timestamp(tdb: SpannerDb, server_address: str) -> None:
+    """Under concurrent commits, every strong read at R sees each commit iff its timestamp <= R."""
+    raw = raw_spanner_client(server_address)
+    committed: dict[int, int] = {}
+    reads: list[tuple[int, set[int]]] = []
+    done = threading.Event()
+    lock = threading.Lock()
+    strong = TransactionSelector(
+        single_use=TransactionOptions(read_only=TransactionOptions.ReadOnly(strong=True, return_read_timestamp=True))
+    )
+
+    def writer(base: int) -> Callable[[], None]:
+        def run() -> None:
+            for i in range(40):
+                with tdb.database.batch() as batch:
+                    batch.insert("Visible", ["Id"], [(base + i,)])
+                with lock:
+                    committed[base + i] = _ns(batch.committed)
+
+        return run
+
+    def reader() -> None:
+        session = raw.create_session(CreateSessionRequest(database=tdb.database.name)).name
+        while not done.is_set():
+            result = ResultSet.pb(
+                raw.execute_sql(ExecuteSqlRequest(session=session, sql="SELECT Id FROM Visible", transaction=strong))
+            )
+            ts = result.metadata.transaction.read_timestamp
+            reads.append((ts.seconds * 10**9 + ts.nanos, {int(r.values[0].string_value) for r in result.rows}))
+        raw.delete_session(name=session)
+
+    readers = [threading.Thread(target=reader, daemon=True) for _ in range(2)]
+    for t in readers:
+        t.start()
+    errors = _run_threads([writer(k * 1000) for k in range(4)])
+    done.set()
+    for t in readers:
+        t.join(30)
+    assert not errors, errors
+    assert len(reads) >= 5, f"only {len(reads)} reads ran alongside the writers"
+    for read_ts, ids in reads:
+        assert read_ts > 0, "return_read_timestamp must give the read timestamp"
+        expected = {i for i, ts in committed.items() if ts <= read_ts}
+        assert ids == expected, (
+            f"strong read at {read_ts} misses {sorted(expected - ids)[:5]} and sees rows committed after it: "
+            f"{[(i, committed[i]) for i in sorted(ids - expected)[:5]]}"
+        )
 
 
 def test_commit_timestamp_sentinel_stores_the_response_timestamp(tdb: SpannerDb) -> None:
