@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from spanload import __version__
 from spanload.api import install
 from spanload.config import Settings, get_settings
+from spanload.runs.engine_thread import EngineThread
 from spanload.runs.hub import Hub
 from spanload.runs.service import RunEngine, RunService
 from spanload.runs.state import RunSink
@@ -29,7 +30,7 @@ EngineFactory = Callable[[Settings, RunSink], RunEngine]
 def _supervisor(settings: Settings, sink: RunSink) -> RunEngine:
     from spanload.runs.supervisor import Supervisor
 
-    return Supervisor(settings, sink)
+    return EngineThread(settings, sink, Supervisor)
 
 
 def create_app(settings: Settings | None = None, engine_factory: EngineFactory | None = None) -> FastAPI:
