@@ -14,6 +14,22 @@ type readKind struct {
 	// keys, when set, are the full primary keys of tables[0] the read selected:
 	// the read conflicts only with writes to those rows.
 	keys [][]any
+	// snap, when set, is the strong snapshot a single-use read runs in.
+	snap *storage.Snapshot
+}
+
+// strongSnapshot fixes the snapshot of a single-use strong read, so that the read
+// timestamp it reports is exact. It returns nil for other reads.
+func strongSnapshot(ctx context.Context, t *txn.Txn) (*storage.Snapshot, error) {
+	if !t.ReadOnly || !t.Strong {
+		return nil, nil
+	}
+	snap, err := t.DB.StrongSnapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t.StrongTS = snap.TS
+	return snap, nil
 }
 
 // runRead runs a read (SQLite text and arguments) in transaction t and calls fn
@@ -25,6 +41,9 @@ type readKind struct {
 // the read ran on the writer).
 func runRead(ctx context.Context, t *txn.Txn, q string, args []any, kind readKind, fn func(row []any) error) (int64, error) {
 	db := t.DB
+	if kind.snap != nil {
+		return kind.snap.Read(ctx, q, args, fn)
+	}
 	if t.ReadOnly {
 		return db.Read(ctx, q, args, fn)
 	}

@@ -106,6 +106,13 @@ func (s *spannerServer) readIn(ctx context.Context, db *storage.DB, sel selected
 	for i, c := range spec.Columns {
 		fields[i] = &spannerpb.StructType_Field{Name: c.Name, Type: c.Type}
 	}
+	snap, err := strongSnapshot(ctx, t)
+	if err != nil {
+		return err
+	}
+	if snap != nil {
+		defer snap.Close()
+	}
 	meta := &spannerpb.ResultSetMetadata{RowType: &spannerpb.StructType{Fields: fields}}
 	if sel.begun || (t.ReadOnly && sel.singleUse && req.GetTransaction().GetSingleUse().GetReadOnly().GetReturnReadTimestamp()) {
 		meta.Transaction = txnPB(t, sel.begun)
@@ -116,7 +123,7 @@ func (s *spannerServer) readIn(ctx context.Context, db *storage.DB, sel selected
 	if err != nil {
 		return err
 	}
-	kind := readKind{tables: []*schema.Table{spec.Table}}
+	kind := readKind{tables: []*schema.Table{spec.Table}, snap: snap}
 	if spec.Index == nil && !spec.KeySet.All && len(spec.KeySet.Ranges) == 0 {
 		kind.keys = spec.KeySet.Keys
 	}

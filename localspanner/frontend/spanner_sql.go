@@ -177,6 +177,13 @@ func (s *spannerServer) runQuery(ctx context.Context, db *storage.DB, sel select
 	if err != nil {
 		return err
 	}
+	snap, err := strongSnapshot(ctx, t)
+	if err != nil {
+		return err
+	}
+	if snap != nil {
+		defer snap.Close()
+	}
 	meta := &spannerpb.ResultSetMetadata{RowType: &spannerpb.StructType{Fields: plan.Fields}}
 	if sel.begun || (t.ReadOnly && sel.singleUse && req.GetTransaction().GetSingleUse().GetReadOnly().GetReturnReadTimestamp()) {
 		meta.Transaction = txnPB(t, sel.begun)
@@ -189,7 +196,7 @@ func (s *spannerServer) runQuery(ctx context.Context, db *storage.DB, sel select
 	if extra := src.Args(plan.SQL); len(extra) > 0 {
 		args = append(append([]any(nil), plan.Args...), extra...)
 	}
-	fullscan, err := runRead(ctx, t, plan.SQL, args, readKind{tables: plan.Tables}, func(row []any) error {
+	fullscan, err := runRead(ctx, t, plan.SQL, args, readKind{tables: plan.Tables, snap: snap}, func(row []any) error {
 		vals, err := plan.Decode(row)
 		if err != nil {
 			return err

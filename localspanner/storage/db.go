@@ -73,6 +73,9 @@ type DB struct {
 	lastTS    atomic.Int64 // last commit timestamp visible to readers (µs)
 	pendingTS atomic.Int64 // commit timestamp about to become visible (µs)
 	floorTS   atomic.Int64 // read timestamps handed out: commits must be later
+	// visMu makes a commit's becoming visible in SQLite and lastTS one step for
+	// strong snapshots (held shortly around COMMIT, read-locked to fix a snapshot).
+	visMu sync.RWMutex
 
 	readers *readers
 	readGen atomic.Int64 // bumped on DDL: reader statements are prepared again

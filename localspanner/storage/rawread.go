@@ -130,14 +130,21 @@ func (d *DB) Read(ctx context.Context, q string, args []any, fn func(row []any) 
 	if err != nil {
 		return 0, err
 	}
-	ok := false
-	defer func() {
-		if ok {
-			d.readers.put(rc)
-		} else {
-			d.readers.discard(rc)
-		}
-	}()
+	fullscan, ok, err := d.readOn(ctx, rc, q, args, fn)
+	d.release(rc, ok)
+	return fullscan, err
+}
+
+func (d *DB) release(rc *readerConn, ok bool) {
+	if ok {
+		d.readers.put(rc)
+	} else {
+		d.readers.discard(rc)
+	}
+}
+
+// stmt returns rc's prepared statement for q.
+func (d *DB) stmt(rc *readerConn, q string) (*sqlite3.SQLiteStmt, error) {
 	gen := d.readGen.Load()
 	if rc.stmts == nil || len(rc.stmts) > 512 || rc.gen != gen {
 		for _, s := range rc.stmts {
@@ -150,16 +157,34 @@ func (d *DB) Read(ctx context.Context, q string, args []any, fn func(row []any) 
 	if !found {
 		ds, err := rc.c.Prepare(q)
 		if err != nil {
-			ok = true
-			return 0, query.RuntimeError(err)
+			return nil, query.RuntimeError(err)
 		}
 		s = ds.(*sqlite3.SQLiteStmt)
 		rc.stmts[q] = s
 	}
+	return s, nil
+}
+
+// exec runs a statement without results on rc.
+func (d *DB) execOn(ctx context.Context, rc *readerConn, q string) error {
+	s, err := d.stmt(rc, q)
+	if err != nil {
+		return err
+	}
+	_, err = s.ExecContext(ctx, nil)
+	return err
+}
+
+// readOn runs q on rc; ok is false when rc must be discarded.
+func (d *DB) readOn(ctx context.Context, rc *readerConn, q string, args []any, fn func(row []any) error) (fullscan int64, ok bool, err error) {
+	s, err := d.stmt(rc, q)
+	if err != nil {
+		return 0, true, err
+	}
 	rows, err := s.QueryContext(ctx, namedValues(args))
 	if err != nil {
 		ok = !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
-		return 0, query.RuntimeError(err)
+		return 0, ok, query.RuntimeError(err)
 	}
 	n := len(rows.Columns())
 	var ferr error
@@ -183,6 +208,59 @@ func (d *DB) Read(ctx context.Context, q string, args []any, fn func(row []any) 
 	if err := rows.Close(); err != nil && ferr == nil {
 		ferr = err
 	}
-	ok = true
-	return fullscanSteps(s), ferr
+	return fullscanSteps(s), true, ferr
+}
+
+// Snapshot is a strong read pinned to the commit timestamp TS: it sees exactly
+// the commits at or before TS (later ones get later timestamps).
+type Snapshot struct {
+	d  *DB
+	rc *readerConn
+	// TS is the read timestamp (µs).
+	TS int64
+}
+
+// StrongSnapshot starts a read transaction on a reader connection and returns
+// it with its exact timestamp. Close it when done.
+func (d *DB) StrongSnapshot(ctx context.Context) (*Snapshot, error) {
+	rc, err := d.readers.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.execOn(ctx, rc, "BEGIN"); err != nil {
+		d.release(rc, false)
+		return nil, fmt.Errorf("begin read: %w", err)
+	}
+	// The first read of the transaction fixes its WAL snapshot; no commit can
+	// become visible between it and reading lastTS.
+	d.visMu.RLock()
+	_, ok, err := d.readOn(ctx, rc, "SELECT 1 FROM sqlite_master LIMIT 1", nil, func([]any) error { return nil })
+	ts := d.lastTS.Load()
+	d.visMu.RUnlock()
+	if err != nil {
+		_ = d.execOn(context.Background(), rc, "ROLLBACK")
+		d.release(rc, ok)
+		return nil, fmt.Errorf("start read: %w", err)
+	}
+	return &Snapshot{d: d, rc: rc, TS: ts}, nil
+}
+
+// Read runs q in the snapshot (see DB.Read).
+func (s *Snapshot) Read(ctx context.Context, q string, args []any, fn func(row []any) error) (int64, error) {
+	fullscan, ok, err := s.d.readOn(ctx, s.rc, q, args, fn)
+	if !ok {
+		s.d.release(s.rc, false)
+		s.rc = nil
+	}
+	return fullscan, err
+}
+
+// Close ends the snapshot's read transaction.
+func (s *Snapshot) Close() {
+	if s.rc == nil {
+		return
+	}
+	ok := s.d.execOn(context.Background(), s.rc, "ROLLBACK") == nil
+	s.d.release(s.rc, ok)
+	s.rc = nil
 }

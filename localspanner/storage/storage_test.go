@@ -193,3 +193,51 @@ func TestStaleTempDirsOfDeadServersAreRemoved(t *testing.T) {
 		}
 	}
 }
+
+func TestStrongSnapshotSeesExactlyTheCommitsUpToItsTimestamp(t *testing.T) {
+	db := openTestDB(t)
+	ctx := context.Background()
+	var stamps []int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := int64(0); i < 200; i++ {
+			ts, err := db.write(t, OpInsert, "P", []string{"Id", "Name"}, []any{i, "n"})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			stamps = append(stamps, ts)
+		}
+	}()
+	type seen struct{ ts, rows int64 }
+	var reads []seen
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		snap, err := db.StrongSnapshot(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		if _, err := snap.Read(ctx, `SELECT COUNT(*) FROM "P"`, nil, func(r []any) error { n = r[0].(int64); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		snap.Close()
+		reads = append(reads, seen{snap.TS, n})
+	}
+	for _, r := range reads {
+		var want int64
+		for _, ts := range stamps {
+			if ts <= r.ts {
+				want++
+			}
+		}
+		if r.rows != want {
+			t.Fatalf("snapshot at %d saw %d rows, %d commits are at or before it", r.ts, r.rows, want)
+		}
+	}
+}

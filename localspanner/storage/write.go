@@ -98,12 +98,15 @@ func (d *DB) Commit(ctx context.Context, muts []*Mutation, validate func(q Queri
 		return 0, fmt.Errorf("record clock: %w", err)
 	}
 	d.pendingTS.Store(ts)
+	d.visMu.Lock()
 	if _, err := w.exec("COMMIT"); err != nil {
+		d.visMu.Unlock()
 		w.rollback()
 		d.pendingTS.Store(d.lastTS.Load())
 		return 0, fmt.Errorf("commit: %w", err)
 	}
 	d.lastTS.Store(ts)
+	d.visMu.Unlock()
 	if committed != nil {
 		committed(ts)
 	}

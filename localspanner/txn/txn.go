@@ -38,7 +38,10 @@ type Txn struct {
 	// otherwise ReadTS is the read timestamp (µs) of a read-only transaction.
 	Strong bool
 	ReadTS int64
-	Begun  time.Time
+	// StrongTS is the exact timestamp of a single-use strong read, once its
+	// snapshot is fixed (0 before).
+	StrongTS int64
+	Begun    time.Time
 	// Partitioned is set for a partitioned DML transaction: each statement commits.
 	Partitioned bool
 	// Tag is the transaction tag from the request options, for statistics.
@@ -191,6 +194,9 @@ func (t *Txn) Source() *storage.Source {
 func (t *Txn) ReadTimestamp() time.Time {
 	if t.ReadOnly && !t.Strong {
 		return time.UnixMicro(t.ReadTS).UTC()
+	}
+	if t.StrongTS != 0 {
+		return time.UnixMicro(t.StrongTS).UTC()
 	}
 	ts := t.DB.PendingCommit()
 	if ts == 0 {
