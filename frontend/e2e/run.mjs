@@ -24,7 +24,7 @@ const SECOND_PRESET = process.env.SPANLOAD_E2E_SECOND_PRESET ?? "medium";
 /** The new write rate set in the control panel (the "light" preset writes 5 tx/s). */
 const NEW_RATE = Number(process.env.SPANLOAD_E2E_NEW_RATE ?? 20);
 /** Generous bounds for waiting on a real run; they are not speed assertions. */
-const STEP_TIMEOUT_MS = 60_000;
+const STEP_TIMEOUT_MS = 90_000;
 
 if (!BASE) {
   console.error("e2e: set SPANLOAD_URL to the address of a running `spanload serve`, e.g. http://127.0.0.1:8000");
@@ -175,7 +175,7 @@ async function main() {
         (rate) => {
           const target = document.querySelector('[data-testid="chart-throughput"]');
           const achieved = Number(document.querySelector('[data-testid="achieved-tps"]')?.textContent ?? 0);
-          return target && achieved >= 0.6 * rate;
+          return target && achieved >= 0.5 * rate;
         },
         NEW_RATE,
         { timeout: STEP_TIMEOUT_MS },
@@ -190,7 +190,9 @@ async function main() {
       }
       assert(after.length >= 3, `only ${after.length} full intervals at the new rate`);
       const mean = after.reduce((sum, s) => sum + s.gauges["updater.tps"], 0) / after.length;
-      assert(mean >= 0.7 * NEW_RATE, `achieved ${mean.toFixed(1)} tx/s on average after the change to ${NEW_RATE}`);
+      // Loose on purpose (the machine may be busy): at least half the new rate, which is twice
+      // the light preset's 5 tx/s.
+      assert(mean >= 0.5 * NEW_RATE, `achieved ${mean.toFixed(1)} tx/s on average after the change to ${NEW_RATE}`);
       console.log(`     achieved ${mean.toFixed(1)} tx/s on average over ${after.length} intervals after the change`);
       await shot(page, "live");
     });
@@ -246,6 +248,16 @@ async function main() {
     });
 
     await step("compare the two: the deltas shown match the API's", async () => {
+      // A run's summary is written just after it stops; until then the API recomputes it from the
+      // samples. Wait until the comparison is settled, so that the page and this test see the same.
+      let settled = null;
+      for (let i = 0; i < 30 && !settled; i++) {
+        const a = await api(page, `/compare?ids=${firstId},${secondId}`);
+        await page.waitForTimeout(1000);
+        const b = await api(page, `/compare?ids=${firstId},${secondId}`);
+        if (a.status === 200 && JSON.stringify(a.body.metrics) === JSON.stringify(b.body.metrics)) settled = b;
+      }
+      assert(settled, "the comparison kept changing for 30 s");
       await page.goto(`${BASE}/`);
       await page.locator(`[data-testid="run-row"][data-run-id="${secondId}"]`).waitFor({ timeout: STEP_TIMEOUT_MS });
       await page.locator(`[data-testid="run-row"][data-run-id="${firstId}"] [data-testid="run-select"]`).check();
@@ -257,6 +269,7 @@ async function main() {
       if (await showAll.count()) await showAll.click();
       const compare = await api(page, `/compare?ids=${firstId},${secondId}`);
       assert(compare.status === 200, `GET /api/compare: ${compare.status}`);
+      assert(JSON.stringify(compare.body.metrics) === JSON.stringify(settled.body.metrics), "the comparison changed while the page loaded");
       let checked = 0;
       for (const metric of compare.body.metrics) {
         const cell = page.getByTestId(`cell-${metric.metric}-1`);
