@@ -114,7 +114,9 @@ class Pacer:
             self._wanted_threads = parallelism
             if self._started:
                 self._grow_locked()
-            self._changed_locked()  # surplus threads notice and exit
+            # No _changed_locked(): claimed arrivals stay valid (voiding them would skip them);
+            # a surplus thread runs the one it holds, then exits at its next claim.
+            self._cond.notify_all()
 
     def set_think_time(self, think_time_s: float) -> None:
         with self._cond:
@@ -204,11 +206,11 @@ class Pacer:
                 return self._due.popleft()
             intended = self._schedule.next_at
             self._schedule.pop_due(intended)  # claim it: the schedule moves on to the next arrival
-            self.scheduled += 1
             generation = self._generation
             while not self._stopping and self._generation == generation:
                 wait = intended - self._clock()
                 if wait <= 0:
+                    self.scheduled += 1  # counted when due, so a voided claim never counts
                     return intended
                 self._cond.wait(wait)
             # rate, parallelism, pause or stop changed while waiting: the claim is void
