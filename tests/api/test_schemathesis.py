@@ -21,15 +21,22 @@ from schemathesis.checks import not_a_server_error
 from spanload.main import create_app
 from tests.api.conftest import make_settings
 from tests.api.loadless_engine import LoadlessEngine
+from tests.store.conftest import postgres_server  # noqa: F401  (the fixture)
 
 MAX_EXAMPLES = 40
 
 
-@pytest.fixture(scope="module")
-def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[schemathesis.BaseSchema, list[str]]]:
-    """The schema, and the ids of runs that exist (one running, one finished) for half the cases."""
+@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def api(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[schemathesis.BaseSchema, list[str]]]:
+    """The schema over a SQLite or a PostgreSQL run store, and the ids of runs that exist (one
+    running, one finished) for half the cases."""
     data_dir: Path = tmp_path_factory.mktemp("fuzz")
-    app = create_app(make_settings(data_dir), engine_factory=LoadlessEngine)
+    database_url = None
+    if request.param == "postgresql":
+        database_url = request.getfixturevalue("postgres_server").create_database()
+    app = create_app(make_settings(data_dir, database_url=database_url), engine_factory=LoadlessEngine)
     with TestClient(app) as client:  # runs the lifespan: migrations, store, hub
         running = client.post("/api/runs", json={"preset": "light"}).json()["id"]
         finished = client.post("/api/runs", json={"preset": "light"}).json()["id"]

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from spanload.store.db import make_engine, make_sessionmaker
@@ -36,12 +33,7 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         url = f"sqlite:///{tmp_path / 'store.db'}"
     else:
         server: PostgresServer = request.getfixturevalue("postgres_server")
-        name = f"t_{uuid.uuid4().hex[:12]}"
-        admin = create_engine(server.url, isolation_level="AUTOCOMMIT")
-        with admin.connect() as conn:
-            conn.execute(text(f'CREATE DATABASE "{name}"'))
-        admin.dispose()
-        url = make_url(server.url).set(database=name).render_as_string(hide_password=False)
+        url = server.create_database()
     upgrade_to_head(url)
     return url
 

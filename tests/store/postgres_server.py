@@ -7,7 +7,11 @@ import pwd
 import shutil
 import subprocess
 import tempfile
+import uuid
 from pathlib import Path
+
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
 
 from tests.helpers import free_port
 
@@ -63,6 +67,17 @@ class PostgresServer:
             "start",
         )
         return self
+
+    def create_database(self) -> str:
+        """A new empty database on this server; returns its URL."""
+        name = f"t_{uuid.uuid4().hex[:12]}"
+        admin = create_engine(self.url, isolation_level="AUTOCOMMIT")
+        try:
+            with admin.connect() as conn:
+                conn.execute(text(f'CREATE DATABASE "{name}"'))
+        finally:
+            admin.dispose()
+        return make_url(self.url).set(database=name).render_as_string(hide_password=False)
 
     def stop(self) -> None:
         if (self.data / "postmaster.pid").exists():

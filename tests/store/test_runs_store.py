@@ -105,3 +105,14 @@ def test_restart_marks_running_runs_interrupted_and_keeps_their_data(sessions: s
         assert len(sample_store.list_samples(s, "going")) == 5
         assert going.summary is not None and going.summary["totals"] == factory.totals.model_dump()
         assert run_store.list_events(s, "going")[-1].changes["status"] == "interrupted"
+
+
+def test_ids_that_cannot_name_a_run_find_nothing(sessions: sessionmaker[Session]) -> None:
+    with sessions() as s:
+        run_store.create_run(s, "r1", RunConfig())
+        for bad in ("r1\x00", "\x00", "", "r" * 33):
+            assert run_store.get_run(s, bad) is None
+            assert run_store.update_run_meta(s, bad, name="x") is None
+            assert not run_store.delete_run(s, bad)
+        assert run_store.get_runs(s, ["r1", "a\x00b"])[1] is None
+        assert run_store.get_run(s, "r1") is not None

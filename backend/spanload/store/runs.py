@@ -45,8 +45,16 @@ def create_run(session: Session, run_id: str, config: RunConfig, now: float | No
     return row
 
 
+RUN_ID_MAX_LEN = 32
+
+
+def is_run_id(run_id: str) -> bool:
+    """Whether ``run_id`` could name a run at all (PostgreSQL rejects NUL characters in queries)."""
+    return 0 < len(run_id) <= RUN_ID_MAX_LEN and "\x00" not in run_id
+
+
 def get_run(session: Session, run_id: str) -> RunRow | None:
-    return session.get(RunRow, run_id)
+    return session.get(RunRow, run_id) if is_run_id(run_id) else None
 
 
 def list_runs(
@@ -74,7 +82,8 @@ def list_runs(
 
 def get_runs(session: Session, run_ids: Sequence[str]) -> list[RunRow | None]:
     """The runs with these ids, in the order asked, None where one does not exist."""
-    found = {row.id: row for row in session.scalars(select(RunRow).where(RunRow.id.in_(run_ids)))}
+    valid = [run_id for run_id in run_ids if is_run_id(run_id)]
+    found = {row.id: row for row in session.scalars(select(RunRow).where(RunRow.id.in_(valid)))}
     return [found.get(run_id) for run_id in run_ids]
 
 
@@ -86,7 +95,7 @@ def update_run_meta(
     notes: str | None = None,
     tags: list[str] | None = None,
 ) -> RunRow | None:
-    row = session.get(RunRow, run_id)
+    row = get_run(session, run_id)
     if row is None:
         return None
     if name is not None:
@@ -101,7 +110,7 @@ def update_run_meta(
 
 
 def delete_run(session: Session, run_id: str) -> bool:
-    row = session.get(RunRow, run_id)
+    row = get_run(session, run_id)
     if row is None:
         return False
     session.delete(row)
