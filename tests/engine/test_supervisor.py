@@ -16,7 +16,7 @@ from spanload.config import Settings
 from spanload.runs.config import ConfigPatch, RunConfig
 from spanload.runs.samples import Sample, Summary
 from spanload.runs.state import RunState
-from spanload.runs.supervisor import InvalidConfigError, RunNotActiveError, Supervisor, UnknownRunError
+from spanload.runs.supervisor import InvalidConfigError, RunError, RunNotActiveError, Supervisor, UnknownRunError
 
 PEER = [sys.executable, str(Path(__file__).with_name("protocol_peer.py"))]
 FAST = 0.2  # report interval of these tests, seconds
@@ -144,3 +144,24 @@ def test_unknown_runs_are_refused() -> None:
             await supervisor.stop("nope")
 
     asyncio.run(scenario())
+
+
+def test_a_worker_speaking_another_protocol_version_fails_the_start_with_the_reason(tmp_path: Path) -> None:
+    peer = tmp_path / "old_worker.py"
+    peer.write_text(
+        "import json, sys, time\n"
+        'print(json.dumps({"type": "hello", "v": 0, "worker": 0, "pid": 1}), flush=True)\n'
+        "time.sleep(30)\n"
+    )
+
+    async def scenario() -> Recorder:
+        sink = Recorder()
+        supervisor = Supervisor(Settings(), sink, worker_command=[sys.executable, str(peer)])
+        with pytest.raises(RunError, match="protocol"):
+            await supervisor.start("r4", _config(1))
+        return sink
+
+    sink = asyncio.run(scenario())
+    state, reason = sink.states[-1]
+    assert state is RunState.FAILED
+    assert reason is not None and "does not speak worker protocol v1" in reason

@@ -305,6 +305,11 @@ class Supervisor:
             try:
                 message = protocol.decode_from_worker(line)
             except protocol.ProtocolError as err:
+                if not worker.hello.done():  # its first words: it does not speak this protocol
+                    await self._fail(
+                        run, f"{worker.name} does not speak worker protocol v{protocol.PROTOCOL_VERSION}: {err}"
+                    )
+                    return
                 logger.warning("%s wrote a line that is not protocol: %s (%s)", worker.name, line[:200], err)
                 continue
             match message:
