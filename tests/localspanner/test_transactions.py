@@ -17,6 +17,7 @@ from google.api_core import exceptions as gexc
 from google.api_core.datetime_helpers import DatetimeWithNanoseconds
 from google.cloud.spanner_v1 import (
     COMMIT_TIMESTAMP,
+    BeginTransactionRequest,
     CreateSessionRequest,
     ExecuteSqlRequest,
     KeyRange,
@@ -28,7 +29,8 @@ from google.cloud.spanner_v1 import (
 )
 from google.cloud.spanner_v1.database import Database
 from google.cloud.spanner_v1.transaction import Transaction
-from google.protobuf import timestamp_pb2
+from google.cloud.spanner_v1.types import Transaction as TransactionPb
+from google.protobuf import duration_pb2, timestamp_pb2
 from google.rpc import error_details_pb2  # type: ignore[import-untyped]
 
 from .conftest import DatabaseFactory, SpannerDb
@@ -377,16 +379,24 @@ def test_commit_visible_exactly_from_its_timestamp(tdb: SpannerDb) -> None:
         assert list(snap.execute_sql(sql)) == [["visible"]]
 
 
-def test_strong_reads_see_exactly_the_commits_up_to_their_timestamp(tdb: SpannerDb, server_address: str) -> None:
-    """Under concurrent commits, every strong read at R sees each commit iff its timestamp <= R."""
+READ_KINDS = ["single-use strong", "single-use max_staleness", "multi-use strong"]
+
+
+@pytest.mark.parametrize("kind", READ_KINDS)
+def test_reads_see_exactly_the_commits_up_to_their_timestamp(tdb: SpannerDb, server_address: str, kind: str) -> None:
+    """Under concurrent commits, every read at R sees each commit iff its timestamp <= R."""
     raw = raw_spanner_client(server_address)
+    offset = 100_000 * (READ_KINDS.index(kind) + 1)
     committed: dict[int, int] = {}
     reads: list[tuple[int, set[int]]] = []
     done = threading.Event()
     lock = threading.Lock()
-    strong = TransactionSelector(
-        single_use=TransactionOptions(read_only=TransactionOptions.ReadOnly(strong=True, return_read_timestamp=True))
-    )
+    sql = f"SELECT Id FROM Visible WHERE Id >= {offset} AND Id < {offset + 100_000}"
+    read_only = TransactionOptions.ReadOnly(return_read_timestamp=True)
+    if kind.endswith("max_staleness"):
+        read_only.max_staleness = duration_pb2.Duration(nanos=50_000_000)
+    else:
+        read_only.strong = True
 
     def writer(base: int) -> Callable[[], None]:
         def run() -> None:
@@ -398,20 +408,33 @@ def test_strong_reads_see_exactly_the_commits_up_to_their_timestamp(tdb: Spanner
 
         return run
 
+    def read_once(session: str) -> None:
+        def query(selector: TransactionSelector, seqno: int = 0) -> tuple[Any, set[int]]:
+            request = ExecuteSqlRequest(session=session, sql=sql, transaction=selector, seqno=seqno)
+            result = ResultSet.pb(raw.execute_sql(request))
+            return result.metadata.transaction.read_timestamp, {int(r.values[0].string_value) for r in result.rows}
+
+        if kind.startswith("multi-use"):
+            begin = BeginTransactionRequest(session=session, options=TransactionOptions(read_only=read_only))
+            txn = TransactionPb.pb(raw.begin_transaction(begin))
+            _, first = query(TransactionSelector(id=txn.id), 1)
+            _, second = query(TransactionSelector(id=txn.id), 2)
+            assert first == second, "two reads in one read-only transaction differ"
+            reads.append((txn.read_timestamp.seconds * 10**9 + txn.read_timestamp.nanos, first))
+            return
+        pb, ids = query(TransactionSelector(single_use=TransactionOptions(read_only=read_only)))
+        reads.append((pb.seconds * 10**9 + pb.nanos, ids))
+
     def reader() -> None:
         session = raw.create_session(CreateSessionRequest(database=tdb.database.name)).name
         while not done.is_set():
-            result = ResultSet.pb(
-                raw.execute_sql(ExecuteSqlRequest(session=session, sql="SELECT Id FROM Visible", transaction=strong))
-            )
-            ts = result.metadata.transaction.read_timestamp
-            reads.append((ts.seconds * 10**9 + ts.nanos, {int(r.values[0].string_value) for r in result.rows}))
+            read_once(session)
         raw.delete_session(name=session)
 
     readers = [threading.Thread(target=reader, daemon=True) for _ in range(2)]
     for t in readers:
         t.start()
-    errors = _run_threads([writer(k * 1000) for k in range(4)])
+    errors = _run_threads([writer(offset + k * 1000) for k in range(4)])
     done.set()
     for t in readers:
         t.join(30)
@@ -421,7 +444,7 @@ def test_strong_reads_see_exactly_the_commits_up_to_their_timestamp(tdb: Spanner
         assert read_ts > 0, "return_read_timestamp must give the read timestamp"
         expected = {i for i, ts in committed.items() if ts <= read_ts}
         assert ids == expected, (
-            f"strong read at {read_ts} misses {sorted(expected - ids)[:5]} and sees rows committed after it: "
+            f"{kind} read at {read_ts} misses {sorted(expected - ids)[:5]} and sees rows committed after it: "
             f"{[(i, committed[i]) for i in sorted(ids - expected)[:5]]}"
         )
 
