@@ -110,6 +110,10 @@ WRITE_ERRORS: dict[str, tuple[Callable[[Any], None], tuple[type[Exception], ...]
         (gexc.FailedPrecondition,),
     ),
     "NOT NULL column left out": (lambda b: b.insert("Parent", ["Pid"], [(3,)]), (gexc.FailedPrecondition,)),
+    "the same new key twice in one commit": (
+        lambda b: b.insert("Parent", ["Pid", "Name"], [(8, "a"), (8, "b")]),
+        (gexc.AlreadyExists,),
+    ),
     "value of the wrong type": (
         lambda b: b.insert("Types", ["Id", "I"], [(50, "not a number")]),
         (gexc.FailedPrecondition, gexc.InvalidArgument),
@@ -212,6 +216,13 @@ def test_googlesql_semantics(sdb: SpannerDb, case: str) -> None:
     with sdb.database.snapshot() as snap:
         rows = [list(r) for r in snap.execute_sql(sql)]
     assert rows == [want], f"{case}: {sql} gave {rows}, Spanner gives {want}"
+
+
+def test_dml_in_a_read_only_transaction_is_refused(sdb: SpannerDb) -> None:
+    with pytest.raises((gexc.InvalidArgument, gexc.FailedPrecondition)), sdb.database.snapshot() as snap:
+        list(snap.execute_sql("UPDATE Parent SET Name = 'x' WHERE TRUE"))
+    with sdb.database.snapshot() as snap:
+        assert list(snap.execute_sql("SELECT Name FROM Parent WHERE Pid = 1")) == [["p1"]]
 
 
 # ---- wire encodings -----------------------------------------------------------------------------
