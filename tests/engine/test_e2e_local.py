@@ -63,6 +63,11 @@ def test_the_light_preset_for_10s_reconciles(local_spanner: LocalTarget) -> None
     assert summary.latency[Op.WATCHER_NOTIFY].count == r.versions_received
     assert summary.totals.errors == 0
     assert len(sink.samples) >= 9
+    # server time (the server-timing header) is shown apart from client time, and is part of it
+    server, client = summary.latency[Op.UPDATER_TXN_SERVER], summary.latency[Op.UPDATER_TXN]
+    assert server.count == client.count == summary.totals.transactions
+    assert server.p50 is not None and client.p50 is not None and server.p50 <= client.p50
+    assert summary.latency[Op.WATCHER_POLL_SERVER].count == summary.latency[Op.WATCHER_POLL].count
 
 
 def test_a_live_rate_patch_shows_in_the_achieved_rate_within_two_intervals_and_pause_stops_it(

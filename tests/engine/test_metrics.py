@@ -64,3 +64,13 @@ def test_recorder_hands_out_deltas_and_resets() -> None:
 def test_values_outside_the_range_are_clamped_not_lost() -> None:
     assert metrics.clamp_us(-5) == metrics.LOWEST_US
     assert metrics.clamp_us(1e12) == metrics.HIGHEST_US
+
+
+def test_server_timing_values_parse_and_sum_per_thread() -> None:
+    from spanload.spanner import timing
+
+    assert timing.parse_ms("gfet4t7; dur=1.25") == 1.25
+    assert timing.parse_ms("afe; dur=7") == 7.0
+    assert timing.parse_ms("gfet4t7") is None
+    timing.begin()
+    assert timing.take() is None  # no RPC said anything

@@ -18,6 +18,10 @@ class Op(StrEnum):
     WATCHER_NOTIFY = "watcher.notify"  # per change: seen-at minus its commit timestamp
     READER_READ = "reader.read"
     READER_READ_INTENDED = "reader.read_intended"
+    # server-timing of the same operations (summed over their RPCs), where the target sends it
+    UPDATER_TXN_SERVER = "updater.txn_server"
+    WATCHER_POLL_SERVER = "watcher.poll_server"
+    READER_READ_SERVER = "reader.read_server"
 
 
 class Gauge(StrEnum):

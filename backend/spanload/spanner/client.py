@@ -19,8 +19,11 @@ from typing import Any
 from google.auth.credentials import AnonymousCredentials
 from google.cloud import spanner
 from google.cloud.spanner_v1.pool import FixedSizePool
+from google.cloud.spanner_v1.services.spanner import SpannerClient
+from google.cloud.spanner_v1.services.spanner.transports.grpc import SpannerGrpcTransport
 
 from spanload.runs.config import ClientConfig, Target, TargetKind
+from spanload.spanner import timing
 
 MULTIPLEXED_ENV = (
     "GOOGLE_CLOUD_SPANNER_MULTIPLEXED_SESSIONS",
@@ -119,9 +122,16 @@ class Connection:
 
 
 def connect(target: Target, client_config: ClientConfig, emulator_host: str | None) -> Connection:
-    """Client + database handle for a run. The database must exist (see ``schemas.ensure_schema``)."""
+    """Client + database handle for a run. The database must exist (see ``schemas.ensure_schema``).
+
+    On local and emulator targets the data API goes through a channel that reads each RPC's
+    server-timing header (:mod:`spanload.spanner.timing`)."""
     client = make_client(target, emulator_host)
     instance = client.instance(target.instance)
     pool = None if client_config.multiplexed_sessions else CountingPool(client_config.session_pool_size)
     database = instance.database(target.database, pool=pool)
+    host = emulator_host or target.emulator_host
+    if target.kind is not TargetKind.CLOUD and host:
+        transport = SpannerGrpcTransport(channel=timing.timed_channel(host))
+        database._spanner_api = SpannerClient(client_info=client._client_info, transport=transport)
     return Connection(client=client, database=database, pool=pool)

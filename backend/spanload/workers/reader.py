@@ -19,6 +19,7 @@ from google.cloud.spanner_v1 import param_types
 from spanload.runs.config import ReaderConfig, ReaderQuery
 from spanload.runs.protocol import Counter
 from spanload.runs.samples import Gauge, Op
+from spanload.spanner import timing
 from spanload.spanner.schemas import SchemaSpec
 from spanload.workers.pacing import PacedLoad, Pacer
 from spanload.workers.stats import WorkerStats
@@ -27,6 +28,7 @@ from spanload.workers.updater import share, share_threads
 logger = logging.getLogger(__name__)
 
 US_PER_S = 1_000_000
+US_PER_MS = 1000
 RECENT_WINDOW_S = 10.0
 
 
@@ -92,6 +94,7 @@ class Reader(PacedLoad):
         snapshot_args: dict[str, Any] = {}
         if config.staleness_s > 0:
             snapshot_args["exact_staleness"] = dt.timedelta(seconds=config.staleness_s)
+        timing.begin()
         try:
             with self._database().snapshot(**snapshot_args) as snapshot:
                 for _ in snapshot.execute_sql(sql, params=params or None, param_types=types or None):
@@ -103,4 +106,6 @@ class Reader(PacedLoad):
         end = time.perf_counter()
         self._stats.recorder.record(Op.READER_READ, (end - actual) * US_PER_S)
         self._stats.recorder.record(Op.READER_READ_INTENDED, (end - intended) * US_PER_S)
+        if (server_ms := timing.take()) is not None:
+            self._stats.recorder.record(Op.READER_READ_SERVER, server_ms * US_PER_MS)
         self._stats.count(Counter.READS)

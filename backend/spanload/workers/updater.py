@@ -23,6 +23,7 @@ from google.cloud.spanner_v1 import param_types
 from spanload.runs.config import UpdaterConfig, UpdaterMode
 from spanload.runs.protocol import Counter
 from spanload.runs.samples import Gauge, Op
+from spanload.spanner import timing
 from spanload.spanner.schemas import SchemaSpec
 from spanload.workers.ledger import WriteLedger
 from spanload.workers.pacing import PacedLoad, Pacer
@@ -31,6 +32,7 @@ from spanload.workers.stats import UNKNOWN_OUTCOME, WorkerStats
 logger = logging.getLogger(__name__)
 
 US_PER_S = 1_000_000
+US_PER_MS = 1000
 
 
 def share(total: float, worker: int, workers: int) -> float:
@@ -97,6 +99,7 @@ class Updater(PacedLoad):
                 writes = self.ledger.reserve(config.batch_rows, fresh=True)
             case _:
                 writes = self.ledger.reserve(self._rng.randint(1, 2 * config.mutations_per_transaction))
+        timing.begin()
         try:
             match config.mode:
                 case UpdaterMode.MUTATIONS:
@@ -116,6 +119,8 @@ class Updater(PacedLoad):
         self.ledger.committed(writes)
         self._stats.recorder.record(Op.UPDATER_TXN, (end - actual) * US_PER_S)
         self._stats.recorder.record(Op.UPDATER_TXN_INTENDED, (end - intended) * US_PER_S)
+        if (server_ms := timing.take()) is not None:
+            self._stats.recorder.record(Op.UPDATER_TXN_SERVER, server_ms * US_PER_MS)
         self._stats.count(Counter.TRANSACTIONS)
         self._stats.count(Counter.MUTATIONS, len(writes))
 

@@ -21,6 +21,7 @@ from google.cloud.spanner_v1 import param_types
 from spanload.runs.config import SHARD_COUNT, ShardFilter, WatcherConfig
 from spanload.runs.protocol import Counter
 from spanload.runs.samples import Gauge, Op
+from spanload.spanner import timing
 from spanload.spanner.schemas import SchemaSpec
 from spanload.workers.ledger import SeenLedger
 from spanload.workers.stats import WorkerStats
@@ -125,6 +126,7 @@ class _Group(threading.Thread):
             params["shards"] = self.shards
             types["shards"] = param_types.Array(param_types.INT64)  # type: ignore[no-untyped-call]
         start = time.perf_counter()
+        timing.begin()
         try:
             with watcher.database().snapshot() as snapshot:
                 rows = list(snapshot.execute_sql(sql, params=params, param_types=types))
@@ -135,6 +137,8 @@ class _Group(threading.Thread):
         end = time.perf_counter()
         seen_at = time.time()
         watcher.stats.recorder.record(Op.WATCHER_POLL, (end - start) * US_PER_S)
+        if (server_ms := timing.take()) is not None:
+            watcher.stats.recorder.record(Op.WATCHER_POLL_SERVER, server_ms * 1000)
         watcher.stats.count(Counter.POLLS)
         watcher.stats.count(Counter.ROWS_POLLED, len(rows))
         if rows:
