@@ -74,3 +74,14 @@ def test_server_timing_values_parse_and_sum_per_thread() -> None:
     assert timing.parse_ms("gfet4t7") is None
     timing.begin()
     assert timing.take() is None  # no RPC said anything
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_fast_percentiles_equal_the_librarys_own(seed: int) -> None:
+    rng = random.Random(seed)
+    h = _recorded([int(rng.lognormvariate(8, 2)) + 1 for _ in range(3000)])
+    p = metrics.percentiles(h)
+    expected = h.get_percentile_to_value_dict(list(metrics.PERCENTILES))
+    assert [p.p50, p.p90, p.p95, p.p99, p.p999] == [expected[q] / 1000 for q in metrics.PERCENTILES]
+    assert p.mean == pytest.approx(h.get_mean_value() / 1000)
+    assert p.max == h.get_max_value() / 1000
