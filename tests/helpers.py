@@ -6,6 +6,7 @@ import os
 import signal
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -85,8 +86,19 @@ class ServeProcess:
         }
         self.process: subprocess.Popen[str] | None = None
         self.children: set[int] = set()
-        self.output = ""
+        self._lines: list[str] = []
+        self._reader: threading.Thread | None = None
         self.health: dict[str, Any] = {}
+
+    @property
+    def output(self) -> str:
+        """Everything serve printed so far (read continuously, so its pipe never fills)."""
+        return "".join(self._lines)
+
+    def _drain(self) -> None:
+        assert self.process is not None and self.process.stdout is not None
+        for line in self.process.stdout:
+            self._lines.append(line)
 
     def __enter__(self) -> ServeProcess:
         self.process = subprocess.Popen(
@@ -96,6 +108,8 @@ class ServeProcess:
             stderr=subprocess.STDOUT,
             text=True,
         )
+        self._reader = threading.Thread(target=self._drain, name="serve-output", daemon=True)
+        self._reader.start()
 
         def healthy() -> dict[str, Any] | None:
             assert self.process is not None and self.process.poll() is None, "serve exited early"
@@ -115,10 +129,12 @@ class ServeProcess:
         if self.process.poll() is None:
             self.process.send_signal(sig)
         try:
-            self.output, _ = self.process.communicate(timeout=30)
+            self.process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             self.process.kill()
-            self.output, _ = self.process.communicate()
+            self.process.wait()
+        if self._reader is not None:
+            self._reader.join(timeout=5)
         return self.process.returncode
 
     def __exit__(self, *exc: object) -> None:
