@@ -55,13 +55,15 @@ def test_a_missing_final_version_and_a_duplicate_fail() -> None:
 
 
 def test_other_runs_changes_are_foreign_and_unknown_outcomes_leave_the_proof() -> None:
-    writer = WriteLedger(0, 1, key_space=10)
+    writer = WriteLedger(0, 1, key_space=10, rng=random.Random(1))
     seen = SeenLedger({"run/0"})
     seen.saw(5, 1, "another-run/0")
     writes = writer.reserve(1)
     writer.failed(writes, outcome_unknown=True)
     seen.saw(writes[0][0], writes[0][1], "run/0")  # it did commit after all
-    for key, version in _write(writer, 1):
+    certain = _write(writer, 1)
+    assert certain[0][0] != writes[0][0], "the seed must give the certain write another key"
+    for key, version in certain:
         seen.saw(key, version, "run/0")
     result = reconcile([writer.message("run/0")], seen.message(0))
     assert result.foreign_changes == 1
