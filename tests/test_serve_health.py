@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
-from tests.helpers import VENV_BIN, ServeProcess
+from tests.helpers import VENV_BIN, ServeProcess, wait_for
 
 
 def test_serve_reports_local_spanner_up_and_leaves_no_child(tmp_path: Path) -> None:
@@ -57,3 +58,11 @@ def test_local_spanner_binary_prints_version() -> None:
     )
     assert result.returncode == 0
     assert result.stdout.startswith("spanload-local-spanner ")
+
+
+def test_a_killed_serve_takes_its_local_spanner_with_it(tmp_path: Path) -> None:
+    with ServeProcess(tmp_path) as serve:
+        assert serve.children, "serve started no child process"
+        serve.stop(signal.SIGKILL)
+    # the child is told by the kernel (PR_SET_PDEATHSIG) and stops in its own time
+    wait_for(lambda: None if serve.leftover_children() else True, 15, "the orphaned local Spanner to stop")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import os
 import shutil
@@ -86,7 +87,13 @@ def start_local_spanner(
         data_dir.mkdir(parents=True, exist_ok=True)
         args += ["--data-dir", str(data_dir)]
     process = subprocess.Popen(
-        args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1, start_new_session=True
+        args,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        bufsize=1,
+        start_new_session=True,  # Ctrl-C reaches serve, which stops the server in order
+        preexec_fn=_die_with_parent,
     )
     deadline = time.monotonic() + READY_TIMEOUT_S
     assert process.stdout is not None
@@ -110,6 +117,19 @@ def start_local_spanner(
     process.wait()
     tail = "\n".join(lines[-5:]) or "(no output)"
     raise LocalSpannerError(f"{exe.name} did not become ready within {READY_TIMEOUT_S:.0f} s: {tail}")
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: ask Linux to SIGTERM it when its parent dies, so a killed
+    `serve` never leaves a server holding its port."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):  # not Linux: the server is stopped by `stop()` only
+        pass
 
 
 def _forward_logs(process: subprocess.Popen[str]) -> None:
