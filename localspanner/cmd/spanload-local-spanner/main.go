@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
+	_ "net/http/pprof" // served only when --pprof-addr is set
 	"os"
 	"os/signal"
 	"syscall"
@@ -35,6 +37,7 @@ func run(args []string) int {
 	port := fs.Int("port", 9010, "gRPC port to listen on (0 picks a free one)")
 	dataDir := fs.String("data-dir", "", "directory for SQLite database files; empty keeps data in memory")
 	showVersion := fs.Bool("version", false, "print the version and exit")
+	pprofAddr := fs.String("pprof-addr", "", "serve net/http/pprof on this address (e.g. 127.0.0.1:0); empty disables it")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -52,6 +55,15 @@ func run(args []string) int {
 	}
 	defer reg.Close()
 
+	if *pprofAddr != "" {
+		plis, err := net.Listen("tcp", *pprofAddr)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "spanload-local-spanner: cannot listen for pprof: %v\n", err)
+			return 1
+		}
+		fmt.Printf("spanload-local-spanner pprof on http://%s/debug/pprof/\n", plis.Addr())
+		go func() { _ = http.Serve(plis, nil) }()
+	}
 	lis, err := net.Listen("tcp", net.JoinHostPort(*host, fmt.Sprint(*port)))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "spanload-local-spanner: cannot listen: %v\n", err)
