@@ -19,12 +19,19 @@ type readKind struct {
 }
 
 // strongSnapshot fixes the snapshot of a single-use strong read, so that the read
-// timestamp it reports is exact. It returns nil for other reads.
-func strongSnapshot(ctx context.Context, t *txn.Txn) (*storage.Snapshot, error) {
+// timestamp it reports is exact. It returns nil for other reads. q and args, when
+// q is set, are the one statement the read runs in the snapshot: it starts there.
+func strongSnapshot(ctx context.Context, t *txn.Txn, q string, args []any) (*storage.Snapshot, error) {
 	if !t.ReadOnly || !t.Strong {
 		return nil, nil
 	}
-	snap, err := t.DB.StrongSnapshot(ctx)
+	var snap *storage.Snapshot
+	var err error
+	if q != "" {
+		snap, err = t.DB.StrongRead(ctx, q, args)
+	} else {
+		snap, err = t.DB.StrongSnapshot(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -106,7 +106,12 @@ func (s *spannerServer) readIn(ctx context.Context, db *storage.DB, sel selected
 	for i, c := range spec.Columns {
 		fields[i] = &spannerpb.StructType_Field{Name: c.Name, Type: c.Type}
 	}
-	snap, err := strongSnapshot(ctx, t)
+	src := t.Source()
+	q, args, err := spec.SQL(src)
+	if err != nil {
+		return err
+	}
+	snap, err := strongSnapshot(ctx, t, q, args)
 	if err != nil {
 		return err
 	}
@@ -118,11 +123,6 @@ func (s *spannerServer) readIn(ctx context.Context, db *storage.DB, sel selected
 		meta.Transaction = txnPB(t, sel.begun)
 	}
 	w.setMeta(meta)
-	src := t.Source()
-	q, args, err := spec.SQL(src)
-	if err != nil {
-		return err
-	}
 	kind := readKind{tables: []*schema.Table{spec.Table}, snap: snap}
 	if spec.Index == nil && !spec.KeySet.All && len(spec.KeySet.Ranges) == 0 {
 		kind.keys = spec.KeySet.Keys

@@ -177,7 +177,15 @@ func (s *spannerServer) runQuery(ctx context.Context, db *storage.DB, sel select
 	if err != nil {
 		return err
 	}
-	snap, err := strongSnapshot(ctx, t)
+	args := plan.Args
+	if extra := src.Args(plan.SQL); len(extra) > 0 {
+		args = append(append([]any(nil), plan.Args...), extra...)
+	}
+	snapSQL := plan.SQL
+	if req.QueryMode == spannerpb.ExecuteSqlRequest_PLAN {
+		snapSQL = "" // nothing runs: the snapshot only gives the read timestamp
+	}
+	snap, err := strongSnapshot(ctx, t, snapSQL, args)
 	if err != nil {
 		return err
 	}
@@ -191,10 +199,6 @@ func (s *spannerServer) runQuery(ctx context.Context, db *storage.DB, sel select
 	w.setMeta(meta)
 	if req.QueryMode == spannerpb.ExecuteSqlRequest_PLAN {
 		return w.finish(&spannerpb.ResultSetStats{QueryPlan: queryPlan(plan.SQL)})
-	}
-	args := plan.Args
-	if extra := src.Args(plan.SQL); len(extra) > 0 {
-		args = append(append([]any(nil), plan.Args...), extra...)
 	}
 	fullscan, err := runRead(ctx, t, plan.SQL, args, readKind{tables: plan.Tables, snap: snap}, func(row []any) error {
 		vals, err := plan.Decode(row)

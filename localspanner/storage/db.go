@@ -76,6 +76,10 @@ type DB struct {
 	// visMu makes a commit's becoming visible in SQLite and lastTS one step for
 	// strong snapshots (held shortly around COMMIT, read-locked to fix a snapshot).
 	visMu sync.RWMutex
+	// visSeq is odd while a commit is becoming visible (under visMu), so that a
+	// single-statement strong read can tell no commit did while its snapshot was
+	// fixed (see StrongRead).
+	visSeq atomic.Int64
 
 	readers *readers
 	readGen atomic.Int64 // bumped on DDL: reader statements are prepared again

@@ -183,9 +183,21 @@ func (d *DB) readOn(ctx context.Context, rc *readerConn, q string, args []any, f
 	}
 	rows, err := s.QueryContext(ctx, namedValues(args))
 	if err != nil {
-		ok = !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
-		return 0, ok, query.RuntimeError(err)
+		return 0, queryErrorKeepsConn(err), query.RuntimeError(err)
 	}
+	fullscan, err = scanRows(s, rows, fn)
+	return fullscan, true, err
+}
+
+// queryErrorKeepsConn reports whether a reader connection stays usable after a
+// query failed with err (not when the query was interrupted).
+func queryErrorKeepsConn(err error) bool {
+	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+}
+
+// scanRows calls fn for every row of rows (a query of s), closes rows and
+// returns the full-scan steps of s.
+func scanRows(s *sqlite3.SQLiteStmt, rows driver.Rows, fn func(row []any) error) (int64, error) {
 	n := len(rows.Columns())
 	var ferr error
 	for {
@@ -208,7 +220,7 @@ func (d *DB) readOn(ctx context.Context, rc *readerConn, q string, args []any, f
 	if err := rows.Close(); err != nil && ferr == nil {
 		ferr = err
 	}
-	return fullscanSteps(s), true, ferr
+	return fullscanSteps(s), ferr
 }
 
 // Snapshot is a strong read pinned to the commit timestamp TS: it sees exactly
@@ -218,6 +230,17 @@ type Snapshot struct {
 	rc *readerConn
 	// TS is the read timestamp (µs).
 	TS int64
+	// started, when set, is the one statement the snapshot consists of, already
+	// stepped once (see StrongRead); rc then holds no explicit transaction.
+	started *startedRead
+}
+
+// startedRead is a statement whose first step fixed a snapshot's WAL snapshot.
+type startedRead struct {
+	q    string
+	args []any
+	s    *sqlite3.SQLiteStmt
+	rows driver.Rows
 }
 
 // StrongSnapshot starts a read transaction on a reader connection and returns
@@ -227,6 +250,10 @@ func (d *DB) StrongSnapshot(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	return d.beginSnapshot(ctx, rc)
+}
+
+func (d *DB) beginSnapshot(ctx context.Context, rc *readerConn) (*Snapshot, error) {
 	if err := d.execOn(ctx, rc, "BEGIN"); err != nil {
 		d.release(rc, false)
 		return nil, fmt.Errorf("begin read: %w", err)
@@ -245,8 +272,59 @@ func (d *DB) StrongSnapshot(ctx context.Context) (*Snapshot, error) {
 	return &Snapshot{d: d, rc: rc, TS: ts}, nil
 }
 
+// StrongRead is StrongSnapshot for a snapshot that runs exactly one statement,
+// q with args: its one Read must be of q with args. It needs no explicit
+// transaction: q runs on its own (SQLite fixes the statement's WAL snapshot at
+// its first step), and TS is exact when no commit became visible while that step
+// ran (visSeq did not move); otherwise it falls back to StrongSnapshot.
+func (d *DB) StrongRead(ctx context.Context, q string, args []any) (*Snapshot, error) {
+	rc, err := d.readers.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	seq := d.visSeq.Load()
+	if seq%2 != 0 { // a commit is becoming visible
+		return d.beginSnapshot(ctx, rc)
+	}
+	ts := d.lastTS.Load()
+	s, err := d.stmt(rc, q)
+	if err != nil {
+		return d.beginSnapshot(ctx, rc) // its Read reports the error
+	}
+	rows, err := s.QueryContext(ctx, namedValues(args))
+	if err != nil {
+		if !queryErrorKeepsConn(err) {
+			d.release(rc, false)
+			return nil, fmt.Errorf("start read: %w", query.RuntimeError(err))
+		}
+		return d.beginSnapshot(ctx, rc) // its Read reports the error
+	}
+	if d.visSeq.Load() != seq {
+		if err := rows.Close(); err != nil {
+			d.release(rc, false)
+			return nil, fmt.Errorf("start read: %w", err)
+		}
+		return d.beginSnapshot(ctx, rc)
+	}
+	return &Snapshot{d: d, rc: rc, TS: ts, started: &startedRead{q: q, args: args, s: s, rows: rows}}, nil
+}
+
 // Read runs q in the snapshot (see DB.Read).
 func (s *Snapshot) Read(ctx context.Context, q string, args []any, fn func(row []any) error) (int64, error) {
+	if st := s.started; st != nil {
+		if st.q != q || !reflect.DeepEqual(st.args, args) {
+			return 0, errors.New("internal: a snapshot started for one statement was asked to run another")
+		}
+		s.started = nil
+		fullscan, err := scanRows(st.s, st.rows, fn)
+		// The statement was the snapshot: nothing more can read in it.
+		s.d.release(s.rc, true)
+		s.rc = nil
+		return fullscan, err
+	}
+	if s.rc == nil {
+		return 0, errors.New("internal: read in a closed snapshot")
+	}
 	fullscan, ok, err := s.d.readOn(ctx, s.rc, q, args, fn)
 	if !ok {
 		s.d.release(s.rc, false)
@@ -258,6 +336,13 @@ func (s *Snapshot) Read(ctx context.Context, q string, args []any, fn func(row [
 // Close ends the snapshot's read transaction.
 func (s *Snapshot) Close() {
 	if s.rc == nil {
+		return
+	}
+	if st := s.started; st != nil {
+		s.started = nil
+		ok := st.rows.Close() == nil
+		s.d.release(s.rc, ok)
+		s.rc = nil
 		return
 	}
 	ok := s.d.execOn(context.Background(), s.rc, "ROLLBACK") == nil

@@ -195,49 +195,74 @@ func TestStaleTempDirsOfDeadServersAreRemoved(t *testing.T) {
 }
 
 func TestStrongSnapshotSeesExactlyTheCommitsUpToItsTimestamp(t *testing.T) {
+	const count = `SELECT COUNT(*) FROM "P"`
+	tests := []struct {
+		name  string
+		start func(ctx context.Context, db *DB) (*Snapshot, error)
+	}{
+		{"StrongSnapshot", func(ctx context.Context, db *DB) (*Snapshot, error) { return db.StrongSnapshot(ctx) }},
+		{"StrongRead", func(ctx context.Context, db *DB) (*Snapshot, error) { return db.StrongRead(ctx, count, nil) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := openTestDB(t)
+			ctx := context.Background()
+			var stamps []int64
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for i := int64(0); i < 200; i++ {
+					ts, err := db.write(t, OpInsert, "P", []string{"Id", "Name"}, []any{i, "n"})
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					stamps = append(stamps, ts)
+				}
+			}()
+			type seen struct{ ts, rows int64 }
+			var reads []seen
+			for running := true; running; {
+				select {
+				case <-done:
+					running = false
+				default:
+				}
+				snap, err := tt.start(ctx, db)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var n int64
+				if _, err := snap.Read(ctx, count, nil, func(r []any) error { n = r[0].(int64); return nil }); err != nil {
+					t.Fatal(err)
+				}
+				snap.Close()
+				reads = append(reads, seen{snap.TS, n})
+			}
+			for _, r := range reads {
+				var want int64
+				for _, ts := range stamps {
+					if ts <= r.ts {
+						want++
+					}
+				}
+				if r.rows != want {
+					t.Fatalf("snapshot at %d saw %d rows, %d commits are at or before it", r.ts, r.rows, want)
+				}
+			}
+		})
+	}
+}
+
+func TestStrongReadRunsOnlyItsStatement(t *testing.T) {
 	db := openTestDB(t)
 	ctx := context.Background()
-	var stamps []int64
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for i := int64(0); i < 200; i++ {
-			ts, err := db.write(t, OpInsert, "P", []string{"Id", "Name"}, []any{i, "n"})
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			stamps = append(stamps, ts)
-		}
-	}()
-	type seen struct{ ts, rows int64 }
-	var reads []seen
-	for running := true; running; {
-		select {
-		case <-done:
-			running = false
-		default:
-		}
-		snap, err := db.StrongSnapshot(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var n int64
-		if _, err := snap.Read(ctx, `SELECT COUNT(*) FROM "P"`, nil, func(r []any) error { n = r[0].(int64); return nil }); err != nil {
-			t.Fatal(err)
-		}
-		snap.Close()
-		reads = append(reads, seen{snap.TS, n})
+	snap, err := db.StrongRead(ctx, `SELECT COUNT(*) FROM "P"`, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, r := range reads {
-		var want int64
-		for _, ts := range stamps {
-			if ts <= r.ts {
-				want++
-			}
-		}
-		if r.rows != want {
-			t.Fatalf("snapshot at %d saw %d rows, %d commits are at or before it", r.ts, r.rows, want)
-		}
+	defer snap.Close()
+	if _, err := snap.Read(ctx, `SELECT 1`, nil, func([]any) error { return nil }); err == nil {
+		t.Fatal("a read of another statement succeeded in a single-statement snapshot")
 	}
 }

@@ -99,13 +99,16 @@ func (d *DB) Commit(ctx context.Context, muts []*Mutation, validate func(q Queri
 	}
 	d.pendingTS.Store(ts)
 	d.visMu.Lock()
+	d.visSeq.Add(1)
 	if _, err := w.exec("COMMIT"); err != nil {
+		d.visSeq.Add(1)
 		d.visMu.Unlock()
 		w.rollback()
 		d.pendingTS.Store(d.lastTS.Load())
 		return 0, fmt.Errorf("commit: %w", err)
 	}
 	d.lastTS.Store(ts)
+	d.visSeq.Add(1)
 	d.visMu.Unlock()
 	if committed != nil {
 		committed(ts)
