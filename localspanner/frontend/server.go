@@ -17,6 +17,10 @@ import (
 // is 100 MB).
 const maxMessageBytes = 256 << 20
 
+// streamWorkers is how many goroutines serve requests; a request arriving when
+// all are busy gets a goroutine of its own.
+const streamWorkers = 64
+
 // NewGRPCServer returns a gRPC server on which every method not registered by a
 // service answers UNIMPLEMENTED naming the method, and on which no request can
 // crash the process: a panic becomes INTERNAL with a message, and is logged.
@@ -28,6 +32,9 @@ func NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 		grpc.UnknownServiceHandler(unimplemented),
 		grpc.ChainUnaryInterceptor(timingUnary, statusUnary, recoverUnary),
 		grpc.ChainStreamInterceptor(timingStream, statusStream, recoverStream),
+		// Requests run on reused goroutines, whose stacks have grown already,
+		// instead of a new goroutine per request that grows its stack by copying.
+		grpc.NumStreamWorkers(streamWorkers),
 	}
 	return grpc.NewServer(append(base, opts...)...)
 }
