@@ -1,5 +1,5 @@
 """Fixtures of the API tests: the real app (real Supervisor, worker processes and run store) against
-a real local Spanner that passed the load engine's probe; skipped, with the reason printed, if not."""
+a real local Spanner that passed the load engine's probe; failing, with the reason, if not."""
 
 from __future__ import annotations
 
@@ -28,12 +28,11 @@ def local_spanner() -> Iterator[LocalSpanner]:
     try:
         server = start_local_spanner("127.0.0.1", 0, None, Settings().local_spanner_binary)
     except LocalSpannerError as err:
-        pytest.skip(f"no local Spanner: {err}")
+        pytest.fail(f"no local Spanner ({err}); `make install` builds it")
     try:
         reason = probe(server.address)
         if reason is not None:
-            print(f"\nSKIPPING the API tests that run load: {reason}")
-            pytest.skip(reason)
+            pytest.fail(reason)
         yield server
     finally:
         server.stop()

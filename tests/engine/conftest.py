@@ -4,7 +4,7 @@ The end-to-end tests need the local server to serve what the load engine uses: i
 database admin, DDL with a stored generated FARM_FINGERPRINT column, a NULL_FILTERED index and a
 commit-timestamp column, single-use ``batch()`` commits and strong snapshot queries with
 FORCE_INDEX and ``IN UNNEST``. :func:`local_spanner` probes exactly that with the real client and
-skips with the failing step and the server's own message if something is missing.
+fails with the failing step and the server's own message if something is missing.
 """
 
 from __future__ import annotations
@@ -83,24 +83,23 @@ def probe(address: str) -> str | None:
         if len(rows) != 1 or rows[0][3] != batch.committed:
             return f"the poll query returned {rows!r}, not the row just committed at {batch.committed}"
         conn.close()
-    except Exception as err:  # the reason is the point: it is printed with the skip
+    except Exception as err:  # the reason is the point: it is the failure message
         return f"the local Spanner cannot {step}: {type(err).__name__}: {err}"
     return None
 
 
 @pytest.fixture(scope="session")
 def local_spanner() -> Iterator[LocalTarget]:
-    """A local Spanner (in memory) that passed :func:`probe`; skips the test otherwise."""
+    """A local Spanner (in memory) that passed :func:`probe`; fails the test otherwise."""
     settings = Settings()
     try:
         server = start_local_spanner("127.0.0.1", 0, None, settings.local_spanner_binary)
     except LocalSpannerError as err:
-        pytest.skip(f"no local Spanner: {err}")
+        pytest.fail(f"no local Spanner ({err}); `make install` builds it")
     try:
         reason = probe(server.address)
         if reason is not None:
-            print(f"\nSKIPPING the load engine's end-to-end tests: {reason}")
-            pytest.skip(reason)
+            pytest.fail(reason)
         yield LocalTarget(server.address)
     finally:
         server.stop()
