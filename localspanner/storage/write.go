@@ -174,21 +174,51 @@ func (w *writer) rollback() {
 	}
 }
 
+// exec runs a statement that touches a bounded number of rows (one key, BEGIN,
+// COMMIT) on the writer. A cancelled request stops before the statement, not in
+// it: with a context that cannot be cancelled, neither database/sql nor the
+// driver starts a goroutine per statement to watch for the cancellation.
 func (w *writer) exec(q string, args ...any) (sql.Result, error) {
-	s, err := w.d.writeStmt(w.ctx, q)
+	if err := w.ctx.Err(); err != nil {
+		return nil, err
+	}
+	return w.execCtx(context.WithoutCancel(w.ctx), q, args...)
+}
+
+// execScan runs a statement that may visit many rows; a cancelled request
+// interrupts it.
+func (w *writer) execScan(q string, args ...any) (sql.Result, error) {
+	return w.execCtx(w.ctx, q, args...)
+}
+
+func (w *writer) execCtx(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	s, err := w.d.writeStmt(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	return s.ExecContext(w.ctx, args...)
+	return s.ExecContext(ctx, args...)
 }
 
+// exists reports whether a query that looks up one key returns a row (see exec).
 func (w *writer) exists(q string, args ...any) (bool, error) {
-	s, err := w.d.writeStmt(w.ctx, q)
+	if err := w.ctx.Err(); err != nil {
+		return false, err
+	}
+	return w.existsCtx(context.WithoutCancel(w.ctx), q, args...)
+}
+
+// existsScan is exists for a query that may visit many rows (see execScan).
+func (w *writer) existsScan(q string, args ...any) (bool, error) {
+	return w.existsCtx(w.ctx, q, args...)
+}
+
+func (w *writer) existsCtx(ctx context.Context, q string, args ...any) (bool, error) {
+	s, err := w.d.writeStmt(ctx, q)
 	if err != nil {
 		return false, err
 	}
 	var one int
-	err = s.QueryRowContext(w.ctx, args...).Scan(&one)
+	err = s.QueryRowContext(ctx, args...).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -478,7 +508,7 @@ func (w *writer) deleteWhere(t *schema.Table, cond string, args []any) error {
 			}
 			continue
 		}
-		ok, err := w.exists("SELECT 1 FROM "+child.SQLName+" WHERE "+cond+" LIMIT 1", args...)
+		ok, err := w.existsScan("SELECT 1 FROM "+child.SQLName+" WHERE "+cond+" LIMIT 1", args...)
 		if err != nil {
 			return fmt.Errorf("check child rows: %w", err)
 		}
@@ -486,7 +516,7 @@ func (w *writer) deleteWhere(t *schema.Table, cond string, args []any) error {
 			return spanerr.FailedPrecondition("Delete from table %s would violate the ON DELETE NO ACTION of interleaved table %s: child rows exist.", t.Name, child.Name)
 		}
 	}
-	if _, err := w.exec("DELETE FROM "+t.SQLName+" WHERE "+cond, args...); err != nil {
+	if _, err := w.execScan("DELETE FROM "+t.SQLName+" WHERE "+cond, args...); err != nil {
 		return fmt.Errorf("delete from %s: %w", t.Name, err)
 	}
 	return nil
