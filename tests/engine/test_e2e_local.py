@@ -105,7 +105,8 @@ def test_a_live_rate_patch_shows_in_the_achieved_rate_within_two_intervals_and_p
     paused: list[float] = []
     before, targets, achieved = asyncio.run(scenario())
     assert paused == [0.0, 0.0], f"the updater still wrote while paused: {paused} tx/s"
-    assert max(before) < 12, before
+    # Poisson at 5/s puts 12 or more in one interval ~0.5 % of the time: judge the three together
+    assert sum(before) / len(before) < 12, before
     assert targets[-1] == 20.0, targets
     assert max(achieved) >= 12, f"achieved {achieved} tx/s in the two intervals after the patch (before: {before})"
 
