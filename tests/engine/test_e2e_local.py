@@ -230,6 +230,8 @@ def test_the_cli_prints_status_writes_json_and_fails_a_threshold(local_spanner: 
             "e2e-cli",
             "--preset",
             "very-light",
+            "--tps",  # at the preset's 1 tx/s, 3 s write nothing 5 % of the time, which proves nothing
+            "10",
             "--duration",
             "3s",
             "--json",
