@@ -141,24 +141,9 @@ func udfFormatTime(format, x any, kind string, zone any) (any, error) {
 		return nil, nil
 	}
 	f, _ := asText(format)
-	var t time.Time
-	if kind == "DATE" {
-		s, _ := asText(x)
-		d, err := time.Parse("2006-01-02", s)
-		if err != nil {
-			return nil, rtInvalid("not a DATE: %q", s)
-		}
-		t = d
-	} else {
-		ts, err := parseStoredTimestamp(x)
-		if err != nil {
-			return nil, rtInvalid("%v", err)
-		}
-		loc, err := zoneArg(zone)
-		if err != nil {
-			return nil, err
-		}
-		t = ts.In(loc)
+	t, err := storedTime(x, kind, zone)
+	if err != nil {
+		return nil, err
 	}
 	return formatTime(f, t)
 }

@@ -151,24 +151,9 @@ func udfExtract(part string, x any, kind string, zone any) (any, error) {
 	if null(x) {
 		return nil, nil
 	}
-	var t time.Time
-	if kind == "DATE" {
-		s, _ := asText(x)
-		d, err := time.Parse("2006-01-02", s)
-		if err != nil {
-			return nil, rtInvalid("not a DATE: %q", s)
-		}
-		t = d
-	} else {
-		ts, err := parseStoredTimestamp(x)
-		if err != nil {
-			return nil, rtInvalid("%v", err)
-		}
-		loc, err := zoneArg(zone)
-		if err != nil {
-			return nil, err
-		}
-		t = ts.In(loc)
+	t, err := storedTime(x, kind, zone)
+	if err != nil {
+		return nil, err
 	}
 	switch part {
 	case "NANOSECOND":
@@ -319,4 +304,26 @@ func udfDateDiff(a, b any, part string) (any, error) {
 		return int64(ta.Year() - tb.Year()), nil
 	}
 	return nil, rtInvalid("Unsupported date part %s in DATE_DIFF", part)
+}
+
+// storedTime decodes a stored DATE cell, or a stored TIMESTAMP cell seen in the time zone
+// zone (the default zone when zone is NULL).
+func storedTime(x any, kind string, zone any) (time.Time, error) {
+	if kind == "DATE" {
+		s, _ := asText(x)
+		d, err := time.Parse("2006-01-02", s)
+		if err != nil {
+			return time.Time{}, rtInvalid("not a DATE: %q", s)
+		}
+		return d, nil
+	}
+	ts, err := parseStoredTimestamp(x)
+	if err != nil {
+		return time.Time{}, rtInvalid("%v", err)
+	}
+	loc, err := zoneArg(zone)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return ts.In(loc), nil
 }
