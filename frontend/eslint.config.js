@@ -7,7 +7,7 @@ import tseslint from "typescript-eslint";
 const FEATURES = ["runs", "live", "compare", "new-run"];
 
 export default tseslint.config(
-  { ignores: ["dist", "node_modules", "test-results"] },
+  { ignores: ["dist", "node_modules", "test-results", "src/**/*.gen.ts"] },
   {
     files: ["e2e/**/*.mjs", "*.js"],
     extends: [js.configs.recommended],
@@ -31,15 +31,39 @@ export default tseslint.config(
       "no-restricted-imports": [
         "error",
         {
-          patterns: FEATURES.filter((other) => other !== feature).flatMap((other) => [
-            `@/features/${other}`,
-            `@/features/${other}/*`,
-            `**/features/${other}/*`,
-          ]),
+          patterns: [
+            {
+              group: FEATURES.filter((other) => other !== feature).flatMap((other) => [
+                `@/features/${other}`,
+                `@/features/${other}/*`,
+                `**/features/${other}`,
+                `**/features/${other}/*`,
+              ]),
+              message: "A feature may not import another feature: move what both need to src/lib or src/components.",
+            },
+          ],
         },
       ],
     },
   })),
+  // Shared code does not import features: dependencies point from features (and the app shell
+  // in src/app, which composes them) down to src/lib and src/components, never back up.
+  {
+    files: ["src/lib/**/*.{ts,tsx}", "src/components/**/*.{ts,tsx}", "src/test/**/*.{ts,tsx}"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["@/features", "@/features/*", "@/app", "@/app/*", "**/features", "**/features/*", "**/app/*"],
+              message: "Shared code (src/lib, src/components, src/test) may not import a feature or the app shell: move the code it needs down to src/lib.",
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     files: ["src/**/*.test.{ts,tsx}", "src/test/**"],
     rules: { "react-refresh/only-export-components": "off" },
