@@ -1,7 +1,7 @@
 // Polls /api/health; when the server cannot be reached, shows a banner and keeps retrying.
 import { useEffect, useState } from "react";
-import { api } from "@/lib/api";
-import { backoffMs } from "@/lib/liveState";
+import { fetchHealth } from "@/lib/api/health";
+import { backoffMs } from "@/lib/backoff";
 
 const HEALTHY_POLL_MS = 15_000;
 
@@ -13,8 +13,7 @@ export function ConnectionBanner() {
   useEffect(() => {
     const controller = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    api
-      .health(controller.signal)
+    fetchHealth(controller.signal)
       .then(() => {
         setDown(false);
         setAttempt(0);

@@ -64,3 +64,37 @@ describe("diffPatch", () => {
     expect(diffPatch(DEFAULT_CONFIG, DEFAULT_CONFIG)).toEqual({});
   });
 });
+
+describe("knobs from the OpenAPI schema", () => {
+  it("takes each knob's type, range, options and liveness from the backend's schema", () => {
+    const pick = (path: string) => {
+      const { kind, min, minExclusive, max, options, live, optional } = knob(path);
+      return { kind, min, minExclusive, max, options, live, optional };
+    };
+    expect(pick("updater.transactions_per_second")).toEqual({ kind: "float", min: 0, minExclusive: true, max: 100_000, options: undefined, live: true, optional: false });
+    expect(pick("watcher.watchers")).toEqual({ kind: "int", min: 1, minExclusive: undefined, max: 37, options: undefined, live: true, optional: false });
+    expect(pick("updater.mode")).toEqual({ kind: "enum", min: undefined, minExclusive: undefined, max: undefined, options: ["mutations", "dml", "batch_insert"], live: true, optional: false });
+    expect(pick("duration_s")).toEqual({ kind: "float", min: 0, minExclusive: true, max: 604_800, options: undefined, live: true, optional: true });
+    expect(pick("name")).toEqual({ kind: "text", min: undefined, minExclusive: undefined, max: 200, options: undefined, live: false, optional: true });
+    // target, schema and processes are fixed once a run starts: ConfigPatch has no such field.
+    expect(["target.kind", "schema", "processes", "report_interval_s"].map((p) => knob(p).live)).toEqual([false, false, false, false]);
+    // A slider without its own max ends at the schema's bound.
+    expect(knob("watcher.watchers").slider).toEqual({ min: 1, max: 37, step: 1 });
+  });
+
+  it("builds the default config from the schema's defaults", () => {
+    expect(DEFAULT_CONFIG).toEqual({
+      name: null,
+      preset: null,
+      target: { kind: "local", emulator_host: null, project: "spanload", instance: "spanload", database: "spanload" },
+      duration_s: null,
+      schema: "singers",
+      processes: 1,
+      report_interval_s: 1,
+      updater: { enabled: true, transactions_per_second: 1, mutations_per_transaction: 5, parallelism: 8, mode: "mutations", batch_rows: 6, key_space: 100_000 },
+      watcher: { enabled: true, watchers: 1, poll_interval_ms: 1000, limit: 10_000, table_hint: true, shard_filter: "fixed" },
+      reader: { enabled: false, reads_per_second: 10, concurrency: 4, think_time_ms: 0, query: "point", staleness_s: 0 },
+      client: { multiplexed_sessions: true, session_pool_size: 100 },
+    });
+  });
+});

@@ -1,81 +1,171 @@
-// Every knob of a run config, with its unit, range and one line of help, mirroring the
-// constraints in backend/spanload/runs/config.py; and the validation the forms run before submit.
-import {
-  READER_QUERIES,
-  type RunConfig,
-  SCHEMA_KINDS,
-  SHARD_COUNT,
-  SHARD_FILTERS,
-  TARGET_KINDS,
-  UPDATER_MODES,
-  type ConfigPatch,
-} from "./types";
+// Every knob of a run config: its label, unit and one line of help, written here; its type,
+// range, options, whether it may be empty and whether it is live, read from the backend's OpenAPI
+// schema (lib/api/openapi.json, `make types`). And the validation the forms run before submit.
+import openapi from "./api/openapi.json";
+import type { ConfigPatch, RunConfig } from "./types";
 
 export type KnobKind = "float" | "int" | "bool" | "enum" | "text";
 
-export interface Knob {
+/** What the UI adds to a config field: words, and where it appears. */
+interface KnobSpec {
   /** Dotted path in RunConfig, e.g. "updater.transactions_per_second". */
   path: string;
   section: "run" | "target" | "updater" | "watcher" | "reader" | "client";
   label: string;
   /** A few characters for chart markers. */
   short: string;
-  kind: KnobKind;
   unit?: string;
   help: string;
+  /** Shown in the live control panel. */
+  control?: boolean;
+  /** Slider range for the control panel (the numeric input still takes the full range); max defaults to the bound. */
+  slider?: { min: number; max?: number; step: number };
+}
+
+export interface Knob extends Omit<KnobSpec, "slider"> {
+  kind: KnobKind;
   min?: number;
   /** True when min itself is not allowed (pydantic gt). */
   minExclusive?: boolean;
+  /** Largest value, or longest text. */
   max?: number;
   options?: readonly string[];
   /** Editable while the run is going (ConfigPatch has it). */
-  live?: boolean;
-  /** Shown in the live control panel. */
-  control?: boolean;
-  /** Slider range for the control panel (the numeric input still takes the full range). */
+  live: boolean;
+  /** May be empty (null). */
+  optional: boolean;
   slider?: { min: number; max: number; step: number };
-  optional?: boolean;
 }
 
-export const KNOBS: readonly Knob[] = [
-  { path: "name", section: "run", label: "Name", short: "name", kind: "text", help: "A name to find the run by later (optional).", optional: true, max: 200 },
-  { path: "duration_s", section: "run", label: "Duration", short: "duration", kind: "float", unit: "s", help: "How long the run lasts; empty runs until stopped.", min: 0, minExclusive: true, max: 7 * 24 * 3600, optional: true, live: true },
-  { path: "schema", section: "run", label: "Schema", short: "schema", kind: "enum", options: SCHEMA_KINDS, help: "singers: the Change Watcher table; tweets: the write benchmark; leaderboard: Players / Scores." },
-  { path: "processes", section: "run", label: "Worker processes", short: "procs", kind: "int", unit: "processes", help: "One Python client process saturates one core at ~1,100 commits/s.", min: 1, max: 64 },
-  { path: "report_interval_s", section: "run", label: "Report interval", short: "interval", kind: "float", unit: "s", help: "How often workers report; one sample per interval.", min: 0.1, max: 60 },
+// ---- the schema ------------------------------------------------------------------------------
 
-  { path: "target.kind", section: "target", label: "Target", short: "target", kind: "enum", options: TARGET_KINDS, help: "local: the built-in Spanner server; emulator: the official emulator; cloud: real Cloud Spanner (ADC)." },
-  { path: "target.emulator_host", section: "target", label: "Emulator host", short: "host", kind: "text", unit: "host:port", help: "Where the emulator or local server listens; required for the emulator.", optional: true },
-  { path: "target.project", section: "target", label: "Project", short: "project", kind: "text", help: "Google Cloud project id." },
-  { path: "target.instance", section: "target", label: "Instance", short: "instance", kind: "text", help: "Spanner instance id." },
-  { path: "target.database", section: "target", label: "Database", short: "database", kind: "text", help: "Database id; tables and indexes are created if missing." },
+interface JsonSchema {
+  type?: string;
+  $ref?: string;
+  anyOf?: JsonSchema[];
+  enum?: string[];
+  properties?: Record<string, JsonSchema>;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  maxLength?: number;
+  default?: unknown;
+}
 
-  { path: "updater.enabled", section: "updater", label: "Updater on", short: "updater", kind: "bool", help: "Run the updater, which writes at the target rate.", live: true },
-  { path: "updater.transactions_per_second", section: "updater", label: "Write rate", short: "tx/s", kind: "float", unit: "tx/s", help: "Target transactions per second, paced as Poisson arrivals (open loop).", min: 0, minExclusive: true, max: 100_000, live: true, control: true, slider: { min: 0.5, max: 500, step: 0.5 } },
-  { path: "updater.mutations_per_transaction", section: "updater", label: "Mutations per tx", short: "mut/tx", kind: "int", unit: "mutations", help: "Mean mutations per transaction m; each transaction writes uniform 1..2m.", min: 1, max: 10_000, live: true, control: true, slider: { min: 1, max: 500, step: 1 } },
-  { path: "updater.parallelism", section: "updater", label: "Updater parallelism", short: "par", kind: "int", unit: "threads", help: "Transactions in flight at once per process.", min: 1, max: 512, live: true },
-  { path: "updater.mode", section: "updater", label: "Write mode", short: "mode", kind: "enum", options: UPDATER_MODES, help: "mutations: single-use commits; dml: read-write transactions with DML; batch_insert: batches of inserts.", live: true },
-  { path: "updater.batch_rows", section: "updater", label: "Rows per batch", short: "rows", kind: "int", unit: "rows", help: "Inserts per commit in batch_insert mode (the 2PC report used 6).", min: 1, max: 1000, live: true },
+const SCHEMAS = openapi.components.schemas as unknown as Record<string, JsonSchema>;
 
-  { path: "updater.key_space", section: "updater", label: "Key space", short: "keys", kind: "int", unit: "keys", help: "Keys the updater picks from uniformly; fewer keys, more overwrites.", min: 1, max: 1_000_000_000, live: true },
+function deref(schema: JsonSchema): JsonSchema {
+  const name = schema.$ref?.split("/").pop();
+  const target = name === undefined ? schema : SCHEMAS[name];
+  if (!target) throw new Error(`the OpenAPI schema has no ${String(schema.$ref)}`);
+  return target;
+}
 
-  { path: "watcher.enabled", section: "watcher", label: "Watchers on", short: "watchers on", kind: "bool", help: "Run the change watchers, which poll by commit timestamp.", live: true },
-  { path: "watcher.watchers", section: "watcher", label: "Watchers", short: "watchers", kind: "int", unit: "watchers", help: `Watchers splitting the fixed shard list (1..${SHARD_COUNT}).`, min: 1, max: SHARD_COUNT, live: true, control: true, slider: { min: 1, max: SHARD_COUNT, step: 1 } },
-  { path: "watcher.poll_interval_ms", section: "watcher", label: "Poll interval", short: "poll", kind: "int", unit: "ms", help: "Time between two polls of one watcher.", min: 10, max: 3_600_000, live: true, control: true, slider: { min: 10, max: 10_000, step: 10 } },
-  { path: "watcher.limit", section: "watcher", label: "Row limit", short: "limit", kind: "int", unit: "rows", help: "LIMIT of the poll query.", min: 1, max: 1_000_000, live: true, control: true, slider: { min: 1, max: 100_000, step: 1 } },
-  { path: "watcher.table_hint", section: "watcher", label: "FORCE_INDEX hint", short: "hint", kind: "bool", help: "Force the (ShardId, LastUpdated) index with a table hint.", live: true, control: true },
-  { path: "watcher.shard_filter", section: "watcher", label: "Shard filter", short: "filter", kind: "enum", options: SHARD_FILTERS, help: "fixed: ShardId IN (-18..18); not_null / none need exactly 1 watcher.", live: true, control: true },
+/** The schema of a field, with `null` taken out of an anyOf (then `nullable`). */
+function unwrap(schema: JsonSchema): { schema: JsonSchema; nullable: boolean } {
+  const branches = schema.anyOf ?? [schema];
+  const nonNull = branches.filter((b) => b.type !== "null");
+  const only = nonNull.length === 1 ? nonNull[0] : undefined;
+  return { schema: deref(only ?? schema), nullable: branches.length !== nonNull.length };
+}
 
-  { path: "reader.enabled", section: "reader", label: "Readers on", short: "readers on", kind: "bool", help: "Run reader workers competing with the writes.", live: true },
-  { path: "reader.reads_per_second", section: "reader", label: "Read rate", short: "reads/s", kind: "float", unit: "reads/s", help: "Target reads per second across all readers.", min: 0, minExclusive: true, max: 100_000, live: true, control: true, slider: { min: 1, max: 1000, step: 1 } },
-  { path: "reader.concurrency", section: "reader", label: "Reader concurrency", short: "conc", kind: "int", unit: "readers", help: "Reads in flight at once per process.", min: 1, max: 512, live: true, control: true, slider: { min: 1, max: 128, step: 1 } },
-  { path: "reader.think_time_ms", section: "reader", label: "Think time", short: "think", kind: "int", unit: "ms", help: "Pause of each reader between two reads.", min: 0, max: 600_000, live: true, control: true, slider: { min: 0, max: 5000, step: 10 } },
-  { path: "reader.query", section: "reader", label: "Read query", short: "query", kind: "enum", options: READER_QUERIES, help: "point: read one row by key; recent_changes: newest rows; leaderboard: a join.", live: true },
-  { path: "reader.staleness_s", section: "reader", label: "Staleness", short: "stale", kind: "float", unit: "s", help: "Exact staleness of reads; 0 reads strongly.", min: 0, max: 3600, live: true },
+/** The schema of a dotted path under a model, e.g. ("RunConfig", "watcher.limit"), or undefined. */
+export function fieldSchema(model: string, path: string): { schema: JsonSchema; nullable: boolean } | undefined {
+  let current: { schema: JsonSchema; nullable: boolean } | undefined = { schema: SCHEMAS[model] ?? {}, nullable: false };
+  for (const part of path.split(".")) {
+    const prop: JsonSchema | undefined = current?.schema.properties?.[part];
+    current = prop ? unwrap(prop) : undefined;
+  }
+  return current;
+}
 
-  { path: "client.multiplexed_sessions", section: "client", label: "Multiplexed sessions", short: "mux", kind: "bool", help: "Off: the pool sends GetSession before each operation (throughput roughly halves).", live: true },
-  { path: "client.session_pool_size", section: "client", label: "Session pool size", short: "pool", kind: "int", unit: "sessions", help: "Sessions in the client's pool; too few and clients wait for one.", min: 1, max: 10_000, live: true },
+function kindOf(schema: JsonSchema): KnobKind {
+  if (schema.enum) return "enum";
+  switch (schema.type) {
+    case "integer":
+      return "int";
+    case "number":
+      return "float";
+    case "boolean":
+      return "bool";
+    default:
+      return "text";
+  }
+}
+
+function fromSchema(spec: KnobSpec): Knob {
+  const field = fieldSchema("RunConfig", spec.path);
+  if (!field) throw new Error(`knob ${spec.path} is not a RunConfig field in the OpenAPI schema`);
+  const { schema, nullable } = field;
+  const kind = kindOf(schema);
+  const min = schema.minimum ?? schema.exclusiveMinimum;
+  const max = kind === "text" ? schema.maxLength : schema.maximum;
+  const knob: Knob = {
+    ...spec,
+    kind,
+    live: fieldSchema("ConfigPatch", spec.path) !== undefined,
+    optional: nullable,
+    slider: spec.slider && { min: spec.slider.min, max: spec.slider.max ?? max ?? spec.slider.min, step: spec.slider.step },
+  };
+  if (min !== undefined) knob.min = min;
+  if (schema.exclusiveMinimum !== undefined && schema.minimum === undefined) knob.minExclusive = true;
+  if (max !== undefined) knob.max = max;
+  if (schema.enum) knob.options = schema.enum;
+  return knob;
+}
+
+/** A model's defaults from the schema: a field's default, a nested model's defaults, or null. */
+function defaultsOf(model: JsonSchema): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, prop] of Object.entries(model.properties ?? {})) {
+    const { schema, nullable } = unwrap(prop);
+    if ("default" in prop) out[name] = prop.default;
+    else if (schema.properties) out[name] = defaultsOf(schema);
+    else if (nullable) out[name] = null;
+  }
+  return out;
+}
+
+const KNOB_SPECS: readonly KnobSpec[] = [
+  { path: "name", section: "run", label: "Name", short: "name", help: "A name to find the run by later (optional)." },
+  { path: "duration_s", section: "run", label: "Duration", short: "duration", unit: "s", help: "How long the run lasts; empty runs until stopped." },
+  { path: "schema", section: "run", label: "Schema", short: "schema", help: "singers: the Change Watcher table; tweets: the write benchmark; leaderboard: Players / Scores." },
+  { path: "processes", section: "run", label: "Worker processes", short: "procs", unit: "processes", help: "One Python client process saturates one core at ~1,100 commits/s." },
+  { path: "report_interval_s", section: "run", label: "Report interval", short: "interval", unit: "s", help: "How often workers report; one sample per interval." },
+
+  { path: "target.kind", section: "target", label: "Target", short: "target", help: "local: the built-in Spanner server; emulator: the official emulator; cloud: real Cloud Spanner (ADC)." },
+  { path: "target.emulator_host", section: "target", label: "Emulator host", short: "host", unit: "host:port", help: "Where the emulator or local server listens; required for the emulator." },
+  { path: "target.project", section: "target", label: "Project", short: "project", help: "Google Cloud project id." },
+  { path: "target.instance", section: "target", label: "Instance", short: "instance", help: "Spanner instance id." },
+  { path: "target.database", section: "target", label: "Database", short: "database", help: "Database id; tables and indexes are created if missing." },
+
+  { path: "updater.enabled", section: "updater", label: "Updater on", short: "updater", help: "Run the updater, which writes at the target rate." },
+  { path: "updater.transactions_per_second", section: "updater", label: "Write rate", short: "tx/s", unit: "tx/s", help: "Target transactions per second, paced as Poisson arrivals (open loop).", control: true, slider: { min: 0.5, max: 500, step: 0.5 } },
+  { path: "updater.mutations_per_transaction", section: "updater", label: "Mutations per tx", short: "mut/tx", unit: "mutations", help: "Mean mutations per transaction m; each transaction writes uniform 1..2m.", control: true, slider: { min: 1, max: 500, step: 1 } },
+  { path: "updater.parallelism", section: "updater", label: "Updater parallelism", short: "par", unit: "threads", help: "Transactions in flight at once per process." },
+  { path: "updater.mode", section: "updater", label: "Write mode", short: "mode", help: "mutations: single-use commits; dml: read-write transactions with DML; batch_insert: batches of inserts." },
+  { path: "updater.batch_rows", section: "updater", label: "Rows per batch", short: "rows", unit: "rows", help: "Inserts per commit in batch_insert mode (the 2PC report used 6)." },
+
+  { path: "updater.key_space", section: "updater", label: "Key space", short: "keys", unit: "keys", help: "Keys the updater picks from uniformly; fewer keys, more overwrites." },
+
+  { path: "watcher.enabled", section: "watcher", label: "Watchers on", short: "watchers on", help: "Run the change watchers, which poll by commit timestamp." },
+  { path: "watcher.watchers", section: "watcher", label: "Watchers", short: "watchers", unit: "watchers", help: "Watchers splitting the fixed shard list, at most one per shard.", control: true, slider: { min: 1, step: 1 } },
+  { path: "watcher.poll_interval_ms", section: "watcher", label: "Poll interval", short: "poll", unit: "ms", help: "Time between two polls of one watcher.", control: true, slider: { min: 10, max: 10_000, step: 10 } },
+  { path: "watcher.limit", section: "watcher", label: "Row limit", short: "limit", unit: "rows", help: "LIMIT of the poll query.", control: true, slider: { min: 1, max: 100_000, step: 1 } },
+  { path: "watcher.table_hint", section: "watcher", label: "FORCE_INDEX hint", short: "hint", help: "Force the (ShardId, LastUpdated) index with a table hint.", control: true },
+  { path: "watcher.shard_filter", section: "watcher", label: "Shard filter", short: "filter", help: "fixed: ShardId IN (-18..18); not_null / none need exactly 1 watcher.", control: true },
+
+  { path: "reader.enabled", section: "reader", label: "Readers on", short: "readers on", help: "Run reader workers competing with the writes." },
+  { path: "reader.reads_per_second", section: "reader", label: "Read rate", short: "reads/s", unit: "reads/s", help: "Target reads per second across all readers.", control: true, slider: { min: 1, max: 1000, step: 1 } },
+  { path: "reader.concurrency", section: "reader", label: "Reader concurrency", short: "conc", unit: "readers", help: "Reads in flight at once per process.", control: true, slider: { min: 1, max: 128, step: 1 } },
+  { path: "reader.think_time_ms", section: "reader", label: "Think time", short: "think", unit: "ms", help: "Pause of each reader between two reads.", control: true, slider: { min: 0, max: 5000, step: 10 } },
+  { path: "reader.query", section: "reader", label: "Read query", short: "query", help: "point: read one row by key; recent_changes: newest rows; leaderboard: a join." },
+  { path: "reader.staleness_s", section: "reader", label: "Staleness", short: "stale", unit: "s", help: "Exact staleness of reads; 0 reads strongly." },
+
+  { path: "client.multiplexed_sessions", section: "client", label: "Multiplexed sessions", short: "mux", help: "Off: the pool sends GetSession before each operation (throughput roughly halves)." },
+  { path: "client.session_pool_size", section: "client", label: "Session pool size", short: "pool", unit: "sessions", help: "Sessions in the client's pool; too few and clients wait for one." },
 ];
+export const KNOBS: readonly Knob[] = KNOB_SPECS.map(fromSchema);
 
 export const KNOB_BY_PATH: ReadonlyMap<string, Knob> = new Map(KNOBS.map((k) => [k.path, k]));
 
@@ -88,20 +178,8 @@ export const SECTION_TITLES: Record<Knob["section"], string> = {
   client: "Client library",
 };
 
-/** The backend's RunConfig defaults. */
-export const DEFAULT_CONFIG: RunConfig = {
-  name: null,
-  preset: null,
-  target: { kind: "local", emulator_host: null, project: "spanload", instance: "spanload", database: "spanload" },
-  duration_s: null,
-  schema: "singers",
-  processes: 1,
-  report_interval_s: 1,
-  updater: { enabled: true, transactions_per_second: 1, mutations_per_transaction: 5, parallelism: 8, mode: "mutations", batch_rows: 6, key_space: 100_000 },
-  watcher: { enabled: true, watchers: 1, poll_interval_ms: 1000, limit: 10_000, table_hint: true, shard_filter: "fixed" },
-  reader: { enabled: false, reads_per_second: 10, concurrency: 4, think_time_ms: 0, query: "point", staleness_s: 0 },
-  client: { multiplexed_sessions: true, session_pool_size: 100 },
-};
+/** The backend's RunConfig defaults, from the schema. */
+export const DEFAULT_CONFIG: RunConfig = defaultsOf(SCHEMAS.RunConfig ?? {}) as RunConfig;
 
 export function getPath(obj: unknown, path: string): unknown {
   let cur: unknown = obj;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { configEvent, makeSample, T0 } from "@/test/fixtures";
+import { configEvent, makeSample, T0, statusEvent } from "@/test/fixtures";
 import type { RunEvent } from "./types";
 import { DEFAULT_CONFIG, setPath } from "./knobs";
 import { clip, emptyReasons, configMarkers, gauge, hasData, RUN_CHARTS, toRows } from "./series";
@@ -36,7 +36,7 @@ describe("configMarkers", () => {
   it("places config changes at their elapsed time with a short label, skipping status events", () => {
     const events = [
       configEvent(3.5, { "updater.transactions_per_second": 20, "watcher.poll_interval_ms": 500 }),
-      { kind: "status" as const, t: T0 + 4, elapsed_s: 4, changes: { status: "paused" } },
+      statusEvent(4, "paused"),
     ];
     expect(configMarkers(events, [makeSample(0)])).toEqual([{ x: 3.5, label: "tx/s=20, poll=500" }]);
   });
@@ -46,7 +46,7 @@ describe("configMarkers", () => {
     const event = { kind: "config_change", t: new Date((T0 + 7) * 1000).toISOString(), changes: { "watcher.limit": 100 } } as unknown as RunEvent;
     // makeSample(0) ends at T0 + 1 after 1 s: the run started at T0.
     expect(configMarkers([event], [makeSample(0)])).toEqual([{ x: 7, label: "limit=100" }]);
-    expect(configMarkers([{ ...event, t: T0 + 9 }], [makeSample(0)])).toEqual([{ x: 9, label: "limit=100" }]);
+    expect(configMarkers([{ ...event, t: new Date((T0 + 9) * 1000).toISOString() }], [makeSample(0)])).toEqual([{ x: 9, label: "limit=100" }]);
     expect(configMarkers([event], [])).toEqual([]);
   });
 });

@@ -17,6 +17,8 @@ export function makeSample(seq: number, overrides: Partial<Sample> = {}): Sample
     },
     gauges: { "updater.target_tps": 10, "updater.tps": 9.5 + seq, "updater.mutations_ps": 50, "sessions.in_use": 3 },
     totals: { transactions: 10 * (seq + 1), mutations: 50 * (seq + 1), received_changes: 48 * (seq + 1), polls: seq + 1, reads: 0, errors: 0, aborts: 0 },
+    errors_by_code: {},
+    hdr: {},
     ...overrides,
   };
 }
@@ -28,7 +30,20 @@ export function makeSummary(overrides: Partial<Summary> = {}): Summary {
     rates: { "updater.tps": 9.9 },
     totals: { transactions: 600, mutations: 3000, received_changes: 2990, polls: 60, reads: 0, errors: 0, aborts: 0 },
     errors_by_code: {},
-    reconciliation: { keys_written: 100, final_versions_received: 100, final_versions_missing: 0, duplicates: 0, superseded_unseen: 3, ok: true },
+    reconciliation: {
+      keys_written: 100,
+      final_versions_received: 100,
+      final_versions_missing: 0,
+      duplicates: 0,
+      superseded_unseen: 3,
+      ok: true,
+      versions_written: 103,
+      versions_received: 100,
+      unexpected: 0,
+      uncertain_keys: 0,
+      foreign_changes: 0,
+      detail: "",
+    },
     ...overrides,
   };
 }
@@ -58,6 +73,10 @@ export function makeRun(id: string, overrides: Partial<RunPublic> = {}): RunPubl
 
 export function configEvent(elapsed: number, changes: Record<string, unknown>, id = elapsed): RunEvent {
   return { id, kind: "config_change", t: new Date((T0 + elapsed) * 1000).toISOString(), elapsed_s: elapsed, who: "ui", changes };
+}
+
+export function statusEvent(elapsed: number, status: string, t = new Date((T0 + elapsed) * 1000).toISOString()): RunEvent {
+  return { id: null, kind: "status", t, elapsed_s: elapsed, who: null, changes: { status } };
 }
 
 /** A fetch stub answering JSON per "METHOD path" (path without the /api prefix and query). */

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { makeComparison } from "@/test/compareFixture";
-import { configEvent } from "@/test/fixtures";
+import { configEvent, statusEvent } from "@/test/fixtures";
 import { compareMarkers, compareRows, metricRows, parseIds } from "./compare";
 
 describe("compare transforms", () => {
   it("marks each run's live changes in its colour, numbered as in the legend", () => {
-    const status = { kind: "status" as const, t: 1, elapsed_s: 0, changes: { status: "running" } };
+    const status = statusEvent(0, "running");
     const markers = compareMarkers([[status, configEvent(40, { "updater.transactions_per_second": 20 })], [configEvent(12.5, { "watcher.limit": 10 })]]);
     expect(markers).toEqual([
       { x: 40, label: "#1 tx/s=20", color: "#3b82f6" },

@@ -1,5 +1,4 @@
-// GET /api/compare, shaped for the page: per-metric cells and chart rows per series name.
-import { api } from "@/lib/api";
+// The answer of GET /api/compare (lib/api/compare.ts), shaped for the page: per-metric cells and chart rows per series name.
 import { colorAt } from "@/components/palette";
 import { changeLabel } from "@/lib/knobs";
 import { eventChanges, isConfigChange, type Marker, type Row } from "@/lib/series";
@@ -76,8 +75,4 @@ export function compareMarkers(timelines: readonly (readonly RunEvent[])[]): Mar
       .filter(isConfigChange)
       .map((e) => ({ x: e.elapsed_s, label: `#${i + 1} ${changeLabel(eventChanges(e))}`, color: colorAt(i) })),
   );
-}
-
-export function fetchComparison(ids: readonly string[], signal?: AbortSignal): Promise<ComparePublic> {
-  return api.compare(ids, signal);
 }

@@ -3,9 +3,10 @@
 import { useMemo } from "react";
 import { useSearchParams } from "react-router-dom";
 import { ErrorState, Loading } from "@/components/States";
-import { fetchSnapshot } from "@/lib/api";
+import { fetchSnapshot } from "@/lib/api/live";
 import { useAsync } from "@/lib/useAsync";
-import { compareMarkers, fetchComparison, MAX_RUNS, MIN_RUNS, parseIds } from "../api/compare";
+import { fetchComparison } from "@/lib/api/compare";
+import { compareMarkers, MAX_RUNS, MIN_RUNS, parseIds } from "../api/compare";
 import { legendLabels } from "../utils/legend";
 import { CompareCharts } from "./CompareCharts";
 import { CompareSummaryTable } from "./CompareSummaryTable";

@@ -1,12 +1,12 @@
 // Choose the runs to compare; the selection lives in the URL (?ids=a,b).
 import { useState } from "react";
-import { api } from "@/lib/api";
+import { listRuns } from "@/lib/api/runs";
 import { useAsync } from "@/lib/useAsync";
 import { MAX_RUNS } from "../api/compare";
 
 export function RunPicker({ selected, onChange }: { selected: readonly string[]; onChange: (ids: string[]) => void }) {
   const [open, setOpen] = useState(selected.length < 2);
-  const runs = useAsync((signal) => (open ? api.listRuns({ limit: 100 }, signal) : Promise.resolve(null)), [open]);
+  const runs = useAsync((signal) => (open ? listRuns({ limit: 100 }, signal) : Promise.resolve(null)), [open]);
   const toggle = (id: string) => onChange(selected.includes(id) ? selected.filter((x) => x !== id) : selected.length >= MAX_RUNS ? [...selected] : [...selected, id]);
   return (
     <details className="run-picker" open={open} onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)}>

@@ -1,7 +1,7 @@
 // The live control panel: sliders with numeric inputs for the live knobs. Apply sends the patch;
 // the change shows as confirmed once the run's timeline (the websocket) records it.
 import { type FormEvent, useEffect, useMemo, useState } from "react";
-import { api } from "@/lib/api";
+import { patchConfig } from "@/lib/api/runs";
 import { diffPatch, flatten, formatValue, getPath, type Knob, KNOBS, setPath, validateConfig } from "@/lib/knobs";
 import type { RunConfig, RunEvent } from "@/lib/types";
 import { useApplyConfirmation } from "../hooks/useApplyConfirmation";
@@ -116,7 +116,7 @@ export function ControlPanel({ runId, config, events, editable }: ControlPanelPr
     setSendError(null);
     try {
       confirmation.expect(changes);
-      await api.patchConfig(runId, patch);
+      await patchConfig(runId, patch);
       setDirty(false);
     } catch (err) {
       confirmation.cancel();

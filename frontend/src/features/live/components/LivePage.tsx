@@ -4,13 +4,16 @@ import { useEffect, useMemo, useState } from "react";
 import { Link, useParams } from "react-router-dom";
 import { RunCharts } from "@/components/RunCharts";
 import { ErrorState } from "@/components/States";
-import { api, ApiError } from "@/lib/api";
+import { ApiError } from "@/lib/api/client";
+import { getRun, pauseRun, resumeRun, stopRun } from "@/lib/api/runs";
 import { configMarkers, emptyReasons, toRows } from "@/lib/series";
 import { isActive } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
-import { useLiveRun } from "@/lib/useLiveRun";
+import { useLiveRun } from "../hooks/useLiveRun";
 import { ControlPanel } from "./ControlPanel";
 import { StatusLine } from "./StatusLine";
+
+const RUN_CONTROLS = { pause: pauseRun, resume: resumeRun, stop: stopRun } as const;
 
 const ENDED: Partial<Record<string, string>> = {
   finished: "The run has finished.",
@@ -31,7 +34,7 @@ function useSecondsUntil(at: number | null): number | null {
 export function LivePage() {
   const { id = "" } = useParams();
   const live = useLiveRun(id);
-  const run = useAsync((signal) => api.getRun(id, signal), [id]);
+  const run = useAsync((signal) => getRun(id, signal), [id]);
   const [action, setAction] = useState<{ busy: string | null; error: string | null }>({ busy: null, error: null });
   const retryIn = useSecondsUntil(live.connection === "reconnecting" ? live.retryAt : null);
 
@@ -48,7 +51,7 @@ export function LivePage() {
   const control = async (verb: "pause" | "resume" | "stop") => {
     setAction({ busy: verb, error: null });
     try {
-      await api[verb](id);
+      await RUN_CONTROLS[verb](id);
       setAction({ busy: null, error: null });
     } catch (err) {
       setAction({ busy: null, error: err instanceof Error ? err.message : String(err) });
@@ -83,7 +86,9 @@ export function LivePage() {
         <div className="banner banner-warn" role="status" data-testid="live-banner">
           {live.connection === "connecting"
             ? "Connecting to the live stream…"
-            : `Live connection lost. Reconnecting${retryIn !== null ? ` in ${retryIn}s` : ""} (attempt ${live.attempt}); the charts rebuild from the server's snapshot.`}
+            : live.connection === "refused"
+              ? "The server refused the API token, so the live stream is closed. Give the token above and the page reloads."
+              : `Live connection lost. Reconnecting${retryIn !== null ? ` in ${retryIn}s` : ""} (attempt ${live.attempt}); the charts rebuild from the server's snapshot.`}
           {live.connection === "reconnecting" && (
             <button type="button" onClick={live.retryNow}>
               Retry now

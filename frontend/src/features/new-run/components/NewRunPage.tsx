@@ -3,7 +3,9 @@
 import { type FormEvent, useEffect, useMemo, useState } from "react";
 import { useNavigate, useSearchParams } from "react-router-dom";
 import { ErrorState, Loading } from "@/components/States";
-import { ApiError, api } from "@/lib/api";
+import { ApiError } from "@/lib/api/client";
+import { fetchPresets } from "@/lib/api/presets";
+import { createRun } from "@/lib/api/runs";
 import { DEFAULT_CONFIG, getPath, type Knob, KNOB_BY_PATH, KNOBS, SECTION_TITLES, setPath, validateConfig } from "@/lib/knobs";
 import type { RunConfig } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
@@ -30,7 +32,7 @@ const SECTIONS = (Object.keys(SECTION_TITLES) as Knob["section"][]).map((section
 export function NewRunPage() {
   const navigate = useNavigate();
   const [params] = useSearchParams();
-  const presets = useAsync((signal) => api.presets(signal), []);
+  const presets = useAsync((signal) => fetchPresets(signal), []);
   const [presetName, setPresetName] = useState<string>(params.get("preset") ?? "");
   const [config, setConfig] = useState<RunConfig>(DEFAULT_CONFIG);
   const [touched, setTouched] = useState<Set<string>>(new Set());
@@ -78,7 +80,7 @@ export function NewRunPage() {
       const request = preset
         ? { preset: preset.name, overrides: overridesFor(withPreset(preset), config), name }
         : { config: { ...config, preset: null, name: name ?? null }, name };
-      const run = await api.createRun(request);
+      const run = await createRun(request);
       navigate(`/runs/${run.id}/live`);
     } catch (err) {
       if (err instanceof ApiError) {

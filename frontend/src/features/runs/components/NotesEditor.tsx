@@ -1,6 +1,6 @@
 // Rename a run and edit its notes and tags (PATCH /api/runs/{id}).
 import { type FormEvent, useState } from "react";
-import { api } from "@/lib/api";
+import { updateRun } from "@/lib/api/runs";
 import type { RunPublic } from "@/lib/types";
 import { parseTags } from "../api/tags";
 
@@ -18,7 +18,7 @@ export function NotesEditor({ run, onSaved }: { run: RunPublic; onSaved: (run: R
     }
     setState({ saving: true, error: null, saved: false });
     try {
-      const updated = await api.updateRun(run.id, { name: name.trim() || null, notes, tags: parseTags(tags) });
+      const updated = await updateRun(run.id, { name: name.trim() || null, notes, tags: parseTags(tags) });
       setState({ saving: false, error: null, saved: true });
       onSaved(updated);
     } catch (err) {

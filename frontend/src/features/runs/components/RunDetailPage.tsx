@@ -8,7 +8,9 @@ import { RunCharts } from "@/components/RunCharts";
 import { ErrorState, Loading } from "@/components/States";
 import { StatusBadge } from "@/components/StatusBadge";
 import { TimeChart } from "@/components/TimeChart";
-import { api, fetchSnapshot } from "@/lib/api";
+import { fetchSnapshot } from "@/lib/api/live";
+import { deleteRun, exportUrl, getRun } from "@/lib/api/runs";
+import { fetchSamples } from "@/lib/api/samples";
 import { formatDate, formatDuration } from "@/lib/format";
 import { configMarkers, RUN_CHARTS, toRows } from "@/lib/series";
 import { isActive } from "@/lib/types";
@@ -26,14 +28,14 @@ const ZOOM_DEBOUNCE_MS = 300;
 export function RunDetailPage() {
   const { id = "" } = useParams();
   const navigate = useNavigate();
-  const run = useAsync((signal) => api.getRun(id, signal), [id]);
-  const overview = useAsync((signal) => api.samples(id, { max_points: MAX_POINTS }, signal), [id]);
+  const run = useAsync((signal) => getRun(id, signal), [id]);
+  const overview = useAsync((signal) => fetchSamples(id, { max_points: MAX_POINTS }, signal), [id]);
   const [brush, setBrush] = useState<[number, number] | null>(null);
   const [brushKey, setBrushKey] = useState(0); // remounts the brush to reset it
   // Fetch the zoomed range at full resolution once the brush stops moving.
   const zoom = useDebounced(brush, ZOOM_DEBOUNCE_MS);
   const zoomed = useAsync(
-    (signal) => (zoom ? api.samples(id, { from: zoom[0], to: zoom[1], max_points: MAX_POINTS }, signal) : Promise.resolve(null)),
+    (signal) => (zoom ? fetchSamples(id, { from: zoom[0], to: zoom[1], max_points: MAX_POINTS }, signal) : Promise.resolve(null)),
     [id, zoom?.[0], zoom?.[1]],
   );
   const [deleteError, setDeleteError] = useState<string | null>(null);
@@ -51,7 +53,7 @@ export function RunDetailPage() {
   const remove = async () => {
     if (!window.confirm(`Delete run "${r.name ?? r.id}" and all its samples?`)) return;
     try {
-      await api.deleteRun(r.id);
+      await deleteRun(r.id);
       navigate("/");
     } catch (err) {
       setDeleteError(err instanceof Error ? err.message : String(err));
@@ -70,10 +72,10 @@ export function RunDetailPage() {
               Open live view
             </Link>
           )}
-          <a className="button" href={api.exportUrl(r.id, "json")} download data-testid="export-json">
+          <a className="button" href={exportUrl(r.id, "json")} download data-testid="export-json">
             Export JSON
           </a>
-          <a className="button" href={api.exportUrl(r.id, "csv")} download data-testid="export-csv">
+          <a className="button" href={exportUrl(r.id, "csv")} download data-testid="export-csv">
             Export CSV
           </a>
           <button type="button" className="danger" onClick={remove} disabled={isActive(r.status)} title={isActive(r.status) ? "Stop the run first" : ""}>

@@ -3,7 +3,8 @@ import { useCallback, useMemo, useState } from "react";
 import { Link, useNavigate, useSearchParams } from "react-router-dom";
 import { Empty, ErrorState, Loading } from "@/components/States";
 import { StatusBadge } from "@/components/StatusBadge";
-import { api } from "@/lib/api";
+import { fetchPresets } from "@/lib/api/presets";
+import { listRuns } from "@/lib/api/runs";
 import { formatDate, formatDuration, formatMs, formatNumber, toMs } from "@/lib/format";
 import { isActive, RUN_STATES, type RunPublic } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
@@ -59,10 +60,10 @@ export function RunsPage() {
   const offset = Number(params.get("offset") ?? 0) || 0;
   const [selected, setSelected] = useState<string[]>([]);
 
-  const runs = useAsync((signal) => api.listRuns({ status, preset, name, limit: PAGE_SIZE, offset }, signal), [status, preset, name, offset], {
+  const runs = useAsync((signal) => listRuns({ status, preset, name, limit: PAGE_SIZE, offset }, signal), [status, preset, name, offset], {
     pollMs: POLL_MS,
   });
-  const presets = useAsync((signal) => api.presets(signal), []);
+  const presets = useAsync((signal) => fetchPresets(signal), []);
 
   const rows = useMemo(() => runs.data?.data ?? [], [runs.data]);
   const { sorted, sort, toggle } = useSort(rows, INITIAL_SORT, cellValue);

@@ -13,10 +13,6 @@ export function SummarySection({ summary }: { summary: Summary | null | undefine
         Duration <strong>{formatDuration(summary.duration_s)}</strong>
       </p>
       <PercentileTable latency={summary.latency} caption="Latency, whole run (merged histograms)" testId="summary-latency" />
-      {summary.workers &&
-        Object.entries(summary.workers).map(([worker, latency]) => (
-          <PercentileTable key={worker} latency={latency ?? {}} caption={`Worker ${worker}`} testId={`summary-worker-${worker}`} />
-        ))}
       <div className="kv-grid">
         <table className="table compact">
           <caption>Average rates</caption>

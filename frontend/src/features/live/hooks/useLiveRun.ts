@@ -1,9 +1,11 @@
 // The one hook that owns a run's live websocket: it connects, reconnects with backoff, and
 // rebuilds the whole state from the snapshot the server sends on every (re)connect.
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
-import { liveUrl } from "./api";
-import { backoffMs, type ConnectionState, initialLiveState, liveReducer, type LiveState, parseLiveMessage } from "./liveState";
-import { isActive, type LiveMessage } from "./types";
+import { liveUrl, WS_CLOSE } from "@/lib/api/live";
+import { announceUnauthorized } from "@/lib/token";
+import { backoffMs } from "@/lib/backoff";
+import { type ConnectionState, initialLiveState, liveReducer, type LiveState, parseLiveMessage } from "./liveState";
+import { isActive, type LiveMessage } from "@/lib/types";
 
 export interface LiveRun extends LiveState {
   connection: ConnectionState;
@@ -20,9 +22,6 @@ type Action = { kind: "message"; message: LiveMessage } | { kind: "reset" };
 function reducer(state: LiveState, action: Action): LiveState {
   return action.kind === "reset" ? initialLiveState : liveReducer(state, action.message);
 }
-
-/** Close code the server uses for "this run does not exist" (a websocket 404). */
-const CLOSE_NOT_FOUND = 4404;
 
 const defaultUrl = (id: string) => liveUrl(id);
 
@@ -70,10 +69,17 @@ export function useLiveRun(runId: string | undefined, url: (id: string) => strin
         if (disposed || socket !== ws) return;
         socket = null;
         const finished = statusRef.current != null && !isActive(statusRef.current);
-        if ((finished && event.code === 1000) || event.code === CLOSE_NOT_FOUND) {
+        if ((finished && event.code === WS_CLOSE.NORMAL) || event.code === WS_CLOSE.RUN_NOT_FOUND) {
           setConnection("closed");
           return;
         }
+        if (event.code === WS_CLOSE.POLICY_VIOLATION) {
+          // A wrong or missing token: retrying would be refused again. The shell asks for the token.
+          announceUnauthorized();
+          setConnection("refused");
+          return;
+        }
+        // Anything else, a slow viewer dropped with TRY_AGAIN_LATER included: reconnect and rebuild.
         const delay = backoffMs(failures);
         failures += 1;
         setAttempt(failures);
@@ -91,7 +97,7 @@ export function useLiveRun(runId: string | undefined, url: (id: string) => strin
       if (timer) clearTimeout(timer);
       if (socket) {
         socket.onclose = null;
-        socket.close(1000);
+        socket.close(WS_CLOSE.NORMAL);
       }
     };
   }, [runId, generation]);

@@ -1,10 +1,11 @@
 // The state a live viewer keeps, and how each websocket message changes it (a pure reducer).
-import type { LiveMessage, RunConfig, RunEvent, RunState, Sample, Summary } from "./types";
+import type { LiveMessage, RunConfig, RunEvent, RunState, Sample, Summary } from "@/lib/types";
 
 /** At most this many samples stay in memory for the live charts (15 min at 1 s). */
 export const LIVE_WINDOW = 900;
 
-export type ConnectionState = "connecting" | "open" | "reconnecting" | "closed";
+/** `refused`: the server refused the API token; the socket stays closed until the page has one. */
+export type ConnectionState = "connecting" | "open" | "reconnecting" | "closed" | "refused";
 
 export interface LiveState {
   config: RunConfig | null;
@@ -97,13 +98,4 @@ export function parseLiveMessage(data: unknown): LiveMessage | null {
     return null;
   }
   return null;
-}
-
-/** The longest wait between two reconnects: a restarted backend is found within about this. */
-export const MAX_BACKOFF_MS = 5_000;
-
-/** Exponential backoff with jitter for reconnects: 0.5 s, 1 s, 2 s ... capped at MAX_BACKOFF_MS. */
-export function backoffMs(attempt: number, random: () => number = Math.random): number {
-  const base = Math.min(MAX_BACKOFF_MS, 500 * 2 ** Math.max(0, attempt));
-  return Math.round(base * (0.8 + 0.4 * random()));
 }

@@ -2,7 +2,10 @@ import { act, renderHook } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { configEvent, makeRun, makeSample } from "@/test/fixtures";
 import { FakeWebSocket } from "@/test/fakeWebSocket";
-import { DEFAULT_CONFIG } from "./knobs";
+import { WS_CLOSE } from "@/lib/api/live";
+import { MAX_BACKOFF_MS } from "@/lib/backoff";
+import { DEFAULT_CONFIG } from "@/lib/knobs";
+import { UNAUTHORIZED_EVENT } from "@/lib/token";
 import { LIVE_WINDOW } from "./liveState";
 import { useLiveRun } from "./useLiveRun";
 
@@ -122,8 +125,23 @@ describe("useLiveRun", () => {
     expect(result.current.samples[0]?.seq).toBe(50);
     act(() => ws.receive({ type: "dropped", reason: "fell 64 messages behind", backlog: 64 }));
     expect(result.current.dropped).toBe(1);
-    act(() => ws.drop(1008));
+    act(() => ws.drop(WS_CLOSE.TRY_AGAIN_LATER));
     expect(result.current.connection).toBe("reconnecting");
+    expect(result.current.attempt).toBe(1);
+    act(() => vi.advanceTimersByTime(MAX_BACKOFF_MS * 1.2));
+    expect(FakeWebSocket.instances).toHaveLength(2);
+  });
+
+  it("stops and asks for the token when the server refuses it (1008), instead of reconnecting", () => {
+    const heard = vi.fn();
+    window.addEventListener(UNAUTHORIZED_EVENT, heard);
+    const { result } = renderHook(() => useLiveRun("r1", url));
+    act(() => FakeWebSocket.last().drop(WS_CLOSE.POLICY_VIOLATION));
+    window.removeEventListener(UNAUTHORIZED_EVENT, heard);
+    expect(result.current.connection).toBe("refused");
+    expect(heard).toHaveBeenCalledTimes(1);
+    act(() => vi.advanceTimersByTime(60_000));
+    expect(FakeWebSocket.instances).toHaveLength(1);
   });
 
   it("ignores frames that are not typed messages", () => {

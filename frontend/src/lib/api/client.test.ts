@@ -1,6 +1,11 @@
 import { describe, expect, it, vi } from "vitest";
 import { fetchStub, makeRun } from "@/test/fixtures";
-import { api, ApiError, buildQuery, detailMessage, liveUrl, normalizePresets } from "./api";
+import { ApiError, buildQuery, detailMessage } from "./client";
+import { fetchHealth } from "./health";
+import { liveUrl } from "./live";
+import { normalizePresets } from "./presets";
+import { createRun, deleteRun, exportUrl, listRuns, patchConfig } from "./runs";
+import { fetchSamples } from "./samples";
 
 describe("buildQuery", () => {
   it("drops empty values and joins lists", () => {
@@ -23,7 +28,7 @@ describe("request", () => {
         }),
       ),
     );
-    const page = await api.listRuns({ status: "finished", preset: "light", limit: 10, offset: 20 });
+    const page = await listRuns({ status: "finished", preset: "light", limit: 10, offset: 20 });
     expect(page.count).toBe(1);
     expect(page.data[0]?.id).toBe("a");
     expect(seen).toEqual(["?status=finished&preset=light&limit=10&offset=20"]);
@@ -32,7 +37,7 @@ describe("request", () => {
   it("sends JSON bodies with the method", async () => {
     const stub = vi.fn(fetchStub({ "PATCH /runs/r1/config": (_url, init) => ({ body: JSON.parse(String(init?.body)) }) }));
     vi.stubGlobal("fetch", stub);
-    const echoed = await api.patchConfig("r1", { updater: { transactions_per_second: 20 } });
+    const echoed = await patchConfig("r1", { updater: { transactions_per_second: 20 } });
     expect(echoed).toEqual({ updater: { transactions_per_second: 20 } });
     const init = stub.mock.calls[0]?.[1];
     expect(init?.method).toBe("PATCH");
@@ -41,7 +46,7 @@ describe("request", () => {
 
   it("turns {detail} into an ApiError with the status and the message", async () => {
     vi.stubGlobal("fetch", vi.fn(fetchStub({ "PATCH /runs/r1/config": () => ({ status: 409, body: { detail: "run r1 is not running" } }) })));
-    const err = await api.patchConfig("r1", {}).catch((e: unknown) => e);
+    const err = await patchConfig("r1", {}).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).status).toBe(409);
     expect((err as ApiError).message).toBe("run r1 is not running");
@@ -50,7 +55,7 @@ describe("request", () => {
   it("explains FastAPI validation errors field by field", async () => {
     const detail = [{ loc: ["body", "config", "updater", "transactions_per_second"], msg: "Input should be greater than 0", type: "greater_than" }];
     vi.stubGlobal("fetch", vi.fn(fetchStub({ "POST /runs": () => ({ status: 422, body: { detail } }) })));
-    const err = (await api.createRun({ preset: "light" }).catch((e: unknown) => e)) as ApiError;
+    const err = (await createRun({ preset: "light" }).catch((e: unknown) => e)) as ApiError;
     expect(err.status).toBe(422);
     expect(err.message).toBe("config.updater.transactions_per_second: Input should be greater than 0");
     expect(err.detail).toEqual(detail);
@@ -58,14 +63,14 @@ describe("request", () => {
 
   it("reports an unreachable server as a network ApiError", async () => {
     vi.stubGlobal("fetch", vi.fn(() => Promise.reject(new TypeError("Failed to fetch"))));
-    const err = (await api.health().catch((e: unknown) => e)) as ApiError;
+    const err = (await fetchHealth().catch((e: unknown) => e)) as ApiError;
     expect(err.isNetwork).toBe(true);
     expect(err.message).toMatch(/Cannot reach/);
   });
 
   it("answers undefined for 204 No Content", async () => {
     vi.stubGlobal("fetch", vi.fn(fetchStub({ "DELETE /runs/x": () => ({ status: 204 }) })));
-    await expect(api.deleteRun("x")).resolves.toBeUndefined();
+    await expect(deleteRun("x")).resolves.toBeUndefined();
   });
 
   it("unwraps {data} from the samples endpoint and passes the window", async () => {
@@ -81,7 +86,7 @@ describe("request", () => {
         }),
       ),
     );
-    const samples = await api.samples("r1", { from: 10, to: 20, max_points: 600 });
+    const samples = await fetchSamples("r1", { from: 10, to: 20, max_points: 600 });
     expect(samples).toHaveLength(1);
     expect(seen[0]).toBe("?from=10&to=20&max_points=600");
   });
@@ -111,10 +116,10 @@ describe("API token", () => {
     try {
       const stub = vi.fn(fetchStub({ "GET /health": () => ({ body: { status: "ok" } }) }));
       vi.stubGlobal("fetch", stub);
-      await api.health();
+      await fetchHealth();
       expect((stub.mock.calls[0]?.[1]?.headers as Record<string, string>).Authorization).toBe("Bearer s3cret");
       expect(liveUrl("r1", { protocol: "http:", host: "h" })).toBe("ws://h/api/runs/r1/live?max_points=600&token=s3cret");
-      expect(api.exportUrl("r1", "csv")).toBe("/api/runs/r1/export?format=csv&token=s3cret");
+      expect(exportUrl("r1", "csv")).toBe("/api/runs/r1/export?format=csv&token=s3cret");
     } finally {
       window.localStorage.removeItem("spanload.apiToken");
     }
@@ -124,13 +129,13 @@ describe("API token", () => {
     const heard = vi.fn();
     window.addEventListener("spanload:unauthorized", heard);
     vi.stubGlobal("fetch", vi.fn(fetchStub({ "GET /runs": () => ({ status: 401, body: { detail: "missing or wrong API token" } }) })));
-    await expect(api.listRuns()).rejects.toThrow("missing or wrong API token");
+    await expect(listRuns()).rejects.toThrow("missing or wrong API token");
     window.removeEventListener("spanload:unauthorized", heard);
     expect(heard).toHaveBeenCalledTimes(1);
   });
 
   it("adopts ?token= from the address and removes it", async () => {
-    const { adoptTokenFromUrl, getToken, setToken } = await import("./token");
+    const { adoptTokenFromUrl, getToken, setToken } = await import("@/lib/token");
     window.history.replaceState(null, "", "/runs?x=1&token=abc");
     adoptTokenFromUrl();
     expect(getToken()).toBe("abc");
