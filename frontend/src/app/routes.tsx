@@ -1,5 +1,5 @@
 // Every page of the app, and the shell around them.
-import { Link, Route, Routes } from "react-router-dom";
+import { Link, Navigate, Route, Routes, useLocation } from "react-router-dom";
 import { ComparePage } from "@/features/compare/components/ComparePage";
 import { LivePage } from "@/features/live/components/LivePage";
 import { NewRunPage } from "@/features/new-run/components/NewRunPage";
@@ -13,6 +13,7 @@ export function AppRoutes() {
     <Routes>
       <Route element={<Layout />}>
         <Route index element={<RunsPage />} />
+        <Route path="runs" element={<ToRuns />} />
         <Route path="runs/new" element={<NewRunPage />} />
         <Route path="runs/:id" element={<RunDetailPage />} />
         <Route path="runs/:id/live" element={<LivePage />} />
@@ -28,4 +29,10 @@ export function AppRoutes() {
       </Route>
     </Routes>
   );
+}
+
+/** /runs is where a user looks for the runs list (its children live under /runs/...); it is at /. */
+function ToRuns() {
+  const { search } = useLocation();
+  return <Navigate to={`/${search}`} replace />;
 }
