@@ -37,12 +37,12 @@ from pathlib import Path
 
 os.environ.setdefault("SPANNER_DISABLE_BUILTIN_METRICS", "true")
 
-from spanload.config import Settings
-from spanload.runs.config import RunConfig
-from spanload.runs.headless import PrintingSink
-from spanload.runs.protocol import Counter
-from spanload.runs.samples import Sample
-from spanload.runs.supervisor import Supervisor
+from spanload.cli.headless import PrintingSink
+from spanload.engine.supervisor import Supervisor
+from spanload.model.config import RunConfig
+from spanload.model.protocol import Counter
+from spanload.model.samples import Sample
+from spanload.model.settings import Settings
 from spanload.spanner import client as spanner_client
 from spanload.spanner import schemas
 from spanload.spanner.local_server import start_local_spanner

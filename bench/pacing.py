@@ -20,11 +20,11 @@ from dataclasses import dataclass
 
 os.environ.setdefault("SPANNER_DISABLE_BUILTIN_METRICS", "true")
 
-from spanload.config import Settings
-from spanload.runs.config import RunConfig
-from spanload.runs.headless import PrintingSink
-from spanload.runs.samples import Gauge, Op
-from spanload.runs.supervisor import Supervisor
+from spanload.cli.headless import PrintingSink
+from spanload.engine.supervisor import Supervisor
+from spanload.model.config import RunConfig
+from spanload.model.samples import Gauge, Op
+from spanload.model.settings import Settings
 from spanload.spanner.local_server import start_local_spanner
 
 WARMUP_INTERVALS = 2  # intervals left out: process start, first connections

@@ -8,7 +8,7 @@ from logging.config import fileConfig
 from alembic import context
 from sqlalchemy import Connection
 
-from spanload.config import get_settings
+from spanload.model.settings import get_settings
 from spanload.store.db import make_engine
 from spanload.store.models import Base
 

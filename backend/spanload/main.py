@@ -11,11 +11,11 @@ from fastapi import FastAPI
 
 from spanload import __version__
 from spanload.api import install
-from spanload.config import Settings, get_settings
-from spanload.runs.engine_thread import EngineThread
-from spanload.runs.hub import Hub
-from spanload.runs.service import RunEngine, RunService
-from spanload.runs.state import RunSink
+from spanload.control.hub import Hub
+from spanload.control.service import RunService
+from spanload.engine.engine_thread import EngineThread
+from spanload.model.settings import Settings, get_settings
+from spanload.model.state import RunEngine, RunSink
 from spanload.spanner.local_server import start_local_spanner
 from spanload.store.db import make_engine, make_sessionmaker
 from spanload.store.migrate import upgrade_to_head
@@ -28,7 +28,7 @@ EngineFactory = Callable[[Settings, RunSink], RunEngine]
 
 
 def _supervisor(settings: Settings, sink: RunSink) -> RunEngine:
-    from spanload.runs.supervisor import Supervisor
+    from spanload.engine.supervisor import Supervisor
 
     return EngineThread(settings, sink, Supervisor)
 

@@ -14,8 +14,8 @@ from fastapi.testclient import TestClient
 
 os.environ.setdefault("SPANNER_DISABLE_BUILTIN_METRICS", "true")
 
-from spanload.config import Settings
 from spanload.main import create_app
+from spanload.model.settings import Settings
 from spanload.spanner.local_server import LocalSpanner, LocalSpannerError, start_local_spanner
 from tests.engine.conftest import probe
 from tests.helpers import wait_for

@@ -5,10 +5,10 @@ produces no samples. Tests of runs and Spanner behaviour use the real Supervisor
 
 from __future__ import annotations
 
-from spanload.config import Settings
-from spanload.runs.config import ConfigPatch, RunConfig
-from spanload.runs.samples import Summary
-from spanload.runs.state import RunSink, RunState
+from spanload.model.config import ConfigPatch, RunConfig
+from spanload.model.samples import Summary
+from spanload.model.settings import Settings
+from spanload.model.state import RunSink, RunState
 
 
 class LoadlessEngine:

@@ -6,11 +6,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from spanload.runs.config import RunConfig
-from spanload.runs.hub import Hub
-from spanload.runs.live import DroppedMessage, SampleMessage
-from spanload.runs.samples import Sample
-from spanload.runs.state import RunState
+from spanload.control.hub import Hub
+from spanload.model.config import RunConfig
+from spanload.model.live import DroppedMessage, SampleMessage
+from spanload.model.samples import Sample
+from spanload.model.state import RunState
 from spanload.store import runs as run_store
 from spanload.store import samples as sample_store
 from spanload.store.db import make_engine, make_sessionmaker

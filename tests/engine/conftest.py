@@ -18,8 +18,8 @@ import pytest
 
 os.environ.setdefault("SPANNER_DISABLE_BUILTIN_METRICS", "true")
 
-from spanload.config import Settings
-from spanload.runs.config import RunConfig, SchemaKind
+from spanload.model.config import RunConfig, SchemaKind
+from spanload.model.settings import Settings
 from spanload.spanner.local_server import LocalSpannerError, start_local_spanner
 
 

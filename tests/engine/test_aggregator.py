@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from spanload.runs.aggregator import Aggregator
-from spanload.runs.protocol import Counter, Report
-from spanload.runs.samples import Gauge, Op
-from spanload.workers import metrics
+from spanload.engine.aggregator import Aggregator
+from spanload.model import metrics
+from spanload.model.protocol import Counter, Report
+from spanload.model.samples import Gauge, Op
 
 T0 = 1000.0
 

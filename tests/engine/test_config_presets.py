@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from spanload.runs import presets, thresholds
-from spanload.runs.config import ConfigPatch, RunConfig, ShardFilter
-from spanload.runs.samples import Op, Percentiles, Reconciliation, Summary
-from spanload.runs.supervisor import validation_message
+from spanload.engine import thresholds
+from spanload.engine.supervisor import validation_message
+from spanload.model import presets
+from spanload.model.config import ConfigPatch, RunConfig, ShardFilter
+from spanload.model.samples import Op, Percentiles, Reconciliation, Summary
 from spanload.spanner.schemas import SINGERS, missing_statements, object_names
 from spanload.workers.watcher import SHARD_VALUES, poll_sql, shard_groups
 

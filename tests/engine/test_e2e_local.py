@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from spanload.config import Settings
-from spanload.runs.config import ConfigPatch, RunConfig
-from spanload.runs.presets import get_preset
-from spanload.runs.samples import Gauge, Op
-from spanload.runs.state import RunState
-from spanload.runs.supervisor import Supervisor
+from spanload.engine.supervisor import Supervisor
+from spanload.model.config import ConfigPatch, RunConfig
+from spanload.model.presets import get_preset
+from spanload.model.samples import Gauge, Op
+from spanload.model.settings import Settings
+from spanload.model.state import RunState
 from tests.engine.conftest import LocalTarget
 from tests.engine.test_supervisor import Recorder
 from tests.helpers import VENV_BIN

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from spanload.workers import metrics
+from spanload.model import metrics
 
 
 def _recorded(values: list[int]) -> metrics.HdrHistogram:

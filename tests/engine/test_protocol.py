@@ -7,8 +7,8 @@ import logging
 
 import pytest
 
-from spanload.runs import protocol
-from spanload.runs.config import RunConfig
+from spanload.model import protocol
+from spanload.model.config import RunConfig
 
 
 def test_every_worker_message_round_trips() -> None:

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from spanload.runs.reconcile import reconcile
+from spanload.engine.reconcile import reconcile
 from spanload.workers.ledger import KeyBusyError, SeenLedger, WriteLedger
 
 

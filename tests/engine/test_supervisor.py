@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from spanload.config import Settings
-from spanload.runs.config import ConfigPatch, RunConfig
-from spanload.runs.samples import Sample, Summary
-from spanload.runs.state import RunState
-from spanload.runs.supervisor import InvalidConfigError, RunError, RunNotActiveError, Supervisor, UnknownRunError
+from spanload.engine.supervisor import InvalidConfigError, RunError, RunNotActiveError, Supervisor, UnknownRunError
+from spanload.model.config import ConfigPatch, RunConfig
+from spanload.model.samples import Sample, Summary
+from spanload.model.settings import Settings
+from spanload.model.state import RunState
 
 PEER = [sys.executable, str(Path(__file__).with_name("protocol_peer.py"))]
 FAST = 0.2  # report interval of these tests, seconds

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from hdrh.histogram import HdrHistogram
 
-from spanload.runs.samples import Gauge, Op, Percentiles, Sample, Totals
-from spanload.workers import metrics
+from spanload.model import metrics
+from spanload.model.samples import Gauge, Op, Percentiles, Sample, Totals
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from spanload.runs.config import ConfigPatch, RunConfig, UpdaterPatch
-from spanload.runs.samples import Summary, Totals
-from spanload.runs.state import RunState
+from spanload.model.config import ConfigPatch, RunConfig, UpdaterPatch
+from spanload.model.samples import Summary, Totals
+from spanload.model.state import RunState
 from spanload.store import runs as run_store
 from spanload.store import samples as sample_store
 from spanload.store.recovery import recover_interrupted

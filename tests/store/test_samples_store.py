@@ -9,14 +9,14 @@ import pytest
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
-from spanload.runs.config import RunConfig
-from spanload.runs.samples import Sample
-from spanload.runs.state import RunState
+from spanload.model import metrics
+from spanload.model.config import RunConfig
+from spanload.model.samples import Sample
+from spanload.model.state import RunState
 from spanload.store import runs as run_store
 from spanload.store import samples as sample_store
 from spanload.store.samples import ROLLUP_INTERVALS
 from spanload.store.summaries import recompute_summary
-from spanload.workers import metrics
 from tests.store.sample_factory import Load, SampleFactory
 
 HOUR_S = 3600

@@ -15,8 +15,8 @@ from spanload.api.schemas.compare import (
     RunSeries,
 )
 from spanload.api.schemas.runs import MAX_POINTS, run_public
-from spanload.runs import compare
-from spanload.runs.service import RunInvalid, RunNotFound
+from spanload.control import compare
+from spanload.control.service import RunInvalid, RunNotFound
 from spanload.store import runs as run_store
 from spanload.store import samples as sample_store
 from spanload.store import summaries

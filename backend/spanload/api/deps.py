@@ -10,9 +10,9 @@ from fastapi import Depends, HTTPException, Request, WebSocketException, status
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.requests import HTTPConnection
 
-from spanload.config import Settings, get_settings
-from spanload.runs.hub import Hub
-from spanload.runs.service import RunService
+from spanload.control.hub import Hub
+from spanload.control.service import RunService
+from spanload.model.settings import Settings, get_settings
 from spanload.spanner.local_server import LocalSpanner
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]

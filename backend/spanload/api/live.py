@@ -16,12 +16,12 @@ from pydantic import TypeAdapter
 from spanload.api.deps import HubDep, SessionsDep
 from spanload.api.schemas.live import LiveMessage, SnapshotMessage
 from spanload.api.schemas.runs import MAX_POINTS, event_public, run_public
-from spanload.runs.hub import Viewer
-from spanload.runs.live import ConfigChangeMessage, DroppedMessage, SampleMessage, StatusMessage
+from spanload.control.hub import Viewer
+from spanload.model.live import ConfigChangeMessage, DroppedMessage, SampleMessage, StatusMessage
+from spanload.model.series import downsample
 from spanload.store import runs as run_store
 from spanload.store import samples as sample_store
 from spanload.store import summaries
-from spanload.store.series import downsample
 
 logger = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ from fastapi import APIRouter
 from fastapi.responses import PlainTextResponse
 
 from spanload.api.deps import HubDep, SessionDep
-from spanload.runs.state import RunState
+from spanload.model.state import RunState
 from spanload.store import runs as run_store
 
 router = APIRouter(tags=["metrics"])

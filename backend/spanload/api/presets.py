@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from spanload.runs.preset_catalog import PresetPublic, list_presets
+from spanload.model.preset_catalog import PresetPublic, list_presets
 
 router = APIRouter(tags=["presets"])
 

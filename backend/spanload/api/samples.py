@@ -10,13 +10,13 @@ from fastapi import APIRouter, Query, Response
 
 from spanload.api.deps import HubDep, SessionDep
 from spanload.api.schemas.runs import MAX_POINTS, ExportFormat, RunExport, SamplesPublic, event_public, run_public
-from spanload.runs.samples import Sample
-from spanload.runs.service import RunInvalid, RunNotFound
+from spanload.control.service import RunInvalid, RunNotFound
+from spanload.model.samples import Sample
+from spanload.model.series import downsample, flatten
 from spanload.store import runs as run_store
 from spanload.store import samples as sample_store
 from spanload.store import summaries
 from spanload.store.hdr import unpack_b64
-from spanload.store.series import downsample, flatten
 
 router = APIRouter(prefix="/runs", tags=["samples"])
 

@@ -22,7 +22,7 @@ from google.cloud.spanner_v1.pool import FixedSizePool
 from google.cloud.spanner_v1.services.spanner import SpannerClient
 from google.cloud.spanner_v1.services.spanner.transports.grpc import SpannerGrpcTransport
 
-from spanload.runs.config import ClientConfig, Target, TargetKind
+from spanload.model.config import ClientConfig, Target, TargetKind
 from spanload.spanner import timing
 
 MULTIPLEXED_ENV = (

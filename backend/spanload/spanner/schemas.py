@@ -18,7 +18,7 @@ from typing import Any
 
 from google.api_core import exceptions as gexc
 
-from spanload.runs.config import SchemaKind, Target, TargetKind
+from spanload.model.config import SchemaKind, Target, TargetKind
 
 logger = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from google.api_core import exceptions as gexc
 
-from spanload.runs.samples import Gauge
+from spanload.model.samples import Gauge
 
 logger = logging.getLogger(__name__)
 

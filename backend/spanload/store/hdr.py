@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 
 from hdrh.histogram import HdrHistogram
 
-from spanload.workers import metrics
+from spanload.model import metrics
 
 
 class HdrBlobError(ValueError):

@@ -8,7 +8,7 @@ from pathlib import Path
 from alembic import command
 from alembic.config import Config
 
-from spanload.config import REPO_ROOT
+from spanload.model.settings import REPO_ROOT
 
 logger = logging.getLogger(__name__)
 

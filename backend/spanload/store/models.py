@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import JSON, Enum, Float, ForeignKey, Index, Integer, LargeBinary, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-from spanload.runs.state import RunState
+from spanload.model.state import RunState
 
 
 class Base(DeclarativeBase):

@@ -9,10 +9,10 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from spanload.runs.config import RunConfig
-from spanload.runs.live import EventKind
-from spanload.runs.samples import Summary
-from spanload.runs.state import ACTIVE_STATES, RunState
+from spanload.model.config import RunConfig
+from spanload.model.live import EventKind
+from spanload.model.samples import Summary
+from spanload.model.state import ACTIVE_STATES, RunState
 from spanload.store.models import EventRow, RunRow
 
 INTERRUPTED_REASON = "the control plane stopped while the run was going"

@@ -17,7 +17,7 @@ from hdrh.histogram import HdrHistogram
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
-from spanload.runs.samples import Sample
+from spanload.model.samples import Sample
 from spanload.store import hdr
 from spanload.store.models import HdrRollupRow, IntervalHdrRow, RunRow, SampleRow
 

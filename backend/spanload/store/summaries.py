@@ -6,10 +6,10 @@ from collections import defaultdict
 
 from sqlalchemy.orm import Session
 
-from spanload.runs.samples import Summary, Totals
+from spanload.model import metrics
+from spanload.model.samples import Summary, Totals
 from spanload.store import samples as sample_store
 from spanload.store.models import RunRow
-from spanload.workers import metrics
 
 
 def recompute_summary(session: Session, run_id: str) -> Summary:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import threading
 
-from spanload.runs.protocol import WatcherLedger, WritersStopped
+from spanload.model.protocol import WatcherLedger, WritersStopped
 
 MAX_PICK_TRIES = 1000
 

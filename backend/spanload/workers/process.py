@@ -1,6 +1,6 @@
 """A worker process: ``python -m spanload.workers.process --worker N``.
 
-It reads control messages (NDJSON, :mod:`spanload.runs.protocol`) on stdin and writes reports on
+It reads control messages (NDJSON, :mod:`spanload.model.protocol`) on stdin and writes reports on
 stdout; logs go to stderr. It says ``hello`` as soon as it is up, waits for ``start``, connects,
 (worker 0) creates the schema and fixes the watcher's starting timestamp, says ``ready``, and
 reports every interval until ``stop``. If stdin closes (its supervisor died) it stops at once.
@@ -17,8 +17,8 @@ import threading
 import time
 from typing import IO, Any
 
-from spanload.runs.config import RunConfig
-from spanload.runs.protocol import (
+from spanload.model.config import RunConfig
+from spanload.model.protocol import (
     Begin,
     Counter,
     Error,
@@ -35,7 +35,7 @@ from spanload.runs.protocol import (
     decode_to_worker,
     encode,
 )
-from spanload.runs.samples import Gauge
+from spanload.model.samples import Gauge
 from spanload.spanner import client as spanner_client
 from spanload.spanner import schemas
 from spanload.spanner.stats import SAMPLE_EVERY_S, StatsReader

@@ -16,9 +16,9 @@ from typing import Any
 
 from google.cloud.spanner_v1 import param_types
 
-from spanload.runs.config import ReaderConfig, ReaderQuery
-from spanload.runs.protocol import Counter
-from spanload.runs.samples import Gauge, Op
+from spanload.model.config import ReaderConfig, ReaderQuery
+from spanload.model.protocol import Counter
+from spanload.model.samples import Gauge, Op
 from spanload.spanner import timing
 from spanload.spanner.schemas import SchemaSpec
 from spanload.workers.pacing import PacedLoad, Pacer

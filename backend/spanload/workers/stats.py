@@ -7,8 +7,8 @@ import threading
 
 from google.api_core import exceptions as gexc
 
-from spanload.runs.protocol import Counter
-from spanload.workers.metrics import Recorder
+from spanload.model.metrics import Recorder
+from spanload.model.protocol import Counter
 
 
 def error_code(err: BaseException) -> str:

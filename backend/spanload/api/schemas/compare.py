@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from spanload.api.schemas.runs import RunPublic
-from spanload.runs.samples import Summary
+from spanload.model.samples import Summary
 
 
 class ConfigDiffEntry(BaseModel):

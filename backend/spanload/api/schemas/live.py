@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field
 
 from spanload.api.schemas.runs import RunPublic
-from spanload.runs.live import (
+from spanload.model.live import (
     ConfigChangeMessage,
     DroppedMessage,
     EventPublic,
@@ -15,7 +15,7 @@ from spanload.runs.live import (
     StatusMessage,
     SummaryMessage,
 )
-from spanload.runs.samples import Sample
+from spanload.model.samples import Sample
 
 
 class SnapshotMessage(BaseModel):

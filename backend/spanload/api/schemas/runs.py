@@ -9,10 +9,10 @@ from typing import Annotated, Any, Self
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from spanload.api.schemas.common import Name, Tag, Text, reject_nul
-from spanload.runs.config import RunConfig
-from spanload.runs.live import EventKind, EventPublic
-from spanload.runs.samples import Gauge, Op, Sample, Summary
-from spanload.runs.state import RunState
+from spanload.model.config import RunConfig
+from spanload.model.live import EventKind, EventPublic
+from spanload.model.samples import Gauge, Op, Sample, Summary
+from spanload.model.state import RunState
 from spanload.store.models import EventRow, RunRow
 
 MAX_LIMIT = 500

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import uvicorn
 
-from spanload.config import Settings
 from spanload.main import create_app
+from spanload.model.settings import Settings
 
 
 def _is_loopback(host: str) -> bool:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Protocol
 
-from spanload.runs.config import ConfigPatch
-from spanload.runs.samples import Sample, Summary
+from spanload.model.config import ConfigPatch, RunConfig
+from spanload.model.samples import Sample, Summary
 
 
 class RunState(StrEnum):
@@ -38,3 +38,19 @@ class RunSink(Protocol):
     def on_config_change(self, run_id: str, patch: ConfigPatch, who: str) -> None: ...
 
     def on_summary(self, run_id: str, summary: Summary) -> None: ...
+
+
+class RunEngine(Protocol):
+    """What the control plane needs of the load engine (the Supervisor, or the engine thread around it)."""
+
+    async def start(self, run_id: str, config: RunConfig) -> None: ...
+
+    async def patch(self, run_id: str, patch: ConfigPatch, who: str) -> RunConfig: ...
+
+    async def pause(self, run_id: str) -> None: ...
+
+    async def resume(self, run_id: str) -> None: ...
+
+    async def stop(self, run_id: str) -> object: ...
+
+    async def shutdown(self) -> None: ...

@@ -7,16 +7,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from typing import Any, Protocol
+from typing import Any
 
 from pydantic import ValidationError
 from sqlalchemy.orm import Session, sessionmaker
 
-from spanload.config import Settings
-from spanload.runs.config import ConfigPatch, RunConfig, TargetKind, _deep_merge
-from spanload.runs.hub import Hub
-from spanload.runs.preset_catalog import preset_config, preset_names
-from spanload.runs.state import RunState
+from spanload.control.hub import Hub
+from spanload.model.config import ConfigPatch, RunConfig, TargetKind, _deep_merge
+from spanload.model.preset_catalog import preset_config, preset_names
+from spanload.model.settings import Settings
+from spanload.model.state import RunEngine, RunState
 from spanload.store import runs as run_store
 from spanload.store.models import RunRow
 
@@ -60,22 +60,6 @@ def config_from(
         return RunConfig.model_validate(merged)
     except ValidationError as err:
         raise RunInvalid(validation_message(err)) from err
-
-
-class RunEngine(Protocol):
-    """What the control plane needs of the load engine's Supervisor."""
-
-    async def start(self, run_id: str, config: RunConfig) -> None: ...
-
-    async def patch(self, run_id: str, patch: ConfigPatch, who: str) -> RunConfig: ...
-
-    async def pause(self, run_id: str) -> None: ...
-
-    async def resume(self, run_id: str) -> None: ...
-
-    async def stop(self, run_id: str) -> object: ...
-
-    async def shutdown(self) -> None: ...
 
 
 class RunError(Exception):

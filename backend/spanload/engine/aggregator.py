@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 
 from hdrh.histogram import HdrHistogram
 
-from spanload.runs.protocol import Counter, Report
-from spanload.runs.samples import Gauge, Percentiles, Sample, Summary, Totals
-from spanload.workers import metrics
+from spanload.model import metrics
+from spanload.model.protocol import Counter, Report
+from spanload.model.samples import Gauge, Percentiles, Sample, Summary, Totals
 
 logger = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from spanload.runs.samples import Op, Summary
+from spanload.model.samples import Op, Summary
 
 OPERATORS: dict[str, Callable[[float, float], bool]] = {
     "<=": operator.le,

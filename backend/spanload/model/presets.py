@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from spanload.runs.config import RunConfig
+from spanload.model.config import RunConfig
 
 
 class UnknownPresetError(LookupError):
@@ -159,6 +159,6 @@ def preset_config(name: str, overrides: dict[str, Any] | None = None) -> RunConf
     base = get_preset(name).config
     if not overrides:
         return base
-    from spanload.runs.config import _deep_merge
+    from spanload.model.config import _deep_merge
 
     return RunConfig.model_validate(_deep_merge(base.model_dump(by_alias=True), overrides))

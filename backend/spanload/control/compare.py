@@ -7,8 +7,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from spanload.runs.samples import Sample, Summary
-from spanload.store.series import PERCENTILE_FIELDS, flatten
+from spanload.model.samples import Sample, Summary
+from spanload.model.series import PERCENTILE_FIELDS, flatten
 
 Better = Literal["lower", "higher"] | None
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from spanload.runs.samples import Percentiles, Sample
+from spanload.model.samples import Percentiles, Sample
 
 PERCENTILE_FIELDS = ("count", "p50", "p90", "p95", "p99", "p999", "max", "mean")
 

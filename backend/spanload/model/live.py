@@ -9,8 +9,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, PrivateAttr
 
-from spanload.runs.samples import Sample, Summary
-from spanload.runs.state import RunState
+from spanload.model.samples import Sample, Summary
+from spanload.model.state import RunState
 
 
 class EventKind(StrEnum):

@@ -1,11 +1,11 @@
-"""The control plane's view of the load engine's presets (runs/presets.py)."""
+"""The control plane's view of the load engine's presets (model/presets.py)."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel
 
-from spanload.runs import presets
-from spanload.runs.config import RunConfig
+from spanload.model import presets
+from spanload.model.config import RunConfig
 
 
 class PresetPublic(BaseModel):

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from spanload.runs.protocol import WatcherLedger, WritersStopped
-from spanload.runs.samples import Reconciliation
+from spanload.model.protocol import WatcherLedger, WritersStopped
+from spanload.model.samples import Reconciliation
 
 
 def reconcile(ledgers: Iterable[WritersStopped], watcher: WatcherLedger) -> Reconciliation:

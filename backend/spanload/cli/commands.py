@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     local.add_argument("--port", type=int, default=9010, help="gRPC port (default 9010)")
     local.add_argument("--data-dir", help="directory for database files (default: in memory)")
 
-    from spanload.runs import headless
+    from spanload.cli import headless
 
     run = commands.add_parser("run", help="run a load test headless and print live status")
     headless.add_arguments(run)
@@ -45,7 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     match args.command:
         case "serve":
-            from spanload.serve import serve
+            from spanload.cli.serve import serve
 
             return serve(args)
         case "local-spanner":
@@ -53,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return exec_local_spanner(args.host, args.port, args.data_dir)
         case "run":
-            from spanload.runs import headless
+            from spanload.cli import headless
 
             return headless.main(args)
     return 2

@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from spanload.runs.config import RunConfig
+from spanload.model.config import RunConfig
 
 logger = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ from functools import partial
 
 from sqlalchemy.orm import Session
 
-from spanload.runs.config import ConfigPatch, RunConfig
-from spanload.runs.live import (
+from spanload.model.config import ConfigPatch, RunConfig
+from spanload.model.live import (
     ConfigChangeMessage,
     DroppedMessage,
     EventKind,
@@ -25,8 +25,8 @@ from spanload.runs.live import (
     StatusMessage,
     SummaryMessage,
 )
-from spanload.runs.samples import Sample, Summary
-from spanload.runs.state import RunState
+from spanload.model.samples import Sample, Summary
+from spanload.model.state import RunState
 from spanload.store import runs as run_store
 from spanload.store import samples as sample_store
 from spanload.store.runs import TERMINAL_STATES
@@ -67,7 +67,7 @@ class Viewer:
 
 
 class Hub:
-    """Implements :class:`spanload.runs.state.RunSink` for the control plane."""
+    """Implements :class:`spanload.model.state.RunSink` for the control plane."""
 
     def __init__(self, writer: StoreWriter, viewer_backlog: int = VIEWER_BACKLOG_MAX) -> None:
         self.writer = writer

@@ -1,10 +1,10 @@
 """The supervisor: starts, steers and stops runs, each in its own worker OS process(es).
 
 It lives in the control plane's event loop (or the headless CLI's) and never blocks it: workers
-are ``python -m spanload.workers.process`` children speaking :mod:`spanload.runs.protocol` over
+are ``python -m spanload.workers.process`` children speaking :mod:`spanload.model.protocol` over
 their stdin/stdout pipes, read with asyncio streams. Every report interval the
-:class:`~spanload.runs.aggregator.Aggregator` merges the workers' HDR deltas into one
-:class:`~spanload.runs.samples.Sample` for ``sink.on_sample``.
+:class:`~spanload.engine.aggregator.Aggregator` merges the workers' HDR deltas into one
+:class:`~spanload.model.samples.Sample` for ``sink.on_sample``.
 
 A worker that exits is noticed at once (its pipe closes); one that stops reporting is noticed
 after ``MISSING_INTERVALS`` intervals. Either way the run is FAILED with the reason, the other
@@ -28,12 +28,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from spanload.config import Settings
-from spanload.runs import protocol
-from spanload.runs.aggregator import Aggregator
-from spanload.runs.config import ConfigPatch, RunConfig, TargetKind
-from spanload.runs.reconcile import reconcile
-from spanload.runs.state import RunSink, RunState
+from spanload.engine.aggregator import Aggregator
+from spanload.engine.reconcile import reconcile
+from spanload.model import protocol
+from spanload.model.config import ConfigPatch, RunConfig, TargetKind
+from spanload.model.settings import Settings
+from spanload.model.state import RunSink, RunState
 
 logger = logging.getLogger(__name__)
 
@@ -133,7 +133,7 @@ class Supervisor:
         """``local_spanner_address``: where local targets without ``emulator_host`` go (default
         ``settings.local_spanner_host:port``); set it, or the attribute, when the local server
         was started on another port (``port=0``). ``worker_command`` replaces the worker program
-        (a worker in another language speaking :mod:`spanload.runs.protocol`)."""
+        (a worker in another language speaking :mod:`spanload.model.protocol`)."""
         self.settings = settings
         self.sink = sink
         self.local_spanner_address = local_spanner_address

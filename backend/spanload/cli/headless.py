@@ -1,6 +1,6 @@
 """`spanload run`: a load test without the web UI (for CI).
 
-It drives the same :class:`~spanload.runs.supervisor.Supervisor` as the dashboard, with a sink
+It drives the same :class:`~spanload.engine.supervisor.Supervisor` as the dashboard, with a sink
 that prints a status block every interval (like the Change Watcher benchmark's), then a summary
 table; ``--json FILE`` writes the config, the whole-run figures and every interval sample;
 ``--threshold`` checks fail the exit code. Ctrl-C stops the run cleanly and still reports.
@@ -22,9 +22,10 @@ from typing import Any, TextIO
 
 from pydantic import ValidationError
 
-from spanload.config import Settings, get_settings
-from spanload.runs import presets, thresholds
-from spanload.runs.config import (
+from spanload.engine import thresholds
+from spanload.engine.supervisor import RunError, Supervisor, validation_message
+from spanload.model import presets
+from spanload.model.config import (
     ConfigPatch,
     ReaderQuery,
     RunConfig,
@@ -34,9 +35,9 @@ from spanload.runs.config import (
     UpdaterMode,
     _deep_merge,
 )
-from spanload.runs.samples import Gauge, Op, Percentiles, Sample, Summary
-from spanload.runs.state import RunState
-from spanload.runs.supervisor import RunError, Supervisor, validation_message
+from spanload.model.samples import Gauge, Op, Percentiles, Sample, Summary
+from spanload.model.settings import Settings, get_settings
+from spanload.model.state import RunState
 
 EXIT_OK = 0
 EXIT_FAILED = 1

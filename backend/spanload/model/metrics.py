@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 
 from hdrh.histogram import HdrHistogram
 
-from spanload.runs.samples import Percentiles
+from spanload.model.samples import Percentiles
 
 LOWEST_US = 1
 HIGHEST_US = 3_600_000_000  # one hour

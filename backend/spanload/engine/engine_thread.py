@@ -15,11 +15,10 @@ import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
-from spanload.config import Settings
-from spanload.runs.config import ConfigPatch, RunConfig
-from spanload.runs.samples import Sample, Summary
-from spanload.runs.service import RunEngine
-from spanload.runs.state import RunSink, RunState
+from spanload.model.config import ConfigPatch, RunConfig
+from spanload.model.samples import Sample, Summary
+from spanload.model.settings import Settings
+from spanload.model.state import RunEngine, RunSink, RunState
 
 logger = logging.getLogger(__name__)
 

@@ -1,0 +1,5 @@
+import sys
+
+from spanload.cli.commands import main
+
+sys.exit(main())

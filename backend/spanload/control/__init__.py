@@ -1,0 +1,1 @@
+"""The control plane: the run service, the live hub and run comparison."""

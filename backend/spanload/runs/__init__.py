@@ -1,1 +1,0 @@
-"""Runs: their configuration, presets, supervision, aggregation and live fan-out."""

@@ -1,0 +1,1 @@
+"""The Python worker runtime: updater, watcher, reader, pacing, the worker process."""
