@@ -61,6 +61,7 @@ PY_DIRS := $(wildcard backend tests bench migrations)
 lint: $(VENV)/.synced
 	$(BIN)/ruff check $(PY_DIRS)
 	$(BIN)/ruff format --check $(PY_DIRS)
+	cd backend && ../$(BIN)/lint-imports --no-cache
 
 typecheck: $(VENV)/.synced
 	cd backend && ../$(BIN)/mypy spanload
