@@ -5,9 +5,10 @@ from fastapi.responses import JSONResponse
 
 from spanload.api import compare, health, live, metrics, presets, runs, samples
 from spanload.api.deps import require_token
+from spanload.api.openapi import install_openapi
 from spanload.api.spa import SPAStaticFiles
-from spanload.config import Settings
-from spanload.runs.service import RunError
+from spanload.control.service import RunError
+from spanload.model.settings import Settings
 
 api_router = APIRouter(prefix="/api", dependencies=[Depends(require_token)])
 api_router.include_router(health.router)
@@ -31,5 +32,6 @@ def install(app: FastAPI, settings: Settings) -> None:
     app.include_router(api_router)
     app.include_router(metrics_router)
     app.add_exception_handler(RunError, _run_error)
+    install_openapi(app)
     if (settings.frontend_dist / "index.html").is_file():
         app.mount("/", SPAStaticFiles(directory=settings.frontend_dist), name="frontend")

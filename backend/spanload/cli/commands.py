@@ -1,8 +1,9 @@
-"""`spanload serve | run | local-spanner`: the command line. The only module that prints."""
+"""`spanload serve | run | local-spanner | openapi`: the command line. The only module that prints."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -34,11 +35,21 @@ def build_parser() -> argparse.ArgumentParser:
     local.add_argument("--port", type=int, default=9010, help="gRPC port (default 9010)")
     local.add_argument("--data-dir", help="directory for database files (default: in memory)")
 
+    commands.add_parser("openapi", help="print the API's OpenAPI schema (with the live websocket's messages) as JSON")
+
     from spanload.cli import headless
 
     run = commands.add_parser("run", help="run a load test headless and print live status")
     headless.add_arguments(run)
     return parser
+
+
+def print_openapi() -> int:
+    """The schema of the app as ``spanload serve`` builds it; needs no store and no Spanner."""
+    from spanload.main import create_app
+
+    print(json.dumps(create_app().openapi(), indent=2, sort_keys=True))
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -52,6 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from spanload.spanner.local_server import exec_local_spanner
 
             return exec_local_spanner(args.host, args.port, args.data_dir)
+        case "openapi":
+            return print_openapi()
         case "run":
             from spanload.cli import headless
 
