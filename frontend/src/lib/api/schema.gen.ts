@@ -320,9 +320,8 @@ export interface components {
             } | null;
             event: components["schemas"]["EventPublic"];
             /**
-             * Type
-             * @default config_change
-             * @constant
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
              */
             type: "config_change";
         };
@@ -362,9 +361,8 @@ export interface components {
             /** Reason */
             reason: string;
             /**
-             * Type
-             * @default dropped
-             * @constant
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
              */
             type: "dropped";
         };
@@ -432,6 +430,7 @@ export interface components {
             /** Version */
             version: string;
         };
+        LiveMessage: components["schemas"]["SnapshotMessage"] | components["schemas"]["SampleMessage"] | components["schemas"]["StatusMessage"] | components["schemas"]["ConfigChangeMessage"] | components["schemas"]["SummaryMessage"] | components["schemas"]["DroppedMessage"];
         /** LocalSpannerPublic */
         LocalSpannerPublic: {
             /** Address */
@@ -811,9 +810,8 @@ export interface components {
             published_at: number;
             sample: components["schemas"]["Sample"];
             /**
-             * Type
-             * @default sample
-             * @constant
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
              */
             type: "sample";
         };
@@ -865,9 +863,8 @@ export interface components {
             /** Total Samples */
             total_samples: number;
             /**
-             * Type
-             * @default snapshot
-             * @constant
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
              */
             type: "snapshot";
         };
@@ -881,9 +878,8 @@ export interface components {
             reason: string | null;
             status: components["schemas"]["RunState"];
             /**
-             * Type
-             * @default status
-             * @constant
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
              */
             type: "status";
         };
@@ -919,9 +915,8 @@ export interface components {
         SummaryMessage: {
             summary: components["schemas"]["Summary"];
             /**
-             * Type
-             * @default summary
-             * @constant
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
              */
             type: "summary";
         };
