@@ -13,12 +13,12 @@ GO_SOURCES := $(shell find localspanner -name '*.go' -o -name 'go.mod' -o -name 
 export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 export SPANNER_DISABLE_BUILTIN_METRICS := true
 
-.PHONY: run test install system-deps lint typecheck gotest pytest frontend frontend-test compose-check clean
+.PHONY: run test install system-deps lint typecheck gotest pytest frontend frontend-test types types-check compose-check clean
 
 run: install
 	$(BIN)/spanload serve
 
-test: system-deps install lint typecheck gotest frontend-test pytest compose-check
+test: system-deps install lint typecheck gotest frontend-test types-check pytest compose-check
 
 install: $(VENV)/.synced $(LOCAL_SPANNER) frontend
 
@@ -73,6 +73,24 @@ gotest:
 
 frontend-test:
 	@if [ -f frontend/package.json ]; then cd frontend && npm run --silent lint && npm run --silent typecheck && npm run --silent test; fi
+
+# The UI's TypeScript types come from the backend's OpenAPI schema: `make types` regenerates the
+# committed schema and types; `make types-check` (part of `make test`) fails when they drift.
+API_TYPES := frontend/src/lib/api
+OPENAPI_SCHEMA_CMD ?= $(BIN)/spanload openapi
+OPENAPI_TS := frontend/node_modules/.bin/openapi-typescript --alphabetize
+types: $(VENV)/.synced frontend/node_modules/.installed
+	$(OPENAPI_SCHEMA_CMD) > $(API_TYPES)/openapi.json
+	$(OPENAPI_TS) $(API_TYPES)/openapi.json -o $(API_TYPES)/schema.gen.ts
+
+types-check: $(VENV)/.synced frontend/node_modules/.installed
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	$(OPENAPI_SCHEMA_CMD) > $$tmp/openapi.json && $(OPENAPI_TS) $$tmp/openapi.json -o $$tmp/schema.gen.ts >/dev/null 2>&1 \
+		|| { echo "types-check: could not generate the types from the backend's OpenAPI schema (see 'make types')."; exit 1; }; \
+	if cmp -s $$tmp/openapi.json $(API_TYPES)/openapi.json && cmp -s $$tmp/schema.gen.ts $(API_TYPES)/schema.gen.ts; then \
+		echo "types-check: the UI's generated API types match the backend's OpenAPI schema"; \
+	else diff -u $(API_TYPES)/schema.gen.ts $$tmp/schema.gen.ts | head -40; \
+		echo "types-check: the committed $(API_TYPES)/openapi.json or schema.gen.ts differ from the backend's OpenAPI schema; run 'make types' and commit the result."; exit 1; fi
 
 pytest: install
 	$(BIN)/pytest
