@@ -1,8 +1,9 @@
 """The supervisor: starts, steers and stops runs, each in its own worker OS process(es).
 
 It lives in the control plane's event loop (or the headless CLI's) and never blocks it: workers
-are ``python -m spanload.workers.process`` children speaking :mod:`spanload.model.protocol` over
-their stdin/stdout pipes, read with asyncio streams. Every report interval the
+are ``python -m spanload.workers.process`` processes speaking :mod:`spanload.model.protocol`
+lines, reached through a :class:`~spanload.engine.transports.WorkerTransport` (a local child
+process on pipes, or a process on a cluster node). Every report interval the
 :class:`~spanload.engine.aggregator.Aggregator` merges the workers' HDR deltas into one
 :class:`~spanload.model.samples.Sample` for ``sink.on_sample``.
 
@@ -18,7 +19,6 @@ Life cycle: ``start`` -> STARTING (processes up) -> RUNNING (schema ready, load 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import sys
 import time
@@ -30,6 +30,7 @@ from pydantic import ValidationError
 
 from spanload.engine.aggregator import Aggregator
 from spanload.engine.reconcile import reconcile
+from spanload.engine.transports import LocalLauncher, WorkerLauncher, WorkerSpec, WorkerTransport
 from spanload.model import protocol
 from spanload.model.config import ConfigPatch, RunConfig, TargetKind
 from spanload.model.settings import Settings
@@ -43,7 +44,6 @@ STOP_SILENCE_S = 60.0  # while stopping, a worker silent this long fails the run
 EXIT_TIMEOUT_S = 10.0
 MISSING_INTERVALS = 3.0
 WATCHDOG_FRACTION = 0.25  # the watchdog looks this often, in intervals
-STREAM_LIMIT = 1 << 30  # a ledger line can be large
 
 
 class RunError(Exception):
@@ -84,7 +84,7 @@ def validation_message(err: ValidationError) -> tuple[str, str | None]:
 @dataclass
 class _Worker:
     index: int
-    process: asyncio.subprocess.Process
+    transport: WorkerTransport
     hello: asyncio.Future[protocol.Hello]
     ready: asyncio.Future[None]
     writers_stopped: asyncio.Future[protocol.WritersStopped]
@@ -94,12 +94,13 @@ class _Worker:
 
     @property
     def name(self) -> str:
-        return f"worker {self.index} (pid {self.process.pid})"
+        where = f"pid {self.transport.pid}"
+        if self.transport.node is not None:
+            where += f" on node {self.transport.node}"
+        return f"worker {self.index} ({where})"
 
     def send(self, message: Any) -> None:
-        assert self.process.stdin is not None
-        if not self.process.stdin.is_closing():
-            self.process.stdin.write(protocol.encode(message))
+        self.transport.write(protocol.encode(message))
 
 
 @dataclass
@@ -129,16 +130,19 @@ class Supervisor:
         sink: RunSink,
         worker_command: list[str] | None = None,
         local_spanner_address: str | None = None,
+        launcher: WorkerLauncher | None = None,
     ) -> None:
         """``local_spanner_address``: where local targets without ``emulator_host`` go (default
         ``settings.local_spanner_host:port``); set it, or the attribute, when the local server
         was started on another port (``port=0``). ``worker_command`` replaces the worker program
-        (a worker in another language speaking :mod:`spanload.model.protocol`)."""
+        (a worker in another language speaking :mod:`spanload.model.protocol`). ``launcher``
+        starts the worker processes (default: local child processes)."""
         self.settings = settings
         self.sink = sink
         self.local_spanner_address = local_spanner_address
         self._runs: dict[str, _Run] = {}
         self._worker_command = worker_command or [sys.executable, "-m", "spanload.workers.process"]
+        self._launcher: WorkerLauncher = launcher or LocalLauncher()
 
     # -- accessors ----------------------------------------------------------------------------------
 
@@ -161,7 +165,7 @@ class Supervisor:
 
     def worker_pids(self, run_id: str) -> list[int]:
         """PIDs of the run's worker processes (for operators, and for tests that kill one)."""
-        return [w.process.pid for w in self._run(run_id).workers]
+        return [w.transport.pid for w in self._run(run_id).workers]
 
     def active_runs(self) -> list[str]:
         return [r.id for r in self._runs.values() if r.state.is_active]
@@ -221,8 +225,12 @@ class Supervisor:
         self._runs[run_id] = run
         self.sink.on_state(run_id, RunState.STARTING, None)
         try:
-            for index in range(config.processes):
-                run.workers.append(await self._spawn(run, index))
+            specs = [
+                WorkerSpec(index=index, command=[*self._worker_command, "--worker", str(index)])
+                for index in range(config.processes)
+            ]
+            for index, transport in enumerate(await self._launcher.start(specs)):
+                run.workers.append(self._attach(run, index, transport))
             await asyncio.wait_for(asyncio.gather(*(w.hello for w in run.workers)), HELLO_TIMEOUT_S)
         except Exception as err:
             reason = f"could not start the worker processes: {err or type(err).__name__}"
@@ -230,20 +238,11 @@ class Supervisor:
             raise RunError(reason) from err
         run.tasks.append(self._task(self._begin(run), f"begin-{run_id}"))
 
-    async def _spawn(self, run: _Run, index: int) -> _Worker:
+    def _attach(self, run: _Run, index: int, transport: WorkerTransport) -> _Worker:
         loop = asyncio.get_running_loop()
-        process = await asyncio.create_subprocess_exec(
-            *self._worker_command,
-            "--worker",
-            str(index),
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            limit=STREAM_LIMIT,
-        )
         worker = _Worker(
             index=index,
-            process=process,
+            transport=transport,
             hello=loop.create_future(),
             ready=loop.create_future(),
             writers_stopped=loop.create_future(),
@@ -299,8 +298,7 @@ class Supervisor:
     # -- worker streams -----------------------------------------------------------------------------
 
     async def _read_stdout(self, run: _Run, worker: _Worker) -> None:
-        assert worker.process.stdout is not None
-        while line := await worker.process.stdout.readline():
+        while line := await worker.transport.readline():
             worker.last_heard = time.monotonic()
             try:
                 message = protocol.decode_from_worker(line)
@@ -333,13 +331,12 @@ class Supervisor:
                     continue
                 case _:
                     logger.warning("%s sent an unexpected %s", worker.name, type(message).__name__)
-        code = await worker.process.wait()
+        code = await worker.transport.wait()
         if not worker.stopped.done():
             await self._fail(run, f"{worker.name} exited with code {code} before the run ended")
 
     async def _read_stderr(self, worker: _Worker) -> None:
-        assert worker.process.stderr is not None
-        while line := await worker.process.stderr.readline():
+        while line := await worker.transport.readline_err():
             logger.info("%s: %s", worker.name, line.decode(errors="replace").rstrip())
 
     def _on_report(self, run: _Run, report: protocol.Report) -> None:
@@ -492,20 +489,16 @@ class Supervisor:
     async def _reap(self, run: _Run, graceful: bool) -> None:
         """Make sure every worker process is gone (killed at once when the run failed)."""
         for worker in run.workers:
-            process = worker.process
-            if process.returncode is None and not graceful:
-                with contextlib.suppress(ProcessLookupError):
-                    process.kill()
-            if process.stdin is not None and not process.stdin.is_closing():
-                process.stdin.close()
+            if not graceful:
+                worker.transport.kill()
+            worker.transport.close_input()
         for worker in run.workers:
             try:
-                await asyncio.wait_for(worker.process.wait(), EXIT_TIMEOUT_S)
+                await asyncio.wait_for(worker.transport.wait(), EXIT_TIMEOUT_S)
             except TimeoutError:
                 logger.warning("%s did not exit; killing it", worker.name)
-                with contextlib.suppress(ProcessLookupError):
-                    worker.process.kill()
-                await worker.process.wait()
+                worker.transport.kill()
+                await worker.transport.wait()
         current = asyncio.current_task()
         for task in [*run.tasks, *(t for w in run.workers for t in w.tasks)]:
             if task is not current and not task.done():
