@@ -3,29 +3,24 @@ package frontend
 import (
 	"strings"
 
-	"github.com/spanload/spanload/localspanner/stats"
-	"github.com/spanload/spanload/localspanner/storage"
-	"github.com/spanload/spanload/localspanner/txn"
-	"google.golang.org/grpc"
-
 	"cloud.google.com/go/longrunning/autogen/longrunningpb"
 	dbpb "cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
 	instpb "cloud.google.com/go/spanner/admin/instance/apiv1/instancepb"
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
-)
+	"google.golang.org/grpc"
 
-// Stats receives what the server did, for SPANNER_SYS tables.
-type Stats interface {
-	// RecordQuery records one query execution.
-	RecordQuery(db *storage.DB, sql string, latencySec, cpuSec float64, rows, bytes, scanned int64, failed bool)
-}
+	"github.com/spanload/spanload/localspanner/exec"
+	"github.com/spanload/spanload/localspanner/stats"
+	"github.com/spanload/spanload/localspanner/storage"
+	"github.com/spanload/spanload/localspanner/txn"
+)
 
 // Backend is the state every service shares.
 type Backend struct {
-	Reg   *storage.Registry
-	Txns  *txn.Manager
-	Stats Stats
-	ops   *operations
+	Reg  *storage.Registry
+	Txns *txn.Manager
+	Exec *exec.Engine
+	ops  *operations
 
 	collector *stats.Collector
 }

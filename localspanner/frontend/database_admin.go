@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/types/known/emptypb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/spanload/spanload/localspanner/exec"
 	"github.com/spanload/spanload/localspanner/internal/spanerr"
 	"github.com/spanload/spanload/localspanner/storage"
 )
@@ -53,7 +54,7 @@ func (s *databaseAdmin) CreateDatabase(ctx context.Context, req *dbpb.CreateData
 		return nil, err
 	}
 	meta := &dbpb.CreateDatabaseMetadata{Database: name}
-	if _, err := db.ApplyDDL(ctx, req.ExtraStatements); err != nil {
+	if _, err := exec.ApplyDDL(ctx, db, req.ExtraStatements); err != nil {
 		if _, derr := s.b.Reg.DropDatabase(name); derr != nil {
 			return nil, derr
 		}
@@ -101,7 +102,7 @@ func (s *databaseAdmin) UpdateDatabaseDdl(ctx context.Context, req *dbpb.UpdateD
 	if len(req.Statements) == 0 {
 		return nil, spanerr.InvalidArgument("UpdateDatabaseDdl needs at least one statement.")
 	}
-	n, err := db.ApplyDDL(ctx, req.Statements)
+	n, err := exec.ApplyDDL(ctx, db, req.Statements)
 	meta := &dbpb.UpdateDatabaseDdlMetadata{Database: req.Database, Statements: req.Statements}
 	now := timestamppb.Now()
 	for i := 0; i < n; i++ {

@@ -12,7 +12,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/spanload/spanload/localspanner/internal/spanerr"
-	"github.com/spanload/spanload/localspanner/query"
+	"github.com/spanload/spanload/localspanner/sqlfn"
 	"github.com/spanload/spanload/localspanner/txn"
 )
 
@@ -25,7 +25,7 @@ func TestToStatus(t *testing.T) {
 	}{
 		{"aborted", fmt.Errorf("commit: %w", &txn.AbortedError{Msg: "conflict", Delay: txn.AbortRetryDelay}), codes.Aborted, true},
 		{"wrapped spanner error", fmt.Errorf("statement: %w", spanerr.NotFound("Table not found: T")), codes.NotFound, false},
-		{"query error", &query.Error{Code: codes.InvalidArgument, Msg: "bad"}, codes.InvalidArgument, false},
+		{"sql function error", sqlfn.RuntimeError(errors.New("spanner: int64 overflow")), codes.OutOfRange, false},
 		{"canceled", fmt.Errorf("read: %w", context.Canceled), codes.Canceled, false},
 		{"unknown", errors.New("disk on fire"), codes.Internal, false},
 	}

@@ -7,6 +7,7 @@ import (
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/spanload/spanload/localspanner/exec"
 	"github.com/spanload/spanload/localspanner/txn"
 )
 
@@ -155,3 +156,29 @@ func (w *resultWriter) finish(stats *spannerpb.ResultSetStats) error {
 	w.precommit = tok
 	return w.flush(stats, true)
 }
+
+// resultSink passes a statement's rows from exec to a resultWriter.
+type resultSink struct {
+	w        *resultWriter
+	sel      selected
+	returnTS bool // the single-use read-only selector asked for the read timestamp
+}
+
+// sink returns the exec.Sink that writes to w for a statement in sel.
+func (w *resultWriter) sink(sel selected, returnTS bool) exec.Sink {
+	return resultSink{w: w, sel: sel, returnTS: returnTS}
+}
+
+// Start sets the metadata, with the transaction when the client must learn it.
+func (r resultSink) Start(fields []*spannerpb.StructType_Field) {
+	t := r.sel.t
+	meta := &spannerpb.ResultSetMetadata{RowType: &spannerpb.StructType{Fields: fields}}
+	if r.sel.begun || (t.ReadOnly && r.sel.singleUse && r.returnTS) {
+		meta.Transaction = txnPB(t, r.sel.begun)
+	}
+	r.w.setMeta(meta)
+}
+
+func (r resultSink) Row(vals []*structpb.Value) error { return r.w.row(vals) }
+
+func (r resultSink) Sent() (rows, bytes int64) { return r.w.Returned, r.w.Bytes }

@@ -7,6 +7,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/spanload/spanload/localspanner/exec"
 	"github.com/spanload/spanload/localspanner/stats"
 	"github.com/spanload/spanload/localspanner/storage"
 	"github.com/spanload/spanload/localspanner/txn"
@@ -20,7 +21,8 @@ const janitorInterval = 10 * time.Second
 // cleanup until ctx ends. It returns the backend.
 func Start(ctx context.Context, srv *grpc.Server, reg *storage.Registry) *Backend {
 	col := stats.New()
-	b := &Backend{Reg: reg, Txns: txn.NewManager(), Stats: col, collector: col}
+	txns := txn.NewManager()
+	b := &Backend{Reg: reg, Txns: txns, Exec: &exec.Engine{Txns: txns, Stats: col}, collector: col}
 	b.Txns.OnCommit = func(db *storage.DB, shape string, committed, aborted bool, commitDur, totalDur time.Duration) {
 		col.RecordCommit(db, shape, committed, aborted, commitDur.Seconds(), totalDur.Seconds())
 	}

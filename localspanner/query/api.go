@@ -80,34 +80,18 @@ type Param struct {
 // Params maps parameter names (without '@', case-sensitive as on the wire) to values.
 type Params map[string]Param
 
-// From is the SQLite FROM fragment that yields the rows of one table, every column
-// under its schema.Column.SQLName, values in the storage encoding.
-type From struct {
-	// SQL is a quoted table name or a parenthesised SELECT. The query layer appends
-	// " AS <alias>" after it.
-	SQL string
-	// Indexable is true when SQL is the plain table name t.SQLName: the query layer then
-	// appends "INDEXED BY <Index.SQLName>" for a FORCE_INDEX hint, and, when there is no
-	// hint, INDEXED BY the table's primary key ("sqlite_autoindex_<name>_1", which
-	// requires a WITHOUT ROWID table whose first constraint is PRIMARY KEY (...), as
-	// schema renders it), so that no secondary index is used but key lookups still are.
-	// (NOT INDEXED does not stop SQLite from using secondary indexes of WITHOUT ROWID
-	// tables.) When false, hints are checked (the index must exist) but not applied.
-	Indexable bool
-}
-
 // Source tells the query layer where the rows it reads come from, so that the same
 // compiled statement runs as a strong read (current rows), a stale read (a SELECT over
 // version history), or inside a read-write transaction (current rows plus buffered
 // writes). C implements it; CurrentRows is the trivial implementation.
 type Source interface {
 	// Table returns the rows of t visible to this read.
-	Table(t *schema.Table) (From, error)
+	Table(t *schema.Table) (schema.From, error)
 	// SysTable resolves SPANNER_SYS.<name> (name upper-cased, without the prefix),
 	// e.g. "QUERY_STATS_TOP_MINUTE". It returns the table's columns (Name, Type and
 	// SQLName are used; PrimaryKey may be empty) and its FROM fragment. An unknown
 	// name returns ok=false and the query fails with INVALID_ARGUMENT "Table not found".
-	SysTable(name string) (t *schema.Table, from From, ok bool)
+	SysTable(name string) (t *schema.Table, from schema.From, ok bool)
 	// Key identifies the shape of the fragments this Source returns, for the plan
 	// cache: two Sources with equal Keys must return identical fragments for every
 	// table (put read timestamps in named parameters, not in the fragment text).
@@ -220,12 +204,14 @@ func CompileColumnExpr(t *schema.Table, exprSQL string) (sqlExpr string, typ *sp
 type CurrentRows struct{}
 
 // Table implements Source.
-func (CurrentRows) Table(t *schema.Table) (From, error) {
-	return From{SQL: t.SQLName, Indexable: true}, nil
+func (CurrentRows) Table(t *schema.Table) (schema.From, error) {
+	return schema.From{SQL: t.SQLName, Indexable: true}, nil
 }
 
 // SysTable implements Source.
-func (CurrentRows) SysTable(string) (*schema.Table, From, bool) { return nil, From{}, false }
+func (CurrentRows) SysTable(string) (*schema.Table, schema.From, bool) {
+	return nil, schema.From{}, false
+}
 
 // Key implements Source.
 func (CurrentRows) Key() string { return "current" }

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/spanload/spanload/localspanner/schema"
+	"github.com/spanload/spanload/localspanner/sqlfn"
 	"github.com/spanload/spanload/localspanner/value"
 )
 
@@ -65,7 +66,7 @@ func bindArgs(binds []bind, params Params, src Source) ([]any, int64, error) {
 		var x any
 		switch {
 		case b.scan:
-			token, _ = newScanCounter()
+			token = sqlfn.NewScanCounter()
 			x = token
 		case b.now || b.date:
 			if now.IsZero() {
@@ -77,7 +78,7 @@ func bindArgs(binds []bind, params Params, src Source) ([]any, int64, error) {
 			if b.now {
 				x = value.FormatTimestamp(now)
 			} else {
-				x = now.In(defaultZone()).Format("2006-01-02")
+				x = now.In(sqlfn.DefaultZone()).Format("2006-01-02")
 			}
 		default:
 			v, err := value.ToSQLite(params[b.param].Value, b.t)

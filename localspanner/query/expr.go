@@ -10,6 +10,7 @@ import (
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"github.com/cloudspannerecosystem/memefish/ast"
 
+	"github.com/spanload/spanload/localspanner/sqlfn"
 	"github.com/spanload/spanload/localspanner/value"
 )
 
@@ -132,7 +133,7 @@ func (c *compiler) expr(e ast.Expr, sc *scope, hint *spannerpb.Type) (expr, erro
 		}
 		return expr{sql: sqlString(d), t: tDate}, nil
 	case *ast.TimestampLiteral:
-		ts, err := parseTimestampLiteral(x.Value.Value)
+		ts, err := sqlfn.ParseTimestampLiteral(x.Value.Value)
 		if err != nil {
 			return expr{}, c.invalid(x, "Invalid TIMESTAMP literal: %s", x.Value.Value)
 		}
@@ -317,7 +318,7 @@ func (c *compiler) current(n ast.Node, date bool) (expr, error) {
 func (c *compiler) stringLiteral(x *ast.StringLiteral, hint *spannerpb.Type) (expr, error) {
 	switch code(hint) {
 	case spannerpb.TypeCode_TIMESTAMP:
-		ts, err := parseTimestampLiteral(x.Value)
+		ts, err := sqlfn.ParseTimestampLiteral(x.Value)
 		if err != nil {
 			return expr{}, c.invalid(x, "Could not cast literal %q to type TIMESTAMP", x.Value)
 		}
@@ -840,7 +841,7 @@ func castable(from, to *spannerpb.Type) bool {
 	if code(from) == spannerpb.TypeCode_ARRAY || code(to) == spannerpb.TypeCode_ARRAY {
 		return false
 	}
-	return castSupported(code(from), code(to))
+	return sqlfn.CastSupported(code(from), code(to))
 }
 
 func (c *compiler) extract(x *ast.ExtractExpr, sc *scope) (expr, error) {
@@ -852,10 +853,10 @@ func (c *compiler) extract(x *ast.ExtractExpr, sc *scope) (expr, error) {
 		return expr{}, c.invalid(x.Expr, "EXTRACT expects a TIMESTAMP or DATE, got %s", typeName(in.t))
 	}
 	part := upper(x.Part.Name)
-	if !extractPartOK(part, code(in.t)) {
+	if !sqlfn.ExtractPartOK(part, code(in.t)) {
 		return expr{}, c.invalid(x.Part, "EXTRACT from %s does not support the %s date part", typeName(in.t), part)
 	}
-	tz := sqlString(defaultZoneName)
+	tz := sqlString(sqlfn.DefaultZoneName)
 	if x.AtTimeZone != nil {
 		z, err := c.expr(x.AtTimeZone.Expr, sc, tString)
 		if err != nil {

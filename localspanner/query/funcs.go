@@ -6,6 +6,7 @@ import (
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"github.com/cloudspannerecosystem/memefish/ast"
 
+	"github.com/spanload/spanload/localspanner/sqlfn"
 	"github.com/spanload/spanload/localspanner/value"
 )
 
@@ -310,7 +311,7 @@ func (c *compiler) call(x *ast.CallExpr, sc *scope, hint *spannerpb.Type) (expr,
 			sign = "-1"
 		}
 		f := "sp_ts_add"
-		valid := partNanos[part] != 0
+		valid := sqlfn.IsFixedPart(part)
 		if want == tDate {
 			f = "sp_date_add"
 			valid = part == "DAY" || part == "WEEK" || part == "MONTH" || part == "QUARTER" || part == "YEAR"
@@ -341,7 +342,7 @@ func (c *compiler) call(x *ast.CallExpr, sc *scope, hint *spannerpb.Type) (expr,
 		if err != nil {
 			return expr{}, err
 		}
-		if want == tTimestamp && partNanos[part] == 0 {
+		if want == tTimestamp && !sqlfn.IsFixedPart(part) {
 			return expr{}, c.invalid(args[2], "Unsupported date part %s in TIMESTAMP_DIFF", part)
 		}
 		return expr{sql: f + "(" + a.sql + ", " + b.sql + ", '" + part + "')", t: tInt64}, nil
@@ -368,7 +369,7 @@ func (c *compiler) call(x *ast.CallExpr, sc *scope, hint *spannerpb.Type) (expr,
 			}
 			zone = z.sql
 		}
-		if _, ok := truncTime(timeZero, part); !ok {
+		if !sqlfn.TruncPartOK(part) {
 			return expr{}, c.invalid(args[1], "Unsupported date part %s in TIMESTAMP_TRUNC", part)
 		}
 		return expr{sql: "sp_ts_trunc(" + es[0].sql + ", '" + part + "', " + zone + ")", t: tTimestamp}, nil
@@ -401,7 +402,7 @@ func (c *compiler) call(x *ast.CallExpr, sc *scope, hint *spannerpb.Type) (expr,
 			}
 			return expr{sql: "sp_cast(printf('%04d-%02d-%02d', " + es[0].sql + ", " + es[1].sql + ", " + es[2].sql + "), 'STRING', 'DATE')", t: tDate}, nil
 		case len(es) >= 1 && len(es) <= 2 && is(es[0], TS):
-			zone := sqlString(defaultZoneName)
+			zone := sqlString(sqlfn.DefaultZoneName)
 			if len(es) == 2 {
 				zone = es[1].sql
 			}
@@ -496,8 +497,6 @@ func (c *compiler) call(x *ast.CallExpr, sc *scope, hint *spannerpb.Type) (expr,
 	}
 	return expr{}, c.invalid(x.Func, "Function not found: %s", x.Func.SQL())
 }
-
-var timeZero = timeOf(2000)
 
 func (c *compiler) datePart(e ast.Expr) (string, error) {
 	switch p := e.(type) {

@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/spanload/spanload/localspanner/internal/spanerr"
+	"github.com/spanload/spanload/localspanner/sqlfn"
 )
 
 var fuzzSeeds = []string{
@@ -27,7 +30,7 @@ var fuzzSeeds = []string{
 }
 
 // FuzzCompile feeds random SQL through parse, compile and SQLite. Compiling may fail
-// with an *Error and running with a runtime error; nothing may panic, and SQL that
+// with an *spanerr.Error and running with a runtime error; nothing may panic, and SQL that
 // compiled must be SQL SQLite accepts.
 func FuzzCompile(f *testing.F) {
 	for _, s := range fuzzSeeds {
@@ -56,9 +59,9 @@ func FuzzCompile(f *testing.F) {
 			sqlText, args = dml.SQL, dml.Args
 			decode = func(row []any) ([]*structpb.Value, error) { return dml.DecodeReturning(row) }
 		} else {
-			var qe *Error
+			var qe *spanerr.Error
 			if !errors.As(err, &qe) || !errors.As(derr, &qe) {
-				t.Fatalf("%q: compile errors are not *Error: %v / %v", q, err, derr)
+				t.Fatalf("%q: compile errors are not *spanerr.Error: %v / %v", q, err, derr)
 			}
 			return
 		}
@@ -88,8 +91,8 @@ func FuzzCompile(f *testing.F) {
 		if err == nil || ctx.Err() != nil {
 			return
 		}
-		var qe *Error
-		if errors.As(RuntimeError(err), &qe) {
+		var qe *spanerr.Error
+		if errors.As(sqlfn.RuntimeError(err), &qe) {
 			return
 		}
 		if strings.Contains(err.Error(), "interrupted") {

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/spanload/spanload/localspanner/schema"
+	"github.com/spanload/spanload/localspanner/sqlfn"
 )
 
 var registerDriver sync.Once
@@ -33,7 +34,7 @@ var testDDL = []string{
 func newTestDB(t testing.TB) (*schema.Catalog, *sql.DB) {
 	t.Helper()
 	registerDriver.Do(func() {
-		sql.Register(testDriver, &sqlite3.SQLiteDriver{ConnectHook: RegisterFunctions})
+		sql.Register(testDriver, &sqlite3.SQLiteDriver{ConnectHook: sqlfn.Register})
 	})
 	cat, err := schema.Build(testDDL)
 	if err != nil {
@@ -100,7 +101,7 @@ func run(t testing.TB, cat *schema.Catalog, db *sql.DB, q string, params Params)
 func rowsOf(db *sql.DB, q string, args []any, decode func([]any) ([]*structpb.Value, error)) ([]string, error) {
 	rs, err := db.Query(q, args...)
 	if err != nil {
-		return nil, RuntimeError(err)
+		return nil, sqlfn.RuntimeError(err)
 	}
 	defer func() { _ = rs.Close() }()
 	cols, _ := rs.Columns()
@@ -124,7 +125,7 @@ func rowsOf(db *sql.DB, q string, args []any, decode func([]any) ([]*structpb.Va
 		}
 		out = append(out, strings.Join(parts, ","))
 	}
-	return out, RuntimeError(rs.Err())
+	return out, sqlfn.RuntimeError(rs.Err())
 }
 
 // show prints a wire value compactly: strings bare, NULL as NULL.

@@ -5,10 +5,11 @@ import (
 	"testing"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
-
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/spanload/spanload/localspanner/internal/spanerr"
+	"github.com/spanload/spanload/localspanner/sqlfn"
 )
 
 // queryCase is one query with its expected rows over the seeded test data.
@@ -65,7 +66,7 @@ func queryCases() []queryCase {
 		{"timestamp literal default zone", "SELECT TIMESTAMP '2024-01-01 00:00:00', TIMESTAMP_TRUNC(TIMESTAMP '2024-03-05T10:11:12Z', HOUR, 'UTC')", nil, []string{"2024-01-01T08:00:00Z,2024-03-05T10:00:00Z"}},
 		{"current timestamp", "SELECT CURRENT_TIMESTAMP() > TIMESTAMP '2020-01-01T00:00:00Z', CURRENT_TIMESTAMP = CURRENT_TIMESTAMP()", nil, []string{"true,true"}},
 		{"string literal as timestamp", "SELECT COUNT(*) FROM Changes WHERE LastUpdated >= '2024-01-01T00:00:45Z'", nil, []string{"5"}},
-		{"farm fingerprint", "SELECT FARM_FINGERPRINT(''), FARM_FINGERPRINT(b'abc'), MOD(FARM_FINGERPRINT('a'), 19)", nil, []string{"-7286425919675154353,2640714258260161385," + itoa(int64(Fingerprint64([]byte("a")))%19)}},
+		{"farm fingerprint", "SELECT FARM_FINGERPRINT(''), FARM_FINGERPRINT(b'abc'), MOD(FARM_FINGERPRINT('a'), 19)", nil, []string{"-7286425919675154353,2640714258260161385," + itoa(int64(sqlfn.Fingerprint64([]byte("a")))%19)}},
 		{"subquery in from", "SELECT s.g, s.n FROM (SELECT Game AS g, COUNT(*) AS n FROM Scores GROUP BY Game) AS s ORDER BY s.n DESC", nil, []string{"go,3", "chess,2"}},
 		{"scalar and exists subqueries", "SELECT Name, (SELECT MAX(Score) FROM Scores s WHERE s.PlayerId = p.PlayerId), EXISTS(SELECT 1 FROM Scores s WHERE s.PlayerId = p.PlayerId) FROM Players p ORDER BY PlayerId",
 			nil, []string{"alice,30,true", "Bob,7,true", "NULL,NULL,false"}},
@@ -138,7 +139,7 @@ func TestQueries(t *testing.T) {
 	}
 }
 
-func shardOf(id string) string { return itoa(int64(Fingerprint64([]byte(id))) % 19) }
+func shardOf(id string) string { return itoa(int64(sqlfn.Fingerprint64([]byte(id))) % 19) }
 
 func TestQueryErrors(t *testing.T) {
 	cat, db := newTestDB(t)
@@ -170,8 +171,8 @@ func TestQueryErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, _, err := run(t, cat, db, tt.sql, tt.params)
-		if status.Code(err) != tt.code || err == nil || !strings.Contains(err.Error(), tt.msg) {
-			t.Errorf("%s: got %v (%v), want %v containing %q", tt.sql, err, status.Code(err), tt.code, tt.msg)
+		if spanerr.Code(err, codes.Unknown) != tt.code || err == nil || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("%s: got %v (%v), want %v containing %q", tt.sql, err, spanerr.Code(err, codes.Unknown), tt.code, tt.msg)
 		}
 	}
 }
@@ -211,8 +212,8 @@ func TestRuntimeErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, _, err := run(t, cat, db, tt.sql, nil)
-		if status.Code(err) != tt.code || !strings.Contains(err.Error(), tt.msg) {
-			t.Errorf("%s: got %v (%v), want %v containing %q", tt.sql, err, status.Code(err), tt.code, tt.msg)
+		if spanerr.Code(err, codes.Unknown) != tt.code || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("%s: got %v (%v), want %v containing %q", tt.sql, err, spanerr.Code(err, codes.Unknown), tt.code, tt.msg)
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+
+	"github.com/spanload/spanload/localspanner/internal/spanerr"
 )
 
 // exprGen builds random GoogleSQL expressions over the Players table from a small
@@ -83,15 +85,15 @@ func TestRandomExpressions(t *testing.T) {
 		}
 		plan, err := Compile(cat, q, params, nil)
 		if err != nil {
-			var qe *Error
+			var qe *spanerr.Error
 			if !errors.As(err, &qe) {
-				t.Fatalf("%s: compile error is not *Error: %v", q, err)
+				t.Fatalf("%s: compile error is not *spanerr.Error: %v", q, err)
 			}
 			continue
 		}
 		compiled++
 		if _, err := rowsOf(db, plan.SQL, plan.Args, plan.Decode); err != nil {
-			var qe *Error
+			var qe *spanerr.Error
 			if !errors.As(err, &qe) {
 				t.Errorf("%s\ncompiled to SQL that failed: %v\nSQL: %s", q, err, plan.SQL)
 			}

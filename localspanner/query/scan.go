@@ -1,49 +1,14 @@
 package query
 
 import (
-	"sync"
-	"sync/atomic"
-
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 
 	"github.com/spanload/spanload/localspanner/schema"
+	"github.com/spanload/spanload/localspanner/sqlfn"
 )
 
-// Rows scanned: a profiled plan has a term sp_scan(:token, <column>) first in the
-// WHERE clause of every table it reads, which SQLite evaluates once per row it visits
-// (through the table or an index), and which counts into the counter of that plan.
-
-var (
-	scanCounters sync.Map // int64 token -> *atomic.Int64
-	scanTokens   atomic.Int64
-)
-
-const maxScanCounters = 1 << 16
-
-func newScanCounter() (int64, *atomic.Int64) {
-	token := scanTokens.Add(1)
-	ctr := new(atomic.Int64)
-	if token%maxScanCounters == 0 {
-		// Plans whose RowsScanned was never called must not pile up forever.
-		scanCounters.Range(func(k, _ any) bool {
-			if k.(int64) < token-maxScanCounters {
-				scanCounters.Delete(k)
-			}
-			return true
-		})
-	}
-	scanCounters.Store(token, ctr)
-	return token, ctr
-}
-
-func udfScan(token any, _ any) int64 {
-	if t, ok := token.(int64); ok {
-		if c, ok := scanCounters.Load(t); ok {
-			c.(*atomic.Int64).Add(1)
-		}
-	}
-	return 1
-}
+// Rows scanned: a profiled plan counts the rows SQLite visits with sqlfn's
+// sp_scan term (see sqlfn.NewScanCounter).
 
 // CompileProfiled is Compile for the PROFILE and WITH_STATS query modes: the plan also
 // counts the rows it reads from each table, which RowsScanned returns once the rows
@@ -60,11 +25,7 @@ func (p *Plan) RowsScanned() int64 {
 	if p.scanToken == 0 {
 		return 0
 	}
-	n := int64(0)
-	if c, ok := scanCounters.LoadAndDelete(p.scanToken); ok {
-		n = c.(*atomic.Int64).Load()
-	}
-	return n
+	return sqlfn.TakeScanCount(p.scanToken)
 }
 
 // scanTerm is the counting term for one table of a profiled query.

@@ -19,11 +19,11 @@ var queryStatsTable = &schema.Table{Name: "QUERY_STATS_TOP_MINUTE", SQLName: `"q
 	{Name: "AVG_LATENCY_SECONDS", Type: tFloat64, SQLName: `"avg_latency_seconds"`},
 }}
 
-func (sysSource) SysTable(name string) (*schema.Table, From, bool) {
+func (sysSource) SysTable(name string) (*schema.Table, schema.From, bool) {
 	if name != "QUERY_STATS_TOP_MINUTE" {
-		return nil, From{}, false
+		return nil, schema.From{}, false
 	}
-	return queryStatsTable, From{SQL: "(SELECT * FROM qs_data)"}, true
+	return queryStatsTable, schema.From{SQL: "(SELECT * FROM qs_data)"}, true
 }
 
 func (sysSource) Key() string { return "sys-test" }

@@ -1,6 +1,8 @@
 package query
 
 import (
+	"strconv"
+
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"github.com/cloudspannerecosystem/memefish/ast"
 	"google.golang.org/grpc/codes"
@@ -155,3 +157,5 @@ func upper(s string) string {
 	}
 	return s
 }
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

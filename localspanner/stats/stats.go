@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/spanload/spanload/localspanner/query"
+	"github.com/spanload/spanload/localspanner/sqlfn"
 	"github.com/spanload/spanload/localspanner/storage"
 )
 
@@ -82,7 +82,7 @@ func (c *Collector) Forget(db *storage.DB) {
 	c.mu.Unlock()
 }
 
-func fingerprint(s string) int64 { return int64(query.Fingerprint64([]byte(s))) }
+func fingerprint(s string) int64 { return int64(sqlfn.Fingerprint64([]byte(s))) }
 
 // bucketFor returns the bucket of the minute that contains t (under s.mu).
 func (s *dbStats) bucketFor(t time.Time) *bucket {

@@ -10,7 +10,6 @@ import (
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 
-	"github.com/spanload/spanload/localspanner/query"
 	"github.com/spanload/spanload/localspanner/schema"
 	"github.com/spanload/spanload/localspanner/storage"
 	"github.com/spanload/spanload/localspanner/value"
@@ -88,10 +87,10 @@ type Tables struct {
 func (c *Collector) For(db *storage.DB) *Tables { return &Tables{c: c, db: db} }
 
 // SysTable implements storage.SysTables.
-func (t *Tables) SysTable(name string) (*schema.Table, query.From, bool) {
+func (t *Tables) SysTable(name string) (*schema.Table, schema.From, bool) {
 	_, _, cols, ok := tableOf(strings.ToUpper(name))
 	if !ok {
-		return nil, query.From{}, false
+		return nil, schema.From{}, false
 	}
 	tb := &schema.Table{Name: "SPANNER_SYS." + strings.ToUpper(name)}
 	var sel []string
@@ -100,7 +99,7 @@ func (t *Tables) SysTable(name string) (*schema.Table, query.From, bool) {
 		tb.Columns = append(tb.Columns, &schema.Column{Name: c.name, Type: &spannerpb.Type{Code: c.code}, SQLName: q, Position: i})
 		sel = append(sel, "json_extract(value, '$["+strconv.Itoa(i)+"]') AS "+q)
 	}
-	return tb, query.From{SQL: "(SELECT " + strings.Join(sel, ", ") + " FROM json_each(:" + paramName(name) + "))"}, true
+	return tb, schema.From{SQL: "(SELECT " + strings.Join(sel, ", ") + " FROM json_each(:" + paramName(name) + "))"}, true
 }
 
 // SysArgs implements storage.SysTables.

@@ -19,8 +19,8 @@ import (
 
 	"github.com/mattn/go-sqlite3"
 
-	"github.com/spanload/spanload/localspanner/query"
 	"github.com/spanload/spanload/localspanner/schema"
+	"github.com/spanload/spanload/localspanner/sqlfn"
 )
 
 const driverName = "sqlite3_spanload"
@@ -44,7 +44,7 @@ func init() {
 // memory-mapped reads so that connections share the OS page cache instead of
 // each keeping a large private cache.
 func connectHook(conn *sqlite3.SQLiteConn) error {
-	if err := query.RegisterFunctions(conn); err != nil {
+	if err := sqlfn.Register(conn); err != nil {
 		return err
 	}
 	if _, err := conn.Exec("PRAGMA mmap_size = 1073741824", nil); err != nil {

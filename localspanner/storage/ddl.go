@@ -5,36 +5,28 @@ import (
 	"fmt"
 
 	"github.com/spanload/spanload/localspanner/internal/spanerr"
-	"github.com/spanload/spanload/localspanner/query"
 	"github.com/spanload/spanload/localspanner/schema"
 )
-
-func compileExpr(t *schema.Table, expr string) (string, error) {
-	s, _, err := query.CompileColumnExpr(t, expr)
-	if err != nil {
-		return "", fmt.Errorf("expression %q of table %s: %w", expr, t.Name, err)
-	}
-	return s, nil
-}
 
 // DDL returns the canonical DDL statements of the schema.
 func (d *DB) DDL() []string { return d.Catalog().DDL() }
 
 // ApplyDDL applies DDL statements in order. Statements before a failing one stay
 // applied, as in Spanner; it returns how many were applied and the error of the
-// failing statement (naming it).
-func (d *DB) ApplyDDL(ctx context.Context, stmts []string) (int, error) {
+// failing statement (naming it). comp compiles the generated-column and DEFAULT
+// expressions of new columns (the query layer's, passed in by exec).
+func (d *DB) ApplyDDL(ctx context.Context, stmts []string, comp schema.ExprCompiler) (int, error) {
 	d.commitMu.Lock()
 	defer d.commitMu.Unlock()
 	for i, s := range stmts {
-		if err := d.applyOne(ctx, s); err != nil {
+		if err := d.applyOne(ctx, s, comp); err != nil {
 			return i, fmt.Errorf("statement %q: %w", s, err)
 		}
 	}
 	return len(stmts), nil
 }
 
-func (d *DB) applyOne(ctx context.Context, stmt string) error {
+func (d *DB) applyOne(ctx context.Context, stmt string, comp schema.ExprCompiler) error {
 	ch, err := schema.Apply(d.ddl, stmt)
 	if err != nil {
 		return err
@@ -42,7 +34,7 @@ func (d *DB) applyOne(ctx context.Context, stmt string) error {
 	var sqls []string
 	switch {
 	case ch.CreatedTable != nil:
-		sqls, err = ch.CreatedTable.SQLiteCreateTable(compileExpr, commitTSFunc)
+		sqls, err = ch.CreatedTable.SQLiteCreateTable(comp, commitTSFunc)
 	case ch.DroppedTable != nil:
 		sqls = ch.DroppedTable.SQLiteDropTable()
 	case ch.CreatedIndex != nil:
@@ -50,7 +42,7 @@ func (d *DB) applyOne(ctx context.Context, stmt string) error {
 	case ch.DroppedIndex != nil:
 		sqls = []string{"DROP INDEX IF EXISTS " + ch.DroppedIndex.SQLName}
 	case ch.AddedColumn != nil:
-		sqls, err = ch.AlteredTable.SQLiteAddColumn(ch.AddedColumn, compileExpr, commitTSFunc)
+		sqls, err = ch.AlteredTable.SQLiteAddColumn(ch.AddedColumn, comp, commitTSFunc)
 	case ch.DroppedCol != nil:
 		sqls = ch.AlteredTable.SQLiteDropColumn(ch.DroppedCol, commitTSFunc)
 	}

@@ -19,7 +19,7 @@ import (
 
 	"github.com/mattn/go-sqlite3"
 
-	"github.com/spanload/spanload/localspanner/query"
+	"github.com/spanload/spanload/localspanner/sqlfn"
 )
 
 // sqliteStmtStatusFullscanStep is SQLITE_STMTSTATUS_FULLSCAN_STEP: how many times
@@ -157,7 +157,7 @@ func (d *DB) stmt(rc *readerConn, q string) (*sqlite3.SQLiteStmt, error) {
 	if !found {
 		ds, err := rc.c.Prepare(q)
 		if err != nil {
-			return nil, query.RuntimeError(err)
+			return nil, sqlfn.RuntimeError(err)
 		}
 		s = ds.(*sqlite3.SQLiteStmt)
 		rc.stmts[q] = s
@@ -183,7 +183,7 @@ func (d *DB) readOn(ctx context.Context, rc *readerConn, q string, args []any, f
 	}
 	rows, err := s.QueryContext(ctx, namedValues(args))
 	if err != nil {
-		return 0, queryErrorKeepsConn(err), query.RuntimeError(err)
+		return 0, queryErrorKeepsConn(err), sqlfn.RuntimeError(err)
 	}
 	fullscan, err = scanRows(s, rows, fn)
 	return fullscan, true, err
@@ -205,7 +205,7 @@ func scanRows(s *sqlite3.SQLiteStmt, rows driver.Rows, fn func(row []any) error)
 		dest := make([]driver.Value, n)
 		if err := rows.Next(dest); err != nil {
 			if !errors.Is(err, io.EOF) {
-				ferr = query.RuntimeError(err)
+				ferr = sqlfn.RuntimeError(err)
 			}
 			break
 		}
@@ -295,7 +295,7 @@ func (d *DB) StrongRead(ctx context.Context, q string, args []any) (*Snapshot, e
 	if err != nil {
 		if !queryErrorKeepsConn(err) {
 			d.release(rc, false)
-			return nil, fmt.Errorf("start read: %w", query.RuntimeError(err))
+			return nil, fmt.Errorf("start read: %w", sqlfn.RuntimeError(err))
 		}
 		return d.beginSnapshot(ctx, rc) // its Read reports the error
 	}

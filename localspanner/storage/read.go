@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"github.com/spanload/spanload/localspanner/internal/spanerr"
-	"github.com/spanload/spanload/localspanner/query"
 	"github.com/spanload/spanload/localspanner/schema"
+	"github.com/spanload/spanload/localspanner/sqlfn"
 )
 
 // ReadTSParam is the named SQLite parameter that holds the read timestamp (µs) in
@@ -22,7 +22,7 @@ const ReadTSParam = "spanload_read_ts"
 
 // SysTables resolves SPANNER_SYS tables for the query layer (implemented by stats).
 type SysTables interface {
-	SysTable(name string) (*schema.Table, query.From, bool)
+	SysTable(name string) (*schema.Table, schema.From, bool)
 	// SysArgs returns the named arguments that the fragments of the SPANNER_SYS
 	// tables used by sqlText need.
 	SysArgs(sqlText string) []any
@@ -43,20 +43,20 @@ func (d *DB) CurrentSource() *Source { return &Source{d: d} }
 func (d *DB) SourceAt(ts int64) *Source { return &Source{d: d, stale: true, ts: ts} }
 
 // Table implements query.Source.
-func (s *Source) Table(t *schema.Table) (query.From, error) {
+func (s *Source) Table(t *schema.Table) (schema.From, error) {
 	if !s.stale {
-		return query.From{SQL: t.SQLName, Indexable: true}, nil
+		return schema.From{SQL: t.SQLName, Indexable: true}, nil
 	}
 	cols := colNames(t.Columns, "", "")
 	p := ":" + ReadTSParam
-	return query.From{SQL: "(SELECT " + cols + " FROM " + t.SQLName + " WHERE " + schema.HiddenTS + " <= " + p +
+	return schema.From{SQL: "(SELECT " + cols + " FROM " + t.SQLName + " WHERE " + schema.HiddenTS + " <= " + p +
 		" UNION ALL SELECT " + cols + " FROM " + t.HistoryName() + " WHERE _to > " + p + " AND _from <= " + p + ")"}, nil
 }
 
 // SysTable implements query.Source.
-func (s *Source) SysTable(name string) (*schema.Table, query.From, bool) {
+func (s *Source) SysTable(name string) (*schema.Table, schema.From, bool) {
 	if s.d.Sys == nil {
-		return nil, query.From{}, false
+		return nil, schema.From{}, false
 	}
 	return s.d.Sys.SysTable(name)
 }
@@ -226,7 +226,7 @@ func ScanRows(rows *sql.Rows, fn func(row []any) error) error {
 			return err
 		}
 	}
-	return query.RuntimeError(rows.Err())
+	return sqlfn.RuntimeError(rows.Err())
 }
 
 // RowHash accumulates a hash of result rows, to tell whether a read would

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spanload/spanload/localspanner/internal/spanerr"
 	"github.com/spanload/spanload/localspanner/schema"
+	"github.com/spanload/spanload/localspanner/sqlfn"
 	"github.com/spanload/spanload/localspanner/value"
 )
 
@@ -124,11 +125,11 @@ type Querier func(ctx context.Context, q string, args ...any) (*sql.Rows, error)
 func (d *DB) writerQuery(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	s, err := d.writeStmt(ctx, q)
 	if err != nil {
-		return nil, queryRuntime(err)
+		return nil, sqlfn.RuntimeError(err)
 	}
 	rows, err := s.QueryContext(ctx, args...)
 	if err != nil {
-		return nil, queryRuntime(err)
+		return nil, sqlfn.RuntimeError(err)
 	}
 	return rows, nil
 }
@@ -462,7 +463,7 @@ func (w *writer) writeErr(err error, t *schema.Table, key []any) error {
 			return spanerr.FailedPrecondition("%v in table %s", se, t.Name)
 		}
 	}
-	return fmt.Errorf("write row %s of %s: %w", FormatKey(key), t.Name, queryRuntime(err))
+	return fmt.Errorf("write row %s of %s: %w", FormatKey(key), t.Name, sqlfn.RuntimeError(err))
 }
 
 func isUniqueErr(err error) bool {

@@ -9,8 +9,9 @@ import (
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/spanload/spanload/localspanner/internal/spanerr"
 )
 
 // arrayToSQLite encodes a wire ARRAY as the JSON text of its element encodings:
@@ -22,7 +23,7 @@ func arrayToSQLite(v *structpb.Value, elem *spannerpb.Type) (any, error) {
 		return nil, invalid("Invalid value for ARRAY<%s>: %s", TypeString(elem), describe(v))
 	}
 	if elem.GetCode() == spannerpb.TypeCode_ARRAY {
-		return nil, status.Errorf(codes.Unimplemented, "ARRAY<%s> cannot be stored", TypeString(elem))
+		return nil, spanerr.New(codes.Unimplemented, "ARRAY<%s> cannot be stored", TypeString(elem))
 	}
 	var b strings.Builder
 	b.WriteByte('[')
@@ -114,7 +115,7 @@ func DecodeArrayCells(s string) ([]any, error) {
 	dec.UseNumber()
 	var raw []any
 	if err := dec.Decode(&raw); err != nil {
-		return nil, status.Errorf(codes.Internal, "stored ARRAY %q is not a JSON array: %v", s, err)
+		return nil, spanerr.New(codes.Internal, "stored ARRAY %q is not a JSON array: %v", s, err)
 	}
 	for i, e := range raw {
 		switch x := e.(type) {
@@ -124,7 +125,7 @@ func DecodeArrayCells(s string) ([]any, error) {
 			} else if f, err := x.Float64(); err == nil {
 				raw[i] = f
 			} else {
-				return nil, status.Errorf(codes.Internal, "stored ARRAY %q holds a bad number", s)
+				return nil, spanerr.New(codes.Internal, "stored ARRAY %q holds a bad number", s)
 			}
 		case bool:
 			if x {
@@ -146,7 +147,7 @@ func arrayFromSQLite(s string, elem *spannerpb.Type) (*structpb.Value, error) {
 	if elem.GetCode() == spannerpb.TypeCode_STRUCT {
 		var raw []json.RawMessage
 		if err := json.Unmarshal([]byte(s), &raw); err != nil {
-			return nil, status.Errorf(codes.Internal, "stored ARRAY %q is not a JSON array: %v", s, err)
+			return nil, spanerr.New(codes.Internal, "stored ARRAY %q is not a JSON array: %v", s, err)
 		}
 		out := make([]*structpb.Value, len(raw))
 		for i, r := range raw {

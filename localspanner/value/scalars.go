@@ -8,7 +8,8 @@ import (
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
+
+	"github.com/spanload/spanload/localspanner/internal/spanerr"
 )
 
 var (
@@ -29,7 +30,7 @@ func ParseTimestamp(s string) (time.Time, error) {
 	}
 	ts = ts.UTC()
 	if ts.Before(minTimestamp) || ts.After(maxTimestamp) {
-		return time.Time{}, status.Errorf(codes.OutOfRange, "TIMESTAMP out of range: %q", s)
+		return time.Time{}, spanerr.New(codes.OutOfRange, "TIMESTAMP out of range: %q", s)
 	}
 	return ts, nil
 }
@@ -79,7 +80,7 @@ func CanonicalNumeric(s string) (string, error) {
 	intPart = strings.TrimLeft(intPart, "0")
 	frac = strings.TrimRight(frac, "0")
 	if len(intPart) > 29 || len(frac) > 9 {
-		return "", status.Errorf(codes.OutOfRange, "NUMERIC value out of range or too precise: %q", s)
+		return "", spanerr.New(codes.OutOfRange, "NUMERIC value out of range or too precise: %q", s)
 	}
 	if intPart == "" {
 		intPart = "0"

@@ -6,8 +6,9 @@ import (
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/spanload/spanload/localspanner/internal/spanerr"
 )
 
 // STRUCT values cannot be stored in a column, but queries use them (parameters,
@@ -62,11 +63,11 @@ func structToSQLite(v *structpb.Value, t *spannerpb.Type) (string, error) {
 func structFromSQLite(s string, t *spannerpb.Type) (*structpb.Value, error) {
 	var raw []json.RawMessage
 	if err := json.Unmarshal([]byte(s), &raw); err != nil {
-		return nil, status.Errorf(codes.Internal, "STRUCT cell %q is not a JSON array: %v", s, err)
+		return nil, spanerr.New(codes.Internal, "STRUCT cell %q is not a JSON array: %v", s, err)
 	}
 	fields := t.GetStructType().GetFields()
 	if len(raw) != len(fields) {
-		return nil, status.Errorf(codes.Internal, "STRUCT cell %q has %d fields, want %d", s, len(raw), len(fields))
+		return nil, spanerr.New(codes.Internal, "STRUCT cell %q has %d fields, want %d", s, len(raw), len(fields))
 	}
 	out := make([]*structpb.Value, len(raw))
 	for i, f := range fields {

@@ -13,8 +13,9 @@ import (
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/spanload/spanload/localspanner/internal/spanerr"
 )
 
 // CommitTimestamp is the wire sentinel for "the commit timestamp" in a TIMESTAMP
@@ -25,7 +26,7 @@ const CommitTimestamp = "spanner.commit_timestamp()"
 const StorageTimestampLayout = "2006-01-02T15:04:05.000000000Z"
 
 func invalid(format string, args ...any) error {
-	return status.Errorf(codes.InvalidArgument, format, args...)
+	return spanerr.New(codes.InvalidArgument, format, args...)
 }
 
 // ToSQLite converts a wire value of type t to its storage encoding: int64, float64,
@@ -108,7 +109,7 @@ func ToSQLite(v *structpb.Value, t *spannerpb.Type) (any, error) {
 	case spannerpb.TypeCode_STRUCT:
 		return structToSQLite(v, t)
 	default:
-		return nil, status.Errorf(codes.Unimplemented, "values of type %s cannot be stored", TypeString(t))
+		return nil, spanerr.New(codes.Unimplemented, "values of type %s cannot be stored", TypeString(t))
 	}
 }
 
@@ -156,7 +157,7 @@ func FromSQLite(x any, t *spannerpb.Type) (*structpb.Value, error) {
 		}
 		ts, err := time.Parse(time.RFC3339Nano, s)
 		if err != nil {
-			return nil, status.Errorf(codes.Internal, "stored TIMESTAMP %q is not in the storage encoding", s)
+			return nil, spanerr.New(codes.Internal, "stored TIMESTAMP %q is not in the storage encoding", s)
 		}
 		return structpb.NewStringValue(WireTimestamp(ts)), nil
 	case spannerpb.TypeCode_ARRAY:
@@ -164,7 +165,7 @@ func FromSQLite(x any, t *spannerpb.Type) (*structpb.Value, error) {
 	case spannerpb.TypeCode_STRUCT:
 		return structFromSQLite(cellText(x), t)
 	default:
-		return nil, status.Errorf(codes.Unimplemented, "values of type %s cannot be read", TypeString(t))
+		return nil, spanerr.New(codes.Unimplemented, "values of type %s cannot be read", TypeString(t))
 	}
 }
 
@@ -275,7 +276,7 @@ func cellInt64(x any) (int64, error) {
 			return i, nil
 		}
 	}
-	return 0, status.Errorf(codes.Internal, "stored value %v (%T) is not an INT64", x, x)
+	return 0, spanerr.New(codes.Internal, "stored value %v (%T) is not an INT64", x, x)
 }
 
 func cellFloat(x any) (float64, error) {
@@ -289,7 +290,7 @@ func cellFloat(x any) (float64, error) {
 	case []byte:
 		return parseFloatText(string(v))
 	}
-	return 0, status.Errorf(codes.Internal, "stored value %v (%T) is not a FLOAT64", x, x)
+	return 0, spanerr.New(codes.Internal, "stored value %v (%T) is not a FLOAT64", x, x)
 }
 
 func parseFloatText(s string) (float64, error) {
@@ -303,7 +304,7 @@ func parseFloatText(s string) (float64, error) {
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
-		return 0, status.Errorf(codes.Internal, "stored value %q is not a FLOAT64", s)
+		return 0, spanerr.New(codes.Internal, "stored value %q is not a FLOAT64", s)
 	}
 	return f, nil
 }

@@ -1,4 +1,4 @@
-package query
+package sqlfn
 
 import (
 	"fmt"
@@ -11,9 +11,9 @@ import (
 	"github.com/spanload/spanload/localspanner/value"
 )
 
-// defaultZoneName is Spanner's default time zone for timestamp literals, EXTRACT,
+// DefaultZoneName is Spanner's default time zone for timestamp literals, EXTRACT,
 // CAST to/from STRING and DATE.
-const defaultZoneName = "America/Los_Angeles"
+const DefaultZoneName = "America/Los_Angeles"
 
 var zones sync.Map // name -> *time.Location
 
@@ -37,8 +37,8 @@ func loadZone(name string) (*time.Location, error) {
 	return loc, nil
 }
 
-func defaultZone() *time.Location {
-	z, err := loadZone(defaultZoneName)
+func DefaultZone() *time.Location {
+	z, err := loadZone(DefaultZoneName)
 	if err != nil {
 		return time.UTC
 	}
@@ -145,9 +145,9 @@ func parseTimestampText(s string, def *time.Location) (time.Time, error) {
 	return t, nil
 }
 
-// parseTimestampLiteral returns the storage text of a TIMESTAMP literal.
-func parseTimestampLiteral(s string) (string, error) {
-	t, err := parseTimestampText(s, defaultZone())
+// ParseTimestampLiteral returns the storage text of a TIMESTAMP literal.
+func ParseTimestampLiteral(s string) (string, error) {
+	t, err := parseTimestampText(s, DefaultZone())
 	if err != nil {
 		return "", err
 	}

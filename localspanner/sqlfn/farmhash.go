@@ -1,4 +1,4 @@
-package query
+package sqlfn
 
 import (
 	"encoding/binary"

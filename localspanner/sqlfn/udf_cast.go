@@ -1,4 +1,4 @@
-package query
+package sqlfn
 
 import (
 	"math"
@@ -12,8 +12,8 @@ import (
 	"github.com/spanload/spanload/localspanner/value"
 )
 
-// castSupported lists the conversions CAST allows between scalar types.
-func castSupported(from, to spannerpb.TypeCode) bool {
+// CastSupported lists the conversions CAST allows between scalar types.
+func CastSupported(from, to spannerpb.TypeCode) bool {
 	if from == to {
 		return true
 	}
@@ -156,7 +156,7 @@ func castValue(x any, from, to string) (any, error) {
 		case "STRING":
 			return s, nil
 		case "TIMESTAMP":
-			d, err := time.ParseInLocation("2006-01-02", s, defaultZone())
+			d, err := time.ParseInLocation("2006-01-02", s, DefaultZone())
 			if err != nil {
 				return bad()
 			}
@@ -169,9 +169,9 @@ func castValue(x any, from, to string) (any, error) {
 		}
 		switch to {
 		case "STRING":
-			return formatTimestampString(t, defaultZone()), nil
+			return formatTimestampString(t, DefaultZone()), nil
 		case "DATE":
-			return t.In(defaultZone()).Format("2006-01-02"), nil
+			return t.In(DefaultZone()).Format("2006-01-02"), nil
 		}
 	}
 	return nil, rtInvalid("Invalid cast from %s to %s", from, to)
@@ -232,7 +232,7 @@ func castFromString(s, to string) (any, error) {
 		}
 		return d, nil
 	case "TIMESTAMP":
-		ts, err := parseTimestampLiteral(t)
+		ts, err := ParseTimestampLiteral(t)
 		if err != nil {
 			return bad()
 		}

@@ -1,4 +1,4 @@
-package query
+package sqlfn
 
 import (
 	"math"
@@ -20,7 +20,7 @@ var partNanos = map[string]int64{
 
 func zoneArg(z any) (*time.Location, error) {
 	if null(z) {
-		return defaultZone(), nil
+		return DefaultZone(), nil
 	}
 	s, _ := asText(z)
 	loc, err := loadZone(s)
@@ -135,7 +135,7 @@ func udfTimestampTrunc(ts any, part string, zone any) (any, error) {
 	return value.FormatTimestamp(r), nil
 }
 
-func extractPartOK(part string, from interface{ String() string }) bool {
+func ExtractPartOK(part string, from interface{ String() string }) bool {
 	isDate := from.String() == "DATE"
 	switch part {
 	case "DAYOFWEEK", "DAY", "DAYOFYEAR", "WEEK", "ISOWEEK", "MONTH", "QUARTER", "YEAR", "ISOYEAR":
@@ -326,4 +326,14 @@ func storedTime(x any, kind string, zone any) (time.Time, error) {
 		return time.Time{}, err
 	}
 	return ts.In(loc), nil
+}
+
+// IsFixedPart reports whether part is a fixed-length TIMESTAMP_ADD/DIFF part
+// (NANOSECOND .. DAY).
+func IsFixedPart(part string) bool { return partNanos[part] != 0 }
+
+// TruncPartOK reports whether part is a valid TIMESTAMP_TRUNC / DATE_TRUNC part.
+func TruncPartOK(part string) bool {
+	_, ok := truncTime(timeOf(2000), part)
+	return ok
 }

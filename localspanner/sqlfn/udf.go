@@ -1,4 +1,4 @@
-package query
+package sqlfn
 
 import (
 	"crypto/md5"
@@ -78,11 +78,11 @@ var udfs = []struct {
 	{"sp_scan", udfScan, false},
 }
 
-// RegisterFunctions registers this package's SQL functions (FARM_FINGERPRINT, checked
+// Register registers this package's SQL functions (FARM_FINGERPRINT, checked
 // INT64 arithmetic, CAST, timestamp and string functions) on one SQLite connection,
 // and makes LIKE case-sensitive as in Spanner. Call it from the sqlite3.SQLiteDriver
 // ConnectHook of every connection.
-func RegisterFunctions(conn *sqlite3.SQLiteConn) error {
+func Register(conn *sqlite3.SQLiteConn) error {
 	for _, f := range udfs {
 		if err := conn.RegisterFunc(f.name, f.impl, f.pure); err != nil {
 			return fmt.Errorf("register SQL function %s: %w", f.name, err)
@@ -98,15 +98,6 @@ func RegisterFunctions(conn *sqlite3.SQLiteConn) error {
 		return fmt.Errorf("make LIKE case-sensitive: %w", err)
 	}
 	return nil
-}
-
-// rtErr is an error raised while a statement runs; RuntimeError maps it to a code.
-func rtErr(format string, args ...any) error {
-	return fmt.Errorf(runtimePrefix+format, args...)
-}
-
-func rtInvalid(format string, args ...any) error {
-	return fmt.Errorf(runtimePrefix+"[IA]"+format, args...)
 }
 
 // null reports whether a UDF argument is SQL NULL (go-sqlite3 passes nil []byte).

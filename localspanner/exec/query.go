@@ -1,0 +1,80 @@
+package exec
+
+import (
+	"context"
+	"time"
+
+	"github.com/spanload/spanload/localspanner/query"
+	"github.com/spanload/spanload/localspanner/storage"
+	"github.com/spanload/spanload/localspanner/txn"
+)
+
+// QueryResult is what a query run measured.
+type QueryResult struct {
+	SQLiteSQL string // the compiled statement
+	Elapsed   time.Duration
+	CPU       time.Duration
+	Scanned   int64
+}
+
+// Query compiles st against db's catalog and runs it in t, passing the rows to
+// sink. With planOnly it only compiles (and fixes the read timestamp of a strong
+// single-use read): nothing runs and the result has only SQLiteSQL.
+func (e *Engine) Query(ctx context.Context, db *storage.DB, t *txn.Txn, st Statement, planOnly bool, sink Sink) (*QueryResult, error) {
+	start := time.Now()
+	cpu := startCPU()
+	defer func() {
+		if cpu != nil {
+			cpu.stop(0)
+		}
+	}()
+	src := t.Source()
+	params, err := toParams(st.Params, st.Types)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := query.Compile(db.Catalog(), st.SQL, params, src)
+	if err != nil {
+		return nil, err
+	}
+	args := plan.Args
+	if extra := src.Args(plan.SQL); len(extra) > 0 {
+		args = append(append([]any(nil), plan.Args...), extra...)
+	}
+	snapSQL := plan.SQL
+	if planOnly {
+		snapSQL = "" // nothing runs: the snapshot only gives the read timestamp
+	}
+	snap, err := strongSnapshot(ctx, t, snapSQL, args)
+	if err != nil {
+		return nil, err
+	}
+	if snap != nil {
+		defer snap.Close()
+	}
+	sink.Start(plan.Fields)
+	res := &QueryResult{SQLiteSQL: plan.SQL}
+	if planOnly {
+		return res, nil
+	}
+	fullscan, err := runRead(ctx, t, plan.SQL, args, readKind{tables: plan.Tables, snap: snap}, func(row []any) error {
+		vals, err := plan.Decode(row)
+		if err != nil {
+			return err
+		}
+		return sink.Row(vals)
+	})
+	if err != nil {
+		sec := time.Since(start).Seconds()
+		rows, bytes := sink.Sent()
+		e.recordQuery(db, st.SQL, sec, sec, rows, bytes, rows, true)
+		return nil, err
+	}
+	res.Elapsed = time.Since(start)
+	res.CPU = cpu.stop(res.Elapsed)
+	cpu = nil
+	rows, bytes := sink.Sent()
+	res.Scanned = storage.Scanned(rows, fullscan)
+	e.recordQuery(db, st.SQL, res.Elapsed.Seconds(), res.CPU.Seconds(), rows, bytes, res.Scanned, false)
+	return res, nil
+}
