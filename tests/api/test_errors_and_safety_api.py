@@ -85,6 +85,19 @@ def test_cloud_rates_are_bounded_by_max_tps(tmp_path: Path) -> None:
         assert client.get("/api/runs").json()["count"] == 0
 
 
+def test_a_go_run_without_the_go_worker_is_a_422_saying_to_run_make_install(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-worker"
+    app = create_app(make_settings(tmp_path, go_worker_binary=missing))
+    with TestClient(app) as client:
+        response = client.post("/api/runs", json={"preset": "light", "overrides": {"runtime": "go"}})
+        assert response.status_code == 422
+        assert response.json()["detail"] == (
+            "the Go worker is not installed: run make install (it builds spanload-worker-go); "
+            f"{missing} is not an executable"
+        )
+        assert client.get("/api/runs").json()["count"] == 0  # refused, not stored as a failed run
+
+
 @pytest.fixture
 def guarded(tmp_path: Path) -> Iterator[TestClient]:
     app = create_app(make_settings(tmp_path, api_token="s3cret"))

@@ -2,7 +2,8 @@
 
 It stands for a worker written in another language (or on another machine): the supervisor must
 drive it through start, begin, reports and the two-phase stop, and must notice when it goes
-silent. ``--silent-after N`` stops reporting after N reports but keeps the process alive.
+silent. Each report carries 2 transactions and claims ``CPU_S_PER_REPORT`` more CPU seconds, so
+the summary's cost per operation is known exactly. ``--silent-after N`` stops reporting after N reports but keeps the process alive.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import threading
 import time
 
 V = 1
+CPU_S_PER_REPORT = 0.01  # the CPU each report claims: a known cost per operation for the tests
 
 
 def send(obj: dict[str, object]) -> None:
@@ -28,7 +30,7 @@ def main() -> int:
     parser.add_argument("--silent-after", type=int, default=-1)
     args = parser.parse_args()
     me = args.worker
-    send({"type": "hello", "worker": me, "pid": os.getpid(), "language": "test-peer"})
+    send({"type": "hello", "worker": me, "pid": os.getpid(), "language": "test-peer", "host": f"peer-host-{me}"})
     stop = threading.Event()
     state = {"seq": 0, "interval": 1.0, "started": 0.0}
 
@@ -43,6 +45,7 @@ def main() -> int:
                 "counters": {"transactions": 2, "mutations": 4},
                 "gauges": {"updater.target_tps": 2.0},
                 "final": final,
+                "cpu_s": CPU_S_PER_REPORT * (state["seq"] + 1),  # cumulative, as a real worker's
             }
         )
         state["seq"] += 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 import pytest
@@ -9,9 +10,14 @@ import pytest
 from tests.helpers import VENV_BIN
 
 
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
+def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(VENV_BIN / "spanload"), "run", *args], capture_output=True, text=True, timeout=60, check=False
+        [str(VENV_BIN / "spanload"), "run", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, **(env or {})},
     )
 
 
@@ -43,3 +49,13 @@ def test_list_presets_prints_every_preset() -> None:
     names = [line.split()[0] for line in result.stdout.splitlines()]
     for name in ("very-light", "light-no-hint", "light-not-null", "very-high-8", "2pc-batch-insert"):
         assert name in names
+
+
+def test_the_go_runtime_without_its_binary_exits_1_saying_to_run_make_install() -> None:
+    result = _run("--runtime", "go", "--duration", "1s", env={"SPANLOAD_GO_WORKER_BINARY": "/nonexistent/worker"})
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.strip().splitlines() == [
+        "spanload run: the Go worker is not installed: run make install (it builds spanload-worker-go); "
+        "/nonexistent/worker is not an executable"
+    ]
+    assert result.stdout == ""  # refused before any server or worker started

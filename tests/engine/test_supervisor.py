@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 
 from spanload.engine.supervisor import InvalidConfigError, RunError, RunNotActiveError, Supervisor, UnknownRunError
-from spanload.model.config import ConfigPatch, RunConfig
+from spanload.model.config import ConfigPatch, RunConfig, WorkerRuntime
 from spanload.model.samples import Sample, Summary
 from spanload.model.settings import Settings
 from spanload.model.state import RunState
+from tests.engine.protocol_peer import CPU_S_PER_REPORT
 
 PEER = [sys.executable, str(Path(__file__).with_name("protocol_peer.py"))]
 FAST = 0.2  # report interval of these tests, seconds
@@ -100,6 +101,31 @@ def test_a_two_process_run_merges_reports_patches_pauses_and_stops_with_a_summar
     assert sink.summary.totals.transactions == sink.samples[-1].totals.transactions
 
 
+def test_the_summary_lists_each_worker_with_its_pid_host_operations_and_cpu_per_operation() -> None:
+    async def scenario() -> tuple[Recorder, list[int]]:
+        sink = Recorder()
+        supervisor = Supervisor(Settings(), sink, worker_command=PEER)
+        await supervisor.start("cost", _config(2))
+        await _until(lambda: len(sink.samples) >= 3, "three samples")
+        await supervisor.stop("cost")
+        return sink, supervisor.worker_pids("cost")
+
+    sink, pids = asyncio.run(scenario())
+    assert sink.summary is not None
+    workers = sink.summary.workers
+    assert [w.index for w in workers] == [0, 1]
+    assert [w.pid for w in workers] == pids
+    assert [w.host for w in workers] == ["peer-host-0", "peer-host-1"]
+    assert [w.runtime for w in workers] == ["test-peer", "test-peer"]
+    assert [w.node for w in workers] == [None, None]
+    assert sum(w.operations for w in workers) == sink.summary.totals.transactions
+    for w in workers:
+        reports = w.operations // 2  # the peer counts 2 transactions a report, and 0.01 s CPU
+        assert w.operations == 2 * reports and reports >= 3
+        assert w.cpu_s == pytest.approx(CPU_S_PER_REPORT * reports)
+        assert w.cpu_ms_per_op == pytest.approx(CPU_S_PER_REPORT * 1000 / 2)
+
+
 def test_a_worker_that_stops_reporting_fails_the_run_with_the_reason() -> None:
     async def scenario() -> tuple[Recorder, list[int]]:
         sink = Recorder()
@@ -165,3 +191,19 @@ def test_a_worker_speaking_another_protocol_version_fails_the_start_with_the_rea
     state, reason = sink.states[-1]
     assert state is RunState.FAILED
     assert reason is not None and "does not speak worker protocol v1" in reason
+
+
+def test_a_go_run_without_the_go_worker_is_refused_before_it_starts(tmp_path: Path) -> None:
+    missing = tmp_path / "spanload-worker-go"
+    sink = Recorder()
+    supervisor = Supervisor(Settings(go_worker_binary=missing), sink)
+    config = _config(1).model_copy(update={"runtime": WorkerRuntime.GO})
+    with pytest.raises(InvalidConfigError) as refused:
+        asyncio.run(supervisor.start("no-go", config))
+    assert str(refused.value) == (
+        f"the Go worker is not installed: run make install (it builds spanload-worker-go); {missing} is not an executable"
+    )
+    assert refused.value.field == "runtime"
+    assert sink.states == []  # nothing started, nothing to clean up
+    with pytest.raises(UnknownRunError):
+        supervisor.state("no-go")

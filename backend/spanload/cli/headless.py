@@ -23,6 +23,7 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 
 from spanload.engine import thresholds
+from spanload.engine.runtimes import WorkerNotInstalledError, worker_command
 from spanload.engine.supervisor import RunError, Supervisor, validation_message
 from spanload.model import presets
 from spanload.model.config import (
@@ -33,6 +34,7 @@ from spanload.model.config import (
     ShardFilter,
     TargetKind,
     UpdaterMode,
+    WorkerRuntime,
     _deep_merge,
 )
 from spanload.model.samples import Gauge, Op, Percentiles, Sample, Summary
@@ -87,6 +89,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     target.add_argument("--database")
     target.add_argument("--schema", choices=[k.value for k in SchemaKind])
     target.add_argument("--processes", type=int, help="worker processes to spread updater and reader over")
+    target.add_argument(
+        "--runtime", choices=[r.value for r in WorkerRuntime], help="worker program: python (default) or go"
+    )
     target.add_argument("--interval", type=parse_duration, help="report interval (default 1s)")
 
     updater = parser.add_argument_group("updater")
@@ -131,6 +136,7 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
             "duration_s": args.duration,
             "schema": args.schema,
             "processes": args.processes,
+            "runtime": args.runtime,
             "report_interval_s": args.interval,
         }
     )
@@ -293,6 +299,12 @@ def summary_table(summary: Summary) -> list[str]:
     r = summary.reconciliation
     if r is not None:
         lines.append(f"reconciliation: {'OK' if r.ok else 'FAILED'}: {r.detail}")
+    for w in summary.workers:
+        cost = "-" if w.cpu_ms_per_op is None else f"{w.cpu_ms_per_op:.3f} ms CPU/op"
+        cpu = "-" if w.cpu_s is None else f"{w.cpu_s:.2f} s CPU"
+        lines.append(
+            f"worker {w.index}: {w.runtime} pid {w.pid} on {w.node or w.host}  {w.operations:,} ops  {cpu}  {cost}"
+        )
     return lines
 
 
@@ -387,6 +399,11 @@ def main(args: argparse.Namespace) -> int:
         sys.stderr.write(f"spanload run: {err}\n")
         return EXIT_USAGE
     settings = get_settings()
+    try:
+        worker_command(config.runtime, settings.go_worker_binary)
+    except WorkerNotInstalledError as err:
+        sys.stderr.write(f"spanload run: {err}\n")
+        return EXIT_FAILED
     server = None
     if config.target.kind is TargetKind.LOCAL and not config.target.emulator_host:
         from spanload.spanner.local_server import LocalSpannerError, ensure_local_spanner

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from sqlalchemy.orm import Session, sessionmaker
 
 from spanload.control.hub import Hub
+from spanload.engine.runtimes import WorkerNotInstalledError, worker_command
 from spanload.model.config import ConfigPatch, RunConfig, TargetKind, _deep_merge
 from spanload.model.preset_catalog import preset_config, preset_names
 from spanload.model.settings import Settings
@@ -134,6 +135,10 @@ class RunService:
 
     async def create(self, config: RunConfig) -> RunRow:
         check_rate_bounds(config, self.settings.max_tps)
+        try:
+            worker_command(config.runtime, self.settings.go_worker_binary)
+        except WorkerNotInstalledError as err:
+            raise RunInvalid(str(err)) from None
         run_id = uuid.uuid4().hex
 
         def insert() -> RunRow:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from hdrh.histogram import HdrHistogram
 
 from spanload.model import metrics
-from spanload.model.protocol import Counter, Report
+from spanload.model.protocol import OPERATION_COUNTERS, Counter, Report
 from spanload.model.samples import Gauge, Percentiles, Sample, Summary, Totals
 
 logger = logging.getLogger(__name__)
@@ -101,12 +101,24 @@ class Aggregator:
         self._gauge_sums: dict[str, float] = {}
         self._samples = 0
         self.last_t = started_at
+        self._operations: dict[int, int] = {}
+        self._cpu_s: dict[int, float] = {}
 
     def add(self, report: Report) -> list[Sample]:
         """Take one worker report; return the samples that became complete, in order."""
+        worker = report.worker
+        self._operations[worker] = self._operations.get(worker, 0) + sum(
+            report.counters.get(name, 0) for name in OPERATION_COUNTERS
+        )
+        if report.cpu_s is not None:  # cumulative: the latest is the whole
+            self._cpu_s[worker] = max(self._cpu_s.get(worker, 0.0), report.cpu_s)
         seq = max(report.seq, self._next_seq)  # late: fold into the first interval still open
         self._pending.setdefault(seq, _Pending()).reports.append(report)
         return self._emit_ready(now=None)
+
+    def worker_usage(self, worker: int) -> tuple[int, float | None]:
+        """Operations (transactions + polls + reads) one worker reported, and its latest CPU seconds."""
+        return self._operations.get(worker, 0), self._cpu_s.get(worker)
 
     def flush_overdue(self, now: float) -> list[Sample]:
         """Emit intervals whose end is more than ``OVERDUE_INTERVALS`` ago, complete or not."""

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 import time
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
@@ -30,9 +29,11 @@ from pydantic import ValidationError
 
 from spanload.engine.aggregator import Aggregator
 from spanload.engine.reconcile import reconcile
+from spanload.engine.runtimes import WorkerNotInstalledError, worker_command
 from spanload.engine.transports import LocalLauncher, WorkerLauncher, WorkerSpec, WorkerTransport
 from spanload.model import protocol
 from spanload.model.config import ConfigPatch, RunConfig, TargetKind
+from spanload.model.samples import WorkerCost
 from spanload.model.settings import Settings
 from spanload.model.state import RunSink, RunState
 
@@ -135,13 +136,15 @@ class Supervisor:
         """``local_spanner_address``: where local targets without ``emulator_host`` go (default
         ``settings.local_spanner_host:port``); set it, or the attribute, when the local server
         was started on another port (``port=0``). ``worker_command`` replaces the worker program
-        (a worker in another language speaking :mod:`spanload.model.protocol`). ``launcher``
-        starts the worker processes (default: local child processes)."""
+        (a worker in another language speaking :mod:`spanload.model.protocol`) for every run, whatever
+        its ``runtime`` (tests use a fake peer); by default it is the program of the run's runtime
+        (:func:`~spanload.engine.runtimes.worker_command`). ``launcher`` starts the worker processes
+        (default: local child processes)."""
         self.settings = settings
         self.sink = sink
         self.local_spanner_address = local_spanner_address
         self._runs: dict[str, _Run] = {}
-        self._worker_command = worker_command or [sys.executable, "-m", "spanload.workers.process"]
+        self._worker_command = worker_command
         self._launcher: WorkerLauncher = launcher or LocalLauncher()
 
     # -- accessors ----------------------------------------------------------------------------------
@@ -191,6 +194,16 @@ class Supervisor:
                 return config.target.emulator_host
         return None
 
+    def command_for(self, config: RunConfig) -> list[str]:
+        """The program that runs one worker of ``config``; :class:`InvalidConfigError` naming
+        ``runtime`` if it is not installed."""
+        if self._worker_command is not None:
+            return self._worker_command
+        try:
+            return worker_command(config.runtime, self.settings.go_worker_binary)
+        except WorkerNotInstalledError as err:
+            raise InvalidConfigError(str(err), "runtime") from None
+
     def check_limits(self, config: RunConfig) -> None:
         """Cloud targets take at most ``settings.max_tps`` per workload (a typo must not hammer prod)."""
         if config.target.kind is not TargetKind.CLOUD:
@@ -221,13 +234,13 @@ class Supervisor:
         if existing is not None and existing.state.is_active:
             raise RunExistsError(f"run {run_id!r} is already {existing.state.value}")
         self.check_limits(config)
+        command = self.command_for(config)
         run = _Run(id=run_id, config=config, state=RunState.STARTING)
         self._runs[run_id] = run
         self.sink.on_state(run_id, RunState.STARTING, None)
         try:
             specs = [
-                WorkerSpec(index=index, command=[*self._worker_command, "--worker", str(index)])
-                for index in range(config.processes)
+                WorkerSpec(index=index, command=[*command, "--worker", str(index)]) for index in range(config.processes)
             ]
             for index, transport in enumerate(await self._launcher.start(specs)):
                 run.workers.append(self._attach(run, index, transport))
@@ -481,6 +494,11 @@ class Supervisor:
             summary = run.aggregator.summary()
             if reconciled and ledgers is not None and run.watcher_ledger is not None:
                 summary.reconciliation = reconcile(ledgers, run.watcher_ledger)
+            summary.workers = [
+                _worker_cost(w.hello.result(), w.transport, *run.aggregator.worker_usage(w.index))
+                for w in run.workers
+                if w.hello.done() and not w.hello.cancelled() and w.hello.exception() is None
+            ]
             self.sink.on_summary(run.id, summary)
         await self._reap(run, graceful=state is RunState.FINISHED)
         self.sink.on_state(run.id, state, reason)
@@ -512,6 +530,20 @@ class Supervisor:
         task = asyncio.get_running_loop().create_task(coro, name=name)
         task.add_done_callback(_log_crash)
         return task
+
+
+def _worker_cost(hello: protocol.Hello, transport: WorkerTransport, operations: int, cpu_s: float | None) -> WorkerCost:
+    """A summary's line for one worker: who it said it was, where it ran, and what its load cost."""
+    return WorkerCost(
+        index=hello.worker,
+        runtime=hello.language,
+        pid=hello.pid,
+        host=hello.host or transport.host,
+        node=transport.node,
+        operations=operations,
+        cpu_s=cpu_s,
+        cpu_ms_per_op=cpu_s * 1000 / operations if cpu_s is not None and operations else None,
+    )
 
 
 def _resolve(future: asyncio.Future[Any], value: Any) -> None:

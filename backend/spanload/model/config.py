@@ -1,6 +1,6 @@
 """The configuration of a run: one pydantic model, and the patch that changes it live.
 
-Every knob except ``target`` and ``schema`` may be changed while a run is going.
+Every knob except ``target``, ``schema``, ``processes`` and ``runtime`` may be changed while a run is going.
 Invalid combinations are rejected with a message that names the field.
 """
 
@@ -42,6 +42,13 @@ class ReaderQuery(StrEnum):
     POINT = "point"
     RECENT_CHANGES = "recent_changes"
     LEADERBOARD = "leaderboard"
+
+
+class WorkerRuntime(StrEnum):
+    """The program a run's workers are: the same protocol, the same workloads, another client library."""
+
+    PYTHON = "python"  # python -m spanload.workers.process, google-cloud-spanner
+    GO = "go"  # spanload-worker-go (goworker/), cloud.google.com/go/spanner
 
 
 class _Strict(BaseModel):
@@ -107,7 +114,8 @@ class ClientConfig(_Strict):
 
 
 class RunConfig(_Strict):
-    """Everything that defines a run. ``target`` and ``schema`` are fixed once it starts."""
+    """Everything that defines a run. ``target``, ``schema``, ``processes`` and ``runtime`` are fixed
+    once it starts."""
 
     name: str | None = Field(default=None, max_length=200)
     preset: str | None = None
@@ -115,6 +123,9 @@ class RunConfig(_Strict):
     duration_s: Annotated[float, Field(gt=0, le=7 * 24 * 3600)] | None = None
     schema_: SchemaKind = Field(default=SchemaKind.SINGERS, alias="schema")
     processes: Annotated[int, Field(ge=1, le=64)] = 1
+    runtime: WorkerRuntime = Field(
+        default=WorkerRuntime.PYTHON, description="worker program: python, or go (7-12x less client CPU per op)"
+    )
     report_interval_s: Annotated[float, Field(ge=0.1, le=60)] = 1.0
     updater: UpdaterConfig = Field(default_factory=UpdaterConfig)
     watcher: WatcherConfig = Field(default_factory=WatcherConfig)

@@ -8,6 +8,10 @@ Supervisor -> worker: ``start``, ``begin``, ``patch``, ``pause``, ``resume``, ``
 Worker -> supervisor: ``hello``, ``ready``, ``report``, ``writers_stopped``, ``watcher_ledger``,
 ``stopped``, ``error``.
 
+A worker program is started as ``PROGRAM --worker N`` (N its 0-based index): ``python -m
+spanload.workers.process`` for the ``python`` runtime, ``spanload-worker-go`` for ``go``. It writes
+protocol lines to stdout only and logs to stderr.
+
 Stop is two-phase so the watcher can prove it missed nothing: first every writer stops and sends
 its ledger (last version written per key), then the watcher drains every change and sends what it
 received, then each worker sends its last report and ``stopped``.
@@ -83,11 +87,19 @@ class Stop(_Message):
 
 
 class Hello(_Message):
+    """A worker's first line, sent as soon as it is up, before ``start``.
+
+    ``pid`` is the worker process's own pid and ``host`` the name of the machine it runs on
+    (Python ``socket.gethostname()``, Go ``os.Hostname()``); both go into the run summary's
+    ``workers`` list. ``language`` is the runtime's name: ``"python"`` or ``"go"``.
+    """
+
     type: Literal["hello"] = "hello"
     worker: int
     pid: int
     language: str = "python"
     client: str = Field("", description="Spanner client library and version")
+    host: str = Field("", description="hostname of the machine the worker runs on")
 
 
 class Ready(_Message):
@@ -96,7 +108,15 @@ class Ready(_Message):
 
 
 class Report(_Message):
-    """Deltas of one report interval of one worker."""
+    """Deltas of one report interval of one worker.
+
+    ``cpu_s`` is not a delta: it is the CPU time (user + system, every thread) the worker process has
+    used since it received ``begin``, as of the end of this interval; Python reads it with
+    ``resource.getrusage(RUSAGE_SELF)``, Go with ``syscall.Getrusage(RUSAGE_SELF)``, each minus the
+    same reading taken when ``begin`` arrived. The run summary's ``workers`` list divides the last
+    value by the worker's operations (transactions + polls + reads) for client CPU per operation.
+    ``None``: the worker does not measure it.
+    """
 
     type: Literal["report"] = "report"
     worker: int
@@ -108,6 +128,7 @@ class Report(_Message):
     errors_by_code: dict[str, int] = Field(default_factory=dict)
     hdr: dict[str, str] = Field(default_factory=dict, description="Op -> base64 compressed HdrHistogram (us)")
     final: bool = False
+    cpu_s: float | None = Field(None, ge=0, description="cumulative CPU seconds of the process since begin")
 
 
 class WritersStopped(_Message):
@@ -157,6 +178,10 @@ class Counter:
     DROPPED = "dropped"  # arrivals dropped because the backlog was full
     SCHEDULED = "scheduled"  # updater arrivals the Poisson schedule produced
     READS_SCHEDULED = "reads_scheduled"
+
+
+OPERATION_COUNTERS = (Counter.TRANSACTIONS, Counter.POLLS, Counter.READS)
+"""The counters whose sum is a worker's operations, for client CPU per operation."""
 
 
 ToWorker = Annotated[Start | Begin | Patch | Pause | Resume | StopWriters | Stop, Field(discriminator="type")]

@@ -111,6 +111,19 @@ class Reconciliation(BaseModel):
     detail: str = ""
 
 
+class WorkerCost(BaseModel):
+    """One worker process of a run and what its load cost in client CPU."""
+
+    index: int = Field(ge=0)
+    runtime: str = Field(description="the worker's language: python or go")
+    pid: int = Field(description="the worker process's pid on its host")
+    host: str = ""
+    node: str | None = Field(None, description="the Ray node it ran on; null for a local child process")
+    operations: int = Field(0, description="transactions + polls + reads it completed")
+    cpu_s: float | None = Field(None, description="CPU seconds the worker used from begin to its last report")
+    cpu_ms_per_op: float | None = Field(None, description="cpu_s per operation, in milliseconds")
+
+
 class Summary(BaseModel):
     """Whole-run figures, from histograms merged over every interval."""
 
@@ -120,3 +133,4 @@ class Summary(BaseModel):
     totals: Totals = Field(default_factory=Totals)
     errors_by_code: dict[str, int] = Field(default_factory=dict)
     reconciliation: Reconciliation | None = None
+    workers: list[WorkerCost] = Field(default_factory=list, description="one per worker process, by index")

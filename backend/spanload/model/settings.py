@@ -28,6 +28,10 @@ class Settings(BaseSettings):
         default=None,
         description="path of spanload-local-spanner; default: found beside the Python executable",
     )
+    go_worker_binary: Path | None = Field(
+        default=None,
+        description="path of spanload-worker-go (the go runtime); default: found beside the Python executable",
+    )
     local_spanner_host: str = "127.0.0.1"
     local_spanner_port: int = 9010
     local_spanner_start: bool = Field(default=True, description="start the local Spanner with `serve`")

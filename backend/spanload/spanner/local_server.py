@@ -33,19 +33,28 @@ class ServerState(StrEnum):
     DOWN = "down"
 
 
-def find_binary(configured: Path | None = None) -> Path:
-    """The binary from settings, else beside this Python (the venv's bin), else on PATH."""
+def find_executable(name: str, configured: Path | None = None) -> Path | None:
+    """An executable from settings, else beside this Python (the venv's bin, where `make install`
+    puts the Go binaries), else on PATH; None if there is none."""
     candidates = [configured] if configured else []
-    candidates.append(Path(sys.executable).parent / BINARY_NAME)
-    on_path = shutil.which(BINARY_NAME)
+    candidates.append(Path(sys.executable).parent / name)
+    on_path = shutil.which(name)
     if on_path:
         candidates.append(Path(on_path))
     for candidate in candidates:
         if candidate and candidate.is_file() and os.access(candidate, os.X_OK):
             return candidate
-    raise LocalSpannerError(
-        f"{BINARY_NAME} was not found beside {sys.executable} or on PATH; build it with `make install`"
-    )
+    return None
+
+
+def find_binary(configured: Path | None = None) -> Path:
+    """The local Spanner's binary (see :func:`find_executable`). Raises :class:`LocalSpannerError`."""
+    found = find_executable(BINARY_NAME, configured)
+    if found is None:
+        raise LocalSpannerError(
+            f"{BINARY_NAME} was not found beside {sys.executable} or on PATH; build it with `make install`"
+        )
+    return found
 
 
 def binary_version(binary: Path) -> str:

@@ -12,6 +12,8 @@ import argparse
 import datetime as dt
 import logging
 import os
+import resource
+import socket
 import sys
 import threading
 import time
@@ -64,6 +66,12 @@ class Channel:
             self._out.flush()
 
 
+def cpu_seconds() -> float:
+    """CPU time (user + system, every thread) this process has used so far."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def writer_id(run_id: str, worker: int) -> str:
     return f"{run_id}/{worker}"[:64]
 
@@ -96,6 +104,7 @@ class Worker:
         self.stats_reader: StatsReader | None = None
         self.seen: SeenLedger | None = None
         self.started_at = 0.0
+        self.cpu_at_begin = 0.0
         self.server_gauges: dict[str, float] = {}
         self.done = threading.Event()
         self.seq = 0
@@ -151,6 +160,7 @@ class Worker:
     def run(self, started_at: float) -> None:
         assert self.updater is not None and self.reader is not None
         self.started_at = started_at
+        self.cpu_at_begin = cpu_seconds()
         if self.watcher is not None:
             self.watcher.start()
             threading.Thread(target=self._stats_loop, name="server-stats", daemon=True).start()
@@ -203,6 +213,7 @@ class Worker:
                     errors_by_code=errors,
                     hdr=hdr,
                     final=final,
+                    cpu_s=cpu_seconds() - self.cpu_at_begin,
                 )
             )
             self.seq += 1
@@ -273,7 +284,9 @@ class Worker:
 
 
 def serve(index: int, stdin: IO[bytes], channel: Channel) -> int:
-    channel.send(Hello(worker=index, pid=os.getpid(), client=f"{CLIENT_NAME} {_client_version()}"))
+    channel.send(
+        Hello(worker=index, pid=os.getpid(), host=socket.gethostname(), client=f"{CLIENT_NAME} {_client_version()}")
+    )
     first = stdin.readline()
     if not first:
         return 0
