@@ -3,7 +3,8 @@
 It stands for a worker written in another language (or on another machine): the supervisor must
 drive it through start, begin, reports and the two-phase stop, and must notice when it goes
 silent. Each report carries 2 transactions and claims ``CPU_S_PER_REPORT`` more CPU seconds, so
-the summary's cost per operation is known exactly. ``--silent-after N`` stops reporting after N reports but keeps the process alive.
+the summary's cost per operation is known exactly. ``--silent-after N`` stops reporting after N
+reports but keeps the process alive.
 """
 
 from __future__ import annotations

@@ -201,7 +201,8 @@ def test_a_go_run_without_the_go_worker_is_refused_before_it_starts(tmp_path: Pa
     with pytest.raises(InvalidConfigError) as refused:
         asyncio.run(supervisor.start("no-go", config))
     assert str(refused.value) == (
-        f"the Go worker is not installed: run make install (it builds spanload-worker-go); {missing} is not an executable"
+        "the Go worker is not installed: run make install (it builds spanload-worker-go); "
+        f"{missing} is not an executable"
     )
     assert refused.value.field == "runtime"
     assert sink.states == []  # nothing started, nothing to clean up

@@ -131,6 +131,7 @@ const KNOB_SPECS: readonly KnobSpec[] = [
   { path: "duration_s", section: "run", label: "Duration", short: "duration", unit: "s", help: "How long the run lasts; empty runs until stopped." },
   { path: "schema", section: "run", label: "Schema", short: "schema", help: "singers: the Change Watcher table; tweets: the write benchmark; leaderboard: Players / Scores." },
   { path: "processes", section: "run", label: "Worker processes", short: "procs", unit: "processes", help: "One Python client process saturates one core at ~1,100 commits/s." },
+  { path: "runtime", section: "run", label: "Worker runtime", short: "runtime", help: "python: google-cloud-spanner; go: the Go client, 7-12x less client CPU per operation (spanload-worker-go)." },
   { path: "report_interval_s", section: "run", label: "Report interval", short: "interval", unit: "s", help: "How often workers report; one sample per interval." },
 
   { path: "target.kind", section: "target", label: "Target", short: "target", help: "local: the built-in Spanner server; emulator: the official emulator; cloud: real Cloud Spanner (ADC)." },

@@ -18,6 +18,7 @@ export type SchemaKind = Schemas["SchemaKind"];
 export type UpdaterMode = Schemas["UpdaterMode"];
 export type ShardFilter = Schemas["ShardFilter"];
 export type ReaderQuery = Schemas["ReaderQuery"];
+export type WorkerRuntime = Schemas["WorkerRuntime"];
 
 export type Target = Served<Schemas["Target"]>;
 export type UpdaterConfig = Served<Schemas["UpdaterConfig"]>;
@@ -71,6 +72,7 @@ export type Totals = Served<Schemas["Totals"]>;
 export type Sample = Served<Schemas["Sample"]>;
 export type Reconciliation = Served<Schemas["Reconciliation"]>;
 export type Summary = Served<Schemas["Summary"]>;
+export type WorkerCost = Served<Schemas["WorkerCost"]>;
 
 // ---- run state -------------------------------------------------------------------------------
 

@@ -44,6 +44,7 @@ export function makeSummary(overrides: Partial<Summary> = {}): Summary {
       foreign_changes: 0,
       detail: "",
     },
+    workers: [{ index: 0, runtime: "python", pid: 4242, host: "box", node: null, operations: 660, cpu_s: 0.99, cpu_ms_per_op: 1.5 }],
     ...overrides,
   };
 }

@@ -617,7 +617,8 @@ export interface components {
         };
         /**
          * RunConfig
-         * @description Everything that defines a run. ``target`` and ``schema`` are fixed once it starts.
+         * @description Everything that defines a run. ``target``, ``schema``, ``processes`` and ``runtime`` are fixed
+         *     once it starts.
          */
         RunConfig: {
             client?: components["schemas"]["ClientConfig"];
@@ -638,6 +639,11 @@ export interface components {
              * @default 1
              */
             report_interval_s: number;
+            /**
+             * @description worker program: python, or go (7-12x less client CPU per op)
+             * @default python
+             */
+            runtime: components["schemas"]["WorkerRuntime"];
             /** @default singers */
             schema: components["schemas"]["SchemaKind"];
             target?: components["schemas"]["Target"];
@@ -910,6 +916,11 @@ export interface components {
             };
             reconciliation?: components["schemas"]["Reconciliation"] | null;
             totals?: components["schemas"]["Totals"];
+            /**
+             * Workers
+             * @description one per worker process, by index
+             */
+            workers?: components["schemas"]["WorkerCost"][];
         };
         /** SummaryMessage */
         SummaryMessage: {
@@ -1092,6 +1103,56 @@ export interface components {
             /** Watchers */
             watchers?: number | null;
         };
+        /**
+         * WorkerCost
+         * @description One worker process of a run and what its load cost in client CPU.
+         */
+        WorkerCost: {
+            /**
+             * Cpu Ms Per Op
+             * @description cpu_s per operation, in milliseconds
+             */
+            cpu_ms_per_op?: number | null;
+            /**
+             * Cpu S
+             * @description CPU seconds the worker used from begin to its last report
+             */
+            cpu_s?: number | null;
+            /**
+             * Host
+             * @default
+             */
+            host: string;
+            /** Index */
+            index: number;
+            /**
+             * Node
+             * @description the Ray node it ran on; null for a local child process
+             */
+            node?: string | null;
+            /**
+             * Operations
+             * @description transactions + polls + reads it completed
+             * @default 0
+             */
+            operations: number;
+            /**
+             * Pid
+             * @description the worker process's pid on its host
+             */
+            pid: number;
+            /**
+             * Runtime
+             * @description the worker's language: python or go
+             */
+            runtime: string;
+        };
+        /**
+         * WorkerRuntime
+         * @description The program a run's workers are: the same protocol, the same workloads, another client library.
+         * @enum {string}
+         */
+        WorkerRuntime: "python" | "go";
     };
     responses: never;
     parameters: never;

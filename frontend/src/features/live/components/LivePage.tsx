@@ -62,7 +62,15 @@ export function LivePage() {
   return (
     <section className="page live-page" data-testid="live-page" data-run-id={id} data-status={status ?? ""} data-connection={live.connection}>
       <div className="page-head">
-        <h1>{name}</h1>
+        <h1>
+          {name}
+          {live.config?.runtime && (
+            <span className="muted small" data-testid="runtime">
+              {" "}
+              {live.config.runtime} workers
+            </span>
+          )}
+        </h1>
         <div className="actions">
           {status === "paused" ? (
             <button type="button" onClick={() => control("resume")} disabled={!!action.busy} data-testid="resume-run">

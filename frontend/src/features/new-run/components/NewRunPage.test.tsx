@@ -64,6 +64,18 @@ describe("NewRunPage", () => {
     expect(created).toEqual([{ preset: "light", overrides: { duration_s: 30, watcher: { poll_interval_ms: 250 } }, name: "my run" }]);
   });
 
+  it("offers the worker runtime in the Run section and sends go as an override", async () => {
+    const created: unknown[] = [];
+    renderPage(created);
+    const runtime = await screen.findByTestId("field-runtime");
+    expect([...(runtime as HTMLSelectElement).options].map((o) => o.value)).toEqual(["python", "go"]);
+    expect(runtime).toHaveValue("python");
+    fireEvent.change(runtime, { target: { value: "go" } });
+    fireEvent.click(screen.getByTestId("start-run"));
+    await screen.findByText("live page");
+    expect(created).toEqual([{ config: { ...DEFAULT_CONFIG, runtime: "go" } }]);
+  });
+
   it("shows the server's field errors next to the fields", async () => {
     vi.stubGlobal(
       "fetch",

@@ -85,7 +85,8 @@ export function RunDetailPage() {
       </div>
       {deleteError && <p className="inline-error">{deleteError}</p>}
       <p className="meta-line">
-        preset <strong>{r.preset ?? "—"}</strong> · target <strong>{r.config?.target?.kind ?? "—"}</strong> · started {formatDate(r.started_at ?? r.created_at)} ·
+        preset <strong>{r.preset ?? "—"}</strong> · target <strong>{r.config?.target?.kind ?? "—"}</strong> · runtime{" "}
+        <strong data-testid="runtime">{r.config?.runtime ?? "python"}</strong> · started {formatDate(r.started_at ?? r.created_at)} ·
         duration {formatDuration(runDuration(r))}
         {r.failure_reason && <span className="bad"> · {r.failure_reason}</span>}
       </p>

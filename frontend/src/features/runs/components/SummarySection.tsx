@@ -1,8 +1,44 @@
 // A finished run's whole-run figures: percentiles (overall and per worker), rates, totals,
-// errors by code and the change reconciliation.
+// errors by code, the change reconciliation, and each worker process with its client CPU per op.
 import { PercentileTable } from "@/components/PercentileTable";
 import { formatDuration, formatNumber } from "@/lib/format";
-import type { Summary } from "@/lib/types";
+import type { Summary, WorkerCost } from "@/lib/types";
+
+function WorkersTable({ workers }: { workers: readonly WorkerCost[] }) {
+  return (
+    <div className="table-scroll">
+      <table className="table compact" data-testid="workers">
+        <caption>Workers: client CPU per operation (transactions, polls and reads)</caption>
+        <thead>
+          <tr>
+            <th>#</th>
+            <th>runtime</th>
+            <th>pid</th>
+            <th>host</th>
+            <th>node</th>
+            <th className="num">operations</th>
+            <th className="num">CPU s</th>
+            <th className="num">CPU ms/op</th>
+          </tr>
+        </thead>
+        <tbody>
+          {workers.map((w) => (
+            <tr key={w.index} data-testid="worker-row">
+              <td>{w.index}</td>
+              <td>{w.runtime}</td>
+              <td>{w.pid}</td>
+              <td>{w.host}</td>
+              <td>{w.node ?? "—"}</td>
+              <td className="num">{formatNumber(w.operations, 0)}</td>
+              <td className="num">{formatNumber(w.cpu_s ?? null, 2)}</td>
+              <td className="num">{formatNumber(w.cpu_ms_per_op ?? null, 3)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
 
 export function SummarySection({ summary }: { summary: Summary | null | undefined }) {
   if (!summary) return <p className="muted">No summary yet: it is written when the run ends.</p>;
@@ -76,6 +112,7 @@ export function SummarySection({ summary }: { summary: Summary | null | undefine
           </table>
         )}
       </div>
+      {summary.workers.length > 0 && <WorkersTable workers={summary.workers} />}
     </div>
   );
 }

@@ -1,0 +1,26 @@
+import { render, screen, within } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import { makeSummary } from "@/test/fixtures";
+import { SummarySection } from "./SummarySection";
+
+describe("SummarySection", () => {
+  it("lists each worker with its runtime, pid, host, node, operations and client CPU per operation", () => {
+    const summary = makeSummary({
+      workers: [
+        { index: 0, runtime: "python", pid: 4242, host: "box", node: null, operations: 1200, cpu_s: 1.5, cpu_ms_per_op: 1.25 },
+        { index: 1, runtime: "go", pid: 4343, host: "box", node: "node-b", operations: 3000, cpu_s: 0.3, cpu_ms_per_op: 0.1 },
+      ],
+    });
+    render(<SummarySection summary={summary} />);
+    const rows = within(screen.getByTestId("workers")).getAllByTestId("worker-row");
+    expect(rows.map((r) => [...r.querySelectorAll("td")].map((td) => td.textContent))).toEqual([
+      ["0", "python", "4242", "box", "—", "1,200", "1.50", "1.250"],
+      ["1", "go", "4343", "box", "node-b", "3,000", "0.30", "0.100"],
+    ]);
+  });
+
+  it("shows no workers table for a summary without workers (runs stored before it existed)", () => {
+    render(<SummarySection summary={makeSummary({ workers: [] })} />);
+    expect(screen.queryByTestId("workers")).toBeNull();
+  });
+});
