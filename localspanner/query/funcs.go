@@ -6,7 +6,6 @@ import (
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"github.com/cloudspannerecosystem/memefish/ast"
 
-	"github.com/spanload/spanload/localspanner/sqlfn"
 	"github.com/spanload/spanload/localspanner/value"
 )
 
@@ -54,6 +53,121 @@ func (c *compiler) argExprs(args []ast.Expr, sc *scope, hints ...*spannerpb.Type
 	return out, nil
 }
 
+// callSite is one function call being compiled, with the checks every function
+// family shares.
+type callSite struct {
+	c    *compiler
+	x    *ast.CallExpr
+	name string // upper case, SAFE. prefix removed
+	args []ast.Expr
+	sc   *scope
+	hint *spannerpb.Type
+}
+
+// nargs fails unless the call has between min and max arguments.
+func (k *callSite) nargs(min, max int) error {
+	if len(k.args) < min || len(k.args) > max {
+		return k.c.invalid(k.x, "Number of arguments does not match for function %s", k.name)
+	}
+	return nil
+}
+
+// sig is the error for arguments of types no signature of the function takes.
+func (k *callSite) sig(es []expr) error {
+	ts := make([]string, len(es))
+	for i, e := range es {
+		ts[i] = typeName(e.t)
+	}
+	return k.c.invalid(k.x, "No matching signature for function %s for argument types: %s", k.name, strings.Join(ts, ", "))
+}
+
+// fnCall is the SQLite call sqlName(es...) of type t.
+func fnCall(sqlName string, t *spannerpb.Type, es []expr) expr {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = e.sql
+	}
+	return expr{sql: sqlName + "(" + strings.Join(parts, ", ") + ")", t: t}
+}
+
+// hasType reports whether e is untyped (NULL, an untyped parameter) or of one of codes.
+func hasType(e expr, codes ...spannerpb.TypeCode) bool {
+	if e.t == nil {
+		return true
+	}
+	for _, cd := range codes {
+		if code(e.t) == cd {
+			return true
+		}
+	}
+	return false
+}
+
+// Type codes the function families check arguments against.
+const (
+	tcInt64     = spannerpb.TypeCode_INT64
+	tcFloat64   = spannerpb.TypeCode_FLOAT64
+	tcFloat32   = spannerpb.TypeCode_FLOAT32
+	tcString    = spannerpb.TypeCode_STRING
+	tcTimestamp = spannerpb.TypeCode_TIMESTAMP
+	tcDate      = spannerpb.TypeCode_DATE
+)
+
+// funcFamily compiles the calls of one family of functions.
+type funcFamily func(c *compiler, k *callSite) (expr, error)
+
+// funcFamilies lists the scalar functions that are neither aggregates nor
+// simpleFuncs, one entry per family: the names it compiles and how.
+var funcFamilies = []struct {
+	names   []string
+	compile funcFamily
+}{
+	{[]string{"CURRENT_TIMESTAMP", "CURRENT_DATE"}, callCurrent},
+	{[]string{"PENDING_COMMIT_TIMESTAMP"}, callPendingCommitTimestamp},
+	{[]string{"GENERATE_UUID"}, callGenerateUUID},
+	{[]string{"MOD", "DIV"}, callIntDivision},
+	{[]string{"SAFE_DIVIDE", "IEEE_DIVIDE", "SAFE_ADD", "SAFE_SUBTRACT", "SAFE_MULTIPLY"}, callSafeArithmetic},
+	{[]string{"SAFE_NEGATE"}, callSafeNegate},
+	{[]string{"ABS", "SIGN"}, callAbsSign},
+	{[]string{"GREATEST", "LEAST"}, callGreatestLeast},
+	{[]string{"COALESCE", "IFNULL"}, callCoalesce},
+	{[]string{"NULLIF"}, callNullif},
+	{[]string{"IF"}, callIf},
+	{[]string{"CONCAT"}, callConcat},
+	{[]string{"ERROR"}, callError},
+	{[]string{"TIMESTAMP_ADD", "TIMESTAMP_SUB", "DATE_ADD", "DATE_SUB"}, callDateAdd},
+	{[]string{"TIMESTAMP_DIFF", "DATE_DIFF"}, callDateDiff},
+	{[]string{"TIMESTAMP_TRUNC"}, callTimestampTrunc},
+	{[]string{"TIMESTAMP"}, callTimestamp},
+	{[]string{"DATE"}, callDate},
+	{[]string{"ARRAY"}, callArray},
+	{[]string{"FORMAT_TIMESTAMP", "FORMAT_DATE"}, callFormatTime},
+	{[]string{"FORMAT"}, callFormat},
+	{[]string{"TO_JSON_STRING"}, callToJSONString},
+	{mathNames(), callMath},
+}
+
+func mathNames() []string {
+	names := make([]string, 0, len(mathFuncs))
+	for name := range mathFuncs {
+		names = append(names, name)
+	}
+	return names
+}
+
+// funcByName indexes funcFamilies by function name. It is filled in init: the
+// families call back into the compiler, which reads it.
+var funcByName map[string]funcFamily
+
+func init() {
+	funcByName = map[string]funcFamily{}
+	for _, f := range funcFamilies {
+		for _, name := range f.names {
+			funcByName[name] = f.compile
+		}
+	}
+}
+
 func (c *compiler) call(x *ast.CallExpr, sc *scope, hint *spannerpb.Type) (expr, error) {
 	name := upper(x.Func.SQL())
 	name = strings.TrimPrefix(name, "SAFE.")
@@ -70,465 +184,264 @@ func (c *compiler) call(x *ast.CallExpr, sc *scope, hint *spannerpb.Type) (expr,
 	if f, ok := simpleFuncs[name]; ok {
 		return c.simpleCall(x, name, f, args, sc)
 	}
-	nargs := func(min, max int) error {
-		if len(args) < min || len(args) > max {
-			return c.invalid(x, "Number of arguments does not match for function %s", name)
-		}
-		return nil
-	}
-	sig := func(es []expr) error {
-		ts := make([]string, len(es))
-		for i, e := range es {
-			ts[i] = typeName(e.t)
-		}
-		return c.invalid(x, "No matching signature for function %s for argument types: %s", name, strings.Join(ts, ", "))
-	}
-	fn := func(sqlName string, t *spannerpb.Type, es []expr) expr {
-		parts := make([]string, len(es))
-		for i, e := range es {
-			parts[i] = e.sql
-		}
-		return expr{sql: sqlName + "(" + strings.Join(parts, ", ") + ")", t: t}
-	}
-	is := func(e expr, codes ...spannerpb.TypeCode) bool {
-		if e.t == nil {
-			return true
-		}
-		for _, cd := range codes {
-			if code(e.t) == cd {
-				return true
-			}
-		}
-		return false
-	}
-	const (
-		I64 = spannerpb.TypeCode_INT64
-		F64 = spannerpb.TypeCode_FLOAT64
-		F32 = spannerpb.TypeCode_FLOAT32
-		STR = spannerpb.TypeCode_STRING
-		BYT = spannerpb.TypeCode_BYTES
-		TS  = spannerpb.TypeCode_TIMESTAMP
-		DT  = spannerpb.TypeCode_DATE
-		BL  = spannerpb.TypeCode_BOOL
-		ARR = spannerpb.TypeCode_ARRAY
-	)
-
-	switch name {
-	case "CURRENT_TIMESTAMP":
-		if err := nargs(0, 0); err != nil {
-			return expr{}, err
-		}
-		return c.current(x, false)
-	case "CURRENT_DATE":
-		if err := nargs(0, 1); err != nil {
-			return expr{}, err
-		}
-		return c.current(x, true)
-	case "PENDING_COMMIT_TIMESTAMP":
-		if err := nargs(0, 0); err != nil {
-			return expr{}, err
-		}
-		if !c.pendingTS {
-			return expr{}, c.invalid(x, "The PENDING_COMMIT_TIMESTAMP() function may only be used as a value for INSERT or UPDATE of an appropriately typed column")
-		}
-		return expr{sql: sqlString(CommitTimestampMarker), t: tTimestamp}, nil
-	case "GENERATE_UUID":
-		if err := nargs(0, 0); err != nil {
-			return expr{}, err
-		}
-		if c.colExpr {
-			return expr{}, c.invalid(x, "GENERATE_UUID() is not allowed in a generated column")
-		}
-		return expr{sql: "sp_uuid()", t: tString}, nil
-	case "MOD", "DIV":
-		if err := nargs(2, 2); err != nil {
-			return expr{}, err
-		}
-		a, b, err := c.pair(args[0], args[1], sc)
-		if err != nil {
-			return expr{}, err
-		}
-		if !is(a, I64) || !is(b, I64) {
-			return expr{}, sig([]expr{a, b})
-		}
-		f := "sp_mod"
-		if name == "DIV" {
-			f = "sp_idiv"
-		}
-		return fn(f, tInt64, []expr{a, b}), nil
-	case "SAFE_DIVIDE", "IEEE_DIVIDE", "SAFE_ADD", "SAFE_SUBTRACT", "SAFE_MULTIPLY":
-		if err := nargs(2, 2); err != nil {
-			return expr{}, err
-		}
-		a, b, err := c.pair(args[0], args[1], sc)
-		if err != nil {
-			return expr{}, err
-		}
-		if (a.t != nil && !isNumeric(a.t)) || (b.t != nil && !isNumeric(b.t)) || code(a.t) == spannerpb.TypeCode_NUMERIC || code(b.t) == spannerpb.TypeCode_NUMERIC {
-			return expr{}, sig([]expr{a, b})
-		}
-		t, _ := commonType(a.t, b.t)
-		switch {
-		case name == "SAFE_DIVIDE" || name == "IEEE_DIVIDE":
-			t = tFloat64
-		case t == nil:
-			t = tInt64
-		}
-		op := map[string]string{"SAFE_DIVIDE": "/", "IEEE_DIVIDE": "ieee/", "SAFE_ADD": "+", "SAFE_SUBTRACT": "-", "SAFE_MULTIPLY": "*"}[name]
-		return expr{sql: "sp_safe_op(" + a.sql + ", " + b.sql + ", '" + op + "', " + sqlString(typeName(t)) + ")", t: t}, nil
-	case "SAFE_NEGATE":
-		if err := nargs(1, 1); err != nil {
-			return expr{}, err
-		}
-		es, err := c.argExprs(args, sc, tInt64)
-		if err != nil {
-			return expr{}, err
-		}
-		if !is(es[0], I64, F64, F32) {
-			return expr{}, sig(es)
-		}
-		t := es[0].t
-		if t == nil {
-			t = tInt64
-		}
-		return expr{sql: "sp_safe_op(0, " + es[0].sql + ", '-', " + sqlString(typeName(t)) + ")", t: t}, nil
-	case "ABS", "SIGN":
-		if err := nargs(1, 1); err != nil {
-			return expr{}, err
-		}
-		es, err := c.argExprs(args, sc, tInt64)
-		if err != nil {
-			return expr{}, err
-		}
-		if !is(es[0], I64, F64, F32) {
-			return expr{}, sig(es)
-		}
-		t := es[0].t
-		if t == nil {
-			t = tInt64
-		}
-		e := fn(strings.ToLower(name), t, es)
-		if isFloat(t) && name == "SIGN" {
-			e.sql = "CAST(" + e.sql + " AS REAL)"
-		}
-		return e, nil
-	case "GREATEST", "LEAST":
-		if len(args) == 0 {
-			return expr{}, nargs(1, 1)
-		}
-		sqlName := "max"
-		if name == "LEAST" {
-			sqlName = "min"
-		}
-		if len(args) == 1 {
-			e, err := c.expr(args[0], sc, hint)
-			return e, err
-		}
-		pieces := []string{sqlName + "("}
-		for range args[1:] {
-			pieces = append(pieces, ", ")
-		}
-		pieces = append(pieces, ")")
-		return c.branches(x, pieces, args, sc, hint)
-	case "COALESCE", "IFNULL":
-		if len(args) == 0 || (name == "IFNULL" && len(args) != 2) {
-			return expr{}, nargs(2, 2)
-		}
-		if len(args) == 1 {
-			return c.expr(args[0], sc, hint)
-		}
-		pieces := []string{"coalesce("}
-		for range args[1:] {
-			pieces = append(pieces, ", ")
-		}
-		pieces = append(pieces, ")")
-		return c.branches(x, pieces, args, sc, hint)
-	case "NULLIF":
-		if err := nargs(2, 2); err != nil {
-			return expr{}, err
-		}
-		a, b, err := c.pair(args[0], args[1], sc)
-		if err != nil {
-			return expr{}, err
-		}
-		if _, ok := commonType(a.t, b.t); !ok {
-			return expr{}, sig([]expr{a, b})
-		}
-		return expr{sql: "nullif(" + a.sql + ", " + b.sql + ")", t: a.t}, nil
-	case "IF":
-		if err := nargs(3, 3); err != nil {
-			return expr{}, err
-		}
-		cond, err := c.boolExpr(args[0], sc, "IF condition")
-		if err != nil {
-			return expr{}, err
-		}
-		return c.branches(x, []string{"CASE WHEN " + cond.sql + " THEN ", " ELSE ", " END"}, args[1:], sc, hint)
-	case "CONCAT":
-		es, err := c.argExprs(args, sc)
-		if err != nil {
-			return expr{}, err
-		}
-		if len(es) == 0 {
-			return expr{}, nargs(1, 1)
-		}
-		return c.concat(x, es)
-	case "ERROR":
-		if err := nargs(1, 1); err != nil {
-			return expr{}, err
-		}
-		es, err := c.argExprs(args, sc, tString)
-		if err != nil {
-			return expr{}, err
-		}
-		return expr{sql: "sp_error(" + es[0].sql + ")", t: hint}, nil
-	case "TIMESTAMP_ADD", "TIMESTAMP_SUB", "DATE_ADD", "DATE_SUB":
-		if err := nargs(2, 2); err != nil {
-			return expr{}, err
-		}
-		want := tTimestamp
-		if strings.HasPrefix(name, "DATE") {
-			want = tDate
-		}
-		es, err := c.argExprs(args[:1], sc, want)
-		if err != nil {
-			return expr{}, err
-		}
-		if es[0].t != nil && !sameType(es[0].t, want) {
-			return expr{}, sig(es)
-		}
-		iv, ok := args[1].(*ast.IntervalLiteralSingle)
-		if !ok {
-			return expr{}, c.unsupported(args[1], name+" with this interval (use INTERVAL n PART)")
-		}
-		n, err := c.intervalValue(iv, sc)
-		if err != nil {
-			return expr{}, err
-		}
-		part := string(iv.DateTimePart)
-		sign := "1"
-		if strings.HasSuffix(name, "_SUB") {
-			sign = "-1"
-		}
-		f := "sp_ts_add"
-		valid := sqlfn.IsFixedPart(part)
-		if want == tDate {
-			f = "sp_date_add"
-			valid = part == "DAY" || part == "WEEK" || part == "MONTH" || part == "QUARTER" || part == "YEAR"
-		}
-		if !valid {
-			return expr{}, c.invalid(iv, "Unsupported date part %s in %s", part, name)
-		}
-		return expr{sql: f + "(" + es[0].sql + ", " + n + ", '" + part + "', " + sign + ")", t: want}, nil
-	case "TIMESTAMP_DIFF", "DATE_DIFF":
-		if err := nargs(3, 3); err != nil {
-			return expr{}, err
-		}
-		want := tTimestamp
-		f := "sp_ts_diff"
-		if name == "DATE_DIFF" {
-			want, f = tDate, "sp_date_diff"
-		}
-		a, b, err := c.pair(args[0], args[1], sc)
-		if err != nil {
-			return expr{}, err
-		}
-		for _, e := range []expr{a, b} {
-			if e.t != nil && !sameType(e.t, want) {
-				return expr{}, sig([]expr{a, b})
-			}
-		}
-		part, err := c.datePart(args[2])
-		if err != nil {
-			return expr{}, err
-		}
-		if want == tTimestamp && !sqlfn.IsFixedPart(part) {
-			return expr{}, c.invalid(args[2], "Unsupported date part %s in TIMESTAMP_DIFF", part)
-		}
-		return expr{sql: f + "(" + a.sql + ", " + b.sql + ", '" + part + "')", t: tInt64}, nil
-	case "TIMESTAMP_TRUNC":
-		if err := nargs(2, 3); err != nil {
-			return expr{}, err
-		}
-		es, err := c.argExprs(args[:1], sc, tTimestamp)
-		if err != nil {
-			return expr{}, err
-		}
-		if !is(es[0], TS) {
-			return expr{}, sig(es)
-		}
-		part, err := c.datePart(args[1])
-		if err != nil {
-			return expr{}, err
-		}
-		zone := "NULL"
-		if len(args) == 3 {
-			z, err := c.expr(args[2], sc, tString)
-			if err != nil {
-				return expr{}, err
-			}
-			zone = z.sql
-		}
-		if !sqlfn.TruncPartOK(part) {
-			return expr{}, c.invalid(args[1], "Unsupported date part %s in TIMESTAMP_TRUNC", part)
-		}
-		return expr{sql: "sp_ts_trunc(" + es[0].sql + ", '" + part + "', " + zone + ")", t: tTimestamp}, nil
-	case "TIMESTAMP":
-		if err := nargs(1, 2); err != nil {
-			return expr{}, err
-		}
-		es, err := c.argExprs(args, sc, tString, tString)
-		if err != nil {
-			return expr{}, err
-		}
-		switch {
-		case len(es) == 1 && is(es[0], TS):
-			return expr{sql: es[0].sql, t: tTimestamp}, nil
-		case len(es) == 1 && is(es[0], STR, DT):
-			return expr{sql: "sp_cast(" + es[0].sql + ", '" + typeName(es[0].t) + "', 'TIMESTAMP')", t: tTimestamp}, nil
-		}
-		return expr{}, c.unsupported(x, "TIMESTAMP() with a time zone argument")
-	case "DATE":
-		es, err := c.argExprs(args, sc, tTimestamp, tString)
-		if err != nil {
-			return expr{}, err
-		}
-		switch {
-		case len(es) == 3:
-			for _, e := range es {
-				if !is(e, I64) {
-					return expr{}, sig(es)
-				}
-			}
-			return expr{sql: "sp_cast(printf('%04d-%02d-%02d', " + es[0].sql + ", " + es[1].sql + ", " + es[2].sql + "), 'STRING', 'DATE')", t: tDate}, nil
-		case len(es) >= 1 && len(es) <= 2 && is(es[0], TS):
-			zone := sqlString(sqlfn.DefaultZoneName)
-			if len(es) == 2 {
-				zone = es[1].sql
-			}
-			return expr{sql: "sp_extract('DATE', " + es[0].sql + ", 'TIMESTAMP', " + zone + ")", t: tDate}, nil
-		case len(es) == 1 && is(es[0], DT):
-			return expr{sql: es[0].sql, t: tDate}, nil
-		}
-		return expr{}, sig(es)
-	case "ARRAY":
-		return expr{}, c.unsupported(x, "ARRAY() without a subquery")
-	case "FORMAT_TIMESTAMP", "FORMAT_DATE":
-		want, n := tTimestamp, 3
-		if name == "FORMAT_DATE" {
-			want, n = tDate, 2
-		}
-		if err := nargs(2, n); err != nil {
-			return expr{}, err
-		}
-		es, err := c.argExprs(args, sc, tString, want, tString)
-		if err != nil {
-			return expr{}, err
-		}
-		if !is(es[0], STR) || (es[1].t != nil && !sameType(es[1].t, want)) || (len(es) == 3 && !is(es[2], STR)) {
-			return expr{}, sig(es)
-		}
-		zone := "NULL"
-		if len(es) == 3 {
-			zone = es[2].sql
-		}
-		return expr{sql: "sp_format_time(" + es[0].sql + ", " + es[1].sql + ", '" + typeName(want) + "', " + zone + ")", t: tString}, nil
-	case "FORMAT":
-		if len(args) == 0 {
-			return expr{}, nargs(1, 1)
-		}
-		es, err := c.argExprs(args, sc, tString)
-		if err != nil {
-			return expr{}, err
-		}
-		if !is(es[0], STR) {
-			return expr{}, sig(es)
-		}
-		kinds := make([]string, 0, len(es)-1)
-		parts := []string{es[0].sql, ""}
-		for _, e := range es[1:] {
-			if code(e.t) == spannerpb.TypeCode_ARRAY || code(e.t) == spannerpb.TypeCode_STRUCT {
-				return expr{}, c.unsupported(x, "FORMAT of "+typeName(e.t)+" values")
-			}
-			kinds = append(kinds, typeName(e.t))
-			parts = append(parts, e.sql)
-		}
-		parts[1] = sqlString(strings.Join(kinds, ","))
-		return expr{sql: "sp_format(" + strings.Join(parts, ", ") + ")", t: tString}, nil
-	case "TO_JSON_STRING":
-		if err := nargs(1, 1); err != nil {
-			return expr{}, err
-		}
-		es, err := c.argExprs(args, sc)
-		if err != nil {
-			return expr{}, err
-		}
-		if code(es[0].t) == spannerpb.TypeCode_STRUCT {
-			return expr{}, sig(es)
-		}
-		return expr{sql: "sp_to_json_string(" + es[0].sql + ", '" + typeName(es[0].t) + "')", t: tString}, nil
-	}
-	if m, ok := mathFuncs[name]; ok {
-		es, err := c.argExprs(args, sc, tFloat64, tInt64)
-		if err != nil {
-			return expr{}, err
-		}
-		max := 1
-		if m == "ROUND" || m == "TRUNC" || m == "LOG" || m == "POW" {
-			max = 2
-		}
-		min := 1
-		if m == "POW" {
-			min = 2
-		}
-		if err := nargs(min, max); err != nil {
-			return expr{}, err
-		}
-		for _, e := range es {
-			if !is(e, I64, F64, F32) {
-				return expr{}, sig(es)
-			}
-		}
-		parts := []string{"'" + m + "'"}
-		for _, e := range es {
-			parts = append(parts, e.sql)
-		}
-		return expr{sql: "sp_math(" + strings.Join(parts, ", ") + ")", t: tFloat64}, nil
+	if f, ok := funcByName[name]; ok {
+		return f(c, &callSite{c: c, x: x, name: name, args: args, sc: sc, hint: hint})
 	}
 	return expr{}, c.invalid(x.Func, "Function not found: %s", x.Func.SQL())
 }
 
-func (c *compiler) datePart(e ast.Expr) (string, error) {
-	switch p := e.(type) {
-	case *ast.Ident:
-		return upper(p.Name), nil
-	case *ast.Path:
-		return upper(p.SQL()), nil
+func callGenerateUUID(c *compiler, k *callSite) (expr, error) {
+	x := k.x
+	if err := k.nargs(0, 0); err != nil {
+		return expr{}, err
 	}
-	return "", c.invalid(e, "A valid date part name is required")
+	if c.colExpr {
+		return expr{}, c.invalid(x, "GENERATE_UUID() is not allowed in a generated column")
+	}
+	return expr{sql: "sp_uuid()", t: tString}, nil
 }
 
-func (c *compiler) intervalValue(iv *ast.IntervalLiteralSingle, sc *scope) (string, error) {
-	switch v := iv.Value.(type) {
-	case *ast.IntLiteral:
-		n, err := parseIntLiteral(v.Value, v.Base)
-		if err != nil {
-			return "", c.invalid(v, "Invalid integer literal: %s", v.Value)
-		}
-		return itoa(n), nil
-	case *ast.Param:
-		e, err := c.param(v, tInt64)
-		if err != nil {
-			return "", err
-		}
-		if code(e.t) != spannerpb.TypeCode_INT64 {
-			return "", c.invalid(v, "INTERVAL value must be INT64, got %s", typeName(e.t))
-		}
-		return e.sql, nil
-	case *ast.CastIntValue:
-		return c.intervalValue(&ast.IntervalLiteralSingle{Value: v.Expr, DateTimePart: iv.DateTimePart}, sc)
+// pair compiles the two arguments of a two-argument function to a common type.
+func (k *callSite) pair(c *compiler) (a, b expr, err error) {
+	if err := k.nargs(2, 2); err != nil {
+		return expr{}, expr{}, err
 	}
-	return "", c.unsupported(iv, "this INTERVAL value")
+	return c.pair(k.args[0], k.args[1], k.sc)
+}
+
+func callIntDivision(c *compiler, k *callSite) (expr, error) {
+	name := k.name
+	a, b, err := k.pair(c)
+	if err != nil {
+		return expr{}, err
+	}
+	if !hasType(a, tcInt64) || !hasType(b, tcInt64) {
+		return expr{}, k.sig([]expr{a, b})
+	}
+	f := "sp_mod"
+	if name == "DIV" {
+		f = "sp_idiv"
+	}
+	return fnCall(f, tInt64, []expr{a, b}), nil
+}
+
+func callSafeArithmetic(c *compiler, k *callSite) (expr, error) {
+	name := k.name
+	a, b, err := k.pair(c)
+	if err != nil {
+		return expr{}, err
+	}
+	if (a.t != nil && !isNumeric(a.t)) || (b.t != nil && !isNumeric(b.t)) || code(a.t) == spannerpb.TypeCode_NUMERIC || code(b.t) == spannerpb.TypeCode_NUMERIC {
+		return expr{}, k.sig([]expr{a, b})
+	}
+	t, _ := commonType(a.t, b.t)
+	switch {
+	case name == "SAFE_DIVIDE" || name == "IEEE_DIVIDE":
+		t = tFloat64
+	case t == nil:
+		t = tInt64
+	}
+	op := map[string]string{"SAFE_DIVIDE": "/", "IEEE_DIVIDE": "ieee/", "SAFE_ADD": "+", "SAFE_SUBTRACT": "-", "SAFE_MULTIPLY": "*"}[name]
+	return expr{sql: "sp_safe_op(" + a.sql + ", " + b.sql + ", '" + op + "', " + sqlString(typeName(t)) + ")", t: t}, nil
+}
+
+// numberArg compiles the one INT64 or floating-point argument of ABS, SIGN and
+// SAFE_NEGATE; an untyped NULL argument is INT64.
+func (k *callSite) numberArg(c *compiler) (expr, error) {
+	if err := k.nargs(1, 1); err != nil {
+		return expr{}, err
+	}
+	es, err := c.argExprs(k.args, k.sc, tInt64)
+	if err != nil {
+		return expr{}, err
+	}
+	if !hasType(es[0], tcInt64, tcFloat64, tcFloat32) {
+		return expr{}, k.sig(es)
+	}
+	if es[0].t == nil {
+		es[0].t = tInt64
+	}
+	return es[0], nil
+}
+
+func callSafeNegate(c *compiler, k *callSite) (expr, error) {
+	a, err := k.numberArg(c)
+	if err != nil {
+		return expr{}, err
+	}
+	return expr{sql: "sp_safe_op(0, " + a.sql + ", '-', " + sqlString(typeName(a.t)) + ")", t: a.t}, nil
+}
+
+func callAbsSign(c *compiler, k *callSite) (expr, error) {
+	a, err := k.numberArg(c)
+	if err != nil {
+		return expr{}, err
+	}
+	e := fnCall(strings.ToLower(k.name), a.t, []expr{a})
+	if isFloat(a.t) && k.name == "SIGN" {
+		e.sql = "CAST(" + e.sql + " AS REAL)"
+	}
+	return e, nil
+}
+
+func callGreatestLeast(c *compiler, k *callSite) (expr, error) {
+	x, name, args, sc, hint := k.x, k.name, k.args, k.sc, k.hint
+	if len(args) == 0 {
+		return expr{}, k.nargs(1, 1)
+	}
+	sqlName := "max"
+	if name == "LEAST" {
+		sqlName = "min"
+	}
+	if len(args) == 1 {
+		e, err := c.expr(args[0], sc, hint)
+		return e, err
+	}
+	pieces := []string{sqlName + "("}
+	for range args[1:] {
+		pieces = append(pieces, ", ")
+	}
+	pieces = append(pieces, ")")
+	return c.branches(x, pieces, args, sc, hint)
+}
+
+func callCoalesce(c *compiler, k *callSite) (expr, error) {
+	x, name, args, sc, hint := k.x, k.name, k.args, k.sc, k.hint
+	if len(args) == 0 || (name == "IFNULL" && len(args) != 2) {
+		return expr{}, k.nargs(2, 2)
+	}
+	if len(args) == 1 {
+		return c.expr(args[0], sc, hint)
+	}
+	pieces := []string{"coalesce("}
+	for range args[1:] {
+		pieces = append(pieces, ", ")
+	}
+	pieces = append(pieces, ")")
+	return c.branches(x, pieces, args, sc, hint)
+}
+
+func callNullif(c *compiler, k *callSite) (expr, error) {
+	a, b, err := k.pair(c)
+	if err != nil {
+		return expr{}, err
+	}
+	if _, ok := commonType(a.t, b.t); !ok {
+		return expr{}, k.sig([]expr{a, b})
+	}
+	return expr{sql: "nullif(" + a.sql + ", " + b.sql + ")", t: a.t}, nil
+}
+
+func callIf(c *compiler, k *callSite) (expr, error) {
+	x, args, sc, hint := k.x, k.args, k.sc, k.hint
+	if err := k.nargs(3, 3); err != nil {
+		return expr{}, err
+	}
+	cond, err := c.boolExpr(args[0], sc, "IF condition")
+	if err != nil {
+		return expr{}, err
+	}
+	return c.branches(x, []string{"CASE WHEN " + cond.sql + " THEN ", " ELSE ", " END"}, args[1:], sc, hint)
+}
+
+func callConcat(c *compiler, k *callSite) (expr, error) {
+	x, args, sc := k.x, k.args, k.sc
+	es, err := c.argExprs(args, sc)
+	if err != nil {
+		return expr{}, err
+	}
+	if len(es) == 0 {
+		return expr{}, k.nargs(1, 1)
+	}
+	return c.concat(x, es)
+}
+
+func callError(c *compiler, k *callSite) (expr, error) {
+	args, sc, hint := k.args, k.sc, k.hint
+	if err := k.nargs(1, 1); err != nil {
+		return expr{}, err
+	}
+	es, err := c.argExprs(args, sc, tString)
+	if err != nil {
+		return expr{}, err
+	}
+	return expr{sql: "sp_error(" + es[0].sql + ")", t: hint}, nil
+}
+
+func callArray(c *compiler, k *callSite) (expr, error) {
+	x := k.x
+	return expr{}, c.unsupported(x, "ARRAY() without a subquery")
+}
+
+func callFormat(c *compiler, k *callSite) (expr, error) {
+	x, args, sc := k.x, k.args, k.sc
+	if len(args) == 0 {
+		return expr{}, k.nargs(1, 1)
+	}
+	es, err := c.argExprs(args, sc, tString)
+	if err != nil {
+		return expr{}, err
+	}
+	if !hasType(es[0], tcString) {
+		return expr{}, k.sig(es)
+	}
+	kinds := make([]string, 0, len(es)-1)
+	parts := []string{es[0].sql, ""}
+	for _, e := range es[1:] {
+		if code(e.t) == spannerpb.TypeCode_ARRAY || code(e.t) == spannerpb.TypeCode_STRUCT {
+			return expr{}, c.unsupported(x, "FORMAT of "+typeName(e.t)+" values")
+		}
+		kinds = append(kinds, typeName(e.t))
+		parts = append(parts, e.sql)
+	}
+	parts[1] = sqlString(strings.Join(kinds, ","))
+	return expr{sql: "sp_format(" + strings.Join(parts, ", ") + ")", t: tString}, nil
+}
+
+func callToJSONString(c *compiler, k *callSite) (expr, error) {
+	args, sc := k.args, k.sc
+	if err := k.nargs(1, 1); err != nil {
+		return expr{}, err
+	}
+	es, err := c.argExprs(args, sc)
+	if err != nil {
+		return expr{}, err
+	}
+	if code(es[0].t) == spannerpb.TypeCode_STRUCT {
+		return expr{}, k.sig(es)
+	}
+	return expr{sql: "sp_to_json_string(" + es[0].sql + ", '" + typeName(es[0].t) + "')", t: tString}, nil
+}
+
+// callMath compiles the mathFuncs (ROUND, SQRT, POW, ...).
+func callMath(c *compiler, k *callSite) (expr, error) {
+	m := mathFuncs[k.name]
+	args, sc := k.args, k.sc
+	es, err := c.argExprs(args, sc, tFloat64, tInt64)
+	if err != nil {
+		return expr{}, err
+	}
+	max := 1
+	if m == "ROUND" || m == "TRUNC" || m == "LOG" || m == "POW" {
+		max = 2
+	}
+	min := 1
+	if m == "POW" {
+		min = 2
+	}
+	if err := k.nargs(min, max); err != nil {
+		return expr{}, err
+	}
+	for _, e := range es {
+		if !hasType(e, tcInt64, tcFloat64, tcFloat32) {
+			return expr{}, k.sig(es)
+		}
+	}
+	parts := []string{"'" + m + "'"}
+	for _, e := range es {
+		parts = append(parts, e.sql)
+	}
+	return expr{sql: "sp_math(" + strings.Join(parts, ", ") + ")", t: tFloat64}, nil
 }
 
 func (c *compiler) aggregate(x *ast.CallExpr, name string, args []ast.Expr, sc *scope) (expr, error) {
