@@ -2,7 +2,7 @@
 // storage encoding defined in package schema. It never rewrites SQL text: it walks
 // the memefish AST and prints SQLite SQL from it.
 //
-// The contract with the rest of the server (frontend, txn, storage):
+// The contract with the rest of the server (exec runs the plans; storage, txn):
 //
 //   - Compile / CompileDML turn one statement into a Plan / DMLPlan. Plans are cached
 //     by (catalog, SQL text, parameter types, Source.Key()), so a repeated query costs
@@ -13,13 +13,14 @@
 //     With go-sqlite3 pass Args straight to Query/Exec (database/sql or driver conn).
 //   - Result cells are in the storage encoding; Plan.Decode turns a scanned row
 //     (int64, float64, string, []byte, nil as go-sqlite3 returns them) into wire values.
-//   - RegisterFunctions must run on every SQLite connection (ConnectHook) before any
-//     compiled SQL, generated column or DEFAULT produced here runs on it.
-//   - Errors are *Error values carrying a gRPC code (GRPCStatus is implemented, so
-//     status.FromError / status.Code work on them directly). Errors raised by SQL
-//     functions while a statement runs (INT64 overflow, division by zero, bad casts)
-//     come back from SQLite as plain errors: pass them through RuntimeError to get
-//     the *Error with Spanner's code.
+//   - sqlfn.Register must run on every SQLite connection (ConnectHook) before any
+//     compiled SQL, generated column or DEFAULT produced here runs on it: the compiled
+//     SQL calls the sp_* functions that package sqlfn implements.
+//   - Errors are *spanerr.Error values carrying a gRPC code (the frontend maps them to
+//     a status in one place). Errors raised by SQL functions while a statement runs
+//     (INT64 overflow, division by zero, bad casts) come back from SQLite as plain
+//     errors: pass them through sqlfn.RuntimeError to get the *spanerr.Error with
+//     Spanner's code.
 //   - SPANNER_SYS.<name> resolves through Source.SysTable (the stats layer owns those
 //     tables); INFORMATION_SCHEMA.TABLES, COLUMNS, INDEXES and INDEX_COLUMNS are built
 //     by this package from the catalog.
@@ -189,7 +190,7 @@ func CompileDML(cat *schema.Catalog, sql string, params Params, src Source) (*DM
 // (GoogleSQL text, as in schema.Column.Generated/Default) into an SQLite expression over
 // t's columns (referenced by their bare SQLName) and returns the expression's type.
 // The result is usable inside SQLite's GENERATED ALWAYS AS (...) STORED and DEFAULT
-// (...): every function it calls is registered as deterministic by RegisterFunctions.
+// (...): every function it calls is registered as deterministic by sqlfn.Register.
 // Supported: literals, column references, arithmetic, MOD, DIV, FARM_FINGERPRINT,
 // CAST, string functions, COALESCE/IF/IFNULL/CASE; PENDING_COMMIT_TIMESTAMP() is not
 // allowed here (Spanner forbids it too), CURRENT_TIMESTAMP() is rejected as not
