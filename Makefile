@@ -10,6 +10,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 LOCAL_SPANNER := $(BIN)/spanload-local-spanner
 GO_SOURCES := $(shell find localspanner -name '*.go' -o -name 'go.mod' -o -name 'go.sum' 2>/dev/null)
+GO_WORKER := $(BIN)/spanload-worker-go
+GO_WORKER_SOURCES := $(shell find goworker -name '*.go' -o -name 'go.mod' -o -name 'go.sum' 2>/dev/null)
 export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 export SPANNER_DISABLE_BUILTIN_METRICS := true
 
@@ -20,7 +22,7 @@ run: install
 
 test: system-deps install lint typecheck gotest frontend-test types-check pytest compose-check
 
-install: $(VENV)/.synced $(LOCAL_SPANNER) frontend
+install: $(VENV)/.synced $(LOCAL_SPANNER) $(GO_WORKER) frontend
 
 # Debian packages the tests use: a browser for the UI tests, PostgreSQL for the store suite,
 # docker-compose to validate the compose file. Installed only where missing (CI runs as root).
@@ -47,6 +49,10 @@ $(LOCAL_SPANNER): $(GO_SOURCES) $(VENV)/.synced
 		-ldflags "-X main.version=$$(grep -m1 '^version' ../backend/pyproject.toml | cut -d'"' -f2)" \
 		./cmd/spanload-local-spanner
 
+# The Go worker runtime: the same worker protocol as backend/spanload/workers, with the Go client.
+$(GO_WORKER): $(GO_WORKER_SOURCES) $(VENV)/.synced
+	cd goworker && go build -o ../$(GO_WORKER) ./cmd/spanload-worker-go
+
 frontend:
 	@if [ -f frontend/package.json ]; then $(MAKE) --no-print-directory frontend/dist/index.html; fi
 
@@ -70,6 +76,7 @@ FUZZ_TIME ?= 5s
 gotest:
 	cd localspanner && go vet ./... && go test -race -count=1 ./...
 	cd localspanner && go test -run '^$$' -fuzz FuzzCompile -fuzztime $(FUZZ_TIME) ./query
+	cd goworker && go vet ./... && go test -race -count=1 ./...
 
 frontend-test:
 	@if [ -f frontend/package.json ]; then cd frontend && npm run --silent lint && npm run --silent typecheck && npm run --silent test; fi
@@ -101,4 +108,4 @@ compose-check:
 	else echo "docker-compose not installed: skipping the compose file check"; fi
 
 clean:
-	rm -rf $(VENV) $(TOOLS) localspanner/bin frontend/dist frontend/node_modules
+	rm -rf $(VENV) $(TOOLS) localspanner/bin goworker/bin frontend/dist frontend/node_modules

@@ -1,0 +1,58 @@
+package ledger
+
+import (
+	"sort"
+	"sync"
+)
+
+// SeenLedger keeps per key of this run's writers the highest version seen and how many distinct
+// versions. Changes arrive in (commit timestamp, key) order and a key's versions commit in
+// increasing order, so a version not above the last one seen is a duplicate.
+type SeenLedger struct {
+	writerIDs  map[string]struct{}
+	mu         sync.Mutex
+	seen       map[int64][2]int64
+	Duplicates int64
+	Foreign    int64
+}
+
+func NewSeenLedger(writerIDs []string) *SeenLedger {
+	ids := make(map[string]struct{}, len(writerIDs))
+	for _, id := range writerIDs {
+		ids[id] = struct{}{}
+	}
+	return &SeenLedger{writerIDs: ids, seen: map[int64][2]int64{}}
+}
+
+// Saw records one change; version or writerID nil (NULL) counts as foreign.
+func (l *SeenLedger) Saw(key int64, version *int64, writerID *string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if version == nil || writerID == nil {
+		l.Foreign++
+		return
+	}
+	if _, ok := l.writerIDs[*writerID]; !ok {
+		l.Foreign++
+		return
+	}
+	s := l.seen[key]
+	if *version <= s[0] {
+		l.Duplicates++
+		return
+	}
+	l.seen[key] = [2]int64{*version, s[1] + 1}
+}
+
+// Rows is [key, highest_version, distinct_versions] per key, sorted, with the duplicate and
+// foreign counts.
+func (l *SeenLedger) Rows() ([][3]int64, int64, int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	rows := make([][3]int64, 0, len(l.seen))
+	for k, s := range l.seen {
+		rows = append(rows, [3]int64{k, s[0], s[1]})
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i][0] < rows[j][0] })
+	return rows, l.Duplicates, l.Foreign
+}

@@ -1,0 +1,119 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"sync"
+
+	"cloud.google.com/go/spanner"
+	"google.golang.org/grpc/codes"
+
+	"github.com/spanload/spanload/goworker/internal/protocol"
+)
+
+// SessionPoolTimeout is the error code of an operation that got no pooled session in time.
+const SessionPoolTimeout = "SESSION_POOL_TIMEOUT"
+
+// ErrSessionPoolTimeout is returned by the emulated session pool when no session freed in time.
+var ErrSessionPoolTimeout = errors.New("no pooled session within the pool's timeout")
+
+// codeNames are the gRPC status code names as Python's grpc.StatusCode spells them.
+var codeNames = map[codes.Code]string{
+	codes.OK:                 "OK",
+	codes.Canceled:           "CANCELLED",
+	codes.Unknown:            "UNKNOWN",
+	codes.InvalidArgument:    "INVALID_ARGUMENT",
+	codes.DeadlineExceeded:   "DEADLINE_EXCEEDED",
+	codes.NotFound:           "NOT_FOUND",
+	codes.AlreadyExists:      "ALREADY_EXISTS",
+	codes.PermissionDenied:   "PERMISSION_DENIED",
+	codes.ResourceExhausted:  "RESOURCE_EXHAUSTED",
+	codes.FailedPrecondition: "FAILED_PRECONDITION",
+	codes.Aborted:            "ABORTED",
+	codes.OutOfRange:         "OUT_OF_RANGE",
+	codes.Unimplemented:      "UNIMPLEMENTED",
+	codes.Internal:           "INTERNAL",
+	codes.Unavailable:        "UNAVAILABLE",
+	codes.DataLoss:           "DATA_LOSS",
+	codes.Unauthenticated:    "UNAUTHENTICATED",
+}
+
+// Code is the gRPC code of a client error, or a name for what is not a gRPC error.
+func Code(err error) codes.Code {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return codes.DeadlineExceeded
+	case errors.Is(err, context.Canceled):
+		return codes.Canceled
+	}
+	return spanner.ErrCode(err)
+}
+
+// ErrorCode is the name of an error's gRPC code ("ABORTED"...), SESSION_POOL_TIMEOUT, or else
+// the error's Go type name.
+func ErrorCode(err error) string {
+	if errors.Is(err, ErrSessionPoolTimeout) {
+		return SessionPoolTimeout
+	}
+	code := Code(err)
+	if code == codes.Unknown {
+		var se *spanner.Error
+		if !errors.As(err, &se) {
+			return reflect.TypeOf(err).String()
+		}
+	}
+	if name, ok := codeNames[code]; ok {
+		return name
+	}
+	return code.String()
+}
+
+// OutcomeUnknown says whether a failed commit may have been applied anyway.
+func OutcomeUnknown(err error) bool {
+	switch Code(err) {
+	case codes.DeadlineExceeded, codes.Unavailable, codes.Internal, codes.Unknown:
+		return true
+	}
+	return false
+}
+
+// Stats holds interval deltas: counters, errors by code and histograms.
+type Stats struct {
+	Recorder *Recorder
+	mu       sync.Mutex
+	counters map[string]int64
+	errors   map[string]int64
+}
+
+func NewStats() *Stats {
+	return &Stats{Recorder: NewRecorder(), counters: map[string]int64{}, errors: map[string]int64{}}
+}
+
+func (s *Stats) Count(counter string, n int64) {
+	s.mu.Lock()
+	s.counters[counter] += n
+	s.mu.Unlock()
+}
+
+// Error counts a failed operation by code, and as an abort when it is ABORTED.
+func (s *Stats) Error(err error) {
+	code := ErrorCode(err)
+	s.mu.Lock()
+	s.errors[code]++
+	s.counters[protocol.CounterErrors]++
+	if code == "ABORTED" {
+		s.counters[protocol.CounterAborts]++
+	}
+	s.mu.Unlock()
+}
+
+// Take returns (counters, errors by code, encoded histograms) since the previous call.
+func (s *Stats) Take() (map[string]int64, map[string]int64, map[string]string, error) {
+	s.mu.Lock()
+	counters, errs := s.counters, s.errors
+	s.counters, s.errors = map[string]int64{}, map[string]int64{}
+	s.mu.Unlock()
+	hdr, err := s.Recorder.Take()
+	return counters, errs, hdr, err
+}

@@ -1,0 +1,88 @@
+package protocol
+
+// RunConfig mirrors backend/spanload/model/config.py. The supervisor always sends the whole,
+// already validated config, so the worker never applies defaults or bounds of its own.
+type RunConfig struct {
+	Name            *string       `json:"name"`
+	Preset          *string       `json:"preset"`
+	Target          Target        `json:"target"`
+	DurationS       *float64      `json:"duration_s"`
+	Schema          string        `json:"schema"`
+	Processes       int           `json:"processes"`
+	ReportIntervalS float64       `json:"report_interval_s"`
+	Updater         UpdaterConfig `json:"updater"`
+	Watcher         WatcherConfig `json:"watcher"`
+	Reader          ReaderConfig  `json:"reader"`
+	Client          ClientConfig  `json:"client"`
+}
+
+// Target kinds.
+const (
+	TargetLocal    = "local"
+	TargetEmulator = "emulator"
+	TargetCloud    = "cloud"
+)
+
+type Target struct {
+	Kind         string  `json:"kind"`
+	EmulatorHost *string `json:"emulator_host"`
+	Project      string  `json:"project"`
+	Instance     string  `json:"instance"`
+	Database     string  `json:"database"`
+}
+
+// Updater modes.
+const (
+	ModeMutations   = "mutations"
+	ModeDML         = "dml"
+	ModeBatchInsert = "batch_insert"
+)
+
+type UpdaterConfig struct {
+	Enabled                 bool    `json:"enabled"`
+	TransactionsPerSecond   float64 `json:"transactions_per_second"`
+	MutationsPerTransaction int     `json:"mutations_per_transaction"`
+	Parallelism             int     `json:"parallelism"`
+	Mode                    string  `json:"mode"`
+	BatchRows               int     `json:"batch_rows"`
+	KeySpace                int64   `json:"key_space"`
+}
+
+// Shard filters of the watcher's poll query.
+const (
+	ShardFixed   = "fixed"
+	ShardNotNull = "not_null"
+	ShardNone    = "none"
+)
+
+type WatcherConfig struct {
+	Enabled        bool   `json:"enabled"`
+	Watchers       int    `json:"watchers"`
+	PollIntervalMs int    `json:"poll_interval_ms"`
+	Limit          int64  `json:"limit"`
+	TableHint      bool   `json:"table_hint"`
+	ShardFilter    string `json:"shard_filter"`
+}
+
+// Reader queries.
+const (
+	QueryPoint         = "point"
+	QueryRecentChanges = "recent_changes"
+	QueryLeaderboard   = "leaderboard"
+)
+
+type ReaderConfig struct {
+	Enabled        bool    `json:"enabled"`
+	ReadsPerSecond float64 `json:"reads_per_second"`
+	Concurrency    int     `json:"concurrency"`
+	ThinkTimeMs    int     `json:"think_time_ms"`
+	Query          string  `json:"query"`
+	StalenessS     float64 `json:"staleness_s"`
+}
+
+type ClientConfig struct {
+	MultiplexedSessions bool `json:"multiplexed_sessions"`
+	SessionPoolSize     int  `json:"session_pool_size"`
+	// TimeoutMs is the per-operation deadline, where the config has one (absent: none).
+	TimeoutMs *float64 `json:"timeout_ms,omitempty"`
+}

@@ -1,0 +1,146 @@
+// Package protocol is the worker protocol of backend/spanload/model/protocol.py: typed, versioned,
+// newline-delimited JSON. Supervisor -> worker: start, begin, patch, pause, resume, stop_writers,
+// stop. Worker -> supervisor: hello, ready, report, writers_stopped, watcher_ledger, stopped, error.
+package protocol
+
+// Version is PROTOCOL_VERSION; a line of another version is refused.
+const Version = 1
+
+// Message types.
+const (
+	TypeStart          = "start"
+	TypeBegin          = "begin"
+	TypePatch          = "patch"
+	TypePause          = "pause"
+	TypeResume         = "resume"
+	TypeStopWriters    = "stop_writers"
+	TypeStop           = "stop"
+	TypeHello          = "hello"
+	TypeReady          = "ready"
+	TypeReport         = "report"
+	TypeWritersStopped = "writers_stopped"
+	TypeWatcherLedger  = "watcher_ledger"
+	TypeStopped        = "stopped"
+	TypeError          = "error"
+)
+
+// -- supervisor -> worker ----------------------------------------------------------------------
+
+type Start struct {
+	RunID        string    `json:"run_id"`
+	Worker       int       `json:"worker"`
+	Workers      int       `json:"workers"`
+	Config       RunConfig `json:"config"`
+	EmulatorHost *string   `json:"emulator_host"`
+	SetupSchema  bool      `json:"setup_schema"`
+}
+
+type Begin struct {
+	StartedAt float64 `json:"started_at"`
+}
+
+type Patch struct {
+	Config RunConfig `json:"config"`
+}
+
+type Pause struct{}
+type Resume struct{}
+type StopWriters struct{}
+type Stop struct{}
+
+// -- worker -> supervisor ----------------------------------------------------------------------
+
+type Hello struct {
+	Worker   int    `json:"worker"`
+	Pid      int    `json:"pid"`
+	Language string `json:"language"`
+	Client   string `json:"client"`
+}
+
+type Ready struct {
+	Worker int `json:"worker"`
+}
+
+// Report holds the deltas of one report interval.
+type Report struct {
+	Worker       int                `json:"worker"`
+	Seq          int                `json:"seq"`
+	T            float64            `json:"t"`
+	IntervalS    float64            `json:"interval_s"`
+	Counters     map[string]int64   `json:"counters"`
+	Gauges       map[string]float64 `json:"gauges"`
+	ErrorsByCode map[string]int64   `json:"errors_by_code"`
+	Hdr          map[string]string  `json:"hdr"`
+	Final        bool               `json:"final"`
+}
+
+// WritersStopped carries the updater's ledger rows [key, last_version, versions_committed].
+type WritersStopped struct {
+	Worker        int        `json:"worker"`
+	WriterID      string     `json:"writer_id"`
+	Ledger        [][3]int64 `json:"ledger"`
+	UncertainKeys []int64    `json:"uncertain_keys"`
+}
+
+// WatcherLedger carries rows [key, highest_version, distinct_versions].
+type WatcherLedger struct {
+	Worker     int        `json:"worker"`
+	Received   [][3]int64 `json:"received"`
+	Duplicates int64      `json:"duplicates"`
+	Foreign    int64      `json:"foreign"`
+}
+
+type Stopped struct {
+	Worker int `json:"worker"`
+}
+
+type Error struct {
+	Worker  int    `json:"worker"`
+	Message string `json:"message"`
+	Fatal   bool   `json:"fatal"`
+}
+
+// Counter names of a Report (protocol.Counter).
+const (
+	CounterTransactions    = "transactions"
+	CounterMutations       = "mutations"
+	CounterReceivedChanges = "received_changes"
+	CounterPolls           = "polls"
+	CounterRowsPolled      = "rows_polled"
+	CounterReads           = "reads"
+	CounterErrors          = "errors"
+	CounterAborts          = "aborts"
+	CounterRetries         = "retries"
+	CounterDropped         = "dropped"
+	CounterScheduled       = "scheduled"
+	CounterReadsScheduled  = "reads_scheduled"
+)
+
+// Op names of the latency histograms (samples.Op).
+const (
+	OpUpdaterTxn         = "updater.txn"
+	OpUpdaterTxnIntended = "updater.txn_intended"
+	OpWatcherPoll        = "watcher.poll"
+	OpWatcherNotify      = "watcher.notify"
+	OpReaderRead         = "reader.read"
+	OpReaderReadIntended = "reader.read_intended"
+	OpUpdaterTxnServer   = "updater.txn_server"
+	OpWatcherPollServer  = "watcher.poll_server"
+	OpReaderReadServer   = "reader.read_server"
+)
+
+// Gauge names a worker reports (samples.Gauge).
+const (
+	GaugeUpdaterTargetTPS           = "updater.target_tps"
+	GaugeUpdaterBehind              = "updater.behind"
+	GaugeWatcherLagMs               = "watcher.lag_ms"
+	GaugeReaderTargetRPS            = "reader.target_rps"
+	GaugeReaderBehind               = "reader.behind"
+	GaugeSessionsInUse              = "sessions.in_use"
+	GaugeSessionsIdle               = "sessions.idle"
+	GaugeSessionsWaiting            = "sessions.waiting"
+	GaugeServerPollAvgLatencyS      = "server.poll_avg_latency_s"
+	GaugeServerPollCPUFraction      = "server.poll_cpu_fraction"
+	GaugeServerTxnAvgCommitLatencyS = "server.txn_avg_commit_latency_s"
+	GaugeServerTxnAvgParticipants   = "server.txn_avg_participants"
+)

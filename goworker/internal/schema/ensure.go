@@ -1,0 +1,167 @@
+package schema
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/spanner"
+	database "cloud.google.com/go/spanner/admin/database/apiv1"
+	"cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
+	instance "cloud.google.com/go/spanner/admin/instance/apiv1"
+	"cloud.google.com/go/spanner/admin/instance/apiv1/instancepb"
+	"google.golang.org/api/option"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// DDLTimeout bounds each schema operation (a cloud target can take minutes).
+const DDLTimeout = 300 * time.Second
+
+var nameRE = regexp.MustCompile("(?i)CREATE\\s+(?:UNIQUE\\s+)?(?:NULL_FILTERED\\s+)?(TABLE|INDEX)\\s+`?(\\w+)`?")
+
+// ObjectNames are the upper-cased names of the tables and indexes statements create.
+func ObjectNames(statements []string) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range statements {
+		if m := nameRE.FindStringSubmatch(s); m != nil {
+			out[strings.ToUpper(m[2])] = true
+		}
+	}
+	return out
+}
+
+// MissingStatements are the statements of wanted whose table or index existing does not create.
+func MissingStatements(wanted, existing []string) []string {
+	have := ObjectNames(existing)
+	var out []string
+	for _, s := range wanted {
+		m := nameRE.FindStringSubmatch(s)
+		if m == nil || !have[strings.ToUpper(m[2])] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Paths names the instance and database of a run.
+type Paths struct {
+	Project, Instance, Database string
+	Cloud                       bool
+}
+
+func (p Paths) InstancePath() string {
+	return fmt.Sprintf("projects/%s/instances/%s", p.Project, p.Instance)
+}
+func (p Paths) DatabasePath() string { return p.InstancePath() + "/databases/" + p.Database }
+
+// Ensure creates what is missing: instance (not on cloud), database, tables, indexes. The
+// client options reach the admin APIs (the emulator host comes from SPANNER_EMULATOR_HOST).
+func Ensure(ctx context.Context, p Paths, spec *Spec, opts ...option.ClientOption) error {
+	ctx, cancel := context.WithTimeout(ctx, DDLTimeout)
+	defer cancel()
+	instances, err := instance.NewInstanceAdminClient(ctx, opts...)
+	if err != nil {
+		return fmt.Errorf("instance admin client: %w", err)
+	}
+	defer func() { _ = instances.Close() }()
+	if _, err := instances.GetInstance(ctx, &instancepb.GetInstanceRequest{Name: p.InstancePath()}); err != nil {
+		if status.Code(err) != codes.NotFound {
+			return fmt.Errorf("could not look up instance %s: %w", p.Instance, err)
+		}
+		if p.Cloud {
+			return fmt.Errorf("instance %q does not exist in project %q; create it first (Spanload does not create cloud instances)", p.Instance, p.Project)
+		}
+		slog.Info("creating instance", "instance", p.Instance)
+		op, err := instances.CreateInstance(ctx, &instancepb.CreateInstanceRequest{
+			Parent:     "projects/" + p.Project,
+			InstanceId: p.Instance,
+			Instance: &instancepb.Instance{
+				Config:      fmt.Sprintf("projects/%s/instanceConfigs/emulator-config", p.Project),
+				DisplayName: p.Instance, NodeCount: 1,
+			},
+		})
+		if err == nil {
+			_, err = op.Wait(ctx)
+		}
+		if err != nil && status.Code(err) != codes.AlreadyExists {
+			return fmt.Errorf("could not create instance %s: %w", p.Instance, err)
+		}
+	}
+	databases, err := database.NewDatabaseAdminClient(ctx, opts...)
+	if err != nil {
+		return fmt.Errorf("database admin client: %w", err)
+	}
+	defer func() { _ = databases.Close() }()
+	if _, err := databases.GetDatabase(ctx, &databasepb.GetDatabaseRequest{Name: p.DatabasePath()}); err != nil {
+		if status.Code(err) != codes.NotFound {
+			return fmt.Errorf("could not look up database %s: %w", p.Database, err)
+		}
+		slog.Info("creating database", "database", p.Database, "schema", spec.Kind)
+		op, err := databases.CreateDatabase(ctx, &databasepb.CreateDatabaseRequest{
+			Parent: p.InstancePath(), CreateStatement: "CREATE DATABASE `" + p.Database + "`",
+		})
+		if err == nil {
+			_, err = op.Wait(ctx)
+		}
+		if err != nil && status.Code(err) != codes.AlreadyExists {
+			return fmt.Errorf("could not create database %s: %w", p.Database, err)
+		}
+	}
+	existing, err := ddl(ctx, databases, p)
+	if err != nil {
+		return err
+	}
+	if todo := MissingStatements(spec.DDL, existing); len(todo) > 0 {
+		slog.Info("applying DDL", "statements", len(todo), "database", p.Database)
+		op, err := databases.UpdateDatabaseDdl(ctx, &databasepb.UpdateDatabaseDdlRequest{
+			Database: p.DatabasePath(), Statements: todo,
+		})
+		if err == nil {
+			err = op.Wait(ctx)
+		}
+		if err != nil {
+			return fmt.Errorf("could not update the schema of %s: %w", p.Database, err)
+		}
+		if existing, err = ddl(ctx, databases, p); err != nil {
+			return err
+		}
+		if still := MissingStatements(spec.DDL, existing); len(still) > 0 {
+			names := make([]string, 0, len(still))
+			for n := range ObjectNames(still) {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			return fmt.Errorf("the database did not create %v", names)
+		}
+	}
+	return nil
+}
+
+func ddl(ctx context.Context, c *database.DatabaseAdminClient, p Paths) ([]string, error) {
+	resp, err := c.GetDatabaseDdl(ctx, &databasepb.GetDatabaseDdlRequest{Database: p.DatabasePath()})
+	if err != nil {
+		return nil, fmt.Errorf("could not read the schema of %s: %w", p.Database, err)
+	}
+	return resp.Statements, nil
+}
+
+// Seed inserts the leaderboard's players once (insert-or-update, so it is idempotent).
+func Seed(ctx context.Context, client *spanner.Client, spec *Spec) error {
+	if !spec.SeedPlayers {
+		return nil
+	}
+	ms := make([]*spanner.Mutation, 0, LeaderboardPlayers)
+	for i := range LeaderboardPlayers {
+		ms = append(ms, spanner.InsertOrUpdate("Players", []string{"PlayerId", "PlayerName"},
+			[]any{int64(i), fmt.Sprintf("player-%d", i)}))
+	}
+	if _, err := client.Apply(ctx, ms); err != nil {
+		return fmt.Errorf("could not seed the players: %w", err)
+	}
+	return nil
+}

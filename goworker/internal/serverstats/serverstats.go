@@ -1,0 +1,164 @@
+// Package serverstats reads SPANNER_SYS statistics into gauges (spanner/stats.py): the poll
+// query's average latency and CPU share from QUERY_STATS_TOP_MINUTE, and the average commit
+// latency and participants from TXN_STATS_TOP_MINUTE. A target without a table goes quiet.
+package serverstats
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"cloud.google.com/go/spanner"
+	"google.golang.org/api/iterator"
+	"google.golang.org/grpc/codes"
+
+	"github.com/spanload/spanload/goworker/internal/protocol"
+)
+
+// SampleEvery is how often the tables are read: they change once a minute.
+const SampleEvery = 10 * time.Second
+
+const minuteS = 60.0
+
+const (
+	querySQL = "SELECT TEXT, EXECUTION_COUNT, AVG_LATENCY_SECONDS, AVG_CPU_SECONDS " +
+		"FROM SPANNER_SYS.QUERY_STATS_TOP_MINUTE " +
+		"WHERE INTERVAL_END = (SELECT MAX(INTERVAL_END) FROM SPANNER_SYS.QUERY_STATS_TOP_MINUTE)"
+	txnSQL = "SELECT COMMIT_ATTEMPT_COUNT, AVG_COMMIT_LATENCY_SECONDS, AVG_PARTICIPANTS " +
+		"FROM SPANNER_SYS.TXN_STATS_TOP_MINUTE " +
+		"WHERE INTERVAL_END = (SELECT MAX(INTERVAL_END) FROM SPANNER_SYS.TXN_STATS_TOP_MINUTE)"
+)
+
+// QueryStat is one row of QUERY_STATS_TOP_MINUTE.
+type QueryStat struct {
+	Text                 string
+	Executions           int64
+	AvgLatencyS, AvgCPUS float64
+}
+
+// PollQueryGauges are the latency and CPU share of the queries whose text starts like the poll.
+func PollQueryGauges(rows []QueryStat, prefix string, out map[string]float64) {
+	var executions int64
+	var latency, cpu float64
+	for _, r := range rows {
+		if strings.HasPrefix(strings.TrimSpace(r.Text), prefix) {
+			executions += r.Executions
+			latency += float64(r.Executions) * r.AvgLatencyS
+			cpu += float64(r.Executions) * r.AvgCPUS
+		}
+	}
+	if executions == 0 {
+		return
+	}
+	out[protocol.GaugeServerPollAvgLatencyS] = latency / float64(executions)
+	out[protocol.GaugeServerPollCPUFraction] = cpu / minuteS
+}
+
+// TxnStat is one row of TXN_STATS_TOP_MINUTE.
+type TxnStat struct {
+	Commits                     int64
+	AvgCommitS, AvgParticipants float64
+}
+
+// TxnGauges are the commit-weighted average commit latency and participants.
+func TxnGauges(rows []TxnStat, out map[string]float64) {
+	var commits int64
+	var latency, participants float64
+	for _, r := range rows {
+		commits += r.Commits
+		latency += float64(r.Commits) * r.AvgCommitS
+		participants += float64(r.Commits) * r.AvgParticipants
+	}
+	if commits == 0 {
+		return
+	}
+	out[protocol.GaugeServerTxnAvgCommitLatencyS] = latency / float64(commits)
+	out[protocol.GaugeServerTxnAvgParticipants] = participants / float64(commits)
+}
+
+// Reader reads both tables, and stops asking for a table the target does not have.
+type Reader struct {
+	mu          sync.Mutex
+	prefix      string
+	unavailable map[string]bool
+}
+
+func NewReader(prefix string) *Reader {
+	return &Reader{prefix: prefix, unavailable: map[string]bool{}}
+}
+
+func (r *Reader) SetPrefix(prefix string) {
+	r.mu.Lock()
+	r.prefix = prefix
+	r.mu.Unlock()
+}
+
+// Read returns the gauges of the last complete minute.
+func (r *Reader) Read(ctx context.Context, client *spanner.Client) (map[string]float64, error) {
+	out := map[string]float64{}
+	r.mu.Lock()
+	prefix := r.prefix
+	r.mu.Unlock()
+	var queries []QueryStat
+	err := r.query(ctx, client, "QUERY_STATS_TOP_MINUTE", querySQL, func(row *spanner.Row) error {
+		var text spanner.NullString
+		var n spanner.NullInt64
+		var lat, cpu spanner.NullFloat64
+		if err := row.Columns(&text, &n, &lat, &cpu); err != nil {
+			return err
+		}
+		queries = append(queries, QueryStat{text.StringVal, n.Int64, lat.Float64, cpu.Float64})
+		return nil
+	})
+	if err != nil {
+		return out, err
+	}
+	PollQueryGauges(queries, prefix, out)
+	var txns []TxnStat
+	err = r.query(ctx, client, "TXN_STATS_TOP_MINUTE", txnSQL, func(row *spanner.Row) error {
+		var n spanner.NullInt64
+		var lat, parts spanner.NullFloat64
+		if err := row.Columns(&n, &lat, &parts); err != nil {
+			return err
+		}
+		txns = append(txns, TxnStat{n.Int64, lat.Float64, parts.Float64})
+		return nil
+	})
+	TxnGauges(txns, out)
+	return out, err
+}
+
+func (r *Reader) query(ctx context.Context, client *spanner.Client, table, sql string, each func(*spanner.Row) error) error {
+	r.mu.Lock()
+	skip := r.unavailable[table]
+	r.mu.Unlock()
+	if skip {
+		return nil
+	}
+	it := client.Single().Query(ctx, spanner.NewStatement(sql))
+	defer it.Stop()
+	for {
+		row, err := it.Next()
+		if errors.Is(err, iterator.Done) {
+			return nil
+		}
+		if err != nil {
+			switch spanner.ErrCode(err) {
+			case codes.InvalidArgument, codes.NotFound, codes.Unimplemented, codes.FailedPrecondition:
+				slog.Info("SPANNER_SYS table is not available on this target", "table", table, "err", err)
+				r.mu.Lock()
+				r.unavailable[table] = true
+				r.mu.Unlock()
+				return nil
+			}
+			return fmt.Errorf("read SPANNER_SYS.%s: %w", table, err)
+		}
+		if err := each(row); err != nil {
+			return fmt.Errorf("decode SPANNER_SYS.%s: %w", table, err)
+		}
+	}
+}

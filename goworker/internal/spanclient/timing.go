@@ -1,0 +1,102 @@
+package spanclient
+
+import (
+	"context"
+	"regexp"
+	"strconv"
+	"sync"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+)
+
+// ServerTimingHeader carries the server's time per RPC: "gfet4t7; dur=1.234" (milliseconds).
+const ServerTimingHeader = "server-timing"
+
+var durRE = regexp.MustCompile(`dur=([0-9]+(?:\.[0-9]+)?)`)
+
+// ParseMs is the first dur= of a server-timing value in milliseconds (integer or fractional).
+func ParseMs(value string) (float64, bool) {
+	m := durRE.FindStringSubmatch(value)
+	if m == nil {
+		return 0, false
+	}
+	ms, err := strconv.ParseFloat(m[1], 64)
+	return ms, err == nil
+}
+
+// Timing sums the server time of every RPC made under one operation's context.
+type Timing struct {
+	mu    sync.Mutex
+	total float64
+	seen  bool
+}
+
+type timingKey struct{}
+
+// WithTiming is a context whose RPCs add their server time to the returned Timing.
+func WithTiming(ctx context.Context) (context.Context, *Timing) {
+	t := &Timing{}
+	return context.WithValue(ctx, timingKey{}, t), t
+}
+
+// Ms is the total server time, false if no RPC said.
+func (t *Timing) Ms() (float64, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.total, t.seen
+}
+
+func note(ctx context.Context, md metadata.MD) {
+	t, _ := ctx.Value(timingKey{}).(*Timing)
+	if t == nil {
+		return
+	}
+	for _, v := range md.Get(ServerTimingHeader) {
+		if ms, ok := ParseMs(v); ok {
+			t.mu.Lock()
+			t.total += ms
+			t.seen = true
+			t.mu.Unlock()
+		}
+	}
+}
+
+func unaryTiming(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn,
+	invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+	if ctx.Value(timingKey{}) == nil {
+		return invoker(ctx, method, req, reply, cc, opts...)
+	}
+	var md metadata.MD
+	err := invoker(ctx, method, req, reply, cc, append(opts, grpc.Header(&md))...)
+	note(ctx, md)
+	return err
+}
+
+func streamTiming(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string,
+	streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+	cs, err := streamer(ctx, desc, cc, method, opts...)
+	if err != nil || ctx.Value(timingKey{}) == nil {
+		return cs, err
+	}
+	return &timedStream{ClientStream: cs, ctx: ctx}, nil
+}
+
+// timedStream reads the header once the first response (or the end) has arrived, so it never
+// waits for what the caller was not already waiting for.
+type timedStream struct {
+	grpc.ClientStream
+	ctx   context.Context
+	noted bool
+}
+
+func (s *timedStream) RecvMsg(m any) error {
+	err := s.ClientStream.RecvMsg(m)
+	if !s.noted {
+		s.noted = true
+		if md, herr := s.ClientStream.Header(); herr == nil {
+			note(s.ctx, md)
+		}
+	}
+	return err
+}

@@ -1,0 +1,370 @@
+package watcher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"sync"
+	"time"
+
+	"cloud.google.com/go/spanner"
+	"google.golang.org/api/iterator"
+
+	"github.com/spanload/spanload/goworker/internal/ledger"
+	"github.com/spanload/spanload/goworker/internal/metrics"
+	"github.com/spanload/spanload/goworker/internal/pacing"
+	"github.com/spanload/spanload/goworker/internal/protocol"
+	"github.com/spanload/spanload/goworker/internal/schema"
+	"github.com/spanload/spanload/goworker/internal/spanclient"
+)
+
+const (
+	errorBackoff   = 200 * time.Millisecond
+	drainMaxErrors = 10
+	pausedNap      = 50 * time.Millisecond
+	usPerS         = 1_000_000
+	usPerMs        = 1000
+)
+
+// Position is a (commit timestamp, key) point in the watched table's change order.
+type Position struct {
+	TS  time.Time
+	Key int64
+}
+
+// Before says whether p comes before or at q.
+func (p Position) NotAfter(q Position) bool {
+	return p.TS.Before(q.TS) || (p.TS.Equal(q.TS) && p.Key <= q.Key)
+}
+
+type group struct {
+	w      *Watcher
+	name   string
+	shards []int64
+	last   Position
+	skip   map[int64]Position // shard -> position a previous group reached
+	mu     sync.Mutex
+	newest float64 // unix seconds of the newest commit seen; NaN before the first
+	stop   chan struct{}
+	wake   chan struct{}
+	done   chan struct{}
+}
+
+func (g *group) run() {
+	defer close(g.done)
+	for {
+		select {
+		case <-g.stop:
+			return
+		default:
+		}
+		if g.w.Paused() {
+			g.sleep(pausedNap)
+			continue
+		}
+		started := time.Now()
+		full, err := g.pollOnce()
+		if err != nil {
+			select {
+			case <-g.stop:
+				return
+			case <-time.After(errorBackoff):
+			}
+			continue
+		}
+		if full {
+			continue
+		}
+		g.sleep(time.Duration(g.w.Config().PollIntervalMs)*time.Millisecond - time.Since(started))
+	}
+}
+
+func (g *group) sleep(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-g.wake:
+	case <-g.stop:
+	}
+}
+
+// drain polls until a page is not full: after every writer stopped, it sees every change.
+func (g *group) drain() error {
+	errs := 0
+	for {
+		full, err := g.pollOnce()
+		if err == nil && !full {
+			return nil
+		}
+		if err != nil {
+			errs++
+			if errs > drainMaxErrors {
+				return fmt.Errorf("%s: the final drain failed %d times: %w", g.name, drainMaxErrors, err)
+			}
+			time.Sleep(errorBackoff)
+		}
+	}
+}
+
+type row struct {
+	key      int64
+	version  spanner.NullInt64
+	writerID spanner.NullString
+	ts       time.Time
+	shard    spanner.NullInt64
+}
+
+func (g *group) pollOnce() (bool, error) {
+	w := g.w
+	cfg := w.Config()
+	params := map[string]any{"ts": g.last.TS, "key": g.last.Key, "limit": cfg.Limit}
+	if cfg.ShardFilter == protocol.ShardFixed {
+		params["shards"] = g.shards
+	}
+	stmt := spanner.Statement{SQL: PollSQL(w.spec, cfg), Params: params}
+	conn := w.conn()
+	start := pacing.Now()
+	ctx, timing, done, err := conn.Begin(context.Background())
+	var rows []row
+	if err == nil {
+		rows, err = query(ctx, conn.Client, stmt)
+		done()
+	}
+	if err != nil {
+		w.stats.Error(err)
+		slog.Debug("poll failed", "group", g.name, "err", err)
+		return false, err
+	}
+	end := pacing.Now()
+	seenAt := time.Now()
+	w.stats.Recorder.Record(protocol.OpWatcherPoll, (end-start)*usPerS)
+	if ms, ok := timing.Ms(); ok {
+		w.stats.Recorder.Record(protocol.OpWatcherPollServer, ms*usPerMs)
+	}
+	w.stats.Count(protocol.CounterPolls, 1)
+	w.stats.Count(protocol.CounterRowsPolled, int64(len(rows)))
+	if len(rows) > 0 {
+		latencies := make([]float64, 0, len(rows))
+		for _, r := range rows {
+			if r.shard.Valid {
+				if before, ok := g.skip[r.shard.Int64]; ok && (Position{r.ts, r.key}).NotAfter(before) {
+					continue // already received by the group that watched this shard before a regroup
+				}
+			}
+			var version *int64
+			if r.version.Valid {
+				version = &r.version.Int64
+			}
+			var writer *string
+			if r.writerID.Valid {
+				writer = &r.writerID.StringVal
+			}
+			w.seen.Saw(r.key, version, writer)
+			latencies = append(latencies, float64(seenAt.Sub(r.ts).Microseconds()))
+		}
+		if len(latencies) > 0 {
+			w.stats.Recorder.RecordMany(protocol.OpWatcherNotify, latencies)
+			w.stats.Count(protocol.CounterReceivedChanges, int64(len(latencies)))
+		}
+		last := rows[len(rows)-1]
+		g.last = Position{last.ts, last.key}
+		g.mu.Lock()
+		g.newest = float64(last.ts.UnixNano()) / 1e9
+		g.mu.Unlock()
+	}
+	return int64(len(rows)) >= cfg.Limit, nil
+}
+
+func query(ctx context.Context, client *spanner.Client, stmt spanner.Statement) ([]row, error) {
+	it := client.Single().Query(ctx, stmt)
+	defer it.Stop()
+	var rows []row
+	for {
+		r, err := it.Next()
+		if errors.Is(err, iterator.Done) {
+			return rows, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		var x row
+		if err := r.Columns(&x.key, &x.version, &x.writerID, &x.ts, &x.shard); err != nil {
+			return nil, fmt.Errorf("decode a polled row: %w", err)
+		}
+		rows = append(rows, x)
+	}
+}
+
+// Watcher runs config.watchers shard groups; a change of watchers (or of the shard filter)
+// regroups from the oldest position any group had, skipping what each shard's old group saw.
+type Watcher struct {
+	conn      func() *spanclient.Conn
+	spec      *schema.Spec
+	stats     *metrics.Stats
+	seen      *ledger.SeenLedger
+	startTS   time.Time
+	mu        sync.Mutex
+	config    protocol.WatcherConfig
+	runPaused bool
+	view      []*group // the groups, for the gauges (under mu: never waits for a poll)
+	groupsMu  sync.Mutex
+	groups    []*group
+}
+
+func (w *Watcher) setGroupsLocked(groups []*group) {
+	w.groups = groups
+	w.mu.Lock()
+	w.view = groups
+	w.mu.Unlock()
+}
+
+func New(conn func() *spanclient.Conn, spec *schema.Spec, cfg protocol.WatcherConfig, stats *metrics.Stats,
+	seen *ledger.SeenLedger, startTS time.Time) *Watcher {
+	return &Watcher{conn: conn, spec: spec, config: cfg, stats: stats, seen: seen, startTS: startTS}
+}
+
+func (w *Watcher) Config() protocol.WatcherConfig {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.config
+}
+
+func (w *Watcher) Paused() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.runPaused || !w.config.Enabled
+}
+
+func (w *Watcher) SetPaused(paused bool) {
+	w.mu.Lock()
+	w.runPaused = paused
+	w.mu.Unlock()
+}
+
+func (w *Watcher) Start() {
+	w.groupsMu.Lock()
+	defer w.groupsMu.Unlock()
+	w.setGroupsLocked(w.makeGroups(w.Config(), Position{w.startTS, math.MinInt64}))
+	for _, g := range w.groups {
+		go g.run()
+	}
+}
+
+func (w *Watcher) makeGroups(cfg protocol.WatcherConfig, from Position) []*group {
+	var groups []*group
+	for i, shards := range ShardGroups(cfg.Watchers) {
+		if cfg.ShardFilter != protocol.ShardFixed {
+			shards = ShardValues()
+		}
+		groups = append(groups, &group{
+			w: w, name: fmt.Sprintf("watcher-%d", i), shards: shards, last: from, newest: math.NaN(),
+			stop: make(chan struct{}), wake: make(chan struct{}, 1), done: make(chan struct{}),
+		})
+	}
+	return groups
+}
+
+// Apply takes a patched config; a new poll interval applies now, not after the old one.
+func (w *Watcher) Apply(cfg protocol.WatcherConfig) {
+	w.mu.Lock()
+	old := w.config
+	w.config = cfg
+	w.mu.Unlock()
+	if cfg.Watchers != old.Watchers || cfg.ShardFilter != old.ShardFilter {
+		w.regroup(cfg)
+	}
+	w.groupsMu.Lock()
+	for _, g := range w.groups {
+		select {
+		case g.wake <- struct{}{}:
+		default:
+		}
+	}
+	w.groupsMu.Unlock()
+}
+
+func (w *Watcher) stopGroupsLocked(timeout time.Duration) {
+	for _, g := range w.groups {
+		close(g.stop)
+	}
+	deadline := time.After(timeout)
+	for _, g := range w.groups {
+		select {
+		case <-g.done:
+		case <-deadline:
+			return
+		}
+	}
+}
+
+func (w *Watcher) regroup(cfg protocol.WatcherConfig) {
+	w.groupsMu.Lock()
+	defer w.groupsMu.Unlock()
+	old := w.groups
+	w.stopGroupsLocked(time.Hour)
+	oldest := old[0].last
+	reached := map[int64]Position{}
+	for _, g := range old {
+		if g.last.NotAfter(oldest) {
+			oldest = g.last
+		}
+		for _, s := range g.shards {
+			reached[s] = g.last
+		}
+	}
+	w.setGroupsLocked(w.makeGroups(cfg, oldest))
+	for _, g := range w.groups {
+		g.skip = map[int64]Position{}
+		for _, s := range g.shards {
+			if p, ok := reached[s]; ok {
+				g.skip[s] = p
+			}
+		}
+		go g.run()
+	}
+}
+
+// StopAndDrain stops polling on the interval, then polls every group until it has seen everything.
+func (w *Watcher) StopAndDrain() error {
+	w.groupsMu.Lock()
+	defer w.groupsMu.Unlock()
+	w.stopGroupsLocked(time.Hour)
+	for _, g := range w.groups {
+		if err := g.drain(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *Watcher) Stop() {
+	w.groupsMu.Lock()
+	defer w.groupsMu.Unlock()
+	w.stopGroupsLocked(5 * time.Second)
+}
+
+// Gauges adds watcher.lag_ms: now minus the oldest of the groups' newest commit seen.
+func (w *Watcher) Gauges(out map[string]float64) {
+	w.mu.Lock()
+	groups := w.view
+	w.mu.Unlock()
+	oldest := math.Inf(1)
+	for _, g := range groups {
+		g.mu.Lock()
+		if !math.IsNaN(g.newest) {
+			oldest = math.Min(oldest, g.newest)
+		}
+		g.mu.Unlock()
+	}
+	if math.IsInf(oldest, 1) {
+		return
+	}
+	now := float64(time.Now().UnixNano()) / 1e9
+	out[protocol.GaugeWatcherLagMs] = math.Max(0, (now-oldest)*1000)
+}

@@ -1,0 +1,343 @@
+// Package worker is one worker process (workers/process.py): it says hello, waits for start,
+// connects (worker 0 creates the schema and fixes the watcher's starting timestamp), says ready,
+// reports every interval from begin until stop, and stops at once if its stdin closes.
+package worker
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+	"sync"
+	"time"
+
+	"cloud.google.com/go/spanner"
+
+	"github.com/spanload/spanload/goworker/internal/ledger"
+	"github.com/spanload/spanload/goworker/internal/metrics"
+	"github.com/spanload/spanload/goworker/internal/protocol"
+	"github.com/spanload/spanload/goworker/internal/reader"
+	"github.com/spanload/spanload/goworker/internal/schema"
+	"github.com/spanload/spanload/goworker/internal/serverstats"
+	"github.com/spanload/spanload/goworker/internal/spanclient"
+	"github.com/spanload/spanload/goworker/internal/updater"
+	"github.com/spanload/spanload/goworker/internal/watcher"
+)
+
+// pollPrefixLen is how much of the poll query's text identifies it in QUERY_STATS.
+const pollPrefixLen = 60
+
+// WriterID names one worker's writes in the WriterId column.
+func WriterID(runID string, worker int) string {
+	id := fmt.Sprintf("%s/%d", runID, worker)
+	if len(id) > 64 {
+		id = id[:64]
+	}
+	return id
+}
+
+// Worker holds one run's workloads in this process.
+type Worker struct {
+	start       *protocol.Start
+	index       int
+	channel     *protocol.Channel
+	stats       *metrics.Stats
+	spec        *schema.Spec
+	mu          sync.Mutex
+	config      protocol.RunConfig
+	conn        *spanclient.Conn
+	updater     *updater.Updater
+	reader      *reader.Reader
+	watcher     *watcher.Watcher
+	seen        *ledger.SeenLedger
+	serverStats *serverstats.Reader
+	server      map[string]float64
+	startedAt   float64
+	seq         int
+	reportMu    sync.Mutex
+	done        chan struct{}
+	doneOnce    sync.Once
+}
+
+func New(start *protocol.Start, channel *protocol.Channel) (*Worker, error) {
+	spec, err := schema.Get(start.Config.Schema)
+	if err != nil {
+		return nil, err
+	}
+	return &Worker{start: start, index: start.Worker, channel: channel, stats: metrics.NewStats(), spec: spec,
+		config: start.Config, server: map[string]float64{}, done: make(chan struct{})}, nil
+}
+
+func (w *Worker) Conn() *spanclient.Conn {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.conn
+}
+
+func (w *Worker) Config() protocol.RunConfig {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.config
+}
+
+func pollPrefix(spec *schema.Spec, cfg protocol.WatcherConfig) string {
+	sql := watcher.PollSQL(spec, cfg)
+	return sql[:min(len(sql), pollPrefixLen)]
+}
+
+// Setup connects and, for worker 0, creates the schema and the watcher.
+func (w *Worker) Setup(ctx context.Context) error {
+	cfg := w.config
+	if w.start.SetupSchema {
+		opts, err := spanclient.Options(cfg.Target, w.start.EmulatorHost)
+		if err != nil {
+			return err
+		}
+		if err := schema.Ensure(ctx, spanclient.PathsOf(cfg.Target), w.spec, opts...); err != nil {
+			return err
+		}
+	}
+	conn, err := spanclient.Connect(ctx, cfg.Target, cfg.Client, w.start.EmulatorHost)
+	if err != nil {
+		return err
+	}
+	w.conn = conn
+	if w.start.SetupSchema {
+		if err := schema.Seed(ctx, conn.Client, w.spec); err != nil {
+			return err
+		}
+	}
+	if w.index == 0 {
+		ids := make([]string, w.start.Workers)
+		for i := range ids {
+			ids[i] = WriterID(w.start.RunID, i)
+		}
+		w.seen = ledger.NewSeenLedger(ids)
+		w.watcher = watcher.New(w.Conn, w.spec, cfg.Watcher, w.stats, w.seen, startTimestamp(ctx, conn.Client))
+		w.serverStats = serverstats.NewReader(pollPrefix(w.spec, cfg.Watcher))
+	}
+	w.updater = updater.New(w.Conn, w.spec, cfg.Updater, w.stats, w.index, w.start.Workers,
+		WriterID(w.start.RunID, w.index))
+	w.reader = reader.New(w.Conn, w.spec, cfg.Reader, func() int64 { return w.Config().Updater.KeySpace },
+		w.stats, w.index, w.start.Workers)
+	return nil
+}
+
+// startTimestamp is the server's current time (a strong read), so the watcher starts exactly at
+// the run's start; this machine's clock if the server cannot say.
+func startTimestamp(ctx context.Context, client *spanner.Client) time.Time {
+	it := client.Single().Query(ctx, spanner.NewStatement("SELECT CURRENT_TIMESTAMP()"))
+	defer it.Stop()
+	row, err := it.Next()
+	if err == nil {
+		var ts time.Time
+		if err = row.Columns(&ts); err == nil {
+			return ts
+		}
+	}
+	slog.Warn("could not read the server's time; using this machine's clock", "err", err)
+	return time.Now()
+}
+
+// Run starts the load; report intervals align to startedAt (unix seconds).
+func (w *Worker) Run(startedAt float64) {
+	w.startedAt = startedAt
+	if w.watcher != nil {
+		w.watcher.Start()
+		go w.statsLoop()
+	}
+	w.updater.Start()
+	w.reader.Start()
+	go w.reportLoop()
+}
+
+func unixNow() float64 { return float64(time.Now().UnixNano()) / 1e9 }
+
+func (w *Worker) reportLoop() {
+	for {
+		w.reportMu.Lock()
+		end := w.startedAt + float64(w.seq+1)*w.Config().ReportIntervalS
+		w.reportMu.Unlock()
+		if wait := end - unixNow(); wait > 0 {
+			t := time.NewTimer(time.Duration(wait * float64(time.Second)))
+			select {
+			case <-w.done:
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
+		select {
+		case <-w.done:
+			return
+		default:
+		}
+		w.SendReport(false)
+	}
+}
+
+// SendReport sends the deltas since the previous report.
+func (w *Worker) SendReport(final bool) {
+	w.reportMu.Lock()
+	defer w.reportMu.Unlock()
+	counters, errs, hdr, err := w.stats.Take()
+	if err != nil {
+		slog.Error("could not encode a histogram", "err", err)
+	}
+	gauges := map[string]float64{}
+	for _, part := range []struct {
+		load      interface{ Gauges(map[string]float64) }
+		counts    func() (int64, int64)
+		scheduled string
+	}{
+		{w.updater, w.updater.Pacer.TakeCounts, protocol.CounterScheduled},
+		{w.reader, w.reader.Pacer.TakeCounts, protocol.CounterReadsScheduled},
+	} {
+		part.load.Gauges(gauges)
+		scheduled, dropped := part.counts()
+		if scheduled > 0 {
+			counters[part.scheduled] = scheduled
+		}
+		if dropped > 0 {
+			counters[protocol.CounterDropped] += dropped
+		}
+	}
+	if w.watcher != nil {
+		w.watcher.Gauges(gauges)
+	}
+	w.mu.Lock()
+	for k, v := range w.server {
+		gauges[k] = v
+	}
+	w.mu.Unlock()
+	if conn := w.Conn(); conn != nil {
+		if inUse, idle, waiting, ok := conn.SessionGauges(); ok {
+			gauges[protocol.GaugeSessionsInUse] = float64(inUse)
+			gauges[protocol.GaugeSessionsIdle] = float64(idle)
+			gauges[protocol.GaugeSessionsWaiting] = float64(waiting)
+		}
+	}
+	interval := w.Config().ReportIntervalS
+	now := unixNow()
+	length := interval
+	if final {
+		length = math.Max(now-(w.startedAt+float64(w.seq)*interval), 1e-3)
+	}
+	if err := w.channel.Send(&protocol.Report{
+		Worker: w.index, Seq: w.seq, T: now, IntervalS: length, Counters: counters, Gauges: gauges,
+		ErrorsByCode: errs, Hdr: hdr, Final: final,
+	}); err != nil {
+		slog.Error("could not send a report", "err", err)
+	}
+	w.seq++
+}
+
+func (w *Worker) statsLoop() {
+	t := time.NewTicker(serverstats.SampleEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.done:
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), serverstats.SampleEvery)
+		gauges, err := w.serverStats.Read(ctx, w.Conn().Client)
+		cancel()
+		if err != nil {
+			slog.Warn("reading SPANNER_SYS statistics failed", "err", err)
+		}
+		w.mu.Lock()
+		w.server = gauges
+		w.mu.Unlock()
+	}
+}
+
+// Apply takes a patched config: every workload applies what changed.
+func (w *Worker) Apply(cfg protocol.RunConfig) {
+	w.mu.Lock()
+	w.config = cfg
+	conn := w.conn
+	w.mu.Unlock()
+	if conn != nil {
+		conn.Apply(cfg.Client)
+	}
+	if w.updater != nil {
+		w.updater.Apply(cfg.Updater)
+	}
+	if w.reader != nil {
+		w.reader.Apply(cfg.Reader)
+	}
+	if w.watcher != nil {
+		w.watcher.Apply(cfg.Watcher)
+		w.serverStats.SetPrefix(pollPrefix(w.spec, cfg.Watcher))
+	}
+}
+
+func (w *Worker) SetPaused(paused bool) {
+	if w.updater != nil {
+		w.updater.SetPaused(paused)
+	}
+	if w.reader != nil {
+		w.reader.SetPaused(paused)
+	}
+	if w.watcher != nil {
+		w.watcher.SetPaused(paused)
+	}
+}
+
+// StopWriters stops the updater and the reader and sends the updater's ledger.
+func (w *Worker) StopWriters() error {
+	w.updater.Stop()
+	w.reader.Stop()
+	rows, uncertain := w.updater.Ledger.Rows()
+	return w.channel.Send(&protocol.WritersStopped{Worker: w.index, WriterID: w.updater.WriterID,
+		Ledger: rows, UncertainKeys: uncertain})
+}
+
+// Stop ends the run: the watcher drains and sends its ledger, then the final report and stopped.
+func (w *Worker) Stop() error {
+	if w.updater != nil {
+		w.updater.Stop()
+	}
+	if w.reader != nil {
+		w.reader.Stop()
+	}
+	if w.watcher != nil {
+		if w.Config().Watcher.Enabled {
+			if err := w.watcher.StopAndDrain(); err != nil {
+				return err
+			}
+			rows, dups, foreign := w.seen.Rows()
+			if err := w.channel.Send(&protocol.WatcherLedger{Worker: w.index, Received: rows,
+				Duplicates: dups, Foreign: foreign}); err != nil {
+				return err
+			}
+		} else {
+			w.watcher.Stop()
+		}
+	}
+	w.doneOnce.Do(func() { close(w.done) })
+	w.SendReport(true)
+	return w.channel.Send(&protocol.Stopped{Worker: w.index})
+}
+
+// Abandon stops generating load at once and reports nothing: the supervisor is gone.
+func (w *Worker) Abandon() {
+	w.doneOnce.Do(func() { close(w.done) })
+	if w.updater != nil {
+		w.updater.Pacer.Stop(time.Second)
+	}
+	if w.reader != nil {
+		w.reader.Pacer.Stop(time.Second)
+	}
+	if w.watcher != nil {
+		w.watcher.Stop()
+	}
+}
+
+func (w *Worker) Close() {
+	if conn := w.Conn(); conn != nil {
+		conn.Close()
+	}
+}
