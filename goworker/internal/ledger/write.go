@@ -12,6 +12,14 @@ import (
 // MaxPickTries bounds the search for a free key.
 const MaxPickTries = 1000
 
+// KeyBusyError says no free key could be found: the key space is too small for the writes in
+// flight.
+type KeyBusyError struct{ Slots int64 }
+
+func (e *KeyBusyError) Error() string {
+	return fmt.Sprintf("no free key among %d owned keys: raise updater.key_space or lower parallelism", e.Slots)
+}
+
 // Write is one row of a transaction: a key and the version it gets.
 type Write struct {
 	Key     int64
@@ -69,7 +77,7 @@ func (l *WriteLedger) Reserve(count int, fresh bool) ([]Write, error) {
 			for _, w := range picked {
 				delete(l.inFlight, w.Key)
 			}
-			return nil, fmt.Errorf("no free key among %d owned keys: raise updater.key_space or lower parallelism", slots)
+			return nil, &KeyBusyError{Slots: slots}
 		}
 		var slot int64
 		if fresh {

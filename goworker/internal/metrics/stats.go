@@ -8,6 +8,7 @@ import (
 
 	"cloud.google.com/go/spanner"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/spanload/spanload/goworker/internal/protocol"
 )
@@ -51,31 +52,52 @@ func Code(err error) codes.Code {
 }
 
 // ErrorCode is the name of an error's gRPC code ("ABORTED"...), SESSION_POOL_TIMEOUT, or else
-// the error's Go type name.
+// the error's type name.
 func ErrorCode(err error) string {
 	if errors.Is(err, ErrSessionPoolTimeout) {
 		return SessionPoolTimeout
 	}
-	code := Code(err)
-	if code == codes.Unknown {
-		var se *spanner.Error
-		if !errors.As(err, &se) {
-			return reflect.TypeOf(err).String()
-		}
+	if !isGrpc(err) {
+		return typeName(err)
 	}
+	code := Code(err)
 	if name, ok := codeNames[code]; ok {
 		return name
 	}
 	return code.String()
 }
 
-// OutcomeUnknown says whether a failed commit may have been applied anyway.
+// isGrpc says whether err carries a gRPC status (from the client or a context deadline).
+func isGrpc(err error) bool {
+	var se *spanner.Error
+	var st interface{ GRPCStatus() *status.Status }
+	return errors.As(err, &se) || errors.As(err, &st) ||
+		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
+}
+
+// OutcomeUnknown says whether a failed commit may have been applied anyway; an error that never
+// reached the server (no free session, no key) is not one.
 func OutcomeUnknown(err error) bool {
+	if !isGrpc(err) {
+		return false
+	}
 	switch Code(err) {
 	case codes.DeadlineExceeded, codes.Unavailable, codes.Internal, codes.Unknown:
 		return true
 	}
 	return false
+}
+
+// typeName is an error's bare type name ("KeyBusyError"), as Python's type(err).__name__.
+func typeName(err error) string {
+	t := reflect.TypeOf(err)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Name() == "" {
+		return t.String()
+	}
+	return t.Name()
 }
 
 // Stats holds interval deltas: counters, errors by code and histograms.
