@@ -9,7 +9,7 @@ import (
 )
 
 const configJSON = `{"name":null,"preset":"light","target":{"kind":"local","emulator_host":"127.0.0.1:1","project":"p","instance":"i","database":"d"},
-"duration_s":10.0,"schema":"tweets","processes":2,"report_interval_s":0.5,
+"duration_s":10.0,"schema":"tweets","processes":2,"runtime":"go","report_interval_s":0.5,
 "updater":{"enabled":true,"transactions_per_second":12.5,"mutations_per_transaction":5,"parallelism":8,"mode":"dml","batch_rows":6,"key_space":300},
 "watcher":{"enabled":false,"watchers":3,"poll_interval_ms":250,"limit":100,"table_hint":false,"shard_filter":"fixed"},
 "reader":{"enabled":true,"reads_per_second":10.0,"concurrency":4,"think_time_ms":5,"query":"point","staleness_s":1.5},
@@ -45,7 +45,7 @@ func TestDecodeStartCarriesTheWholeConfig(t *testing.T) {
 		t.Fatalf("start fields: %+v", s)
 	}
 	c := s.Config
-	if c.Schema != "tweets" || c.ReportIntervalS != 0.5 || c.Updater.TransactionsPerSecond != 12.5 ||
+	if c.Schema != "tweets" || c.Runtime != "go" || c.ReportIntervalS != 0.5 || c.Updater.TransactionsPerSecond != 12.5 ||
 		c.Updater.Mode != ModeDML || c.Updater.KeySpace != 300 || c.Watcher.Enabled || c.Watcher.Watchers != 3 ||
 		c.Watcher.Limit != 100 || c.Watcher.TableHint || c.Reader.StalenessS != 1.5 || c.Reader.ThinkTimeMs != 5 ||
 		c.Client.MultiplexedSessions || c.Client.SessionPoolSize != 7 || *c.Client.TimeoutMs != 2500 ||
@@ -77,17 +77,22 @@ func TestDecodeRefusesWhatIsNotThisProtocol(t *testing.T) {
 }
 
 func TestEncodeWritesTypedVersionedLines(t *testing.T) {
+	cpu := 0.25
 	cases := []struct {
 		msg  any
 		want map[string]any
 	}{
-		{&Hello{Worker: 2, Pid: 42, Language: "go", Client: "c v1"},
-			map[string]any{"type": "hello", "v": 1.0, "worker": 2.0, "pid": 42.0, "language": "go", "client": "c v1"}},
+		{&Hello{Worker: 2, Pid: 42, Language: "go", Client: "c v1", Host: "h"},
+			map[string]any{"type": "hello", "v": 1.0, "worker": 2.0, "pid": 42.0, "language": "go", "client": "c v1", "host": "h"}},
 		{&Ready{Worker: 1}, map[string]any{"type": "ready", "v": 1.0, "worker": 1.0}},
 		{&Report{Worker: 0, Seq: 3, T: 1.5, IntervalS: 1, Counters: map[string]int64{CounterTransactions: 7}},
 			map[string]any{"type": "report", "v": 1.0, "worker": 0.0, "seq": 3.0, "t": 1.5, "interval_s": 1.0,
 				"counters": map[string]any{"transactions": 7.0}, "gauges": map[string]any{},
-				"errors_by_code": map[string]any{}, "hdr": map[string]any{}, "final": false}},
+				"errors_by_code": map[string]any{}, "hdr": map[string]any{}, "final": false, "cpu_s": nil}},
+		{&Report{CPUS: &cpu, Final: true},
+			map[string]any{"type": "report", "v": 1.0, "worker": 0.0, "seq": 0.0, "t": 0.0, "interval_s": 0.0,
+				"counters": map[string]any{}, "gauges": map[string]any{},
+				"errors_by_code": map[string]any{}, "hdr": map[string]any{}, "final": true, "cpu_s": 0.25}},
 		{&WritersStopped{Worker: 1, WriterID: "r/1", Ledger: [][3]int64{{3, 2, 2}}},
 			map[string]any{"type": "writers_stopped", "v": 1.0, "worker": 1.0, "writer_id": "r/1",
 				"ledger": []any{[]any{3.0, 2.0, 2.0}}, "uncertain_keys": []any{}}},

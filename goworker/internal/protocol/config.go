@@ -9,6 +9,7 @@ type RunConfig struct {
 	DurationS       *float64      `json:"duration_s"`
 	Schema          string        `json:"schema"`
 	Processes       int           `json:"processes"`
+	Runtime         string        `json:"runtime"`
 	ReportIntervalS float64       `json:"report_interval_s"`
 	Updater         UpdaterConfig `json:"updater"`
 	Watcher         WatcherConfig `json:"watcher"`

@@ -55,6 +55,7 @@ type Hello struct {
 	Pid      int    `json:"pid"`
 	Language string `json:"language"`
 	Client   string `json:"client"`
+	Host     string `json:"host"`
 }
 
 type Ready struct {
@@ -72,6 +73,8 @@ type Report struct {
 	ErrorsByCode map[string]int64   `json:"errors_by_code"`
 	Hdr          map[string]string  `json:"hdr"`
 	Final        bool               `json:"final"`
+	// CPUS is the process's cumulative CPU seconds since begin (not a delta); nil: not measured.
+	CPUS *float64 `json:"cpu_s"`
 }
 
 // WritersStopped carries the updater's ledger rows [key, last_version, versions_committed].

@@ -147,7 +147,7 @@ func TestAgainstTheLocalSpannerEveryWriteIsReceivedOnce(t *testing.T) {
 	}()
 
 	hello := p.next("hello", nil)
-	if hello["language"] != "go" || hello["worker"] != 0.0 || hello["v"] != 1.0 {
+	if host, _ := os.Hostname(); hello["language"] != "go" || hello["worker"] != 0.0 || hello["v"] != 1.0 || hello["host"] != host {
 		t.Fatalf("hello %v", hello)
 	}
 	config := fmt.Sprintf(`{"target":{"kind":"local","emulator_host":%q,"project":"p","instance":"i","database":"gotest"},
@@ -214,9 +214,18 @@ func TestAgainstTheLocalSpannerEveryWriteIsReceivedOnce(t *testing.T) {
 	if transactions == 0 || sumCounter(reports, protocol.CounterReads) == 0 {
 		t.Errorf("no load ran: %d transactions, %d reads", transactions, sumCounter(reports, protocol.CounterReads))
 	}
+	lastCPU := 0.0
 	for i, r := range reports {
 		if r["seq"] != float64(i) {
 			t.Errorf("report %d has seq %v", i, r["seq"])
 		}
+		cpu, _ := r["cpu_s"].(float64)
+		if cpu < lastCPU {
+			t.Errorf("report %d: cpu_s %v fell below %v (it is cumulative)", i, r["cpu_s"], lastCPU)
+		}
+		lastCPU = cpu
+	}
+	if lastCPU <= 0 {
+		t.Errorf("the final report's cpu_s is %v; the worker did use CPU", lastCPU)
 	}
 }

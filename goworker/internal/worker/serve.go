@@ -17,7 +17,8 @@ const maxLine = 16 << 20
 
 // Serve speaks the protocol on in/out until stop or until in closes; the exit code.
 func Serve(ctx context.Context, index int, in io.Reader, channel *protocol.Channel, client string) int {
-	if err := channel.Send(&protocol.Hello{Worker: index, Pid: os.Getpid(), Language: "go", Client: client}); err != nil {
+	host, _ := os.Hostname()
+	if err := channel.Send(&protocol.Hello{Worker: index, Pid: os.Getpid(), Language: "go", Client: client, Host: host}); err != nil {
 		slog.Error("could not say hello", "err", err)
 		return 1
 	}

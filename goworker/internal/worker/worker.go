@@ -53,6 +53,7 @@ type Worker struct {
 	serverStats *serverstats.Reader
 	server      map[string]float64
 	startedAt   float64
+	cpuAtBegin  float64
 	seq         int
 	reportMu    sync.Mutex
 	done        chan struct{}
@@ -142,6 +143,7 @@ func startTimestamp(ctx context.Context, client *spanner.Client) time.Time {
 // Run starts the load; report intervals align to startedAt (unix seconds).
 func (w *Worker) Run(startedAt float64) {
 	w.startedAt = startedAt
+	w.cpuAtBegin = CPUSeconds()
 	if w.watcher != nil {
 		w.watcher.Start()
 		go w.statsLoop()
@@ -223,9 +225,10 @@ func (w *Worker) SendReport(final bool) {
 	if final {
 		length = math.Max(now-(w.startedAt+float64(w.seq)*interval), 1e-3)
 	}
+	cpu := max(0, CPUSeconds()-w.cpuAtBegin)
 	if err := w.channel.Send(&protocol.Report{
 		Worker: w.index, Seq: w.seq, T: now, IntervalS: length, Counters: counters, Gauges: gauges,
-		ErrorsByCode: errs, Hdr: hdr, Final: final,
+		ErrorsByCode: errs, Hdr: hdr, Final: final, CPUS: &cpu,
 	}); err != nil {
 		slog.Error("could not send a report", "err", err)
 	}
