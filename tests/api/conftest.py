@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
 import pytest
 from fastapi.testclient import TestClient
@@ -20,6 +21,7 @@ from spanload.spanner.local_server import LocalSpanner, LocalSpannerError, start
 from tests.engine.conftest import probe
 from tests.helpers import wait_for
 
+LOCAL_URL = "http://127.0.0.1:8000"  # an allowed Host (TestClient's own default, 'testserver', is not)
 RUN_READY_TIMEOUT_S = 120.0  # a worker process imports the Spanner client and creates the schema
 
 
@@ -38,6 +40,21 @@ def local_spanner() -> Iterator[LocalSpanner]:
         server.stop()
 
 
+class LocalTestClient(TestClient):
+    """A TestClient that reaches the app as a browser on this machine would: Host 127.0.0.1:8000,
+    websockets included (Starlette's joins relative websocket URLs to ws://testserver)."""
+
+    def __init__(self, app: Any, **kwargs: Any) -> None:
+        super().__init__(app, base_url=LOCAL_URL, **kwargs)
+
+    def websocket_connect(self, url: str, subprotocols: Sequence[str] | None = None, **kwargs: Any) -> Any:
+        return super().websocket_connect(urljoin(LOCAL_URL.replace("http", "ws", 1), url), subprotocols, **kwargs)
+
+
+def local_client(app: Any, **kwargs: Any) -> TestClient:
+    return LocalTestClient(app, **kwargs)
+
+
 def make_settings(data_dir: Path, spanner: LocalSpanner | None = None, **overrides: Any) -> Settings:
     values: dict[str, Any] = {
         "data_dir": data_dir,
@@ -54,7 +71,7 @@ def make_settings(data_dir: Path, spanner: LocalSpanner | None = None, **overrid
 def client(local_spanner: LocalSpanner, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     """The whole app, as `spanload serve` builds it, with its own run store."""
     app = create_app(make_settings(tmp_path_factory.mktemp("api"), local_spanner))
-    with TestClient(app) as test_client:
+    with local_client(app) as test_client:
         yield test_client
 
 

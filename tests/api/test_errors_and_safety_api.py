@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from spanload.main import create_app
-from tests.api.conftest import make_settings
+from tests.api.conftest import local_client, make_settings
 from tests.api.loadless_engine import LoadlessEngine
 
 
@@ -67,7 +67,7 @@ def test_credentials_are_refused_not_stored(client: TestClient) -> None:
 
 def test_cloud_rates_are_bounded_by_max_tps(tmp_path: Path) -> None:
     app = create_app(make_settings(tmp_path, max_tps=100.0))
-    with TestClient(app) as client:
+    with local_client(app) as client:
         cloud = {"kind": "cloud", "project": "p", "instance": "i", "database": "d"}
         response = client.post(
             "/api/runs",
@@ -101,7 +101,7 @@ def test_a_go_run_without_the_go_worker_is_a_422_saying_to_run_make_install(tmp_
 @pytest.fixture
 def guarded(tmp_path: Path) -> Iterator[TestClient]:
     app = create_app(make_settings(tmp_path, api_token="s3cret"))
-    with TestClient(app) as client:
+    with local_client(app) as client:
         yield client
 
 
@@ -129,7 +129,7 @@ def test_runs_without_a_target_go_to_the_configured_default(tmp_path: Path) -> N
         make_settings(tmp_path, default_target_kind="emulator", default_emulator_host="127.0.0.1:1"),
         engine_factory=LoadlessEngine,
     )
-    with TestClient(app) as client:
+    with local_client(app) as client:
         run = client.post("/api/runs", json={"preset": "light"}).json()
         assert run["config"]["target"] == {
             **run["config"]["target"],

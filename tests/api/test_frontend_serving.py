@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fastapi.testclient import TestClient
-
 from spanload.main import create_app
-from tests.api.conftest import make_settings
+from tests.api.conftest import local_client, make_settings
 from tests.api.loadless_engine import LoadlessEngine
 
 INDEX = "<!doctype html><title>Spanload</title>"
@@ -19,7 +17,7 @@ def test_dashboard_served_with_spa_fallback(tmp_path: Path) -> None:
     (dist / "index.html").write_text(INDEX)
     (dist / "assets" / "app.js").write_text("console.log(1)")
     app = create_app(make_settings(tmp_path, frontend_dist=dist), engine_factory=LoadlessEngine)
-    with TestClient(app) as client:
+    with local_client(app) as client:
         assert client.get("/").text == INDEX
         assert client.get("/assets/app.js").text == "console.log(1)"
         deep = client.get("/runs/abc/live")
@@ -33,6 +31,6 @@ def test_dashboard_served_with_spa_fallback(tmp_path: Path) -> None:
 
 def test_no_dashboard_when_it_is_not_built(tmp_path: Path) -> None:
     app = create_app(make_settings(tmp_path), engine_factory=LoadlessEngine)
-    with TestClient(app) as client:
+    with local_client(app) as client:
         assert client.get("/").status_code == 404
         assert client.get("/api/presets").status_code == 200

@@ -36,7 +36,9 @@ def api(
     database_url = None
     if request.param == "postgresql":
         database_url = request.getfixturevalue("postgres_server").create_database()
-    app = create_app(make_settings(data_dir, database_url=database_url), engine_factory=LoadlessEngine)
+    # Schemathesis' in-process client calls the app 'testserver': allowed as a reverse proxy's name would be.
+    settings = make_settings(data_dir, database_url=database_url, allowed_hosts=["testserver"])
+    app = create_app(settings, engine_factory=LoadlessEngine)
     with TestClient(app) as client:  # runs the lifespan: migrations, store, hub
         running = client.post("/api/runs", json={"preset": "light"}).json()["id"]
         finished = client.post("/api/runs", json={"preset": "light"}).json()["id"]

@@ -5,6 +5,7 @@ from fastapi.responses import JSONResponse
 
 from spanload.api import compare, health, live, metrics, presets, runs, samples
 from spanload.api.deps import require_token
+from spanload.api.guard import install_guards
 from spanload.api.openapi import install_openapi
 from spanload.api.spa import SPAStaticFiles
 from spanload.control.service import RunError
@@ -28,7 +29,8 @@ async def _run_error(_: Request, err: Exception) -> JSONResponse:
 
 
 def install(app: FastAPI, settings: Settings) -> None:
-    """Routers, error handlers, and the built frontend at ``/`` when it exists."""
+    """Host and Origin checks, routers, error handlers, and the built frontend at ``/`` when it exists."""
+    install_guards(app, settings)
     app.include_router(api_router)
     app.include_router(metrics_router)
     app.add_exception_handler(RunError, _run_error)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, status
 from pydantic import BaseModel
 
 from spanload import __version__
@@ -31,3 +31,10 @@ def health(local: LocalSpannerDep) -> HealthPublic:
     else:
         spanner = LocalSpannerPublic(address=local.address, state=local.state, version=local.version)
     return HealthPublic(status="ok", version=__version__, local_spanner=spanner)
+
+
+@router.post("/health/origin", status_code=status.HTTP_204_NO_CONTENT)
+def origin_allowed() -> None:
+    """204 when this request's Origin may change state and open live streams; the Origin check
+    answers 403 with the reason otherwise. Browsers do not tell a page why a websocket handshake
+    was refused, so the UI asks here when its live socket closes before opening."""

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import uvicorn
+from pydantic import ValidationError
 
 from spanload.main import create_app
 from spanload.model.settings import Settings
@@ -33,7 +34,13 @@ def serve(args: argparse.Namespace) -> int:
         overrides["data_dir"] = Path(args.data_dir)
     if args.no_local_spanner:
         overrides["local_spanner_start"] = False
-    settings = Settings(**overrides)  # type: ignore[arg-type]
+    try:
+        settings = Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as err:
+        for error in err.errors():
+            name = "SPANLOAD_" + "_".join(str(part) for part in error["loc"]).upper()
+            print(f"spanload serve: {name}: {error['msg'].removeprefix('Value error, ')}.", file=sys.stderr)
+        return 2
     if not _is_loopback(settings.host) and not settings.api_token:
         print(
             f"spanload serve: binding {settings.host} exposes the API beyond this machine; "

@@ -2,14 +2,41 @@
 
 from __future__ import annotations
 
+import ipaddress
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
+
+
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _bracketed(host: str) -> str:
+    """A host as it appears in a Host header: IPv6 literals in brackets."""
+    try:
+        return f"[{host}]" if ipaddress.ip_address(host).version == 6 else host
+    except ValueError:
+        return host
+
+
+def origin_key(value: str) -> str | None:
+    """``scheme://host:port`` of an origin or a base URL (lower case, default port written out), or
+    None when ``value`` is not an http(s) origin: what the Origin check compares."""
+    try:
+        parts = urlsplit(value.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in DEFAULT_PORTS or not parts.hostname or parts.path not in ("", "/") or parts.query:
+        return None
+    return f"{scheme}://{_bracketed(parts.hostname)}:{port or DEFAULT_PORTS[scheme]}"
 
 
 class Settings(BaseSettings):
@@ -22,6 +49,16 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default=REPO_ROOT / "data", description="run store and local Spanner files")
     database_url: str | None = Field(default=None, description="SQLAlchemy URL; default SQLite in data_dir")
     api_token: str | None = Field(default=None, description="required on every request when not on loopback")
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Host names the API answers to besides loopback and the bound address (comma list; "
+        "'*.example.com' matches subdomains), e.g. a reverse proxy's name",
+    )
+    allowed_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="origins (scheme://host[:port], comma list) besides the API's own that may change state "
+        "and open live streams, e.g. vite's dev server http://127.0.0.1:5173",
+    )
     max_tps: float = Field(default=1000.0, description="upper bound on rates for cloud targets")
 
     local_spanner_binary: Path | None = Field(
@@ -46,6 +83,36 @@ class Settings(BaseSettings):
     default_emulator_host: str | None = Field(
         default=None, description="host:port of the emulator for runs whose target defaults to the emulator"
     )
+
+    @field_validator("allowed_hosts", "allowed_origins", mode="before")
+    @classmethod
+    def _comma_lists(cls, value: object) -> object:
+        """Comma lists in the environment (pydantic-settings would expect JSON)."""
+        return [item.strip() for item in value.split(",") if item.strip()] if isinstance(value, str) else value
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _valid_host_names(cls, names: list[str]) -> list[str]:
+        hosts = [_bracketed(name.strip().lower()) for name in names]
+        for host in hosts:
+            wildcard_ok = "*" not in host[1:] and (not host.startswith("*") or host == "*" or host.startswith("*."))
+            if not wildcard_ok or "/" in host or (":" in host and not host.startswith("[")):
+                raise ValueError(
+                    f"{host!r} is not a host name: give names or addresses without scheme or port, "
+                    "and wildcards only as '*.example.com'"
+                )
+        return hosts
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _valid_origins(cls, origins: list[str]) -> list[str]:
+        keys = []
+        for origin in origins:
+            key = origin_key(origin)
+            if key is None:
+                raise ValueError(f"{origin!r} is not an origin: give scheme://host[:port], e.g. http://127.0.0.1:5173")
+            keys.append(key)
+        return keys
 
     @property
     def store_url(self) -> str:

@@ -42,6 +42,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/health/origin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Origin Allowed
+         * @description 204 when this request's Origin may change state and open live streams; the Origin check
+         *     answers 403 with the reason otherwise. Browsers do not tell a page why a websocket handshake
+         *     was refused, so the UI asks here when its live socket closes before opening.
+         */
+        post: operations["origin_allowed_api_health_origin_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/live/schema": {
         parameters: {
             query?: never;
@@ -1217,6 +1239,24 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["HealthPublic"];
                 };
+            };
+        };
+    };
+    origin_allowed_api_health_origin_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
