@@ -41,9 +41,9 @@ export class FakeWebSocket {
   }
 
   /** The server (or the network) closes the socket. */
-  drop(code = 1006) {
+  drop(code = 1006, reason = "") {
     this.readyState = FakeWebSocket.CLOSED;
-    this.onclose?.(new CloseEvent("close", { code }));
+    this.onclose?.(new CloseEvent("close", { code, reason }));
   }
 
   close(code = 1000) {

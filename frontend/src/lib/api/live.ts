@@ -1,7 +1,8 @@
 // WS /api/runs/{id}/live: the URL of a run's live stream, its close codes, and a one-shot snapshot.
 import type { SnapshotMessage } from "@/lib/types";
-import { announceUnauthorized, getToken } from "@/lib/token";
+import { getToken } from "@/lib/token";
 import { API_BASE, ApiError, buildQuery, enc } from "./client";
+import { checkOrigin } from "./health";
 
 /** Samples in the snapshot the live socket sends on (re)connect: downsampled on the server. */
 export const LIVE_SNAPSHOT_POINTS = 600;
@@ -19,11 +20,26 @@ export function liveUrl(
 
 const SNAPSHOT_TIMEOUT_MS = 15_000;
 
-/** Close codes of the live socket (backend/spanload/api/live.py and deps.py). */
+/**
+ * Why the server refused a live socket before opening it, when it did: a browser reports a refused
+ * handshake as a bare 1006, so ask POST /api/health/origin, which the same Host, Origin and token
+ * checks answer. The refusal (403: this page's origin is not allowed; 401: the token), or null.
+ */
+export async function liveRefusal(): Promise<ApiError | null> {
+  try {
+    await checkOrigin();
+    return null;
+  } catch (err) {
+    return err instanceof ApiError && (err.status === 401 || err.status === 403) ? err : null;
+  }
+}
+
+/** Close codes of the live socket (backend/spanload/api/live.py, deps.py and guard.py). */
 export const WS_CLOSE = {
   /** The run ended (or the viewer left): a normal close. */
   NORMAL: 1000,
-  /** The API token is missing or wrong: reconnecting cannot help until the user gives one. */
+  /** The API token is missing or wrong, or the page's origin is refused (reason "Origin not
+   * allowed"): reconnecting cannot help. Browsers see these only as 1006; see liveRefusal. */
   POLICY_VIOLATION: 1008,
   /** The server dropped a viewer that fell too far behind: reconnect and rebuild from the snapshot. */
   TRY_AGAIN_LATER: 1013,
@@ -56,14 +72,11 @@ export function fetchSnapshot(id: string, maxPoints = 2): Promise<SnapshotMessag
     };
     ws.onclose = (event: CloseEvent) => {
       clearTimeout(timer);
-      if (event.code === WS_CLOSE.POLICY_VIOLATION) announceUnauthorized();
-      reject(
-        event.code === WS_CLOSE.RUN_NOT_FOUND
-          ? new ApiError(404, event.reason || `run ${id} not found`)
-          : event.code === WS_CLOSE.POLICY_VIOLATION
-            ? new ApiError(401, event.reason || "The server refused the API token.")
-            : new ApiError(0, "Could not open the run's live stream."),
-      );
+      if (event.code === WS_CLOSE.RUN_NOT_FOUND) {
+        reject(new ApiError(404, event.reason || `run ${id} not found`));
+        return;
+      }
+      void liveRefusal().then((refusal) => reject(refusal ?? new ApiError(0, "Could not open the run's live stream.")));
     };
   });
 }

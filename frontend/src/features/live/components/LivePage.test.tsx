@@ -8,13 +8,16 @@ import { LivePage } from "./LivePage";
 
 const run = makeRun("r1", { status: "running", summary: null, current_config: DEFAULT_CONFIG });
 
-function renderLive(stopped: string[] = []) {
+const ORIGIN_REFUSED = "Origin 'http://127.0.0.1:5173' may not change anything or open live streams here: only the server's own pages may.";
+
+function renderLive(stopped: string[] = [], originStatus = 204) {
   vi.stubGlobal("WebSocket", FakeWebSocket);
   vi.stubGlobal(
     "fetch",
     vi.fn(
       fetchStub({
         "GET /runs/r1": () => ({ body: run }),
+        "POST /health/origin": () => (originStatus === 204 ? { status: 204 } : { status: originStatus, body: { detail: ORIGIN_REFUSED } }),
         "POST /runs/r1/stop": () => {
           stopped.push("r1");
           return { body: { ...run, status: "stopping" } };
@@ -60,6 +63,13 @@ describe("LivePage", () => {
     act(() => again.receive(snapshot([0, 1, 2, 3, 4, 5, 6, 7].map((i) => makeSample(i)))));
     expect(screen.queryByTestId("live-banner")).toBeNull();
     expect(screen.getByTestId("chart-throughput")).toHaveAttribute("data-points", "8");
+  });
+
+  it("says why when the server refuses this page's origin, instead of reconnecting forever", async () => {
+    const ws = renderLive([], 403);
+    act(() => ws.drop(1006));
+    expect(await screen.findByText(`The server refused this page's live stream: ${ORIGIN_REFUSED}`)).toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: "Retry now" })).toBeNull();
   });
 
   it("stops the run and says when it has ended", async () => {

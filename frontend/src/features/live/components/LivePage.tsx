@@ -96,7 +96,9 @@ export function LivePage() {
             ? "Connecting to the live stream…"
             : live.connection === "refused"
               ? "The server refused the API token, so the live stream is closed. Give the token above and the page reloads."
-              : `Live connection lost. Reconnecting${retryIn !== null ? ` in ${retryIn}s` : ""} (attempt ${live.attempt}); the charts rebuild from the server's snapshot.`}
+              : live.connection === "forbidden"
+                ? `The server refused this page's live stream: ${live.refusal ?? "its origin is not allowed."}`
+                : `Live connection lost. Reconnecting${retryIn !== null ? ` in ${retryIn}s` : ""} (attempt ${live.attempt}); the charts rebuild from the server's snapshot.`}
           {live.connection === "reconnecting" && (
             <button type="button" onClick={live.retryNow}>
               Retry now

@@ -4,8 +4,9 @@ import type { LiveMessage, RunConfig, RunEvent, RunState, Sample, Summary } from
 /** At most this many samples stay in memory for the live charts (15 min at 1 s). */
 export const LIVE_WINDOW = 900;
 
-/** `refused`: the server refused the API token; the socket stays closed until the page has one. */
-export type ConnectionState = "connecting" | "open" | "reconnecting" | "closed" | "refused";
+/** `refused`: the server refused the API token; the socket stays closed until the page has one.
+ * `forbidden`: the server refused this page's origin (SPANLOAD_ALLOWED_ORIGINS); retrying cannot help. */
+export type ConnectionState = "connecting" | "open" | "reconnecting" | "closed" | "refused" | "forbidden";
 
 export interface LiveState {
   config: RunConfig | null;

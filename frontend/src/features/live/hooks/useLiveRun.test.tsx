@@ -16,10 +16,28 @@ function snapshot(samples = [makeSample(0), makeSample(1)], events = [configEven
   return { type: "snapshot", run, events, samples, total_samples: samples.length, downsampled: false };
 }
 
+const ORIGIN_REFUSED =
+  "Origin 'http://127.0.0.1:5173' may not change anything or open live streams here: only the server's own pages may. " +
+  "Add the origin to SPANLOAD_ALLOWED_ORIGINS to allow a UI served elsewhere.";
+
+/** fetch as the server answers POST /api/health/origin: 204, or the Origin check's 403, or a 401. */
+function originProbe(status: number) {
+  return vi.fn(async () =>
+    status === 204 ? new Response(null, { status }) : Response.json({ detail: status === 403 ? ORIGIN_REFUSED : "missing or wrong API token" }, { status }),
+  );
+}
+
+/** Let the probe's promise chain (fetch, then the body) settle under fake timers. */
+const settle = () =>
+  act(async () => {
+    for (let i = 0; i < 20; i += 1) await Promise.resolve();
+  });
+
 describe("useLiveRun", () => {
   beforeEach(() => {
     FakeWebSocket.reset();
     vi.stubGlobal("WebSocket", FakeWebSocket);
+    vi.stubGlobal("fetch", originProbe(204));
     vi.useFakeTimers();
   });
   afterEach(() => {
@@ -142,6 +160,68 @@ describe("useLiveRun", () => {
     expect(heard).toHaveBeenCalledTimes(1);
     act(() => vi.advanceTimersByTime(60_000));
     expect(FakeWebSocket.instances).toHaveLength(1);
+  });
+
+  it("shows the server's sentence and stops when a socket refused before opening was refused for its origin", async () => {
+    const probe = originProbe(403);
+    vi.stubGlobal("fetch", probe);
+    const { result } = renderHook(() => useLiveRun("r1", url));
+    act(() => FakeWebSocket.last().drop(1006)); // what a browser reports for a refused handshake
+    expect(result.current.connection).toBe("reconnecting");
+    await settle();
+    expect(probe).toHaveBeenCalledWith("/api/health/origin", expect.objectContaining({ method: "POST" }));
+    expect(result.current.connection).toBe("forbidden");
+    expect(result.current.refusal).toBe(ORIGIN_REFUSED);
+    act(() => vi.advanceTimersByTime(60_000));
+    expect(FakeWebSocket.instances).toHaveLength(1);
+  });
+
+  it("treats a 1008 'Origin not allowed' close as the origin refusal, not as a token to ask for", async () => {
+    vi.stubGlobal("fetch", originProbe(403));
+    const heard = vi.fn();
+    window.addEventListener(UNAUTHORIZED_EVENT, heard);
+    const { result } = renderHook(() => useLiveRun("r1", url));
+    act(() => FakeWebSocket.last().drop(WS_CLOSE.POLICY_VIOLATION, "Origin not allowed"));
+    await settle();
+    window.removeEventListener(UNAUTHORIZED_EVENT, heard);
+    expect(result.current.connection).toBe("forbidden");
+    expect(heard).not.toHaveBeenCalled();
+  });
+
+  it("asks for the token when the probe says the token was refused", async () => {
+    vi.stubGlobal("fetch", originProbe(401));
+    const heard = vi.fn();
+    window.addEventListener(UNAUTHORIZED_EVENT, heard);
+    const { result } = renderHook(() => useLiveRun("r1", url));
+    act(() => FakeWebSocket.last().drop(1006));
+    await settle();
+    window.removeEventListener(UNAUTHORIZED_EVENT, heard);
+    expect(result.current.connection).toBe("refused");
+    expect(heard).toHaveBeenCalledTimes(1);
+  });
+
+  it("keeps reconnecting when the probe finds nothing refused (the server was only away)", async () => {
+    const probe = originProbe(204);
+    vi.stubGlobal("fetch", probe);
+    const { result } = renderHook(() => useLiveRun("r1", url));
+    act(() => FakeWebSocket.last().drop(1006));
+    await settle();
+    expect(probe).toHaveBeenCalledTimes(1);
+    expect(result.current.connection).toBe("reconnecting");
+    expect(result.current.refusal).toBeNull();
+    act(() => vi.advanceTimersByTime(MAX_BACKOFF_MS * 1.2));
+    expect(FakeWebSocket.instances).toHaveLength(2);
+  });
+
+  it("does not probe when an open socket is lost", async () => {
+    const probe = originProbe(403);
+    vi.stubGlobal("fetch", probe);
+    const { result } = renderHook(() => useLiveRun("r1", url));
+    act(() => FakeWebSocket.last().open());
+    act(() => FakeWebSocket.last().drop(1006));
+    await settle();
+    expect(probe).not.toHaveBeenCalled();
+    expect(result.current.connection).toBe("reconnecting");
   });
 
   it("ignores frames that are not typed messages", () => {

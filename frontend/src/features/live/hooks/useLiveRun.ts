@@ -1,7 +1,7 @@
 // The one hook that owns a run's live websocket: it connects, reconnects with backoff, and
 // rebuilds the whole state from the snapshot the server sends on every (re)connect.
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
-import { liveUrl, WS_CLOSE } from "@/lib/api/live";
+import { liveRefusal, liveUrl, WS_CLOSE } from "@/lib/api/live";
 import { announceUnauthorized } from "@/lib/token";
 import { backoffMs } from "@/lib/backoff";
 import { type ConnectionState, initialLiveState, liveReducer, type LiveState, parseLiveMessage } from "./liveState";
@@ -15,6 +15,8 @@ export interface LiveRun extends LiveState {
   retryAt: number | null;
   /** Reconnect at once instead of waiting for the backoff. */
   retryNow: () => void;
+  /** The server's sentence when it refused this page's origin (connection `forbidden`). */
+  refusal: string | null;
 }
 
 type Action = { kind: "message"; message: LiveMessage } | { kind: "reset" };
@@ -30,6 +32,7 @@ export function useLiveRun(runId: string | undefined, url: (id: string) => strin
   const [connection, setConnection] = useState<ConnectionState>("connecting");
   const [attempt, setAttempt] = useState(0);
   const [retryAt, setRetryAt] = useState<number | null>(null);
+  const [refusal, setRefusal] = useState<string | null>(null);
   const [generation, setGeneration] = useState(0);
   const statusRef = useRef(state.status);
   statusRef.current = state.status;
@@ -47,14 +50,25 @@ export function useLiveRun(runId: string | undefined, url: (id: string) => strin
     let timer: ReturnType<typeof setTimeout> | null = null;
     let failures = 0;
 
+    const refuse = (state: "refused" | "forbidden", sentence: string | null) => {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      setRetryAt(null);
+      setRefusal(sentence);
+      setConnection(state);
+    };
+
     const connect = () => {
       timer = null;
       setRetryAt(null);
+      setRefusal(null);
       setConnection(failures === 0 ? "connecting" : "reconnecting");
       const ws = new WebSocket(urlRef.current(runId));
       socket = ws;
+      let opened = false;
       ws.onopen = () => {
         if (disposed || socket !== ws) return;
+        opened = true;
         failures = 0;
         setAttempt(0);
         setConnection("open");
@@ -73,19 +87,26 @@ export function useLiveRun(runId: string | undefined, url: (id: string) => strin
           setConnection("closed");
           return;
         }
-        if (event.code === WS_CLOSE.POLICY_VIOLATION) {
+        if (event.code === WS_CLOSE.POLICY_VIOLATION && !event.reason.endsWith("not allowed")) {
           // A wrong or missing token: retrying would be refused again. The shell asks for the token.
           announceUnauthorized();
-          setConnection("refused");
+          refuse("refused", null);
           return;
         }
         // Anything else, a slow viewer dropped with TRY_AGAIN_LATER included: reconnect and rebuild.
         const delay = backoffMs(failures);
         failures += 1;
+        const attemptNow = failures;
         setAttempt(failures);
         setConnection("reconnecting");
         setRetryAt(Date.now() + delay);
         timer = setTimeout(connect, delay);
+        if (opened) return;
+        // Closed before opening: a browser cannot tell a refused handshake from a lost server. Ask.
+        void liveRefusal().then((refused) => {
+          if (disposed || !refused || failures !== attemptNow || socket !== null) return;
+          refuse(refused.status === 403 ? "forbidden" : "refused", refused.status === 403 ? refused.message : null);
+        });
       };
       // An error is always followed by a close, which schedules the retry.
       ws.onerror = () => undefined;
@@ -104,5 +125,5 @@ export function useLiveRun(runId: string | undefined, url: (id: string) => strin
 
   const retryNow = useCallback(() => setGeneration((g) => g + 1), []);
 
-  return { ...state, connection, attempt, retryAt, retryNow };
+  return { ...state, connection, attempt, retryAt, retryNow, refusal };
 }
