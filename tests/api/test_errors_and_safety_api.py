@@ -88,7 +88,7 @@ def test_cloud_rates_are_bounded_by_max_tps(tmp_path: Path) -> None:
 def test_a_go_run_without_the_go_worker_is_a_422_saying_to_run_make_install(tmp_path: Path) -> None:
     missing = tmp_path / "no-such-worker"
     app = create_app(make_settings(tmp_path, go_worker_binary=missing))
-    with TestClient(app) as client:
+    with local_client(app) as client:
         response = client.post("/api/runs", json={"preset": "light", "overrides": {"runtime": "go"}})
         assert response.status_code == 422
         assert response.json()["detail"] == (
