@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 
 	"github.com/spanload/spanload/goworker/internal/metrics"
 	"github.com/spanload/spanload/goworker/internal/protocol"
@@ -33,6 +34,7 @@ func main() {
 	index := flag.Int("worker", 0, "this worker's index")
 	verbose := flag.Bool("verbose", false, "log debug messages (every failed operation)")
 	hdrSelftest := flag.String("hdr-selftest", "", "hidden: print an encoded histogram of these comma-separated us values, or decode one given as @BASE64")
+	cpuProfile := flag.String("cpuprofile", "", "write a pprof CPU profile of the whole run to this file")
 	flag.Parse()
 	level := slog.LevelInfo
 	if *verbose {
@@ -53,5 +55,27 @@ func main() {
 		os.Exit(2)
 	}
 	_ = os.Setenv("SPANNER_DISABLE_BUILTIN_METRICS", "true")
-	os.Exit(worker.Serve(context.Background(), *index, os.Stdin, protocol.NewChannel(os.Stdout), clientName()))
+	stop, err := profile(*cpuProfile)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "spanload-worker-go:", err)
+		os.Exit(2)
+	}
+	code := worker.Serve(context.Background(), *index, os.Stdin, protocol.NewChannel(os.Stdout), clientName())
+	stop()
+	os.Exit(code)
+}
+
+// profile starts a CPU profile into path ("" : none); the returned func ends it.
+func profile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot write the CPU profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return nil, fmt.Errorf("cannot start the CPU profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); _ = f.Close() }, nil
 }
