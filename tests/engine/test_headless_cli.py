@@ -59,3 +59,16 @@ def test_the_go_runtime_without_its_binary_exits_1_saying_to_run_make_install() 
         "/nonexistent/worker is not an executable"
     ]
     assert result.stdout == ""  # refused before any server or worker started
+
+
+def test_an_unreachable_emulator_fails_the_run_and_exits_1_with_the_address_and_status() -> None:
+    # Issue 18: this used to print "finished" and still run after 100 s. The hang guard is
+    # _run's (60 s), generous for a loaded machine; the product bound (15 s to fail) is the
+    # probe's deadline.
+    result = _run("--target", "emulator", "--emulator-host", "127.0.0.1:1", "--duration", "5s")
+    assert result.returncode == 1, result.stdout + result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("spanload run: the run failed: worker 0 (pid ")
+    assert "the emulator target at 127.0.0.1:1 did not answer: UNAVAILABLE" in last
+    assert ": finished" not in result.stdout and ": failed" in result.stdout
+    assert "Traceback" not in result.stderr

@@ -122,6 +122,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     client = parser.add_argument_group("client")
     client.add_argument("--no-multiplexed-sessions", action="store_true", help="use a session pool instead")
     client.add_argument("--session-pool-size", type=int)
+    client.add_argument(
+        "--timeout", type=_ms, help="deadline of one operation, client retries included: 5s, 500ms (default 5s)"
+    )
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
@@ -184,6 +187,7 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
         {
             "multiplexed_sessions": False if args.no_multiplexed_sessions else None,
             "session_pool_size": args.session_pool_size,
+            "timeout_ms": args.timeout,
         }
     )
     for section, values in (("target", target), ("updater", updater), ("watcher", watcher)):

@@ -108,9 +108,17 @@ class ReaderConfig(_Strict):
     staleness_s: Annotated[float, Field(ge=0, le=3600)] = 0.0
 
 
+DEFAULT_TIMEOUT_MS = 5000
+
+
 class ClientConfig(_Strict):
     multiplexed_sessions: bool = True
     session_pool_size: Annotated[int, Field(ge=1, le=10_000)] = 100
+    timeout_ms: Annotated[int, Field(ge=50, le=600_000)] = Field(
+        default=DEFAULT_TIMEOUT_MS,
+        description="deadline of one operation, every RPC and client retry in it included; "
+        "past it the operation fails with DEADLINE_EXCEEDED (or the code that kept it retrying)",
+    )
 
 
 class RunConfig(_Strict):
@@ -185,6 +193,7 @@ class ReaderPatch(_Patch):
 class ClientPatch(_Patch):
     multiplexed_sessions: bool | None = None
     session_pool_size: Annotated[int, Field(ge=1, le=10_000)] | None = None
+    timeout_ms: Annotated[int, Field(ge=50, le=600_000)] | None = None
 
 
 class ConfigPatch(_Patch):

@@ -15,6 +15,26 @@ protocol lines to stdout only and logs to stderr.
 Stop is two-phase so the watcher can prove it missed nothing: first every writer stops and sends
 its ledger (last version written per key), then the watcher drains every change and sends what it
 received, then each worker sends its last report and ``stopped``.
+
+Deadlines and failures (every worker runtime, Python or Go, does the same):
+
+- Every operation (one updater transaction, one read, one watcher poll) has a deadline of
+  ``config.client.timeout_ms`` that covers every RPC of it and every retry the client makes
+  (UNAVAILABLE / RESOURCE_EXHAUSTED retried with backoff, an ABORTED transaction run again). A
+  ``patch`` changes it from the next operation on.
+- A failed operation, or one whose deadline ran out, counts once in the report's
+  ``errors_by_code`` under a gRPC status code name (:class:`ErrorCode`) and in the ``errors``
+  counter (and ``aborts`` for ABORTED); the run goes on. An operation that ran out of time while
+  retrying a failure counts as that failure's code (UNAVAILABLE from a target that is down); one
+  whose RPC ran out of time counts as DEADLINE_EXCEEDED.
+- Its latency, from its actual start to the failure, goes into the histogram named after the
+  operation plus :data:`FAILED_SUFFIX`: ``updater.txn.failed``, ``reader.read.failed``,
+  ``watcher.poll.failed``. ``updater.txn``, ``reader.read``, ``watcher.poll`` (and their
+  ``_intended`` / ``_server`` companions) keep successful operations only.
+- Gauge ``worker.report_lag_ms``: how long after its interval's end the report was sent.
+- Before ``ready``, a worker that cannot reach the target or create the schema sends ``error``
+  with ``fatal: true`` and a message naming the address and the gRPC status, within about
+  ``min(timeout_ms, 10 s)`` of ``start``.
 """
 
 from __future__ import annotations
@@ -182,6 +202,31 @@ class Counter:
 
 OPERATION_COUNTERS = (Counter.TRANSACTIONS, Counter.POLLS, Counter.READS)
 """The counters whose sum is a worker's operations, for client CPU per operation."""
+
+FAILED_SUFFIX = ".failed"  # histogram of an operation's failures: "updater.txn" + FAILED_SUFFIX
+
+
+class ErrorCode:
+    """Keys of ``errors_by_code``: gRPC status code names, plus a few client-side conditions."""
+
+    CANCELLED = "CANCELLED"
+    UNKNOWN = "UNKNOWN"
+    INVALID_ARGUMENT = "INVALID_ARGUMENT"
+    DEADLINE_EXCEEDED = "DEADLINE_EXCEEDED"
+    NOT_FOUND = "NOT_FOUND"
+    ALREADY_EXISTS = "ALREADY_EXISTS"
+    PERMISSION_DENIED = "PERMISSION_DENIED"
+    RESOURCE_EXHAUSTED = "RESOURCE_EXHAUSTED"
+    FAILED_PRECONDITION = "FAILED_PRECONDITION"
+    ABORTED = "ABORTED"
+    OUT_OF_RANGE = "OUT_OF_RANGE"
+    UNIMPLEMENTED = "UNIMPLEMENTED"
+    INTERNAL = "INTERNAL"
+    UNAVAILABLE = "UNAVAILABLE"
+    DATA_LOSS = "DATA_LOSS"
+    UNAUTHENTICATED = "UNAUTHENTICATED"
+    SESSION_POOL_TIMEOUT = "SESSION_POOL_TIMEOUT"  # no pooled session within the pool's timeout
+    # any other client-side exception counts under its type name
 
 
 ToWorker = Annotated[Start | Begin | Patch | Pause | Resume | StopWriters | Stop, Field(discriminator="type")]

@@ -22,6 +22,11 @@ class Op(StrEnum):
     UPDATER_TXN_SERVER = "updater.txn_server"
     WATCHER_POLL_SERVER = "watcher.poll_server"
     READER_READ_SERVER = "reader.read_server"
+    # failed operations (an error, or their deadline ran out), timed from the actual start; the
+    # histograms above keep successes only
+    UPDATER_TXN_FAILED = "updater.txn.failed"
+    READER_READ_FAILED = "reader.read.failed"
+    WATCHER_POLL_FAILED = "watcher.poll.failed"
 
 
 class Gauge(StrEnum):
@@ -50,6 +55,8 @@ class Gauge(StrEnum):
     SERVER_TXN_AVG_PARTICIPANTS = "server.txn_avg_participants"
     READER_BEHIND = "reader.behind"
     RETRIES_PS = "retries_ps"
+    REPORT_LAG_MS = "worker.report_lag_ms"  # how late a worker sent its report (its busiest, max over workers)
+    WORKERS_STALLED = "workers.stalled"  # workers silent for more than the stall threshold (supervisor)
 
 
 class Percentiles(BaseModel):

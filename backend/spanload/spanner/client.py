@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from google.api_core import exceptions as gexc
 from google.auth.credentials import AnonymousCredentials
 from google.cloud import spanner
 from google.cloud.spanner_v1.pool import FixedSizePool
@@ -23,7 +24,7 @@ from google.cloud.spanner_v1.services.spanner import SpannerClient
 from google.cloud.spanner_v1.services.spanner.transports.grpc import SpannerGrpcTransport
 
 from spanload.model.config import ClientConfig, Target, TargetKind
-from spanload.spanner import timing
+from spanload.spanner import deadline, timing
 
 MULTIPLEXED_ENV = (
     "GOOGLE_CLOUD_SPANNER_MULTIPLEXED_SESSIONS",
@@ -33,8 +34,47 @@ MULTIPLEXED_ENV = (
 POOL_TIMEOUT_S = 10  # how long an operation waits for a pooled session before failing
 
 
+PROBE_TIMEOUT_MAX_S = 10.0  # a run whose target does not answer fails within this (plus start-up)
+CLOUD_ADDRESS = "spanner.googleapis.com:443"
+
+
 class TargetError(ValueError):
     """The target cannot be reached as configured."""
+
+
+class TargetUnreachableError(RuntimeError):
+    """The target did not answer a first RPC; the message names its address and the gRPC status."""
+
+
+def status_text(err: BaseException) -> str:
+    """``UNAVAILABLE: failed to connect...``: the gRPC status name and message of a client error."""
+    code = getattr(err, "grpc_status_code", None)
+    message = getattr(err, "message", None) or str(err)
+    return f"{code.name}: {message}" if code is not None else f"{type(err).__name__}: {message}"
+
+
+def target_address(target: Target, emulator_host: str | None) -> str:
+    """Where the run's RPCs go: ``host:port`` of a local server or emulator, or Cloud Spanner's."""
+    if target.kind is TargetKind.CLOUD:
+        return CLOUD_ADDRESS
+    return emulator_host or target.emulator_host or "(no host)"
+
+
+def probe(client: Any, target: Target, emulator_host: str | None, timeout_s: float) -> None:
+    """One admin RPC with a short deadline and no retry: does the target answer at all?
+
+    A missing instance is an answer (it is created later). Raises :class:`TargetUnreachableError`
+    naming the address and the gRPC status, within ``min(timeout_s, PROBE_TIMEOUT_MAX_S)``."""
+    name = f"projects/{target.project}/instances/{target.instance}"
+    try:
+        client.instance_admin_api.get_instance(name=name, retry=None, timeout=min(timeout_s, PROBE_TIMEOUT_MAX_S))
+    except gexc.NotFound:
+        return
+    except gexc.GoogleAPICallError as err:
+        address = target_address(target, emulator_host)
+        raise TargetUnreachableError(
+            f"the {target.kind.value} target at {address} did not answer: {status_text(err)}"
+        ) from err
 
 
 def worker_environment(client: ClientConfig) -> dict[str, str]:
@@ -125,7 +165,8 @@ def connect(target: Target, client_config: ClientConfig, emulator_host: str | No
     """Client + database handle for a run. The database must exist (see ``schemas.ensure_schema``).
 
     On local and emulator targets the data API goes through a channel that reads each RPC's
-    server-timing header (:mod:`spanload.spanner.timing`)."""
+    server-timing header (:mod:`spanload.spanner.timing`). On every target each data-API RPC is
+    bounded by the calling operation's deadline (:mod:`spanload.spanner.deadline`)."""
     client = make_client(target, emulator_host)
     instance = client.instance(target.instance)
     pool = None if client_config.multiplexed_sessions else CountingPool(client_config.session_pool_size)
@@ -134,4 +175,5 @@ def connect(target: Target, client_config: ClientConfig, emulator_host: str | No
     if target.kind is not TargetKind.CLOUD and host:
         transport = SpannerGrpcTransport(channel=timing.timed_channel(host))
         database._spanner_api = SpannerClient(client_info=client._client_info, transport=transport)
+    deadline.install(database.spanner_api)
     return Connection(client=client, database=database, pool=pool)

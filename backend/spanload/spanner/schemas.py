@@ -206,4 +206,5 @@ def _wait(operation: Any, what: str) -> None:
     try:
         operation.result(timeout=DDL_TIMEOUT_S)
     except gexc.GoogleAPICallError as err:
-        raise SchemaError(f"could not {what}: {err.message}") from err
+        code = err.grpc_status_code.name if err.grpc_status_code is not None else type(err).__name__
+        raise SchemaError(f"could not {what}: {code}: {err.message}") from err

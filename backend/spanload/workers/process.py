@@ -39,7 +39,7 @@ from spanload.model.protocol import (
 )
 from spanload.model.samples import Gauge
 from spanload.spanner import client as spanner_client
-from spanload.spanner import schemas
+from spanload.spanner import deadline, schemas
 from spanload.spanner.stats import SAMPLE_EVERY_S, StatsReader
 from spanload.workers.ledger import SeenLedger
 from spanload.workers.reader import Reader
@@ -79,7 +79,7 @@ def writer_id(run_id: str, worker: int) -> str:
 def start_timestamp(database: Any) -> dt.datetime:
     """The server's current time (a strong read), so the watcher starts exactly at the run's start."""
     try:
-        with database.snapshot() as snapshot:
+        with deadline.operation(), database.snapshot() as snapshot:
             rows = list(snapshot.execute_sql("SELECT CURRENT_TIMESTAMP()"))
         value = rows[0][0]
         if isinstance(value, dt.datetime):
@@ -117,14 +117,18 @@ class Worker:
     # -- setup ------------------------------------------------------------------------------------
 
     def setup(self) -> None:
+        """Reach the target (fail fast, naming address and status), create the schema (worker 0)
+        and connect. Raises on any failure; ``serve`` turns it into a fatal ``error``."""
         start = self.start_msg
         spanner_client.apply_client_environment(self.config.client)
-        if start.setup_schema:
-            admin = spanner_client.make_client(self.config.target, start.emulator_host)
-            try:
+        deadline.configure(self.config.client.timeout_ms)
+        admin = spanner_client.make_client(self.config.target, start.emulator_host)
+        try:
+            spanner_client.probe(admin, self.config.target, start.emulator_host, deadline.timeout_s())
+            if start.setup_schema:
                 schemas.ensure_schema(admin, self.config.target, self.config.schema_)
-            finally:
-                admin.close()
+        finally:
+            admin.close()
         self.conn = spanner_client.connect(self.config.target, self.config.client, start.emulator_host)
         if self.index == 0:
             ids = {writer_id(start.run_id, i) for i in range(start.workers)}
@@ -171,15 +175,19 @@ class Worker:
     # -- reports ----------------------------------------------------------------------------------
 
     def _report_loop(self) -> None:
+        """Send a report at the end of every interval. Under load this thread competes for the GIL
+        with the load threads, so it may wake late: how late goes out as ``worker.report_lag_ms``
+        (measured, not prevented; the supervisor tolerates silence up to its stall limits)."""
         interval = self.config.report_interval_s
         while not self.done.is_set():
             end = self.started_at + (self.seq + 1) * interval
             wait = end - time.time()
             if wait > 0 and self.done.wait(wait):
                 return
-            self.send_report(final=False)
+            self.send_report(final=False, due=end)
 
-    def send_report(self, final: bool) -> None:
+    def send_report(self, final: bool, due: float | None = None) -> None:
+        """Send this interval's deltas; ``due``: when the report should have gone (unix seconds)."""
         with self._report_lock:
             counters, errors, hdr = self.stats.take()
             gauges: dict[str, float] = {}
@@ -201,6 +209,8 @@ class Worker:
                 )
             interval = self.config.report_interval_s
             now = time.time()
+            if due is not None:
+                gauges[Gauge.REPORT_LAG_MS] = max(0.0, now - due) * 1000
             begin = self.started_at + self.seq * interval
             self.channel.send(
                 Report(
@@ -223,7 +233,8 @@ class Worker:
             if self.stats_reader is None:
                 return
             try:
-                self.server_gauges = self.stats_reader.read()
+                with deadline.operation():
+                    self.server_gauges = self.stats_reader.read()
             except Exception as err:
                 logger.warning("reading SPANNER_SYS statistics failed: %s", err)
 
@@ -232,6 +243,7 @@ class Worker:
     def apply(self, config: RunConfig) -> None:
         old = self.config
         self.config = config
+        deadline.configure(config.client.timeout_ms)
         if config.client != old.client:
             spanner_client.apply_client_environment(config.client)
             if config.client.session_pool_size != old.client.session_pool_size or (
@@ -297,9 +309,15 @@ def serve(index: int, stdin: IO[bytes], channel: Channel) -> int:
     worker = Worker(start, channel)
     try:
         worker.setup()
+    except spanner_client.TargetUnreachableError as err:
+        logger.error("worker %d: %s", index, err)
+        channel.send(Error(worker=index, message=str(err), fatal=True))
+        return 1
     except Exception as err:
         logger.exception("worker %d could not start", index)
-        channel.send(Error(worker=index, message=f"could not start: {err}", fatal=True))
+        address = spanner_client.target_address(start.config.target, start.emulator_host)
+        reason = f"could not start against {address}: {spanner_client.status_text(err)}"
+        channel.send(Error(worker=index, message=reason, fatal=True))
         return 1
     channel.send(Ready(worker=index))
     for line in stdin:

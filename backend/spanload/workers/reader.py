@@ -19,7 +19,7 @@ from google.cloud.spanner_v1 import param_types
 from spanload.model.config import ReaderConfig, ReaderQuery
 from spanload.model.protocol import Counter
 from spanload.model.samples import Gauge, Op
-from spanload.spanner import timing
+from spanload.spanner import deadline, timing
 from spanload.spanner.schemas import SchemaSpec
 from spanload.workers.pacing import PacedLoad, Pacer
 from spanload.workers.stats import WorkerStats
@@ -96,11 +96,19 @@ class Reader(PacedLoad):
             snapshot_args["exact_staleness"] = dt.timedelta(seconds=config.staleness_s)
         timing.begin()
         try:
-            with self._database().snapshot(**snapshot_args) as snapshot:
-                for _ in snapshot.execute_sql(sql, params=params or None, param_types=types or None):
+            with deadline.operation(), self._database().snapshot(**snapshot_args) as snapshot:
+                rows = snapshot.execute_sql(
+                    sql,
+                    params=params or None,
+                    param_types=types or None,
+                    retry=deadline.rpc_retry(),
+                    timeout=deadline.rpc_timeout(),
+                )
+                for _ in rows:
                     pass
         except Exception as err:
-            self._stats.error(err)
+            self._stats.failed(Op.READER_READ_FAILED, err, (time.perf_counter() - actual) * US_PER_S)
+            timing.take()
             logger.debug("read failed: %s", err)
             return
         end = time.perf_counter()

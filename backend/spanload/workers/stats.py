@@ -8,11 +8,18 @@ import threading
 from google.api_core import exceptions as gexc
 
 from spanload.model.metrics import Recorder
-from spanload.model.protocol import Counter
+from spanload.model.protocol import Counter, ErrorCode
+from spanload.spanner.deadline import OperationDeadlineExceeded
 
 
 def error_code(err: BaseException) -> str:
-    """The gRPC status code name of a client error (``ABORTED``...), else the exception's type."""
+    """The gRPC status code name of a client error (``ABORTED``...), else the exception's type.
+
+    An operation whose deadline ran out while it retried a failure counts as that failure's code
+    (UNAVAILABLE from a target that is down); one whose RPC ran out of time, as DEADLINE_EXCEEDED.
+    """
+    if isinstance(err, (OperationDeadlineExceeded, gexc.RetryError)) and err.cause is not None:
+        return error_code(err.cause)
     code = getattr(err, "grpc_status_code", None)
     if code is not None:
         return str(code.name)
@@ -21,7 +28,7 @@ def error_code(err: BaseException) -> str:
     return type(err).__name__
 
 
-SESSION_POOL_TIMEOUT = "SESSION_POOL_TIMEOUT"  # no pooled session within the pool's timeout
+SESSION_POOL_TIMEOUT = ErrorCode.SESSION_POOL_TIMEOUT
 
 # Commit errors after which the commit may have happened anyway.
 UNKNOWN_OUTCOME = (gexc.DeadlineExceeded, gexc.ServiceUnavailable, gexc.InternalServerError, gexc.Unknown)
@@ -47,6 +54,11 @@ class WorkerStats:
             self._counters[Counter.ERRORS] = self._counters.get(Counter.ERRORS, 0) + 1
             if isinstance(err, gexc.Aborted):
                 self._counters[Counter.ABORTS] = self._counters.get(Counter.ABORTS, 0) + 1
+
+    def failed(self, op: str, err: BaseException, elapsed_us: float) -> None:
+        """A failed operation: counted by code, and timed in ``op``'s failure histogram."""
+        self.error(err)
+        self.recorder.record(op, elapsed_us)
 
     def take(self) -> tuple[dict[str, int], dict[str, int], dict[str, str]]:
         """(counters, errors by code, encoded histograms) since the previous call."""

@@ -23,7 +23,7 @@ from google.cloud.spanner_v1 import param_types
 from spanload.model.config import UpdaterConfig, UpdaterMode
 from spanload.model.protocol import Counter
 from spanload.model.samples import Gauge, Op
-from spanload.spanner import timing
+from spanload.spanner import deadline, timing
 from spanload.spanner.schemas import SchemaSpec
 from spanload.workers.ledger import WriteLedger
 from spanload.workers.pacing import PacedLoad, Pacer
@@ -101,18 +101,22 @@ class Updater(PacedLoad):
                 writes = self.ledger.reserve(self._rng.randint(1, 2 * config.mutations_per_transaction))
         timing.begin()
         try:
-            match config.mode:
-                case UpdaterMode.MUTATIONS:
-                    with self._database().batch() as batch:
-                        batch.insert_or_update(self._schema.table, self._schema.write_columns, self._rows(writes))
-                case UpdaterMode.BATCH_INSERT:
-                    with self._database().batch() as batch:
-                        batch.insert(self._schema.table, self._schema.write_columns, self._rows(writes))
-                case UpdaterMode.DML:
-                    self._run_dml(writes)
+            with deadline.operation():
+                # timeout_secs bounds the client's own ABORTED retry loop; the RPCs are bounded
+                # by the operation's deadline (spanner.deadline)
+                match config.mode:
+                    case UpdaterMode.MUTATIONS:
+                        with self._database().batch(timeout_secs=deadline.timeout_s()) as batch:
+                            batch.insert_or_update(self._schema.table, self._schema.write_columns, self._rows(writes))
+                    case UpdaterMode.BATCH_INSERT:
+                        with self._database().batch(timeout_secs=deadline.timeout_s()) as batch:
+                            batch.insert(self._schema.table, self._schema.write_columns, self._rows(writes))
+                    case UpdaterMode.DML:
+                        self._run_dml(writes)
         except Exception as err:
             self.ledger.failed(writes, outcome_unknown=isinstance(err, UNKNOWN_OUTCOME))
-            self._stats.error(err)
+            self._stats.failed(Op.UPDATER_TXN_FAILED, err, (time.perf_counter() - actual) * US_PER_S)
+            timing.take()
             logger.debug("updater transaction failed: %s", err)
             return
         end = time.perf_counter()
@@ -135,7 +139,9 @@ class Updater(PacedLoad):
                 (sql, {f"p{i}": v for i, v in enumerate(row)}, {f"p{i}": _param_type(v) for i, v in enumerate(row)})
                 for row in batch
             ]
-            status, counts = transaction.batch_update(statements)
+            status, counts = transaction.batch_update(
+                statements, retry=deadline.rpc_retry(), timeout=deadline.rpc_timeout()
+            )
             if status.code != 0:
                 raise DmlError(f"batch DML failed with code {status.code}: {status.message}")
             return list(counts)
@@ -149,7 +155,7 @@ class Updater(PacedLoad):
                 run(transaction, self._insert_sql, missing)
 
         try:
-            self._database().run_in_transaction(work)
+            self._database().run_in_transaction(work, timeout_secs=deadline.timeout_s())
         finally:
             if attempts > 1:
                 self._stats.count(Counter.RETRIES, attempts - 1)

@@ -21,7 +21,7 @@ from google.cloud.spanner_v1 import param_types
 from spanload.model.config import SHARD_COUNT, ShardFilter, WatcherConfig
 from spanload.model.protocol import Counter
 from spanload.model.samples import Gauge, Op
-from spanload.spanner import timing
+from spanload.spanner import deadline, timing
 from spanload.spanner.schemas import SchemaSpec
 from spanload.workers.ledger import SeenLedger
 from spanload.workers.stats import WorkerStats
@@ -128,10 +128,19 @@ class _Group(threading.Thread):
         start = time.perf_counter()
         timing.begin()
         try:
-            with watcher.database().snapshot() as snapshot:
-                rows = list(snapshot.execute_sql(sql, params=params, param_types=types))
+            with deadline.operation(), watcher.database().snapshot() as snapshot:
+                rows = list(
+                    snapshot.execute_sql(
+                        sql,
+                        params=params,
+                        param_types=types,
+                        retry=deadline.rpc_retry(),
+                        timeout=deadline.rpc_timeout(),
+                    )
+                )
         except Exception as err:
-            watcher.stats.error(err)
+            watcher.stats.failed(Op.WATCHER_POLL_FAILED, err, (time.perf_counter() - start) * US_PER_S)
+            timing.take()
             logger.debug("%s: poll failed: %s", self.name, err)
             return None
         end = time.perf_counter()

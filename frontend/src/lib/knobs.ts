@@ -165,6 +165,7 @@ const KNOB_SPECS: readonly KnobSpec[] = [
 
   { path: "client.multiplexed_sessions", section: "client", label: "Multiplexed sessions", short: "mux", help: "Off: the pool sends GetSession before each operation (throughput roughly halves)." },
   { path: "client.session_pool_size", section: "client", label: "Session pool size", short: "pool", unit: "sessions", help: "Sessions in the client's pool; too few and clients wait for one." },
+  { path: "client.timeout_ms", section: "client", label: "Operation timeout", short: "timeout", unit: "ms", help: "Deadline of one transaction, read or poll, client retries included; past it the operation counts as an error and the run goes on.", control: true, slider: { min: 100, max: 30_000, step: 100 } },
 ];
 export const KNOBS: readonly Knob[] = KNOB_SPECS.map(fromSchema);
 

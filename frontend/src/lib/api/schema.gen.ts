@@ -300,6 +300,12 @@ export interface components {
              * @default 100
              */
             session_pool_size: number;
+            /**
+             * Timeout Ms
+             * @description deadline of one operation, every RPC and client retry in it included; past it the operation fails with DEADLINE_EXCEEDED (or the code that kept it retrying)
+             * @default 5000
+             */
+            timeout_ms: number;
         };
         /** ClientPatch */
         ClientPatch: {
@@ -307,6 +313,8 @@ export interface components {
             multiplexed_sessions?: boolean | null;
             /** Session Pool Size */
             session_pool_size?: number | null;
+            /** Timeout Ms */
+            timeout_ms?: number | null;
         };
         /** ComparePublic */
         ComparePublic: {

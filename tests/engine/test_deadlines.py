@@ -1,0 +1,140 @@
+"""Per-operation deadlines and failure accounting, with the official client: against the real local
+Spanner for successes, and against a port where nothing listens for a target that is down."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from google.api_core import exceptions as gexc
+
+from spanload.engine.supervisor import Supervisor
+from spanload.model import metrics
+from spanload.model.config import RunConfig, SchemaKind
+from spanload.model.protocol import Counter
+from spanload.model.samples import Op
+from spanload.model.settings import Settings
+from spanload.model.state import RunState
+from spanload.spanner import client as spanner_client
+from spanload.spanner import deadline, schemas
+from spanload.workers.reader import Reader
+from spanload.workers.stats import WorkerStats, error_code
+from spanload.workers.updater import Updater
+from tests.engine.conftest import LocalTarget
+from tests.engine.test_supervisor import Recorder
+from tests.helpers import free_port
+
+HANG_BOUND_MS = 10_000  # the client's own defaults would retry a Commit on UNAVAILABLE for an hour
+
+
+def _counts(stats: WorkerStats) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
+    """(counters, errors by code, histogram counts by op) of what ``stats`` recorded."""
+    counters, errors, hdr = stats.take()
+    return counters, errors, {op: metrics.decode(text).get_total_count() for op, text in hdr.items()}
+
+
+def _updater(config: RunConfig, address: str, stats: WorkerStats) -> Updater:
+    conn = spanner_client.connect(config.target, config.client, address)
+    return Updater(lambda: conn.database, schemas.spec(config.schema_), config.updater, stats, 0, 1, "deadline-test")
+
+
+def test_error_codes_name_what_kept_an_operation_retrying() -> None:
+    down = gexc.ServiceUnavailable("connection refused")
+    assert error_code(deadline.OperationDeadlineExceeded("out of time", down)) == "UNAVAILABLE"
+    assert error_code(deadline.OperationDeadlineExceeded("out of time")) == "DEADLINE_EXCEEDED"
+    assert error_code(gexc.RetryError("gave up", gexc.Aborted("conflict"))) == "ABORTED"
+    assert error_code(gexc.DeadlineExceeded("rpc timed out")) == "DEADLINE_EXCEEDED"
+
+
+def test_the_operation_timeout_is_configured_per_process_and_changes_live() -> None:
+    deadline.configure(1234)
+    try:
+        assert deadline.timeout_s() == 1.234
+        with deadline.operation():
+            assert 0 < deadline.remaining() <= 1.234
+            assert deadline.rpc_retry().timeout is not None and deadline.rpc_retry().timeout <= 1.234
+        deadline.configure(300)
+        with deadline.operation():
+            assert deadline.remaining() <= 0.3
+    finally:
+        deadline.configure(RunConfig().client.timeout_ms)
+
+
+def test_successful_operations_go_to_the_latency_histograms_and_nothing_to_the_failure_ones(
+    local_spanner: LocalTarget,
+) -> None:
+    config = local_spanner.config()
+    admin = spanner_client.make_client(config.target, local_spanner.address)
+    schemas.ensure_schema(admin, config.target, SchemaKind.SINGERS)
+    stats = WorkerStats()
+    updater = _updater(config, local_spanner.address, stats)
+    for _ in range(3):
+        updater._transaction(0.0, 0.0)
+    counters, errors, counts = _counts(stats)
+    assert errors == {}
+    assert counters[Counter.TRANSACTIONS] == 3
+    assert counts[Op.UPDATER_TXN] == 3
+    assert Op.UPDATER_TXN_FAILED not in counts
+
+
+def test_a_target_that_is_down_fails_each_operation_within_its_deadline_as_unavailable() -> None:
+    address = f"127.0.0.1:{free_port()}"  # nothing listens: every connection is refused
+    config = RunConfig.model_validate(
+        {"target": {"kind": "emulator", "emulator_host": address}, "reader": {"enabled": True}}
+    )
+    deadline.configure(400)
+    try:
+        stats = WorkerStats()
+        updater = _updater(config, address, stats)
+        conn = spanner_client.connect(config.target, config.client, address)
+        reader = Reader(lambda: conn.database, schemas.spec(config.schema_), config.reader, lambda: 10, stats, 0, 1)
+        for _ in range(2):
+            updater._transaction(0.0, 0.0)
+            reader._read(0.0, 0.0)
+    finally:
+        deadline.configure(RunConfig().client.timeout_ms)
+    counters, errors, counts = _counts(stats)
+    assert errors == {"UNAVAILABLE": 4}
+    assert counters[Counter.ERRORS] == 4 and Counter.TRANSACTIONS not in counters
+    assert counts == {Op.UPDATER_TXN_FAILED: 2, Op.READER_READ_FAILED: 2}
+    _, _, hdr = stats.take()
+    assert hdr == {}  # take() reset everything
+    assert updater.ledger.message("x").uncertain_keys  # a commit that may have happened is not reconciled
+
+
+def test_a_failed_operation_is_timed_in_its_own_histogram_and_bounded_by_the_deadline() -> None:
+    address = f"127.0.0.1:{free_port()}"
+    config = RunConfig.model_validate({"target": {"kind": "emulator", "emulator_host": address}})
+    deadline.configure(300)
+    try:
+        stats = WorkerStats()
+        now = time.perf_counter()  # the updater times from perf_counter starts
+        _updater(config, address, stats)._transaction(now, now)
+    finally:
+        deadline.configure(RunConfig().client.timeout_ms)
+    _, _, hdr = stats.take()
+    failed = metrics.percentiles(metrics.decode(hdr[Op.UPDATER_TXN_FAILED]))
+    assert failed.count == 1
+    assert failed.max is not None and failed.max < HANG_BOUND_MS  # ended by its deadline, not the client's
+
+
+def test_an_unreachable_target_fails_the_run_naming_the_address_and_the_grpc_status() -> None:
+    address = f"127.0.0.1:{free_port()}"
+    config = RunConfig.model_validate(
+        {"target": {"kind": "emulator", "emulator_host": address}, "client": {"timeout_ms": 2000}}
+    )
+
+    async def scenario() -> tuple[RunState, Recorder]:
+        sink = Recorder()
+        supervisor = Supervisor(Settings(), sink)
+        await supervisor.start("unreachable", config)
+        state = await asyncio.wait_for(supervisor.wait_finished("unreachable"), 60)
+        return state, sink
+
+    state, sink = asyncio.run(scenario())
+    assert state is RunState.FAILED
+    assert [s for s, _ in sink.states] == [RunState.STARTING, RunState.FAILED]
+    reason = sink.states[-1][1]
+    assert reason is not None
+    assert f"the emulator target at {address} did not answer: UNAVAILABLE" in reason
+    assert reason.startswith("worker 0 (pid ")
