@@ -1,8 +1,9 @@
-"""The load engine end to end: real worker processes, the real google-cloud-spanner client, the local server.
+"""The load engine end to end: real worker processes, the real Spanner clients, the local server.
 
 The Proof of the load engine issue: the light preset reconciles, a live rate patch shows within two
 intervals, the table hint changes poll duration the way the Change Watcher report found, and a
-killed worker process fails the run.
+killed worker process fails the run. Those tests take the ``runtime`` fixture: they run once with
+the Python workers (google-cloud-spanner) and once with the Go workers (cloud.google.com/go/spanner).
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ import json
 import os
 import signal
 import subprocess
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from spanload.engine.supervisor import Supervisor
-from spanload.model.config import ConfigPatch, RunConfig
+from spanload.model.config import ConfigPatch, RunConfig, WorkerRuntime
 from spanload.model.presets import get_preset
 from spanload.model.samples import Gauge, Op
 from spanload.model.settings import Settings
@@ -33,23 +36,28 @@ HINT_TABLE_ROWS = 40_000
 FULL_SCAN_FACTOR = 3  # a scan of every wide row costs far more than an index seek; less means no scan
 
 
-def _with_target(config: RunConfig, local: LocalTarget) -> RunConfig:
-    return config.model_copy(update={"target": local.config().target})
+def _with_target(config: RunConfig, local: LocalTarget, runtime: WorkerRuntime) -> RunConfig:
+    return config.model_copy(update={"target": local.config().target, "runtime": runtime})
 
 
-async def _run_to_end(config: RunConfig, run_id: str) -> Recorder:
+async def _run_to_end(config: RunConfig, run_id: str, pids: list[int] | None = None) -> Recorder:
     sink = Recorder()
     supervisor = Supervisor(Settings(), sink)
     await supervisor.start(run_id, config)
+    if pids is not None:
+        pids.extend(supervisor.worker_pids(run_id))
     await asyncio.wait_for(supervisor.wait_finished(run_id), 180)
     return sink
 
 
-def test_the_light_preset_for_10s_reconciles(local_spanner: LocalTarget) -> None:
-    config = _with_target(get_preset("light").config, local_spanner).model_copy(update={"duration_s": 10.0})
+def test_the_light_preset_for_10s_reconciles(local_spanner: LocalTarget, runtime: WorkerRuntime) -> None:
+    config = _with_target(get_preset("light").config, local_spanner, runtime).model_copy(update={"duration_s": 10.0})
     # A small key space makes keys be overwritten, some before a poll sees them: counted apart.
     config = config.model_copy(update={"updater": config.updater.model_copy(update={"key_space": 300})})
-    sink = asyncio.run(_run_to_end(config, "light"))
+    pids: list[int] = []
+    began = time.monotonic()
+    sink = asyncio.run(_run_to_end(config, "light", pids))
+    wall_s = time.monotonic() - began
     assert sink.states[-1] == (RunState.FINISHED, None)
     summary = sink.summary
     assert summary is not None and summary.reconciliation is not None
@@ -68,13 +76,21 @@ def test_the_light_preset_for_10s_reconciles(local_spanner: LocalTarget) -> None
     assert server.count == client.count == summary.totals.transactions
     assert server.p50 is not None and client.p50 is not None and server.p50 <= client.p50
     assert summary.latency[Op.WATCHER_POLL_SERVER].count == summary.latency[Op.WATCHER_POLL].count
+    # what the worker cost: its own pid, every operation it counted, its own CPU time
+    (worker,) = summary.workers
+    assert (worker.index, worker.runtime, worker.pid, worker.node) == (0, runtime.value, pids[0], None)
+    assert worker.host == os.uname().nodename
+    assert worker.operations == summary.totals.transactions + summary.totals.polls + summary.totals.reads
+    assert worker.cpu_s is not None and 0 < worker.cpu_s <= wall_s * 1.1
+    assert worker.cpu_ms_per_op == worker.cpu_s * 1000 / worker.operations
 
 
 def test_a_live_rate_patch_shows_in_the_achieved_rate_within_two_intervals_and_pause_stops_it(
-    local_spanner: LocalTarget,
+    local_spanner: LocalTarget, runtime: WorkerRuntime
 ) -> None:
     config = local_spanner.config(
-        {"updater": {"transactions_per_second": 5, "mutations_per_transaction": 1}, "watcher": {"enabled": False}}
+        {"updater": {"transactions_per_second": 5, "mutations_per_transaction": 1}, "watcher": {"enabled": False}},
+        runtime=runtime,
     )
 
     async def scenario() -> tuple[list[float], list[float], list[float]]:
@@ -169,7 +185,9 @@ def _server_poll_ms(local: LocalTarget, database: str, hint: bool, repeats: int 
     return sorted(elapsed)[len(elapsed) // 2]
 
 
-def test_table_hint_off_makes_polls_slower_as_the_report_found(local_spanner: LocalTarget) -> None:
+@pytest.fixture(scope="module")
+def hint_database(local_spanner: LocalTarget) -> Iterator[str]:
+    """A database whose watched table holds many old rows, where the server scans without the hint."""
     database = "e2e-hint"
     _populate(local_spanner, database, rows=HINT_TABLE_ROWS)
     hinted, plain = (_server_poll_ms(local_spanner, database, hint) for hint in (True, False))
@@ -180,6 +198,13 @@ def test_table_hint_off_makes_polls_slower_as_the_report_found(local_spanner: Lo
             "the base table for an unhinted query, so the table hint cannot change poll duration"
         )
         pytest.fail(reason)
+    yield database
+
+
+def test_table_hint_off_makes_polls_slower_as_the_report_found(
+    local_spanner: LocalTarget, hint_database: str, runtime: WorkerRuntime
+) -> None:
+    database = hint_database
     p50: dict[bool, float] = {}
     for hint in (True, False):
         config = local_spanner.config(
@@ -189,6 +214,7 @@ def test_table_hint_off_makes_polls_slower_as_the_report_found(local_spanner: Lo
                 "watcher": {"table_hint": hint, "poll_interval_ms": 100},
             },
             database=database,
+            runtime=runtime,
         )
         sink = asyncio.run(_run_to_end(config, f"hint-{hint}"))
         assert sink.summary is not None
@@ -199,8 +225,8 @@ def test_table_hint_off_makes_polls_slower_as_the_report_found(local_spanner: Lo
     assert p50[False] > p50[True], p50
 
 
-def test_killing_the_worker_process_fails_the_run(local_spanner: LocalTarget) -> None:
-    config = local_spanner.config({"updater": {"transactions_per_second": 5}})
+def test_killing_the_worker_process_fails_the_run(local_spanner: LocalTarget, runtime: WorkerRuntime) -> None:
+    config = local_spanner.config({"updater": {"transactions_per_second": 5}}, runtime=runtime)
 
     async def scenario() -> Recorder:
         sink = Recorder()
@@ -314,13 +340,16 @@ def test_changing_the_number_of_watchers_live_misses_nothing_and_counts_nothing_
     assert sink.summary.totals.received_changes == r.versions_received
 
 
-def test_switching_to_a_session_pool_live_shows_session_gauges(local_spanner: LocalTarget) -> None:
+def test_switching_to_a_session_pool_live_shows_session_gauges(
+    local_spanner: LocalTarget, runtime: WorkerRuntime
+) -> None:
     config = local_spanner.config(
         {
             "updater": {"transactions_per_second": 20, "mutations_per_transaction": 2},
             "watcher": {"enabled": False},
             "reader": {"enabled": True, "reads_per_second": 20, "concurrency": 4},
-        }
+        },
+        runtime=runtime,
     )
 
     async def scenario() -> Recorder:
@@ -342,5 +371,6 @@ def test_switching_to_a_session_pool_live_shows_session_gauges(local_spanner: Lo
     pooled = [s for s in sink.samples if Gauge.SESSIONS_IN_USE in s.gauges]
     assert pooled, "no sample after the patch shows session gauges"
     assert all(s.gauges[Gauge.SESSIONS_IN_USE] + s.gauges[Gauge.SESSIONS_IDLE] == 5 for s in pooled)
+    assert all(0 <= s.gauges[Gauge.SESSIONS_WAITING] <= 8 + 4 for s in pooled)  # parallelism + concurrency
     assert sink.summary is not None and sink.summary.totals.errors == 0, sink.summary.errors_by_code
     assert sink.samples[-2].totals.reads > sink.samples[1].totals.reads  # reads went on through the pool
