@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	cloud.google.com/go/spanner v1.96.1
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
+	github.com/googleapis/gax-go/v2 v2.27.0
 	google.golang.org/api v0.304.0
 	google.golang.org/grpc v1.85.0
 )
@@ -31,7 +32,6 @@ require (
 	github.com/google/s2a-go v0.1.11 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/googleapis/enterprise-certificate-proxy v0.3.23 // indirect
-	github.com/googleapis/gax-go/v2 v2.27.0 // indirect
 	github.com/planetscale/vtprotobuf v0.6.1-0.20240319094008-0393e58bdf10 // indirect
 	github.com/spiffe/go-spiffe/v2 v2.8.1 // indirect
 	go.opencensus.io v0.24.0 // indirect

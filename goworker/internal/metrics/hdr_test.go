@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"context"
 	"errors"
 	"os"
 	"strings"
@@ -151,5 +152,33 @@ func TestStatsCountErrorsAbortsAndHandOutDeltas(t *testing.T) {
 	counters, errs, hdr, _ = s.Take()
 	if len(counters)+len(errs)+len(hdr) != 0 {
 		t.Errorf("second take not empty: %v %v %v", counters, errs, hdr)
+	}
+}
+
+func TestFailedOperationsAreTimedApartAndCountedByTheCodeThatKeptThemRetrying(t *testing.T) {
+	s := NewStats()
+	deadline := spanner.ToSpannerError(context.DeadlineExceeded)
+	s.Failed("updater.txn", deadline, 5000, codes.Unavailable)      // retried UNAVAILABLE until the deadline
+	s.Failed("updater.txn", deadline, 6000, codes.DeadlineExceeded) // its RPC ran out of time
+	s.Failed("reader.read", deadline, 7000, codes.OK)               // no RPC failed before
+	s.Failed("reader.read", status.Error(codes.Aborted, "x"), 100, codes.Aborted)
+	counters, errs, hdr, err := s.Take()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs["UNAVAILABLE"] != 1 || errs["DEADLINE_EXCEEDED"] != 2 || errs["ABORTED"] != 1 || len(errs) != 3 {
+		t.Errorf("errors by code %v", errs)
+	}
+	if counters["errors"] != 4 || counters["aborts"] != 1 {
+		t.Errorf("counters %v", counters)
+	}
+	for op, want := range map[string]int64{"updater.txn.failed": 2, "reader.read.failed": 2} {
+		h, err := Decode(hdr[op])
+		if err != nil || h.TotalCount() != want {
+			t.Errorf("%s: %v histogram, %v; want %d failures", op, h, err, want)
+		}
+	}
+	if _, ok := hdr["updater.txn"]; ok {
+		t.Error("a failure went into the success histogram")
 	}
 }

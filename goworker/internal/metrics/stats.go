@@ -119,8 +119,24 @@ func (s *Stats) Count(counter string, n int64) {
 }
 
 // Error counts a failed operation by code, and as an abort when it is ABORTED.
-func (s *Stats) Error(err error) {
+func (s *Stats) Error(err error) { s.countError(ErrorCode(err)) }
+
+// Failed counts a failed operation and times it (from its actual start) in op's failure
+// histogram (op + FailedSuffix). An operation whose deadline ran out while it retried a failed
+// RPC (lastRPC, codes.OK if none) counts as that failure's code: UNAVAILABLE from a target
+// that is down, not DEADLINE_EXCEEDED.
+func (s *Stats) Failed(op string, err error, elapsedUS float64, lastRPC codes.Code) {
 	code := ErrorCode(err)
+	if code == codeNames[codes.DeadlineExceeded] && lastRPC != codes.OK && lastRPC != codes.DeadlineExceeded {
+		if name, ok := codeNames[lastRPC]; ok {
+			code = name
+		}
+	}
+	s.countError(code)
+	s.Recorder.Record(op+protocol.FailedSuffix, elapsedUS)
+}
+
+func (s *Stats) countError(code string) {
 	s.mu.Lock()
 	s.errors[code]++
 	s.counters[protocol.CounterErrors]++

@@ -130,6 +130,9 @@ const (
 	OpUpdaterTxnServer   = "updater.txn_server"
 	OpWatcherPollServer  = "watcher.poll_server"
 	OpReaderReadServer   = "reader.read_server"
+	// FailedSuffix names an operation's failure histogram: "updater.txn" + FailedSuffix. The
+	// histograms above keep successful operations only.
+	FailedSuffix = ".failed"
 )
 
 // Gauge names a worker reports (samples.Gauge).
@@ -146,4 +149,5 @@ const (
 	GaugeServerPollCPUFraction      = "server.poll_cpu_fraction"
 	GaugeServerTxnAvgCommitLatencyS = "server.txn_avg_commit_latency_s"
 	GaugeServerTxnAvgParticipants   = "server.txn_avg_participants"
+	GaugeReportLagMs                = "worker.report_lag_ms" // how late after its interval's end a report went
 )

@@ -15,6 +15,7 @@ import (
 
 	"cloud.google.com/go/spanner"
 	"google.golang.org/api/iterator"
+	"google.golang.org/grpc/codes"
 
 	"github.com/spanload/spanload/goworker/internal/metrics"
 	"github.com/spanload/spanload/goworker/internal/pacing"
@@ -106,12 +107,14 @@ func (r *Reader) read(intended, actual float64) {
 	}
 	conn := r.conn()
 	ctx, timing, done, err := conn.Begin(context.Background())
-	if err == nil {
-		err = consume(ctx, conn.Client, stmt, cfg.StalenessS)
-		done()
+	if err != nil { // no session in time
+		r.stats.Failed(protocol.OpReaderRead, err, (pacing.Now()-actual)*usPerS, codes.OK)
+		return
 	}
+	err = consume(ctx, conn.Client, stmt, cfg.StalenessS)
+	done()
 	if err != nil {
-		r.stats.Error(err)
+		r.stats.Failed(protocol.OpReaderRead, err, (pacing.Now()-actual)*usPerS, timing.LastFailure())
 		slog.Debug("read failed", "err", err)
 		return
 	}

@@ -90,10 +90,19 @@ func (c *Conn) Apply(cfg protocol.ClientConfig) {
 	default:
 		c.pool.Resize(cfg.SessionPoolSize)
 	}
-	c.timeout = 0
+	c.timeout = OperationTimeout(cfg)
+}
+
+// DefaultTimeout is the per-operation deadline of a config without client.timeout_ms (the
+// config's own default), so that no operation hangs in the client's retries forever.
+const DefaultTimeout = 5 * time.Second
+
+// OperationTimeout is the deadline of one operation: client.timeout_ms, else DefaultTimeout.
+func OperationTimeout(cfg protocol.ClientConfig) time.Duration {
 	if cfg.TimeoutMs != nil && *cfg.TimeoutMs > 0 {
-		c.timeout = time.Duration(*cfg.TimeoutMs * float64(time.Millisecond))
+		return time.Duration(*cfg.TimeoutMs * float64(time.Millisecond))
 	}
+	return DefaultTimeout
 }
 
 // Begin prepares one operation: its context (deadline, server timing) and, with a pool, a

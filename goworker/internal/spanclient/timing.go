@@ -2,12 +2,16 @@ package spanclient
 
 import (
 	"context"
+	"errors"
+	"io"
 	"regexp"
 	"strconv"
 	"sync"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 )
 
 // ServerTimingHeader carries the server's time per RPC: "gfet4t7; dur=1.234" (milliseconds).
@@ -25,11 +29,13 @@ func ParseMs(value string) (float64, bool) {
 	return ms, err == nil
 }
 
-// Timing sums the server time of every RPC made under one operation's context.
+// Timing sums the server time of every RPC made under one operation's context, and keeps the
+// code of its last failed RPC.
 type Timing struct {
-	mu    sync.Mutex
-	total float64
-	seen  bool
+	mu      sync.Mutex
+	total   float64
+	seen    bool
+	lastErr codes.Code
 }
 
 type timingKey struct{}
@@ -45,6 +51,24 @@ func (t *Timing) Ms() (float64, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.total, t.seen
+}
+
+// LastFailure is the code of the operation's last failed RPC (codes.OK: none failed).
+func (t *Timing) LastFailure() codes.Code {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.lastErr
+}
+
+func noteErr(ctx context.Context, err error) {
+	if err == nil || errors.Is(err, io.EOF) {
+		return
+	}
+	if t, _ := ctx.Value(timingKey{}).(*Timing); t != nil {
+		t.mu.Lock()
+		t.lastErr = status.Code(err)
+		t.mu.Unlock()
+	}
 }
 
 func note(ctx context.Context, md metadata.MD) {
@@ -70,12 +94,14 @@ func unaryTiming(ctx context.Context, method string, req, reply any, cc *grpc.Cl
 	var md metadata.MD
 	err := invoker(ctx, method, req, reply, cc, append(opts, grpc.Header(&md))...)
 	note(ctx, md)
+	noteErr(ctx, err)
 	return err
 }
 
 func streamTiming(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string,
 	streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
 	cs, err := streamer(ctx, desc, cc, method, opts...)
+	noteErr(ctx, err)
 	if err != nil || ctx.Value(timingKey{}) == nil {
 		return cs, err
 	}
@@ -98,5 +124,6 @@ func (s *timedStream) RecvMsg(m any) error {
 			note(s.ctx, md)
 		}
 	}
+	noteErr(s.ctx, err)
 	return err
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"cloud.google.com/go/spanner"
+	"google.golang.org/grpc/codes"
 
 	"github.com/spanload/spanload/goworker/internal/ledger"
 	"github.com/spanload/spanload/goworker/internal/metrics"
@@ -117,13 +118,16 @@ func (u *Updater) transaction(intended, actual float64) {
 	}
 	conn := u.conn()
 	ctx, timing, done, err := conn.Begin(context.Background())
-	if err == nil {
-		err = u.write(ctx, conn.Client, cfg.Mode, rng, writes)
-		done()
+	if err != nil { // no session in time: not an operation that reached the server
+		u.Ledger.Failed(writes, false)
+		u.stats.Failed(protocol.OpUpdaterTxn, err, (pacing.Now()-actual)*usPerS, codes.OK)
+		return
 	}
+	err = u.write(ctx, conn.Client, cfg.Mode, rng, writes)
+	done()
 	if err != nil {
 		u.Ledger.Failed(writes, metrics.OutcomeUnknown(err))
-		u.stats.Error(err)
+		u.stats.Failed(protocol.OpUpdaterTxn, err, (pacing.Now()-actual)*usPerS, timing.LastFailure())
 		slog.Debug("updater transaction failed", "err", err)
 		return
 	}

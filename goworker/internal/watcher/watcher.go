@@ -11,6 +11,7 @@ import (
 
 	"cloud.google.com/go/spanner"
 	"google.golang.org/api/iterator"
+	"google.golang.org/grpc/codes"
 
 	"github.com/spanload/spanload/goworker/internal/ledger"
 	"github.com/spanload/spanload/goworker/internal/metrics"
@@ -131,13 +132,15 @@ func (g *group) pollOnce() (bool, error) {
 	conn := w.conn()
 	start := pacing.Now()
 	ctx, timing, done, err := conn.Begin(context.Background())
+	lastRPC := codes.OK
 	var rows []row
 	if err == nil {
 		rows, err = query(ctx, conn.Client, stmt)
 		done()
+		lastRPC = timing.LastFailure()
 	}
 	if err != nil {
-		w.stats.Error(err)
+		w.stats.Failed(protocol.OpWatcherPoll, err, (pacing.Now()-start)*usPerS, lastRPC)
 		slog.Debug("poll failed", "group", g.name, "err", err)
 		return false, err
 	}

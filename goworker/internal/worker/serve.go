@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/spanload/spanload/goworker/internal/protocol"
+	"github.com/spanload/spanload/goworker/internal/spanclient"
 )
 
 // maxLine bounds one control line (a patch carries the whole config).
@@ -41,7 +42,13 @@ func Serve(ctx context.Context, index int, in io.Reader, channel *protocol.Chann
 	}
 	if err != nil {
 		slog.Error("the worker could not start", "worker", index, "err", err)
-		_ = channel.Send(&protocol.Error{Worker: index, Message: fmt.Sprintf("could not start: %v", err), Fatal: true})
+		message := err.Error()
+		var unreachable *unreachableError
+		if !errors.As(err, &unreachable) {
+			address := spanclient.Address(start.Config.Target, start.EmulatorHost)
+			message = fmt.Sprintf("could not start against %s: %s", address, spanclient.StatusText(err))
+		}
+		_ = channel.Send(&protocol.Error{Worker: index, Message: message, Fatal: true})
 		return 1
 	}
 	defer w.Close()

@@ -89,6 +89,9 @@ func pollPrefix(spec *schema.Spec, cfg protocol.WatcherConfig) string {
 // Setup connects and, for worker 0, creates the schema and the watcher.
 func (w *Worker) Setup(ctx context.Context) error {
 	cfg := w.config
+	if err := spanclient.Probe(ctx, cfg.Target, w.start.EmulatorHost, spanclient.OperationTimeout(cfg.Client)); err != nil {
+		return &unreachableError{err}
+	}
 	if w.start.SetupSchema {
 		opts, err := spanclient.Options(cfg.Target, w.start.EmulatorHost)
 		if err != nil {
@@ -123,6 +126,11 @@ func (w *Worker) Setup(ctx context.Context) error {
 		w.stats, w.index, w.start.Workers)
 	return nil
 }
+
+// unreachableError is a target that did not answer the probe: its message is the whole story.
+type unreachableError struct{ error }
+
+func (e *unreachableError) Unwrap() error { return e.error }
 
 // startTimestamp is the server's current time (a strong read), so the watcher starts exactly at
 // the run's start; this machine's clock if the server cannot say.
@@ -174,12 +182,15 @@ func (w *Worker) reportLoop() {
 			return
 		default:
 		}
-		w.SendReport(false)
+		w.sendReport(false, end)
 	}
 }
 
 // SendReport sends the deltas since the previous report.
-func (w *Worker) SendReport(final bool) {
+func (w *Worker) SendReport(final bool) { w.sendReport(final, math.NaN()) }
+
+// sendReport sends a report that was due at due (unix seconds; NaN: no lag to tell).
+func (w *Worker) sendReport(final bool, due float64) {
 	w.reportMu.Lock()
 	defer w.reportMu.Unlock()
 	counters, errs, hdr, err := w.stats.Take()
@@ -221,6 +232,9 @@ func (w *Worker) SendReport(final bool) {
 	}
 	interval := w.Config().ReportIntervalS
 	now := unixNow()
+	if !math.IsNaN(due) {
+		gauges[protocol.GaugeReportLagMs] = math.Max(0, now-due) * 1000
+	}
 	length := interval
 	if final {
 		length = math.Max(now-(w.startedAt+float64(w.seq)*interval), 1e-3)
