@@ -25,6 +25,7 @@ def _bracketed(host: str) -> str:
         return host
 
 
+@lru_cache(maxsize=1024)  # the Origin check asks per request, for a handful of distinct values
 def origin_key(value: str) -> str | None:
     """``scheme://host:port`` of an origin or a base URL (lower case, default port written out), or
     None when ``value`` is not an http(s) origin: what the Origin check compares."""
