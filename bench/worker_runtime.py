@@ -7,17 +7,18 @@ measured, then against the local Spanner:
 
 - ``commit``: single-use ``batch()`` commits of 1..2 rows at the same rate for both runtimes;
 - ``read``: the reader's point query at the same rate for both runtimes;
-- ``commit-max`` (do-nothing server only): single-use commits asked at ``--max-rate`` (5,000/s) with
-  64 in flight, to see what one worker process sustains.
+- ``commit-max`` and ``read-max`` (do-nothing server only): asked at ``--max-rate`` (5,000/s) with
+  64 in flight, to see what one worker process sustains, and its CPU per operation when busy.
 
 Client CPU per operation is the worker's own rusage from begin to its last report (the summary's
 ``workers`` list). achieved/scheduled is operations done over the Poisson arrivals scheduled.
 The do-nothing server's own CPU per operation is printed too, to show it is not the bottleneck.
 Goals: go CPU/op at most 0.2 of python's for commits and reads; one go worker at least 5,000
-commits/s at the requested rate with achieved/scheduled at least 0.99.
+commits/s at the requested rate with achieved/scheduled at least 0.99. ``--profile DIR`` writes a
+pprof CPU profile of every Go worker there (``spanload-worker-go --cpuprofile``) and prints its top.
 
     .venv/bin/python bench/worker_runtime.py [--seconds 10] [--rate 800] [--max-rate 5000]
-        [--go-worker PATH] [--only null|local]
+        [--go-worker PATH] [--only null|local] [--profile DIR]
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ os.environ.setdefault("SPANNER_DISABLE_BUILTIN_METRICS", "true")
 
 from _common import REPO, verdict
 
+from spanload.engine.runtimes import worker_command
 from spanload.engine.supervisor import Supervisor
 from spanload.model.config import RunConfig, WorkerRuntime
 from spanload.model.samples import Gauge, Sample, Summary
@@ -109,8 +111,8 @@ def process_cpu_s(pid: int) -> float:
 
 
 def workload_config(address: str, workload: str, rate: float, seconds: float, runtime: WorkerRuntime) -> RunConfig:
-    reads = workload == "read"
-    parallelism = 64 if workload == "commit-max" else 8
+    reads = workload.startswith("read")
+    parallelism = 64 if workload.endswith("-max") else 8
     return RunConfig.model_validate(
         {
             "target": {"kind": "local", "emulator_host": address, "database": f"bench-rt-{workload}"},
@@ -141,17 +143,55 @@ async def run_one(config: RunConfig, settings: Settings, server_pid: int | None)
     return sink.summary, server_cpu
 
 
+def profiled(settings: Settings, profile_dir: Path | None, name: str) -> tuple[Settings, Path | None]:
+    """Settings whose Go worker writes a CPU profile to ``profile_dir/name.pprof`` (through a wrapper
+    script that adds ``--cpuprofile``), and that file; the settings as they are without a dir."""
+    if profile_dir is None:
+        return settings, None
+    binary = worker_command(WorkerRuntime.GO, settings.go_worker_binary)[0]
+    out = profile_dir / f"{name}.pprof"
+    wrapper = profile_dir / f"{name}.sh"
+    wrapper.write_text(f'#!/bin/sh\nexec "{binary}" --cpuprofile "{out}" "$@"\n')
+    wrapper.chmod(0o755)
+    return settings.model_copy(update={"go_worker_binary": wrapper}), out
+
+
+def pprof_top(profile: Path, lines: int = 14) -> list[str]:
+    """The top of ``go tool pprof``: where the Go worker's CPU went, by cumulative share."""
+    binary = Path(os.path.realpath(profile.with_suffix(".sh").read_text().split('"')[1]))
+    top = subprocess.run(
+        ["go", "tool", "pprof", "-top", "-cum", "-nodecount", str(lines), str(binary), str(profile)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=REPO / "goworker",
+    )
+    return top.stdout.splitlines() or [top.stderr.strip()]
+
+
 def measure(
-    target: str, address: str, workload: str, rate: float, seconds: float, settings: Settings, server_pid: int | None
+    target: str,
+    address: str,
+    workload: str,
+    rate: float,
+    seconds: float,
+    settings: Settings,
+    server_pid: int | None,
+    profile_dir: Path | None = None,
 ) -> list[Result]:
     out = []
     for runtime in RUNTIMES:
         config = workload_config(address, workload, rate, seconds, runtime)
-        summary, server_cpu = asyncio.run(run_one(config, settings, server_pid))
+        run_settings, profile = (
+            profiled(settings, profile_dir, f"go-{target}-{workload}")
+            if runtime is WorkerRuntime.GO
+            else (settings, None)
+        )
+        summary, server_cpu = asyncio.run(run_one(config, run_settings, server_pid))
         worker = summary.workers[0]
         done_key, scheduled_key = (
             (Gauge.READER_RPS, Gauge.READER_SCHEDULED_RPS)
-            if workload == "read"
+            if workload.startswith("read")
             else (Gauge.UPDATER_TPS, Gauge.UPDATER_SCHEDULED_TPS)
         )
         achieved = summary.rates.get(done_key, 0.0)
@@ -173,6 +213,8 @@ def measure(
             + (f"  server {result.server_cpu_ms_per_op:.3f}" if result.server_cpu_ms_per_op is not None else ""),
             flush=True,
         )
+        if profile is not None:
+            print("\n".join(f"      {line}" for line in pprof_top(profile)), flush=True)
         out.append(result)
     return out
 
@@ -202,7 +244,7 @@ def ratios(results: list[Result]) -> list[str]:
         cpu = go.cpu_ms_per_op / py.cpu_ms_per_op
         speed = go.achieved / py.achieved
         line = f"{target} {workload}: go/python client CPU per op {cpu:.3f}, throughput {speed:.2f}x"
-        if target == "null" and workload in ("commit", "read"):
+        if target == "null":
             line += f"  ({verdict(cpu <= CPU_GOAL)} <= {CPU_GOAL})"
         if target == "null" and workload == "commit-max":
             ok = go.achieved >= MAX_RATE_GOAL * 0.99 and go.achieved_over_scheduled >= ACHIEVED_GOAL
@@ -221,15 +263,25 @@ def main() -> int:
     parser.add_argument("--max-rate", type=float, default=MAX_RATE_GOAL, help="the rate of the commit-max runs")
     parser.add_argument("--go-worker", type=Path, help="spanload-worker-go (default: beside this Python)")
     parser.add_argument("--only", choices=["null", "local"], help="one target only")
+    parser.add_argument("--profile", type=Path, metavar="DIR", help="write a CPU profile of each Go worker here")
     args = parser.parse_args()
+    if args.profile:
+        args.profile = args.profile.resolve()
+        args.profile.mkdir(parents=True, exist_ok=True)
     settings = Settings(go_worker_binary=args.go_worker) if args.go_worker else Settings()
     results: list[Result] = []
     if args.only in (None, "null"):
         server = NullServer(build_null_server())
         try:
             pid = server.process.pid
-            for workload, rate in (("commit", args.rate), ("read", args.rate), ("commit-max", args.max_rate)):
-                results += measure("null", server.address, workload, rate, args.seconds, settings, pid)
+            plan = (
+                ("commit", args.rate),
+                ("read", args.rate),
+                ("commit-max", args.max_rate),
+                ("read-max", args.max_rate),
+            )
+            for workload, rate in plan:
+                results += measure("null", server.address, workload, rate, args.seconds, settings, pid, args.profile)
         finally:
             server.stop()
     if args.only in (None, "local"):
@@ -237,7 +289,9 @@ def main() -> int:
         try:
             pid = local.process.pid
             for workload in ("commit", "read"):
-                results += measure("local", local.address, workload, args.rate, args.seconds, settings, pid)
+                results += measure(
+                    "local", local.address, workload, args.rate, args.seconds, settings, pid, args.profile
+                )
         finally:
             local.stop()
     print()
