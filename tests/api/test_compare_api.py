@@ -1,4 +1,4 @@
-"""GET /api/compare on two real runs that differ in write rate."""
+"""GET /api/compare on two real runs that differ in write rate and worker runtime."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from tests.api.conftest import start_run, wait_run
 
 def test_compare_two_runs_configs_diff_series_and_deltas(client: TestClient) -> None:
     base = start_run(client, preset="very-light", overrides={"duration_s": 3})
-    other = start_run(client, preset="light", overrides={"duration_s": 3})
+    other = start_run(client, preset="light", overrides={"duration_s": 3, "runtime": "go"})
     for run in (base, other):
         wait_run(client, run["id"], lambda r: r["status"] == "finished", "the 3 s run to finish")
     response = client.get("/api/compare", params={"ids": f"{base['id']},{other['id']}"})
@@ -20,6 +20,7 @@ def test_compare_two_runs_configs_diff_series_and_deltas(client: TestClient) -> 
     diff = {d["field"]: d["values"] for d in body["config_diff"]}
     assert diff["updater.transactions_per_second"] == [1.0, 5.0]
     assert diff["preset"] == ["very-light", "light"]
+    assert diff["runtime"] == ["python", "go"]
     assert "report_interval_s" not in diff  # equal fields are left out
 
     series = body["series"]
