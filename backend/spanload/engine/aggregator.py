@@ -99,7 +99,7 @@ class Aggregator:
         self._counters: dict[str, int] = {}
         self._errors: dict[str, int] = {}
         self._gauge_sums: dict[str, float] = {}
-        self._samples = 0
+        self._gauge_intervals: dict[str, int] = {}  # intervals that had each gauge (missing is not zero)
         self.last_t = started_at
         self._operations: dict[int, int] = {}
         self._cpu_s: dict[int, float] = {}
@@ -170,7 +170,7 @@ class Aggregator:
             self._whole.setdefault(op, metrics.new_histogram()).add(histogram)
         for name, value in gauges.items():
             self._gauge_sums[name] = self._gauge_sums.get(name, 0.0) + value
-        self._samples += 1
+            self._gauge_intervals[name] = self._gauge_intervals.get(name, 0) + 1
         self.last_t = max(self.last_t, t)
         return Sample(
             seq=seq,
@@ -195,9 +195,10 @@ class Aggregator:
         polls = self._counters.get(Counter.POLLS, 0)
         if polls:
             rates[Gauge.WATCHER_ROWS_PER_POLL] = self._counters.get(Counter.ROWS_POLLED, 0) / polls
-        if self._samples:
-            for name, total in self._gauge_sums.items():
-                rates.setdefault(name, total / self._samples)  # other gauges: mean over intervals
+        for name, total in self._gauge_sums.items():
+            # other gauges: the mean over the intervals that have a value (server stats come once a
+            # minute at best; an interval without them is missing, not zero)
+            rates.setdefault(name, total / self._gauge_intervals[name])
         latency: dict[str, Percentiles] = {op: metrics.percentiles(h) for op, h in self._whole.items()}
         return Summary(
             duration_s=duration,
