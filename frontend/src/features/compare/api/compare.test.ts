@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { makeComparison } from "@/test/compareFixture";
 import { configEvent, statusEvent } from "@/test/fixtures";
-import { compareMarkers, compareRows, metricRows, parseIds } from "./compare";
+import { compareCharts, compareMarkers, compareRows, metricRows, parseIds } from "./compare";
 
 describe("compare transforms", () => {
   it("marks each run's live changes in its colour, numbered as in the legend", () => {
@@ -43,5 +43,23 @@ describe("compare transforms", () => {
       { x: 2, r0: 6, r1: null },
       { x: 3, r0: null, r1: null },
     ]);
+  });
+
+  it("charts server-side latencies in ms, as the other latency charts (the API gives seconds)", () => {
+    const c = makeComparison();
+    const [a, b] = c.series.runs;
+    if (!a || !b) throw new Error("the fixture has two runs");
+    a.values["gauges.server.txn_avg_commit_latency_s"] = [0.0042, null, 0.0125];
+    b.values["gauges.server.txn_avg_commit_latency_s"] = [0.0006, 0.001, null];
+    const commit = compareCharts(c.series).find((chart) => chart.id === "cmp-server-commit");
+    expect(commit?.unit).toBe("ms");
+    expect(commit?.rows.map((r) => [r.r0, r.r1])).toEqual([
+      [expect.closeTo(4.2, 9), expect.closeTo(0.6, 9)],
+      [null, expect.closeTo(1, 9)],
+      [expect.closeTo(12.5, 9), null],
+    ]);
+    const units = new Map(compareCharts(c.series).map((chart) => [chart.id, chart.unit]));
+    expect(units.get("cmp-tps")).toBe("tx/s");
+    expect(units.has("cmp-server-poll")).toBe(false); // no run has it: not drawn empty
   });
 });

@@ -57,15 +57,50 @@ export function metricRows(payload: ComparePublic): MetricRow[] {
   return rows.map((r, i) => ({ r, i })).sort((a, b) => rank(a.r.name) - rank(b.r.name) || a.i - b.i).map(({ r }) => r);
 }
 
-/** Chart rows for one series name: {x: elapsed, r0: run 0's value, r1: ...}. */
-export function compareRows(series: CompareSeries, name: string): Row[] {
+/** Chart rows for one series name: {x: elapsed, r0: run 0's value, r1: ...}, each value times ``scale``. */
+export function compareRows(series: CompareSeries, name: string, scale = 1): Row[] {
   return series.elapsed_s.map((x, k) => {
     const row: Row = { x };
     series.runs.forEach((run, i) => {
-      row[`r${i}`] = run.values[name]?.[k] ?? null;
+      const value = run.values[name]?.[k];
+      row[`r${i}`] = value == null ? null : value * scale;
     });
     return row;
   });
+}
+
+export interface CompareChartSpec {
+  id: string;
+  title: string;
+  unit: string;
+  /** Series name as the API flattens samples (store/series.py). */
+  series: string;
+  /** Multiplies the stored value into ``unit`` (server latencies come in seconds, charts show ms). */
+  scale?: number;
+}
+
+export const COMPARE_CHARTS: readonly CompareChartSpec[] = [
+  { id: "cmp-tps", title: "Achieved transactions/s", unit: "tx/s", series: "gauges.updater.tps" },
+  { id: "cmp-updater-p99", title: "Updater latency p99", unit: "ms", series: "latency.updater.txn.p99" },
+  { id: "cmp-updater-p50", title: "Updater latency p50", unit: "ms", series: "latency.updater.txn.p50" },
+  { id: "cmp-notify-p50", title: "Change-notification latency p50", unit: "ms", series: "latency.watcher.notify.p50" },
+  { id: "cmp-lag", title: "Watcher lag", unit: "ms", series: "gauges.watcher.lag_ms" },
+  { id: "cmp-poll-p50", title: "Poll duration p50", unit: "ms", series: "latency.watcher.poll.p50" },
+  { id: "cmp-rows", title: "Rows per poll", unit: "rows", series: "gauges.watcher.rows_per_poll" },
+  { id: "cmp-reader-p99", title: "Reader latency p99", unit: "ms", series: "latency.reader.read.p99" },
+  { id: "cmp-reads", title: "Achieved reads/s", unit: "reads/s", series: "gauges.reader.rps" },
+  { id: "cmp-sessions", title: "Sessions in use", unit: "sessions", series: "gauges.sessions.in_use" },
+  { id: "cmp-errors", title: "Errors/s", unit: "per s", series: "gauges.errors_ps" },
+  { id: "cmp-aborts", title: "Aborts/s", unit: "per s", series: "gauges.aborts_ps" },
+  { id: "cmp-server-commit", title: "Server-side avg commit latency", unit: "ms", series: "gauges.server.txn_avg_commit_latency_s", scale: 1000 },
+  { id: "cmp-server-poll", title: "Server-side avg poll latency", unit: "ms", series: "gauges.server.poll_avg_latency_s", scale: 1000 },
+];
+
+/** The compare charts that have data in some run, with their rows in the chart's unit. */
+export function compareCharts(series: CompareSeries): (CompareChartSpec & { rows: Row[] })[] {
+  return COMPARE_CHARTS.map((c) => ({ ...c, rows: compareRows(series, c.series, c.scale) })).filter((c) =>
+    c.rows.some((r) => series.runs.some((_, i) => r[`r${i}`] != null)),
+  );
 }
 
 /** Each run's live config changes as markers in its line's colour, labelled with its number. */
