@@ -6,9 +6,9 @@ import pytest
 from pydantic import ValidationError
 
 from spanload.engine import thresholds
-from spanload.engine.supervisor import validation_message
 from spanload.model import presets
 from spanload.model.config import ConfigPatch, RunConfig, ShardFilter
+from spanload.model.errors import RunInvalid, UnknownPreset
 from spanload.model.samples import Op, Percentiles, Reconciliation, Summary
 from spanload.spanner.schemas import SINGERS, missing_statements, object_names
 from spanload.workers.watcher import SHARD_VALUES, poll_sql, shard_groups
@@ -46,13 +46,33 @@ def test_the_other_reports_have_presets() -> None:
 
 
 def test_an_unknown_preset_names_the_valid_ones() -> None:
-    with pytest.raises(presets.UnknownPresetError, match="light"):
+    with pytest.raises(UnknownPreset, match="light"):
         presets.get_preset("nope")
 
 
 def test_preset_overrides_are_validated() -> None:
-    config = presets.preset_config("light", {"updater": {"transactions_per_second": 7}})
+    config = presets.make_config("light", {"updater": {"transactions_per_second": 7}})
     assert config.updater.transactions_per_second == 7 and config.updater.mutations_per_transaction == 20
+    assert config.preset == "light"
+    with pytest.raises(RunInvalid) as bad:
+        presets.make_config("light", {"updater": {"transactions_per_second": -1}}, prefix="flags: ")
+    assert (bad.value.field, bad.value.status_code, bad.value.exit_code) == ("updater.transactions_per_second", 422, 2)
+    assert str(bad.value).startswith("flags: updater.transactions_per_second: ")
+
+
+def test_a_whole_config_wins_over_the_preset_and_takes_the_overrides() -> None:
+    base = RunConfig(name="mine")
+    config = presets.make_config("light", {"watcher": {"limit": 5}}, base=base)
+    assert (config.name, config.preset, config.watcher.limit) == ("mine", None, 5)
+
+
+def test_the_cloud_rate_cap_names_the_field_and_spares_other_targets() -> None:
+    cloud = RunConfig.model_validate({"target": {"kind": "cloud"}, "reader": {"reads_per_second": 101}})
+    with pytest.raises(RunInvalid, match="SPANLOAD_MAX_TPS = 100") as bad:
+        cloud.check_rate_cap(100)
+    assert bad.value.field == "reader.reads_per_second"
+    cloud.check_rate_cap(101)
+    RunConfig.model_validate({"reader": {"reads_per_second": 5000}}).check_rate_cap(100)
 
 
 @pytest.mark.parametrize(
@@ -68,13 +88,13 @@ def test_preset_overrides_are_validated() -> None:
 def test_invalid_combinations_name_the_field(body: dict[str, object], field: str) -> None:
     with pytest.raises(ValidationError) as err:
         RunConfig.model_validate(body)
-    message, _ = validation_message(err.value)
+    message = str(RunInvalid.from_validation(err.value))
     assert field in message
 
 
 def test_a_patch_is_validated_against_the_whole_config() -> None:
     config = RunConfig.model_validate({"watcher": {"watchers": 4}})
-    with pytest.raises(ValidationError, match="shard_filter"):
+    with pytest.raises(RunInvalid, match="shard_filter"):
         config.apply(ConfigPatch.model_validate({"watcher": {"shard_filter": "not_null"}}))
     assert (
         config.apply(

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from spanload.engine.supervisor import InvalidConfigError, RunError, RunNotActiveError, Supervisor, UnknownRunError
+from spanload.engine.supervisor import Supervisor
 from spanload.model.config import ConfigPatch, RunConfig, WorkerRuntime
+from spanload.model.errors import RunConflict, RunError, RunInvalid, RunNotFound
 from spanload.model.samples import Sample, Summary
 from spanload.model.settings import Settings
 from spanload.model.state import RunState
@@ -70,7 +71,7 @@ def test_a_two_process_run_merges_reports_patches_pauses_and_stops_with_a_summar
         )
         assert new.updater.transactions_per_second == 20
         assert supervisor.config("r1").updater.transactions_per_second == 20
-        with pytest.raises(InvalidConfigError) as bad:
+        with pytest.raises(RunInvalid) as bad:
             await supervisor.patch(
                 "r1", ConfigPatch.model_validate({"watcher": {"shard_filter": "none", "watchers": 3}}), "t"
             )
@@ -80,7 +81,7 @@ def test_a_two_process_run_merges_reports_patches_pauses_and_stops_with_a_summar
         await supervisor.resume("r1")
         await supervisor.stop("r1")
         assert supervisor.state("r1") is RunState.FINISHED
-        with pytest.raises(RunNotActiveError):
+        with pytest.raises(RunConflict):
             await supervisor.patch("r1", ConfigPatch(), "t")
         return sink
 
@@ -162,11 +163,11 @@ def test_a_killed_worker_fails_the_run_with_its_exit_code() -> None:
 def test_unknown_runs_are_refused() -> None:
     async def scenario() -> None:
         supervisor = Supervisor(Settings(), Recorder(), worker_command=PEER)
-        with pytest.raises(UnknownRunError, match="nope"):
+        with pytest.raises(RunNotFound, match="nope"):
             await supervisor.patch("nope", ConfigPatch(), "t")
-        with pytest.raises(UnknownRunError):
+        with pytest.raises(RunNotFound):
             supervisor.state("nope")
-        with pytest.raises(UnknownRunError):
+        with pytest.raises(RunNotFound):
             await supervisor.stop("nope")
 
     asyncio.run(scenario())
@@ -198,7 +199,7 @@ def test_a_go_run_without_the_go_worker_is_refused_before_it_starts(tmp_path: Pa
     sink = Recorder()
     supervisor = Supervisor(Settings(go_worker_binary=missing), sink)
     config = _config(1).model_copy(update={"runtime": WorkerRuntime.GO})
-    with pytest.raises(InvalidConfigError) as refused:
+    with pytest.raises(RunInvalid) as refused:
         asyncio.run(supervisor.start("no-go", config))
     assert str(refused.value) == (
         "the Go worker is not installed: run make install (it builds spanload-worker-go); "
@@ -206,5 +207,5 @@ def test_a_go_run_without_the_go_worker_is_refused_before_it_starts(tmp_path: Pa
     )
     assert refused.value.field == "runtime"
     assert sink.states == []  # nothing started, nothing to clean up
-    with pytest.raises(UnknownRunError):
+    with pytest.raises(RunNotFound):
         supervisor.state("no-go")

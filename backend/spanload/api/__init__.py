@@ -8,7 +8,7 @@ from spanload.api.deps import require_token
 from spanload.api.guard import install_guards
 from spanload.api.openapi import install_openapi
 from spanload.api.spa import SPAStaticFiles
-from spanload.control.service import RunError
+from spanload.model.errors import RunError
 from spanload.model.settings import Settings
 
 api_router = APIRouter(prefix="/api", dependencies=[Depends(require_token)])

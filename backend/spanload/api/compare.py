@@ -16,7 +16,7 @@ from spanload.api.schemas.compare import (
 )
 from spanload.api.schemas.runs import MAX_POINTS, run_public
 from spanload.control import compare
-from spanload.control.service import RunInvalid, RunNotFound
+from spanload.model.errors import RunInvalid, RunNotFound
 from spanload.store import runs as run_store
 from spanload.store import samples as sample_store
 from spanload.store import summaries

@@ -18,8 +18,9 @@ from spanload.api.schemas.runs import (
     RunUpdate,
     run_public,
 )
-from spanload.control.service import RunNotFound, config_from, default_target
+from spanload.control.service import config_from, default_target
 from spanload.model.config import ConfigPatch
+from spanload.model.errors import RunNotFound
 from spanload.model.state import RunState
 from spanload.store import runs as run_store
 from spanload.store import summaries

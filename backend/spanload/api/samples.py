@@ -10,7 +10,7 @@ from fastapi import APIRouter, Query, Response
 
 from spanload.api.deps import HubDep, SessionDep
 from spanload.api.schemas.runs import MAX_POINTS, ExportFormat, RunExport, SamplesPublic, event_public, run_public
-from spanload.control.service import RunInvalid, RunNotFound
+from spanload.model.errors import RunInvalid, RunNotFound
 from spanload.model.samples import Sample
 from spanload.model.series import downsample, flatten
 from spanload.store import runs as run_store

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from spanload import __version__
+from spanload.model.errors import EXIT_USAGE, RunError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -54,6 +55,14 @@ def print_openapi() -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    try:
+        return _command(args)
+    except RunError as err:  # the one place the command line turns the error tree into a sentence
+        sys.stderr.write(f"spanload {args.command}: {err}\n")
+        return err.exit_code
+
+
+def _command(args: argparse.Namespace) -> int:
     match args.command:
         case "serve":
             from spanload.cli.serve import serve
@@ -69,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from spanload.cli import headless
 
             return headless.main(args)
-    return 2
+    return EXIT_USAGE
 
 
 if __name__ == "__main__":

@@ -20,11 +20,9 @@ import uuid
 from pathlib import Path
 from typing import Any, TextIO
 
-from pydantic import ValidationError
-
 from spanload.engine import thresholds
-from spanload.engine.runtimes import WorkerNotInstalledError, worker_command
-from spanload.engine.supervisor import RunError, Supervisor, validation_message
+from spanload.engine.runtimes import worker_command
+from spanload.engine.supervisor import Supervisor
 from spanload.model import presets
 from spanload.model.config import (
     ConfigPatch,
@@ -35,22 +33,14 @@ from spanload.model.config import (
     TargetKind,
     UpdaterMode,
     WorkerRuntime,
-    _deep_merge,
 )
+from spanload.model.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, RunError
 from spanload.model.samples import Gauge, Op, Percentiles, Sample, Summary
 from spanload.model.settings import Settings, get_settings
 from spanload.model.state import RunState
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
 _DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*(ms|s|m|h)?\s*$")
 _UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
-
-
-class UsageError(ValueError):
-    """Flags that do not make a valid run; the message is one sentence."""
 
 
 def parse_duration(text: str) -> float:
@@ -200,16 +190,8 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def build_config(args: argparse.Namespace) -> RunConfig:
-    """The run's config from ``--preset`` and knob flags. Raises :class:`UsageError`."""
-    try:
-        base = presets.get_preset(args.preset).config if args.preset else RunConfig()
-    except presets.UnknownPresetError as err:
-        raise UsageError(str(err)) from None
-    try:
-        return RunConfig.model_validate(_deep_merge(base.model_dump(by_alias=True), _overrides(args)))
-    except ValidationError as err:
-        message, _ = validation_message(err)
-        raise UsageError(f"invalid run configuration: {message}") from None
+    """The run's config from ``--preset`` and knob flags. Raises :class:`RunInvalid`."""
+    return presets.make_config(args.preset, _overrides(args), prefix="invalid run configuration: ")
 
 
 # -- output -------------------------------------------------------------------------------------------
@@ -390,44 +372,30 @@ async def run_headless(config: RunConfig, settings: Settings, sink: PrintingSink
 
 
 def main(args: argparse.Namespace) -> int:
-    """`spanload run`. Returns the exit code."""
+    """`spanload run`. Returns the exit code; a :class:`RunError` (bad flags, no local Spanner, a run
+    that could not start) goes up to the command line, which prints it and exits with its code."""
     out = sys.stdout
     if args.list_presets:
         for preset in presets.all_presets():
             out.write(f"{preset.name:<28}{preset.description}\n")
         return EXIT_OK
-    try:
-        config = build_config(args)
-        checks = [thresholds.parse(t) for t in args.threshold]
-    except (UsageError, thresholds.ThresholdError) as err:
-        sys.stderr.write(f"spanload run: {err}\n")
-        return EXIT_USAGE
+    config = build_config(args)
+    checks = [thresholds.parse(t) for t in args.threshold]
     settings = get_settings()
-    try:
-        worker_command(config.runtime, settings.go_worker_binary)
-    except WorkerNotInstalledError as err:
-        sys.stderr.write(f"spanload run: {err}\n")
-        return EXIT_FAILED
+    worker_command(config.runtime, settings.go_worker_binary)  # a missing runtime fails before any server starts
     server = None
     if config.target.kind is TargetKind.LOCAL and not config.target.emulator_host:
-        from spanload.spanner.local_server import LocalSpannerError, ensure_local_spanner
+        from spanload.spanner.local_server import ensure_local_spanner
 
-        try:
-            data_dir = None if settings.local_spanner_in_memory else settings.data_dir / "local-spanner"
-            address, server = ensure_local_spanner(
-                settings.local_spanner_host, settings.local_spanner_port, data_dir, settings.local_spanner_binary
-            )
-        except LocalSpannerError as err:
-            sys.stderr.write(f"spanload run: {err}\n")
-            return EXIT_FAILED
+        data_dir = None if settings.local_spanner_in_memory else settings.data_dir / "local-spanner"
+        address, server = ensure_local_spanner(
+            settings.local_spanner_host, settings.local_spanner_port, data_dir, settings.local_spanner_binary
+        )
         config = config.model_copy(update={"target": config.target.model_copy(update={"emulator_host": address})})
     sink = PrintingSink(out, quiet=args.quiet)
     sink.config = config
     try:
         interrupted = asyncio.run(run_headless(config, settings, sink))
-    except RunError as err:
-        sys.stderr.write(f"spanload run: {err}\n")
-        return EXIT_FAILED
     finally:
         if server is not None:
             server.stop()
@@ -437,16 +405,14 @@ def main(args: argparse.Namespace) -> int:
         try:
             write_json(args.json, config, sink)
         except OSError as err:
-            sys.stderr.write(f"spanload run: could not write {args.json}: {err.strerror}\n")
-            return EXIT_FAILED
+            raise RunError(f"could not write {args.json}: {err.strerror}") from None
     failures = (
         [] if sink.summary is None else [f for c in checks if (f := c.check(thresholds.metrics_of(sink.summary)))]
     )
     for failure in failures:
         out.write(failure + "\n")
     if sink.state is RunState.FAILED:
-        sys.stderr.write(f"spanload run: the run failed: {sink.reason}\n")
-        return EXIT_FAILED
+        raise RunError(f"the run failed: {sink.reason}")
     if failures:
         return EXIT_FAILED
     return EXIT_INTERRUPTED if interrupted else EXIT_OK

@@ -26,10 +26,9 @@ from spanload.model.live import (
     SummaryMessage,
 )
 from spanload.model.samples import Sample, Summary
-from spanload.model.state import RunState
+from spanload.model.state import TERMINAL_STATES, RunState
 from spanload.store import runs as run_store
 from spanload.store import samples as sample_store
-from spanload.store.runs import TERMINAL_STATES
 from spanload.store.writer import StoreWriter
 
 logger = logging.getLogger(__name__)

@@ -9,21 +9,19 @@ import logging
 import uuid
 from typing import Any
 
-from pydantic import ValidationError
 from sqlalchemy.orm import Session, sessionmaker
 
 from spanload.control.hub import Hub
-from spanload.engine.runtimes import WorkerNotInstalledError, worker_command
-from spanload.model.config import ConfigPatch, RunConfig, TargetKind, _deep_merge
-from spanload.model.preset_catalog import preset_config, preset_names
+from spanload.engine.runtimes import worker_command
+from spanload.model.config import ConfigPatch, RunConfig, TargetKind
+from spanload.model.errors import RunConflict, RunInvalid, RunNotFound
+from spanload.model.presets import make_config
 from spanload.model.settings import Settings
-from spanload.model.state import RunEngine, RunState
+from spanload.model.state import RunAction, RunEngine, RunState, check_action
 from spanload.store import runs as run_store
 from spanload.store.models import RunRow
 
 logger = logging.getLogger(__name__)
-
-LIVE_STATES = frozenset({RunState.RUNNING, RunState.PAUSED})
 
 
 def default_target(settings: Settings) -> dict[str, Any]:
@@ -42,70 +40,12 @@ def config_from(
 ) -> RunConfig:
     """The config a create request asks for: a whole config, or a preset's (else the defaults),
     with ``overrides`` merged on top; ``target`` is the default target, for requests that name none.
-    Unknown presets and invalid results raise RunInvalid."""
+    Raises :class:`UnknownPreset` or :class:`RunInvalid`."""
     if config is None and target is not None and "target" not in overrides:
         overrides = {**overrides, "target": target}
-    if config is not None:
-        base = config.model_dump(by_alias=True)
-    elif preset is not None:
-        found = preset_config(preset)
-        if found is None:
-            raise RunInvalid(f"unknown preset {preset!r}; known presets: {', '.join(preset_names())}")
-        base = found.model_dump(by_alias=True) | {"preset": preset}
-    else:
-        base = RunConfig().model_dump(by_alias=True)
-    merged = _deep_merge(base, overrides)
     if name is not None:
-        merged["name"] = name
-    try:
-        return RunConfig.model_validate(merged)
-    except ValidationError as err:
-        raise RunInvalid(validation_message(err)) from err
-
-
-class RunError(Exception):
-    """A request the service refuses; ``status_code`` is the HTTP status the API answers with."""
-
-    status_code = 400
-
-    def __init__(self, detail: str) -> None:
-        super().__init__(detail)
-        self.detail = detail
-
-
-class RunNotFound(RunError):
-    status_code = 404
-
-
-class RunConflict(RunError):
-    status_code = 409
-
-
-class RunInvalid(RunError):
-    status_code = 422
-
-
-def check_rate_bounds(config: RunConfig, max_tps: float) -> None:
-    """Cloud targets take an upper bound on rates, so that a typo cannot hammer production."""
-    if config.target.kind is not TargetKind.CLOUD:
-        return
-    for field, rate in (
-        ("updater.transactions_per_second", config.updater.transactions_per_second),
-        ("reader.reads_per_second", config.reader.reads_per_second),
-    ):
-        if rate > max_tps:
-            raise RunInvalid(
-                f"{field} = {rate:g} exceeds SPANLOAD_MAX_TPS = {max_tps:g} for a cloud target; "
-                "raise SPANLOAD_MAX_TPS if you mean it"
-            )
-
-
-def validation_message(err: ValidationError) -> str:
-    parts = []
-    for e in err.errors():
-        where = ".".join(str(p) for p in e["loc"])
-        parts.append(f"{where}: {e['msg']}" if where else str(e["msg"]))
-    return "; ".join(parts)
+        overrides = {**overrides, "name": name}
+    return make_config(preset, overrides, base=config)
 
 
 class RunService:
@@ -134,11 +74,8 @@ class RunService:
         return await self._read(run_id)
 
     async def create(self, config: RunConfig) -> RunRow:
-        check_rate_bounds(config, self.settings.max_tps)
-        try:
-            worker_command(config.runtime, self.settings.go_worker_binary)
-        except WorkerNotInstalledError as err:
-            raise RunInvalid(str(err)) from None
+        config.check_rate_cap(self.settings.max_tps)
+        worker_command(config.runtime, self.settings.go_worker_binary)  # refuses a runtime not installed
         run_id = uuid.uuid4().hex
 
         def insert() -> RunRow:
@@ -158,50 +95,41 @@ class RunService:
 
     async def patch_config(self, run_id: str, patch: ConfigPatch, who: str) -> RunRow:
         row = await self.get(run_id)
-        if row.status not in LIVE_STATES:
-            raise RunConflict(f"run {run_id!r} is {row.status.value}; only a running or paused run can change")
+        check_action(run_id, row.status, RunAction.CHANGE)
         changes = patch.changed_fields()
         if not changes:
             raise RunInvalid("the patch changes nothing: set at least one field")
         current = self.hub.configs.get(run_id) or RunConfig.model_validate(row.current_config)
-        try:
-            proposed = current.apply(patch)
-        except ValidationError as err:
-            raise RunInvalid(validation_message(err)) from err
-        check_rate_bounds(proposed, self.settings.max_tps)
+        current.apply(patch).check_rate_cap(self.settings.max_tps)
         try:
             await self.engine.patch(run_id, patch, who)  # the engine records it with its sink, the hub
-        except ValueError as err:
-            raise RunInvalid(str(err)) from err
+        except RunInvalid:
+            raise
         except Exception as err:
             raise RunConflict(f"run {run_id!r} cannot change now: {err}") from err
         return await self.get(run_id)
 
-    async def _control(self, run_id: str, allowed: frozenset[RunState], verb: str) -> RunRow:
+    async def _control(self, run_id: str, action: RunAction) -> RunRow:
         row = await self.get(run_id)
-        if row.status not in allowed:
-            raise RunConflict(f"cannot {verb} run {run_id!r}: it is {row.status.value}")
-        action = getattr(self.engine, verb)
+        check_action(run_id, row.status, action)
         try:
-            await action(run_id)
+            await getattr(self.engine, action.value)(run_id)
         except Exception as err:  # unknown to the engine, or its state moved on meanwhile
-            raise RunConflict(f"cannot {verb} run {run_id!r}: {err}") from err
+            raise RunConflict(f"cannot {action.value} run {run_id!r}: {err}") from err
         return await self.get(run_id)
 
     async def pause(self, run_id: str) -> RunRow:
-        return await self._control(run_id, frozenset({RunState.RUNNING}), "pause")
+        return await self._control(run_id, RunAction.PAUSE)
 
     async def resume(self, run_id: str) -> RunRow:
-        return await self._control(run_id, frozenset({RunState.PAUSED}), "resume")
+        return await self._control(run_id, RunAction.RESUME)
 
     async def stop(self, run_id: str) -> RunRow:
-        active = frozenset({RunState.PENDING, RunState.STARTING, RunState.RUNNING, RunState.PAUSED})
-        return await self._control(run_id, active, "stop")
+        return await self._control(run_id, RunAction.STOP)
 
     async def delete(self, run_id: str) -> None:
         row = await self.get(run_id)
-        if row.status.is_active:
-            raise RunConflict(f"run {run_id!r} is {row.status.value}; stop it before deleting it")
+        check_action(run_id, row.status, RunAction.DELETE)
 
         def remove() -> None:
             with self.sessions() as session:

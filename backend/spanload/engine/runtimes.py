@@ -12,14 +12,21 @@ import sys
 from pathlib import Path
 
 from spanload.model.config import WorkerRuntime
+from spanload.model.errors import EXIT_FAILED, RunInvalid
 from spanload.spanner.local_server import find_executable
 
 GO_WORKER_BINARY = "spanload-worker-go"
 GO_WORKER_MISSING = f"the Go worker is not installed: run make install (it builds {GO_WORKER_BINARY})"
 
 
-class WorkerNotInstalledError(RuntimeError):
-    """The program of the requested runtime is not on this machine; ``str()`` says what to do."""
+class WorkerNotInstalledError(RunInvalid):
+    """The program of the requested runtime is not on this machine; ``str()`` says what to do.
+    The API refuses the run (422); the command line exits 1, as for any run that cannot start."""
+
+    exit_code = EXIT_FAILED
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail, "runtime")
 
 
 def worker_command(runtime: WorkerRuntime, go_worker: Path | None = None) -> list[str]:

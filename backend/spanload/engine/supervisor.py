@@ -25,17 +25,16 @@ from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import ValidationError
-
 from spanload.engine.aggregator import Aggregator
 from spanload.engine.reconcile import reconcile
-from spanload.engine.runtimes import WorkerNotInstalledError, worker_command
+from spanload.engine.runtimes import worker_command
 from spanload.engine.transports import LocalLauncher, WorkerLauncher, WorkerSpec, WorkerTransport
 from spanload.model import protocol
 from spanload.model.config import ConfigPatch, RunConfig, TargetKind
+from spanload.model.errors import RunConflict, RunError, RunInvalid, RunNotFound
 from spanload.model.samples import WorkerCost
 from spanload.model.settings import Settings
-from spanload.model.state import RunSink, RunState
+from spanload.model.state import RunAction, RunSink, RunState, check_action
 
 logger = logging.getLogger(__name__)
 
@@ -45,41 +44,6 @@ STOP_SILENCE_S = 60.0  # while stopping, a worker silent this long fails the run
 EXIT_TIMEOUT_S = 10.0
 MISSING_INTERVALS = 3.0
 WATCHDOG_FRACTION = 0.25  # the watchdog looks this often, in intervals
-
-
-class RunError(Exception):
-    """Base of the supervisor's errors; ``str()`` is a sentence for the user."""
-
-
-class UnknownRunError(RunError, LookupError):
-    """No run with that id."""
-
-
-class RunNotActiveError(RunError):
-    """The run exists but is not in a state that accepts the request."""
-
-
-class RunExistsError(RunError):
-    """A run with that id is already active."""
-
-
-class InvalidConfigError(RunError, ValueError):
-    """A config or patch was rejected; ``field`` names the offending knob."""
-
-    def __init__(self, message: str, field: str | None = None) -> None:
-        super().__init__(message)
-        self.field = field
-
-
-def validation_message(err: ValidationError) -> tuple[str, str | None]:
-    """One sentence naming the field(s) of a pydantic error, and the first field's dotted name."""
-    parts = []
-    first: str | None = None
-    for e in err.errors():
-        loc = ".".join(str(x) for x in e["loc"] if x != "schema_")
-        first = first or loc or None
-        parts.append(f"{loc}: {e['msg']}" if loc else str(e["msg"]))
-    return "; ".join(parts), first
 
 
 @dataclass
@@ -153,14 +117,14 @@ class Supervisor:
         try:
             return self._runs[run_id]
         except KeyError:
-            raise UnknownRunError(f"no run {run_id!r} is known to this supervisor") from None
+            raise RunNotFound(f"no run {run_id!r} is known to this supervisor") from None
 
     def state(self, run_id: str) -> RunState:
-        """The run's current state. Raises :class:`UnknownRunError`."""
+        """The run's current state. Raises :class:`RunNotFound`."""
         return self._run(run_id).state
 
     def config(self, run_id: str) -> RunConfig:
-        """The run's current config, live patches included. Raises :class:`UnknownRunError`."""
+        """The run's current config, live patches included. Raises :class:`RunNotFound`."""
         return self._run(run_id).config
 
     def failure_reason(self, run_id: str) -> str | None:
@@ -195,32 +159,11 @@ class Supervisor:
         return None
 
     def command_for(self, config: RunConfig) -> list[str]:
-        """The program that runs one worker of ``config``; :class:`InvalidConfigError` naming
+        """The program that runs one worker of ``config``; :class:`WorkerNotInstalledError` naming
         ``runtime`` if it is not installed."""
         if self._worker_command is not None:
             return self._worker_command
-        try:
-            return worker_command(config.runtime, self.settings.go_worker_binary)
-        except WorkerNotInstalledError as err:
-            raise InvalidConfigError(str(err), "runtime") from None
-
-    def check_limits(self, config: RunConfig) -> None:
-        """Cloud targets take at most ``settings.max_tps`` per workload (a typo must not hammer prod)."""
-        if config.target.kind is not TargetKind.CLOUD:
-            return
-        limit = self.settings.max_tps
-        if config.updater.transactions_per_second > limit:
-            raise InvalidConfigError(
-                f"updater.transactions_per_second {config.updater.transactions_per_second:g} exceeds "
-                f"SPANLOAD_MAX_TPS ({limit:g}) for a cloud target",
-                "updater.transactions_per_second",
-            )
-        if config.reader.reads_per_second > limit:
-            raise InvalidConfigError(
-                f"reader.reads_per_second {config.reader.reads_per_second:g} exceeds "
-                f"SPANLOAD_MAX_TPS ({limit:g}) for a cloud target",
-                "reader.reads_per_second",
-            )
+        return worker_command(config.runtime, self.settings.go_worker_binary)
 
     # -- start --------------------------------------------------------------------------------------
 
@@ -232,8 +175,8 @@ class Supervisor:
         """
         existing = self._runs.get(run_id)
         if existing is not None and existing.state.is_active:
-            raise RunExistsError(f"run {run_id!r} is already {existing.state.value}")
-        self.check_limits(config)
+            raise RunConflict(f"run {run_id!r} is already {existing.state.value}")
+        config.check_rate_cap(self.settings.max_tps)
         command = self.command_for(config)
         run = _Run(id=run_id, config=config, state=RunState.STARTING)
         self._runs[run_id] = run
@@ -383,20 +326,15 @@ class Supervisor:
     async def patch(self, run_id: str, patch: ConfigPatch, who: str) -> RunConfig:
         """Validate ``patch`` against the whole config, apply it live and record it with the sink.
 
-        Raises :class:`UnknownRunError`, :class:`RunNotActiveError` (not starting/running/paused)
-        or :class:`InvalidConfigError` naming the field.
+        Raises :class:`RunNotFound`, :class:`RunConflict` (not starting/running/paused)
+        or :class:`RunInvalid` naming the field.
         """
         run = self._run(run_id)
-        if run.state not in (RunState.STARTING, RunState.RUNNING, RunState.PAUSED):
-            raise RunNotActiveError(f"run {run_id!r} is {run.state.value}; only a running run can be changed")
-        try:
-            new = run.config.apply(patch)
-        except ValidationError as err:
-            message, field_name = validation_message(err)
-            raise InvalidConfigError(message, field_name) from None
-        self.check_limits(new)
+        check_action(run_id, run.state, RunAction.CHANGE)
+        new = run.config.apply(patch)
+        new.check_rate_cap(self.settings.max_tps)
         if new.processes != run.config.processes:
-            raise InvalidConfigError("processes cannot change while a run is going", "processes")
+            raise RunInvalid("processes cannot change while a run is going", "processes")
         run.config = new
         for worker in run.workers:
             if worker.ready.done():  # the others get it with Start, or with the Patch sent before Begin
@@ -407,16 +345,14 @@ class Supervisor:
     async def pause(self, run_id: str) -> None:
         """Stop generating load (updater, reader, watcher) until :meth:`resume`."""
         run = self._run(run_id)
-        if run.state is not RunState.RUNNING:
-            raise RunNotActiveError(f"run {run_id!r} is {run.state.value}; only a running run can be paused")
+        check_action(run_id, run.state, RunAction.PAUSE)
         for worker in run.workers:
             worker.send(protocol.Pause())
         self._set_state(run, RunState.PAUSED)
 
     async def resume(self, run_id: str) -> None:
         run = self._run(run_id)
-        if run.state is not RunState.PAUSED:
-            raise RunNotActiveError(f"run {run_id!r} is {run.state.value}; only a paused run can be resumed")
+        check_action(run_id, run.state, RunAction.RESUME)
         for worker in run.workers:
             worker.send(protocol.Resume())
         self._set_state(run, RunState.RUNNING)

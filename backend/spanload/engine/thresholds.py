@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from spanload.model.errors import RunInvalid
 from spanload.model.samples import Op, Summary
 
 OPERATORS: dict[str, Callable[[float, float], bool]] = {
@@ -37,7 +38,7 @@ STATS = ("p50", "p90", "p95", "p99", "p999", "max", "mean")
 _SHAPE = re.compile(r"^\s*([A-Za-z0-9_.]+)\s*(<=|>=|==|!=|<|>)\s*(-?[0-9.]+(?:e-?[0-9]+)?)\s*$")
 
 
-class ThresholdError(ValueError):
+class ThresholdError(RunInvalid):
     """A threshold that cannot be parsed; the message says why."""
 
 

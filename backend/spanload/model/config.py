@@ -9,7 +9,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from spanload.model.errors import RunInvalid
 
 SHARD_COUNT = 37  # ShardId = MOD(FARM_FINGERPRINT(...), 19) takes the values -18..18
 
@@ -153,9 +155,32 @@ class RunConfig(_Strict):
         return self
 
     def apply(self, patch: ConfigPatch) -> RunConfig:
-        """Return a new config with ``patch`` applied, validated as a whole."""
-        merged = _deep_merge(self.model_dump(by_alias=True), patch.model_dump(exclude_unset=True, by_alias=True))
-        return RunConfig.model_validate(merged)
+        """Return a new config with ``patch`` applied, validated as a whole. Raises :class:`RunInvalid`."""
+        return self.merged(patch.model_dump(exclude_unset=True, by_alias=True))
+
+    def merged(self, overrides: dict[str, Any], prefix: str = "") -> RunConfig:
+        """This config with ``overrides`` (nested like the config) deep-merged on top, validated as a
+        whole. Raises :class:`RunInvalid` naming the field, its message after ``prefix``."""
+        try:
+            return RunConfig.model_validate(deep_merge(self.model_dump(by_alias=True), overrides))
+        except ValidationError as err:
+            raise RunInvalid.from_validation(err, prefix) from None
+
+    def check_rate_cap(self, max_tps: float) -> None:
+        """Cloud targets take an upper bound on rates (SPANLOAD_MAX_TPS), so that a typo cannot hammer
+        production. Raises :class:`RunInvalid` naming the field."""
+        if self.target.kind is not TargetKind.CLOUD:
+            return
+        for field, rate in (
+            ("updater.transactions_per_second", self.updater.transactions_per_second),
+            ("reader.reads_per_second", self.reader.reads_per_second),
+        ):
+            if rate > max_tps:
+                raise RunInvalid(
+                    f"{field} = {rate:g} exceeds SPANLOAD_MAX_TPS = {max_tps:g} for a cloud target; "
+                    "raise SPANLOAD_MAX_TPS if you mean it",
+                    field,
+                )
 
 
 class _Patch(BaseModel):
@@ -216,11 +241,12 @@ class ConfigPatch(_Patch):
         return out
 
 
-def _deep_merge(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+def deep_merge(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with ``patch`` laid over it, nested dicts merged key by key."""
     out = dict(base)
     for key, value in patch.items():
         if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _deep_merge(out[key], value)
+            out[key] = deep_merge(out[key], value)
         else:
             out[key] = value
     return out

@@ -15,10 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from spanload.model.config import RunConfig
-
-
-class UnknownPresetError(LookupError):
-    """No preset by that name; ``str()`` lists the names there are."""
+from spanload.model.errors import UnknownPreset
 
 
 @dataclass(frozen=True)
@@ -147,18 +144,23 @@ def all_presets() -> list[Preset]:
 
 
 def get_preset(name: str) -> Preset:
-    """The preset called ``name``. Raises :class:`UnknownPresetError` naming the valid ones."""
+    """The preset called ``name``. Raises :class:`UnknownPreset` naming the valid ones."""
     try:
         return _PRESETS[name]
     except KeyError:
-        raise UnknownPresetError(f"unknown preset {name!r}; presets are: {', '.join(_PRESETS)}") from None
+        raise UnknownPreset(f"unknown preset {name!r}; presets are: {', '.join(_PRESETS)}") from None
 
 
-def preset_config(name: str, overrides: dict[str, Any] | None = None) -> RunConfig:
-    """The preset's config with ``overrides`` (nested, like the config) merged in and validated."""
-    base = get_preset(name).config
-    if not overrides:
-        return base
-    from spanload.model.config import _deep_merge
-
-    return RunConfig.model_validate(_deep_merge(base.model_dump(by_alias=True), overrides))
+def make_config(
+    preset: str | None = None,
+    overrides: dict[str, Any] | None = None,
+    base: RunConfig | None = None,
+    prefix: str = "",
+) -> RunConfig:
+    """A run's config: ``base`` (a whole config), else the preset's, else the defaults, with
+    ``overrides`` (nested like the config) deep-merged on top and the result validated as a whole.
+    The one way the API and the command line turn a request into a config.
+    Raises :class:`UnknownPreset`, or :class:`RunInvalid` naming the field (after ``prefix``)."""
+    if base is None:
+        base = get_preset(preset).config if preset is not None else RunConfig()
+    return base.merged(overrides or {}, prefix)

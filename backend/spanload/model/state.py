@@ -6,6 +6,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from spanload.model.config import ConfigPatch, RunConfig
+from spanload.model.errors import RunConflict
 from spanload.model.samples import Sample, Summary
 
 
@@ -25,6 +26,33 @@ class RunState(StrEnum):
 
 
 ACTIVE_STATES = frozenset({RunState.PENDING, RunState.STARTING, RunState.RUNNING, RunState.PAUSED, RunState.STOPPING})
+TERMINAL_STATES = frozenset(RunState) - ACTIVE_STATES
+
+
+class RunAction(StrEnum):
+    """What a user can ask of a run; :data:`ALLOWED` says in which states."""
+
+    CHANGE = "change"
+    PAUSE = "pause"
+    RESUME = "resume"
+    STOP = "stop"
+    DELETE = "delete"
+
+
+ALLOWED: dict[RunAction, frozenset[RunState]] = {
+    RunAction.CHANGE: frozenset({RunState.STARTING, RunState.RUNNING, RunState.PAUSED}),
+    RunAction.PAUSE: frozenset({RunState.RUNNING}),
+    RunAction.RESUME: frozenset({RunState.PAUSED}),
+    RunAction.STOP: frozenset({RunState.PENDING, RunState.STARTING, RunState.RUNNING, RunState.PAUSED}),
+    RunAction.DELETE: TERMINAL_STATES,
+}
+
+
+def check_action(run_id: str, state: RunState, action: RunAction) -> None:
+    """The one rule of which run states accept which actions, for the API and the engine alike.
+    Raises :class:`RunConflict` saying what state the run is in."""
+    if state not in ALLOWED[action]:
+        raise RunConflict(f"cannot {action.value} run {run_id!r}: it is {state.value}")
 
 
 class RunSink(Protocol):

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
+from spanload.model.errors import Unavailable
+
 logger = logging.getLogger(__name__)
 
 BINARY_NAME = "spanload-local-spanner"
@@ -24,7 +26,7 @@ STOP_TIMEOUT_S = 10.0
 READY_MARKER = " listening on "
 
 
-class LocalSpannerError(RuntimeError):
+class LocalSpannerError(Unavailable):
     """The local Spanner binary is missing or did not start."""
 
 

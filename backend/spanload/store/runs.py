@@ -12,11 +12,10 @@ from sqlalchemy.orm import Session
 from spanload.model.config import RunConfig
 from spanload.model.live import EventKind
 from spanload.model.samples import Summary
-from spanload.model.state import ACTIVE_STATES, RunState
+from spanload.model.state import ACTIVE_STATES, TERMINAL_STATES, RunState
 from spanload.store.models import EventRow, RunRow
 
 INTERRUPTED_REASON = "the control plane stopped while the run was going"
-TERMINAL_STATES = frozenset({RunState.FINISHED, RunState.FAILED, RunState.INTERRUPTED})
 
 
 def _config_json(config: RunConfig) -> dict[str, Any]:

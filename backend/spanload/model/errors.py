@@ -1,0 +1,66 @@
+"""The one error tree. Every error a user can cause or meet is a :class:`RunError`: ``str()`` is one
+sentence for them, ``status_code`` is the HTTP status the API answers with (one exception handler,
+in api/), and ``exit_code`` is what the command line exits with (cli/)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import ValidationError
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+class RunError(Exception):
+    """Base of the tree; raised as is for a run that could not start or go on."""
+
+    status_code: ClassVar[int] = 500
+    exit_code: ClassVar[int] = EXIT_FAILED
+
+    def __init__(self, detail: str, field: str | None = None) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.field = field  # the dotted config field at fault, when there is one
+
+
+class RunNotFound(RunError, LookupError):
+    """No run with that id."""
+
+    status_code = 404
+
+
+class RunConflict(RunError):
+    """The run exists but its state does not accept the request (or a run with that id is active)."""
+
+    status_code = 409
+
+
+class RunInvalid(RunError, ValueError):
+    """A request, config, patch or flag that is not valid; ``field`` names the offending knob."""
+
+    status_code = 422
+    exit_code = EXIT_USAGE
+
+    @classmethod
+    def from_validation(cls, err: ValidationError, prefix: str = "") -> RunInvalid:
+        """One sentence naming the field(s) of a pydantic error; ``field`` is the first field's dotted name."""
+        parts = []
+        first: str | None = None
+        for e in err.errors():
+            loc = ".".join(str(x) for x in e["loc"] if x != "schema_")
+            first = first or loc or None
+            parts.append(f"{loc}: {e['msg']}" if loc else str(e["msg"]))
+        return cls(prefix + "; ".join(parts), first)
+
+
+class UnknownPreset(RunInvalid, LookupError):
+    """No preset by that name; ``str()`` lists the names there are."""
+
+
+class Unavailable(RunError):
+    """Something the request needs (the local Spanner, a worker process) is missing or down."""
+
+    status_code = 503
