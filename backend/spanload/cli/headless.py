@@ -13,54 +13,32 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import re
 import signal
 import sys
 import uuid
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
+from spanload.cli.flags import add_knob_flags, overrides_from
 from spanload.engine import thresholds
 from spanload.engine.runtimes import worker_command
 from spanload.engine.supervisor import Supervisor
 from spanload.model import presets
 from spanload.model.config import (
     ConfigPatch,
-    ReaderQuery,
     RunConfig,
-    SchemaKind,
-    ShardFilter,
     TargetKind,
-    UpdaterMode,
-    WorkerRuntime,
 )
 from spanload.model.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, RunError
 from spanload.model.samples import Gauge, Op, Percentiles, Sample, Summary
 from spanload.model.settings import Settings, get_settings
 from spanload.model.state import RunState
 
-_DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*(ms|s|m|h)?\s*$")
-_UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
-
-
-def parse_duration(text: str) -> float:
-    """``60s``, ``2m``, ``1h``, ``500ms`` or plain seconds, as seconds."""
-    match = _DURATION.match(text)
-    if match is None:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a duration such as 60s, 2m, 1h or 500ms")
-    return float(match.group(1)) * _UNIT_S[match.group(2)]
-
-
-def _ms(text: str) -> int:
-    return round(parse_duration(text if re.search(r"[a-z]$", text.strip()) else text + "ms") * 1000)
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags of `spanload run`."""
     parser.add_argument("--preset", help="start from a preset (see --list-presets); knob flags override it")
     parser.add_argument("--list-presets", action="store_true", help="print the presets and exit")
-    parser.add_argument("--name", help="a name for the run")
-    parser.add_argument("--duration", type=parse_duration, help="how long to run: 60s, 2m, 1h (default: until Ctrl-C)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write config, summary and every sample here")
     parser.add_argument(
         "--threshold",
@@ -71,127 +49,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--quiet", action="store_true", help="no live status block")
 
-    target = parser.add_argument_group("target")
-    target.add_argument("--target", choices=[k.value for k in TargetKind], help="local (default), emulator or cloud")
-    target.add_argument("--emulator-host", help="host:port of the emulator or of a running local Spanner")
-    target.add_argument("--project")
-    target.add_argument("--instance")
-    target.add_argument("--database")
-    target.add_argument("--schema", choices=[k.value for k in SchemaKind])
-    target.add_argument("--processes", type=int, help="worker processes to spread updater and reader over")
-    target.add_argument(
-        "--runtime", choices=[r.value for r in WorkerRuntime], help="worker program: python (default) or go"
-    )
-    target.add_argument("--interval", type=parse_duration, help="report interval (default 1s)")
-
-    updater = parser.add_argument_group("updater")
-    updater.add_argument("--no-updater", action="store_true", help="do not write")
-    updater.add_argument("--tps", type=float, help="transactions per second (may be below 1)")
-    updater.add_argument("--mutations", type=int, help="mean mutations per transaction (uniform 1..2m)")
-    updater.add_argument("--parallelism", type=int, help="transactions in flight at most")
-    updater.add_argument("--mode", choices=[m.value for m in UpdaterMode])
-    updater.add_argument("--batch-rows", type=int, help="rows per commit in batch_insert mode")
-    updater.add_argument("--key-space", type=int, help="how many keys the updater writes to")
-
-    watcher = parser.add_argument_group("watcher")
-    watcher.add_argument("--no-watcher", action="store_true", help="do not poll for changes")
-    watcher.add_argument("--watchers", type=int, help="1..37 watchers splitting the shard values")
-    watcher.add_argument("--poll-interval", type=_ms, help="e.g. 1s or 500ms (plain numbers are ms)")
-    watcher.add_argument("--limit", type=int, help="rows per poll; a full page re-polls at once")
-    watcher.add_argument("--no-table-hint", action="store_true", help="do not FORCE_INDEX the poll query")
-    watcher.add_argument("--shard-filter", choices=[s.value for s in ShardFilter])
-
-    reader = parser.add_argument_group("reader")
-    reader.add_argument("--reader", action="store_true", help="enable the reader")
-    reader.add_argument("--reads-per-second", type=float)
-    reader.add_argument("--concurrency", type=int)
-    reader.add_argument("--think-time", type=_ms, help="e.g. 100ms")
-    reader.add_argument("--query", choices=[q.value for q in ReaderQuery])
-    reader.add_argument("--staleness", type=parse_duration, help="exact staleness of reads; 0 is strong")
-
-    client = parser.add_argument_group("client")
-    client.add_argument("--no-multiplexed-sessions", action="store_true", help="use a session pool instead")
-    client.add_argument("--session-pool-size", type=int)
-    client.add_argument(
-        "--timeout", type=_ms, help="deadline of one operation, client retries included: 5s, 500ms (default 5s)"
-    )
-
-
-def _overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """Nested config overrides from the flags that were given."""
-
-    def pick(pairs: dict[str, Any]) -> dict[str, Any]:
-        return {k: v for k, v in pairs.items() if v is not None}
-
-    out: dict[str, Any] = pick(
-        {
-            "name": args.name,
-            "duration_s": args.duration,
-            "schema": args.schema,
-            "processes": args.processes,
-            "runtime": args.runtime,
-            "report_interval_s": args.interval,
-        }
-    )
-    target = pick(
-        {
-            "kind": args.target,
-            "emulator_host": args.emulator_host,
-            "project": args.project,
-            "instance": args.instance,
-            "database": args.database,
-        }
-    )
-    updater = pick(
-        {
-            "enabled": False if args.no_updater else None,
-            "transactions_per_second": args.tps,
-            "mutations_per_transaction": args.mutations,
-            "parallelism": args.parallelism,
-            "mode": args.mode,
-            "batch_rows": args.batch_rows,
-            "key_space": args.key_space,
-        }
-    )
-    watcher = pick(
-        {
-            "enabled": False if args.no_watcher else None,
-            "watchers": args.watchers,
-            "poll_interval_ms": args.poll_interval,
-            "limit": args.limit,
-            "table_hint": False if args.no_table_hint else None,
-            "shard_filter": args.shard_filter,
-        }
-    )
-    reader = pick(
-        {
-            "enabled": True if args.reader else None,
-            "reads_per_second": args.reads_per_second,
-            "concurrency": args.concurrency,
-            "think_time_ms": args.think_time,
-            "query": args.query,
-            "staleness_s": args.staleness,
-        }
-    )
-    client = pick(
-        {
-            "multiplexed_sessions": False if args.no_multiplexed_sessions else None,
-            "session_pool_size": args.session_pool_size,
-            "timeout_ms": args.timeout,
-        }
-    )
-    for section, values in (("target", target), ("updater", updater), ("watcher", watcher)):
-        if values:
-            out[section] = values
-    for section, values in (("reader", reader), ("client", client)):
-        if values:
-            out[section] = values
-    return out
+    add_knob_flags(parser)
 
 
 def build_config(args: argparse.Namespace) -> RunConfig:
     """The run's config from ``--preset`` and knob flags. Raises :class:`RunInvalid`."""
-    return presets.make_config(args.preset, _overrides(args), prefix="invalid run configuration: ")
+    return presets.make_config(args.preset, overrides_from(args), prefix="invalid run configuration: ")
 
 
 # -- output -------------------------------------------------------------------------------------------

@@ -7,9 +7,9 @@ Invalid combinations are rejected with a message that names the field.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, ClassVar, Self, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from spanload.model.errors import RunInvalid
 
@@ -53,13 +53,37 @@ class WorkerRuntime(StrEnum):
     GO = "go"  # spanload-worker-go (goworker/), cloud.google.com/go/spanner
 
 
+# The bounds of every knob, written once: the config and its patch use these, the OpenAPI schema
+# carries them (minimum/maximum) to the UI, and the command line's flags are generated from them.
+Rate = Annotated[float, Field(gt=0, le=100_000)]
+Mutations = Annotated[int, Field(ge=1, le=10_000)]
+InFlight = Annotated[int, Field(ge=1, le=512)]
+BatchRows = Annotated[int, Field(ge=1, le=1000)]
+KeySpace = Annotated[int, Field(ge=1, le=1_000_000_000)]
+Watchers = Annotated[int, Field(ge=1, le=SHARD_COUNT)]
+PollIntervalMs = Annotated[int, Field(ge=10, le=3_600_000)]
+RowLimit = Annotated[int, Field(ge=1, le=1_000_000)]
+ThinkTimeMs = Annotated[int, Field(ge=0, le=600_000)]
+StalenessS = Annotated[float, Field(ge=0, le=3600)]
+PoolSize = Annotated[int, Field(ge=1, le=10_000)]
+TimeoutMs = Annotated[int, Field(ge=50, le=600_000)]
+DurationS = Annotated[float, Field(gt=0, le=7 * 24 * 3600)]
+Processes = Annotated[int, Field(ge=1, le=64)]
+ReportIntervalS = Annotated[float, Field(ge=0.1, le=60)]
+RunName = Annotated[str, Field(max_length=200)]
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
 class Target(_Strict):
-    kind: TargetKind = TargetKind.LOCAL
-    emulator_host: str | None = Field(default=None, description="host:port of the emulator or local server")
+    kind: TargetKind = Field(
+        default=TargetKind.LOCAL, description="where the database is: the local Spanner, an emulator or Cloud Spanner"
+    )
+    emulator_host: str | None = Field(
+        default=None, description="host:port of the emulator or of a running local Spanner"
+    )
     project: str = "spanload"
     instance: str = "spanload"
     database: str = "spanload"
@@ -72,23 +96,25 @@ class Target(_Strict):
 
 
 class UpdaterConfig(_Strict):
-    enabled: bool = True
-    transactions_per_second: Annotated[float, Field(gt=0, le=100_000)] = 1.0
-    mutations_per_transaction: Annotated[int, Field(ge=1, le=10_000)] = 5
-    parallelism: Annotated[int, Field(ge=1, le=512)] = 8
+    enabled: bool = Field(default=True, description="write")
+    transactions_per_second: Rate = Field(default=1.0, description="transactions per second (may be below 1)")
+    mutations_per_transaction: Mutations = Field(
+        default=5, description="mean mutations per transaction (uniform 1..2m)"
+    )
+    parallelism: InFlight = Field(default=8, description="transactions in flight at most")
     mode: UpdaterMode = UpdaterMode.MUTATIONS
-    batch_rows: Annotated[int, Field(ge=1, le=1000)] = 6
-    key_space: Annotated[int, Field(ge=1, le=1_000_000_000)] = Field(
+    batch_rows: BatchRows = Field(default=6, description="rows per commit in batch_insert mode")
+    key_space: KeySpace = Field(
         default=100_000, description="keys the updater picks from (uniformly); fewer keys, more overwrites"
     )
 
 
 class WatcherConfig(_Strict):
-    enabled: bool = True
-    watchers: Annotated[int, Field(ge=1, le=SHARD_COUNT)] = 1
-    poll_interval_ms: Annotated[int, Field(ge=10, le=3_600_000)] = 1000
-    limit: Annotated[int, Field(ge=1, le=1_000_000)] = 10_000
-    table_hint: bool = True
+    enabled: bool = Field(default=True, description="poll for changes")
+    watchers: Watchers = Field(default=1, description="watchers splitting the shard values")
+    poll_interval_ms: PollIntervalMs = Field(default=1000, description="time between polls, e.g. 1s or 500ms")
+    limit: RowLimit = Field(default=10_000, description="rows per poll; a full page re-polls at once")
+    table_hint: bool = Field(default=True, description="FORCE_INDEX the poll query")
     shard_filter: ShardFilter = ShardFilter.FIXED
 
     @model_validator(mode="after")
@@ -102,21 +128,21 @@ class WatcherConfig(_Strict):
 
 
 class ReaderConfig(_Strict):
-    enabled: bool = False
-    reads_per_second: Annotated[float, Field(gt=0, le=100_000)] = 10.0
-    concurrency: Annotated[int, Field(ge=1, le=512)] = 4
-    think_time_ms: Annotated[int, Field(ge=0, le=600_000)] = 0
+    enabled: bool = Field(default=False, description="read")
+    reads_per_second: Rate = Field(default=10.0, description="reads per second")
+    concurrency: InFlight = Field(default=4, description="reads in flight at most")
+    think_time_ms: ThinkTimeMs = Field(default=0, description="pause after each read, e.g. 100ms")
     query: ReaderQuery = ReaderQuery.POINT
-    staleness_s: Annotated[float, Field(ge=0, le=3600)] = 0.0
+    staleness_s: StalenessS = Field(default=0.0, description="exact staleness of reads; 0 is strong")
 
 
 DEFAULT_TIMEOUT_MS = 5000
 
 
 class ClientConfig(_Strict):
-    multiplexed_sessions: bool = True
-    session_pool_size: Annotated[int, Field(ge=1, le=10_000)] = 100
-    timeout_ms: Annotated[int, Field(ge=50, le=600_000)] = Field(
+    multiplexed_sessions: bool = Field(default=True, description="multiplexed sessions (else a session pool)")
+    session_pool_size: PoolSize = Field(default=100, description="sessions in the pool")
+    timeout_ms: TimeoutMs = Field(
         default=DEFAULT_TIMEOUT_MS,
         description="deadline of one operation, every RPC and client retry in it included; "
         "past it the operation fails with DEADLINE_EXCEEDED (or the code that kept it retrying)",
@@ -127,16 +153,18 @@ class RunConfig(_Strict):
     """Everything that defines a run. ``target``, ``schema``, ``processes`` and ``runtime`` are fixed
     once it starts."""
 
-    name: str | None = Field(default=None, max_length=200)
+    name: RunName | None = Field(default=None, description="a name for the run")
     preset: str | None = None
     target: Target = Field(default_factory=Target)
-    duration_s: Annotated[float, Field(gt=0, le=7 * 24 * 3600)] | None = None
+    duration_s: DurationS | None = Field(
+        default=None, description="how long to run, e.g. 60s, 2m, 1h (default: until stopped)"
+    )
     schema_: SchemaKind = Field(default=SchemaKind.SINGERS, alias="schema")
-    processes: Annotated[int, Field(ge=1, le=64)] = 1
+    processes: Processes = Field(default=1, description="worker processes to spread updater and reader over")
     runtime: WorkerRuntime = Field(
         default=WorkerRuntime.PYTHON, description="worker program: python, or go (7-12x less client CPU per op)"
     )
-    report_interval_s: Annotated[float, Field(ge=0.1, le=60)] = 1.0
+    report_interval_s: ReportIntervalS = Field(default=1.0, description="report interval")
     updater: UpdaterConfig = Field(default_factory=UpdaterConfig)
     watcher: WatcherConfig = Field(default_factory=WatcherConfig)
     reader: ReaderConfig = Field(default_factory=ReaderConfig)
@@ -184,47 +212,98 @@ class RunConfig(_Strict):
 
 
 class _Patch(BaseModel):
+    """A live change to ``config_model``: the same fields with the same bounds (the aliases above),
+    each optional; only the fields that are set change. Written out so that mypy sees the fields,
+    and checked against ``config_model`` when the class is made, so the two cannot drift apart."""
+
     model_config = ConfigDict(extra="forbid")
+
+    config_model: ClassVar[type[BaseModel]]
+    fixed: ClassVar[frozenset[str]] = frozenset()  # fields of config_model that cannot change live
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        _check_patch(cls)
+
+
+def _field_schema(annotation: Any, metadata: list[Any]) -> dict[str, Any]:
+    schema: dict[str, Any] = TypeAdapter(Annotated[annotation, *metadata] if metadata else annotation).json_schema()
+    return schema
+
+
+def _check_patch(patch: type[_Patch]) -> None:
+    config = patch.config_model
+    expected = set(config.model_fields) - patch.fixed
+    if set(patch.model_fields) != expected:
+        raise TypeError(f"{patch.__name__} must have exactly the live fields of {config.__name__}: {sorted(expected)}")
+    for name, field in patch.model_fields.items():
+        source = config.model_fields[name]
+        members = [a for a in get_args(field.annotation) if a is not type(None)]
+        if field.default is not None or len(members) != 1:
+            raise TypeError(f"{patch.__name__}.{name} must be optional with default None")
+        (member,) = members
+        wanted = [a for a in get_args(source.annotation) if a is not type(None)] or [source.annotation]
+        if isinstance(member, type) and issubclass(member, _Patch):
+            same = [member.config_model] == wanted
+        else:
+            same = len(wanted) == 1 and _field_schema(member, field.metadata) == _field_schema(
+                wanted[0], source.metadata
+            )
+        if not same:
+            raise TypeError(f"{patch.__name__}.{name} must have the type and bounds of {config.__name__}.{name}")
 
 
 class UpdaterPatch(_Patch):
+    config_model = UpdaterConfig
+
     enabled: bool | None = None
-    transactions_per_second: Annotated[float, Field(gt=0, le=100_000)] | None = None
-    mutations_per_transaction: Annotated[int, Field(ge=1, le=10_000)] | None = None
-    parallelism: Annotated[int, Field(ge=1, le=512)] | None = None
+    transactions_per_second: Rate | None = None
+    mutations_per_transaction: Mutations | None = None
+    parallelism: InFlight | None = None
     mode: UpdaterMode | None = None
-    batch_rows: Annotated[int, Field(ge=1, le=1000)] | None = None
-    key_space: Annotated[int, Field(ge=1, le=1_000_000_000)] | None = None
+    batch_rows: BatchRows | None = None
+    key_space: KeySpace | None = None
 
 
 class WatcherPatch(_Patch):
+    config_model = WatcherConfig
+
     enabled: bool | None = None
-    watchers: Annotated[int, Field(ge=1, le=SHARD_COUNT)] | None = None
-    poll_interval_ms: Annotated[int, Field(ge=10, le=3_600_000)] | None = None
-    limit: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
+    watchers: Watchers | None = None
+    poll_interval_ms: PollIntervalMs | None = None
+    limit: RowLimit | None = None
     table_hint: bool | None = None
     shard_filter: ShardFilter | None = None
 
 
 class ReaderPatch(_Patch):
+    config_model = ReaderConfig
+
     enabled: bool | None = None
-    reads_per_second: Annotated[float, Field(gt=0, le=100_000)] | None = None
-    concurrency: Annotated[int, Field(ge=1, le=512)] | None = None
-    think_time_ms: Annotated[int, Field(ge=0, le=600_000)] | None = None
+    reads_per_second: Rate | None = None
+    concurrency: InFlight | None = None
+    think_time_ms: ThinkTimeMs | None = None
     query: ReaderQuery | None = None
-    staleness_s: Annotated[float, Field(ge=0, le=3600)] | None = None
+    staleness_s: StalenessS | None = None
 
 
 class ClientPatch(_Patch):
+    config_model = ClientConfig
+
     multiplexed_sessions: bool | None = None
-    session_pool_size: Annotated[int, Field(ge=1, le=10_000)] | None = None
-    timeout_ms: Annotated[int, Field(ge=50, le=600_000)] | None = None
+    session_pool_size: PoolSize | None = None
+    timeout_ms: TimeoutMs | None = None
 
 
 class ConfigPatch(_Patch):
-    """A live change. Only the fields that are set change; ``target`` and ``schema`` cannot."""
+    """A live change. Only the fields that are set change; ``target``, ``schema``, ``processes``,
+    ``runtime`` and the report interval cannot."""
 
-    duration_s: Annotated[float, Field(gt=0, le=7 * 24 * 3600)] | None = None
+    config_model = RunConfig
+    fixed = frozenset({"name", "preset", "target", "schema_", "processes", "runtime", "report_interval_s"})
+
+    duration_s: DurationS | None = None
     updater: UpdaterPatch | None = None
     watcher: WatcherPatch | None = None
     reader: ReaderPatch | None = None

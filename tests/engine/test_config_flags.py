@@ -1,0 +1,111 @@
+"""One source of bounds: the Patch models are checked against the config, the CLI flags are
+generated from its fields, and the OpenAPI schema carries the bounds."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import pytest
+
+from spanload.cli.flags import ALIASES, SWITCHES, add_knob_flags, knobs, overrides_from
+from spanload.cli.headless import add_arguments, build_config
+from spanload.main import create_app
+from spanload.model.config import ConfigPatch, InFlight, Rate, RunConfig, UpdaterConfig, _Patch
+from spanload.model.settings import Settings
+
+
+def _parse(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+def test_every_config_field_but_preset_has_a_flag() -> None:
+    parser = argparse.ArgumentParser()
+    add_knob_flags(parser)
+    dests = {a.dest for a in parser._actions}
+    leaves = {k.dotted for k in knobs()}
+    assert {d.removeprefix("knob:") for d in dests if d.startswith("knob:")} == leaves
+    assert len(leaves) == 33 and "preset" not in leaves and "schema" in leaves
+
+
+def test_old_and_generated_flag_names_set_the_same_fields() -> None:
+    old = build_config(
+        _parse(
+            "--tps", "3", "--mutations", "7", "--poll-interval", "2s", "--think-time", "150",
+            "--staleness", "500ms", "--target", "emulator", "--emulator-host", "h:1", "--duration", "1m",
+            "--interval", "2", "--no-updater", "--no-watcher", "--reader", "--no-table-hint",
+            "--no-multiplexed-sessions", "--schema", "tweets",
+        )
+    )  # fmt: skip
+    new = build_config(
+        _parse(
+            "--transactions-per-second", "3", "--mutations-per-transaction", "7", "--poll-interval-ms", "2s",
+            "--think-time-ms", "150", "--staleness-s", "500ms", "--kind", "emulator", "--emulator-host", "h:1",
+            "--duration-s", "1m", "--report-interval-s", "2", "--no-updater-enabled", "--no-watcher-enabled",
+            "--reader-enabled", "--no-table-hint", "--no-multiplexed-sessions", "--schema", "tweets",
+        )
+    )  # fmt: skip
+    assert old == new
+    assert (old.updater.transactions_per_second, old.updater.mutations_per_transaction) == (3.0, 7)
+    assert (old.watcher.poll_interval_ms, old.reader.think_time_ms, old.reader.staleness_s) == (2000, 150, 0.5)
+    assert (old.target.kind.value, old.target.emulator_host, old.duration_s, old.report_interval_s) == (
+        "emulator", "h:1", 60.0, 2.0,
+    )  # fmt: skip
+    assert (old.updater.enabled, old.watcher.enabled, old.reader.enabled) == (False, False, True)
+    assert (old.watcher.table_hint, old.client.multiplexed_sessions, old.schema_.value) == (False, False, "tweets")
+    assert set(ALIASES) | set(SWITCHES) <= {k.dotted for k in knobs()}
+
+
+def test_flags_not_given_leave_the_preset_alone() -> None:
+    assert overrides_from(_parse()) == {}
+    assert build_config(_parse("--preset", "light")) == RunConfig.model_validate(
+        {"preset": "light", "updater": {"transactions_per_second": 5, "mutations_per_transaction": 20}}
+    )
+
+
+def test_help_shows_the_bounds_from_the_config() -> None:
+    parser = argparse.ArgumentParser()
+    add_knob_flags(parser)
+    helps = {a.dest: a.help for a in parser._actions}
+    assert helps["knob:updater.transactions_per_second"] == (
+        "transactions per second (may be below 1) (> 0, <= 100,000; default 1.0)"
+    )
+    assert helps["knob:watcher.watchers"] == "watchers splitting the shard values (>= 1, <= 37; default 1)"
+
+
+def test_a_patch_that_drifts_from_its_config_is_refused_when_defined() -> None:
+    with pytest.raises(TypeError, match="type and bounds"):
+
+        class LoosePatch(_Patch):  # parallelism's bound differs from UpdaterConfig's
+            config_model = UpdaterConfig
+            enabled: bool | None = None
+            transactions_per_second: Rate | None = None
+            mutations_per_transaction: InFlight | None = None
+            parallelism: InFlight | None = None
+            mode: None = None
+            batch_rows: InFlight | None = None
+            key_space: InFlight | None = None
+
+    with pytest.raises(TypeError, match="exactly the live fields"):
+
+        class ShortPatch(_Patch):
+            config_model = UpdaterConfig
+            enabled: bool | None = None
+
+
+def _property(schema: dict[str, Any], model: str, field: str) -> dict[str, Any]:
+    found: dict[str, Any] = schema["components"]["schemas"][model]["properties"][field]
+    return found
+
+
+def test_the_openapi_schema_carries_the_bounds_of_config_and_patch() -> None:
+    schema = create_app(Settings()).openapi()
+    tps = _property(schema, "UpdaterConfig", "transactions_per_second")
+    assert (tps["exclusiveMinimum"], tps["maximum"], tps["default"]) == (0, 100_000, 1.0)
+    patch_tps = _property(schema, "UpdaterPatch", "transactions_per_second")["anyOf"][0]
+    assert (patch_tps["exclusiveMinimum"], patch_tps["maximum"]) == (0, 100_000)
+    watchers = _property(schema, "WatcherPatch", "watchers")["anyOf"][0]
+    assert (watchers["minimum"], watchers["maximum"]) == (1, 37)
+    assert ConfigPatch.model_fields.keys() == {"duration_s", "updater", "watcher", "reader", "client"}
