@@ -37,7 +37,7 @@ from pathlib import Path
 
 os.environ.setdefault("SPANNER_DISABLE_BUILTIN_METRICS", "true")
 
-from spanload.cli.headless import PrintingSink
+from spanload.cli.render import PrintingSink
 from spanload.engine.supervisor import Supervisor
 from spanload.model.config import RunConfig
 from spanload.model.protocol import Counter

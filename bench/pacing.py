@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 os.environ.setdefault("SPANNER_DISABLE_BUILTIN_METRICS", "true")
 
-from spanload.cli.headless import PrintingSink
+from spanload.cli.render import PrintingSink
 from spanload.engine.supervisor import Supervisor
 from spanload.model.config import RunConfig
 from spanload.model.samples import Gauge, Op

@@ -1,4 +1,5 @@
-"""`spanload serve | run | local-spanner | openapi`: the command line. The only module that prints."""
+"""`spanload serve | run | local-spanner | openapi`: parse the command and run it. An error of the
+tree (model/errors.py) becomes one sentence on stderr and its exit code."""
 
 from __future__ import annotations
 

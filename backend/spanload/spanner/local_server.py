@@ -150,12 +150,9 @@ def _forward_logs(process: subprocess.Popen[str]) -> None:
 
 
 def exec_local_spanner(host: str, port: int, data_dir: str | None) -> int:
-    """`spanload local-spanner`: replace this process with the Go server."""
-    try:
-        exe = find_binary()
-    except LocalSpannerError as err:
-        print(f"spanload local-spanner: {err}", file=sys.stderr)
-        return 1
+    """`spanload local-spanner`: replace this process with the Go server.
+    Raises :class:`LocalSpannerError` when there is no binary."""
+    exe = find_binary()
     args = [str(exe), "--host", host, "--port", str(port)]
     if data_dir:
         args += ["--data-dir", data_dir]
