@@ -292,11 +292,13 @@ export interface components {
         ClientConfig: {
             /**
              * Multiplexed Sessions
+             * @description multiplexed sessions (else a session pool)
              * @default true
              */
             multiplexed_sessions: boolean;
             /**
              * Session Pool Size
+             * @description sessions in the pool
              * @default 100
              */
             session_pool_size: number;
@@ -370,7 +372,8 @@ export interface components {
         };
         /**
          * ConfigPatch
-         * @description A live change. Only the fields that are set change; ``target`` and ``schema`` cannot.
+         * @description A live change. Only the fields that are set change; ``target``, ``schema``, ``processes``,
+         *     ``runtime`` and the report interval cannot.
          */
         ConfigPatch: {
             client?: components["schemas"]["ClientPatch"] | null;
@@ -528,11 +531,13 @@ export interface components {
         ReaderConfig: {
             /**
              * Concurrency
+             * @description reads in flight at most
              * @default 4
              */
             concurrency: number;
             /**
              * Enabled
+             * @description read
              * @default false
              */
             enabled: boolean;
@@ -540,16 +545,19 @@ export interface components {
             query: components["schemas"]["ReaderQuery"];
             /**
              * Reads Per Second
+             * @description reads per second
              * @default 10
              */
             reads_per_second: number;
             /**
              * Staleness S
+             * @description exact staleness of reads; 0 is strong
              * @default 0
              */
             staleness_s: number;
             /**
              * Think Time Ms
+             * @description pause after each read, e.g. 100ms
              * @default 0
              */
             think_time_ms: number;
@@ -652,20 +660,28 @@ export interface components {
          */
         RunConfig: {
             client?: components["schemas"]["ClientConfig"];
-            /** Duration S */
+            /**
+             * Duration S
+             * @description how long to run, e.g. 60s, 2m, 1h (default: until stopped)
+             */
             duration_s?: number | null;
-            /** Name */
+            /**
+             * Name
+             * @description a name for the run
+             */
             name?: string | null;
             /** Preset */
             preset?: string | null;
             /**
              * Processes
+             * @description worker processes to spread updater and reader over
              * @default 1
              */
             processes: number;
             reader?: components["schemas"]["ReaderConfig"];
             /**
              * Report Interval S
+             * @description report interval
              * @default 1
              */
             report_interval_s: number;
@@ -970,7 +986,7 @@ export interface components {
             database: string;
             /**
              * Emulator Host
-             * @description host:port of the emulator or local server
+             * @description host:port of the emulator or of a running local Spanner
              */
             emulator_host?: string | null;
             /**
@@ -978,7 +994,10 @@ export interface components {
              * @default spanload
              */
             instance: string;
-            /** @default local */
+            /**
+             * @description where the database is: the local Spanner, an emulator or Cloud Spanner
+             * @default local
+             */
             kind: components["schemas"]["TargetKind"];
             /**
              * Project
@@ -1036,11 +1055,13 @@ export interface components {
         UpdaterConfig: {
             /**
              * Batch Rows
+             * @description rows per commit in batch_insert mode
              * @default 6
              */
             batch_rows: number;
             /**
              * Enabled
+             * @description write
              * @default true
              */
             enabled: boolean;
@@ -1054,16 +1075,19 @@ export interface components {
             mode: components["schemas"]["UpdaterMode"];
             /**
              * Mutations Per Transaction
+             * @description mean mutations per transaction (uniform 1..2m)
              * @default 5
              */
             mutations_per_transaction: number;
             /**
              * Parallelism
+             * @description transactions in flight at most
              * @default 8
              */
             parallelism: number;
             /**
              * Transactions Per Second
+             * @description transactions per second (may be below 1)
              * @default 1
              */
             transactions_per_second: number;
@@ -1093,16 +1117,19 @@ export interface components {
         WatcherConfig: {
             /**
              * Enabled
+             * @description poll for changes
              * @default true
              */
             enabled: boolean;
             /**
              * Limit
+             * @description rows per poll; a full page re-polls at once
              * @default 10000
              */
             limit: number;
             /**
              * Poll Interval Ms
+             * @description time between polls, e.g. 1s or 500ms
              * @default 1000
              */
             poll_interval_ms: number;
@@ -1110,11 +1137,13 @@ export interface components {
             shard_filter: components["schemas"]["ShardFilter"];
             /**
              * Table Hint
+             * @description FORCE_INDEX the poll query
              * @default true
              */
             table_hint: boolean;
             /**
              * Watchers
+             * @description watchers splitting the shard values
              * @default 1
              */
             watchers: number;
