@@ -279,6 +279,10 @@ def test_the_cli_prints_status_writes_json_and_fails_a_threshold(local_spanner: 
     document = json.loads(out.read_text())
     assert document["config"]["preset"] == "very-light"
     assert document["summary"]["reconciliation"]["ok"] is True
+    (worker,) = document["summary"]["workers"]
+    totals = document["summary"]["totals"]
+    assert worker["operations"] == totals["transactions"] + totals["polls"] + totals["reads"]
+    assert f"worker 0: python pid {worker['pid']} on {worker['host']}  {worker['operations']:,} ops" in result.stdout
     assert len(document["samples"]) >= 2 and "hdr" in document["samples"][0]
 
 
