@@ -120,10 +120,31 @@ func histogramCount(t *testing.T, reports []map[string]any, op string) int64 {
 	return n
 }
 
-// TestAgainstTheLocalSpannerEveryWriteIsReceivedOnce runs one worker with the light load against
-// the real local Spanner through the protocol, and reconciles its two ledgers as the engine does.
+// e2eCase is one workload shape: every updater mode, shard filter, hint and reader query is in one.
+type e2eCase struct {
+	name, schema, mode, filter, query string
+	hint                              bool
+	watchers                          int
+	staleness                         float64
+}
+
+var e2eCases = []e2eCase{
+	{"mutations, fixed shards, hint, point reads", "singers", "mutations", "fixed", "point", true, 2, 0},
+	{"dml, not_null, no hint, stale recent reads", "singers", "dml", "not_null", "recent_changes", false, 1, 0.5},
+	{"batch_insert, no filter, leaderboard reads", "leaderboard", "batch_insert", "none", "leaderboard", true, 1, 0},
+}
+
+// TestAgainstTheLocalSpannerEveryWriteIsReceivedOnce runs one worker against the real local
+// Spanner through the protocol, for every workload shape, and reconciles its two ledgers as the
+// engine does.
 func TestAgainstTheLocalSpannerEveryWriteIsReceivedOnce(t *testing.T) {
 	addr := startLocalSpanner(t)
+	for i, c := range e2eCases {
+		t.Run(c.name, func(t *testing.T) { runE2E(t, addr, fmt.Sprintf("gotest%d", i), c) })
+	}
+}
+
+func runE2E(t *testing.T, addr, database string, c e2eCase) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	p := &peer{t: t, in: inW, lines: make(chan map[string]any, 1000)}
@@ -150,12 +171,13 @@ func TestAgainstTheLocalSpannerEveryWriteIsReceivedOnce(t *testing.T) {
 	if host, _ := os.Hostname(); hello["language"] != "go" || hello["worker"] != 0.0 || hello["v"] != 1.0 || hello["host"] != host {
 		t.Fatalf("hello %v", hello)
 	}
-	config := fmt.Sprintf(`{"target":{"kind":"local","emulator_host":%q,"project":"p","instance":"i","database":"gotest"},
-"schema":"singers","processes":1,"report_interval_s":0.5,
-"updater":{"enabled":true,"transactions_per_second":60,"mutations_per_transaction":3,"parallelism":4,"mode":"mutations","batch_rows":6,"key_space":200},
-"watcher":{"enabled":true,"watchers":2,"poll_interval_ms":200,"limit":50,"table_hint":true,"shard_filter":"fixed"},
-"reader":{"enabled":true,"reads_per_second":40,"concurrency":2,"think_time_ms":0,"query":"point","staleness_s":0},
-"client":{"multiplexed_sessions":true,"session_pool_size":10}}`, addr)
+	config := fmt.Sprintf(`{"target":{"kind":"local","emulator_host":%q,"project":"p","instance":"i","database":%q},
+"schema":%q,"processes":1,"report_interval_s":0.5,
+"updater":{"enabled":true,"transactions_per_second":60,"mutations_per_transaction":3,"parallelism":4,"mode":%q,"batch_rows":6,"key_space":200},
+"watcher":{"enabled":true,"watchers":%d,"poll_interval_ms":200,"limit":50,"table_hint":%v,"shard_filter":%q},
+"reader":{"enabled":true,"reads_per_second":40,"concurrency":2,"think_time_ms":0,"query":%q,"staleness_s":%g},
+"client":{"multiplexed_sessions":true,"session_pool_size":10}}`,
+		addr, database, c.schema, c.mode, c.watchers, c.hint, c.filter, c.query, c.staleness)
 	p.send(`{"type":"start","v":1,"run_id":"go-e2e","worker":0,"workers":1,"setup_schema":true,"config":` +
 		strings.ReplaceAll(config, "\n", "") + `}`)
 	p.next("ready", nil)
