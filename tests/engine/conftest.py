@@ -19,8 +19,12 @@ import pytest
 os.environ.setdefault("SPANNER_DISABLE_BUILTIN_METRICS", "true")
 
 from spanload.model.config import RunConfig, SchemaKind, WorkerRuntime
+from spanload.model.samples import Reconciliation, Summary
 from spanload.model.settings import REPO_ROOT, Settings
 from spanload.spanner.local_server import LocalSpannerError, start_local_spanner
+from tests.ray_cluster import RayCluster
+
+RAY_TESTS = "tests/engine/test_ray_placement.py"
 
 # The Go worker's tests run once its module is in the repository; `make install` then builds it,
 # and a missing binary fails them (it is not skipped).
@@ -57,6 +61,20 @@ class LocalTarget:
         """A run config against this server, on a fresh database unless one is named."""
         target = {"kind": "local", "emulator_host": self.address, "database": database or _fresh_name()}
         return RunConfig.model_validate({**(body or {}), "target": target, "runtime": runtime.value})
+
+
+def assert_reconciled_exactly(summary: Summary | None) -> Reconciliation:
+    """The run's reconciliation is exact: every final version received once, nothing unexpected,
+    and the counters agree with it. Returns it for further checks."""
+    assert summary is not None and summary.reconciliation is not None
+    r = summary.reconciliation
+    assert r.ok, r.detail
+    assert r.keys_written > 0 and r.final_versions_missing == 0 and r.duplicates == 0 and r.unexpected == 0
+    assert r.final_versions_received == r.keys_written
+    assert r.versions_received + r.superseded_unseen == r.versions_written
+    assert summary.totals.mutations == r.versions_written
+    assert summary.totals.received_changes == r.versions_received
+    return r
 
 
 def _fresh_name() -> str:
@@ -129,3 +147,39 @@ def local_spanner() -> Iterator[LocalTarget]:
         yield LocalTarget(server.address)
     finally:
         server.stop()
+
+
+# -- a two-node Ray cluster for test_ray_placement.py, started as soon as such a test is collected --
+
+_ray_cluster: RayCluster | None = None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    global _ray_cluster
+    if _ray_cluster is None and any(item.nodeid.startswith(RAY_TESTS) for item in items):
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            return  # the tests skip, saying why
+        _ray_cluster = RayCluster().start()  # about a minute here: it starts while other tests run
+
+
+def pytest_sessionfinish() -> None:
+    if _ray_cluster is not None:
+        _ray_cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def ray_cluster() -> Iterator[RayCluster]:
+    """The running two-node cluster (started at collection); fails the test if it did not start."""
+    if _ray_cluster is None:
+        pytest.fail("the Ray cluster was not started at collection")
+    try:
+        _ray_cluster.wait_ready()
+    except RuntimeError as err:
+        pytest.fail(f"the two-node Ray cluster did not start: {err}")
+    yield _ray_cluster
+    from spanload.engine.transports.ray_transport import DRIVER
+
+    DRIVER.shutdown()  # before the cluster goes, or the driver waits for it
+    _ray_cluster.stop()

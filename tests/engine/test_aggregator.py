@@ -47,6 +47,10 @@ def test_one_sample_per_interval_once_every_worker_reported() -> None:
     assert p.count == 8
     assert p.p99 == pytest.approx(9.0, rel=0.001)  # from merged counts
     assert metrics.decode(sample.hdr[Op.UPDATER_TXN]).get_total_count() == 8
+    assert sample.by_worker == {
+        "0": {Gauge.UPDATER_TPS: 5.0, Gauge.UPDATER_TARGET_TPS: 5.0},
+        "1": {Gauge.UPDATER_TPS: 3.0, Gauge.UPDATER_TARGET_TPS: 5.0},
+    }
 
 
 def test_totals_accumulate_and_the_summary_merges_every_interval() -> None:
@@ -68,9 +72,12 @@ def test_a_late_worker_is_flushed_when_overdue_and_its_report_lands_in_the_next_
     [partial] = agg.flush_overdue(now=T0 + 3.0)
     assert partial.totals.transactions == 4
     agg.add(_report(1, 0, 6, [1000] * 6))  # late for seq 0: folded into seq 1
+    agg.add(_report(1, 1, 2, [1000] * 2))
     [next_sample] = agg.add(_report(0, 1, 1, [1000]))
     assert next_sample.seq == 1
-    assert next_sample.totals.transactions == 11  # nothing lost, nothing twice
+    assert next_sample.totals.transactions == 13  # nothing lost, nothing twice
+    # the late report adds to its own worker's rate
+    assert {w: v[Gauge.UPDATER_TPS] for w, v in next_sample.by_worker.items()} == {"0": 1.0, "1": 8.0}
 
 
 def test_flush_all_emits_what_is_pending_at_the_end() -> None:

@@ -27,7 +27,7 @@ from spanload.model.presets import get_preset
 from spanload.model.samples import Gauge, Op
 from spanload.model.settings import Settings
 from spanload.model.state import RunState
-from tests.engine.conftest import LocalTarget
+from tests.engine.conftest import LocalTarget, assert_reconciled_exactly
 from tests.engine.test_supervisor import Recorder
 from tests.helpers import VENV_BIN
 
@@ -60,14 +60,7 @@ def test_the_light_preset_for_10s_reconciles(local_spanner: LocalTarget, runtime
     wall_s = time.monotonic() - began
     assert sink.states[-1] == (RunState.FINISHED, None)
     summary = sink.summary
-    assert summary is not None and summary.reconciliation is not None
-    r = summary.reconciliation
-    assert r.ok, r.detail
-    assert r.keys_written > 0 and r.final_versions_missing == 0 and r.duplicates == 0 and r.unexpected == 0
-    assert r.final_versions_received == r.keys_written
-    assert r.versions_received + r.superseded_unseen == r.versions_written
-    assert summary.totals.mutations == r.versions_written
-    assert summary.totals.received_changes == r.versions_received
+    r = assert_reconciled_exactly(summary)
     assert summary.latency[Op.WATCHER_NOTIFY].count == r.versions_received
     assert summary.totals.errors == 0
     assert len(sink.samples) >= 9

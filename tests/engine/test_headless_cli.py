@@ -33,6 +33,8 @@ def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
         (["--preset", "nope"], "unknown preset 'nope'"),
         (["--threshold", "updater.p99_ms"], "threshold"),
         (["--threshold", "nonsense.p99_ms<3"], "is not an operation"),
+        (["--ray", "not an address"], "placement.address"),
+        (["--ray", "auto", "--cpus-per-worker", "0"], "placement.cpus_per_worker"),
     ],
 )
 def test_bad_flags_exit_2_with_a_sentence(args: list[str], says: str) -> None:

@@ -31,6 +31,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, help="port to bind (default 8000)")
     serve.add_argument("--no-local-spanner", action="store_true", help="do not start the local Spanner")
     serve.add_argument("--data-dir", help="directory for the run store and local Spanner data")
+    serve.add_argument(
+        "--ray-address",
+        metavar="ADDRESS",
+        help="place workers of runs without a placement on this Ray cluster: auto, HOST:PORT or ray://HOST:PORT",
+    )
 
     local = commands.add_parser("local-spanner", help="run the embedded local Spanner server")
     local.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")

@@ -31,6 +31,7 @@ ALIASES = {  # dotted field -> the flag's older, shorter name (listed first, so 
     "duration_s": "--duration",
     "report_interval_s": "--interval",
     "client.timeout_ms": "--timeout",
+    "placement.address": "--ray",
 }
 SWITCHES = {  # dotted boolean field -> a one-word switch and the value it sets
     "updater.enabled": ("--no-updater", False),
@@ -81,7 +82,8 @@ def knobs(model: type[BaseModel] = RunConfig, prefix: tuple[str, ...] = ()) -> I
         if not prefix and name in NOT_FLAGS:
             continue
         key = (*prefix, field.alias or name)
-        kind = field.annotation
+        members = [a for a in get_args(field.annotation) if a is not type(None)]
+        kind = members[0] if len(members) == 1 else field.annotation  # a section may be optional
         if isinstance(kind, type) and issubclass(kind, BaseModel):
             yield from knobs(kind, key)
         else:

@@ -34,6 +34,8 @@ def serve(args: argparse.Namespace) -> int:
         overrides["data_dir"] = Path(args.data_dir)
     if args.no_local_spanner:
         overrides["local_spanner_start"] = False
+    if args.ray_address:
+        overrides["ray_address"] = args.ray_address
     try:
         settings = Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as err:

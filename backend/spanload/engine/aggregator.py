@@ -48,6 +48,27 @@ RATE_GAUGES = {
     Gauge.RETRIES_PS: Counter.RETRIES,
 }
 
+# The per-worker breakdown of a sample (Sample.by_worker): rates from counters, and targets.
+WORKER_RATES = {
+    Gauge.UPDATER_TPS: Counter.TRANSACTIONS,
+    Gauge.READER_RPS: Counter.READS,
+    Gauge.WATCHER_CHANGES_PS: Counter.RECEIVED_CHANGES,
+}
+WORKER_GAUGES = (Gauge.UPDATER_TARGET_TPS, Gauge.READER_TARGET_RPS)
+
+
+def by_worker(reports: Iterable[Report], interval_s: float) -> dict[str, dict[str, float]]:
+    """Each worker's own rates and targets in one interval (a late report adds to its worker's)."""
+    counters: dict[int, dict[str, int]] = {}
+    out: dict[str, dict[str, float]] = {}
+    for report in reports:
+        _add_counts(counters.setdefault(report.worker, {}), report.counters)
+        values = out.setdefault(str(report.worker), {})
+        values.update({g.value: report.gauges[g] for g in WORKER_GAUGES if g in report.gauges})
+    for worker, counts in counters.items():
+        out[str(worker)].update({g.value: counts[c] / interval_s for g, c in WORKER_RATES.items() if c in counts})
+    return out
+
 
 @dataclass
 class _Pending:
@@ -181,6 +202,7 @@ class Aggregator:
             gauges=gauges,
             errors_by_code=errors,
             totals=_totals_from(self._counters),
+            by_worker=by_worker(pending.reports, interval_s),
             hdr={op: metrics.encode(h) for op, h in merged.items()},
         )
 

@@ -30,7 +30,7 @@ from spanload.engine.reconcile import reconcile
 from spanload.engine.runtimes import worker_command
 from spanload.engine.transports import LocalLauncher, WorkerLauncher, WorkerSpec, WorkerTransport
 from spanload.model import protocol
-from spanload.model.config import ConfigPatch, RunConfig, TargetKind
+from spanload.model.config import ConfigPatch, Placement, PlacementKind, RunConfig, TargetKind
 from spanload.model.errors import RunConflict, RunError, RunInvalid, RunNotFound
 from spanload.model.samples import WorkerCost
 from spanload.model.settings import Settings
@@ -109,7 +109,7 @@ class Supervisor:
         self.local_spanner_address = local_spanner_address
         self._runs: dict[str, _Run] = {}
         self._worker_command = worker_command
-        self._launcher: WorkerLauncher = launcher or LocalLauncher()
+        self._launcher = launcher
 
     # -- accessors ----------------------------------------------------------------------------------
 
@@ -133,6 +133,10 @@ class Supervisor:
     def worker_pids(self, run_id: str) -> list[int]:
         """PIDs of the run's worker processes (for operators, and for tests that kill one)."""
         return [w.transport.pid for w in self._run(run_id).workers]
+
+    def worker_nodes(self, run_id: str) -> list[str | None]:
+        """The cluster node id of each of the run's workers (None for local processes)."""
+        return [w.transport.node for w in self._run(run_id).workers]
 
     def active_runs(self) -> list[str]:
         return [r.id for r in self._runs.values() if r.state.is_active]
@@ -165,6 +169,27 @@ class Supervisor:
             return self._worker_command
         return worker_command(config.runtime, self.settings.go_worker_binary)
 
+    def placement(self, config: RunConfig) -> Placement:
+        """Where the run's workers go: its own placement, else Ray at ``settings.ray_address`` if
+        the server has one, else local; a Ray placement without an address takes the server's."""
+        placement = config.placement
+        if placement is None:
+            if self.settings.ray_address is None:
+                return Placement()
+            return Placement(kind=PlacementKind.RAY, address=self.settings.ray_address)
+        if placement.kind is PlacementKind.RAY and placement.address is None:
+            return placement.model_copy(update={"address": self.settings.ray_address or "auto"})
+        return placement
+
+    def _launcher_for(self, placement: Placement) -> WorkerLauncher:
+        if self._launcher is not None:
+            return self._launcher
+        if placement.kind is PlacementKind.RAY:
+            from spanload.engine.transports.ray_transport import RayLauncher
+
+            return RayLauncher(placement.address or "auto", placement.cpus_per_worker)
+        return LocalLauncher()
+
     # -- start --------------------------------------------------------------------------------------
 
     async def start(self, run_id: str, config: RunConfig) -> None:
@@ -178,6 +203,8 @@ class Supervisor:
             raise RunConflict(f"run {run_id!r} is already {existing.state.value}")
         config.check_rate_cap(self.settings.max_tps)
         command = self.command_for(config)
+        placement = self.placement(config)
+        config = config.model_copy(update={"placement": placement})
         run = _Run(id=run_id, config=config, state=RunState.STARTING)
         self._runs[run_id] = run
         self.sink.on_state(run_id, RunState.STARTING, None)
@@ -185,7 +212,7 @@ class Supervisor:
             specs = [
                 WorkerSpec(index=index, command=[*command, "--worker", str(index)]) for index in range(config.processes)
             ]
-            for index, transport in enumerate(await self._launcher.start(specs)):
+            for index, transport in enumerate(await self._launcher_for(placement).start(specs)):
                 run.workers.append(self._attach(run, index, transport))
             await asyncio.wait_for(asyncio.gather(*(w.hello for w in run.workers)), HELLO_TIMEOUT_S)
         except Exception as err:
@@ -289,7 +316,10 @@ class Supervisor:
                     logger.warning("%s sent an unexpected %s", worker.name, type(message).__name__)
         code = await worker.transport.wait()
         if not worker.stopped.done():
-            await self._fail(run, f"{worker.name} exited with code {code} before the run ended")
+            lost = worker.transport.failure
+            await self._fail(
+                run, f"{worker.name} {lost}" if lost else f"{worker.name} exited with code {code} before the run ended"
+            )
 
     async def _read_stderr(self, worker: _Worker) -> None:
         while line := await worker.transport.readline_err():

@@ -71,10 +71,41 @@ DurationS = Annotated[float, Field(gt=0, le=7 * 24 * 3600)]
 Processes = Annotated[int, Field(ge=1, le=64)]
 ReportIntervalS = Annotated[float, Field(ge=0.1, le=60)]
 RunName = Annotated[str, Field(max_length=200)]
+RayAddress = Annotated[
+    str, Field(pattern=r"^(auto|(ray://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):[0-9]{1,5})$", max_length=300)
+]
+CpusPerWorker = Annotated[float, Field(gt=0, le=256)]
+
+
+class PlacementKind(StrEnum):
+    LOCAL = "local"  # worker processes are children of the control plane
+    RAY = "ray"  # one Ray actor per worker, spread across the cluster's nodes
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+class Placement(_Strict):
+    """Where a run's workers run. Fixed once the run starts."""
+
+    kind: PlacementKind = Field(
+        default=PlacementKind.LOCAL, description="local: child processes of the control plane; ray: one actor each"
+    )
+    address: RayAddress | None = Field(
+        default=None,
+        description="the Ray cluster: auto, HOST:PORT (its GCS) or ray://HOST:PORT (Ray Client); "
+        "default SPANLOAD_RAY_ADDRESS",
+    )
+    cpus_per_worker: CpusPerWorker = Field(default=1.0, description="CPUs each worker's Ray actor reserves on its node")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _address_means_ray(cls, data: Any) -> Any:
+        """``{"address": ...}`` alone (``spanload run --ray ADDRESS``) places the workers on Ray."""
+        if isinstance(data, dict) and data.get("address") is not None and "kind" not in data:
+            return {**data, "kind": PlacementKind.RAY}
+        return data
 
 
 class Target(_Strict):
@@ -150,8 +181,8 @@ class ClientConfig(_Strict):
 
 
 class RunConfig(_Strict):
-    """Everything that defines a run. ``target``, ``schema``, ``processes`` and ``runtime`` are fixed
-    once it starts."""
+    """Everything that defines a run. ``target``, ``schema``, ``processes``, ``runtime`` and
+    ``placement`` are fixed once it starts."""
 
     name: RunName | None = Field(default=None, description="a name for the run")
     preset: str | None = None
@@ -163,6 +194,10 @@ class RunConfig(_Strict):
     processes: Processes = Field(default=1, description="worker processes to spread updater and reader over")
     runtime: WorkerRuntime = Field(
         default=WorkerRuntime.PYTHON, description="worker program: python, or go (7-12x less client CPU per op)"
+    )
+    placement: Placement | None = Field(
+        default=None,
+        description="where the workers run; default: local, or Ray when the server has SPANLOAD_RAY_ADDRESS",
     )
     report_interval_s: ReportIntervalS = Field(default=1.0, description="report interval")
     updater: UpdaterConfig = Field(default_factory=UpdaterConfig)
@@ -301,7 +336,7 @@ class ConfigPatch(_Patch):
     ``runtime`` and the report interval cannot."""
 
     config_model = RunConfig
-    fixed = frozenset({"name", "preset", "target", "schema_", "processes", "runtime", "report_interval_s"})
+    fixed = frozenset({"name", "preset", "target", "schema_", "processes", "runtime", "placement", "report_interval_s"})
 
     duration_s: DurationS | None = None
     updater: UpdaterPatch | None = None

@@ -95,6 +95,11 @@ class Sample(BaseModel):
     gauges: dict[str, float] = Field(default_factory=dict, description="keyed by Gauge")
     errors_by_code: dict[str, int] = Field(default_factory=dict, description="gRPC code name -> count")
     totals: Totals = Field(default_factory=Totals)
+    by_worker: dict[str, dict[str, float]] = Field(
+        default_factory=dict,
+        description="worker index -> that worker's own rates and targets this interval, keyed by Gauge "
+        "(updater.tps, updater.target_tps, reader.rps, reader.target_rps, watcher.changes_ps)",
+    )
     hdr: dict[str, str] = Field(
         default_factory=dict,
         description="Op -> base64 compressed HdrHistogram of this interval (microseconds)",

@@ -11,6 +11,8 @@ from urllib.parse import urlsplit
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from spanload.model.config import RayAddress
+
 REPO_ROOT = Path(__file__).resolve().parents[3]
 
 
@@ -114,6 +116,11 @@ class Settings(BaseSettings):
                 raise ValueError(f"{origin!r} is not an origin: give scheme://host[:port], e.g. http://127.0.0.1:5173")
             keys.append(key)
         return keys
+
+    ray_address: RayAddress | None = Field(
+        default=None,
+        description="Ray cluster for runs without a placement: auto, HOST:PORT or ray://HOST:PORT (default: local)",
+    )
 
     @property
     def store_url(self) -> str:

@@ -18,6 +18,7 @@ export function makeSample(seq: number, overrides: Partial<Sample> = {}): Sample
     gauges: { "updater.target_tps": 10, "updater.tps": 9.5 + seq, "updater.mutations_ps": 50, "sessions.in_use": 3 },
     totals: { transactions: 10 * (seq + 1), mutations: 50 * (seq + 1), received_changes: 48 * (seq + 1), polls: seq + 1, reads: 0, errors: 0, aborts: 0 },
     errors_by_code: {},
+    by_worker: { "0": { "updater.tps": 9.5 + seq, "updater.target_tps": 10 } },
     hdr: {},
     ...overrides,
   };

@@ -43,6 +43,12 @@ class WorkerTransport(Protocol):
         """The exit status once the process ended, else None."""
         ...
 
+    @property
+    def failure(self) -> str | None:
+        """Why the link to the worker was lost (its node or actor died), e.g. "lost its Ray actor:
+        ..."; None while it holds or when the process itself exited."""
+        ...
+
     def write(self, line: bytes) -> None:
         """Queue one encoded protocol line for the worker's stdin (dropped once input is closed)."""
         ...

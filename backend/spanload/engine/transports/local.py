@@ -49,6 +49,10 @@ class LocalTransport:
     def returncode(self) -> int | None:
         return self._process.returncode
 
+    @property
+    def failure(self) -> str | None:
+        return None
+
     def write(self, line: bytes) -> None:
         stdin = self._process.stdin
         if stdin is not None and not stdin.is_closing():

@@ -519,6 +519,30 @@ export interface components {
             /** P999 */
             p999?: number | null;
         };
+        /**
+         * Placement
+         * @description Where a run's workers run. Fixed once the run starts.
+         */
+        Placement: {
+            /**
+             * Address
+             * @description Ray cluster: auto, HOST:PORT (GCS) or ray://HOST:PORT (Ray Client); default SPANLOAD_RAY_ADDRESS
+             */
+            address?: string | null;
+            /**
+             * Cpus Per Worker
+             * @description Ray CPUs each worker's actor reserves on its node
+             * @default 1
+             */
+            cpus_per_worker: number;
+            /** @default local */
+            kind: components["schemas"]["PlacementKind"];
+        };
+        /**
+         * PlacementKind
+         * @enum {string}
+         */
+        PlacementKind: "local" | "ray";
         /** PresetPublic */
         PresetPublic: {
             config: components["schemas"]["RunConfig"];
@@ -655,8 +679,8 @@ export interface components {
         };
         /**
          * RunConfig
-         * @description Everything that defines a run. ``target``, ``schema``, ``processes`` and ``runtime`` are fixed
-         *     once it starts.
+         * @description Everything that defines a run. ``target``, ``schema``, ``processes``, ``runtime`` and
+         *     ``placement`` are fixed once it starts.
          */
         RunConfig: {
             client?: components["schemas"]["ClientConfig"];
@@ -670,6 +694,8 @@ export interface components {
              * @description a name for the run
              */
             name?: string | null;
+            /** @description where the workers run; default: local, or Ray when the server has SPANLOAD_RAY_ADDRESS */
+            placement?: components["schemas"]["Placement"] | null;
             /** Preset */
             preset?: string | null;
             /**
@@ -806,6 +832,15 @@ export interface components {
          * @description One report interval of a run, merged across every worker process.
          */
         Sample: {
+            /**
+             * By Worker
+             * @description worker index -> that worker's own rates and targets this interval, keyed by Gauge (updater.tps, updater.target_tps, reader.rps, reader.target_rps, watcher.changes_ps)
+             */
+            by_worker?: {
+                [key: string]: {
+                    [key: string]: number;
+                };
+            };
             /**
              * Elapsed S
              * @description seconds since the run started, at the end of the interval

@@ -1,0 +1,144 @@
+"""Workers placed on a real two-node Ray cluster on this machine (tests/ray_cluster.py), running the
+real worker processes against the local Spanner with the official client.
+
+The Proof of issue 13: a light run with two workers puts one on each node, reconciles exactly and
+a live patch reaches both; losing the second node mid-run fails the run naming the worker and that
+node; an unreachable address fails the start at once, naming the address.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+
+import pytest
+
+pytest.importorskip("ray", reason="ray is not installed: `make install` installs it from backend/uv.lock")
+
+from spanload.engine.supervisor import RunError, Supervisor
+from spanload.model.config import ConfigPatch, RunConfig
+from spanload.model.presets import get_preset
+from spanload.model.samples import Gauge
+from spanload.model.settings import Settings
+from spanload.model.state import RunState
+from tests.engine.conftest import LocalTarget, assert_reconciled_exactly
+from tests.engine.test_supervisor import Recorder, _until
+from tests.helpers import VENV_BIN, free_port
+from tests.ray_cluster import RayCluster
+
+pytestmark = pytest.mark.timeout(300)
+RUN_TIMEOUT_S = 180.0
+
+
+def _on_ray(config: RunConfig, address: str) -> RunConfig:
+    return config.model_validate(
+        {**config.model_dump(by_alias=True), "placement": {"kind": "ray", "address": address, "cpus_per_worker": 1}}
+    )
+
+
+def test_an_unreachable_ray_address_fails_the_start_naming_the_address() -> None:
+    address = f"127.0.0.9:{free_port()}"  # a loopback address nothing listens on
+    config = _on_ray(RunConfig.model_validate({"target": {"emulator_host": "x:1"}}), address)
+
+    async def scenario() -> tuple[Recorder, str]:
+        sink = Recorder()
+        supervisor = Supervisor(Settings(), sink)
+        with pytest.raises(RunError) as failed:
+            await supervisor.start("unreachable", config)
+        return sink, str(failed.value)
+
+    sink, message = asyncio.run(scenario())
+    assert address in message and "cannot reach the Ray cluster" in message, message
+    assert sink.states[-1][0] is RunState.FAILED
+    assert address in (sink.states[-1][1] or "")
+
+
+def test_a_light_run_puts_one_worker_on_each_node_reconciles_and_a_patch_reaches_both(
+    ray_cluster: RayCluster, local_spanner: LocalTarget
+) -> None:
+    light = get_preset("light").config
+    config = _on_ray(
+        light.model_copy(
+            update={
+                "target": local_spanner.config().target,
+                "processes": 2,
+                "duration_s": 8.0,
+                "updater": light.updater.model_copy(update={"key_space": 300}),
+            }
+        ),
+        ray_cluster.address,
+    )
+    before_tps = config.updater.transactions_per_second
+    after_tps = before_tps * 2
+
+    async def scenario() -> tuple[Recorder, list[str | None], dict[str, dict[str, float]]]:
+        sink = Recorder()
+        supervisor = Supervisor(Settings(), sink)
+        await supervisor.start("two-nodes", config)
+        nodes = supervisor.worker_nodes("two-nodes")
+        await _until(lambda: len(sink.samples) >= 2, "two samples", RUN_TIMEOUT_S)
+        await supervisor.patch(
+            "two-nodes", ConfigPatch.model_validate({"updater": {"transactions_per_second": after_tps}}), "tester"
+        )
+        seen = len(sink.samples)
+        await _until(lambda: len(sink.samples) >= seen + 2, "two samples after the patch", RUN_TIMEOUT_S)
+        patched = sink.samples[seen + 1].by_worker
+        await asyncio.wait_for(supervisor.wait_finished("two-nodes"), RUN_TIMEOUT_S)
+        return sink, nodes, patched
+
+    sink, nodes, patched = asyncio.run(scenario())
+    assert sorted(n or "" for n in nodes) == sorted([ray_cluster.node_id(0), ray_cluster.node_id(1)])
+    assert sink.states[-1] == (RunState.FINISHED, None)
+    # the updater's rate is split between the workers: each one got the patch
+    first = sink.samples[0].by_worker
+    assert {w: v[Gauge.UPDATER_TARGET_TPS] for w, v in first.items()} == {"0": before_tps / 2, "1": before_tps / 2}
+    assert {w: v[Gauge.UPDATER_TARGET_TPS] for w, v in patched.items()} == {"0": after_tps / 2, "1": after_tps / 2}
+    summary = sink.summary
+    assert_reconciled_exactly(summary)
+    assert summary is not None
+    # every transaction is some worker's: the per-worker series add up to the run's
+    per_worker = sum(v.get(Gauge.UPDATER_TPS, 0.0) * s.interval_s for s in sink.samples for v in s.by_worker.values())
+    assert round(per_worker) == summary.totals.transactions
+
+
+def test_losing_the_second_node_mid_run_fails_the_run_naming_the_worker_and_the_node(
+    ray_cluster: RayCluster, local_spanner: LocalTarget
+) -> None:
+    config = _on_ray(
+        local_spanner.config(
+            {"processes": 2, "updater": {"transactions_per_second": 4}, "watcher": {"enabled": False}}
+        ),
+        ray_cluster.address,
+    )
+
+    async def scenario() -> tuple[Recorder, list[str | None], str]:
+        sink = Recorder()
+        supervisor = Supervisor(Settings(), sink)
+        await supervisor.start("node-lost", config)
+        nodes = supervisor.worker_nodes("node-lost")
+        await _until(lambda: len(sink.samples) >= 2, "two samples", RUN_TIMEOUT_S)
+        lost = ray_cluster.kill_raylet(1)
+        state = await asyncio.wait_for(supervisor.wait_finished("node-lost"), RUN_TIMEOUT_S)
+        assert state is RunState.FAILED
+        return sink, nodes, lost
+
+    sink, nodes, lost = asyncio.run(scenario())
+    assert lost in nodes
+    index = nodes.index(lost)
+    state, reason = sink.states[-1]
+    assert state is RunState.FAILED
+    assert reason is not None and f"worker {index} " in reason and f"node {lost}" in reason, reason
+
+
+def test_spanload_run_with_an_unreachable_ray_address_exits_1_with_a_sentence_naming_it() -> None:
+    address = f"127.0.0.9:{free_port()}"
+    result = subprocess.run(
+        [str(VENV_BIN / "spanload"), "run", "--ray", address, "--target", "emulator", "--emulator-host", "x:1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 1, result.stderr
+    assert f"cannot reach the Ray cluster at {address}" in result.stderr
+    assert "Traceback" not in result.stderr
