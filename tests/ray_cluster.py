@@ -3,9 +3,10 @@
 Each node is one ``ray start --block`` process (head: ``--head``; the second: ``--address``), with
 ``--num-cpus 1``, its own ports from a free block and its own loopback address: Ray 2.60 turns
 ``--node-ip-address 127.0.0.1`` into the machine's outward address (``resolve_ip_for_localhost``),
-but leaves any other 127.x.y.z alone, so the head advertises 127.0.0.2 and the second node
-127.0.0.3 and every connection between them stays on loopback. (Ray's gRPC servers still listen on
-all interfaces; the ports are chosen free on all of them.)
+but leaves any other 127.x.y.z alone, so the head advertises 127.X.Y.2 and the second node
+127.X.Y.3 (X.Y random, so that test sessions running at once never share an address) and every
+connection between them stays on loopback. (Ray's gRPC servers still listen on all interfaces; the
+ports are chosen free on all of them.)
 
 Everything is stopped by the PIDs started here: the ``ray start`` processes and their descendants,
 found in /proc; never ``ray stop``, which stops every Ray on the machine.
@@ -27,8 +28,6 @@ from pathlib import Path
 
 from tests.helpers import VENV_BIN, alive, children_of
 
-HEAD_IP = "127.0.0.2"
-NODE_IP = "127.0.0.3"
 PORT_BLOCK = 300  # ports per cluster: 0-9 head services, 10-19 second node, 100-299 worker ports
 NODE_START_TIMEOUT_S = 240.0  # a head took 45 s on this machine under load
 STOP_GRACE_S = 5.0
@@ -99,7 +98,9 @@ class RayCluster:
 
     def __init__(self) -> None:
         self.base = _free_block()
-        self.address = f"{HEAD_IP}:{self.base}"
+        prefix = f"127.{random.randrange(1, 255)}.{random.randrange(256)}"
+        self.head_ip, self.node_ip = f"{prefix}.2", f"{prefix}.3"
+        self.address = f"{self.head_ip}:{self.base}"
         self.temp_dir = tempfile.mkdtemp(prefix="slr-", dir="/tmp")  # short: Ray's socket paths
         self.nodes: list[RayNode] = []
         self.error: str | None = None
@@ -164,7 +165,7 @@ class RayCluster:
     def _start_all(self) -> None:
         try:
             head = self._launch(
-                HEAD_IP,
+                self.head_ip,
                 [
                     "--head",
                     f"--port={self.base}",
@@ -178,7 +179,7 @@ class RayCluster:
             self.nodes.append(head)
             self._wait_started(head, "the Ray head")
             second = self._launch(
-                NODE_IP,
+                self.node_ip,
                 [
                     f"--address={self.address}",
                     f"--min-worker-port={self.base + 200}",

@@ -71,11 +71,12 @@ def test_a_light_run_puts_one_worker_on_each_node_reconciles_and_a_patch_reaches
     before_tps = config.updater.transactions_per_second
     after_tps = before_tps * 2
 
-    async def scenario() -> tuple[Recorder, list[str | None], dict[str, dict[str, float]]]:
+    async def scenario() -> tuple[Recorder, list[str | None], list[int], dict[str, dict[str, float]]]:
         sink = Recorder()
         supervisor = Supervisor(Settings(), sink)
         await supervisor.start("two-nodes", config)
         nodes = supervisor.worker_nodes("two-nodes")
+        pids = supervisor.worker_pids("two-nodes")
         await _until(lambda: len(sink.samples) >= 2, "two samples", RUN_TIMEOUT_S)
         await supervisor.patch(
             "two-nodes", ConfigPatch.model_validate({"updater": {"transactions_per_second": after_tps}}), "tester"
@@ -84,9 +85,9 @@ def test_a_light_run_puts_one_worker_on_each_node_reconciles_and_a_patch_reaches
         await _until(lambda: len(sink.samples) >= seen + 2, "two samples after the patch", RUN_TIMEOUT_S)
         patched = sink.samples[seen + 1].by_worker
         await asyncio.wait_for(supervisor.wait_finished("two-nodes"), RUN_TIMEOUT_S)
-        return sink, nodes, patched
+        return sink, nodes, pids, patched
 
-    sink, nodes, patched = asyncio.run(scenario())
+    sink, nodes, pids, patched = asyncio.run(scenario())
     assert sorted(n or "" for n in nodes) == sorted([ray_cluster.node_id(0), ray_cluster.node_id(1)])
     assert sink.states[-1] == (RunState.FINISHED, None)
     # the updater's rate is split between the workers: each one got the patch
@@ -96,17 +97,24 @@ def test_a_light_run_puts_one_worker_on_each_node_reconciles_and_a_patch_reaches
     summary = sink.summary
     assert_reconciled_exactly(summary)
     assert summary is not None
+    # the summary's workers list says where each one ran
+    assert [(w.index, w.node, w.pid) for w in summary.workers] == [(i, nodes[i], pids[i]) for i in range(2)]
     # every transaction is some worker's: the per-worker series add up to the run's
     per_worker = sum(v.get(Gauge.UPDATER_TPS, 0.0) * s.interval_s for s in sink.samples for v in s.by_worker.values())
     assert round(per_worker) == summary.totals.transactions
 
 
-def test_losing_the_second_node_mid_run_fails_the_run_naming_the_worker_and_the_node(
+def test_losing_the_second_node_mid_run_of_go_workers_fails_the_run_naming_the_worker_and_the_node(
     ray_cluster: RayCluster, local_spanner: LocalTarget
 ) -> None:
     config = _on_ray(
         local_spanner.config(
-            {"processes": 2, "updater": {"transactions_per_second": 4}, "watcher": {"enabled": False}}
+            {
+                "processes": 2,
+                "runtime": "go",  # the actor starts the run's runtime: here the Go worker, found on the node
+                "updater": {"transactions_per_second": 4},
+                "watcher": {"enabled": False},
+            }
         ),
         ray_cluster.address,
     )

@@ -3,6 +3,7 @@
 import { PercentileTable } from "@/components/PercentileTable";
 import { formatDuration, formatNumber } from "@/lib/format";
 import type { Summary, WorkerCost } from "@/lib/types";
+import { WorkersByNode } from "./WorkersByNode";
 
 function WorkersTable({ workers }: { workers: readonly WorkerCost[] }) {
   return (
@@ -113,6 +114,7 @@ export function SummarySection({ summary }: { summary: Summary | null | undefine
         )}
       </div>
       {summary.workers.length > 0 && <WorkersTable workers={summary.workers} />}
+      <WorkersByNode workers={summary.workers} />
     </div>
   );
 }
