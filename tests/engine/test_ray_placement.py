@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("ray", reason="ray is not installed: `make install` installs it from backend/uv.lock")
 
 from spanload.engine.supervisor import RunError, Supervisor
-from spanload.model.config import ConfigPatch, RunConfig
+from spanload.model.config import ConfigPatch, RunConfig, WorkerRuntime
 from spanload.model.presets import get_preset
 from spanload.model.samples import Gauge
 from spanload.model.settings import Settings
@@ -109,12 +109,8 @@ def test_losing_the_second_node_mid_run_of_go_workers_fails_the_run_naming_the_w
 ) -> None:
     config = _on_ray(
         local_spanner.config(
-            {
-                "processes": 2,
-                "runtime": "go",  # the actor starts the run's runtime: here the Go worker, found on the node
-                "updater": {"transactions_per_second": 4},
-                "watcher": {"enabled": False},
-            }
+            {"processes": 2, "updater": {"transactions_per_second": 4}, "watcher": {"enabled": False}},
+            runtime=WorkerRuntime.GO,  # the actor starts the run's runtime: here the Go worker, found on the node
         ),
         ray_cluster.address,
     )
