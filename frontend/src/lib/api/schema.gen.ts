@@ -526,16 +526,19 @@ export interface components {
         Placement: {
             /**
              * Address
-             * @description Ray cluster: auto, HOST:PORT (GCS) or ray://HOST:PORT (Ray Client); default SPANLOAD_RAY_ADDRESS
+             * @description the Ray cluster: auto, HOST:PORT (its GCS) or ray://HOST:PORT (Ray Client); default SPANLOAD_RAY_ADDRESS
              */
             address?: string | null;
             /**
              * Cpus Per Worker
-             * @description Ray CPUs each worker's actor reserves on its node
+             * @description CPUs each worker's Ray actor reserves on its node
              * @default 1
              */
             cpus_per_worker: number;
-            /** @default local */
+            /**
+             * @description local: child processes of the control plane; ray: one actor each
+             * @default local
+             */
             kind: components["schemas"]["PlacementKind"];
         };
         /**
