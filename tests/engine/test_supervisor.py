@@ -209,3 +209,18 @@ def test_a_go_run_without_the_go_worker_is_refused_before_it_starts(tmp_path: Pa
     assert sink.states == []  # nothing started, nothing to clean up
     with pytest.raises(RunNotFound):
         supervisor.state("no-go")
+
+
+def test_a_run_without_a_placement_goes_where_the_server_says_and_ray_takes_its_address() -> None:
+    def placed(settings: Settings, placement: dict[str, object] | None) -> tuple[str, str | None, float]:
+        config = RunConfig.model_validate({} if placement is None else {"placement": placement})
+        p = Supervisor(settings, Recorder()).placement(config)
+        return p.kind.value, p.address, p.cpus_per_worker
+
+    plain, with_ray = Settings(), Settings(ray_address="10.0.0.5:6379")
+    assert placed(plain, None) == ("local", None, 1.0)
+    assert placed(with_ray, None) == ("ray", "10.0.0.5:6379", 1.0)
+    assert placed(with_ray, {"kind": "local"}) == ("local", None, 1.0)
+    assert placed(with_ray, {"cpus_per_worker": 2}) == ("ray", "10.0.0.5:6379", 2.0)
+    assert placed(plain, {"kind": "ray"}) == ("ray", "auto", 1.0)
+    assert placed(plain, {"address": "ray://head:10001"}) == ("ray", "ray://head:10001", 1.0)

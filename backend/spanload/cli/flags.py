@@ -20,7 +20,8 @@ from spanload.model.config import RunConfig
 _DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*(ms|s|m|h)?\s*$")
 _UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
 
-NOT_FLAGS = frozenset({"preset"})  # `--preset` picks the base config instead
+# `--preset` picks the base config instead; `--ray ADDRESS` (placement.address) implies placement.kind
+NOT_FLAGS = frozenset({"preset", "placement.kind"})
 ALIASES = {  # dotted field -> the flag's older, shorter name (listed first, so errors name it)
     "updater.transactions_per_second": "--tps",
     "updater.mutations_per_transaction": "--mutations",
@@ -79,9 +80,9 @@ class Knob:
 def knobs(model: type[BaseModel] = RunConfig, prefix: tuple[str, ...] = ()) -> Iterator[Knob]:
     """Every leaf field of ``model``, sections (nested models) walked in order."""
     for name, field in model.model_fields.items():
-        if not prefix and name in NOT_FLAGS:
-            continue
         key = (*prefix, field.alias or name)
+        if ".".join((*prefix, name)) in NOT_FLAGS:
+            continue
         members = [a for a in get_args(field.annotation) if a is not type(None)]
         kind = members[0] if len(members) == 1 else field.annotation  # a section may be optional
         if isinstance(kind, type) and issubclass(kind, BaseModel):

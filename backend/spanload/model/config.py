@@ -102,8 +102,8 @@ class Placement(_Strict):
     @model_validator(mode="before")
     @classmethod
     def _address_means_ray(cls, data: Any) -> Any:
-        """``{"address": ...}`` alone (``spanload run --ray ADDRESS``) places the workers on Ray."""
-        if isinstance(data, dict) and data.get("address") is not None and "kind" not in data:
+        """A placement that gives an address or CPUs but no kind (``spanload run --ray ADDRESS``) is Ray."""
+        if isinstance(data, dict) and "kind" not in data and {"address", "cpus_per_worker"} & data.keys():
             return {**data, "kind": PlacementKind.RAY}
         return data
 
