@@ -14,34 +14,90 @@ from spanload.main import create_app
 from tests.api.conftest import local_client, make_settings
 from tests.api.loadless_engine import LoadlessEngine
 
+NOT_FOUND = "run 'nope' not found"
+
 
 @pytest.mark.parametrize(
-    ("method", "path", "body", "status"),
+    ("method", "path", "body", "status", "says"),
     [
-        ("GET", "/api/runs/nope", None, 404),
-        ("PATCH", "/api/runs/nope", {"name": "x"}, 404),
-        ("DELETE", "/api/runs/nope", None, 404),
-        ("PATCH", "/api/runs/nope/config", {"updater": {"transactions_per_second": 2}}, 404),
-        ("POST", "/api/runs/nope/stop", None, 404),
-        ("GET", "/api/runs/nope/samples", None, 404),
-        ("GET", "/api/runs/nope/export", None, 404),
-        ("GET", "/api/runs?limit=0", None, 422),
-        ("GET", "/api/runs?limit=501", None, 422),
-        ("GET", "/api/runs?offset=-1", None, 422),
-        ("GET", "/api/runs?status=bogus", None, 422),
-        ("POST", "/api/runs", {"preset": "no-such-preset"}, 422),
-        ("POST", "/api/runs", {"preset": "light", "config": {}}, 422),
-        ("POST", "/api/runs", {"preset": "light", "overrides": {"updater": {"transactions_per_second": -1}}}, 422),
-        ("POST", "/api/runs", {"overrides": {"watcher": {"watchers": 2, "shard_filter": "none"}}}, 422),
-        ("POST", "/api/runs", {"name": "bad\u0000name"}, 422),
+        ("GET", "/api/runs/nope", None, 404, NOT_FOUND),
+        ("PATCH", "/api/runs/nope", {"name": "x"}, 404, NOT_FOUND),
+        ("DELETE", "/api/runs/nope", None, 404, NOT_FOUND),
+        ("PATCH", "/api/runs/nope/config", {"updater": {"transactions_per_second": 2}}, 404, NOT_FOUND),
+        ("POST", "/api/runs/nope/stop", None, 404, NOT_FOUND),
+        ("GET", "/api/runs/nope/samples", None, 404, NOT_FOUND),
+        ("GET", "/api/runs/nope/export", None, 404, NOT_FOUND),
+        (
+            "GET",
+            "/api/runs?limit=0",
+            None,
+            422,
+            "['query', 'limit'], 'msg': 'Input should be greater than or equal to 1'",
+        ),
+        (
+            "GET",
+            "/api/runs?limit=501",
+            None,
+            422,
+            "['query', 'limit'], 'msg': 'Input should be less than or equal to 500'",
+        ),
+        (
+            "GET",
+            "/api/runs?offset=-1",
+            None,
+            422,
+            "['query', 'offset'], 'msg': 'Input should be greater than or equal to 0'",
+        ),
+        (
+            "GET",
+            "/api/runs?status=bogus",
+            None,
+            422,
+            "['query', 'status'], 'msg': \"Input should be 'pending', 'starting'",
+        ),
+        (
+            "POST",
+            "/api/runs",
+            {"preset": "no-such-preset"},
+            422,
+            "unknown preset 'no-such-preset'; presets are: very-light,",
+        ),
+        (
+            "POST",
+            "/api/runs",
+            {"preset": "light", "config": {}},
+            422,
+            "give either preset (with overrides) or config, not both",
+        ),
+        (
+            "POST",
+            "/api/runs",
+            {"preset": "light", "overrides": {"updater": {"transactions_per_second": -1}}},
+            422,
+            "updater.transactions_per_second: Input should be greater than 0",
+        ),
+        (
+            "POST",
+            "/api/runs",
+            {"overrides": {"watcher": {"watchers": 2, "shard_filter": "none"}}},
+            422,
+            "watcher.shard_filter 'none' needs watcher.watchers = 1 (got 2)",
+        ),
+        (
+            "POST",
+            "/api/runs",
+            {"name": "bad\u0000name"},
+            422,
+            "['body', 'name'], 'msg': 'Value error, must not contain NUL",
+        ),
     ],
 )
 def test_bad_requests_get_4xx_with_detail(
-    client: TestClient, method: str, path: str, body: dict[str, Any] | None, status: int
+    client: TestClient, method: str, path: str, body: dict[str, Any] | None, status: int, says: str
 ) -> None:
     response = client.request(method, path, json=body)
     assert response.status_code == status, response.text
-    assert response.json()["detail"]
+    assert says in str(response.json()["detail"]), response.text
 
 
 def test_invalid_combination_names_the_field(client: TestClient) -> None:

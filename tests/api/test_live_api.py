@@ -62,6 +62,7 @@ def test_live_socket_of_a_finished_run_gives_its_whole_history(client: TestClien
     with client.websocket_connect(f"/api/runs/{run['id']}/live?max_points=2") as ws:
         snapshot = MESSAGES.validate_python(ws.receive_json())
     assert snapshot.run.status == "finished" and snapshot.run.summary is not None
+    assert snapshot.run.summary.model_dump(mode="json") == done["summary"]
     assert snapshot.total_samples == done["sample_count"]
     assert len(snapshot.samples) <= 2 and snapshot.downsampled == (done["sample_count"] > 2)
 

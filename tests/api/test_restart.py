@@ -3,13 +3,16 @@ marked interrupted."""
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import signal
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
+from spanload.store.runs import INTERRUPTED_REASON
 from tests.helpers import ServeProcess, alive, children_of, wait_for
 
 RUN_TIMEOUT_S = 120.0
@@ -55,7 +58,10 @@ def test_killed_backend_restarts_with_run_interrupted_and_its_data_intact(tmp_pa
         events = api.get(f"/api/runs/{run_id}/export").json()["events"]
 
     assert run["status"] == "interrupted"
-    assert run["failure_reason"] and run["ended_at"] is not None
+    assert run["failure_reason"] == INTERRUPTED_REASON
+    # the run ended where its data ends: its start plus the elapsed time of its last stored sample
+    ran_s = (dt.datetime.fromisoformat(run["ended_at"]) - dt.datetime.fromisoformat(run["started_at"])).total_seconds()
+    assert ran_s == pytest.approx(max(s["elapsed_s"] for s in after), abs=1e-3)
     assert after[: len(before)] == before  # every sample read before the kill is still there, unchanged
     assert run["sample_count"] == len(after) >= len(before)
     changes = [e["changes"] for e in events if e["kind"] == "config_change"]

@@ -70,7 +70,9 @@ def test_run_lifecycle_create_change_pause_stop_export_delete(client: TestClient
     few = client.get(f"/api/runs/{run_id}/samples", params={"max_points": 2}).json()
     assert few["count"] <= 2 and few["downsampled"] and few["total"] == samples["total"]
     window = client.get(f"/api/runs/{run_id}/samples", params={"from": 2, "to": 3}).json()
-    assert all(2 <= s["elapsed_s"] <= 3 for s in window["data"])
+    in_window = [s["seq"] for s in samples["data"] if 2 <= s["elapsed_s"] <= 3]
+    assert in_window, f"no sample between 2 s and 3 s: {[s['elapsed_s'] for s in samples['data']]}"
+    assert [s["seq"] for s in window["data"]] == in_window
 
     exported = client.get(f"/api/runs/{run_id}/export", params={"format": "json"})
     assert exported.headers["content-type"].startswith("application/json")

@@ -17,14 +17,21 @@ def _recorded(values: list[int]) -> metrics.HdrHistogram:
 
 
 def test_encode_decode_round_trip_keeps_every_count() -> None:
-    values = [random.Random(1).randrange(1, 5_000_000) for _ in range(5000)]
+    rng = random.Random(1)
+    values = [rng.randrange(1, 5_000_000) for _ in range(5000)]
+    assert len(set(values)) > 4000, "the sample must spread over many buckets"
     original = _recorded(values)
     text = metrics.encode(original)
     assert text.startswith("HISTF")  # base64 of the standard compressed encoding's cookie
     decoded = metrics.decode(text)
     assert decoded.get_total_count() == 5000
-    assert decoded.get_value_at_percentile(99) == original.get_value_at_percentile(99)
+    for pct in (1, 10, 25, 50, 75, 90, 99, 99.9):
+        assert decoded.get_value_at_percentile(pct) == original.get_value_at_percentile(pct), pct
+    assert decoded.get_min_value() == original.get_min_value()
     assert decoded.get_max_value() == original.get_max_value()
+    # every recorded value is counted in the same bucket after the round trip
+    for v in values[:200]:
+        assert decoded.get_count_at_value(v) == original.get_count_at_value(v)
 
 
 def test_merged_percentiles_are_those_of_all_values_not_an_average() -> None:

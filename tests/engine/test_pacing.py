@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import random
 import threading
+import time
 
 import pytest
 
@@ -56,23 +57,37 @@ def test_a_saturated_pool_shows_a_backlog_and_intended_start_before_actual_start
 
 
 def test_pause_stops_scheduling_and_clears_the_backlog() -> None:
-    done = threading.Event()
-    calls = 0
+    lock = threading.Lock()
+    intended_starts: list[float] = []
 
     def operation(intended: float, actual: float) -> None:
-        nonlocal calls
-        calls += 1
-        if calls >= 5:
-            done.set()
+        with lock:
+            intended_starts.append(intended)
+
+    def calls() -> int:
+        with lock:
+            return len(intended_starts)
 
     pacer = Pacer("test", operation, rate_per_s=100.0, parallelism=1)
     pacer.start()
-    assert done.wait(10)
-    pacer.pause()
-    assert pacer.behind == 0 and pacer.rate == 0.0
-    pacer.resume()
-    assert pacer.rate == 100.0
-    pacer.stop()
+    try:
+        wait_for(lambda: calls() >= 5 or None, 10, "5 operations at 100/s")
+        pacer.pause()
+        paused_at = time.perf_counter()  # the pacer's clock
+        wait_for(lambda: pacer.in_flight == 0 or None, 10, "the operation in flight to end")
+        assert pacer.behind == 0 and pacer.rate == 0.0
+        during = calls()
+        time.sleep(0.5)  # 50 arrivals would fall due at 100/s if pause did not stop scheduling
+        assert calls() == during, f"{calls() - during} operations ran while paused"
+        pacer.resume()
+        assert pacer.rate == 100.0
+        wait_for(lambda: calls() >= during + 5 or None, 10, "operations to run again after resume")
+    finally:
+        pacer.stop()
+    with lock:
+        after_resume = intended_starts[during:]
+    # the arrivals that fell due while paused were dropped, not run late after resume
+    assert min(after_resume) >= paused_at + 0.5, "an arrival scheduled during the pause ran after resume"
 
 
 def test_parallelism_can_shrink_and_grow_live() -> None:

@@ -425,11 +425,17 @@ def test_reads_see_exactly_the_commits_up_to_their_timestamp(tdb: SpannerDb, ser
         pb, ids = query(TransactionSelector(single_use=TransactionOptions(read_only=read_only)))
         reads.append((pb.seconds * 10**9 + pb.nanos, ids))
 
+    reader_errors: list[BaseException] = []
+
     def reader() -> None:
-        session = raw.create_session(CreateSessionRequest(database=tdb.database.name)).name
-        while not done.is_set():
-            read_once(session)
-        raw.delete_session(name=session)
+        try:
+            session = raw.create_session(CreateSessionRequest(database=tdb.database.name)).name
+            while not done.is_set():
+                read_once(session)
+            raw.delete_session(name=session)
+        except BaseException as err:  # reaches pytest through reader_errors below
+            with lock:
+                reader_errors.append(err)
 
     readers = [threading.Thread(target=reader, daemon=True) for _ in range(2)]
     for t in readers:
@@ -438,7 +444,9 @@ def test_reads_see_exactly_the_commits_up_to_their_timestamp(tdb: SpannerDb, ser
     done.set()
     for t in readers:
         t.join(30)
+    assert not any(t.is_alive() for t in readers), "a reader thread was still running 30 s after the writers ended"
     assert not errors, errors
+    assert not reader_errors, reader_errors
     assert len(reads) >= 5, f"only {len(reads)} reads ran alongside the writers"
     for read_ts, ids in reads:
         assert read_ts > 0, "return_read_timestamp must give the read timestamp"
