@@ -50,8 +50,7 @@ func (s *spannerServer) BatchCreateSessions(_ context.Context, req *spannerpb.Ba
 		n = 100
 	}
 	resp := &spannerpb.BatchCreateSessionsResponse{}
-	for i := int32(0); i < n; i++ {
-		sess := s.b.Txns.CreateSession(db, req.Database, false, req.GetSessionTemplate().GetLabels(), req.GetSessionTemplate().GetCreatorRole())
+	for _, sess := range s.b.Txns.CreateSessions(db, req.Database, int(n), false, req.GetSessionTemplate().GetLabels(), req.GetSessionTemplate().GetCreatorRole()) {
 		resp.Session = append(resp.Session, sessionPB(sess))
 	}
 	return resp, nil

@@ -30,6 +30,11 @@ func Start(ctx context.Context, srv *grpc.Server, reg *storage.Registry) *Backen
 		db.Sys = col.For(db)
 	}
 	reg.OnOpen = func(db *storage.DB) { db.Sys = col.For(db) }
+	if dir := reg.PersistentDir(); dir != "" {
+		if err := txns.Persist(dir, reg.Database); err != nil {
+			slog.Warn("sessions will not survive a restart", "err", err)
+		}
+	}
 	Register(srv, b)
 	go b.Txns.Janitor(ctx, janitorInterval)
 	go func() {

@@ -62,6 +62,15 @@ func OpenRegistry(dir string) (*Registry, error) {
 	return r, r.load()
 }
 
+// PersistentDir is the data directory, or "" when the data lives in a
+// temporary directory that Close removes.
+func (r *Registry) PersistentDir() string {
+	if r.temp {
+		return ""
+	}
+	return r.dir
+}
+
 // tempPrefix starts the name of an in-memory server's data directory, followed
 // by the server's process ID.
 const tempPrefix = "spanload-local-spanner-"

@@ -56,6 +56,9 @@ type Manager struct {
 	txns      map[string]*Txn
 	conflicts map[*storage.DB]*conflicts
 
+	// sessionsPath, when set (Persist), is the file that keeps the sessions across restarts.
+	sessionsPath string
+
 	// OnCommit, if set, is called after every commit attempt (for statistics) with
 	// the transaction's shape, whether it committed or aborted, how long the commit
 	// took and how long the transaction lived.
@@ -75,12 +78,22 @@ func randomID(n int) string {
 
 // CreateSession creates a session on db (named dbName).
 func (m *Manager) CreateSession(db *storage.DB, dbName string, multiplexed bool, labels map[string]string, role string) *Session {
+	return m.CreateSessions(db, dbName, 1, multiplexed, labels, role)[0]
+}
+
+// CreateSessions creates n sessions on db (named dbName), saved at once.
+func (m *Manager) CreateSessions(db *storage.DB, dbName string, n int, multiplexed bool, labels map[string]string, role string) []*Session {
 	now := time.Now()
-	s := &Session{Name: dbName + "/sessions/" + randomID(12), DB: db, Multiplexed: multiplexed, Labels: labels, CreatorRole: role, Created: now, lastUse: now}
+	out := make([]*Session, n)
 	m.mu.Lock()
-	m.sessions[s.Name] = s
-	m.mu.Unlock()
-	return s
+	defer m.mu.Unlock()
+	for i := range out {
+		s := &Session{Name: dbName + "/sessions/" + randomID(12), DB: db, Multiplexed: multiplexed, Labels: labels, CreatorRole: role, Created: now, lastUse: now}
+		m.sessions[s.Name] = s
+		out[i] = s
+	}
+	m.saved()
+	return out
 }
 
 // Session returns the session with the given name.
@@ -108,6 +121,7 @@ func (m *Manager) DeleteSession(name string) error {
 			delete(m.txns, id)
 		}
 	}
+	m.saved()
 	return nil
 }
 
@@ -134,6 +148,7 @@ func (m *Manager) DropDatabase(db *storage.DB) {
 			delete(m.sessions, n)
 		}
 	}
+	m.saved()
 	for id, t := range m.txns {
 		if t.DB == db {
 			delete(m.txns, id)
@@ -184,10 +199,15 @@ func (m *Manager) sweep(now time.Time) {
 			}
 		}
 	}
+	expired := false
 	for n, s := range m.sessions {
 		if !s.Multiplexed && now.Sub(s.LastUse()) > SessionIdleTimeout {
 			delete(m.sessions, n)
+			expired = true
 		}
+	}
+	if expired {
+		m.saved()
 	}
 	dbs := make(map[*storage.DB]*conflicts, len(m.conflicts))
 	for db, c := range m.conflicts {
