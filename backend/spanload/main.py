@@ -16,7 +16,7 @@ from spanload.control.service import RunService
 from spanload.engine.engine_thread import EngineThread
 from spanload.model.settings import Settings, get_settings
 from spanload.model.state import RunEngine, RunSink
-from spanload.spanner.local_server import start_local_spanner
+from spanload.spanner.local_server import SupervisedLocalSpanner, TargetChange
 from spanload.store.db import make_engine, make_sessionmaker
 from spanload.store.migrate import upgrade_to_head
 from spanload.store.recovery import recover_interrupted
@@ -42,13 +42,25 @@ def create_app(settings: Settings | None = None, engine_factory: EngineFactory |
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.settings = settings
         app.state.local_spanner = None
+        loop = asyncio.get_running_loop()
+        hub: Hub | None = None
+
+        def target_changed(change: TargetChange) -> None:  # from the local Spanner's supervising thread
+            if hub is not None:
+                loop.call_soon_threadsafe(hub.on_target_change, change)
+
         if settings.local_spanner_start:
             data_dir = None if settings.local_spanner_in_memory else settings.data_dir / "local-spanner"
-            app.state.local_spanner = start_local_spanner(
+            # started from this thread, which outlives it: Linux ends the child with the thread
+            # that started it (PR_SET_PDEATHSIG); restarts come from the supervising thread
+            app.state.local_spanner = SupervisedLocalSpanner(
                 settings.local_spanner_host,
                 settings.local_spanner_port,
                 data_dir,
                 settings.local_spanner_binary,
+                backoff_s=settings.local_spanner_restart_backoff_s,
+                backoff_max_s=settings.local_spanner_restart_backoff_max_s,
+                on_change=target_changed,
             )
         engine_settings = settings
         if app.state.local_spanner is not None:  # port 0 means "any free port": tell runs which one

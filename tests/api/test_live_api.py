@@ -80,6 +80,7 @@ def test_live_message_schema_is_served(client: TestClient) -> None:
         "sample",
         "status",
         "config_change",
+        "event",
         "summary",
         "dropped",
     }

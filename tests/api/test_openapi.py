@@ -15,6 +15,7 @@ LIVE_TYPES = {
     "sample": "SampleMessage",
     "status": "StatusMessage",
     "config_change": "ConfigChangeMessage",
+    "event": "EventMessage",
     "summary": "SummaryMessage",
     "dropped": "DroppedMessage",
 }

@@ -13,17 +13,17 @@ from starlette.requests import HTTPConnection
 from spanload.control.hub import Hub
 from spanload.control.service import RunService
 from spanload.model.settings import Settings, get_settings
-from spanload.spanner.local_server import LocalSpanner
+from spanload.spanner.local_server import SupervisedLocalSpanner
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 
 
-def _local_spanner(request: Request) -> LocalSpanner | None:
-    server: LocalSpanner | None = getattr(request.app.state, "local_spanner", None)
+def _local_spanner(request: Request) -> SupervisedLocalSpanner | None:
+    server: SupervisedLocalSpanner | None = getattr(request.app.state, "local_spanner", None)
     return server
 
 
-LocalSpannerDep = Annotated[LocalSpanner | None, Depends(_local_spanner)]
+LocalSpannerDep = Annotated[SupervisedLocalSpanner | None, Depends(_local_spanner)]
 
 
 # --- the control plane's dependencies ----------------------------------------------------------

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, status
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from spanload import __version__
 from spanload.api.deps import LocalSpannerDep
@@ -14,8 +14,11 @@ router = APIRouter(tags=["health"])
 
 class LocalSpannerPublic(BaseModel):
     address: str | None
-    state: ServerState
+    state: ServerState = Field(description="up; restarting after it died (serve starts it again); down")
     version: str | None
+    pid: int | None = Field(None, description="the running server's process id")
+    restarts: int = Field(0, description="how often serve restarted it after it died")
+    last_exit: str | None = Field(None, description="how it ended the last time it died")
 
 
 class HealthPublic(BaseModel):
@@ -29,7 +32,14 @@ def health(local: LocalSpannerDep) -> HealthPublic:
     if local is None:
         spanner = LocalSpannerPublic(address=None, state=ServerState.DOWN, version=None)
     else:
-        spanner = LocalSpannerPublic(address=local.address, state=local.state, version=local.version)
+        spanner = LocalSpannerPublic(
+            address=local.address,
+            state=local.state,
+            version=local.version,
+            pid=local.pid,
+            restarts=local.restarts,
+            last_exit=local.last_exit,
+        )
     return HealthPublic(status="ok", version=__version__, local_spanner=spanner)
 
 

@@ -14,11 +14,12 @@ from functools import partial
 
 from sqlalchemy.orm import Session
 
-from spanload.model.config import ConfigPatch, RunConfig
+from spanload.model.config import ConfigPatch, RunConfig, TargetKind
 from spanload.model.live import (
     ConfigChangeMessage,
     DroppedMessage,
     EventKind,
+    EventMessage,
     EventPublic,
     LiveUpdate,
     SampleMessage,
@@ -27,6 +28,7 @@ from spanload.model.live import (
 )
 from spanload.model.samples import Sample, Summary
 from spanload.model.state import TERMINAL_STATES, RunState
+from spanload.spanner.local_server import TargetChange
 from spanload.store import runs as run_store
 from spanload.store import samples as sample_store
 from spanload.store.writer import StoreWriter
@@ -146,6 +148,31 @@ class Hub:
         self.writer.submit(partial(_write_summary, run_id=run_id, summary=summary))
         self._publish(run_id, SummaryMessage(summary=summary))
 
+    # --- the local Spanner ---------------------------------------------------------------------
+
+    def on_target_change(self, change: TargetChange) -> None:
+        """The local Spanner went down or came back: a point on the timeline of every active run
+        that talks to it."""
+        now = time.time()
+        kind = EventKind.TARGET_UP if change.up else EventKind.TARGET_DOWN
+        changes: dict[str, object] = {"address": change.address, "restarts": change.restarts}
+        if change.reason is not None:
+            changes["reason"] = change.reason
+        if change.wait_s is not None:
+            changes["restart_in_s"] = change.wait_s
+        if change.down_s is not None:
+            changes["down_s"] = round(change.down_s, 3)
+        for run_id, config in list(self.configs.items()):
+            state = self.states.get(run_id)
+            targets_it = config.target.kind is TargetKind.LOCAL and config.target.emulator_host in (
+                None,
+                change.address,
+            )
+            if not targets_it or state is None or not state.is_active:
+                continue
+            self.writer.submit(partial(_write_event, run_id=run_id, kind=kind, changes=changes, now=now))
+            self._publish(run_id, EventMessage(event=self._event(run_id, now, kind, None, changes)))
+
     # --- helpers -------------------------------------------------------------------------------
 
     def track(self, run_id: str, config: RunConfig) -> None:
@@ -171,6 +198,10 @@ def _write_config_change(
     session: Session, *, run_id: str, changes: dict[str, object], who: str, config: RunConfig | None, now: float
 ) -> None:
     run_store.add_config_change(session, run_id, changes, who, config, now)
+
+
+def _write_event(session: Session, *, run_id: str, kind: EventKind, changes: dict[str, object], now: float) -> None:
+    run_store.add_event(session, run_id, kind, changes, now)
 
 
 def _write_summary(session: Session, *, run_id: str, summary: Summary) -> None:

@@ -16,17 +16,22 @@ from spanload.model.state import RunState
 class EventKind(StrEnum):
     CONFIG_CHANGE = "config_change"
     STATUS = "status"
+    TARGET_DOWN = "target_down"  # the local Spanner the run talks to died
+    TARGET_UP = "target_up"  # ... and serve restarted it
 
 
 class EventPublic(BaseModel):
-    """A point on a run's timeline: a live config change or a status change."""
+    """A point on a run's timeline: a live config change, a status change, or its target going
+    down or coming back."""
 
     id: int | None = Field(default=None, description="store id; None on a live message not yet stored")
     t: datetime
     elapsed_s: float
     kind: EventKind
     who: str | None = None
-    changes: dict[str, Any] = Field(description="flat field -> new value, or {status, reason}")
+    changes: dict[str, Any] = Field(
+        description="flat field -> new value; {status, reason}; or for the target {address, restarts, reason | down_s}"
+    )
 
 
 class LiveBase(BaseModel):
@@ -59,6 +64,13 @@ class ConfigChangeMessage(LiveBase):
     config: dict[str, Any] | None = Field(default=None, description="the run's config after the change")
 
 
+class EventMessage(LiveBase):
+    """Another point on the run's timeline (its target went down or came back)."""
+
+    type: Literal["event"] = "event"
+    event: EventPublic
+
+
 class SummaryMessage(LiveBase):
     type: Literal["summary"] = "summary"
     summary: Summary
@@ -73,5 +85,5 @@ class DroppedMessage(LiveBase):
     backlog: int
 
 
-LiveUpdate = SampleMessage | StatusMessage | ConfigChangeMessage | SummaryMessage | DroppedMessage
+LiveUpdate = SampleMessage | StatusMessage | ConfigChangeMessage | EventMessage | SummaryMessage | DroppedMessage
 LiveUpdateMessage = Annotated[LiveUpdate, Field(discriminator="type")]

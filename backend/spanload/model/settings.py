@@ -76,6 +76,12 @@ class Settings(BaseSettings):
     local_spanner_port: int = 9010
     local_spanner_start: bool = Field(default=True, description="start the local Spanner with `serve`")
     local_spanner_in_memory: bool = Field(default=False, description="keep local Spanner data in memory")
+    local_spanner_restart_backoff_s: float = Field(
+        default=0.5, gt=0, description="wait before restarting a local Spanner that died; doubles while it keeps dying"
+    )
+    local_spanner_restart_backoff_max_s: float = Field(
+        default=10.0, gt=0, description="longest wait between restarts of the local Spanner"
+    )
 
     report_interval_s: float = 1.0
     frontend_dist: Path = Field(default=REPO_ROOT / "frontend" / "dist")

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -32,7 +33,16 @@ class LocalSpannerError(Unavailable):
 
 class ServerState(StrEnum):
     UP = "up"
+    RESTARTING = "restarting"  # it died; serve starts it again after a backoff
     DOWN = "down"
+
+
+# Restarts of a local Spanner that died: the first after RESTART_BACKOFF_S, each further one in a row
+# after twice the previous wait (at most RESTART_BACKOFF_MAX_S); a server that then stays up for
+# RESTART_STABLE_S brings the wait back to the first.
+RESTART_BACKOFF_S = 0.5
+RESTART_BACKOFF_MAX_S = 10.0
+RESTART_STABLE_S = 30.0
 
 
 def find_executable(name: str, configured: Path | None = None) -> Path | None:
@@ -86,6 +96,139 @@ class LocalSpanner:
                 logger.warning("local Spanner did not stop within %.0f s; killing it", STOP_TIMEOUT_S)
                 self.process.kill()
                 self.process.wait()
+
+
+def exit_description(code: int) -> str:
+    """How a child process ended, as a phrase: "was killed by SIGKILL", "exited with code 2"."""
+    if code < 0:
+        try:
+            return f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with code {code}"
+
+
+@dataclass(frozen=True)
+class TargetChange:
+    """The supervised local Spanner went down (``up=False``) or is back (``up=True``)."""
+
+    up: bool
+    address: str
+    restarts: int
+    reason: str | None = None  # why it went down
+    wait_s: float | None = None  # when it went down: the wait before it is started again
+    down_s: float | None = None  # how long it was down, when it is back
+
+
+class SupervisedLocalSpanner:
+    """The local Spanner of `serve`, started again when it dies: on the same address and data
+    directory (so nothing written is lost, its sessions included), after a backoff that doubles
+    while it keeps dying and comes back to ``backoff_s`` once it stayed up ``stable_s``.
+
+    Restarted servers are children of the supervising thread, which lives until :meth:`stop`
+    (Linux ends a child with the thread that started it, see :func:`_die_with_parent`).
+
+    ``on_change`` is called from the supervising thread when it goes down and when it is back.
+    """
+
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        data_dir: Path | None = None,
+        binary: Path | None = None,
+        backoff_s: float = RESTART_BACKOFF_S,
+        backoff_max_s: float = RESTART_BACKOFF_MAX_S,
+        stable_s: float = RESTART_STABLE_S,
+        on_change: Callable[[TargetChange], None] | None = None,
+    ) -> None:
+        self.host = host
+        self.data_dir = data_dir
+        self.binary = binary
+        self.backoff_s = backoff_s
+        self.backoff_max_s = max(backoff_max_s, backoff_s)
+        self.stable_s = stable_s
+        self.on_change = on_change
+        self.restarts = 0
+        self.last_exit: str | None = None
+        self.next_wait_s = backoff_s  # the wait before the next restart
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._state = ServerState.DOWN
+        self._server = start_local_spanner(host, port, data_dir, binary)  # port 0: the one it got is kept
+        self.address = self._server.address
+        self.version = self._server.version
+        self._up_since = time.monotonic()
+        self._state = ServerState.UP
+        self._thread = threading.Thread(target=self._supervise, name="local-spanner-supervisor", daemon=True)
+        self._thread.start()
+
+    @property
+    def state(self) -> ServerState:
+        return self._state
+
+    @property
+    def pid(self) -> int | None:
+        """The running server's process id; None while it is being restarted."""
+        with self._lock:
+            return self._server.process.pid if self._state is ServerState.UP else None
+
+    def _supervise(self) -> None:
+        while True:
+            code = self._server.process.wait()
+            if self._stopping.is_set():
+                return
+            went_down = time.monotonic()
+            if went_down - self._up_since >= self.stable_s:
+                self.next_wait_s = self.backoff_s  # it had been up a good while: start again quickly
+            with self._lock:
+                self._state = ServerState.RESTARTING
+                self.last_exit = exit_description(code)
+            reason = f"local Spanner {self.last_exit}"
+            logger.error("%s; restarting it in %.1f s", reason, self.next_wait_s)
+            self._notify(TargetChange(False, self.address, self.restarts, reason=reason, wait_s=self.next_wait_s))
+            server = self._restart()
+            if server is None:
+                return
+            with self._lock:
+                if self._stopping.is_set():
+                    server.stop()
+                    return
+                self._server = server
+                self.restarts += 1
+                self._up_since = time.monotonic()
+                self._state = ServerState.UP
+            down_s = self._up_since - went_down
+            logger.info("local Spanner is back on %s after %.1f s (restart %d)", self.address, down_s, self.restarts)
+            self._notify(TargetChange(True, self.address, self.restarts, down_s=down_s))
+
+    def _restart(self) -> LocalSpanner | None:
+        """Start the server again on its address after the backoff, as often as it takes; None
+        once :meth:`stop` was called."""
+        host, _, port = self.address.rpartition(":")
+        while not self._stopping.wait(self.next_wait_s):
+            self.next_wait_s = min(self.next_wait_s * 2, self.backoff_max_s)
+            try:
+                return start_local_spanner(host, int(port), self.data_dir, self.binary)
+            except (LocalSpannerError, OSError) as err:
+                logger.error("local Spanner did not restart: %s; trying again in %.1f s", err, self.next_wait_s)
+        return None
+
+    def _notify(self, change: TargetChange) -> None:
+        if self.on_change is None:
+            return
+        try:
+            self.on_change(change)
+        except Exception:  # a listener's bug must not end the supervision
+            logger.exception("local Spanner change listener failed")
+
+    def stop(self) -> None:
+        self._stopping.set()
+        with self._lock:
+            server = self._server
+            self._state = ServerState.DOWN
+        server.stop()
+        self._thread.join(timeout=STOP_TIMEOUT_S)
 
 
 def start_local_spanner(

@@ -175,6 +175,20 @@ def add_config_change(
     return event
 
 
+def add_event(
+    session: Session, run_id: str, kind: EventKind, changes: dict[str, Any], now: float | None = None
+) -> EventRow | None:
+    """Put another point on the run's timeline (its target went down or came back)."""
+    now = time.time() if now is None else now
+    row = session.get(RunRow, run_id)
+    if row is None:
+        return None
+    event = EventRow(run_id=run_id, t=now, elapsed_s=_elapsed(row, now), kind=kind.value, who=None, changes=changes)
+    session.add(event)
+    session.commit()
+    return event
+
+
 def set_current_config(session: Session, run_id: str, config: RunConfig) -> None:
     session.execute(update(RunRow).where(RunRow.id == run_id).values(current_config=_config_json(config)))
     session.commit()

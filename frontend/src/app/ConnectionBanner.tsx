@@ -1,44 +1,39 @@
-// Polls /api/health; when the server cannot be reached, shows a banner and keeps retrying.
-import { useEffect, useState } from "react";
-import { fetchHealth } from "@/lib/api/health";
-import { backoffMs } from "@/lib/backoff";
+// From the health poll (useHealth): when the server cannot be reached, a banner (it keeps
+// retrying); while the local Spanner that serve supervises is being restarted, a banner saying so;
+// and in the header, the local Spanner's state and restart count (LocalSpannerState).
+import type { Health } from "@/lib/types";
+import type { HealthPoll } from "./useHealth";
 
-const HEALTHY_POLL_MS = 15_000;
-
-export function ConnectionBanner() {
-  const [down, setDown] = useState(false);
-  const [attempt, setAttempt] = useState(0);
-  const [tick, setTick] = useState(0);
-
-  useEffect(() => {
-    const controller = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    fetchHealth(controller.signal)
-      .then(() => {
-        setDown(false);
-        setAttempt(0);
-        timer = setTimeout(() => setTick((t) => t + 1), HEALTHY_POLL_MS);
-      })
-      .catch(() => {
-        if (controller.signal.aborted) return;
-        setDown(true);
-        setAttempt((a) => a + 1);
-        timer = setTimeout(() => setTick((t) => t + 1), backoffMs(Math.min(attempt, 4)));
-      });
-    return () => {
-      controller.abort();
-      if (timer) clearTimeout(timer);
-    };
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- re-run on each tick only
-  }, [tick]);
-
-  if (!down) return null;
+export function ConnectionBanner({ health, down, retry }: HealthPoll) {
+  if (down) {
+    return (
+      <div className="banner banner-error" role="alert" data-testid="connection-banner">
+        Lost the connection to the Spanload server. Retrying…
+        <button type="button" onClick={retry}>
+          Retry now
+        </button>
+      </div>
+    );
+  }
+  const local = health?.local_spanner;
+  if (local?.state !== "restarting") return null;
   return (
-    <div className="banner banner-error" role="alert" data-testid="connection-banner">
-      Lost the connection to the Spanload server. Retrying…
-      <button type="button" onClick={() => setTick((t) => t + 1)}>
-        Retry now
-      </button>
+    <div className="banner banner-warn" role="status" data-testid="local-spanner-banner">
+      The local Spanner {local.last_exit ?? "stopped"}; serve is restarting it on {local.address}. Runs against it count the
+      outage as errors and recover when it is back.
     </div>
+  );
+}
+
+/** The local Spanner's state in the header: up, restarting or down, and how often it was restarted. */
+export function LocalSpannerState({ health }: { health: Health | null }) {
+  const local = health?.local_spanner;
+  if (!local?.address) return null;
+  const restarts = local.restarts > 0 ? ` · restarted ${local.restarts}×` : "";
+  return (
+    <span className={`local-spanner local-spanner-${local.state}`} data-testid="local-spanner-state" title={local.last_exit ? `last exit: ${local.last_exit}` : undefined}>
+      local Spanner: {local.state}
+      {restarts}
+    </span>
   );
 }

@@ -1,9 +1,11 @@
 // The shell: header with navigation, the server-connection banner, and the page.
 import { NavLink, Outlet } from "react-router-dom";
-import { ConnectionBanner } from "./ConnectionBanner";
+import { ConnectionBanner, LocalSpannerState } from "./ConnectionBanner";
+import { useHealth } from "./useHealth";
 import { TokenBanner } from "./TokenBanner";
 
 export function Layout() {
+  const health = useHealth();
   return (
     <div className="app">
       <header className="app-header">
@@ -21,8 +23,9 @@ export function Layout() {
             Compare
           </NavLink>
         </nav>
+        <LocalSpannerState health={health.health} />
       </header>
-      <ConnectionBanner />
+      <ConnectionBanner {...health} />
       <TokenBanner />
       <main className="app-main">
         <Outlet />

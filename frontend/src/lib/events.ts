@@ -5,6 +5,15 @@ import type { RunEvent } from "./types";
 
 export function describeEvent(event: RunEvent): string {
   if (isConfigChange(event)) return changeLabel(eventChanges(event)) || "config change";
+  const c = event.changes ?? {};
+  if (event.kind === "target_down") {
+    const wait = typeof c.restart_in_s === "number" ? `; restarting it in ${c.restart_in_s} s` : "";
+    return `target down${typeof c.reason === "string" ? `: ${c.reason}` : ""}${wait}`;
+  }
+  if (event.kind === "target_up") {
+    const after = typeof c.down_s === "number" ? ` after ${c.down_s.toFixed(1)} s` : "";
+    return `target up${after}${typeof c.restarts === "number" ? ` (restart ${c.restarts})` : ""}`;
+  }
   const status = event.changes?.status;
   const reason = event.changes?.reason;
   return typeof status === "string" ? `status → ${status}${typeof reason === "string" && reason ? ` (${reason})` : ""}` : event.kind;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { configEvent, makeSample, T0, statusEvent } from "@/test/fixtures";
+import { configEvent, makeSample, T0, statusEvent, targetEvent } from "@/test/fixtures";
+import { describeEvent } from "./events";
 import type { RunEvent } from "./types";
 import { DEFAULT_CONFIG, setPath } from "./knobs";
 import { clip, emptyReasons, configMarkers, gauge, hasData, RUN_CHARTS, toRows } from "./series";
@@ -48,6 +49,24 @@ describe("configMarkers", () => {
     expect(configMarkers([event], [makeSample(0)])).toEqual([{ x: 7, label: "limit=100" }]);
     expect(configMarkers([{ ...event, t: new Date((T0 + 9) * 1000).toISOString() }], [makeSample(0)])).toEqual([{ x: 9, label: "limit=100" }]);
     expect(configMarkers([event], [])).toEqual([]);
+  });
+});
+
+describe("target outages on the timeline", () => {
+  it("marks the target going down and coming back on the charts, in red and green", () => {
+    const events = [statusEvent(0, "running"), targetEvent(5.1, false), configEvent(6, { "watcher.limit": 10 }), targetEvent(7.2, true)];
+    expect(configMarkers(events, [makeSample(0)])).toEqual([
+      { x: 5.1, label: "target down", color: "#dc2626" },
+      { x: 6, label: "limit=10" },
+      { x: 7.2, label: "target up", color: "#16a34a" },
+    ]);
+  });
+
+  it("says what happened to the target in the event list", () => {
+    const down = targetEvent(5.1, false, { address: "127.0.0.1:9", restarts: 0, reason: "local Spanner was killed by SIGKILL", restart_in_s: 0.5 });
+    const up = targetEvent(7.2, true, { address: "127.0.0.1:9", restarts: 1, down_s: 2.0291 });
+    expect(describeEvent(down)).toBe("target down: local Spanner was killed by SIGKILL; restarting it in 0.5 s");
+    expect(describeEvent(up)).toBe("target up after 2.0 s (restart 1)");
   });
 });
 

@@ -191,19 +191,34 @@ export function isConfigChange(event: RunEvent): boolean {
   return event.kind === "config_change";
 }
 
-/** A vertical marker for each config change, placed at its elapsed time. */
+/** The run's target (the local Spanner) went down, or came back. */
+export function isTargetEvent(event: RunEvent): boolean {
+  return event.kind === "target_down" || event.kind === "target_up";
+}
+
+export const TARGET_DOWN_COLOR = "#dc2626";
+export const TARGET_UP_COLOR = "#16a34a";
+
+function markerOf(event: RunEvent): Omit<Marker, "x"> {
+  if (event.kind === "target_down") return { label: "target down", color: TARGET_DOWN_COLOR };
+  if (event.kind === "target_up") return { label: "target up", color: TARGET_UP_COLOR };
+  return { label: changeLabel(eventChanges(event)) || "config change" };
+}
+
+/** A vertical marker for each config change and each time the target went down or came back,
+ * placed at its elapsed time. */
 export function configMarkers(events: readonly RunEvent[], samples: readonly Sample[]): Marker[] {
   const start = runStart(samples);
   const markers: Marker[] = [];
   for (const event of events) {
-    if (!isConfigChange(event)) continue;
+    if (!isConfigChange(event) && !isTargetEvent(event)) continue;
     let x = typeof event.elapsed_s === "number" ? event.elapsed_s : null;
     if (x === null && start !== null) {
       const t = eventTime(event);
       if (t !== null) x = t - start;
     }
     if (x === null) continue;
-    markers.push({ x: Math.max(0, x), label: changeLabel(eventChanges(event)) || "config change" });
+    markers.push({ x: Math.max(0, x), ...markerOf(event) });
   }
   return markers;
 }

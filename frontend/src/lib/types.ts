@@ -94,7 +94,7 @@ export function isActive(state: RunState | string | null | undefined): boolean {
 
 // ---- REST ------------------------------------------------------------------------------------
 
-/** One entry on a run's timeline: a live config change or a status change. */
+/** One entry on a run's timeline: a live config change, a status change, or its target going down or back up. */
 export type RunEvent = Served<Schemas["EventPublic"]>;
 export type Headline = Served<Schemas["Headline"]>;
 export type RunPublic = Served<Schemas["RunPublic"]>;
@@ -119,7 +119,9 @@ export type StatusMessage = Served<Schemas["StatusMessage"]>;
 /** The schema types `config` as a plain dict; it is the run's whole config after the change. */
 export type ConfigChangeMessage = Omit<Served<Schemas["ConfigChangeMessage"]>, "config"> & { config: RunConfig | null };
 export type SummaryMessage = Served<Schemas["SummaryMessage"]>;
+/** Another point on the run's timeline: its target went down or came back. */
+export type EventMessage = Served<Schemas["EventMessage"]>;
 /** Sent to a viewer that fell too far behind, just before the server closes its socket. */
 export type DroppedMessage = Served<Schemas["DroppedMessage"]>;
 
-export type LiveMessage = SnapshotMessage | SampleMessage | StatusMessage | ConfigChangeMessage | SummaryMessage | DroppedMessage;
+export type LiveMessage = SnapshotMessage | SampleMessage | StatusMessage | ConfigChangeMessage | EventMessage | SummaryMessage | DroppedMessage;

@@ -81,6 +81,11 @@ export function statusEvent(elapsed: number, status: string, t = new Date((T0 + 
   return { id: null, kind: "status", t, elapsed_s: elapsed, who: null, changes: { status } };
 }
 
+export function targetEvent(elapsed: number, up: boolean, changes: Record<string, unknown> = {}): RunEvent {
+  const kind = up ? "target_up" : "target_down";
+  return { id: null, kind, t: new Date((T0 + elapsed) * 1000).toISOString(), elapsed_s: elapsed, who: null, changes };
+}
+
 /** A fetch stub answering JSON per "METHOD path" (path without the /api prefix and query). */
 export function fetchStub(routes: Record<string, (url: URL, init?: RequestInit) => { status?: number; body?: unknown }>) {
   return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {

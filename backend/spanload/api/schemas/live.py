@@ -10,6 +10,7 @@ from spanload.api.schemas.runs import RunPublic
 from spanload.model.live import (
     ConfigChangeMessage,
     DroppedMessage,
+    EventMessage,
     EventPublic,
     SampleMessage,
     StatusMessage,
@@ -31,6 +32,12 @@ class SnapshotMessage(BaseModel):
 
 
 LiveMessage = Annotated[
-    SnapshotMessage | SampleMessage | StatusMessage | ConfigChangeMessage | SummaryMessage | DroppedMessage,
+    SnapshotMessage
+    | SampleMessage
+    | StatusMessage
+    | ConfigChangeMessage
+    | EventMessage
+    | SummaryMessage
+    | DroppedMessage,
     Field(discriminator="type"),
 ]

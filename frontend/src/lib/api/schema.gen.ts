@@ -403,15 +403,28 @@ export interface components {
          * EventKind
          * @enum {string}
          */
-        EventKind: "config_change" | "status";
+        EventKind: "config_change" | "status" | "target_down" | "target_up";
+        /**
+         * EventMessage
+         * @description Another point on the run's timeline (its target went down or came back).
+         */
+        EventMessage: {
+            event: components["schemas"]["EventPublic"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "event";
+        };
         /**
          * EventPublic
-         * @description A point on a run's timeline: a live config change or a status change.
+         * @description A point on a run's timeline: a live config change, a status change, or its target going
+         *     down or coming back.
          */
         EventPublic: {
             /**
              * Changes
-             * @description flat field -> new value, or {status, reason}
+             * @description flat field -> new value; {status, reason}; or for the target {address, restarts, reason | down_s}
              */
             changes: {
                 [key: string]: unknown;
@@ -463,11 +476,28 @@ export interface components {
             /** Version */
             version: string;
         };
-        LiveMessage: components["schemas"]["SnapshotMessage"] | components["schemas"]["SampleMessage"] | components["schemas"]["StatusMessage"] | components["schemas"]["ConfigChangeMessage"] | components["schemas"]["SummaryMessage"] | components["schemas"]["DroppedMessage"];
+        LiveMessage: components["schemas"]["SnapshotMessage"] | components["schemas"]["SampleMessage"] | components["schemas"]["StatusMessage"] | components["schemas"]["ConfigChangeMessage"] | components["schemas"]["EventMessage"] | components["schemas"]["SummaryMessage"] | components["schemas"]["DroppedMessage"];
         /** LocalSpannerPublic */
         LocalSpannerPublic: {
             /** Address */
             address: string | null;
+            /**
+             * Last Exit
+             * @description how it ended the last time it died
+             */
+            last_exit?: string | null;
+            /**
+             * Pid
+             * @description the running server's process id
+             */
+            pid?: number | null;
+            /**
+             * Restarts
+             * @description how often serve restarted it after it died
+             * @default 0
+             */
+            restarts: number;
+            /** @description up; restarting after it died (serve starts it again); down */
             state: components["schemas"]["ServerState"];
             /** Version */
             version: string | null;
@@ -931,7 +961,7 @@ export interface components {
          * ServerState
          * @enum {string}
          */
-        ServerState: "up" | "down";
+        ServerState: "up" | "restarting" | "down";
         /**
          * ShardFilter
          * @enum {string}

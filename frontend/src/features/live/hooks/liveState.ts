@@ -78,6 +78,8 @@ export function liveReducer(state: LiveState, message: LiveMessage): LiveState {
       const events = state.events.some((e) => sameEvent(e, message.event)) ? state.events : [...state.events, message.event];
       return { ...state, events, config: message.config ?? state.config };
     }
+    case "event":
+      return state.events.some((e) => sameEvent(e, message.event)) ? state : { ...state, events: [...state.events, message.event] };
     case "summary":
       return { ...state, summary: message.summary };
     case "dropped":

@@ -1,0 +1,140 @@
+"""Chaos: SIGKILL the local Spanner under a running `spanload serve` run. serve restarts it on the
+same address and data directory; the run counts the outage as errors, marks it on its timeline,
+recovers by itself, and finishes with every change it committed received exactly once."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from tests.helpers import ServeProcess, wait_for
+
+RUN_S = 20
+KILL_AFTER_SAMPLES = 4
+RESTART_BACKOFF_S = 2.0  # long enough for a health poll every 0.1 s to see `restarting`
+TIMEOUT_MS = 1000  # client.timeout_ms: an operation against the dead server fails within it
+END_TIMEOUT_S = 180.0
+OUTAGE_CODES = {"UNAVAILABLE", "DEADLINE_EXCEEDED"}
+
+
+class HealthWatch:
+    """Polls /api/health every 0.1 s on a thread and keeps every (state, restarts, pid) it saw change."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.seen: list[tuple[str, int, int | None]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, name="health-watch", daemon=True)
+
+    def _poll(self) -> None:
+        with httpx.Client(base_url=self.url, timeout=5) as api:
+            while not self._stop.wait(0.1):
+                local = api.get("/api/health").json()["local_spanner"]
+                seen = (local["state"], local["restarts"], local["pid"])
+                if not self.seen or self.seen[-1] != seen:
+                    self.seen.append(seen)
+
+    def __enter__(self) -> HealthWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+
+def test_a_killed_local_spanner_is_restarted_and_the_run_recovers_with_its_data_intact(tmp_path: Path) -> None:
+    env = {"SPANLOAD_LOCAL_SPANNER_RESTART_BACKOFF_S": str(RESTART_BACKOFF_S)}
+    with ServeProcess(tmp_path, env=env) as serve, httpx.Client(base_url=serve.url, timeout=30) as api:
+        first_pid = serve.health["local_spanner"]["pid"]
+        address = serve.health["local_spanner"]["address"]
+        overrides = {"duration_s": RUN_S, "client": {"timeout_ms": TIMEOUT_MS}}
+        created = api.post("/api/runs", json={"preset": "light", "name": "chaos", "overrides": overrides})
+        assert created.status_code == 201, created.text
+        run_id = created.json()["id"]
+
+        def run() -> dict[str, Any]:
+            body: dict[str, Any] = api.get(f"/api/runs/{run_id}").json()
+            return body
+
+        def samples_at_least(n: int) -> dict[str, Any] | None:
+            current = run()
+            assert current["status"] not in ("failed", "finished"), current["failure_reason"]
+            return current if current["sample_count"] >= n else None
+
+        wait_for(lambda: samples_at_least(KILL_AFTER_SAMPLES), 120, f"{KILL_AFTER_SAMPLES} samples")
+        with HealthWatch(serve.url) as health:
+            wait_for(lambda: True if health.seen else None, 30, "the first health poll")
+            killed_at = time.time()
+            os.kill(first_pid, signal.SIGKILL)
+            wait_for(lambda: True if health.seen and health.seen[-1][:2] == ("up", 1) else None, 60, "restart")
+        ended = wait_for(
+            lambda: current if (current := run())["status"] in ("finished", "failed") else None,
+            END_TIMEOUT_S,
+            "the run to end",
+        )
+        samples = api.get(f"/api/runs/{run_id}/samples", params={"max_points": 20000}).json()["data"]
+        events = api.get(f"/api/runs/{run_id}/export").json()["events"]
+        after = api.get("/api/health").json()["local_spanner"]
+
+    # health: the same server went `restarting`, then `up` again as a new process, once
+    states = [(state, restarts) for state, restarts, _ in health.seen]
+    assert states == [("up", 0), ("restarting", 0), ("up", 1)], health.seen
+    assert health.seen[1][2] is None and health.seen[2][2] not in (None, first_pid)
+    assert (after["state"], after["restarts"], after["address"], after["last_exit"]) == (
+        "up",
+        1,
+        address,
+        "was killed by SIGKILL",
+    )
+
+    # the run went on and finished by itself
+    assert ended["status"] == "finished", ended["failure_reason"]
+
+    # the timeline: running, target down, target up, stopping, in that order
+    kinds = [e["kind"] if e["kind"] != "status" else e["changes"]["status"] for e in events]
+    assert kinds == ["starting", "running", "target_down", "target_up", "stopping", "finished"], events
+    down, up = events[2], events[3]
+    assert down["changes"] == {
+        "address": address,
+        "restarts": 0,
+        "reason": "local Spanner was killed by SIGKILL",
+        "restart_in_s": RESTART_BACKOFF_S,
+    }
+    assert (up["changes"]["address"], up["changes"]["restarts"]) == (address, 1)
+    assert up["changes"]["down_s"] >= RESTART_BACKOFF_S
+    assert up["elapsed_s"] - down["elapsed_s"] >= RESTART_BACKOFF_S
+
+    # errors: none before the kill; the outage's in the interval of the kill or the next one
+    before = [s for s in samples if s["t"] <= killed_at]
+    outage = [s for s in samples if s["t"] > killed_at]
+    assert len(before) >= KILL_AFTER_SAMPLES and all(s["errors_by_code"] == {} for s in before)
+    assert set(outage[0]["errors_by_code"]) | set(outage[1]["errors_by_code"]) <= OUTAGE_CODES
+    assert outage[0]["errors_by_code"] or outage[1]["errors_by_code"], outage[:2]
+    summary = ended["summary"]
+    per_sample: Counter[str] = Counter()
+    for sample in samples:
+        per_sample.update(sample["errors_by_code"])
+    assert summary["errors_by_code"] == dict(per_sample)
+    assert set(per_sample) <= OUTAGE_CODES
+    assert summary["totals"]["errors"] == sum(per_sample.values()) > 0
+
+    # throughput returns once the target is up again
+    back = [s for s in samples if s["elapsed_s"] > up["elapsed_s"] + 2]
+    assert sum(s["gauges"].get("updater.tps", 0) for s in back) > 0
+    assert back[-1]["totals"]["transactions"] > outage[0]["totals"]["transactions"]
+
+    # data intact: every change committed (outside the commits of unknown outcome) received once
+    rec = summary["reconciliation"]
+    assert rec is not None
+    assert (rec["duplicates"], rec["unexpected"], rec["final_versions_missing"]) == (0, 0, 0), rec
+    assert rec["final_versions_received"] == rec["keys_written"] > 0
+    assert rec["versions_written"] - rec["versions_received"] == rec["superseded_unseen"]
+    assert rec["ok"] is True
