@@ -29,8 +29,8 @@ from spanload.engine.transports.ray_host import END, WorkerHost
 
 logger = logging.getLogger(__name__)
 
-CONNECT_TIMEOUT_S = 15.0  # an unreachable address fails the run start within this
-PROBE_TIMEOUT_S = 5.0  # TCP connect to the cluster's address before ray.init
+PROBE_TIMEOUT_S = 5.0  # TCP connect to the cluster's address: an unreachable one fails within this
+CONNECT_TIMEOUT_S = 60.0  # ray.init after the probe (Ray Client starts a server process per driver)
 PLACE_TIMEOUT_S = 60.0  # a worker's actor must be placed and its process started within this
 KILL_GRACE_S = 2.0  # the actor gets this long to kill its worker before the actor itself is killed
 LOST_STATUS = -1  # exit status of a worker whose actor or node was lost
@@ -62,7 +62,7 @@ class _Driver:
         self._address: str | None = None
         self._connecting: concurrent.futures.Future[None] | None = None
 
-    async def connect(self, address: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
+    async def connect(self, address: str, timeout: float = PROBE_TIMEOUT_S + CONNECT_TIMEOUT_S) -> None:
         with self._lock:
             if self._address is not None and self._address != address:
                 raise PlacementError(
