@@ -15,13 +15,14 @@ from pathlib import Path
 import pytest
 
 from spanload.engine.supervisor import Supervisor
+from spanload.model.config import RunConfig
 from spanload.model.metrics import decode, encode, new_histogram, percentiles
 from spanload.model.samples import Op
 from spanload.model.settings import Settings
 from spanload.model.state import RunState
 from tests.engine.conftest import LocalTarget
 from tests.engine.test_supervisor import Recorder
-from tests.helpers import REPO, VENV_BIN
+from tests.helpers import REPO, VENV_BIN, free_port
 
 GO_WORKER = VENV_BIN / "spanload-worker-go"
 PYTHON_FIXTURE = REPO / "goworker" / "internal" / "metrics" / "testdata" / "python_hdrh.txt"
@@ -112,3 +113,23 @@ def test_go_worker_sources_are_a_module_of_their_own() -> None:
     pin = next(line.strip() for line in local_mod.splitlines() if "cloud.google.com/go/spanner " in line)
     assert pin in go_mod
     assert Path(GO_WORKER).exists()
+
+
+def test_an_unreachable_target_fails_a_go_run_naming_the_address_and_the_grpc_status() -> None:
+    address = f"127.0.0.1:{free_port()}"  # nothing listens there
+    config = RunConfig.model_validate(
+        {"runtime": "go", "target": {"kind": "emulator", "emulator_host": address}, "client": {"timeout_ms": 2000}}
+    )
+
+    async def run() -> Recorder:
+        sink = Recorder()
+        supervisor = Supervisor(Settings(), sink)
+        await supervisor.start("unreachable-go", config)
+        await asyncio.wait_for(supervisor.wait_finished("unreachable-go"), 60)
+        return sink
+
+    sink = asyncio.run(run())
+    assert [state for state, _ in sink.states] == [RunState.STARTING, RunState.FAILED]
+    reason = sink.states[-1][1]
+    assert reason is not None and reason.startswith("worker 0 (pid ")
+    assert f"the emulator target at {address} did not answer: UNAVAILABLE: " in reason

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"sync"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -36,13 +37,22 @@ type Timing struct {
 	total   float64
 	seen    bool
 	lastErr codes.Code
+	begun   time.Time
+}
+
+// background is the last failure of an RPC made outside any operation (the client creating its
+// multiplexed session): an operation waiting for that session failed because of it.
+var background struct {
+	mu   sync.Mutex
+	code codes.Code
+	at   time.Time
 }
 
 type timingKey struct{}
 
 // WithTiming is a context whose RPCs add their server time to the returned Timing.
 func WithTiming(ctx context.Context) (context.Context, *Timing) {
-	t := &Timing{}
+	t := &Timing{begun: time.Now()}
 	return context.WithValue(ctx, timingKey{}, t), t
 }
 
@@ -53,11 +63,21 @@ func (t *Timing) Ms() (float64, bool) {
 	return t.total, t.seen
 }
 
-// LastFailure is the code of the operation's last failed RPC (codes.OK: none failed).
+// LastFailure is the code of the operation's last failed RPC, else of a background RPC (session
+// creation) that failed while it ran; codes.OK: none failed.
 func (t *Timing) LastFailure() codes.Code {
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.lastErr
+	code, begun := t.lastErr, t.begun
+	t.mu.Unlock()
+	if code != codes.OK {
+		return code
+	}
+	background.mu.Lock()
+	defer background.mu.Unlock()
+	if background.code != codes.OK && !background.at.Before(begun) {
+		return background.code
+	}
+	return codes.OK
 }
 
 func noteErr(ctx context.Context, err error) {
@@ -68,7 +88,11 @@ func noteErr(ctx context.Context, err error) {
 		t.mu.Lock()
 		t.lastErr = status.Code(err)
 		t.mu.Unlock()
+		return
 	}
+	background.mu.Lock()
+	background.code, background.at = status.Code(err), time.Now()
+	background.mu.Unlock()
 }
 
 func note(ctx context.Context, md metadata.MD) {
@@ -89,7 +113,9 @@ func note(ctx context.Context, md metadata.MD) {
 func unaryTiming(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn,
 	invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 	if ctx.Value(timingKey{}) == nil {
-		return invoker(ctx, method, req, reply, cc, opts...)
+		err := invoker(ctx, method, req, reply, cc, opts...)
+		noteErr(ctx, err)
+		return err
 	}
 	var md metadata.MD
 	err := invoker(ctx, method, req, reply, cc, append(opts, grpc.Header(&md))...)
