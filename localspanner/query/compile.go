@@ -2,6 +2,7 @@ package query
 
 import (
 	"database/sql"
+	"errors"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/spanload/spanload/localspanner/internal/spanerr"
 	"github.com/spanload/spanload/localspanner/schema"
 	"github.com/spanload/spanload/localspanner/sqlfn"
 	"github.com/spanload/spanload/localspanner/value"
@@ -264,6 +266,10 @@ func buildQueryTemplate(cat *schema.Catalog, sqlText string, params Params, src 
 }
 
 func syntaxError(err error) error {
+	var se *spanerr.Error
+	if errors.As(err, &se) {
+		return se // already answered with a code (the nesting check)
+	}
 	msg := err.Error()
 	if me, ok := err.(memefish.MultiError); ok && len(me) > 0 {
 		msg = me[0].Error()
@@ -332,20 +338,7 @@ func newCompiler(cat *schema.Catalog, text string, params Params, src Source) *c
 
 // pos formats a node's position as line:column.
 func (c *compiler) pos(n ast.Node) string {
-	p := int(n.Pos())
-	if p < 0 || p > len(c.text) {
-		return "?"
-	}
-	line, col := 1, 1
-	for i := 0; i < p; i++ {
-		if c.text[i] == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
-		}
-	}
-	return strconv.Itoa(line) + ":" + strconv.Itoa(col)
+	return schema.LineCol(c.text, int(n.Pos()))
 }
 
 // unsupported is the error for a construct outside the supported subset.

@@ -19,6 +19,9 @@ func ParseDDL(stmt string) (d ast.DDL, err error) {
 			d, err = nil, spanerr.InvalidArgument("Error parsing Spanner DDL statement: %s : %v", stmt, r)
 		}
 	}()
+	if err := CheckNesting(stmt); err != nil {
+		return nil, err
+	}
 	d, err = memefish.ParseDDL("", stmt)
 	if err != nil {
 		return nil, spanerr.InvalidArgument("Error parsing Spanner DDL statement: %s : %v", stmt, err)

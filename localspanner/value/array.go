@@ -3,6 +3,7 @@ package value
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -69,6 +70,8 @@ func appendJSONCell(b *strings.Builder, cell any) {
 		b.WriteString(strconv.FormatInt(c, 10))
 	case float64:
 		switch {
+		case math.IsNaN(c):
+			b.WriteString(`"NaN"`)
 		case math.IsInf(c, 1):
 			b.WriteString(`"Infinity"`)
 		case math.IsInf(c, -1):
@@ -123,6 +126,11 @@ func DecodeArrayCells(s string) ([]any, error) {
 			if n, err := x.Int64(); err == nil {
 				raw[i] = n
 			} else if f, err := x.Float64(); err == nil {
+				raw[i] = f
+			} else if f, err := strconv.ParseFloat(string(x), 64); math.IsInf(f, 0) && errors.Is(err, strconv.ErrRange) {
+				// SQLite's JSON functions write +-Infinity as 9.0e+999 / -9.0e+999
+				// (json_array, json_group_array: what ARRAY literals, ARRAY_AGG and
+				// ARRAY(subquery) compile to); that is the transfinite value, not a fault.
 				raw[i] = f
 			} else {
 				return nil, spanerr.New(codes.Internal, "stored ARRAY %q holds a bad number", s)

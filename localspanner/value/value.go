@@ -7,6 +7,7 @@ package value
 
 import (
 	"encoding/base64"
+	"errors"
 	"math"
 	"strconv"
 	"time"
@@ -303,7 +304,7 @@ func parseFloatText(s string) (float64, error) {
 		return math.Inf(-1), nil
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
+	if err != nil && !(errors.Is(err, strconv.ErrRange) && math.IsInf(f, 0)) { // SQLite's 9.0e+999 is +inf
 		return 0, spanerr.New(codes.Internal, "stored value %q is not a FLOAT64", s)
 	}
 	return f, nil
