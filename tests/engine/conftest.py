@@ -20,30 +20,17 @@ os.environ.setdefault("SPANNER_DISABLE_BUILTIN_METRICS", "true")
 
 from spanload.model.config import RunConfig, SchemaKind, WorkerRuntime
 from spanload.model.samples import Reconciliation, Summary
-from spanload.model.settings import REPO_ROOT, Settings
+from spanload.model.settings import Settings
 from spanload.spanner.local_server import LocalSpannerError, start_local_spanner
 from tests.ray_cluster import RayCluster
 
 RAY_TESTS = "tests/engine/test_ray_placement.py"
 
-# The Go worker's tests run once its module is in the repository; `make install` then builds it,
-# and a missing binary fails them (it is not skipped).
-GO_WORKER_IN_REPO = (REPO_ROOT / "goworker" / "go.mod").is_file()
-RUNTIMES = [
-    pytest.param(WorkerRuntime.PYTHON, id="python"),
-    pytest.param(
-        WorkerRuntime.GO,
-        id="go",
-        marks=pytest.mark.xfail(
-            not GO_WORKER_IN_REPO, reason="the Go worker (goworker/) is not in this checkout yet", strict=False
-        ),
-    ),
-]
 
-
-@pytest.fixture(params=RUNTIMES)
+@pytest.fixture(params=[WorkerRuntime.PYTHON, WorkerRuntime.GO], ids=lambda r: str(r.value))
 def runtime(request: pytest.FixtureRequest) -> WorkerRuntime:
-    """Each end-to-end test that takes it runs once per worker runtime."""
+    """Each end-to-end test that takes it runs once per worker runtime. `make install` builds the Go
+    worker; a missing binary fails the go cases (the run is refused at start), it does not skip them."""
     value: WorkerRuntime = request.param
     return value
 
