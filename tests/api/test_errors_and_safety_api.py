@@ -194,3 +194,60 @@ def test_runs_without_a_target_go_to_the_configured_default(tmp_path: Path) -> N
         }
         named = client.post("/api/runs", json={"preset": "light", "overrides": {"target": {"kind": "local"}}}).json()
         assert named["config"]["target"]["kind"] == "local"
+
+
+CLOUD = {"kind": "cloud", "project": "p", "instance": "i", "database": "d"}
+
+
+@pytest.mark.parametrize(
+    ("patch", "says"),
+    [
+        (
+            {"watcher": {"watchers": 2, "shard_filter": "none"}},
+            "watcher.shard_filter 'none' needs watcher.watchers = 1",
+        ),
+        ({}, "the patch changes nothing: set at least one field"),
+        ({"updater": {}}, "the patch changes nothing: set at least one field"),
+        (
+            {"updater": {"transactions_per_second": 101}},
+            "updater.transactions_per_second = 101 exceeds SPANLOAD_MAX_TPS",
+        ),
+        ({"reader": {"reads_per_second": 250}}, "reader.reads_per_second = 250 exceeds SPANLOAD_MAX_TPS = 100"),
+    ],
+    ids=["bad combination", "empty patch", "empty section", "cloud write cap", "cloud read cap"],
+)
+def test_a_refused_config_patch_is_422_and_changes_nothing(tmp_path: Path, patch: dict[str, Any], says: str) -> None:
+    """PATCH /config on a running cloud run (no workers: the loadless engine) is checked like a new run."""
+    app = create_app(make_settings(tmp_path, max_tps=100.0), engine_factory=LoadlessEngine)
+    with local_client(app) as client:
+        overrides = {"target": CLOUD, "updater": {"transactions_per_second": 5}}
+        run = client.post("/api/runs", json={"preset": "light", "overrides": overrides}).json()
+        assert run["status"] == "running", run
+        refused = client.patch(f"/api/runs/{run['id']}/config", json=patch)
+        assert refused.status_code == 422, refused.text
+        assert says in str(refused.json()["detail"]), refused.text
+        after = client.get(f"/api/runs/{run['id']}").json()
+        assert after["current_config"] == run["current_config"]
+        events = client.get(f"/api/runs/{run['id']}/export").json()["events"]
+        assert [e for e in events if e["kind"] == "config_change"] == []
+        allowed = client.patch(f"/api/runs/{run['id']}/config", json={"updater": {"transactions_per_second": 100}})
+        assert (
+            allowed.status_code == 200 and allowed.json()["current_config"]["updater"]["transactions_per_second"] == 100
+        )
+
+
+def test_max_tps_is_read_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SPANLOAD_MAX_TPS", "40")
+    settings = make_settings(tmp_path)  # no max_tps given: the environment's
+    assert settings.max_tps == 40.0
+    app = create_app(settings, engine_factory=LoadlessEngine)
+    with local_client(app) as client:
+        over = {"target": CLOUD, "updater": {"transactions_per_second": 41}}
+        refused = client.post("/api/runs", json={"preset": "light", "overrides": over})
+        assert refused.status_code == 422
+        assert "updater.transactions_per_second = 41 exceeds SPANLOAD_MAX_TPS = 40" in refused.json()["detail"]
+        at_cap = {"target": CLOUD, "updater": {"transactions_per_second": 40}, "reader": {"reads_per_second": 40}}
+        assert client.post("/api/runs", json={"preset": "light", "overrides": at_cap}).status_code == 201
+    monkeypatch.setenv("SPANLOAD_MAX_TPS", "not-a-number")
+    with pytest.raises(ValueError, match="max_tps"):
+        make_settings(tmp_path)
