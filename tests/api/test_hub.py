@@ -6,7 +6,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from spanload.control.hub import Hub
+import pytest
+from starlette.websockets import WebSocketDisconnect
+
+from spanload.control.hub import VIEWER_BACKLOG_MAX, Hub
+from spanload.main import create_app
 from spanload.model.config import RunConfig
 from spanload.model.live import DroppedMessage, SampleMessage
 from spanload.model.samples import Sample
@@ -16,6 +20,8 @@ from spanload.store import samples as sample_store
 from spanload.store.db import make_engine, make_sessionmaker
 from spanload.store.migrate import upgrade_to_head
 from spanload.store.writer import StoreWriter
+from tests.api.conftest import local_client, make_settings
+from tests.api.loadless_engine import LoadlessEngine
 
 BACKLOG = 8
 SAMPLES = 50
@@ -63,3 +69,31 @@ def test_slow_viewer_is_dropped_with_a_notice_and_others_get_everything(tmp_path
     with sessions() as s:
         assert [x.seq for x in sample_store.list_samples(s, "r1")] == list(range(SAMPLES))
     engine.dispose()
+
+
+def test_the_live_socket_closes_a_slow_viewer_with_1013_after_the_notice(tmp_path: Path) -> None:
+    """Through the real route and hub: a burst larger than the viewer's backlog, published in one go
+    on the socket's event loop (the socket cannot drain in between), drops that viewer: it gets the
+    `dropped` notice, then close code 1013 (try again later; 1008 is the token refusal)."""
+    app = create_app(make_settings(tmp_path), engine_factory=LoadlessEngine)
+    with local_client(app) as client:
+        run_id = client.post("/api/runs", json={"preset": "light"}).json()["id"]
+        hub: Hub = app.state.hub
+        with client.websocket_connect(f"/api/runs/{run_id}/live") as ws:
+            assert ws.receive_json()["type"] == "snapshot"
+            assert hub.viewer_count(run_id) == 1
+
+            def burst() -> None:
+                for seq in range(VIEWER_BACKLOG_MAX + 10):
+                    hub.on_sample(run_id, Sample(seq=seq, t=1000.0 + seq, elapsed_s=seq + 1.0, interval_s=1.0))
+
+            ws.portal.call(burst)
+            notice = ws.receive_json()
+            with pytest.raises(WebSocketDisconnect) as closed:
+                ws.receive_json()
+        assert notice["type"] == "dropped" and notice["backlog"] == VIEWER_BACKLOG_MAX
+        assert closed.value.code == 1013 and closed.value.reason == "viewer too slow"
+        assert hub.viewers_dropped == 1 and hub.viewer_count(run_id) == 0
+        with client.websocket_connect(f"/api/runs/{run_id}/live") as again:  # a reconnect gets the snapshot
+            snapshot = again.receive_json()
+        assert snapshot["type"] == "snapshot" and snapshot["total_samples"] == VIEWER_BACKLOG_MAX + 10
