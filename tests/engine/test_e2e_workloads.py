@@ -1,0 +1,143 @@
+"""Workload shapes end to end against the local Spanner: two worker processes, the tweets and
+leaderboard schemas, ``batch_insert`` mode and the leaderboard reader.
+
+What the summary counts is compared with what the database holds afterwards: every key's final
+``Version`` is the number of times it was written (the ledger numbers each key's writes 1, 2, ...),
+so with no failed write SUM(Version) is the run's mutation count exactly, and ``WriterId`` names the
+worker process that owns the key (worker ``i`` of ``n`` owns the keys ``k % n == i``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from spanload.model.config import RunConfig, SchemaKind, WorkerRuntime
+from spanload.model.presets import get_preset
+from spanload.model.samples import Op, Summary
+from spanload.model.state import RunState
+from spanload.spanner import client as spanner_client
+from spanload.spanner.schemas import LEADERBOARD_PLAYERS, spec
+from spanload.workers.process import writer_id
+from tests.engine.conftest import LocalTarget, assert_reconciled_exactly
+from tests.engine.test_e2e_local import _run_to_end
+
+pytestmark = pytest.mark.timeout(180)
+SECONDS = 4.0
+
+
+def _run(config: RunConfig, run_id: str) -> tuple[Summary, list[int]]:
+    pids: list[int] = []
+    sink = asyncio.run(_run_to_end(config, run_id, pids))
+    assert sink.states[-1] == (RunState.FINISHED, None)
+    assert sink.summary is not None
+    return sink.summary, pids
+
+
+def _query(local: LocalTarget, config: RunConfig, sql: str) -> list[list[Any]]:
+    client = spanner_client.make_client(config.target, local.address)
+    database = client.instance(config.target.instance).database(config.target.database)
+    with database.snapshot() as snapshot:
+        rows = [list(r) for r in snapshot.execute_sql(sql)]
+    client.close()
+    return rows
+
+
+def _assert_table_matches_the_counts(local: LocalTarget, config: RunConfig, summary: Summary) -> int:
+    """The table's rows are exactly what the summary says was written; returns the row count."""
+    table = spec(config.schema_).table
+    assert summary.totals.errors == 0 and summary.totals.transactions > 0
+    ((rows, versions),) = _query(local, config, f"SELECT COUNT(*), SUM(Version) FROM {table}")
+    assert versions == summary.totals.mutations, f"{table}: SUM(Version) {versions} != {summary.totals.mutations}"
+    assert summary.latency[Op.UPDATER_TXN].count == summary.totals.transactions
+    return int(rows)
+
+
+def test_two_worker_processes_both_report_and_reconcile_exactly(
+    local_spanner: LocalTarget, runtime: WorkerRuntime
+) -> None:
+    base = get_preset("light").config
+    config = local_spanner.config(
+        {
+            "duration_s": SECONDS,
+            "processes": 2,
+            "updater": base.updater.model_dump(mode="json") | {"key_space": 300},
+            "watcher": base.watcher.model_dump(mode="json"),
+            "reader": base.reader.model_dump(mode="json"),
+        },
+        runtime=runtime,
+    )
+    summary, pids = _run(config, f"two-{runtime.value}")
+    assert_reconciled_exactly(summary)
+    workers = summary.workers
+    assert [w.index for w in workers] == [0, 1]
+    assert [w.pid for w in workers] == pids and len(set(pids)) == 2
+    assert all(w.operations > 0 and w.runtime == runtime.value for w in workers), workers
+    totals = summary.totals
+    assert sum(w.operations for w in workers) == totals.transactions + totals.polls + totals.reads
+    _assert_table_matches_the_counts(local_spanner, config, summary)
+    # each worker wrote only the keys it owns, and both wrote some
+    owners = _query(local_spanner, config, "SELECT MOD(SingerId, 2), WriterId, COUNT(*) FROM Singers GROUP BY 1, 2")
+    by_owner = {(int(m), w) for m, w, _ in owners}
+    assert by_owner == {(0, writer_id(f"two-{runtime.value}", 0)), (1, writer_id(f"two-{runtime.value}", 1))}
+
+
+def test_tweets_schema_with_point_reads(local_spanner: LocalTarget) -> None:
+    """The write-benchmark preset's shape (tweets, 1-row commits, point reads), scaled down."""
+    bench = get_preset("write-benchmark").config
+    config = local_spanner.config(
+        {
+            "duration_s": SECONDS,
+            "schema": "tweets",
+            "updater": bench.updater.model_dump(mode="json") | {"transactions_per_second": 20, "parallelism": 4},
+            "watcher": {"enabled": False},
+            "reader": bench.reader.model_dump(mode="json") | {"reads_per_second": 20, "concurrency": 2},
+        }
+    )
+    assert config.schema_ is SchemaKind.TWEETS and config.updater.mutations_per_transaction == 1
+    summary, _ = _run(config, "tweets")
+    rows = _assert_table_matches_the_counts(local_spanner, config, summary)
+    assert 0 < rows <= summary.totals.mutations
+    assert summary.totals.reads > 0 and summary.latency[Op.READER_READ].count == summary.totals.reads
+    # the secondary index on Sort holds every row
+    ((indexed,),) = _query(local_spanner, config, "SELECT COUNT(*) FROM Tweets@{FORCE_INDEX=TweetsBySort}")
+    assert indexed == rows
+
+
+def test_batch_insert_writes_only_new_rows(local_spanner: LocalTarget) -> None:
+    """The 2pc-batch-insert preset's shape: every commit inserts batch_rows new rows."""
+    preset = get_preset("2pc-batch-insert").config
+    config = local_spanner.config(
+        {
+            "duration_s": SECONDS,
+            "updater": preset.updater.model_dump(mode="json") | {"transactions_per_second": 10, "batch_rows": 6},
+            "watcher": {"enabled": False},
+            "reader": {"enabled": False},
+        }
+    )
+    summary, _ = _run(config, "batch-insert")
+    rows = _assert_table_matches_the_counts(local_spanner, config, summary)
+    assert rows == summary.totals.mutations == 6 * summary.totals.transactions  # all new: no key written twice
+    assert _query(local_spanner, config, "SELECT COUNT(*) FROM Singers WHERE Version != 1") == [[0]]
+
+
+def test_leaderboard_reader_joins_players_and_scores(local_spanner: LocalTarget) -> None:
+    """The session-pool preset's shape (leaderboard schema, join-query readers, a session pool), scaled down."""
+    agents = get_preset("session-pool-agents-5").config
+    config = local_spanner.config(
+        {
+            "duration_s": SECONDS,
+            "schema": "leaderboard",
+            "client": agents.client.model_dump(mode="json"),
+            "updater": agents.updater.model_dump(mode="json") | {"transactions_per_second": 10},
+            "watcher": {"enabled": False},
+            "reader": agents.reader.model_dump(mode="json") | {"reads_per_second": 10},
+        }
+    )
+    assert config.reader.query.value == "leaderboard" and not config.client.multiplexed_sessions
+    summary, _ = _run(config, "leaderboard")
+    _assert_table_matches_the_counts(local_spanner, config, summary)
+    assert _query(local_spanner, config, "SELECT COUNT(*) FROM Players") == [[LEADERBOARD_PLAYERS]]
+    assert summary.totals.reads > 0 and summary.latency[Op.READER_READ].count == summary.totals.reads
