@@ -1,0 +1,139 @@
+"""Soak: the `high` preset for 10 minutes against a real `spanload serve`, watching for leaks.
+
+Starts `spanload serve` (with its local Spanner) on a free port and a temporary data directory,
+starts a run of the preset, and every minute prints the resident memory (RSS) of serve, of the
+run's worker process(es) and of the local Spanner. At the end it prints each one's growth per hour
+(least-squares slope over the samples after the first minute's warm-up), the run's throughput and
+its reconciliation.
+
+    .venv/bin/python bench/soak.py [--duration 10m] [--every 1m] [--preset high]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import _common  # noqa: F401  (puts the repository root on sys.path)
+import httpx
+
+from spanload.cli.flags import parse_duration
+from tests.helpers import ServeProcess, children_of, wait_for
+
+MB = 1024 * 1024
+WARMUP_S = 60.0
+
+
+def rss_bytes(pid: int) -> int | None:
+    """Resident set size of a process, from /proc (None once it is gone)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
+def worker_pids(serve_pid: int) -> list[int]:
+    """serve's children that are worker processes (python -m spanload.workers... or the Go worker)."""
+    found = []
+    for pid in sorted(children_of(serve_pid)):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if "spanload.workers" in cmdline or "spanload-worker-go" in cmdline:
+            found.append(pid)
+    return found
+
+
+def slope_per_hour(points: list[tuple[float, float]]) -> float | None:
+    """Least-squares slope of (seconds, bytes) points, in bytes per hour."""
+    if len(points) < 2:
+        return None
+    n = len(points)
+    mean_t = sum(t for t, _ in points) / n
+    mean_v = sum(v for _, v in points) / n
+    var = sum((t - mean_t) ** 2 for t, _ in points)
+    if var == 0:
+        return None
+    return sum((t - mean_t) * (v - mean_v) for t, v in points) / var * 3600
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--duration", type=parse_duration, default=600.0, help="how long the run lasts (default 10m)")
+    parser.add_argument("--every", type=parse_duration, default=60.0, help="how often to sample RSS (default 1m)")
+    parser.add_argument("--preset", default="high")
+    args = parser.parse_args()
+
+    series: dict[str, list[tuple[float, float]]] = {"serve": [], "workers": [], "local Spanner": []}
+    with tempfile.TemporaryDirectory(prefix="spanload-soak-") as tmp, ServeProcess(Path(tmp)) as serve:
+        assert serve.process is not None
+        api = httpx.Client(base_url=serve.url, timeout=60)
+        spanner_pid = serve.health["local_spanner"]["pid"]
+        created = api.post(
+            "/api/runs", json={"preset": args.preset, "name": "soak", "overrides": {"duration_s": args.duration}}
+        )
+        if created.status_code != 201:
+            print(f"soak: the run was refused: {created.text}", file=sys.stderr)
+            return 1
+        run_id = created.json()["id"]
+        wait_for(lambda: True if api.get(f"/api/runs/{run_id}").json()["status"] == "running" else None, 300, "running")
+        began = time.monotonic()
+        print(f"preset {args.preset}, {args.duration:.0f} s, RSS every {args.every:.0f} s", flush=True)
+        print(
+            f"{'t (s)':>6} {'serve MB':>9} {'workers MB':>11} {'spanner MB':>11} {'tx/s':>7} {'samples':>8}", flush=True
+        )
+        while True:
+            run = api.get(f"/api/runs/{run_id}").json()
+            t = time.monotonic() - began
+            pids = {
+                "serve": [serve.process.pid],
+                "workers": worker_pids(serve.process.pid),
+                "local Spanner": [spanner_pid],
+            }
+            sizes = {name: sum(rss_bytes(p) or 0 for p in group) for name, group in pids.items()}
+            if run["status"] not in ("running", "paused"):
+                break
+            for name, size in sizes.items():
+                series[name].append((t, float(size)))
+            tps = (run.get("headline") or {}).get("achieved_tps")
+            mb = {name: size / MB for name, size in sizes.items()}
+            print(
+                f"{t:6.0f} {mb['serve']:9.1f} {mb['workers']:11.1f} {mb['local Spanner']:11.1f} "
+                f"{tps if tps is not None else float('nan'):7.1f} {run['sample_count']:8d}",
+                flush=True,
+            )
+            time.sleep(max(0.0, args.every - (time.monotonic() - began - t)))
+        final = wait_for(
+            lambda: r if (r := api.get(f"/api/runs/{run_id}").json())["status"] in ("finished", "failed") else None,
+            600,
+            "the run to end",
+        )
+
+    print(f"run {final['status']}{': ' + final['failure_reason'] if final['failure_reason'] else ''}")
+    summary = final.get("summary") or {}
+    totals = summary.get("totals", {})
+    print(
+        f"transactions {totals.get('transactions')}, mutations {totals.get('mutations')}, "
+        f"received changes {totals.get('received_changes')}, errors {summary.get('errors_by_code')}"
+    )
+    if summary.get("reconciliation"):
+        print(f"reconciliation ok={summary['reconciliation']['ok']}: {summary['reconciliation']['detail']}")
+    print("growth per hour (least squares over the samples after the first minute):")
+    for name, points in series.items():
+        steady = [(t, v) for t, v in points if t >= WARMUP_S] or points
+        slope = slope_per_hour(steady)
+        first, last = (points[0][1], points[-1][1]) if points else (0.0, 0.0)
+        growth = "n/a (too few samples)" if slope is None else f"{slope / MB:+.1f} MB/h"
+        print(f"  {name:>13}: {first / MB:.1f} MB -> {last / MB:.1f} MB, {growth}")
+    return 0 if final["status"] == "finished" else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
