@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
 
 from spanload.engine.reconcile import reconcile
-from spanload.workers.ledger import KeyBusyError, SeenLedger, WriteLedger
+from spanload.workers.ledger import FRESH_KEY_BASE, FreshKeys, KeyBusyError, SeenLedger, WriteLedger
 
 
 def _write(ledger: WriteLedger, count: int) -> list[tuple[int, int]]:
@@ -87,6 +88,71 @@ def test_keys_are_split_between_processes_and_never_in_flight_twice() -> None:
 
 
 def test_fresh_keys_for_batch_inserts_lie_outside_the_update_key_space() -> None:
-    ledger = WriteLedger(1, 2, key_space=100)
-    keys = [k for k, v in ledger.reserve(6, fresh=True)]
-    assert all(k >= 100 and k % 2 == 1 for k in keys)
+    fresh = FreshKeys("run", 2)
+    ledgers = [WriteLedger(w, 2, key_space=1_000_000_000, fresh_keys=fresh) for w in (0, 1)]
+    writes = [ledger.reserve(6, fresh=True) for ledger in ledgers]
+    keys = [k for batch in writes for k, _ in batch]
+    assert len(set(keys)) == 12
+    assert all(FRESH_KEY_BASE <= k < 1 << 63 for k in keys)  # above any key space, in INT64
+    assert [v for batch in writes for _, v in batch] == [1] * 12  # each written once
+    assert [fresh.decode(k) for k, _ in writes[1]] == [(1, n) for n in range(6)]
+    assert fresh.decode(999) is None
+    # consecutive new keys are spread over the range (no hot spot), and another run's differ
+    ordered = sorted(keys)
+    assert min(b - a for a, b in itertools.pairwise(ordered)) > 1 << 40
+    assert not set(keys) & {FreshKeys("other run", 2).key(w, n) for w in (0, 1) for n in range(6)}
+
+
+def _batch_insert_run(batches: int, rows: int) -> tuple[list[WriteLedger], SeenLedger, FreshKeys]:
+    """Two workers inserting ``batches`` batches of ``rows`` new keys each; every batch commits."""
+    fresh = FreshKeys("long run", 2)
+    writers = [WriteLedger(w, 2, key_space=100, fresh_keys=fresh) for w in (0, 1)]
+    seen = SeenLedger({"long run/0", "long run/1"}, fresh)
+    for _ in range(batches):
+        for w, writer in enumerate(writers):
+            writes = writer.reserve(rows, fresh=True)
+            writer.committed(writes)
+            for key, version in writes:
+                seen.saw(key, version, f"long run/{w}")
+    return writers, seen, fresh
+
+
+def test_a_long_batch_insert_run_keeps_a_few_ranges_and_reconciles_exactly() -> None:
+    writers, seen, _ = _batch_insert_run(batches=200, rows=1000)  # 400,000 new rows
+    # a failed batch (never committed) and one of unknown outcome, of which the watcher saw 10 rows
+    failed = writers[0].reserve(1000, fresh=True)
+    writers[0].failed(failed, outcome_unknown=False)
+    unknown = writers[1].reserve(1000, fresh=True)
+    writers[1].failed(unknown, outcome_unknown=True)
+    for key, version in unknown[:10]:
+        seen.saw(key, version, "long run/1")
+    writers[0].committed(writers[0].reserve(5, fresh=True))  # committed after the failed batch
+    stopped = [writer.message(f"long run/{w}") for w, writer in enumerate(writers)]
+    received = seen.message(0)
+
+    assert [s.ledger for s in stopped] == [[], []]  # no row per key
+    assert [s.fresh_committed for s in stopped] == [[(0, 200_000), (201_000, 201_005)], [(0, 200_000)]]
+    assert [s.fresh_uncertain for s in stopped] == [[], [(200_000, 201_000)]]
+    assert received.received == [] and received.fresh_received == {0: [(0, 200_000)], 1: [(0, 200_010)]}
+
+    result = reconcile(stopped, received)
+    assert (result.keys_written, result.versions_written, result.uncertain_keys) == (400_005, 400_005, 1000)
+    assert (result.final_versions_received, result.final_versions_missing) == (400_000, 5)  # 5 not polled yet
+    assert (result.duplicates, result.unexpected, result.ok) == (0, 0, False)
+
+
+def test_new_keys_received_twice_missed_or_never_committed_fail_the_proof() -> None:
+    writers, seen, fresh = _batch_insert_run(batches=3, rows=10)
+    failed = writers[0].reserve(4, fresh=True)
+    writers[0].failed(failed, outcome_unknown=False)
+    seen.saw(failed[0][0], 1, "long run/0")  # a row of a batch that did not commit
+    seen.saw(fresh.key(1, 7), 1, "long run/1")  # received again
+    missing = writers[1].reserve(1, fresh=True)
+    writers[1].committed(missing)  # committed, never received
+    result = reconcile([w.message(f"long run/{i}") for i, w in enumerate(writers)], seen.message(0))
+    assert (result.keys_written, result.final_versions_received, result.final_versions_missing) == (61, 60, 1)
+    assert (result.duplicates, result.unexpected, result.uncertain_keys, result.ok) == (1, 1, 0, False)
+
+    clean_writers, clean, _ = _batch_insert_run(batches=3, rows=10)
+    ok = reconcile([w.message(f"long run/{i}") for i, w in enumerate(clean_writers)], clean.message(0))
+    assert (ok.keys_written, ok.final_versions_received, ok.ok) == (60, 60, True)

@@ -8,6 +8,12 @@ than the last one it saw for the key as a duplicate. Then for every key:
 - its final version was received iff the highest version seen equals the last version written;
 - versions written but never seen, other than a missing final one, were superseded before any
   poll could see them: that is why the received total can be a little below the mutations.
+
+New keys (batch_insert) are written once each and numbered per worker, so both sides keep ranges of
+numbers instead of rows: committed ``C`` and of unknown outcome ``U`` (disjoint) by the updater,
+received ``S`` by the watcher (a number received twice is a duplicate). Each committed number is
+a key written and received iff it is in ``S``; a number in ``S`` but in neither ``C`` nor ``U`` is
+unexpected.
 """
 
 from __future__ import annotations
@@ -15,11 +21,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from spanload.model.protocol import WatcherLedger, WritersStopped
+from spanload.model.ranges import count, overlap
 from spanload.model.samples import Reconciliation
 
 
 def reconcile(ledgers: Iterable[WritersStopped], watcher: WatcherLedger) -> Reconciliation:
     """Compare what the updaters committed with what the watcher received."""
+    ledgers = list(ledgers)
     written: dict[int, tuple[int, int]] = {}
     uncertain: set[int] = set()
     for ledger in ledgers:
@@ -47,6 +55,7 @@ def reconcile(ledgers: Iterable[WritersStopped], watcher: WatcherLedger) -> Reco
             out.final_versions_missing += 1
         out.superseded_unseen += max(0, committed - distinct - (0 if final_seen else 1))
     out.unexpected += sum(1 for key in received if key not in written and key not in uncertain)
+    _reconcile_fresh(out, ledgers, watcher)
     out.ok = out.keys_written > 0 and out.final_versions_missing == 0 and out.duplicates == 0 and out.unexpected == 0
     out.detail = "" if out.keys_written else "nothing was written, so nothing is proven; "
     out.detail += (
@@ -55,3 +64,20 @@ def reconcile(ledgers: Iterable[WritersStopped], watcher: WatcherLedger) -> Reco
         f"{out.unexpected} unexpected"
     )
     return out
+
+
+def _reconcile_fresh(out: Reconciliation, ledgers: list[WritersStopped], watcher: WatcherLedger) -> None:
+    """Add the new keys' figures, from ranges of their numbers (see the module's docstring)."""
+    received = dict(watcher.fresh_received)
+    for ledger in ledgers:
+        committed, uncertain = ledger.fresh_committed, ledger.fresh_uncertain
+        seen = received.pop(ledger.worker, [])
+        both = overlap(seen, committed)
+        out.keys_written += count(committed)
+        out.versions_written += count(committed)
+        out.versions_received += both
+        out.final_versions_received += both
+        out.final_versions_missing += count(committed) - both
+        out.uncertain_keys += count(uncertain)
+        out.unexpected += count(seen) - both - overlap(seen, uncertain)
+    out.unexpected += sum(count(seen) for seen in received.values())  # from no worker of this run

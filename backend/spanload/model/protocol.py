@@ -159,6 +159,12 @@ class WritersStopped(_Message):
     writer_id: str
     ledger: list[tuple[int, int, int]] = Field(default_factory=list)
     uncertain_keys: list[int] = Field(default_factory=list, description="keys with a commit of unknown outcome")
+    fresh_committed: list[tuple[int, int]] = Field(
+        default_factory=list, description="new keys (batch_insert) committed: ranges [lo, hi) of their numbers"
+    )
+    fresh_uncertain: list[tuple[int, int]] = Field(
+        default_factory=list, description="new keys whose commit's outcome is unknown: ranges of their numbers"
+    )
 
 
 class WatcherLedger(_Message):
@@ -169,6 +175,9 @@ class WatcherLedger(_Message):
     received: list[tuple[int, int, int]] = Field(default_factory=list)
     duplicates: int = 0
     foreign: int = Field(0, description="changes by writers of other runs")
+    fresh_received: dict[int, list[tuple[int, int]]] = Field(
+        default_factory=dict, description="worker -> ranges [lo, hi) of the numbers of its new keys received"
+    )
 
 
 class Stopped(_Message):

@@ -41,7 +41,7 @@ from spanload.model.samples import Gauge
 from spanload.spanner import client as spanner_client
 from spanload.spanner import deadline, schemas
 from spanload.spanner.stats import SAMPLE_EVERY_S, StatsReader
-from spanload.workers.ledger import SeenLedger
+from spanload.workers.ledger import FreshKeys, SeenLedger
 from spanload.workers.reader import Reader
 from spanload.workers.stats import WorkerStats
 from spanload.workers.updater import Updater
@@ -132,7 +132,7 @@ class Worker:
         self.conn = spanner_client.connect(self.config.target, self.config.client, start.emulator_host)
         if self.index == 0:
             ids = {writer_id(start.run_id, i) for i in range(start.workers)}
-            self.seen = SeenLedger(ids)
+            self.seen = SeenLedger(ids, FreshKeys(start.run_id, start.workers))
             self.watcher = Watcher(
                 self.database,
                 self.schema,
@@ -150,6 +150,7 @@ class Worker:
             self.index,
             start.workers,
             writer_id(start.run_id, self.index),
+            FreshKeys(start.run_id, start.workers),
         )
         self.reader = Reader(
             self.database,

@@ -25,7 +25,7 @@ from spanload.model.protocol import Counter
 from spanload.model.samples import Gauge, Op
 from spanload.spanner import deadline, timing
 from spanload.spanner.schemas import SchemaSpec
-from spanload.workers.ledger import WriteLedger
+from spanload.workers.ledger import FreshKeys, WriteLedger
 from spanload.workers.pacing import PacedLoad, Pacer
 from spanload.workers.stats import UNKNOWN_OUTCOME, WorkerStats
 
@@ -55,6 +55,7 @@ class Updater(PacedLoad):
         worker: int,
         workers: int,
         writer_id: str,
+        fresh_keys: FreshKeys | None = None,
     ) -> None:
         self._database = database
         self._schema = schema
@@ -64,7 +65,7 @@ class Updater(PacedLoad):
         self.writer_id = writer_id
         self._rng = random.Random()
         self.config = config
-        self.ledger = WriteLedger(worker, workers, config.key_space)
+        self.ledger = WriteLedger(worker, workers, config.key_space, fresh_keys=fresh_keys)
         pacer = Pacer(
             "updater",
             self._transaction,
