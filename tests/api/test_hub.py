@@ -12,7 +12,7 @@ from starlette.websockets import WebSocketDisconnect
 from spanload.control.hub import VIEWER_BACKLOG_MAX, Hub
 from spanload.main import create_app
 from spanload.model.config import RunConfig
-from spanload.model.live import DroppedMessage, SampleMessage
+from spanload.model.live import DroppedMessage, EventKind, EventMessage, SampleMessage
 from spanload.model.samples import Sample
 from spanload.model.state import RunState
 from spanload.store import runs as run_store
@@ -97,3 +97,29 @@ def test_the_live_socket_closes_a_slow_viewer_with_1013_after_the_notice(tmp_pat
         with client.websocket_connect(f"/api/runs/{run_id}/live") as again:  # a reconnect gets the snapshot
             snapshot = again.receive_json()
         assert snapshot["type"] == "snapshot" and snapshot["total_samples"] == VIEWER_BACKLOG_MAX + 10
+
+
+def test_a_stalled_worker_event_is_stored_on_the_timeline_and_fanned_out(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'hub.db'}"
+    upgrade_to_head(url)
+    sessions = make_sessionmaker(make_engine(url))
+    with sessions() as s:
+        run_store.create_run(s, "r2", RunConfig())
+    changes: dict[str, object] = {"worker": 1, "pid": 4242, "silent_s": 3.4}
+
+    async def scenario() -> list[object]:
+        writer = StoreWriter(sessions)
+        hub = Hub(writer)
+        hub.on_state("r2", RunState.RUNNING, None)
+        viewer = hub.subscribe("r2")
+        hub.on_event("r2", EventKind.STALLED, changes)
+        await hub.flush()
+        writer.close()
+        return [viewer.queue.get_nowait() for _ in range(viewer.queue.qsize())]
+
+    messages = asyncio.run(scenario())
+    assert len(messages) == 1 and isinstance(messages[0], EventMessage)
+    assert (messages[0].event.kind, messages[0].event.changes) == (EventKind.STALLED, changes)
+    with sessions() as s:
+        stored = [(e.kind, e.changes) for e in run_store.list_events(s, "r2")]
+    assert stored == [("status", {"status": "running"}), ("stalled", changes)]

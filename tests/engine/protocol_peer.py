@@ -4,7 +4,8 @@ It stands for a worker written in another language (or on another machine): the 
 drive it through start, begin, reports and the two-phase stop, and must notice when it goes
 silent. Each report carries 2 transactions and claims ``CPU_S_PER_REPORT`` more CPU seconds, so
 the summary's cost per operation is known exactly. ``--silent-after N`` stops reporting after N
-reports but keeps the process alive.
+reports but keeps the process alive, for ``--silent-for S`` seconds (default: for good).
+``--ignore-stop`` never answers a stop (a worker stuck in its drain).
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--worker", type=int)
     parser.add_argument("--silent-after", type=int, default=-1)
+    parser.add_argument("--silent-for", type=float, default=None)
+    parser.add_argument("--ignore-stop", action="store_true")
+    parser.add_argument("--silent-worker", type=int, default=None, help="only this worker goes silent")
     args = parser.parse_args()
     me = args.worker
     send({"type": "hello", "worker": me, "pid": os.getpid(), "language": "test-peer", "host": f"peer-host-{me}"})
@@ -52,12 +56,17 @@ def main() -> int:
         state["seq"] += 1
 
     def reporter() -> None:
+        silenced = False
         while not stop.is_set():
+            chosen = args.silent_worker is None or args.silent_worker == me
+            if chosen and args.silent_after >= 0 and state["seq"] >= args.silent_after and not silenced:
+                silenced = True
+                if stop.wait(args.silent_for) or args.silent_for is None:  # wait(None): until stopped
+                    return
+                state["started"] = time.time() - state["seq"] * state["interval"]  # carry on from now
             end = state["started"] + (state["seq"] + 1) * state["interval"]
             if stop.wait(max(0.0, end - time.time())):
                 return
-            if args.silent_after >= 0 and state["seq"] >= args.silent_after:
-                continue
             report()
 
     for line in sys.stdin:
@@ -69,6 +78,8 @@ def main() -> int:
             case "begin":
                 state["started"] = message["started_at"]
                 threading.Thread(target=reporter, daemon=True).start()
+            case "stop_writers" | "stop" if args.ignore_stop:
+                continue
             case "stop_writers":
                 send({"type": "writers_stopped", "worker": me, "writer_id": f"w{me}", "ledger": [[me, 1, 1]]})
             case "stop":

@@ -17,7 +17,7 @@ from spanload.api.deps import HubDep, SessionsDep
 from spanload.api.schemas.live import LiveMessage, SnapshotMessage
 from spanload.api.schemas.runs import MAX_POINTS, event_public, run_public
 from spanload.control.hub import Viewer
-from spanload.model.live import ConfigChangeMessage, DroppedMessage, SampleMessage, StatusMessage
+from spanload.model.live import ConfigChangeMessage, DroppedMessage, EventMessage, SampleMessage, StatusMessage
 from spanload.model.series import downsample
 from spanload.store import runs as run_store
 from spanload.store import samples as sample_store
@@ -89,7 +89,7 @@ async def _stream(websocket: WebSocket, viewer: Viewer, snapshot: SnapshotMessag
             match message:
                 case SampleMessage(sample=sample) if sample.seq <= last_seq:
                     continue
-                case StatusMessage(event=event) | ConfigChangeMessage(event=event) if (
+                case StatusMessage(event=event) | ConfigChangeMessage(event=event) | EventMessage(event=event) if (
                     last_event is not None and event.t <= last_event
                 ):
                     continue

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TextIO
 
 from spanload.model.config import ConfigPatch, RunConfig
+from spanload.model.live import EventKind
 from spanload.model.samples import Gauge, Op, Percentiles, Sample, Summary
 from spanload.model.state import RunState
 
@@ -100,6 +101,9 @@ def summary_table(summary: Summary) -> list[str]:
     r = summary.reconciliation
     if r is not None:
         lines.append(f"reconciliation: {'OK' if r.ok else 'FAILED'}: {r.detail}")
+    stop = summary.stop
+    if stop is not None and not stop.graceful:
+        lines.append(f"stop: not graceful: killed workers {stop.killed_workers} ({stop.detail or 'they did not exit'})")
     for w in summary.workers:
         cost = "-" if w.cpu_ms_per_op is None else f"{w.cpu_ms_per_op:.3f} ms CPU/op"
         cpu = "-" if w.cpu_s is None else f"{w.cpu_s:.2f} s CPU"
@@ -118,6 +122,7 @@ class PrintingSink:
         self.config: RunConfig | None = None
         self.samples: list[Sample] = []
         self.summary: Summary | None = None
+        self.events: list[tuple[EventKind, dict[str, object]]] = []
         self.state = RunState.PENDING
         self.reason: str | None = None
         self._drawn = 0
@@ -147,6 +152,20 @@ class PrintingSink:
 
     def on_summary(self, run_id: str, summary: Summary) -> None:
         self.summary = summary
+
+    def on_event(self, run_id: str, kind: EventKind, changes: dict[str, object]) -> None:
+        self.events.append((kind, changes))
+        worker = f"worker {changes.get('worker')} (pid {changes.get('pid')})"
+        match kind:
+            case EventKind.STALLED:
+                line = f"{worker} stalled: silent for {changes.get('silent_s')} s"
+            case EventKind.RECOVERED:
+                line = f"{worker} reports again after {changes.get('silent_s')} s"
+            case _:
+                line = f"{kind.value}: {changes}"
+        self.out.write(line + "\n")
+        self.out.flush()
+        self._drawn = 0
 
 
 def write_json(path: Path, config: RunConfig, sink: PrintingSink) -> None:

@@ -173,6 +173,11 @@ class Hub:
             self.writer.submit(partial(_write_event, run_id=run_id, kind=kind, changes=changes, now=now))
             self._publish(run_id, EventMessage(event=self._event(run_id, now, kind, None, changes)))
 
+    def on_event(self, run_id: str, kind: EventKind, changes: dict[str, object]) -> None:
+        now = time.time()
+        self.writer.submit(partial(_write_event, run_id=run_id, kind=kind, changes=changes, now=now))
+        self._publish(run_id, EventMessage(event=self._event(run_id, now, kind, None, changes)))
+
     # --- helpers -------------------------------------------------------------------------------
 
     def track(self, run_id: str, config: RunConfig) -> None:

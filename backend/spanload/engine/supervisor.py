@@ -7,9 +7,15 @@ process on pipes, or a process on a cluster node). Every report interval the
 :class:`~spanload.engine.aggregator.Aggregator` merges the workers' HDR deltas into one
 :class:`~spanload.model.samples.Sample` for ``sink.on_sample``.
 
-A worker that exits is noticed at once (its pipe closes); one that stops reporting is noticed
-after ``MISSING_INTERVALS`` intervals. Either way the run is FAILED with the reason, the other
-workers are killed, and the control plane carries on.
+Liveness comes from the process itself: a worker that exits, or closes its output, fails the run
+at once, with its index, pid and exit status or signal. Silence alone is not death (a worker whose
+load threads hold the GIL can go quiet for seconds): after ``STALL_INTERVALS`` report intervals it
+becomes a ``stalled`` timeline event and the ``workers.stalled`` gauge, and it fails the run only
+after ``settings.worker_silence_fail_s``. A failed run's other workers are killed and the control
+plane carries on.
+
+A stop waits at most ``settings.stop_grace_s`` for the workers to drain and exit; past it they are
+killed and the summary's ``stop`` says which.
 
 Life cycle: ``start`` -> STARTING (processes up) -> RUNNING (schema ready, load on) <-> PAUSED
 -> ``stop`` -> STOPPING (writers stop, the watcher drains, reconciliation) -> FINISHED. A summary
@@ -20,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import time
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
@@ -32,7 +39,8 @@ from spanload.engine.transports import LocalLauncher, WorkerLauncher, WorkerSpec
 from spanload.model import protocol
 from spanload.model.config import ConfigPatch, Placement, PlacementKind, RunConfig, TargetKind
 from spanload.model.errors import RunConflict, RunError, RunInvalid, RunNotFound
-from spanload.model.samples import WorkerCost
+from spanload.model.live import EventKind
+from spanload.model.samples import Gauge, Sample, StopInfo, WorkerCost
 from spanload.model.settings import Settings
 from spanload.model.state import RunAction, RunSink, RunState, check_action
 
@@ -40,9 +48,9 @@ logger = logging.getLogger(__name__)
 
 HELLO_TIMEOUT_S = 60.0  # a worker imports the Spanner client before it says hello
 READY_TIMEOUT_S = 300.0  # schema creation on a cloud target can take minutes
-STOP_SILENCE_S = 60.0  # while stopping, a worker silent this long fails the run
-EXIT_TIMEOUT_S = 10.0
-MISSING_INTERVALS = 3.0
+EXIT_STATUS_WAIT_S = 2.0  # after a worker's output ends, how long its exit status may take to arrive
+EXIT_TIMEOUT_S = 10.0  # a failed run's killed workers must be gone within this
+STALL_INTERVALS = 3.0  # silence of this many report intervals makes a worker "stalled"
 WATCHDOG_FRACTION = 0.25  # the watchdog looks this often, in intervals
 
 
@@ -55,6 +63,7 @@ class _Worker:
     writers_stopped: asyncio.Future[protocol.WritersStopped]
     stopped: asyncio.Future[None]
     last_heard: float = field(default_factory=time.monotonic)
+    stalled_since: float | None = None  # monotonic time of the last line before a stall
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
 
     @property
@@ -81,6 +90,8 @@ class _Run:
     stopping: asyncio.Task[None] | None = None
     finished: asyncio.Event = field(default_factory=asyncio.Event)
     reason: str | None = None
+    stop_deadline: float | None = None  # monotonic; set when a stop begins
+    stop_detail: str = ""
 
 
 class Supervisor:
@@ -283,6 +294,8 @@ class Supervisor:
     async def _read_stdout(self, run: _Run, worker: _Worker) -> None:
         while line := await worker.transport.readline():
             worker.last_heard = time.monotonic()
+            if worker.stalled_since is not None:
+                self._recovered(run, worker)
             try:
                 message = protocol.decode_from_worker(line)
             except protocol.ProtocolError as err:
@@ -314,11 +327,15 @@ class Supervisor:
                     continue
                 case _:
                     logger.warning("%s sent an unexpected %s", worker.name, type(message).__name__)
-        code = await worker.transport.wait()
+        # Output ended: the worker exited, or closed its stdout (which it never does while it works).
+        try:
+            code: int | None = await asyncio.wait_for(worker.transport.wait(), EXIT_STATUS_WAIT_S)
+        except TimeoutError:
+            code = None
         if not worker.stopped.done():
             lost = worker.transport.failure
             await self._fail(
-                run, f"{worker.name} {lost}" if lost else f"{worker.name} exited with code {code} before the run ended"
+                run, f"{worker.name} {lost}" if lost else f"{worker.name} {describe_exit(code)} before the run ended"
             )
 
     async def _read_stderr(self, worker: _Worker) -> None:
@@ -328,11 +345,33 @@ class Supervisor:
     def _on_report(self, run: _Run, report: protocol.Report) -> None:
         if run.aggregator is None:
             return
-        for sample in run.aggregator.add(report):
+        self._publish(run, run.aggregator.add(report))
+
+    def _publish(self, run: _Run, samples: list[Sample]) -> None:
+        stalled = float(sum(1 for w in run.workers if w.stalled_since is not None))
+        for sample in samples:
+            sample.gauges[Gauge.WORKERS_STALLED] = stalled
             self.sink.on_sample(run.id, sample)
+
+    def _stalled(self, run: _Run, worker: _Worker, silent_s: float) -> None:
+        worker.stalled_since = worker.last_heard
+        logger.warning("run %s: %s stalled: silent for %.1f s", run.id, worker.name, silent_s)
+        self.sink.on_event(run.id, EventKind.STALLED, self._worker_event(worker, silent_s))
+
+    def _recovered(self, run: _Run, worker: _Worker) -> None:
+        assert worker.stalled_since is not None
+        silent_s = worker.last_heard - worker.stalled_since
+        worker.stalled_since = None
+        logger.info("run %s: %s speaks again after %.1f s", run.id, worker.name, silent_s)
+        self.sink.on_event(run.id, EventKind.RECOVERED, self._worker_event(worker, silent_s))
+
+    @staticmethod
+    def _worker_event(worker: _Worker, silent_s: float) -> dict[str, object]:
+        return {"worker": worker.index, "pid": worker.transport.pid, "silent_s": round(silent_s, 1)}
 
     async def _watchdog(self, run: _Run) -> None:
         interval = run.config.report_interval_s
+        fail_after = self.settings.worker_silence_fail_s
         while run.state.is_active:
             await asyncio.sleep(interval * WATCHDOG_FRACTION)
             if run.state in (RunState.STOPPING, RunState.FINISHED, RunState.FAILED):
@@ -340,12 +379,17 @@ class Supervisor:
             now = time.monotonic()
             for worker in run.workers:
                 silent = now - worker.last_heard
-                if silent > MISSING_INTERVALS * interval:
-                    await self._fail(run, f"{worker.name} sent no report for {silent:.1f} s")
+                if silent > fail_after:
+                    await self._fail(
+                        run,
+                        f"{worker.name} sent nothing for {silent:.1f} s "
+                        f"(SPANLOAD_WORKER_SILENCE_FAIL_S is {fail_after:g} s)",
+                    )
                     return
+                if silent > STALL_INTERVALS * interval and worker.stalled_since is None:
+                    self._stalled(run, worker, silent)
             if run.aggregator is not None:
-                for sample in run.aggregator.flush_overdue(time.time()):
-                    self.sink.on_sample(run.id, sample)
+                self._publish(run, run.aggregator.flush_overdue(time.time()))
             duration = run.config.duration_s
             if duration is not None and now - run.begun_monotonic >= duration and run.state is RunState.RUNNING:
                 run.stopping = self._task(self._stop(run), f"stop-{run.id}")
@@ -402,35 +446,43 @@ class Supervisor:
         await asyncio.gather(*(self.stop(run_id) for run_id in self.active_runs()), return_exceptions=True)
 
     async def _stop(self, run: _Run) -> None:
-        if run.aggregator is None:  # never began: nothing to drain
-            self._set_state(run, RunState.STOPPING)
+        """Stop within ``settings.stop_grace_s``: writers stop, the watcher drains, every worker
+        sends its last report; past the grace the workers are killed (FINISHED, no reconciliation,
+        ``summary.stop`` names them)."""
+        grace = self.settings.stop_grace_s
+        run.stop_deadline = time.monotonic() + grace
+        self._set_state(run, RunState.STOPPING)
+        if run.aggregator is None:  # never began: nothing to drain, nothing to wait for
+            run.stop_deadline = time.monotonic()
             await self._end(run, RunState.FINISHED, None, reconciled=False)
             return
-        self._set_state(run, RunState.STOPPING)
+        phase = "stop their writers"
         try:
             for worker in run.workers:
                 worker.send(protocol.StopWriters())
-            ledgers = await self._while_heard(run, asyncio.gather(*(w.writers_stopped for w in run.workers)))
+            ledgers = await self._within_grace(run, asyncio.gather(*(w.writers_stopped for w in run.workers)))
+            phase = "drain and send their last report"
             for worker in run.workers:
                 worker.send(protocol.Stop())
-            await self._while_heard(run, asyncio.gather(*(w.stopped for w in run.workers)))
+            await self._within_grace(run, asyncio.gather(*(w.stopped for w in run.workers)))
         except TimeoutError:
-            await self._fail(run, f"a worker stopped answering for {STOP_SILENCE_S:.0f} s while the run stopped")
+            late = [w.index for w in run.workers if not w.stopped.done()]
+            run.stop_detail = f"workers {late} did not {phase} within the stop grace of {grace:g} s"
+            logger.warning("run %s: %s; killing them", run.id, run.stop_detail)
+            await self._end(run, RunState.FINISHED, None, reconciled=False)
             return
         except RunError:
             return
         await self._end(run, RunState.FINISHED, None, reconciled=True, ledgers=list(ledgers))
 
-    async def _while_heard(self, run: _Run, waiting: asyncio.Future[Any]) -> Any:
-        """Await ``waiting`` for as long as every worker keeps talking (a watcher draining a
-        long backlog keeps reporting); TimeoutError once one is silent for ``STOP_SILENCE_S``."""
-        while True:
-            done, _ = await asyncio.wait({waiting}, timeout=run.config.report_interval_s)
-            if done:
-                return waiting.result()
-            if time.monotonic() - min(w.last_heard for w in run.workers) > STOP_SILENCE_S:
-                waiting.cancel()
-                raise TimeoutError
+    async def _within_grace(self, run: _Run, waiting: asyncio.Future[Any]) -> Any:
+        """Await ``waiting`` until the stop's grace is over; then TimeoutError."""
+        assert run.stop_deadline is not None
+        done, _ = await asyncio.wait({waiting}, timeout=max(0.0, run.stop_deadline - time.monotonic()))
+        if done:
+            return waiting.result()
+        waiting.cancel()
+        raise TimeoutError
 
     async def _fail(self, run: _Run, reason: str) -> None:
         if run.state in (RunState.FINISHED, RunState.FAILED):
@@ -454,10 +506,17 @@ class Supervisor:
             return
         run.state = state  # terminal at once, so nothing re-enters
         run.reason = reason
+        killed = await self._reap(run, graceful=state is RunState.FINISHED)
         if run.aggregator is not None:
-            for sample in run.aggregator.flush_all():
-                self.sink.on_sample(run.id, sample)
+            self._publish(run, run.aggregator.flush_all())
             summary = run.aggregator.summary()
+            if run.stop_deadline is not None and state is RunState.FINISHED:
+                summary.stop = StopInfo(
+                    graceful=not killed,
+                    grace_s=self.settings.stop_grace_s,
+                    killed_workers=killed,
+                    detail=run.stop_detail,
+                )
             if reconciled and ledgers is not None and run.watcher_ledger is not None:
                 summary.reconciliation = reconcile(ledgers, run.watcher_ledger)
             summary.workers = [
@@ -466,27 +525,33 @@ class Supervisor:
                 if w.hello.done() and not w.hello.cancelled() and w.hello.exception() is None
             ]
             self.sink.on_summary(run.id, summary)
-        await self._reap(run, graceful=state is RunState.FINISHED)
         self.sink.on_state(run.id, state, reason)
         run.finished.set()
 
-    async def _reap(self, run: _Run, graceful: bool) -> None:
-        """Make sure every worker process is gone (killed at once when the run failed)."""
+    async def _reap(self, run: _Run, graceful: bool) -> list[int]:
+        """Make sure every worker process is gone: killed at once when the run failed; after a
+        stop, given what is left of the grace to exit by itself. Returns the indexes killed."""
+        killed: list[int] = []
         for worker in run.workers:
             if not graceful:
                 worker.transport.kill()
             worker.transport.close_input()
         for worker in run.workers:
+            left = EXIT_TIMEOUT_S
+            if graceful and run.stop_deadline is not None:
+                left = max(0.0, run.stop_deadline - time.monotonic())
             try:
-                await asyncio.wait_for(worker.transport.wait(), EXIT_TIMEOUT_S)
+                await asyncio.wait_for(worker.transport.wait(), left)
             except TimeoutError:
                 logger.warning("%s did not exit; killing it", worker.name)
+                killed.append(worker.index)
                 worker.transport.kill()
-                await worker.transport.wait()
+                await asyncio.wait_for(worker.transport.wait(), EXIT_TIMEOUT_S)
         current = asyncio.current_task()
         for task in [*run.tasks, *(t for w in run.workers for t in w.tasks)]:
             if task is not current and not task.done():
                 task.cancel()
+        return killed
 
     def _set_state(self, run: _Run, state: RunState) -> None:
         run.state = state
@@ -510,6 +575,20 @@ def _worker_cost(hello: protocol.Hello, transport: WorkerTransport, operations: 
         cpu_s=cpu_s,
         cpu_ms_per_op=cpu_s * 1000 / operations if cpu_s is not None and operations else None,
     )
+
+
+def describe_exit(code: int | None) -> str:
+    """``exited with code 1``, ``was killed by signal SIGKILL (exit status -9)``, or, for a
+    process still running after closing its output, ``closed its output``."""
+    if code is None:
+        return "closed its output"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"was killed by {name} (exit status {code})"
+    return f"exited with code {code}"
 
 
 def _resolve(future: asyncio.Future[Any], value: Any) -> None:

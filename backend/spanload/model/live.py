@@ -18,6 +18,8 @@ class EventKind(StrEnum):
     STATUS = "status"
     TARGET_DOWN = "target_down"  # the local Spanner the run talks to died
     TARGET_UP = "target_up"  # ... and serve restarted it
+    STALLED = "stalled"  # a worker went silent past the stall threshold (it may be busy, not dead)
+    RECOVERED = "recovered"  # a stalled worker spoke again
 
 
 class EventPublic(BaseModel):
@@ -65,7 +67,7 @@ class ConfigChangeMessage(LiveBase):
 
 
 class EventMessage(LiveBase):
-    """Another point on the run's timeline (its target went down or came back)."""
+    """Another point on the run's timeline: its target went down or came back, a worker stalled."""
 
     type: Literal["event"] = "event"
     event: EventPublic

@@ -136,6 +136,15 @@ class WorkerCost(BaseModel):
     cpu_ms_per_op: float | None = Field(None, description="cpu_s per operation, in milliseconds")
 
 
+class StopInfo(BaseModel):
+    """How a stopped run ended: did every worker drain and exit within the grace?"""
+
+    graceful: bool = Field(description="every worker stopped and exited by itself within the grace")
+    grace_s: float = Field(description="SPANLOAD_STOP_GRACE_S at the time")
+    killed_workers: list[int] = Field(default_factory=list, description="indexes of workers killed at the grace")
+    detail: str = ""
+
+
 class Summary(BaseModel):
     """Whole-run figures, from histograms merged over every interval."""
 
@@ -146,3 +155,4 @@ class Summary(BaseModel):
     errors_by_code: dict[str, int] = Field(default_factory=dict)
     reconciliation: Reconciliation | None = None
     workers: list[WorkerCost] = Field(default_factory=list, description="one per worker process, by index")
+    stop: StopInfo | None = Field(default=None, description="how a stopped run's workers ended; None if it failed")

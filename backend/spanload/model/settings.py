@@ -84,6 +84,15 @@ class Settings(BaseSettings):
     )
 
     report_interval_s: float = 1.0
+    # Operator guarantees of the engine, the same for every run on this machine (so settings, not
+    # run config): how long a Stop or Ctrl-C may take before workers are killed, and how long a
+    # worker may be silent (stalled, e.g. GIL-saturated) before it is taken for dead.
+    stop_grace_s: float = Field(
+        default=30.0, gt=0, description="a stop waits this long for workers to drain, then kills them"
+    )
+    worker_silence_fail_s: float = Field(
+        default=30.0, gt=0, description="a worker silent this long fails the run (shorter silences: 'stalled')"
+    )
     frontend_dist: Path = Field(default=REPO_ROOT / "frontend" / "dist")
 
     default_target_kind: Literal["local", "emulator"] = Field(

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from spanload.model.config import ConfigPatch, RunConfig
 from spanload.model.errors import RunConflict
 from spanload.model.samples import Sample, Summary
+
+if TYPE_CHECKING:
+    from spanload.model.live import EventKind
 
 
 class RunState(StrEnum):
@@ -66,6 +69,10 @@ class RunSink(Protocol):
     def on_config_change(self, run_id: str, patch: ConfigPatch, who: str) -> None: ...
 
     def on_summary(self, run_id: str, summary: Summary) -> None: ...
+
+    def on_event(self, run_id: str, kind: EventKind, changes: dict[str, object]) -> None:
+        """A point on the run's timeline that is neither a status nor a config change."""
+        ...
 
 
 class RunEngine(Protocol):

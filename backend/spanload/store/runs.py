@@ -178,7 +178,7 @@ def add_config_change(
 def add_event(
     session: Session, run_id: str, kind: EventKind, changes: dict[str, Any], now: float | None = None
 ) -> EventRow | None:
-    """Put another point on the run's timeline (its target went down or came back)."""
+    """Put another point on the run's timeline (its target went down or came back, a worker stalled)."""
     now = time.time() if now is None else now
     row = session.get(RunRow, run_id)
     if row is None:

@@ -14,6 +14,11 @@ export function describeEvent(event: RunEvent): string {
     const after = typeof c.down_s === "number" ? ` after ${c.down_s.toFixed(1)} s` : "";
     return `target up${after}${typeof c.restarts === "number" ? ` (restart ${c.restarts})` : ""}`;
   }
+  if (event.kind === "stalled" || event.kind === "recovered") {
+    const { worker, pid, silent_s: silent } = event.changes ?? {};
+    const who = `worker ${String(worker)} (pid ${String(pid)})`;
+    return event.kind === "stalled" ? `${who} stalled: silent for ${String(silent)} s` : `${who} reports again after ${String(silent)} s`;
+  }
   const status = event.changes?.status;
   const reason = event.changes?.reason;
   return typeof status === "string" ? `status → ${status}${typeof reason === "string" && reason ? ` (${reason})` : ""}` : event.kind;

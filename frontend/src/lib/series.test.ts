@@ -28,6 +28,17 @@ describe("toRows", () => {
     expect(byId).toMatchObject({ throughput: true, "updater-latency": true, notify: true, "reader-latency": false, errors: false });
   });
 
+  it("charts errors by gRPC code per second, and nothing in an interval without errors", () => {
+    const failing = makeSample(1, { interval_s: 2, errors_by_code: { UNAVAILABLE: 6, ABORTED: 1 } });
+    const rows = toRows([makeSample(0), failing]);
+    expect(rows.map((r) => [r.unavailable_ps, r.aborted_ps, r.deadline_exceeded_ps])).toEqual([
+      [null, null, null],
+      [3, 0.5, 0],
+    ]);
+    const errorsChart = RUN_CHARTS.find((c) => c.id === "errors");
+    expect(errorsChart && hasData(rows, errorsChart)).toBe(true);
+  });
+
   it("ignores non-finite gauge values", () => {
     expect(gauge("x")(makeSample(0, { gauges: { x: Number.NaN } }))).toBeNull();
   });

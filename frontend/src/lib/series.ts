@@ -30,6 +30,15 @@ export function latency(op: string, p: keyof Omit<Percentiles, "count">) {
   return (s: Sample) => num(s.latency?.[op]?.[p]);
 }
 
+/** Errors of one gRPC code per second: 0 in an interval that had other errors, none without any. */
+export function errorsPerSecond(code: string) {
+  return (s: Sample) => {
+    const errors = s.errors_by_code ?? {};
+    if (s.interval_s <= 0 || Object.keys(errors).length === 0) return null;
+    return (errors[code] ?? 0) / s.interval_s;
+  };
+}
+
 export function gauge(name: string, scale = 1) {
   return (s: Sample) => {
     const v = num(s.gauges?.[name]);
@@ -107,12 +116,17 @@ export const RUN_CHARTS: readonly ChartSpec[] = [
   },
   {
     id: "errors",
-    title: "Errors and aborts",
+    title: "Errors by gRPC code, aborts and retries",
     unit: "per s",
+    rightUnit: "workers",
     lines: [
-      { key: "errors_ps", label: "errors/s", pick: gauge(Gauge.ERRORS_PS) },
+      { key: "errors_ps", label: "all errors/s", pick: gauge(Gauge.ERRORS_PS) },
+      { key: "unavailable_ps", label: "UNAVAILABLE/s", pick: errorsPerSecond("UNAVAILABLE") },
+      { key: "deadline_exceeded_ps", label: "DEADLINE_EXCEEDED/s", pick: errorsPerSecond("DEADLINE_EXCEEDED") },
+      { key: "aborted_ps", label: "ABORTED/s", pick: errorsPerSecond("ABORTED") },
       { key: "aborts_ps", label: "aborts/s", pick: gauge(Gauge.ABORTS_PS) },
       { key: "retries_ps", label: "retries/s", pick: gauge(Gauge.RETRIES_PS), dashed: true },
+      { key: "workers_stalled", label: "stalled workers (right)", pick: gauge(Gauge.WORKERS_STALLED), axis: "right", dashed: true },
     ],
   },
   {

@@ -39,6 +39,9 @@ export const Op = {
   WATCHER_NOTIFY: "watcher.notify",
   READER_READ: "reader.read",
   READER_READ_INTENDED: "reader.read_intended",
+  UPDATER_TXN_FAILED: "updater.txn.failed",
+  READER_READ_FAILED: "reader.read.failed",
+  WATCHER_POLL_FAILED: "watcher.poll.failed",
 } as const;
 export type Op = (typeof Op)[keyof typeof Op];
 
@@ -64,6 +67,8 @@ export const Gauge = {
   SERVER_TXN_AVG_PARTICIPANTS: "server.txn_avg_participants",
   READER_BEHIND: "reader.behind",
   RETRIES_PS: "retries_ps",
+  REPORT_LAG_MS: "worker.report_lag_ms",
+  WORKERS_STALLED: "workers.stalled",
 } as const;
 export type Gauge = (typeof Gauge)[keyof typeof Gauge];
 
@@ -119,7 +124,7 @@ export type StatusMessage = Served<Schemas["StatusMessage"]>;
 /** The schema types `config` as a plain dict; it is the run's whole config after the change. */
 export type ConfigChangeMessage = Omit<Served<Schemas["ConfigChangeMessage"]>, "config"> & { config: RunConfig | null };
 export type SummaryMessage = Served<Schemas["SummaryMessage"]>;
-/** Another point on the run's timeline: its target went down or came back. */
+/** Another point on the run's timeline: its target went down or came back, a worker stalled or recovered. */
 export type EventMessage = Served<Schemas["EventMessage"]>;
 /** Sent to a viewer that fell too far behind, just before the server closes its socket. */
 export type DroppedMessage = Served<Schemas["DroppedMessage"]>;
