@@ -74,6 +74,16 @@ class ServerTimingInterceptor(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStream
         return call
 
 
+# gRPC waits up to 120 s between reconnect attempts by default: a local server back after an outage
+# would sit unused for minutes. Try again at least every second.
+RECONNECT_OPTIONS = (
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.min_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 1000),
+)
+
+
 def timed_channel(host: str) -> grpc.Channel:
-    """A plain-text channel to ``host`` whose RPCs report their server time."""
-    return grpc.intercept_channel(grpc.insecure_channel(host), ServerTimingInterceptor())
+    """A plain-text channel to ``host`` whose RPCs report their server time, and which reconnects
+    within a second of the server coming back."""
+    return grpc.intercept_channel(grpc.insecure_channel(host, options=RECONNECT_OPTIONS), ServerTimingInterceptor())
