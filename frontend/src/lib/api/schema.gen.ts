@@ -403,10 +403,10 @@ export interface components {
          * EventKind
          * @enum {string}
          */
-        EventKind: "config_change" | "status" | "target_down" | "target_up";
+        EventKind: "config_change" | "status" | "target_down" | "target_up" | "stalled" | "recovered";
         /**
          * EventMessage
-         * @description Another point on the run's timeline (its target went down or came back).
+         * @description Another point on the run's timeline: its target went down or came back, a worker stalled.
          */
         EventMessage: {
             event: components["schemas"]["EventPublic"];
@@ -1004,6 +1004,32 @@ export interface components {
             type: "status";
         };
         /**
+         * StopInfo
+         * @description How a stopped run ended: did every worker drain and exit within the grace?
+         */
+        StopInfo: {
+            /**
+             * Detail
+             * @default
+             */
+            detail: string;
+            /**
+             * Grace S
+             * @description SPANLOAD_STOP_GRACE_S at the time
+             */
+            grace_s: number;
+            /**
+             * Graceful
+             * @description every worker stopped and exited by itself within the grace
+             */
+            graceful: boolean;
+            /**
+             * Killed Workers
+             * @description indexes of workers killed at the grace
+             */
+            killed_workers?: number[];
+        };
+        /**
          * Summary
          * @description Whole-run figures, from histograms merged over every interval.
          */
@@ -1029,6 +1055,8 @@ export interface components {
                 [key: string]: number;
             };
             reconciliation?: components["schemas"]["Reconciliation"] | null;
+            /** @description how a stopped run's workers ended; None if it failed */
+            stop?: components["schemas"]["StopInfo"] | null;
             totals?: components["schemas"]["Totals"];
             /**
              * Workers
