@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { makeComparison } from "@/test/compareFixture";
-import { configEvent, statusEvent } from "@/test/fixtures";
+import { configEvent, statusEvent, targetEvent } from "@/test/fixtures";
 import { compareCharts, compareMarkers, compareRows, metricRows, parseIds } from "./compare";
 
 describe("compare transforms", () => {
@@ -10,6 +10,14 @@ describe("compare transforms", () => {
     expect(markers).toEqual([
       { x: 40, label: "#1 tx/s=20", color: "#3b82f6" },
       { x: 12.5, label: "#2 limit=10", color: "#f59e0b" },
+    ]);
+  });
+
+  it("marks each run's target outages too, in its colour", () => {
+    const markers = compareMarkers([[], [statusEvent(0, "running"), targetEvent(5, false), targetEvent(7.5, true)]]);
+    expect(markers).toEqual([
+      { x: 5, label: "#2 target down", color: "#f59e0b" },
+      { x: 7.5, label: "#2 target up", color: "#f59e0b" },
     ]);
   });
 

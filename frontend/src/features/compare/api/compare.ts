@@ -1,7 +1,7 @@
 // The answer of GET /api/compare (lib/api/compare.ts), shaped for the page: per-metric cells and chart rows per series name.
 import { colorAt } from "@/components/palette";
 import { changeLabel } from "@/lib/knobs";
-import { eventChanges, isConfigChange, type Marker, type Row } from "@/lib/series";
+import { eventChanges, isConfigChange, isTargetEvent, type Marker, type Row } from "@/lib/series";
 import type { ComparePublic, CompareSeries, RunEvent } from "@/lib/types";
 
 export const MIN_RUNS = 2;
@@ -103,11 +103,12 @@ export function compareCharts(series: CompareSeries): (CompareChartSpec & { rows
   );
 }
 
-/** Each run's live config changes as markers in its line's colour, labelled with its number. */
+/** Each run's live config changes and target outages as markers in its line's colour, labelled with its number. */
 export function compareMarkers(timelines: readonly (readonly RunEvent[])[]): Marker[] {
+  const label = (e: RunEvent) => (isConfigChange(e) ? changeLabel(eventChanges(e)) : e.kind === "target_down" ? "target down" : "target up");
   return timelines.flatMap((events, i) =>
     events
-      .filter(isConfigChange)
-      .map((e) => ({ x: e.elapsed_s, label: `#${i + 1} ${changeLabel(eventChanges(e))}`, color: colorAt(i) })),
+      .filter((e) => isConfigChange(e) || isTargetEvent(e))
+      .map((e) => ({ x: e.elapsed_s, label: `#${i + 1} ${label(e)}`, color: colorAt(i) })),
   );
 }
