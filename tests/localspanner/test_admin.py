@@ -164,7 +164,9 @@ def test_failing_ddl_fails_its_operation(instance: Instance, statement: str, rea
             op.result(OPERATION_TIMEOUT_S)
         assert not isinstance(info.value, gexc.Unknown), f"a DDL error must not be UNKNOWN: {info.value}"
         assert reason in info.value.message, f"message names neither the construct nor the reason: {info.value}"
-        assert f'statement "{statement}"' in info.value.message, f"the failed operation must name the statement: {info.value}"
+        assert f'statement "{statement}"' in info.value.message, (
+            f"the failed operation must name the statement: {info.value}"
+        )
         db.reload()
         assert list(db.ddl_statements) == before, "a failed statement must not change the schema"
     finally:

@@ -15,6 +15,9 @@ from google.cloud.spanner_admin_database_v1 import GetDatabaseRequest
 from google.cloud.spanner_v1 import KeySet, TypeCode
 from google.cloud.spanner_v1.instance import Instance
 
+from spanload.model.samples import Gauge
+from spanload.spanner.stats import StatsReader
+
 from .conftest import SpannerDb, create_database
 from .server_process import ServerProcess
 
@@ -54,9 +57,10 @@ TABLES = {
 
 
 class Workload:
-    def __init__(self, db: SpannerDb, marker: str) -> None:
+    def __init__(self, db: SpannerDb, marker: str, marker_client_s: float) -> None:
         self.db = db
         self.marker = marker
+        self.marker_client_s = marker_client_s  # client wall time of all MARKER_RUNS queries
 
 
 @pytest.fixture(scope="module")
@@ -73,10 +77,12 @@ def workload(instance: Instance, local_spanner: ServerProcess) -> Iterator[Workl
     with db.database.batch() as batch:
         batch.insert("Seen", ["Id", "Tag"], [(i, "t") for i in range(10)])
     marker = "m" + uuid.uuid4().hex[:8]
+    began = time.perf_counter()
     for _ in range(MARKER_RUNS):
         with db.database.snapshot() as snap:
             sql = f"SELECT Id, '{marker}' AS marker FROM Seen WHERE MOD(Id, 4) = 0"  # scans 10 rows, returns 3
             assert len(list(snap.execute_sql(sql))) == 3
+    marker_client_s = time.perf_counter() - began
     for i in range(TXN_RUNS):
         db.database.run_in_transaction(
             lambda tx, i=i: (
@@ -84,7 +90,7 @@ def workload(instance: Instance, local_spanner: ServerProcess) -> Iterator[Workl
                 tx.insert_or_update("TxnOnly", ["Id", "N"], [(i, i)]),
             )
         )
-    yield Workload(db, marker)
+    yield Workload(db, marker, marker_client_s)
     db.database.drop()
 
 
@@ -148,6 +154,34 @@ def test_txn_stats_top_minute_measures_commits(workload: Workload) -> None:
     assert top[3] == 0, "no transaction of this test was aborted"
     assert 0 < top[4] <= top[5], f"commit latency {top[4]} must be positive and within total latency {top[5]}"
     assert top[6] >= 1.0
+
+
+def test_spanload_server_gauges_from_spanner_sys(workload: Workload) -> None:
+    """The engine's StatsReader turns the last complete minute into the server.* gauges: the poll
+    query's gauges cover exactly the marker query's executions (the workload ran MARKER_RUNS), its
+    average server latency is within what the client saw, its CPU share is CPU seconds over 60 s; the
+    commits' average participants is at least 1 (each commit has a participant; 0.29 was the bug)."""
+    reader = StatsReader(workload.db.database, f"SELECT Id, '{workload.marker}'")
+    deadline = time.monotonic() + STATS_WAIT_S
+    while Gauge.SERVER_POLL_AVG_LATENCY_S not in (gauges := reader.read()):
+        assert time.monotonic() < deadline, f"no poll gauges within {STATS_WAIT_S:.0f} s: {gauges}"
+        time.sleep(1.0)
+    with workload.db.database.snapshot() as snap:
+        ((count, latency, cpu),) = [
+            list(r)
+            for r in snap.execute_sql(
+                "SELECT EXECUTION_COUNT, AVG_LATENCY_SECONDS, AVG_CPU_SECONDS FROM SPANNER_SYS.QUERY_STATS_TOP_MINUTE "
+                f"WHERE TEXT LIKE '%{workload.marker}%' AND TEXT NOT LIKE '%SPANNER_SYS%' AND INTERVAL_END = "
+                "(SELECT MAX(INTERVAL_END) FROM SPANNER_SYS.QUERY_STATS_TOP_MINUTE)"
+            )
+        ]
+    assert count == MARKER_RUNS, f"the last minute holds {count} executions of the marker query"
+    assert gauges[Gauge.SERVER_POLL_AVG_LATENCY_S] == pytest.approx(latency)
+    assert 0 < gauges[Gauge.SERVER_POLL_AVG_LATENCY_S] <= workload.marker_client_s / MARKER_RUNS * 1.001
+    assert gauges[Gauge.SERVER_POLL_CPU_FRACTION] == pytest.approx(MARKER_RUNS * cpu / 60.0)
+    assert gauges[Gauge.SERVER_POLL_CPU_FRACTION] <= workload.marker_client_s / 60.0
+    assert gauges[Gauge.SERVER_TXN_AVG_PARTICIPANTS] >= 1.0
+    assert 0 < gauges[Gauge.SERVER_TXN_AVG_COMMIT_LATENCY_S] < 5
 
 
 @pytest.mark.parametrize("table", sorted(TABLES))
