@@ -11,10 +11,20 @@ import (
 )
 
 // serverTiming is the header Cloud Spanner's front end sets with its processing
-// time; clients use it to split client from server latency.
+// time, in Spanner's own form "gfet4t7; dur=<whole milliseconds>": the Go client
+// parses dur as an integer and records nothing for a fraction (issue 17).
+// FineTimingHeader carries the same time in microsecond resolution
+// ("dur=0.412", milliseconds), which Spanload's own readers prefer when present.
 func serverTiming(d time.Duration) metadata.MD {
-	return metadata.Pairs("server-timing", "gfet4t7; dur="+strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 3, 64))
+	return metadata.Pairs(
+		"server-timing", "gfet4t7; dur="+strconv.FormatInt(d.Milliseconds(), 10),
+		FineTimingHeader, "dur="+strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 3, 64),
+	)
 }
+
+// FineTimingHeader is the local server's own header with the server time in
+// fractional milliseconds.
+const FineTimingHeader = "x-spanload-server-timing"
 
 func timingUnary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	start := time.Now()

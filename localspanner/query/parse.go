@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/cloudspannerecosystem/memefish"
 	"github.com/cloudspannerecosystem/memefish/ast"
@@ -13,6 +14,7 @@ import (
 // error; these wrappers turn such panics into syntax errors.
 
 func parseStatement(text string) (stmt ast.Statement, err error) {
+	text = trimSemicolon(text)
 	if err := schema.CheckNesting(text); err != nil {
 		return nil, err
 	}
@@ -34,4 +36,15 @@ func parseExpr(text string) (e ast.Expr, err error) {
 		}
 	}()
 	return memefish.ParseExpr("", text)
+}
+
+// trimSemicolon drops one trailing semicolon (and the spaces around it): Spanner
+// accepts "SELECT * FROM t;" in ExecuteSql and PartitionQuery, memefish does not.
+// Only the end of the text changes, so positions in messages stay right.
+func trimSemicolon(text string) string {
+	t := strings.TrimRight(text, " \t\r\n")
+	if strings.HasSuffix(t, ";") {
+		return strings.TrimSuffix(t, ";")
+	}
+	return text
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -55,6 +56,10 @@ type Manager struct {
 	sessions  map[string]*Session
 	txns      map[string]*Txn
 	conflicts map[*storage.DB]*conflicts
+	// dropped names the databases dropped since start: their sessions answer
+	// "Database not found", as Spanner's do, which clients treat as fatal
+	// ("Session not found" they retry for a long time).
+	dropped map[string]bool
 
 	// sessionsPath, when set (Persist), is the file that keeps the sessions across restarts.
 	sessionsPath string
@@ -67,7 +72,7 @@ type Manager struct {
 
 // NewManager returns an empty manager.
 func NewManager() *Manager {
-	return &Manager{sessions: map[string]*Session{}, txns: map[string]*Txn{}, conflicts: map[*storage.DB]*conflicts{}}
+	return &Manager{sessions: map[string]*Session{}, txns: map[string]*Txn{}, conflicts: map[*storage.DB]*conflicts{}, dropped: map[string]bool{}}
 }
 
 func randomID(n int) string {
@@ -87,6 +92,7 @@ func (m *Manager) CreateSessions(db *storage.DB, dbName string, n int, multiplex
 	out := make([]*Session, n)
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	delete(m.dropped, dbName)
 	for i := range out {
 		s := &Session{Name: dbName + "/sessions/" + randomID(12), DB: db, Multiplexed: multiplexed, Labels: labels, CreatorRole: role, Created: now, lastUse: now}
 		m.sessions[s.Name] = s
@@ -100,7 +106,12 @@ func (m *Manager) CreateSessions(db *storage.DB, dbName string, n int, multiplex
 func (m *Manager) Session(name string) (*Session, error) {
 	m.mu.Lock()
 	s, ok := m.sessions[name]
+	dbName, _, _ := strings.Cut(name, "/sessions/")
+	dropped := m.dropped[dbName]
 	m.mu.Unlock()
+	if !ok && dropped {
+		return nil, spanerr.NotFound("Database not found: %s", dbName)
+	}
 	if !ok {
 		return nil, spanerr.NotFound("Session not found: %s", name)
 	}
@@ -143,6 +154,7 @@ func (m *Manager) Sessions(db *storage.DB) []*Session {
 func (m *Manager) DropDatabase(db *storage.DB) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.dropped[db.Name] = true
 	for n, s := range m.sessions {
 		if s.DB == db {
 			delete(m.sessions, n)

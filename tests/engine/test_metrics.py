@@ -79,6 +79,11 @@ def test_server_timing_values_parse_and_sum_per_thread() -> None:
     assert timing.parse_ms("gfet4t7; dur=1.25") == 1.25
     assert timing.parse_ms("afe; dur=7") == 7.0
     assert timing.parse_ms("gfet4t7") is None
+    # The local server's fine header is preferred over Spanner's whole milliseconds, whatever their order.
+    assert timing.header_ms([("server-timing", "gfet4t7; dur=0"), ("x-spanload-server-timing", "dur=0.412")]) == 0.412
+    assert timing.header_ms([("x-spanload-server-timing", "dur=2.5"), ("server-timing", "gfet4t7; dur=2")]) == 2.5
+    assert timing.header_ms([("server-timing", "gfet4t7; dur=3")]) == 3.0
+    assert timing.header_ms([("other", "dur=9")]) is None
     timing.begin()
     assert timing.take() is None  # no RPC said anything
 

@@ -8,11 +8,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import grpc
 import pytest
 from google.api_core import exceptions as gexc
-from google.cloud.spanner_v1 import KeySet, param_types
+from google.cloud.spanner_v1 import CreateSessionRequest, ExecuteSqlRequest, KeySet, ResultSet, param_types
+from google.cloud.spanner_v1.instance import Instance
+from google.cloud.spanner_v1.services.spanner import SpannerClient
+from google.cloud.spanner_v1.services.spanner.transports import SpannerGrpcTransport
 
-from .conftest import DatabaseFactory, SpannerDb
+from .conftest import DatabaseFactory, SpannerDb, create_database
 
 DDL = [
     """CREATE TABLE Floats (
@@ -147,3 +151,55 @@ def test_sql_computed_transfinite_arrays(fdb: SpannerDb) -> None:
     assert _same(stored, [[want]]), stored
     assert len(agg) == 1 and sorted(agg[0][0]) == [2.5, INF], agg  # ARRAY_AGG's order is unspecified
     assert _same(sub, [[want]]), sub
+
+
+# ---- issue 17, wire format ---------------------------------------------------------------------------
+# "Query syntax" (GoogleSQL): a statement may end with one semicolon; Spanner accepts "SELECT 1;" in ExecuteSql
+# and PartitionQuery.
+
+
+@pytest.mark.parametrize("sql", ["SELECT Id FROM Floats WHERE Id = 0;", "SELECT Id FROM Floats WHERE Id = 0 ;\n"])
+def test_one_trailing_semicolon_is_accepted(fdb: SpannerDb, sql: str) -> None:
+    with fdb.database.batch() as batch:
+        batch.insert_or_update("Floats", ["Id", "F"], [(0, 1.0)])
+    with fdb.database.snapshot() as snap:
+        assert list(snap.execute_sql(sql)) == [[0]]
+    snapshot = fdb.database.batch_snapshot()
+    try:
+        batches = list(snapshot.generate_query_batches(sql))
+        rows = [list(row) for batch in batches for row in snapshot.process_query_batch(batch)]
+    finally:
+        snapshot.close()
+    assert rows == [[0]]
+
+
+def test_two_semicolons_stay_a_syntax_error(fdb: SpannerDb) -> None:
+    with pytest.raises(gexc.InvalidArgument), fdb.database.snapshot() as snap:
+        list(snap.execute_sql("SELECT 1;;"))
+
+
+def test_gzip_compressed_requests_are_answered(fdb: SpannerDb, server_address: str) -> None:
+    """grpc-encoding: gzip (gRPC's compression, which the official clients can turn on) is answered."""
+    channel = grpc.insecure_channel(server_address, compression=grpc.Compression.Gzip)
+    raw = SpannerClient(transport=SpannerGrpcTransport(channel=channel))
+    session = raw.create_session(CreateSessionRequest(database=fdb.database.name))
+    try:
+        result = raw.execute_sql(ExecuteSqlRequest(session=session.name, sql="SELECT 'gz' || 'ip'"))
+    finally:
+        raw.delete_session(name=session.name)
+        channel.close()
+    assert [v.string_value for v in ResultSet.pb(result).rows[0].values] == ["gzip"]
+
+
+def test_session_of_a_dropped_database_is_database_not_found(
+    instance: Instance, server_address: str, session_mode: str
+) -> None:
+    """Spanner answers a session of a dropped database NOT_FOUND "Database not found: <name>" (clients treat it as
+    fatal), not "Session not found" (which they retry)."""
+    tdb = create_database(instance, server_address, ["CREATE TABLE T (Id INT64) PRIMARY KEY (Id)"], session_mode)
+    raw = SpannerClient(transport=SpannerGrpcTransport(channel=grpc.insecure_channel(server_address)))
+    session = raw.create_session(CreateSessionRequest(database=tdb.database.name))
+    tdb.database.drop()
+    with pytest.raises(gexc.NotFound) as info:
+        raw.execute_sql(ExecuteSqlRequest(session=session.name, sql="SELECT 1"))
+    assert info.value.message.startswith(f"Database not found: {tdb.database.name}"), info.value.message

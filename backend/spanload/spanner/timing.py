@@ -1,8 +1,10 @@
 """Server-side latency from the ``server-timing`` header, next to the client's own timing.
 
 Cloud Spanner's front end, and the local server, answer every RPC with a header such as
-``server-timing: gfet4t7; dur=1.234`` (milliseconds). A gRPC client interceptor reads it and adds
-it to a per-thread total, so an operation of several RPCs (a DML transaction) gets their sum:
+``server-timing: gfet4t7; dur=1`` (whole milliseconds). The local server adds its own
+``x-spanload-server-timing: dur=0.412`` (fractional milliseconds), which is preferred when
+present. A gRPC client interceptor reads it and adds it to a per-thread total, so an operation
+of several RPCs (a DML transaction) gets their sum:
 
     timing.begin()
     ...client calls on this thread...
@@ -21,6 +23,7 @@ from typing import Any
 import grpc
 
 HEADER = "server-timing"
+FINE_HEADER = "x-spanload-server-timing"
 _DUR = re.compile(r"dur=([0-9]+(?:\.[0-9]+)?)")
 _local = threading.local()
 
@@ -45,15 +48,23 @@ def take() -> float | None:
     return total if seen else None
 
 
+def header_ms(metadata: Any) -> float | None:
+    """Server milliseconds from response metadata: the fine header if present, else server-timing."""
+    found: dict[str, float] = {}
+    for key, value in metadata or ():
+        if key in (HEADER, FINE_HEADER) and key not in found and (ms := parse_ms(str(value))) is not None:
+            found[key] = ms
+    return found.get(FINE_HEADER, found.get(HEADER))
+
+
 def _note(call: Any) -> None:
     try:
         metadata = call.initial_metadata()
     except Exception:  # a failed call may have no metadata; its error is the caller's business
         return
-    for key, value in metadata or ():
-        if key == HEADER and (ms := parse_ms(str(value))) is not None:
-            _local.total_ms = getattr(_local, "total_ms", 0.0) + ms
-            _local.seen = True
+    if (ms := header_ms(metadata)) is not None:
+        _local.total_ms = getattr(_local, "total_ms", 0.0) + ms
+        _local.seen = True
 
 
 class ServerTimingInterceptor(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterceptor):  # type: ignore[misc]

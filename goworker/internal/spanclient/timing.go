@@ -15,8 +15,13 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// ServerTimingHeader carries the server's time per RPC: "gfet4t7; dur=1.234" (milliseconds).
-const ServerTimingHeader = "server-timing"
+// ServerTimingHeader carries the server's time per RPC in Spanner's form "gfet4t7; dur=1"
+// (whole milliseconds); FineTimingHeader is the local server's own "dur=0.412" (fractional
+// milliseconds), preferred when present.
+const (
+	ServerTimingHeader = "server-timing"
+	FineTimingHeader   = "x-spanload-server-timing"
+)
 
 var durRE = regexp.MustCompile(`dur=([0-9]+(?:\.[0-9]+)?)`)
 
@@ -95,18 +100,29 @@ func noteErr(ctx context.Context, err error) {
 	background.mu.Unlock()
 }
 
+// HeaderMs is the server time of one RPC's header metadata: the fine header if present, else
+// server-timing.
+func HeaderMs(md metadata.MD) (float64, bool) {
+	for _, h := range []string{FineTimingHeader, ServerTimingHeader} {
+		for _, v := range md.Get(h) {
+			if ms, ok := ParseMs(v); ok {
+				return ms, true
+			}
+		}
+	}
+	return 0, false
+}
+
 func note(ctx context.Context, md metadata.MD) {
 	t, _ := ctx.Value(timingKey{}).(*Timing)
 	if t == nil {
 		return
 	}
-	for _, v := range md.Get(ServerTimingHeader) {
-		if ms, ok := ParseMs(v); ok {
-			t.mu.Lock()
-			t.total += ms
-			t.seen = true
-			t.mu.Unlock()
-		}
+	if ms, ok := HeaderMs(md); ok {
+		t.mu.Lock()
+		t.total += ms
+		t.seen = true
+		t.mu.Unlock()
 	}
 }
 
