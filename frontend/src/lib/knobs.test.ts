@@ -92,7 +92,7 @@ describe("knobs from the OpenAPI schema", () => {
       processes: 1,
       report_interval_s: 1,
       runtime: "python",
-      placement: { kind: "local", address: null, cpus_per_worker: 1 },
+      placement: null, // the server's default placement (SPANLOAD_RAY_ADDRESS or local)
       updater: { enabled: true, transactions_per_second: 1, mutations_per_transaction: 5, parallelism: 8, mode: "mutations", batch_rows: 6, key_space: 100_000 },
       watcher: { enabled: true, watchers: 1, poll_interval_ms: 1000, limit: 10_000, table_hint: true, shard_filter: "fixed" },
       reader: { enabled: false, reads_per_second: 10, concurrency: 4, think_time_ms: 0, query: "point", staleness_s: 0 },

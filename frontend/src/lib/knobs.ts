@@ -114,14 +114,15 @@ function fromSchema(spec: KnobSpec): Knob {
   return knob;
 }
 
-/** A model's defaults from the schema: a field's default, a nested model's defaults, or null. */
+/** A model's defaults from the schema: a field's default, null for an optional field (an optional
+ * section too: `placement: null` leaves the choice to the server), or a nested model's defaults. */
 function defaultsOf(model: JsonSchema): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, prop] of Object.entries(model.properties ?? {})) {
     const { schema, nullable } = unwrap(prop);
     if ("default" in prop) out[name] = prop.default;
-    else if (schema.properties) out[name] = defaultsOf(schema);
     else if (nullable) out[name] = null;
+    else if (schema.properties) out[name] = defaultsOf(schema);
   }
   return out;
 }
