@@ -193,6 +193,13 @@ func (w *Worker) SendReport(final bool) { w.sendReport(final, math.NaN()) }
 func (w *Worker) sendReport(final bool, due float64) {
 	w.reportMu.Lock()
 	defer w.reportMu.Unlock()
+	if !final {
+		select {
+		case <-w.done: // the final report went, or is about to: nothing may follow it
+			return
+		default:
+		}
+	}
 	counters, errs, hdr, err := w.stats.Take()
 	if err != nil {
 		slog.Error("could not encode a histogram", "err", err)
