@@ -9,6 +9,8 @@ node; an unreachable address fails the start at once, naming the address.
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import subprocess
 
 import pytest
@@ -34,6 +36,12 @@ def _on_ray(config: RunConfig, address: str) -> RunConfig:
     return config.model_validate(
         {**config.model_dump(by_alias=True), "placement": {"kind": "ray", "address": address, "cpus_per_worker": 1}}
     )
+
+
+def _two_writers(local: LocalTarget, address: str, runtime: WorkerRuntime = WorkerRuntime.PYTHON) -> RunConfig:
+    """Two workers writing 2 tx/s each, no watcher, on the Ray cluster at ``address``."""
+    body = {"processes": 2, "updater": {"transactions_per_second": 4}, "watcher": {"enabled": False}}
+    return _on_ray(local.config(body, runtime=runtime), address)
 
 
 def test_an_unreachable_ray_address_fails_the_start_naming_the_address() -> None:
@@ -104,16 +112,32 @@ def test_a_light_run_puts_one_worker_on_each_node_reconciles_and_a_patch_reaches
     assert round(per_worker) == summary.totals.transactions
 
 
+def test_a_worker_process_that_exits_on_its_node_fails_the_run_naming_it_and_the_node(
+    ray_cluster: RayCluster, local_spanner: LocalTarget
+) -> None:
+    config = _two_writers(local_spanner, ray_cluster.address)
+
+    async def scenario() -> tuple[Recorder, list[str | None], list[int]]:
+        sink = Recorder()
+        supervisor = Supervisor(Settings(), sink)
+        await supervisor.start("worker-exits", config)
+        nodes, pids = supervisor.worker_nodes("worker-exits"), supervisor.worker_pids("worker-exits")
+        await _until(lambda: len(sink.samples) >= 2, "two samples", RUN_TIMEOUT_S)
+        os.kill(pids[1], signal.SIGKILL)  # the nodes share this machine: the worker's pid is ours to kill
+        await asyncio.wait_for(supervisor.wait_finished("worker-exits"), RUN_TIMEOUT_S)
+        return sink, nodes, pids
+
+    sink, nodes, pids = asyncio.run(scenario())
+    state, reason = sink.states[-1]
+    assert state is RunState.FAILED
+    assert reason == f"worker 1 (pid {pids[1]} on node {nodes[1]}) exited with code -9 before the run ended", reason
+
+
 def test_losing_the_second_node_mid_run_of_go_workers_fails_the_run_naming_the_worker_and_the_node(
     ray_cluster: RayCluster, local_spanner: LocalTarget
 ) -> None:
-    config = _on_ray(
-        local_spanner.config(
-            {"processes": 2, "updater": {"transactions_per_second": 4}, "watcher": {"enabled": False}},
-            runtime=WorkerRuntime.GO,  # the actor starts the run's runtime: here the Go worker, found on the node
-        ),
-        ray_cluster.address,
-    )
+    # the actor starts the run's runtime: here the Go worker, found on the node
+    config = _two_writers(local_spanner, ray_cluster.address, WorkerRuntime.GO)
 
     async def scenario() -> tuple[Recorder, list[str | None], str]:
         sink = Recorder()
