@@ -84,8 +84,15 @@ func pointWhere(parts []schema.KeyPart, n int, prefix string) string {
 }
 
 // RangeWhere returns the SQL condition (and its arguments) selecting keys in r,
-// comparing key prefixes in key order (DESC parts reversed).
+// comparing key prefixes in key order (DESC parts reversed), as the KeyRange
+// documentation defines it (google/spanner/v1/keys.proto): trailing key parts may
+// be omitted; a closed bound includes the rows that match its parts exactly, an
+// open one excludes them. So an empty open bound (every row matches the empty
+// prefix) selects nothing, an empty closed one leaves that side unbounded.
 func RangeWhere(parts []schema.KeyPart, r KeyRange, prefix string) (string, []any) {
+	if (len(r.Start) == 0 && !r.StartClosed) || (len(r.End) == 0 && !r.EndClosed) {
+		return "0", nil
+	}
 	var conds []string
 	var args []any
 	if len(r.Start) > 0 {
@@ -117,15 +124,39 @@ func lexCompare(parts []schema.KeyPart, vals []any, lower, closed bool, prefix s
 		if gt {
 			strict, incl = ">", ">="
 		}
+		nullable := !parts[i].Column.NotNull
 		if i == n-1 {
 			op := strict
 			if closed {
 				op = incl
 			}
-			return col + " " + op + " ?", []any{vals[i]}
+			return compareCell(col, op, vals[i], nullable)
 		}
 		rest, ra := build(i + 1)
-		return "(" + col + " " + strict + " ? OR (" + col + " = ? AND " + rest + "))", append([]any{vals[i], vals[i]}, ra...)
+		lt, la := compareCell(col, strict, vals[i], nullable)
+		eq, ea := compareCell(col, "=", vals[i], nullable)
+		return "(" + lt + " OR (" + eq + " AND " + rest + "))", append(append(la, ea...), ra...)
 	}
 	return build(0)
+}
+
+// compareCell is "col op val" in Spanner's order of key values, where NULL sorts
+// before every other value (SQL comparisons with NULL are never true).
+func compareCell(col, op string, val any, nullable bool) (string, []any) {
+	if val == nil {
+		switch op {
+		case "=", "<=":
+			return col + " IS NULL", nil
+		case ">":
+			return col + " IS NOT NULL", nil
+		case ">=":
+			return "1", nil
+		default: // "<": nothing sorts before NULL
+			return "0", nil
+		}
+	}
+	if nullable && (op == "<" || op == "<=") {
+		return "(" + col + " IS NULL OR " + col + " " + op + " ?)", []any{val}
+	}
+	return col + " " + op + " ?", []any{val}
 }

@@ -134,6 +134,8 @@ func ConvertKeySet(parts []schema.KeyPart, ks *spannerpb.KeySet) (storage.KeySet
 			kr.Start, err = convertKey(parts, s.StartClosed)
 		case *spannerpb.KeyRange_StartOpen:
 			kr.Start, err = convertKey(parts, s.StartOpen)
+		default: // no start key: the range is unbounded below
+			kr.StartClosed = true
 		}
 		if err != nil {
 			return out, err
@@ -144,6 +146,8 @@ func ConvertKeySet(parts []schema.KeyPart, ks *spannerpb.KeySet) (storage.KeySet
 			kr.End, err = convertKey(parts, e.EndClosed)
 		case *spannerpb.KeyRange_EndOpen:
 			kr.End, err = convertKey(parts, e.EndOpen)
+		default: // no end key: the range is unbounded above
+			kr.EndClosed = true
 		}
 		if err != nil {
 			return out, err
