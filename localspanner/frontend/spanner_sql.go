@@ -35,7 +35,10 @@ func (s *spannerServer) executeSQL(ctx context.Context, req *spannerpb.ExecuteSq
 		return err
 	}
 	w.txn = sel.t
-	st := exec.Statement{SQL: req.Sql, Params: req.GetParams().GetFields(), Types: req.ParamTypes, Seqno: req.Seqno}
+	// Replay keys: request seqno*1000 for ExecuteSql, seqno*1000+i+1 for the i-th statement of
+	// ExecuteBatchDml, so an ExecuteSql never replays a batch statement's row count (it did,
+	// and skipped its write, when its seqno equalled a batch statement's index key).
+	st := exec.Statement{SQL: req.Sql, Params: req.GetParams().GetFields(), Types: req.ParamTypes, Seqno: req.Seqno * 1000}
 	if exec.IsDML(req.Sql) {
 		res, err := s.b.Exec.DML(ctx, sel.t, st)
 		if err != nil {

@@ -341,21 +341,30 @@ func (c *compiler) update(s *ast.Update) (*dmlTemplate, error) {
 	newSQL := map[*schema.Column]string{}
 	for _, item := range s.Updates {
 		set, ok := item.(*ast.UpdateItemSetValue)
-		if !ok || len(set.Path) != 1 {
+		if !ok || len(set.Path) < 1 || len(set.Path) > 2 {
 			return nil, c.unsupported(item, "this UPDATE item")
 		}
-		col := findColumn(t, set.Path[0].Name)
+		name := set.Path[len(set.Path)-1]
+		if len(set.Path) == 2 {
+			// "SET t.col = ...": the target's alias, or its name when it has none
+			// (GoogleSQL DML, UPDATE statement: update_item is a path expression).
+			qual := t.Name
+			if s.As != nil {
+				qual = s.As.Alias.Name
+			}
+			if !strings.EqualFold(set.Path[0].Name, qual) {
+				return nil, c.invalid(set.Path[0], "Unrecognized name: %s", set.Path[0].Name)
+			}
+		}
+		col := findColumn(t, name.Name)
 		if col == nil {
-			return nil, c.invalid(set.Path[0], "Column %s is not present in table %s", set.Path[0].Name, t.Name)
+			return nil, c.invalid(name, "Column %s is not present in table %s", name.Name, t.Name)
 		}
-		if isKey(t, col) {
-			return nil, c.invalid(set.Path[0], "Cannot UPDATE value on non-writable column: %s", col.Name)
-		}
-		if col.Generated != "" {
-			return nil, c.invalid(set.Path[0], "Cannot UPDATE value on non-writable column: %s", col.Name)
+		if isKey(t, col) || col.Generated != "" {
+			return nil, c.invalid(name, "Cannot UPDATE value on non-writable column: %s", col.Name)
 		}
 		if _, dup := newSQL[col]; dup {
-			return nil, c.invalid(set.Path[0], "Update item %s assigned more than once", col.Name)
+			return nil, c.invalid(name, "Update item %s assigned more than once", col.Name)
 		}
 		v, err := c.writeValue(col, set.DefaultExpr, sc)
 		if err != nil {
