@@ -125,12 +125,14 @@ def main() -> int:
     )
     if summary.get("reconciliation"):
         print(f"reconciliation ok={summary['reconciliation']['ok']}: {summary['reconciliation']['detail']}")
-    print("growth per hour (least squares over the samples after the first minute):")
+    print("growth per hour (least squares: after the first minute's warm-up | over the second half):")
     for name, points in series.items():
         steady = [(t, v) for t, v in points if t >= WARMUP_S] or points
-        slope = slope_per_hour(steady)
+        late = [(t, v) for t, v in points if t >= args.duration / 2]
         first, last = (points[0][1], points[-1][1]) if points else (0.0, 0.0)
-        growth = "n/a (too few samples)" if slope is None else f"{slope / MB:+.1f} MB/h"
+        growth = " | ".join(
+            "n/a" if (slope := slope_per_hour(part)) is None else f"{slope / MB:+.1f} MB/h" for part in (steady, late)
+        )
         print(f"  {name:>13}: {first / MB:.1f} MB -> {last / MB:.1f} MB, {growth}")
     return 0 if final["status"] == "finished" else 1
 
