@@ -7,6 +7,7 @@ import asyncio
 import time
 
 from google.api_core import exceptions as gexc
+from google.cloud.spanner_v1 import param_types
 
 from spanload.engine.supervisor import Supervisor
 from spanload.model import metrics
@@ -20,6 +21,7 @@ from spanload.spanner import deadline, schemas
 from spanload.workers.reader import Reader
 from spanload.workers.stats import WorkerStats, error_code
 from spanload.workers.updater import Updater
+from tests.engine.commit_dropping_proxy import CommitDroppingProxy
 from tests.engine.conftest import LocalTarget
 from tests.engine.test_supervisor import Recorder
 from tests.helpers import free_port
@@ -138,3 +140,46 @@ def test_an_unreachable_target_fails_the_run_naming_the_address_and_the_grpc_sta
     assert reason is not None
     assert f"the emulator target at {address} did not answer: UNAVAILABLE" in reason
     assert reason.startswith("worker 0 (pid ")
+
+
+def test_a_commit_whose_answer_is_lost_is_an_unknown_outcome_and_leaves_the_proof(local_spanner: LocalTarget) -> None:
+    """A proxy forwards the Commit to the real server, which commits, and holds back its answer past
+    the operation's deadline. The worker counts DEADLINE_EXCEEDED and puts the keys among the
+    uncertain ones (not reconciled), although the rows are in the database; the next commit, answered,
+    counts as a transaction."""
+    config = local_spanner.config()
+    admin = spanner_client.make_client(config.target, local_spanner.address)
+    schemas.ensure_schema(admin, config.target, SchemaKind.SINGERS)
+    with CommitDroppingProxy(local_spanner.address) as proxy:
+        deadline.configure(1000)
+        try:
+            stats = WorkerStats()
+            updater = _updater(config, proxy.address, stats)
+            proxy.drop_commits.set()
+            updater._transaction(0.0, 0.0)
+            proxy.drop_commits.clear()
+            counters, errors, counts = _counts(stats)
+            uncertain = updater.ledger.message("x").uncertain_keys
+            updater._transaction(0.0, 0.0)
+            after, after_errors, _ = _counts(stats)
+        finally:
+            deadline.configure(RunConfig().client.timeout_ms)
+        assert proxy.commits_dropped >= 1 and proxy.commits_forwarded == proxy.commits_dropped + 1
+    assert errors == {"DEADLINE_EXCEEDED": 1}
+    assert Counter.TRANSACTIONS not in counters and counts == {Op.UPDATER_TXN_FAILED: 1}
+    assert uncertain, "a commit of unknown outcome must take its keys out of the proof"
+    assert (after[Counter.TRANSACTIONS], after_errors) == (1, {})
+    database = admin.instance(config.target.instance).database(config.target.database)
+    with database.snapshot() as snapshot:
+        rows = list(
+            snapshot.execute_sql(
+                "SELECT SingerId, Version FROM Singers WHERE SingerId IN UNNEST(@keys)",
+                params={"keys": uncertain},
+                param_types={"keys": param_types.Array(param_types.INT64)},
+            )
+        )
+    assert sorted(rows) == [[key, 1] for key in sorted(uncertain)], (
+        "the server did commit what the client could not know"
+    )
+    ledger = {key for key, _, _ in updater.ledger.message("x").ledger}
+    assert not ledger & set(uncertain), "an uncertain key must not be reconciled as committed"
