@@ -243,6 +243,22 @@ async function main() {
       await shot(page, "run-detail");
     });
 
+    await step("rename the run and save its notes and tags", async () => {
+      const renamed = `e2e renamed ${stamp}`;
+      await page.getByTestId("run-name-input").fill(renamed);
+      await page.getByTestId("run-tags-input").fill("e2e, browser, e2e");
+      await page.getByTestId("run-notes-input").fill("saved from the browser");
+      await page.getByTestId("notes-form").getByRole("button", { name: "Save" }).click();
+      await page.getByText("Saved.").waitFor({ timeout: STEP_TIMEOUT_MS });
+      const stored = (await api(page, `/runs/${firstId}`)).body;
+      assert(
+        stored.name === renamed && stored.notes === "saved from the browser" && JSON.stringify(stored.tags) === '["e2e","browser"]',
+        `stored after save: ${JSON.stringify({ name: stored.name, notes: stored.notes, tags: stored.tags })}`,
+      );
+      const heading = await page.locator("h1").first().textContent();
+      assert(heading.startsWith(renamed), `heading after rename: ${heading}`);
+    });
+
     const secondId = await step(`run a second preset ("${SECOND_PRESET}")`, async () => {
       const id = await startRun(page, SECOND_PRESET, `e2e ${SECOND_PRESET} ${stamp}`);
       await waitForPoints(page, "throughput", 5);
