@@ -17,7 +17,7 @@ import pytest
 
 pytest.importorskip("ray", reason="ray is not installed: `make install` installs it from backend/uv.lock")
 
-from spanload.engine.supervisor import RunError, Supervisor
+from spanload.engine.supervisor import RunError, Supervisor, describe_exit
 from spanload.model.config import ConfigPatch, RunConfig, WorkerRuntime
 from spanload.model.presets import get_preset
 from spanload.model.samples import Gauge
@@ -130,7 +130,8 @@ def test_a_worker_process_that_exits_on_its_node_fails_the_run_naming_it_and_the
     sink, nodes, pids = asyncio.run(scenario())
     state, reason = sink.states[-1]
     assert state is RunState.FAILED
-    assert reason == f"worker 1 (pid {pids[1]} on node {nodes[1]}) exited with code -9 before the run ended", reason
+    expected = f"worker 1 (pid {pids[1]} on node {nodes[1]}) {describe_exit(-signal.SIGKILL)} before the run ended"
+    assert reason == expected, reason
 
 
 def test_losing_the_second_node_mid_run_of_go_workers_fails_the_run_naming_the_worker_and_the_node(
