@@ -20,6 +20,8 @@ export default defineConfig({
     globals: true,
     setupFiles: ["./src/test/setup.ts"],
     include: ["src/**/*.test.{ts,tsx}"],
+    // A loaded 2-core machine (CI, or several jobs at once) can take several seconds to render a page.
+    testTimeout: 20_000,
     restoreMocks: true,
     unstubGlobals: true,
   },

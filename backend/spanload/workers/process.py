@@ -34,6 +34,7 @@ from spanload.model.protocol import (
     Stop,
     Stopped,
     StopWriters,
+    ToWorker,
     decode_to_worker,
     encode,
 )
@@ -327,26 +328,41 @@ def serve(index: int, stdin: IO[bytes], channel: Channel) -> int:
         except ValueError as err:
             logger.error("bad control message: %s", err)
             continue
-        match message:
-            case Begin(started_at=started_at):
-                worker.run(started_at)
-            case Patch(config=config):
-                worker.apply(config)
-            case Pause():
-                worker.set_paused(True)
-            case Resume():
-                worker.set_paused(False)
-            case StopWriters():
-                worker.stop_writers()
-            case Stop():
-                worker.stop()
+        try:
+            if _handle(worker, message):
                 return 0
-            case None:
-                continue
-            case _:
-                logger.warning("worker %d ignores a %s message", index, type(message).__name__)
+        except Exception as err:
+            # Say why before dying, so the run's reason names the cause and not only an exit code.
+            logger.exception("worker %d failed handling %s", index, type(message).__name__)
+            what = type(message).__name__.lower()
+            channel.send(Error(worker=index, message=f"worker {index} failed at {what}: {err}", fatal=True))
+            worker.abandon()
+            return 1
     worker.abandon()
     return 0
+
+
+def _handle(worker: Worker, message: ToWorker | None) -> bool:
+    """Apply one control message; True once the worker has stopped."""
+    match message:
+        case Begin(started_at=started_at):
+            worker.run(started_at)
+        case Patch(config=config):
+            worker.apply(config)
+        case Pause():
+            worker.set_paused(True)
+        case Resume():
+            worker.set_paused(False)
+        case StopWriters():
+            worker.stop_writers()
+        case Stop():
+            worker.stop()
+            return True
+        case None:
+            pass
+        case _:
+            logger.warning("worker %d ignores a %s message", worker.index, type(message).__name__)
+    return False
 
 
 def _client_version() -> str:

@@ -21,6 +21,7 @@ from google.cloud.spanner_v1 import param_types
 from spanload.model.config import SHARD_COUNT, ShardFilter, WatcherConfig
 from spanload.model.protocol import Counter
 from spanload.model.samples import Gauge, Op
+from spanload.spanner import client as spanner_client
 from spanload.spanner import deadline, timing
 from spanload.spanner.schemas import SchemaSpec
 from spanload.workers.ledger import SeenLedger
@@ -31,6 +32,9 @@ logger = logging.getLogger(__name__)
 US_PER_S = 1_000_000
 SHARD_VALUES = tuple(range(-(SHARD_COUNT // 2), SHARD_COUNT // 2 + 1))  # -18..18
 ERROR_BACKOFF_S = 0.2
+# The final drain retries failed polls this long: a target that comes back within the supervisor's
+# stop grace (30 s by default) is still drained, and one that does not fails the stop with its cause.
+DRAIN_GIVE_UP_S = 20.0
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 
@@ -66,6 +70,10 @@ def to_unix(value: dt.datetime) -> float:
     return (value - EPOCH).total_seconds()
 
 
+class DrainError(RuntimeError):
+    """The final drain could not poll the target: the watcher's proof cannot be completed."""
+
+
 class _Group(threading.Thread):
     """Polls one shard group until stopped; after ``drain`` it polls until a page is not full."""
 
@@ -77,6 +85,7 @@ class _Group(threading.Thread):
         self.last_key = -(1 << 63)
         self.skip: dict[int, tuple[dt.datetime, int]] = {}  # shard -> position a previous group reached
         self.newest_seen: float | None = None
+        self.last_error: str | None = None
         self.stop_event = threading.Event()
         self.wake = threading.Event()
 
@@ -100,15 +109,15 @@ class _Group(threading.Thread):
 
     def drain(self) -> None:
         """Poll until a page is not full: called after every writer stopped, it sees every change."""
-        errors = 0
+        give_up = time.monotonic() + DRAIN_GIVE_UP_S
         while True:
             full = self.poll_once()
             if full is False:
                 return
             if full is None:
-                errors += 1
-                if errors > 10:
-                    raise RuntimeError(f"{self.name}: the final drain failed 10 times")
+                if time.monotonic() > give_up:
+                    failed_for = f"the final drain failed for {DRAIN_GIVE_UP_S:.0f} s"
+                    raise DrainError(f"{self.name}: {failed_for}; last error: {self.last_error}")
                 time.sleep(ERROR_BACKOFF_S)
 
     def poll_once(self) -> bool | None:
@@ -142,6 +151,7 @@ class _Group(threading.Thread):
             watcher.stats.failed(Op.WATCHER_POLL_FAILED, err, (time.perf_counter() - start) * US_PER_S)
             timing.take()
             logger.debug("%s: poll failed: %s", self.name, err)
+            self.last_error = spanner_client.status_text(err)
             return None
         end = time.perf_counter()
         seen_at = time.time()
