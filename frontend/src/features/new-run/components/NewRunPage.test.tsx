@@ -1,4 +1,4 @@
-import { fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { act, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { MemoryRouter, Route, Routes } from "react-router-dom";
 import { describe, expect, it, vi } from "vitest";
 import { DEFAULT_CONFIG, setPath } from "@/lib/knobs";
@@ -35,6 +35,9 @@ describe("NewRunPage", () => {
     const created: unknown[] = [];
     renderPage(created);
     await screen.findByTestId("preset-select");
+    // Let the page apply the loaded presets first: that effect replaces the form's values, and a
+    // change fired before it ran was overwritten (1 run in ~5).
+    await act(async () => {});
     const rate = screen.getByTestId("field-updater.transactions_per_second");
     fireEvent.change(rate, { target: { value: "0" } });
     expect(screen.getByTestId("error-updater.transactions_per_second")).toHaveTextContent("Write rate must be more than 0 tx/s.");
