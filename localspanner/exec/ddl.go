@@ -20,5 +20,5 @@ func compileColumnExpr(t *schema.Table, expr string) (string, error) {
 
 // ApplyDDL applies DDL statements to db in order (see storage.DB.ApplyDDL).
 func ApplyDDL(ctx context.Context, db *storage.DB, stmts []string) (int, error) {
-	return db.ApplyDDL(ctx, stmts, compileColumnExpr)
+	return db.ApplyDDL(ctx, stmts, schema.Compilers{Expr: compileColumnExpr, View: query.ViewColumns})
 }

@@ -22,8 +22,10 @@
 //     errors: pass them through sqlfn.RuntimeError to get the *spanerr.Error with
 //     Spanner's code.
 //   - SPANNER_SYS.<name> resolves through Source.SysTable (the stats layer owns those
-//     tables); INFORMATION_SCHEMA.TABLES, COLUMNS, INDEXES and INDEX_COLUMNS are built
-//     by this package from the catalog.
+//     tables); INFORMATION_SCHEMA.TABLES, COLUMNS, INDEXES, INDEX_COLUMNS and VIEWS are
+//     built by this package from the catalog.
+//   - A view (schema.View) named in FROM is inlined: its query is compiled in place, in a
+//     scope of its own. ViewColumns is the schema.ViewCompiler that checks views on DDL.
 //
 // Supported GoogleSQL subset:
 //

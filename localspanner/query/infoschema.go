@@ -62,6 +62,16 @@ func informationSchema(cat *schema.Catalog, name string) (*infoTable, bool) {
 			}
 			it.add(lit(""), lit(""), lit(t.Name), lit("BASE TABLE"), litNullable(parent), litNullable(onDelete), lit("COMMITTED"), litNullable(interleave))
 		}
+		for _, v := range cat.Views {
+			it.add(lit(""), lit(""), lit(v.Name), lit("VIEW"), "NULL", "NULL", "NULL", "NULL")
+		}
+		return it, true
+	case "VIEWS":
+		it := newInfoTable("TABLE_CATALOG", tString, "TABLE_SCHEMA", tString, "TABLE_NAME", tString,
+			"VIEW_DEFINITION", tString, "SECURITY_TYPE", tString)
+		for _, v := range cat.Views {
+			it.add(lit(""), lit(""), lit(v.Name), lit(v.Body), lit(v.Security))
+		}
 		return it, true
 	case "COLUMNS":
 		it := newInfoTable("TABLE_CATALOG", tString, "TABLE_SCHEMA", tString, "TABLE_NAME", tString, "COLUMN_NAME", tString,
@@ -81,6 +91,16 @@ func informationSchema(cat *schema.Catalog, name string) (*infoTable, bool) {
 				}
 				it.add(lit(""), lit(""), lit(t.Name), lit(col.Name), strconv.Itoa(col.Position+1), litNullable(col.Default), lit(nullable),
 					lit(schema.TypeDDL(col.Type, col.Length)), lit(generated), litNullable(col.Generated), litNullable(stored), lit("COMMITTED"))
+			}
+		}
+		for _, v := range cat.Views {
+			cols, err := ViewColumns(cat, v)
+			if err != nil {
+				continue // a view that no longer compiles has no columns to show
+			}
+			for i, col := range cols {
+				it.add(lit(""), lit(""), lit(v.Name), lit(col.Name), strconv.Itoa(i+1), "NULL", lit("YES"),
+					lit(schema.TypeDDL(col.Type, 0)), lit("NEVER"), "NULL", "NULL", lit("COMMITTED"))
 			}
 		}
 		return it, true

@@ -544,6 +544,9 @@ func (c *compiler) tableExpr(te ast.TableExpr, sc *scope, where *[]string) (stri
 		}
 		t, ok := c.cat.Table(x.Table.Name)
 		if !ok {
+			if v, ok := c.cat.View(x.Table.Name); ok {
+				return c.viewTable(v, alias, x.Hint, sc)
+			}
 			return "", c.invalid(x, "Table not found: %s", x.Table.Name)
 		}
 		return c.userTable(t, alias, x.Hint, sc, where)

@@ -28,8 +28,10 @@ import (
 type Catalog struct {
 	Tables  []*Table          // in creation order
 	Indexes []*Index          // in creation order
+	Views   []*View           // in creation order
 	byTable map[string]*Table // lower-cased name
 	byIndex map[string]*Index // lower-cased name
+	byView  map[string]*View  // lower-cased name
 }
 
 // Table is one Spanner table.

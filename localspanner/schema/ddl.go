@@ -24,6 +24,9 @@ func ParseDDL(stmt string) (d ast.DDL, err error) {
 	}
 	d, err = memefish.ParseDDL("", stmt)
 	if err != nil {
+		if verr := missingSecurity(stmt); verr != nil {
+			return nil, verr
+		}
 		return nil, spanerr.InvalidArgument("Error parsing Spanner DDL statement: %s : %v", stmt, err)
 	}
 	return d, nil
@@ -31,7 +34,7 @@ func ParseDDL(stmt string) (d ast.DDL, err error) {
 
 // NewCatalog returns an empty catalog.
 func NewCatalog() *Catalog {
-	return &Catalog{byTable: map[string]*Table{}, byIndex: map[string]*Index{}}
+	return &Catalog{byTable: map[string]*Table{}, byIndex: map[string]*Index{}, byView: map[string]*View{}}
 }
 
 // Build replays DDL statements onto an empty catalog.
@@ -42,7 +45,7 @@ func Build(stmts []string) (*Catalog, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := c.apply(d); err != nil {
+		if err := c.apply(d, s); err != nil {
 			return nil, fmt.Errorf("replaying %q: %w", s, err)
 		}
 	}
@@ -53,6 +56,7 @@ func Build(stmts []string) (*Catalog, error) {
 // storage layer must do.
 type Change struct {
 	Catalog *Catalog
+	Old     *Catalog // the catalog before the statement
 	Stmt    ast.DDL
 	// CreatedTable, DroppedTable, AlteredTable, CreatedIndex, DroppedIndex name
 	// what changed (at most one is set; AlteredTable for ALTER TABLE).
@@ -81,10 +85,10 @@ func Apply(prev []string, stmt string) (*Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.apply(d); err != nil {
+	if err := c.apply(d, stmt); err != nil {
 		return nil, err
 	}
-	ch := &Change{Catalog: c, Stmt: d}
+	ch := &Change{Catalog: c, Old: old, Stmt: d}
 	if noOp(old, d) {
 		return ch, nil // IF [NOT] EXISTS found the schema as wanted
 	}
@@ -123,6 +127,9 @@ func noOp(cat *Catalog, d ast.DDL) bool {
 	case *ast.DropIndex:
 		_, ok := cat.Index(pathName(s.Name))
 		return s.IfExists && !ok
+	case *ast.DropView:
+		_, ok := cat.View(pathName(s.Name))
+		return s.IfExists && !ok
 	case *ast.AlterTable:
 		if a, ok := s.TableAlteration.(*ast.AddColumn); ok && a.IfNotExists {
 			if t, ok := cat.Table(pathName(s.Name)); ok {
@@ -142,8 +149,12 @@ func pathName(p *ast.Path) string {
 	return strings.Join(parts, ".")
 }
 
-func (c *Catalog) apply(d ast.DDL) error {
+func (c *Catalog) apply(d ast.DDL, text string) error {
 	switch s := d.(type) {
+	case *ast.CreateView:
+		return c.createView(s, text)
+	case *ast.DropView:
+		return c.dropView(s)
 	case *ast.CreateTable:
 		return c.createTable(s)
 	case *ast.CreateIndex:
@@ -172,7 +183,8 @@ func quote(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`
 func (c *Catalog) nameTaken(name string) bool {
 	_, t := c.byTable[strings.ToLower(name)]
 	_, i := c.byIndex[strings.ToLower(name)]
-	return t || i
+	_, v := c.byView[strings.ToLower(name)]
+	return t || i || v
 }
 
 func optionBool(opts *ast.Options, name string) (bool, bool, error) {
@@ -396,17 +408,18 @@ func (c *Catalog) dropIndex(s *ast.DropIndex) error {
 		}
 		return spanerr.NotFound("Index not found: %s", name)
 	}
-	c.Indexes = removeIndex(c.Indexes, ix)
-	ix.Table.Indexes = removeIndex(ix.Table.Indexes, ix)
+	c.Indexes = without(c.Indexes, ix)
+	ix.Table.Indexes = without(ix.Table.Indexes, ix)
 	delete(c.byIndex, strings.ToLower(name))
 	return nil
 }
 
-func removeIndex(list []*Index, ix *Index) []*Index {
+// without returns a copy of list without x.
+func without[T comparable](list []T, x T) []T {
 	out := list[:0:0]
-	for _, x := range list {
-		if x != ix {
-			out = append(out, x)
+	for _, y := range list {
+		if y != x {
+			out = append(out, y)
 		}
 	}
 	return out

@@ -38,7 +38,10 @@ func TestApplyDDL(t *testing.T) {
 		{"drop if exists", "DROP INDEX IF EXISTS Nope", codes.OK, "CREATE TABLE Singers"},
 		{"input that makes memefish panic", "0\"\x00", codes.InvalidArgument, ""},
 		{"row deletion policy", "CREATE TABLE Ttl (Id INT64, Ts TIMESTAMP) PRIMARY KEY (Id), ROW DELETION POLICY (OLDER_THAN(Ts, INTERVAL 1 DAY))", codes.Unimplemented, ""},
-		{"unsupported", "CREATE VIEW V SQL SECURITY INVOKER AS SELECT 1", codes.Unimplemented, ""},
+		{"view", "CREATE VIEW V SQL SECURITY INVOKER AS SELECT 1 AS One", codes.OK, "CREATE VIEW V SQL SECURITY INVOKER AS SELECT 1 AS One"},
+		{"view without SQL SECURITY", "CREATE VIEW V AS SELECT 1 AS One", codes.InvalidArgument, ""},
+		{"drop missing view", "DROP VIEW V", codes.NotFound, ""},
+		{"unsupported", "CREATE SEQUENCE S OPTIONS (sequence_kind = 'bit_reversed_positive')", codes.Unimplemented, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

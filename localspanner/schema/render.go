@@ -23,6 +23,9 @@ func (c *Catalog) DDL() []string {
 			out = append(out, ix.DDL())
 		}
 	}
+	for _, v := range c.Views {
+		out = append(out, v.DDL())
+	}
 	return out
 }
 

@@ -13,9 +13,10 @@ func (d *DB) DDL() []string { return d.Catalog().DDL() }
 
 // ApplyDDL applies DDL statements in order. Statements before a failing one stay
 // applied, as in Spanner; it returns how many were applied and the error of the
-// failing statement (naming it). comp compiles the generated-column and DEFAULT
-// expressions of new columns (the query layer's, passed in by exec).
-func (d *DB) ApplyDDL(ctx context.Context, stmts []string, comp schema.ExprCompiler) (int, error) {
+// failing statement (naming it). comp holds the query layer's compilers (passed in by
+// exec): comp.Expr compiles the generated-column and DEFAULT expressions of new columns,
+// comp.View checks views (schema.CheckViews).
+func (d *DB) ApplyDDL(ctx context.Context, stmts []string, comp schema.Compilers) (int, error) {
 	d.commitMu.Lock()
 	defer d.commitMu.Unlock()
 	for i, s := range stmts {
@@ -26,15 +27,18 @@ func (d *DB) ApplyDDL(ctx context.Context, stmts []string, comp schema.ExprCompi
 	return len(stmts), nil
 }
 
-func (d *DB) applyOne(ctx context.Context, stmt string, comp schema.ExprCompiler) error {
+func (d *DB) applyOne(ctx context.Context, stmt string, comp schema.Compilers) error {
 	ch, err := schema.Apply(d.ddl, stmt)
 	if err != nil {
+		return err
+	}
+	if err := schema.CheckViews(ch, comp.View); err != nil {
 		return err
 	}
 	var sqls []string
 	switch {
 	case ch.CreatedTable != nil:
-		sqls, err = ch.CreatedTable.SQLiteCreateTable(comp, commitTSFunc)
+		sqls, err = ch.CreatedTable.SQLiteCreateTable(comp.Expr, commitTSFunc)
 	case ch.DroppedTable != nil:
 		sqls = ch.DroppedTable.SQLiteDropTable()
 	case ch.CreatedIndex != nil:
@@ -42,7 +46,7 @@ func (d *DB) applyOne(ctx context.Context, stmt string, comp schema.ExprCompiler
 	case ch.DroppedIndex != nil:
 		sqls = []string{"DROP INDEX IF EXISTS " + ch.DroppedIndex.SQLName}
 	case ch.AddedColumn != nil:
-		sqls, err = ch.AlteredTable.SQLiteAddColumn(ch.AddedColumn, comp, commitTSFunc)
+		sqls, err = ch.AlteredTable.SQLiteAddColumn(ch.AddedColumn, comp.Expr, commitTSFunc)
 	case ch.DroppedCol != nil:
 		sqls = ch.AlteredTable.SQLiteDropColumn(ch.DroppedCol, commitTSFunc)
 	}

@@ -25,7 +25,7 @@ func openTestDB(t testing.TB) *DB {
 		"CREATE TABLE P (Id INT64 NOT NULL, Name STRING(MAX) NOT NULL, Ts TIMESTAMP OPTIONS (allow_commit_timestamp=true)) PRIMARY KEY (Id)",
 		"CREATE TABLE C (Id INT64 NOT NULL, N INT64 NOT NULL, V STRING(MAX)) PRIMARY KEY (Id, N), INTERLEAVE IN PARENT P ON DELETE CASCADE",
 		"CREATE TABLE K (Id INT64 NOT NULL, N INT64 NOT NULL) PRIMARY KEY (Id, N), INTERLEAVE IN PARENT P ON DELETE NO ACTION",
-	}, nil); err != nil {
+	}, schema.Compilers{}); err != nil {
 		t.Fatal(err)
 	}
 	return db

@@ -20,7 +20,7 @@ func setup(t *testing.T) (*Manager, *Session, *storage.DB) {
 		t.Fatal(err)
 	}
 	t.Cleanup(db.Close)
-	if _, err := db.ApplyDDL(context.Background(), []string{"CREATE TABLE T (Id INT64 NOT NULL, V INT64) PRIMARY KEY (Id)"}, nil); err != nil {
+	if _, err := db.ApplyDDL(context.Background(), []string{"CREATE TABLE T (Id INT64 NOT NULL, V INT64) PRIMARY KEY (Id)"}, schema.Compilers{}); err != nil {
 		t.Fatal(err)
 	}
 	m := NewManager()

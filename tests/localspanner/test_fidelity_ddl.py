@@ -1,0 +1,228 @@
+"""Issue 17, "Schema (DDL)": views, NOT_FOUND for missing tables, error positions, constraints, ALTER, operation ids.
+
+Expected values come from Spanner's documentation (each case names the page: "Create and manage views", "About views",
+"Information schema for GoogleSQL-dialect databases", "GoogleSQL data definition language", "Spanner errors"),
+never from the server's own output. Messages follow the official emulator's wording where the documentation gives none.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from google.api_core import exceptions as gexc
+from google.cloud.spanner_v1 import param_types
+
+from .conftest import OPERATION_TIMEOUT_S, DatabaseFactory, SpannerDb, unique
+
+DDL = [
+    """CREATE TABLE Singers (SingerId INT64 NOT NULL, FirstName STRING(100), LastName STRING(100))
+        PRIMARY KEY (SingerId)""",
+    """CREATE TABLE Albums (SingerId INT64 NOT NULL, AlbumId INT64 NOT NULL, Title STRING(MAX))
+        PRIMARY KEY (SingerId, AlbumId), INTERLEAVE IN PARENT Singers ON DELETE CASCADE""",
+    # "Create and manage views": the query must name every column and qualify every column with its table.
+    """CREATE VIEW SingerNames SQL SECURITY INVOKER AS
+        SELECT Singers.SingerId AS SingerId, Singers.FirstName || ' ' || Singers.LastName AS Name
+        FROM Singers""",
+    # A view over a view.
+    "CREATE VIEW LateSingers SQL SECURITY INVOKER AS SELECT SingerNames.Name AS Name FROM SingerNames "
+    "WHERE SingerNames.SingerId >= 2",
+]
+SINGERS = [(1, "Marc", "Richards"), (2, "Catalina", "Smith"), (3, "Alice", "Trentor")]
+ALBUMS = [(1, 1, "Total Junk"), (2, 1, "Green"), (2, 2, "Go, Go, Go")]
+
+
+@pytest.fixture(scope="module")
+def ddb(make_database: DatabaseFactory) -> SpannerDb:
+    """A database whose creation DDL has views (before issue 17 such a database could not be created)."""
+    db = make_database(DDL)
+    with db.database.batch() as batch:
+        batch.insert("Singers", ["SingerId", "FirstName", "LastName"], SINGERS)
+        batch.insert("Albums", ["SingerId", "AlbumId", "Title"], ALBUMS)
+    return db
+
+
+def _query(db: SpannerDb, sql: str, params: dict[str, Any] | None = None, types: dict[str, Any] | None = None) -> Any:
+    with db.database.snapshot() as snap:
+        return [list(r) for r in snap.execute_sql(sql, params=params, param_types=types)]
+
+
+def _msg(err: gexc.GoogleAPICallError) -> str:
+    """The server's message, without the request id the Python client appends."""
+    return str(err.message).split(", request_id = ")[0]
+
+
+def _ddl(db: SpannerDb, statements: list[str]) -> None:
+    db.database.update_ddl(statements).result(OPERATION_TIMEOUT_S)
+
+
+def _ddl_error(db: SpannerDb, statements: list[str]) -> gexc.GoogleAPICallError:
+    """The error of a failing UpdateDatabaseDdl (Spanner reports it in the operation)."""
+    with pytest.raises(gexc.GoogleAPICallError) as info:
+        db.database.update_ddl(statements).result(OPERATION_TIMEOUT_S)
+    return info.value
+
+
+def _schema(db: SpannerDb) -> list[str]:
+    db.database.reload()
+    return list(db.database.ddl_statements)
+
+
+# ---- views ---------------------------------------------------------------------------------------------------------
+
+
+def test_query_selects_from_a_view(ddb: SpannerDb) -> None:
+    assert _query(ddb, "SELECT SingerId, Name FROM SingerNames ORDER BY SingerId") == [
+        [1, "Marc Richards"],
+        [2, "Catalina Smith"],
+        [3, "Alice Trentor"],
+    ]
+
+
+def test_view_takes_where_alias_join_and_parameters(ddb: SpannerDb) -> None:
+    rows = _query(
+        ddb,
+        "SELECT v.Name, a.Title FROM SingerNames AS v JOIN Albums AS a ON a.SingerId = v.SingerId "
+        "WHERE v.SingerId = @id ORDER BY a.AlbumId",
+        {"id": 2},
+        {"id": param_types.INT64},
+    )
+    assert rows == [["Catalina Smith", "Green"], ["Catalina Smith", "Go, Go, Go"]]
+    assert _query(ddb, "SELECT COUNT(*) FROM SingerNames WHERE Name LIKE '%i%'") == [[3]]
+
+
+def test_view_over_a_view(ddb: SpannerDb) -> None:
+    assert _query(ddb, "SELECT Name FROM LateSingers ORDER BY Name") == [["Alice Trentor"], ["Catalina Smith"]]
+
+
+def test_view_reads_current_rows_in_a_read_write_transaction(ddb: SpannerDb) -> None:
+    session_rows: list[list[Any]] = []
+
+    def run(tx: Any) -> None:
+        # DML writes, unlike buffered mutations, are visible to the transaction's later reads.
+        tx.execute_update("INSERT INTO Singers (SingerId, FirstName, LastName) VALUES (9, 'Nine', 'Inside')")
+        session_rows.extend(list(r) for r in tx.execute_sql("SELECT Name FROM SingerNames WHERE SingerId = 9"))
+        raise _Rollback
+
+    with pytest.raises(_Rollback):
+        ddb.database.run_in_transaction(run)
+    assert session_rows == [["Nine Inside"]], "a view sees the transaction's own writes, as its query would"
+    assert _query(ddb, "SELECT COUNT(*) FROM SingerNames WHERE SingerId = 9") == [[0]]
+
+
+class _Rollback(Exception):
+    """Raised inside run_in_transaction to roll the transaction back."""
+
+
+def test_views_in_information_schema(ddb: SpannerDb) -> None:
+    # "Information schema": VIEWS has TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, VIEW_DEFINITION and SECURITY_TYPE;
+    # TABLES lists views with TABLE_TYPE 'VIEW'; COLUMNS lists a view's columns.
+    views = _query(
+        ddb,
+        "SELECT TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, SECURITY_TYPE, VIEW_DEFINITION FROM INFORMATION_SCHEMA.VIEWS "
+        "ORDER BY TABLE_NAME",
+    )
+    assert [v[:4] for v in views] == [["", "", "LateSingers", "INVOKER"], ["", "", "SingerNames", "INVOKER"]]
+    assert views[0][4] == "SELECT SingerNames.Name AS Name FROM SingerNames WHERE SingerNames.SingerId >= 2"
+    assert _query(
+        ddb, "SELECT TABLE_NAME, TABLE_TYPE FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_SCHEMA = '' ORDER BY TABLE_NAME"
+    ) == [["Albums", "BASE TABLE"], ["LateSingers", "VIEW"], ["SingerNames", "VIEW"], ["Singers", "BASE TABLE"]]
+    assert _query(
+        ddb,
+        "SELECT COLUMN_NAME, ORDINAL_POSITION, SPANNER_TYPE FROM INFORMATION_SCHEMA.COLUMNS "
+        "WHERE TABLE_NAME = 'SingerNames' ORDER BY ORDINAL_POSITION",
+    ) == [["SingerId", 1, "INT64"], ["Name", 2, "STRING(MAX)"]]
+
+
+def test_views_in_get_database_ddl(ddb: SpannerDb) -> None:
+    views = [s for s in _schema(ddb) if s.startswith("CREATE VIEW")]
+    assert [v.split(" AS ")[0] for v in views] == [
+        "CREATE VIEW SingerNames SQL SECURITY INVOKER",
+        "CREATE VIEW LateSingers SQL SECURITY INVOKER",
+    ]
+
+
+def test_create_or_replace_and_drop_view(ddb: SpannerDb) -> None:
+    name = "V" + unique("r").replace("-", "_")
+    _ddl(ddb, [f"CREATE VIEW {name} SQL SECURITY INVOKER AS SELECT Singers.FirstName AS N FROM Singers"])
+    assert _query(ddb, f"SELECT N FROM {name} ORDER BY N") == [["Alice"], ["Catalina"], ["Marc"]]
+    # "CREATE OR REPLACE VIEW ... If a view named view_name already exists, its definition is replaced."
+    _ddl(ddb, [f"CREATE OR REPLACE VIEW {name} SQL SECURITY INVOKER AS SELECT Singers.LastName AS N FROM Singers"])
+    assert _query(ddb, f"SELECT N FROM {name} ORDER BY N") == [["Richards"], ["Smith"], ["Trentor"]]
+    # "CREATE VIEW ... If a view named view_name already exists, the CREATE VIEW statement fails."
+    err = _ddl_error(ddb, [f"CREATE VIEW {name} SQL SECURITY INVOKER AS SELECT 1 AS N"])
+    assert isinstance(err, gexc.FailedPrecondition), err
+    assert f"Duplicate name in schema: {name}." in err.message
+    _ddl(ddb, [f"DROP VIEW {name}"])
+    with pytest.raises(gexc.InvalidArgument) as info:
+        _query(ddb, f"SELECT N FROM {name}")
+    assert _msg(info.value) == f"Table not found: {name} [at 1:15]"
+    err = _ddl_error(ddb, [f"DROP VIEW {name}"])
+    assert isinstance(err, gexc.NotFound), err
+    assert f"View not found: {name}" in err.message
+
+
+def test_view_without_sql_security_is_rejected(ddb: SpannerDb) -> None:
+    # "You must specify the SQL SECURITY as either INVOKER or DEFINER".
+    before = _schema(ddb)
+    err = _ddl_error(ddb, ["CREATE VIEW NoSecurity AS SELECT Singers.SingerId AS Id FROM Singers"])
+    assert isinstance(err, gexc.InvalidArgument), err
+    assert "View `NoSecurity` is missing the SQL SECURITY clause." in err.message
+    assert _schema(ddb) == before
+
+
+@pytest.mark.parametrize(
+    "query, code, message",
+    [
+        ("SELECT * FROM Nope", gexc.InvalidArgument, "Table not found: Nope"),
+        ("SELECT Singers.Nope AS X FROM Singers", gexc.InvalidArgument, "Nope"),
+        ("SELECT 1", gexc.InvalidArgument, "CREATE VIEW columns must be named, but column 1 has no name"),
+        ("SELECT 1 AS A, 2 AS a", gexc.InvalidArgument, "CREATE VIEW has columns with duplicate name a"),
+    ],
+    ids=["missing table", "missing column", "unnamed column", "duplicate column"],
+)
+def test_view_with_a_bad_query_is_rejected(ddb: SpannerDb, query: str, code: type, message: str) -> None:
+    err = _ddl_error(ddb, [f"CREATE VIEW BadView SQL SECURITY INVOKER AS {query}"])
+    assert isinstance(err, code), err
+    assert "Error analyzing the definition of view `BadView`" in err.message
+    assert message in err.message
+
+
+def test_what_a_view_depends_on_cannot_be_dropped(ddb: SpannerDb) -> None:
+    # "About views": a view's dependencies cannot be dropped while the view exists.
+    name = "T" + unique("d").replace("-", "_")
+    _ddl(
+        ddb,
+        [
+            f"CREATE TABLE {name} (Id INT64 NOT NULL, A INT64, B INT64) PRIMARY KEY (Id)",
+            f"CREATE VIEW {name}_V SQL SECURITY INVOKER AS SELECT {name}.A AS A FROM {name}",
+            f"CREATE VIEW {name}_W SQL SECURITY INVOKER AS SELECT {name}_V.A AS A FROM {name}_V",
+        ],
+    )
+    cases = [
+        (f"DROP TABLE {name}", f"Cannot drop TABLE `{name}` on which there are dependent views: {name}_V."),
+        (f"ALTER TABLE {name} DROP COLUMN A", f"Cannot drop column `A` on which there are dependent views: {name}_V."),
+        (f"DROP VIEW {name}_V", f"Cannot drop VIEW `{name}_V` on which there are dependent views: {name}_W."),
+    ]
+    for statement, message in cases:
+        err = _ddl_error(ddb, [statement])
+        assert isinstance(err, gexc.FailedPrecondition), (statement, err)
+        assert message in err.message, (statement, err.message)
+    # A column no view reads can go; then the views, then the table.
+    _ddl(ddb, [f"ALTER TABLE {name} DROP COLUMN B", f"DROP VIEW {name}_W", f"DROP VIEW {name}_V", f"DROP TABLE {name}"])
+    assert not [s for s in _schema(ddb) if name in s]
+
+
+def test_replacing_a_view_with_a_recursive_definition_is_refused(ddb: SpannerDb) -> None:
+    a, b = "A" + unique("c").replace("-", "_"), "B" + unique("c").replace("-", "_")
+    _ddl(
+        ddb,
+        [
+            f"CREATE VIEW {a} SQL SECURITY INVOKER AS SELECT 1 AS K",
+            f"CREATE VIEW {b} SQL SECURITY INVOKER AS SELECT {a}.K AS K FROM {a}",
+        ],
+    )
+    err = _ddl_error(ddb, [f"CREATE OR REPLACE VIEW {a} SQL SECURITY INVOKER AS SELECT {b}.K AS K FROM {b}"])
+    assert isinstance(err, gexc.FailedPrecondition), err
+    assert f"Cannot replace VIEW `{a}` because new definition is recursive." in err.message
+    _ddl(ddb, [f"DROP VIEW {b}", f"DROP VIEW {a}"])
