@@ -241,7 +241,7 @@ func compileQueryOpts(cat *schema.Catalog, sqlText string, params Params, src So
 func buildQueryTemplate(cat *schema.Catalog, sqlText string, params Params, src Source, profile bool) (*template, error) {
 	stmt, err := parseStatement(sqlText)
 	if err != nil {
-		return nil, syntaxError(err)
+		return nil, syntaxError(sqlText, err)
 	}
 	qs, ok := stmt.(*ast.QueryStatement)
 	if !ok {
@@ -265,16 +265,22 @@ func buildQueryTemplate(cat *schema.Catalog, sqlText string, params Params, src 
 	return tmpl, nil
 }
 
-func syntaxError(err error) error {
+func syntaxError(text string, err error) error {
 	var se *spanerr.Error
 	if errors.As(err, &se) {
 		return se // already answered with a code (the nesting check)
 	}
-	msg := err.Error()
-	if me, ok := err.(memefish.MultiError); ok && len(me) > 0 {
-		msg = me[0].Error()
+	var me memefish.MultiError
+	var one *memefish.Error
+	switch {
+	case errors.As(err, &me) && len(me) > 0:
+		one = me[0]
+	case errors.As(err, &one):
 	}
-	return errorf(codes.InvalidArgument, "Syntax error: %s", strings.TrimSpace(msg))
+	if one == nil || one.Position == nil {
+		return errorf(codes.InvalidArgument, "Syntax error: %s", strings.TrimSpace(err.Error()))
+	}
+	return errorf(codes.InvalidArgument, "Syntax error: %s [at %s]", syntaxWhat(text, one), schema.LineCol(trimSemicolon(text), int(one.Position.Pos)))
 }
 
 func firstWord(s string) string {

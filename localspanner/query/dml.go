@@ -59,7 +59,7 @@ func compileDML(cat *schema.Catalog, sqlText string, params Params, src Source) 
 func buildDMLTemplate(cat *schema.Catalog, sqlText string, params Params, src Source) (*dmlTemplate, error) {
 	stmt, err := parseStatement(sqlText)
 	if err != nil {
-		return nil, syntaxError(err)
+		return nil, syntaxError(sqlText, err)
 	}
 	c := newCompiler(cat, sqlText, params, src)
 	var tmpl *dmlTemplate
@@ -427,7 +427,7 @@ func (c *compiler) delete(s *ast.Delete) (*dmlTemplate, error) {
 func compileColumnExpr(t *schema.Table, exprSQL string) (string, *spannerpb.Type, error) {
 	e, err := parseExpr(exprSQL)
 	if err != nil {
-		return "", nil, syntaxError(err)
+		return "", nil, syntaxError(exprSQL, err)
 	}
 	c := &compiler{colExpr: true, text: exprSQL, bindIdx: map[string]int{}}
 	sc := &scope{}

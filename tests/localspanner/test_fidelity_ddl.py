@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from google.api_core import exceptions as gexc
-from google.cloud.spanner_v1 import param_types
+from google.cloud.spanner_v1 import KeySet, param_types
 
 from .conftest import OPERATION_TIMEOUT_S, DatabaseFactory, SpannerDb, unique
 
@@ -226,3 +226,147 @@ def test_replacing_a_view_with_a_recursive_definition_is_refused(ddb: SpannerDb)
     assert isinstance(err, gexc.FailedPrecondition), err
     assert f"Cannot replace VIEW `{a}` because new definition is recursive." in err.message
     _ddl(ddb, [f"DROP VIEW {b}", f"DROP VIEW {a}"])
+
+
+# ---- missing tables and columns --------------------------------------------------------------------------------------
+# Read and mutations name a table by its name: an unknown one is NOT_FOUND "Table not found: X" (the official emulator's
+# TableNotFound), an unknown column NOT_FOUND "Column not found in table T: C". SQL resolves names while it is analysed:
+# an unknown table there is INVALID_ARGUMENT with the position of the name ("Table not found: X [at 1:15]").
+
+
+def _read(db: SpannerDb, table: str, columns: list[str], multi_use: bool = False) -> list[list[Any]]:
+    with db.database.snapshot(multi_use=multi_use) as snap:
+        return [list(r) for r in snap.read(table, columns, KeySet(all_=True))]
+
+
+@pytest.mark.parametrize("multi_use", [False, True], ids=["single-use", "multi-use"])
+def test_read_of_a_missing_table_is_not_found(ddb: SpannerDb, multi_use: bool) -> None:
+    with pytest.raises(gexc.NotFound) as info:
+        _read(ddb, "NoSuchTable", ["Id"], multi_use)
+    assert _msg(info.value) == "Table not found: NoSuchTable"
+    with pytest.raises(gexc.NotFound) as info:
+        _read(ddb, "Singers", ["SingerId", "NoSuchColumn"], multi_use)
+    assert _msg(info.value) == "Column not found in table Singers: NoSuchColumn"
+
+
+def test_read_of_a_missing_table_in_a_read_write_transaction_is_not_found(ddb: SpannerDb) -> None:
+    def work(tx: Any) -> None:
+        list(tx.read("NoSuchTable", ["Id"], KeySet(all_=True)))
+
+    with pytest.raises(gexc.NotFound) as info:
+        ddb.database.run_in_transaction(work)
+    assert _msg(info.value) == "Table not found: NoSuchTable"
+
+
+def test_read_of_a_view_by_name_is_not_found(ddb: SpannerDb) -> None:
+    # Read reads tables and indexes; a view is neither ("Read ... table: Required. The name of the table").
+    with pytest.raises(gexc.NotFound) as info:
+        _read(ddb, "SingerNames", ["Name"])
+    assert _msg(info.value) == "Table not found: SingerNames"
+
+
+@pytest.mark.parametrize("op", ["insert", "update", "insert_or_update", "replace", "delete"])
+def test_mutation_on_a_missing_table_is_not_found(ddb: SpannerDb, op: str) -> None:
+    with pytest.raises(gexc.NotFound) as info, ddb.database.batch() as batch:
+        if op == "delete":
+            batch.delete("NoSuchTable", KeySet(keys=[[1]]))
+        else:
+            getattr(batch, op)("NoSuchTable", ["Id"], [(1,)])
+    assert _msg(info.value) == "Table not found: NoSuchTable"
+
+
+@pytest.mark.parametrize(
+    "sql, message",
+    [
+        ("SELECT * FROM NoSuchTable", "Table not found: NoSuchTable [at 1:15]"),
+        ("SELECT s.SingerId\nFROM Singers AS s JOIN Nope AS n ON TRUE", "Table not found: Nope [at 2:24]"),
+        ("INSERT INTO NoSuchTable (Id) VALUES (1)", "Table not found: NoSuchTable [at 1:13]"),
+        ("UPDATE NoSuchTable SET X = 1 WHERE TRUE", "Table not found: NoSuchTable [at 1:8]"),
+        ("DELETE FROM NoSuchTable WHERE TRUE", "Table not found: NoSuchTable [at 1:13]"),
+    ],
+    ids=["select", "join on line 2", "insert", "update", "delete"],
+)
+def test_sql_naming_a_missing_table_is_invalid_argument_at_its_position(ddb: SpannerDb, sql: str, message: str) -> None:
+    def work(tx: Any) -> None:
+        if sql.startswith("SELECT"):
+            list(tx.execute_sql(sql))
+        else:
+            tx.execute_update(sql)
+
+    with pytest.raises(gexc.InvalidArgument) as info:
+        ddb.database.run_in_transaction(work)
+    assert _msg(info.value) == message
+
+
+# ---- compile errors: Spanner's words, code and position --------------------------------------------------------------
+# GoogleSQL reports analysis and syntax errors as INVALID_ARGUMENT with "[at line:column]" of the offending token
+# (1-based); the wording is ZetaSQL's, as Spanner and the official emulator answer it.
+
+COMPILE_ERRORS = {
+    "unknown column": ("SELECT Nope FROM Singers", "Unrecognized name: Nope [at 1:8]"),
+    "unknown field of an alias": ("SELECT s.Nope FROM Singers AS s", "Name Nope not found inside s [at 1:10]"),
+    "unknown function": ("SELECT NOPE(1)", "Function not found: NOPE [at 1:8]"),
+    "empty select list": ("SELECT FROM Singers", "Syntax error: Unexpected keyword FROM [at 1:8]"),
+    "misspelt keyword": ("SELEC 1", 'Syntax error: Unexpected identifier "SELEC" [at 1:1]'),
+    "end of statement": ("SELECT 1 FROM Singers\nWHERE", "Syntax error: Unexpected end of statement [at 2:6]"),
+    "trailing tokens": (
+        "SELECT 1 FROM Singers x y",
+        'Syntax error: Expected end of input but got identifier "y" [at 1:25]',
+    ),
+    "unclosed string": ("SELECT 'abc", "Syntax error: Unclosed string literal [at 1:8]"),
+    "WHERE not BOOL": (
+        "SELECT 1 FROM Singers WHERE FirstName",
+        "WHERE clause should return type BOOL, but returns STRING [at 1:29]",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(COMPILE_ERRORS))
+def test_compile_error_has_spanner_wording_and_position(ddb: SpannerDb, case: str) -> None:
+    sql, message = COMPILE_ERRORS[case]
+    with pytest.raises(gexc.InvalidArgument) as info:
+        _query(ddb, sql)
+    assert _msg(info.value) == message
+
+
+@pytest.mark.parametrize(
+    "sql, prefix, position",
+    [
+        (
+            "SELECT 1 FROM Singers WHERE SingerId = 'a'",
+            "No matching signature for operator = for argument types: INT64, STRING",
+            "[at 1:29]",
+        ),
+        (
+            "SELECT SingerId + FirstName FROM Singers",
+            "No matching signature for operator + for argument types: INT64, STRING",
+            "[at 1:8]",
+        ),
+    ],
+    ids=["comparison", "arithmetic"],
+)
+def test_type_mismatch_is_invalid_argument_at_the_operator(
+    ddb: SpannerDb, sql: str, prefix: str, position: str
+) -> None:
+    with pytest.raises(gexc.InvalidArgument) as info:
+        _query(ddb, sql)
+    assert _msg(info.value).startswith(prefix) and _msg(info.value).endswith(position), _msg(info.value)
+
+
+@pytest.mark.parametrize(
+    "sql, message",
+    [
+        ("UPDATE Singers SET Nope = 1 WHERE TRUE", "Column Nope is not present in table Singers [at 1:20]"),
+        ("INSERT INTO Singers (SingerId, Nope) VALUES (1, 2)", "Column Nope is not present in table Singers [at 1:32]"),
+        ("DELETE FROM Singers WHERE Nope = 1", "Unrecognized name: Nope [at 1:27]"),
+        (
+            "UPDATE Singers SET FirstName = 1 WHERE TRUE",
+            "Value of type INT64 cannot be assigned to FirstName, which has type STRING [at 1:32]",
+        ),
+    ],
+    ids=["SET unknown column", "INSERT unknown column", "WHERE unknown column", "SET wrong type"],
+)
+def test_dml_compile_error_has_spanner_wording_and_position(ddb: SpannerDb, sql: str, message: str) -> None:
+    with pytest.raises(gexc.InvalidArgument) as info:
+        ddb.database.run_in_transaction(lambda tx: tx.execute_update(sql))
+    assert _msg(info.value) == message

@@ -64,7 +64,12 @@ QUERY_ERRORS: dict[str, tuple[str, dict[str, Any] | None, type[Exception], str]]
     "unknown column": ("SELECT NoSuchColumn FROM Types", None, gexc.InvalidArgument, "NoSuchColumn"),
     "type mismatch": ("SELECT Id FROM Types WHERE Id = 'abc'", None, gexc.InvalidArgument, "INT64, STRING"),
     "missing parameter": ("SELECT Id FROM Types WHERE Id = @nosuchparam", None, gexc.InvalidArgument, "nosuchparam"),
-    "syntax error with position": ("SELECT Id FROM Types WHERE", None, gexc.InvalidArgument, "unexpected token"),
+    "syntax error with position": (
+        "SELECT Id FROM Types WHERE",
+        None,
+        gexc.InvalidArgument,
+        "Syntax error: Unexpected end of statement [at 1:27]",
+    ),
 }
 
 
