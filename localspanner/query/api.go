@@ -45,7 +45,8 @@
 //     COALESCE, IFNULL, NULLIF, CAST and SAFE_CAST, EXTRACT, array[OFFSET/ORDINAL/
 //     SAFE_OFFSET/SAFE_ORDINAL]; STRUCT values: (a, b), STRUCT(...), STRUCT<...>(...),
 //     STRUCT parameters and ARRAY<STRUCT> results, field access s.f, = / != / IN
-//     (e.g. (a, b) IN UNNEST(@keys)).
+//     (e.g. (a, b) IN UNNEST(@keys)), UNNEST of an ARRAY<STRUCT> as a value table (a
+//     column per field, the alias naming the STRUCT), s.* and CAST to another STRUCT.
 //   - Functions: COUNT, COUNTIF, SUM, AVG, MIN, MAX, ANY_VALUE, LOGICAL_AND/OR,
 //     STRING_AGG, ARRAY_AGG; MOD, DIV, ABS, SIGN, GREATEST, LEAST, ROUND, TRUNC, CEIL,
 //     FLOOR, SQRT, POW, EXP, LN, LOG, LOG10; CONCAT, LOWER, UPPER, LENGTH,

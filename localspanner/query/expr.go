@@ -362,8 +362,13 @@ func (c *compiler) resolvePath(p *ast.Path, sc *scope) (expr, error) {
 			if r.name != first {
 				continue
 			}
-			for _, col := range r.cols {
+			for i, col := range r.cols {
 				if strings.EqualFold(col.name, p.Idents[1].Name) {
+					for _, other := range r.cols[i+1:] {
+						if strings.EqualFold(other.name, col.name) {
+							return expr{}, c.invalid(p.Idents[1], "Name %s is ambiguous inside %s", p.Idents[1].Name, p.Idents[0].Name)
+						}
+					}
 					c.noteColumn(s, p.SQL(), col.sql)
 					base := expr{sql: col.sql, t: col.t}
 					for _, id := range p.Idents[2:] {
@@ -442,8 +447,8 @@ func (c *compiler) arrayLiteral(x *ast.ArrayLiteral, sc *scope, hint *spannerpb.
 	if elem == nil {
 		elem = tInt64
 	}
-	if code(elem) == spannerpb.TypeCode_ARRAY || code(elem) == spannerpb.TypeCode_STRUCT {
-		return expr{}, c.unsupported(x, "arrays of "+typeName(elem))
+	if code(elem) == spannerpb.TypeCode_ARRAY {
+		return expr{}, c.invalid(x, "Cannot construct array with element type %s because nested arrays are not supported", typeName(elem))
 	}
 	parts := make([]string, len(vals))
 	for i, v := range vals {
@@ -813,6 +818,9 @@ func (c *compiler) cast(x *ast.CastExpr, sc *scope) (expr, error) {
 		return expr{sql: in.sql, t: to}, nil
 	}
 	from, tc := code(in.t), code(to)
+	if from == spannerpb.TypeCode_STRUCT && tc == spannerpb.TypeCode_STRUCT {
+		return c.castStruct(x, in, to)
+	}
 	if !x.Safe {
 		switch {
 		case from == spannerpb.TypeCode_INT64 && isFloat(to):
@@ -988,10 +996,19 @@ func (c *compiler) field(id *ast.Ident, base expr) (expr, error) {
 	if code(base.t) != spannerpb.TypeCode_STRUCT {
 		return expr{}, c.invalid(id, "Cannot access field %s on a value with type %s", id.Name, typeName(base.t))
 	}
-	for i, f := range base.t.GetStructType().GetFields() {
+	found := -1
+	fields := base.t.GetStructType().GetFields()
+	for i, f := range fields {
 		if strings.EqualFold(f.GetName(), id.Name) {
-			return expr{sql: elemFromJSON("json_extract("+base.sql+", '$["+strconv.Itoa(i)+"]')", f.GetType()), t: f.GetType()}, nil
+			if found >= 0 {
+				return expr{}, c.invalid(id, "Field name %s is ambiguous", id.Name)
+			}
+			found = i
 		}
+	}
+	if found >= 0 {
+		t := fields[found].GetType()
+		return expr{sql: fieldSQL(base.sql, found, t), t: t}, nil
 	}
 	return expr{}, c.invalid(id, "Field name %s does not exist in %s", id.Name, typeName(base.t))
 }

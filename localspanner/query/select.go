@@ -31,6 +31,9 @@ type relCol struct {
 	name string
 	sql  string
 	t    *spannerpb.Type
+	// noStar keeps the column out of SELECT * and t.*: the row value of a value
+	// table (UNNEST of ARRAY<STRUCT>), whose fields are listed instead.
+	noStar bool
 }
 
 // rel is one FROM item: its qualifier (alias, lower-cased; "" if none) and columns.
@@ -350,29 +353,21 @@ func (c *compiler) selectItems(it ast.SelectItem, sc *scope) ([]selectItem, erro
 		}
 		var out []selectItem
 		for _, r := range sc.rels {
-			for _, col := range r.cols {
-				out = append(out, selectItem{field{col.name, col.t}, col.sql})
-			}
+			out = append(out, starItems(r)...)
 		}
 		return out, nil
 	case *ast.DotStar:
 		if x.Except != nil || x.Replace != nil {
 			return nil, c.unsupported(x, "SELECT t.* EXCEPT/REPLACE")
 		}
-		id, ok := x.Expr.(*ast.Ident)
-		if !ok {
-			return nil, c.unsupported(x, "this .* expression")
-		}
-		for _, r := range sc.rels {
-			if r.name != "" && r.name == strings.ToLower(id.Name) {
-				var out []selectItem
-				for _, col := range r.cols {
-					out = append(out, selectItem{field{col.name, col.t}, col.sql})
+		if id, ok := x.Expr.(*ast.Ident); ok {
+			for _, r := range sc.rels {
+				if r.name != "" && r.name == strings.ToLower(id.Name) {
+					return starItems(r), nil
 				}
-				return out, nil
 			}
 		}
-		return nil, c.invalid(x, "Unrecognized name: %s", id.Name)
+		return c.structStar(x, sc)
 	case *ast.ExprSelectItem:
 		e, err := c.expr(x.Expr, sc, nil)
 		if err != nil {
@@ -718,12 +713,20 @@ func (c *compiler) unnest(x *ast.Unnest, sc *scope) (string, error) {
 	}
 	elem := e.t.GetArrayElementType()
 	r.cols = append(r.cols, relCol{name: name, sql: elemFromJSON(q+".value", elem), t: elem})
+	if code(elem) == spannerpb.TypeCode_STRUCT {
+		// An array of STRUCTs unnests into a value table: a column per field (what
+		// SELECT * lists), the alias naming the whole STRUCT.
+		r.cols[0].noStar = true
+		r.cols = append(r.cols, structFieldCols(q+".value", elem)...)
+	}
 	if x.WithOffset != nil {
 		on := "offset"
 		if x.WithOffset.As != nil {
 			on = x.WithOffset.As.Alias.Name
 		}
-		r.cols = append(r.cols, relCol{name: on, sql: q + ".key", t: tInt64})
+		// The offset is a range variable of its own: alias.* does not list it.
+		sc.rels = append(sc.rels, r, &rel{cols: []relCol{{name: on, sql: q + ".key", t: tInt64}}})
+		return "json_each(" + e.sql + ") AS " + q, nil
 	}
 	sc.rels = append(sc.rels, r)
 	return "json_each(" + e.sql + ") AS " + q, nil
