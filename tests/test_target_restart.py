@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
 from tests.helpers import ServeProcess, wait_for
 
@@ -51,14 +50,6 @@ class HealthWatch:
         self._thread.join(timeout=10)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason=(
-        "open defect (issue 18): in every full `make test` run on 2026-11-23 (5 of 5) and in no run of this file "
-        "alone (0 of 7), the restarted local Spanner answered NOT_FOUND 'Database not found' and the watcher's "
-        "final drain failed; one such run's data directory held sessions.json but no projects/ tree"
-    ),
-)
 def test_a_killed_local_spanner_is_restarted_and_the_run_recovers_with_its_data_intact(tmp_path: Path) -> None:
     env = {"SPANLOAD_LOCAL_SPANNER_RESTART_BACKOFF_S": str(RESTART_BACKOFF_S)}
     with ServeProcess(tmp_path, env=env) as serve, httpx.Client(base_url=serve.url, timeout=30) as api:

@@ -94,20 +94,36 @@ def apply_client_environment(client: ClientConfig) -> None:
     os.environ.update(worker_environment(client))
 
 
+EMULATOR_HOST_ENV = "SPANNER_EMULATOR_HOST"
+
+
 def make_client(target: Target, emulator_host: str | None) -> Any:
-    """A ``spanner.Client`` for the target. ``emulator_host`` overrides ``target.emulator_host``."""
+    """A ``spanner.Client`` for the target. ``emulator_host`` overrides ``target.emulator_host``.
+
+    The official client reads ``SPANNER_EMULATOR_HOST`` when it is made and then sends its admin
+    RPCs there whatever ``api_endpoint`` says: with the variable left over in a shell (or set by a
+    test for another server), a run created its database on one server and used another. The
+    address the run names wins; a cloud target refuses to start while the variable is set."""
     match target.kind:
         case TargetKind.LOCAL | TargetKind.EMULATOR:
             host = emulator_host or target.emulator_host
             if not host:
                 raise TargetError(f"target.emulator_host is required for a {target.kind.value} target")
-            return spanner.Client(
+            client = spanner.Client(
                 project=target.project,
                 credentials=AnonymousCredentials(),  # type: ignore[no-untyped-call]
                 client_options={"api_endpoint": host},
                 disable_builtin_metrics=True,
             )
+            # google-cloud-spanner 3.x keeps the environment's host here; the admin channels use it
+            client._emulator_host = client._host = host
+            return client
         case TargetKind.CLOUD:
+            if leftover := os.environ.get(EMULATOR_HOST_ENV):
+                raise TargetError(
+                    f"{EMULATOR_HOST_ENV}={leftover} is set, and the Spanner client would send a cloud "
+                    f"target's requests there; unset it to reach Cloud Spanner"
+                )
             return spanner.Client(project=target.project, disable_builtin_metrics=True)
     raise TargetError(f"unknown target kind {target.kind!r}")
 
