@@ -22,11 +22,14 @@ import (
 )
 
 const (
-	errorBackoff   = 200 * time.Millisecond
-	drainMaxErrors = 10
-	pausedNap      = 50 * time.Millisecond
-	usPerS         = 1_000_000
-	usPerMs        = 1000
+	errorBackoff = 200 * time.Millisecond
+	// drainGiveUp bounds the final drain's retries (as the Python watcher's DRAIN_GIVE_UP_S): a
+	// target that comes back within it loses nothing; past it the worker fails saying why, inside
+	// the supervisor's stop grace (SPANLOAD_STOP_GRACE_S, 30 s).
+	drainGiveUp = 20 * time.Second
+	pausedNap   = 50 * time.Millisecond
+	usPerS      = 1_000_000
+	usPerMs     = 1000
 )
 
 // Position is a (commit timestamp, key) point in the watched table's change order.
@@ -97,18 +100,23 @@ func (g *group) sleep(d time.Duration) {
 
 // drain polls until a page is not full: after every writer stopped, it sees every change.
 func (g *group) drain() error {
-	errs := 0
+	return drainWith(g.pollOnce, drainGiveUp, errorBackoff, g.name)
+}
+
+// drainWith calls poll until a page is not full, retrying failed polls for giveUp; then it fails
+// naming the last error.
+func drainWith(poll func() (bool, error), giveUp, backoff time.Duration, name string) error {
+	deadline := time.Now().Add(giveUp)
 	for {
-		full, err := g.pollOnce()
+		full, err := poll()
 		if err == nil && !full {
 			return nil
 		}
 		if err != nil {
-			errs++
-			if errs > drainMaxErrors {
-				return fmt.Errorf("%s: the final drain failed %d times: %w", g.name, drainMaxErrors, err)
+			if !time.Now().Before(deadline) {
+				return fmt.Errorf("%s: the final drain failed for %.0f s; last error: %w", name, giveUp.Seconds(), err)
 			}
-			time.Sleep(errorBackoff)
+			time.Sleep(backoff)
 		}
 	}
 }
