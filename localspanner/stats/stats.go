@@ -38,7 +38,8 @@ type txnAgg struct {
 	fprint                  int64
 	attempts, aborts        int64
 	commitLatency, totalLat float64
-	participants            int64
+	// participants sums the participants of the committed attempts, committed counts them.
+	participants, committed int64
 }
 
 type bucket struct {
@@ -50,6 +51,7 @@ type bucket struct {
 type dbStats struct {
 	mu      sync.Mutex
 	buckets map[int64]*bucket // minute end (Unix seconds) -> samples
+	totals  totals            // since the server started (SPANLOAD_COUNTERS)
 }
 
 // Collector collects statistics for every database.
@@ -130,8 +132,10 @@ func (c *Collector) RecordQuery(db *storage.DB, sql string, latencySec, cpuSec f
 }
 
 // RecordCommit records one commit attempt of a read-write transaction whose
-// shape (tables and columns read and written) is shape.
-func (c *Collector) RecordCommit(db *storage.DB, shape string, committed, aborted bool, commitSec, totalSec float64) {
+// shape (tables and columns read and written) is shape: its participants and the
+// CPU the latency model charged it (when it committed), how long the commit took
+// and how long the transaction lived.
+func (c *Collector) RecordCommit(db *storage.DB, shape string, committed, aborted bool, participants int, modelCPUSec, commitSec, totalSec float64) {
 	s := c.of(db)
 	fp := fingerprint(shape)
 	s.mu.Lock()
@@ -152,7 +156,14 @@ func (c *Collector) RecordCommit(db *storage.DB, shape string, committed, aborte
 	}
 	a.commitLatency += commitSec
 	a.totalLat += totalSec
-	a.participants++
+	if committed {
+		a.participants += int64(participants)
+		a.committed++
+		s.totals.commits++
+		s.totals.participants += int64(participants)
+		s.totals.commitSec += commitSec
+	}
+	s.totals.modelCPUSec += modelCPUSec
 }
 
 // interval is one closed interval of a table.
@@ -206,6 +217,7 @@ func (s *dbStats) intervals(now time.Time, length time.Duration) []interval {
 			a.commitLatency += t.commitLatency
 			a.totalLat += t.totalLat
 			a.participants += t.participants
+			a.committed += t.committed
 		}
 	}
 	out := make([]interval, 0, len(byEnd))

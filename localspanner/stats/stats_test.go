@@ -21,8 +21,8 @@ func TestIntervalsShowOnlyClosedMinutes(t *testing.T) {
 	c.now = func() time.Time { return now }
 	c.RecordQuery(db, "SELECT 1", 0.002, 0.001, 3, 30, 10, false)
 	c.RecordQuery(db, "SELECT 1", 0.004, 0.003, 5, 50, 20, false)
-	c.RecordCommit(db, "write T(Id)", true, false, 0.001, 0.002)
-	c.RecordCommit(db, "write T(Id)", false, true, 0.003, 0.004)
+	c.RecordCommit(db, "write T(Id)", true, false, 2, 0, 0.001, 0.002)
+	c.RecordCommit(db, "write T(Id)", false, true, 0, 0, 0.003, 0.004)
 	tables := c.For(db)
 
 	tests := []struct {
@@ -38,7 +38,8 @@ func TestIntervalsShowOnlyClosedMinutes(t *testing.T) {
 			[]any{"2026-01-01T10:01:00.000000000Z", 2.0, 0.003, 4.0, 40.0, 15.0, 0.002, 0.0}},
 		{"10 minutes still open", now.Add(time.Minute), "QUERY_STATS_TOP_10MINUTE", nil},
 		{"transactions", now.Add(time.Minute), "TXN_STATS_TOTAL_MINUTE",
-			[]any{"2026-01-01T10:01:00.000000000Z", 2.0, 1.0, 0.002, 0.003, 1.0}},
+			// two attempts, one aborted; participants average over the committed one
+			[]any{"2026-01-01T10:01:00.000000000Z", 2.0, 1.0, 0.002, 0.003, 2.0}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,5 +80,37 @@ func TestIntervalsShowOnlyClosedMinutes(t *testing.T) {
 	}
 	if _, _, ok := tables.SysTable("NOPE_MINUTE"); ok {
 		t.Errorf("unknown SPANNER_SYS table resolved")
+	}
+}
+
+func TestCountersAreRunningTotalsOfCommittedTransactions(t *testing.T) {
+	db, err := storage.Open("projects/p/instances/i/databases/d", filepath.Join(t.TempDir(), "d.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c := New()
+	c.RecordCommit(db, "write T(Id)", true, false, 1, 0.001, 0.003, 0.004)
+	c.RecordCommit(db, "write T(Id)", true, false, 3, 0.003, 0.006, 0.007)
+	c.RecordCommit(db, "write T(Id)", false, true, 0, 0, 0.5, 0.5) // aborted: not a commit
+	var rows [][]float64
+	if err := json.Unmarshal([]byte(c.For(db).countersJSON()), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 {
+		t.Fatalf("rows %v, want one", rows)
+	}
+	got := rows[0]
+	want := []float64{2, 4, 0.009, 0.004}
+	for i, w := range want {
+		if d := got[i] - w; d > 1e-9 || d < -1e-9 {
+			t.Errorf("column %s = %v, want %v", countersCols[i].name, got[i], w)
+		}
+	}
+	if got[4] <= 0 {
+		t.Errorf("PROCESS_CPU_SECONDS = %v, want the process's CPU time", got[4])
+	}
+	if got[5] != 0 {
+		t.Errorf("SPLITS = %v of an empty database, want 0", got[5])
 	}
 }

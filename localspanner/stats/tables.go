@@ -88,10 +88,18 @@ func (c *Collector) For(db *storage.DB) *Tables { return &Tables{c: c, db: db} }
 
 // SysTable implements storage.SysTables.
 func (t *Tables) SysTable(name string) (*schema.Table, schema.From, bool) {
+	if strings.EqualFold(name, CountersTable) {
+		return sysTable(name, countersCols)
+	}
 	_, _, cols, ok := tableOf(strings.ToUpper(name))
 	if !ok {
 		return nil, schema.From{}, false
 	}
+	return sysTable(name, cols)
+}
+
+// sysTable is a SPANNER_SYS table whose rows come as a JSON parameter.
+func sysTable(name string, cols []column) (*schema.Table, schema.From, bool) {
 	tb := &schema.Table{Name: "SPANNER_SYS." + strings.ToUpper(name)}
 	var sel []string
 	for i, c := range cols {
@@ -105,6 +113,9 @@ func (t *Tables) SysTable(name string) (*schema.Table, schema.From, bool) {
 // SysArgs implements storage.SysTables.
 func (t *Tables) SysArgs(sqlText string) []any {
 	var args []any
+	if strings.Contains(sqlText, ":"+paramName(CountersTable)) {
+		args = append(args, sql.Named(paramName(CountersTable), t.countersJSON()))
+	}
 	for _, kind := range []string{"QUERY_STATS_TOP_", "QUERY_STATS_TOTAL_", "TXN_STATS_TOP_", "TXN_STATS_TOTAL_"} {
 		for p := range periods {
 			name := kind + p
@@ -164,7 +175,7 @@ func (t *Tables) rowsJSON(name string) string {
 		case "TXN_STATS_TOP_":
 			for _, x := range iv.txns {
 				n := x.attempts
-				rows = append(rows, []any{end, x.fprint, n, x.aborts, jfloat(avg(x.commitLatency, n)), jfloat(avg(x.totalLat, n)), jfloat(avg(float64(x.participants), n))})
+				rows = append(rows, []any{end, x.fprint, n, x.aborts, jfloat(avg(x.commitLatency, n)), jfloat(avg(x.totalLat, n)), jfloat(avg(float64(x.participants), x.committed))})
 			}
 		case "TXN_STATS_TOTAL_":
 			var tot txnAgg
@@ -174,9 +185,10 @@ func (t *Tables) rowsJSON(name string) string {
 				tot.commitLatency += x.commitLatency
 				tot.totalLat += x.totalLat
 				tot.participants += x.participants
+				tot.committed += x.committed
 			}
 			n := tot.attempts
-			rows = append(rows, []any{end, n, tot.aborts, jfloat(avg(tot.commitLatency, n)), jfloat(avg(tot.totalLat, n)), jfloat(avg(float64(tot.participants), n))})
+			rows = append(rows, []any{end, n, tot.aborts, jfloat(avg(tot.commitLatency, n)), jfloat(avg(tot.totalLat, n)), jfloat(avg(float64(tot.participants), tot.committed))})
 		}
 	}
 	if rows == nil {

@@ -3,6 +3,8 @@ package storage
 import (
 	"context"
 	"testing"
+
+	"github.com/spanload/spanload/localspanner/schema"
 )
 
 func BenchmarkCommitInsertOrUpdate(b *testing.B) {
@@ -37,6 +39,32 @@ func BenchmarkPointRead(b *testing.B) {
 			b.Fatal(err)
 		}
 		if _, err := db.Read(ctx, q, args, func([]any) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCommitSixRowsIndexed is the 2PC preset's commit (6 new rows spread over
+// the key space) into a table with a secondary index, as the Change Watcher's has.
+func BenchmarkCommitSixRowsIndexed(b *testing.B) {
+	db := openTestDB(b)
+	ctx := context.Background()
+	if _, err := db.ApplyDDL(ctx, []string{
+		"CREATE TABLE T (Id INT64 NOT NULL, V INT64) PRIMARY KEY (Id)",
+		"CREATE INDEX TByV ON T (V)",
+	}, schema.Compilers{}); err != nil {
+		b.Fatal(err)
+	}
+	tb, _ := db.Catalog().Table("T")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rows := make([][]any, 6)
+		for j := range rows {
+			k := int64(i*6+j) * 7919 % 1_000_003
+			rows[j] = []any{k, k % 1000}
+		}
+		m := &Mutation{Op: OpInsertOrUpdate, Table: tb, Columns: tb.Columns[:2], Rows: rows}
+		if _, err := db.Commit(ctx, []*Mutation{m}, nil, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -81,6 +81,13 @@ type DB struct {
 	// fixed (see StrongRead).
 	visSeq atomic.Int64
 
+	// splits are the key-range splits of tables and indexes (see splits.go).
+	splits splitMap
+	// optSplitRows and optLatencyModel are the local-server database options
+	// (options.go); 0 and "" mean the server's default.
+	optSplitRows    atomic.Int64
+	optLatencyModel atomic.Pointer[string]
+
 	readers *readers
 	readGen atomic.Int64 // bumped on DDL: reader statements are prepared again
 
@@ -114,6 +121,7 @@ func Open(name, path string) (*DB, error) {
 		"PRAGMA journal_size_limit = 67108864",
 		"CREATE TABLE IF NOT EXISTS _spanload_meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)",
 		"CREATE TABLE IF NOT EXISTS _spanload_ddl (seq INTEGER PRIMARY KEY, stmt TEXT NOT NULL)",
+		"CREATE TABLE IF NOT EXISTS _spanload_splits (obj TEXT PRIMARY KEY, splits TEXT NOT NULL)",
 	} {
 		if _, err := writer.ExecContext(ctx, s); err != nil {
 			d.Close()
@@ -149,6 +157,12 @@ func (d *DB) load(ctx context.Context) error {
 		return fmt.Errorf("load schema: %w", err)
 	}
 	d.cat.Store(cat)
+	if err := d.loadSplits(ctx); err != nil {
+		return err
+	}
+	if err := d.loadOptions(ctx); err != nil {
+		return err
+	}
 	var v string
 	err = d.writer.QueryRowContext(ctx, "SELECT v FROM _spanload_meta WHERE k='clock'").Scan(&v)
 	switch {

@@ -28,6 +28,9 @@ func (d *DB) ApplyDDL(ctx context.Context, stmts []string, comp schema.Compilers
 }
 
 func (d *DB) applyOne(ctx context.Context, stmt string, comp schema.Compilers) error {
+	if handled, err := d.applyOptions(ctx, stmt); handled {
+		return err
+	}
 	ch, err := schema.Apply(d.ddl, stmt)
 	if err != nil {
 		return err
@@ -66,6 +69,13 @@ func (d *DB) applyOne(ctx context.Context, stmt string, comp schema.Compilers) e
 			return spanerr.FailedPrecondition("cannot apply to SQLite (%s): %v", s, err)
 		}
 	}
+	dropped := droppedSplits(ch)
+	for _, o := range dropped {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM _spanload_splits WHERE obj = ?", o); err != nil {
+			_ = tx.Rollback()
+			return fmt.Errorf("drop splits of %s: %w", o, err)
+		}
+	}
 	if _, err := tx.ExecContext(ctx, "INSERT INTO _spanload_ddl (stmt) VALUES (?)", stmt); err != nil {
 		_ = tx.Rollback()
 		return fmt.Errorf("record DDL: %w", err)
@@ -74,6 +84,7 @@ func (d *DB) applyOne(ctx context.Context, stmt string, comp schema.Compilers) e
 		return fmt.Errorf("commit DDL: %w", err)
 	}
 	d.ddl = append(d.ddl, stmt)
+	d.forgetSplits(dropped)
 	d.resetStmts()
 	d.cat.Store(ch.Catalog)
 	return nil

@@ -33,19 +33,7 @@ func openTestDB(t testing.TB) *DB {
 
 func (d *DB) write(t *testing.T, op Op, table string, cols []string, rows ...[]any) (int64, error) {
 	t.Helper()
-	tb, ok := d.Catalog().Table(table)
-	if !ok {
-		t.Fatalf("no table %s", table)
-	}
-	m := &Mutation{Op: op, Table: tb, Rows: rows}
-	for _, c := range cols {
-		col, ok := tb.Column(c)
-		if !ok {
-			t.Fatalf("no column %s", c)
-		}
-		m.Columns = append(m.Columns, col)
-	}
-	return d.Commit(context.Background(), []*Mutation{m}, nil, nil)
+	return d.Commit(context.Background(), []*Mutation{d.mutation(t, op, table, cols, rows...)}, nil, nil)
 }
 
 // one runs a query that returns one cell (or none: nil).

@@ -68,11 +68,18 @@ func FormatTS(us int64) string {
 // readers atomically with its timestamp. committed, if set, runs under the commit
 // lock after a successful commit (the transaction layer records its writes there).
 func (d *DB) Commit(ctx context.Context, muts []*Mutation, validate func(q Querier) error, committed func(ts int64)) (int64, error) {
+	ts, _, err := d.CommitSplits(ctx, muts, validate, committed)
+	return ts, err
+}
+
+// CommitSplits is Commit that also returns the commit's participants: the
+// distinct splits its writes touched, index entries included (at least 1).
+func (d *DB) CommitSplits(ctx context.Context, muts []*Mutation, validate func(q Querier) error, committed func(ts int64)) (int64, int, error) {
 	d.commitMu.Lock()
 	defer d.commitMu.Unlock()
 	if validate != nil {
 		if err := validate(d.writerQuery); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
 	ts := NowMicros()
@@ -84,19 +91,23 @@ func (d *DB) Commit(ctx context.Context, muts []*Mutation, validate func(q Queri
 	}
 	d.curTS = ts
 	tsText := FormatTS(ts)
-	w := &writer{d: d, ctx: ctx, ts: ts, tsText: tsText}
+	w := &writer{d: d, ctx: ctx, ts: ts, tsText: tsText, track: newCommitTrack()}
 	if _, err := w.exec("BEGIN IMMEDIATE"); err != nil {
-		return 0, fmt.Errorf("begin commit: %w", err)
+		return 0, 0, fmt.Errorf("begin commit: %w", err)
 	}
 	for _, m := range muts {
 		if err := w.apply(m); err != nil {
 			w.rollback()
-			return 0, err
+			return 0, 0, err
 		}
+	}
+	if err := w.divideSplits(); err != nil {
+		w.rollback()
+		return 0, 0, fmt.Errorf("divide splits: %w", err)
 	}
 	if _, err := w.exec("INSERT OR REPLACE INTO _spanload_meta (k, v) VALUES ('clock', ?)", strconv.FormatInt(ts, 10)); err != nil {
 		w.rollback()
-		return 0, fmt.Errorf("record clock: %w", err)
+		return 0, 0, fmt.Errorf("record clock: %w", err)
 	}
 	d.pendingTS.Store(ts)
 	d.visMu.Lock()
@@ -106,15 +117,16 @@ func (d *DB) Commit(ctx context.Context, muts []*Mutation, validate func(q Queri
 		d.visMu.Unlock()
 		w.rollback()
 		d.pendingTS.Store(d.lastTS.Load())
-		return 0, fmt.Errorf("commit: %w", err)
+		return 0, 0, fmt.Errorf("commit: %w", err)
 	}
 	d.lastTS.Store(ts)
 	d.visSeq.Add(1)
 	d.visMu.Unlock()
+	d.installSplits(w.track)
 	if committed != nil {
 		committed(ts)
 	}
-	return ts, nil
+	return ts, max(1, len(w.track.touched)), nil
 }
 
 // Querier runs a read-only statement.
@@ -165,6 +177,8 @@ type writer struct {
 	ctx    context.Context
 	ts     int64
 	tsText string
+	// track collects the splits a commit touches (nil outside commits).
+	track *commitTrack
 }
 
 // rollback ends the open write transaction; it uses a background context so that
@@ -281,9 +295,18 @@ func (w *writer) apply(m *Mutation) error {
 			if err := w.writeRow(OpInsert, t, m.Columns, row, key); err != nil {
 				return err
 			}
+			if err := w.trackAfter(OpInsert, t, m.Columns, row, key); err != nil {
+				return err
+			}
 			continue
 		}
+		if err := w.trackBefore(m.Op, t, m.Columns, key); err != nil {
+			return err
+		}
 		if err := w.writeRow(m.Op, t, m.Columns, row, key); err != nil {
+			return err
+		}
+		if err := w.trackAfter(m.Op, t, m.Columns, row, key); err != nil {
 			return err
 		}
 	}
@@ -473,6 +496,9 @@ func isUniqueErr(err error) bool {
 
 // delete removes the selected rows of t, cascading to interleaved children.
 func (w *writer) delete(t *schema.Table, ks KeySet) error {
+	if err := w.trackDelete(t, ks); err != nil {
+		return err
+	}
 	if ks.All {
 		return w.deleteWhere(t, "1", nil)
 	}

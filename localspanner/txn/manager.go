@@ -64,10 +64,22 @@ type Manager struct {
 	// sessionsPath, when set (Persist), is the file that keeps the sessions across restarts.
 	sessionsPath string
 
-	// OnCommit, if set, is called after every commit attempt (for statistics) with
-	// the transaction's shape, whether it committed or aborted, how long the commit
-	// took and how long the transaction lived.
-	OnCommit func(db *storage.DB, shape string, committed, aborted bool, commitDur, totalDur time.Duration)
+	// OnCommit, if set, is called after every commit attempt (for statistics).
+	OnCommit func(db *storage.DB, c CommitStat)
+}
+
+// CommitStat describes one commit attempt.
+type CommitStat struct {
+	Shape     string // what the transaction read and wrote (its statistics row)
+	Committed bool
+	Aborted   bool
+	// Participants are the splits the commit touched (0 when it did not commit);
+	// ModelCPU the CPU the latency model charged it.
+	Participants int
+	ModelCPU     time.Duration
+	// CommitDur is how long the commit took (latency model included), TotalDur
+	// how long the transaction lived.
+	CommitDur, TotalDur time.Duration
 }
 
 // NewManager returns an empty manager.

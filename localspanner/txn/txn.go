@@ -325,7 +325,7 @@ func (m *Manager) Commit(ctx context.Context, t *Txn, extra []*storage.Mutation)
 	}
 	start := time.Now()
 	var conflict bool
-	ts, err := t.DB.Commit(ctx, muts, func(q storage.Querier) error {
+	ts, participants, err := t.DB.CommitSplits(ctx, muts, func(q storage.Querier) error {
 		changed, recheck := c.changedSince(reads)
 		for i := 0; changed == nil && i < len(recheck); i++ {
 			h, err := storage.HashQuery(ctx, q, recheck[i].sql, recheck[i].args)
@@ -344,6 +344,14 @@ func (m *Manager) Commit(ctx context.Context, t *Txn, extra []*storage.Mutation)
 	}, func(ts int64) {
 		c.record(ts, muts, func(table string) []string { return cascadeChildren(t.DB.Catalog(), table) })
 	})
+	var modelCPU time.Duration
+	if err == nil {
+		var delay time.Duration
+		delay, modelCPU = ModelCost(t.DB.LatencyModel(), participants)
+		wait(ctx, delay)
+	} else {
+		participants = 0
+	}
 	dur := time.Since(start)
 	t.mu.Lock()
 	switch {
@@ -361,7 +369,10 @@ func (m *Manager) Commit(ctx context.Context, t *Txn, extra []*storage.Mutation)
 	delete(m.txns, t.ID)
 	m.mu.Unlock()
 	if m.OnCommit != nil {
-		m.OnCommit(t.DB, shape(reads, muts), err == nil, conflict, dur, time.Since(t.Begun))
+		m.OnCommit(t.DB, CommitStat{
+			Shape: shape(reads, muts), Committed: err == nil, Aborted: conflict,
+			Participants: participants, ModelCPU: modelCPU, CommitDur: dur, TotalDur: time.Since(t.Begun),
+		})
 	}
 	if err != nil {
 		return CommitResult{}, err

@@ -145,3 +145,23 @@ func TestIdleTransactionsAreDiscardedAndAbort(t *testing.T) {
 		t.Fatalf("commit after an abandoned transaction: %v", err)
 	}
 }
+
+func TestLatencyModelCost(t *testing.T) {
+	tests := []struct {
+		model        string
+		participants int
+		delay, cpu   time.Duration
+	}{
+		{storage.LatencyNone, 1, 0, 0},
+		{storage.LatencyNone, 6, 0, 0},
+		{storage.LatencyProductionLike, 1, CommitRound, CPUPerParticipant},
+		{storage.LatencyProductionLike, 2, 2 * CommitRound, 2 * CPUPerParticipant},
+		{storage.LatencyProductionLike, 6, 2 * CommitRound, 6 * CPUPerParticipant},
+	}
+	for _, tc := range tests {
+		delay, cpu := ModelCost(tc.model, tc.participants)
+		if delay != tc.delay || cpu != tc.cpu {
+			t.Errorf("%s with %d participants: delay %v cpu %v, want %v %v", tc.model, tc.participants, delay, cpu, tc.delay, tc.cpu)
+		}
+	}
+}

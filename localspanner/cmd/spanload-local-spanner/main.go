@@ -37,6 +37,7 @@ func run(args []string) int {
 	port := fs.Int("port", 9010, "gRPC port to listen on (0 picks a free one)")
 	dataDir := fs.String("data-dir", "", "directory for SQLite database files; empty keeps data in memory")
 	showVersion := fs.Bool("version", false, "print the version and exit")
+	splitRows := fs.Int64("split-rows", storage.DefaultSplitRows, "rows at which a split of a table or index divides in two (a database may set its own: ALTER DATABASE db SET OPTIONS (spanload_split_rows = N))")
 	pprofAddr := fs.String("pprof-addr", "", "serve net/http/pprof on this address (e.g. 127.0.0.1:0); empty disables it")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -48,6 +49,11 @@ func run(args []string) int {
 		fmt.Printf("spanload-local-spanner %s\n", version)
 		return 0
 	}
+	if *splitRows < storage.MinSplitRows {
+		fmt.Fprintf(os.Stderr, "spanload-local-spanner: --split-rows must be at least %d, got %d\n", storage.MinSplitRows, *splitRows)
+		return 2
+	}
+	storage.DefaultSplitRows = *splitRows
 	reg, err := storage.OpenRegistry(*dataDir)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "spanload-local-spanner: cannot open data directory: %v\n", err)
