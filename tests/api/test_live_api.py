@@ -81,6 +81,7 @@ def test_live_message_schema_is_served(client: TestClient) -> None:
         "status",
         "config_change",
         "event",
+        "preload",
         "summary",
         "dropped",
     }

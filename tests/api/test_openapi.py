@@ -16,6 +16,7 @@ LIVE_TYPES = {
     "status": "StatusMessage",
     "config_change": "ConfigChangeMessage",
     "event": "EventMessage",
+    "preload": "PreloadMessage",
     "summary": "SummaryMessage",
     "dropped": "DroppedMessage",
 }

@@ -27,7 +27,7 @@ def test_every_config_field_but_preset_has_a_flag() -> None:
     dests = {a.dest for a in parser._actions}
     leaves = {k.dotted for k in knobs()}
     assert {d.removeprefix("knob:") for d in dests if d.startswith("knob:")} == leaves
-    assert len(leaves) == 35 and "preset" not in leaves and "schema" in leaves
+    assert len(leaves) == 36 and "preset" not in leaves and "schema" in leaves
     assert {"placement.address", "placement.cpus_per_worker"} <= leaves  # an optional section; --ray implies kind
 
 
@@ -110,3 +110,11 @@ def test_the_openapi_schema_carries_the_bounds_of_config_and_patch() -> None:
     watchers = _property(schema, "WatcherPatch", "watchers")["anyOf"][0]
     assert (watchers["minimum"], watchers["maximum"]) == (1, 37)
     assert ConfigPatch.model_fields.keys() == {"duration_s", "updater", "watcher", "reader", "client"}
+
+
+def test_preload_rows_has_a_qualified_flag_and_is_fixed_once_the_run_starts() -> None:
+    config = build_config(_parse("--preload-rows", "200000"))
+    assert config.preload.rows == 200_000
+    with pytest.raises(SystemExit):
+        _parse("--rows", "5")  # only the qualified name: a bare --rows would not say what it counts
+    assert "preload" not in ConfigPatch.model_fields

@@ -45,6 +45,7 @@ def _snapshot(sessions: Any, hub: Any, run_id: str, max_points: int) -> Snapshot
             samples=points,
             total_samples=len(samples),
             downsampled=len(points) < len(samples),
+            preload=hub.preload.get(run_id),
         )
 
 

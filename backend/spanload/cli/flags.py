@@ -34,6 +34,7 @@ ALIASES = {  # dotted field -> the flag's older, shorter name (listed first, so 
     "client.timeout_ms": "--timeout",
     "placement.address": "--ray",
 }
+QUALIFIED = frozenset({"preload.rows"})  # flags named after their section too: --preload-rows, not --rows
 SWITCHES = {  # dotted boolean field -> a one-word switch and the value it sets
     "updater.enabled": ("--no-updater", False),
     "watcher.enabled": ("--no-watcher", False),
@@ -139,7 +140,8 @@ def add_knob_flags(parser: argparse.ArgumentParser) -> None:
     for knob in all_knobs:
         section = knob.path[0] if len(knob.path) > 1 else "run"
         group = groups.get(section) or groups.setdefault(section, parser.add_argument_group(section))
-        leaf = knob.path[-1] if leaf_count[knob.path[-1]] == 1 else "-".join(knob.path)
+        unique = leaf_count[knob.path[-1]] == 1 and knob.dotted not in QUALIFIED
+        leaf = knob.path[-1] if unique else "-".join(knob.path)
         flag = "--" + leaf.replace("_", "-")
         names = [ALIASES[knob.dotted], flag] if knob.dotted in ALIASES else [flag]
         if knob.kind is bool:

@@ -7,8 +7,11 @@ import json
 from pathlib import Path
 from typing import TextIO
 
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskID, TaskProgressColumn, TextColumn
+
 from spanload.model.config import ConfigPatch, RunConfig
-from spanload.model.live import EventKind
+from spanload.model.live import EventKind, PreloadStatus
 from spanload.model.samples import Gauge, Op, Percentiles, Sample, Summary
 from spanload.model.state import RunState
 
@@ -113,6 +116,33 @@ def summary_table(summary: Summary) -> list[str]:
     return lines
 
 
+def _eta(seconds: float | None) -> str:
+    return "-" if seconds is None else _hms(seconds)
+
+
+class PreloadBar:
+    """The load phase's progress bar (rich): percent, rows, rows/s and ETA. On a terminal it redraws
+    in place; elsewhere it prints its final state when the phase ends."""
+
+    def __init__(self, out: TextIO, rows: int) -> None:
+        self.progress = Progress(
+            TextColumn("preload"),
+            BarColumn(),
+            TaskProgressColumn(),
+            TextColumn("{task.completed:,}/{task.total:,} rows"),
+            TextColumn("{task.fields[rate]:,.0f} rows/s"),
+            TextColumn("ETA {task.fields[eta]}"),
+            console=Console(file=out, width=110),
+        )
+        self.task: TaskID = self.progress.add_task("preload", total=rows, rate=0.0, eta="-")
+        self.progress.start()
+
+    def update(self, status: PreloadStatus) -> None:
+        self.progress.update(self.task, completed=status.rows_done, rate=status.rows_per_s, eta=_eta(status.eta_s))
+        if status.done:
+            self.progress.stop()
+
+
 class PrintingSink:
     """A RunSink that prints: the status block every interval, state changes, and keeps everything."""
 
@@ -127,6 +157,7 @@ class PrintingSink:
         self.reason: str | None = None
         self._drawn = 0
         self._tty = out.isatty()
+        self._preload: PreloadBar | None = None
 
     def on_sample(self, run_id: str, sample: Sample) -> None:
         self.samples.append(sample)
@@ -161,11 +192,31 @@ class PrintingSink:
                 line = f"{worker} stalled: silent for {changes.get('silent_s')} s"
             case EventKind.RECOVERED:
                 line = f"{worker} reports again after {changes.get('silent_s')} s"
+            case EventKind.PRELOAD_SKIPPED:
+                line = str(changes.get("message"))
+            case EventKind.PRELOAD_STARTED:
+                rows, held = changes.get("rows"), changes.get("table_rows")
+                line = f"preload: loading up to {rows:,} rows (the table holds {held:,})"
+            case EventKind.PRELOAD_FINISHED:
+                line = (
+                    f"preload finished: {changes.get('loaded'):,} rows loaded, {changes.get('skipped'):,} present, "
+                    f"in {changes.get('seconds')} s ({changes.get('rows_per_s'):,} rows/s)"
+                )
             case _:
                 line = f"{kind.value}: {changes}"
         self.out.write(line + "\n")
         self.out.flush()
         self._drawn = 0
+
+    def on_preload(self, run_id: str, status: PreloadStatus) -> None:
+        if self.quiet:
+            return
+        if self._preload is None:
+            self._preload = PreloadBar(self.out, status.rows)
+        self._preload.update(status)
+        if status.done:
+            self._preload = None
+            self._drawn = 0
 
 
 def write_json(path: Path, config: RunConfig, sink: PrintingSink) -> None:

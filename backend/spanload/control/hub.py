@@ -22,6 +22,8 @@ from spanload.model.live import (
     EventMessage,
     EventPublic,
     LiveUpdate,
+    PreloadMessage,
+    PreloadStatus,
     SampleMessage,
     StatusMessage,
     SummaryMessage,
@@ -76,6 +78,7 @@ class Hub:
         self.latest: dict[str, Sample] = {}
         self.states: dict[str, RunState] = {}
         self.configs: dict[str, RunConfig] = {}
+        self.preload: dict[str, PreloadStatus] = {}  # the load phase's progress, while it runs
         self._started: dict[str, float] = {}
         self._viewers: dict[str, set[Viewer]] = defaultdict(set)
         self.viewers_dropped = 0
@@ -122,6 +125,8 @@ class Hub:
         self.states[run_id] = state
         if state is RunState.RUNNING:
             self._started.setdefault(run_id, now)
+        if state is not RunState.PRELOADING:
+            self.preload.pop(run_id, None)
         self.writer.submit(partial(_write_state, run_id=run_id, state=state, reason=reason, now=now))
         event = self._event(run_id, now, EventKind.STATUS, None, {"status": state.value, "reason": reason})
         self._publish(run_id, StatusMessage(status=state, reason=reason, event=event))
@@ -147,6 +152,10 @@ class Hub:
     def on_summary(self, run_id: str, summary: Summary) -> None:
         self.writer.submit(partial(_write_summary, run_id=run_id, summary=summary))
         self._publish(run_id, SummaryMessage(summary=summary))
+
+    def on_preload(self, run_id: str, status: PreloadStatus) -> None:
+        self.preload[run_id] = status
+        self._publish(run_id, PreloadMessage(preload=status))
 
     # --- the local Spanner ---------------------------------------------------------------------
 

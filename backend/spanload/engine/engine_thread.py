@@ -16,7 +16,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 from spanload.model.config import ConfigPatch, RunConfig
-from spanload.model.live import EventKind
+from spanload.model.live import EventKind, PreloadStatus
 from spanload.model.samples import Sample, Summary
 from spanload.model.settings import Settings
 from spanload.model.state import RunEngine, RunSink, RunState
@@ -48,6 +48,9 @@ class _Relay:
 
     def on_event(self, run_id: str, kind: EventKind, changes: dict[str, object]) -> None:
         self._loop.call_soon_threadsafe(self._sink.on_event, run_id, kind, changes)
+
+    def on_preload(self, run_id: str, status: PreloadStatus) -> None:
+        self._loop.call_soon_threadsafe(self._sink.on_preload, run_id, status)
 
 
 class EngineThread:

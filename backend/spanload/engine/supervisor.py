@@ -17,7 +17,8 @@ plane carries on.
 A stop waits at most ``settings.stop_grace_s`` for the workers to drain and exit; past it they are
 killed and the summary's ``stop`` says which.
 
-Life cycle: ``start`` -> STARTING (processes up) -> RUNNING (schema ready, load on) <-> PAUSED
+Life cycle: ``start`` -> STARTING (processes up) [-> PRELOADING (the load phase, when
+``config.preload.rows`` is more than the table holds)] -> RUNNING (schema ready, load on) <-> PAUSED
 -> ``stop`` -> STOPPING (writers stop, the watcher drains, reconciliation) -> FINISHED. A summary
 (``sink.on_summary``) is sent at the end of every run, FAILED ones included.
 """
@@ -37,9 +38,9 @@ from spanload.engine.reconcile import reconcile
 from spanload.engine.runtimes import worker_command
 from spanload.engine.transports import LocalLauncher, WorkerLauncher, WorkerSpec, WorkerTransport
 from spanload.model import protocol
-from spanload.model.config import ConfigPatch, Placement, PlacementKind, RunConfig, TargetKind
+from spanload.model.config import ConfigPatch, Placement, PlacementKind, RunConfig, TargetKind, WorkerRuntime
 from spanload.model.errors import RunConflict, RunError, RunInvalid, RunNotFound
-from spanload.model.live import EventKind
+from spanload.model.live import EventKind, PreloadStatus
 from spanload.model.samples import Gauge, Sample, StopInfo, WorkerCost
 from spanload.model.settings import Settings
 from spanload.model.state import RunAction, RunSink, RunState, check_action
@@ -52,6 +53,7 @@ EXIT_STATUS_WAIT_S = 2.0  # after a worker's output ends, how long its exit stat
 EXIT_TIMEOUT_S = 10.0  # a failed run's killed workers must be gone within this
 STALL_INTERVALS = 3.0  # silence of this many report intervals makes a worker "stalled"
 WATCHDOG_FRACTION = 0.25  # the watchdog looks this often, in intervals
+PRELOAD_PUBLISH_S = 0.5  # the load phase's progress goes to the sink this often
 
 
 @dataclass
@@ -62,6 +64,10 @@ class _Worker:
     ready: asyncio.Future[None]
     writers_stopped: asyncio.Future[protocol.WritersStopped]
     stopped: asyncio.Future[None]
+    preloaded: asyncio.Future[None]
+    table_rows: int | None = None  # what worker 0 counted in the run's table (Ready)
+    preload_done: int = 0  # rows of its share of the load phase done so far
+    preload_skipped: int = 0  # of those, rows found already present
     last_heard: float = field(default_factory=time.monotonic)
     stalled_since: float | None = None  # monotonic time of the last line before a stall
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
@@ -213,6 +219,8 @@ class Supervisor:
         if existing is not None and existing.state.is_active:
             raise RunConflict(f"run {run_id!r} is already {existing.state.value}")
         config.check_rate_cap(self.settings.max_tps)
+        if config.preload.rows and config.runtime is WorkerRuntime.GO:
+            raise RunInvalid("the go worker runtime cannot preload yet: use runtime python", "runtime")
         command = self.command_for(config)
         placement = self.placement(config)
         config = config.model_copy(update={"placement": placement})
@@ -241,6 +249,7 @@ class Supervisor:
             ready=loop.create_future(),
             writers_stopped=loop.create_future(),
             stopped=loop.create_future(),
+            preloaded=loop.create_future(),
         )
         worker.tasks.append(self._task(self._read_stdout(run, worker), f"{run.id}-w{index}-out"))
         worker.tasks.append(self._task(self._read_stderr(worker), f"{run.id}-w{index}-err"))
@@ -279,6 +288,12 @@ class Supervisor:
             return  # _fail already ran (a worker reported a fatal error or exited)
         if run.state is not RunState.STARTING:
             return
+        try:
+            await self._preload(run)
+        except RunError:
+            return
+        if run.state not in (RunState.STARTING, RunState.PRELOADING):
+            return
         started_at = time.time()
         run.aggregator = Aggregator(started_at, run.config.report_interval_s, len(run.workers))
         run.begun_monotonic = time.monotonic()
@@ -288,6 +303,58 @@ class Supervisor:
             worker.send(protocol.Begin(started_at=started_at))
         self._set_state(run, RunState.RUNNING)
         run.tasks.append(self._task(self._watchdog(run), f"watchdog-{run.id}"))
+
+    async def _preload(self, run: _Run) -> None:
+        """The load phase: skipped when the table holds ``preload.rows`` already (an event says so),
+        else every worker loads its share, with progress to the sink, between two events."""
+        rows = run.config.preload.rows
+        table_rows = run.workers[0].table_rows
+        if rows <= 0 or table_rows is None:
+            return
+        if table_rows >= rows:
+            message = f"preload skipped: table holds {table_rows:,} rows"
+            logger.info("run %s: %s (wanted %d)", run.id, message, rows)
+            self.sink.on_event(
+                run.id, EventKind.PRELOAD_SKIPPED, {"rows": rows, "table_rows": table_rows, "message": message}
+            )
+            return
+        self._set_state(run, RunState.PRELOADING)
+        self.sink.on_event(run.id, EventKind.PRELOAD_STARTED, {"rows": rows, "table_rows": table_rows})
+        began = time.monotonic()
+        count = len(run.workers)
+        for worker in run.workers:
+            start, end = rows * worker.index // count, rows * (worker.index + 1) // count
+            worker.last_heard = time.monotonic()
+            worker.send(protocol.Preload(rows=rows, start=start, count=end - start, resume=table_rows > 0))
+        everyone = asyncio.gather(*(w.preloaded for w in run.workers))
+        fail_after = self.settings.worker_silence_fail_s
+        while True:
+            done, _ = await asyncio.wait({everyone}, timeout=PRELOAD_PUBLISH_S)
+            if done:
+                everyone.result()  # a worker's fatal error: RunError
+                break
+            self.sink.on_preload(run.id, _preload_status(run, began))
+            now = time.monotonic()
+            for worker in run.workers:
+                if now - worker.last_heard > fail_after and not worker.preloaded.done():
+                    everyone.cancel()
+                    reason = f"{worker.name} sent nothing for {now - worker.last_heard:.1f} s while preloading"
+                    await self._fail(run, reason)
+                    raise RunError(reason)
+        status = _preload_status(run, began, done=True)
+        self.sink.on_preload(run.id, status)
+        skipped = sum(w.preload_skipped for w in run.workers)
+        self.sink.on_event(
+            run.id,
+            EventKind.PRELOAD_FINISHED,
+            {
+                "rows": rows,
+                "loaded": status.rows_done - skipped,
+                "skipped": skipped,
+                "seconds": round(status.elapsed_s, 3),
+                "rows_per_s": round(status.rows_per_s, 1),
+            },
+        )
 
     # -- worker streams -----------------------------------------------------------------------------
 
@@ -309,8 +376,13 @@ class Supervisor:
             match message:
                 case protocol.Hello() as hello:
                     _resolve(worker.hello, hello)
-                case protocol.Ready():
+                case protocol.Ready(table_rows=table_rows):
+                    worker.table_rows = table_rows
                     _resolve(worker.ready, None)
+                case protocol.PreloadProgress() as progress:
+                    worker.preload_done, worker.preload_skipped = progress.rows_done, progress.rows_skipped
+                    if progress.done:
+                        _resolve(worker.preloaded, None)
                 case protocol.Report() as report:
                     self._on_report(run, report)
                 case protocol.WritersStopped() as ledger:
@@ -489,7 +561,8 @@ class Supervisor:
             return
         logger.error("run %s failed: %s", run.id, reason)
         await self._end(run, RunState.FAILED, reason, reconciled=False)
-        for future in (f for w in run.workers for f in (w.ready, w.writers_stopped, w.stopped, w.hello)):
+        futures = [f for w in run.workers for f in (w.ready, w.preloaded, w.writers_stopped, w.stopped, w.hello)]
+        for future in futures:
             if not future.done():
                 future.set_exception(RunError(reason))
                 future.exception()  # retrieved: nobody may be waiting on it any more
@@ -574,6 +647,25 @@ def _worker_cost(hello: protocol.Hello, transport: WorkerTransport, operations: 
         operations=operations,
         cpu_s=cpu_s,
         cpu_ms_per_op=cpu_s * 1000 / operations if cpu_s is not None and operations else None,
+    )
+
+
+def _preload_status(run: _Run, began: float, done: bool = False) -> PreloadStatus:
+    """The load phase's progress over every worker: rows/s counts rows written, not found present."""
+    rows = run.config.preload.rows
+    rows_done = sum(w.preload_done for w in run.workers)
+    written = rows_done - sum(w.preload_skipped for w in run.workers)
+    elapsed = max(time.monotonic() - began, 1e-6)
+    rate = written / elapsed
+    eta = (rows - rows_done) / rate if rate > 0 else None
+    return PreloadStatus(
+        rows=rows,
+        rows_done=rows_done,
+        rows_per_s=rate,
+        percent=100.0 * rows_done / rows if rows else 100.0,
+        eta_s=0.0 if done else eta,
+        elapsed_s=elapsed,
+        done=done,
     )
 
 

@@ -75,6 +75,7 @@ RayAddress = Annotated[
     str, Field(pattern=r"^(auto|(ray://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):[0-9]{1,5})$", max_length=300)
 ]
 CpusPerWorker = Annotated[float, Field(gt=0, le=256)]
+PreloadRows = Annotated[int, Field(ge=0, le=1_000_000_000)]
 
 
 class PlacementKind(StrEnum):
@@ -167,6 +168,16 @@ class ReaderConfig(_Strict):
     staleness_s: StalenessS = Field(default=0.0, description="exact staleness of reads; 0 is strong")
 
 
+class PreloadConfig(_Strict):
+    """The load phase before the measured one: fill the run's table up to ``rows`` rows. Fixed once
+    the run starts."""
+
+    rows: PreloadRows = Field(
+        default=0,
+        description="rows to load before the measured phase (0: none); skipped when the table already holds as many",
+    )
+
+
 DEFAULT_TIMEOUT_MS = 5000
 
 
@@ -181,8 +192,8 @@ class ClientConfig(_Strict):
 
 
 class RunConfig(_Strict):
-    """Everything that defines a run. ``target``, ``schema``, ``processes``, ``runtime`` and
-    ``placement`` are fixed once it starts."""
+    """Everything that defines a run. ``target``, ``schema``, ``processes``, ``runtime``,
+    ``placement`` and ``preload`` are fixed once it starts."""
 
     name: RunName | None = Field(default=None, description="a name for the run")
     preset: str | None = None
@@ -200,6 +211,7 @@ class RunConfig(_Strict):
         description="where the workers run; default: local, or Ray when the server has SPANLOAD_RAY_ADDRESS",
     )
     report_interval_s: ReportIntervalS = Field(default=1.0, description="report interval")
+    preload: PreloadConfig = Field(default_factory=PreloadConfig, description="the load phase before the measured one")
     updater: UpdaterConfig = Field(default_factory=UpdaterConfig)
     watcher: WatcherConfig = Field(default_factory=WatcherConfig)
     reader: ReaderConfig = Field(default_factory=ReaderConfig)
@@ -336,7 +348,9 @@ class ConfigPatch(_Patch):
     ``runtime`` and the report interval cannot."""
 
     config_model = RunConfig
-    fixed = frozenset({"name", "preset", "target", "schema_", "processes", "runtime", "placement", "report_interval_s"})
+    fixed = frozenset(
+        {"name", "preset", "target", "schema_", "processes", "runtime", "placement", "report_interval_s", "preload"}
+    )
 
     duration_s: DurationS | None = None
     updater: UpdaterPatch | None = None

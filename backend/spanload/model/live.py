@@ -20,6 +20,21 @@ class EventKind(StrEnum):
     TARGET_UP = "target_up"  # ... and serve restarted it
     STALLED = "stalled"  # a worker went silent past the stall threshold (it may be busy, not dead)
     RECOVERED = "recovered"  # a stalled worker spoke again
+    PRELOAD_STARTED = "preload_started"  # the load phase began: {rows, table_rows}
+    PRELOAD_FINISHED = "preload_finished"  # ... and ended: {rows, loaded, skipped, seconds, rows_per_s}
+    PRELOAD_SKIPPED = "preload_skipped"  # the table already held enough rows: {rows, table_rows, message}
+
+
+class PreloadStatus(BaseModel):
+    """Progress of a run's load phase, across all its workers."""
+
+    rows: int = Field(description="rows the phase loads (its target minus nothing: the whole of [0, rows))")
+    rows_done: int = Field(description="rows written or found present so far")
+    rows_per_s: float = Field(description="rows written per second since the phase began")
+    percent: float = Field(description="rows_done / rows, 0..100")
+    eta_s: float | None = Field(description="seconds left at the current rate; None before any progress")
+    elapsed_s: float
+    done: bool = False
 
 
 class EventPublic(BaseModel):
@@ -73,6 +88,13 @@ class EventMessage(LiveBase):
     event: EventPublic
 
 
+class PreloadMessage(LiveBase):
+    """Progress of the load phase, about twice a second while it runs and once when it is done."""
+
+    type: Literal["preload"] = "preload"
+    preload: PreloadStatus
+
+
 class SummaryMessage(LiveBase):
     type: Literal["summary"] = "summary"
     summary: Summary
@@ -87,5 +109,13 @@ class DroppedMessage(LiveBase):
     backlog: int
 
 
-LiveUpdate = SampleMessage | StatusMessage | ConfigChangeMessage | EventMessage | SummaryMessage | DroppedMessage
+LiveUpdate = (
+    SampleMessage
+    | StatusMessage
+    | ConfigChangeMessage
+    | EventMessage
+    | PreloadMessage
+    | SummaryMessage
+    | DroppedMessage
+)
 LiveUpdateMessage = Annotated[LiveUpdate, Field(discriminator="type")]

@@ -4,9 +4,10 @@ Language-neutral on purpose: every message is one JSON object on one line with a
 protocol version ``v``; histograms travel as base64 of HdrHistogram's standard compressed encoding.
 A worker written in Go, or on another machine, joins a run by speaking exactly this.
 
-Supervisor -> worker: ``start``, ``begin``, ``patch``, ``pause``, ``resume``, ``stop_writers``, ``stop``.
-Worker -> supervisor: ``hello``, ``ready``, ``report``, ``writers_stopped``, ``watcher_ledger``,
-``stopped``, ``error``.
+Supervisor -> worker: ``start``, ``preload``, ``begin``, ``patch``, ``pause``, ``resume``,
+``stop_writers``, ``stop``.
+Worker -> supervisor: ``hello``, ``ready``, ``preload_progress``, ``report``, ``writers_stopped``,
+``watcher_ledger``, ``stopped``, ``error``.
 
 A worker program is started as ``PROGRAM --worker N`` (N its 0-based index): ``python -m
 spanload.workers.process`` for the ``python`` runtime, ``spanload-worker-go`` for ``go``. It writes
@@ -15,6 +16,21 @@ protocol lines to stdout only and logs to stderr.
 Stop is two-phase so the watcher can prove it missed nothing: first every writer stops and sends
 its ledger (last version written per key), then the watcher drains every change and sends what it
 received, then each worker sends its last report and ``stopped``.
+
+The load phase (``config.preload.rows`` = N > 0), between ``ready`` and ``begin``:
+
+- Worker 0, which creates the schema, counts the rows of the run's table and says how many in
+  ``ready.table_rows``. If that is at least N the supervisor skips the phase (a ``preload_skipped``
+  timeline event) and sends ``begin``.
+- Otherwise it sends every worker a ``preload`` with its share ``[start, start + count)`` of the
+  row numbers ``[0, N)``. The worker writes those rows, shaped like the workload's own (same key,
+  shard and commit-timestamp columns as the updater writes), in big batches with several commits
+  in flight, and sends ``preload_progress`` (cumulative ``rows_done`` of its share) about every
+  ``PRELOAD_PROGRESS_EVERY_S`` and once with ``done: true`` at the end. With ``resume: true`` it
+  first counts each chunk of its share and skips the chunks already full.
+- A worker that cannot load sends a fatal ``error``. The phase sends no ``report``: measured
+  figures start with ``begin``. The watcher's starting timestamp is taken at ``begin`` after a
+  load, so the loaded rows are not changes.
 
 Deadlines and failures (every worker runtime, Python or Go, does the same):
 
@@ -73,6 +89,19 @@ class Start(_Message):
     setup_schema: bool = Field(False, description="create the schema before reporting ready")
 
 
+PRELOAD_PROGRESS_EVERY_S = 0.5
+
+
+class Preload(_Message):
+    """Load rows ``[start, start + count)`` of the ``rows`` the run's table is to hold."""
+
+    type: Literal["preload"] = "preload"
+    rows: int = Field(ge=0, description="the table's target row count (config.preload.rows)")
+    start: int = Field(ge=0, description="first row number of this worker's share")
+    count: int = Field(ge=0, description="rows in this worker's share")
+    resume: bool = Field(False, description="the table is not empty: skip the chunks already full")
+
+
 class Begin(_Message):
     """Every worker is ready: start the load now. Report intervals align to ``started_at``."""
 
@@ -125,6 +154,19 @@ class Hello(_Message):
 class Ready(_Message):
     type: Literal["ready"] = "ready"
     worker: int
+    table_rows: int | None = Field(
+        None, description="rows the run's table holds (worker 0, when the config asks for a preload)"
+    )
+
+
+class PreloadProgress(_Message):
+    """How far a worker is in its share of the load phase; cumulative, not deltas."""
+
+    type: Literal["preload_progress"] = "preload_progress"
+    worker: int
+    rows_done: int = Field(ge=0, description="rows of its share written or found present so far")
+    rows_skipped: int = Field(0, ge=0, description="of rows_done, rows already present (resume)")
+    done: bool = False
 
 
 class Report(_Message):
@@ -238,9 +280,10 @@ class ErrorCode:
     # any other client-side exception counts under its type name
 
 
-ToWorker = Annotated[Start | Begin | Patch | Pause | Resume | StopWriters | Stop, Field(discriminator="type")]
+ToWorker = Annotated[Start | Preload | Begin | Patch | Pause | Resume | StopWriters | Stop, Field(discriminator="type")]
 FromWorker = Annotated[
-    Hello | Ready | Report | WritersStopped | WatcherLedger | Stopped | Error, Field(discriminator="type")
+    Hello | Ready | PreloadProgress | Report | WritersStopped | WatcherLedger | Stopped | Error,
+    Field(discriminator="type"),
 ]
 _to_worker: TypeAdapter[ToWorker] = TypeAdapter(ToWorker)
 _from_worker: TypeAdapter[FromWorker] = TypeAdapter(FromWorker)

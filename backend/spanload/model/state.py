@@ -10,12 +10,13 @@ from spanload.model.errors import RunConflict
 from spanload.model.samples import Sample, Summary
 
 if TYPE_CHECKING:
-    from spanload.model.live import EventKind
+    from spanload.model.live import EventKind, PreloadStatus
 
 
 class RunState(StrEnum):
     PENDING = "pending"
     STARTING = "starting"
+    PRELOADING = "preloading"  # the load phase: filling the tables before the measured phase
     RUNNING = "running"
     PAUSED = "paused"
     STOPPING = "stopping"
@@ -28,7 +29,9 @@ class RunState(StrEnum):
         return self in ACTIVE_STATES
 
 
-ACTIVE_STATES = frozenset({RunState.PENDING, RunState.STARTING, RunState.RUNNING, RunState.PAUSED, RunState.STOPPING})
+ACTIVE_STATES = frozenset(
+    {RunState.PENDING, RunState.STARTING, RunState.PRELOADING, RunState.RUNNING, RunState.PAUSED, RunState.STOPPING}
+)
 TERMINAL_STATES = frozenset(RunState) - ACTIVE_STATES
 
 
@@ -43,10 +46,12 @@ class RunAction(StrEnum):
 
 
 ALLOWED: dict[RunAction, frozenset[RunState]] = {
-    RunAction.CHANGE: frozenset({RunState.STARTING, RunState.RUNNING, RunState.PAUSED}),
+    RunAction.CHANGE: frozenset({RunState.STARTING, RunState.PRELOADING, RunState.RUNNING, RunState.PAUSED}),
     RunAction.PAUSE: frozenset({RunState.RUNNING}),
     RunAction.RESUME: frozenset({RunState.PAUSED}),
-    RunAction.STOP: frozenset({RunState.PENDING, RunState.STARTING, RunState.RUNNING, RunState.PAUSED}),
+    RunAction.STOP: frozenset(
+        {RunState.PENDING, RunState.STARTING, RunState.PRELOADING, RunState.RUNNING, RunState.PAUSED}
+    ),
     RunAction.DELETE: TERMINAL_STATES,
 }
 
@@ -72,6 +77,10 @@ class RunSink(Protocol):
 
     def on_event(self, run_id: str, kind: EventKind, changes: dict[str, object]) -> None:
         """A point on the run's timeline that is neither a status nor a config change."""
+        ...
+
+    def on_preload(self, run_id: str, status: PreloadStatus) -> None:
+        """Progress of the load phase (not a timeline point: its start and end are events)."""
         ...
 
 

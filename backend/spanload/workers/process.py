@@ -21,12 +21,15 @@ from typing import IO, Any
 
 from spanload.model.config import RunConfig
 from spanload.model.protocol import (
+    PRELOAD_PROGRESS_EVERY_S,
     Begin,
     Counter,
     Error,
     Hello,
     Patch,
     Pause,
+    Preload,
+    PreloadProgress,
     Ready,
     Report,
     Resume,
@@ -42,6 +45,7 @@ from spanload.model.samples import Gauge
 from spanload.spanner import client as spanner_client
 from spanload.spanner import deadline, schemas
 from spanload.spanner.stats import SAMPLE_EVERY_S, StatsReader
+from spanload.workers import preload as preloading
 from spanload.workers.ledger import FreshKeys, SeenLedger
 from spanload.workers.reader import Reader
 from spanload.workers.stats import WorkerStats
@@ -110,6 +114,9 @@ class Worker:
         self.done = threading.Event()
         self.seq = 0
         self._report_lock = threading.Lock()
+        self.table_rows: int | None = None  # counted at setup when the config asks for a preload
+        self.preloaded = False
+        self.preload_stop = threading.Event()
 
     def database(self) -> Any:
         assert self.conn is not None
@@ -142,6 +149,8 @@ class Worker:
                 self.seen,
                 start_timestamp(self.database()),
             )
+            if start.setup_schema and self.config.preload.rows > 0:
+                self.table_rows = preloading.loader_for(self.config).count(self.database(), 0, None)
             self.stats_reader = StatsReader(self.database(), poll_sql(self.schema, self.config.watcher)[:60])
         self.updater = Updater(
             self.database,
@@ -163,10 +172,55 @@ class Worker:
             start.workers,
         )
 
+    # -- the load phase ----------------------------------------------------------------------------
+
+    def preload(self, message: Preload) -> None:
+        """Load this worker's share on a thread of its own (stdin stays read, so a stop is heard),
+        sending progress every ``PRELOAD_PROGRESS_EVERY_S`` and ``done`` at the end."""
+        self.preloaded = True
+        threading.Thread(target=self._preload, args=(message,), name="preload", daemon=True).start()
+
+    def _preload(self, message: Preload) -> None:
+        progress = preloading.Progress()
+        finished = threading.Event()
+
+        def send(done: bool) -> None:
+            rows, skipped = progress.take()
+            self.channel.send(PreloadProgress(worker=self.index, rows_done=rows, rows_skipped=skipped, done=done))
+
+        def report() -> None:
+            while not finished.wait(PRELOAD_PROGRESS_EVERY_S):
+                send(False)
+
+        threading.Thread(target=report, name="preload-progress", daemon=True).start()
+        try:
+            preloading.run_preload(
+                self.database,
+                preloading.loader_for(self.config),
+                message.start,
+                message.count,
+                resume=message.resume,
+                on_batch=progress.add,
+                stop=self.preload_stop,
+            )
+        except preloading.PreloadStopped:
+            finished.set()
+            return
+        except Exception as err:
+            finished.set()
+            logger.exception("worker %d: preload failed", self.index)
+            self.channel.send(Error(worker=self.index, message=f"worker {self.index} preload: {err}", fatal=True))
+            return
+        finished.set()
+        send(True)
+
     def run(self, started_at: float) -> None:
         assert self.updater is not None and self.reader is not None
         self.started_at = started_at
         self.cpu_at_begin = cpu_seconds()
+        if self.watcher is not None and self.preloaded:
+            # the loaded rows are not changes: watch from now
+            self.watcher.set_start(start_timestamp(self.database()))
         if self.watcher is not None:
             self.watcher.start()
             threading.Thread(target=self._stats_loop, name="server-stats", daemon=True).start()
@@ -275,6 +329,7 @@ class Worker:
         self.channel.send(self.updater.ledger.message(self.updater.writer_id))
 
     def stop(self) -> None:
+        self.preload_stop.set()
         if self.updater is not None:
             self.updater.stop()
         if self.reader is not None:
@@ -292,6 +347,7 @@ class Worker:
     def abandon(self) -> None:
         """The supervisor is gone: stop generating load at once, report nothing."""
         self.done.set()
+        self.preload_stop.set()
         for part in (self.updater, self.reader, self.watcher):
             if part is not None:
                 part.stop()
@@ -321,7 +377,7 @@ def serve(index: int, stdin: IO[bytes], channel: Channel) -> int:
         reason = f"could not start against {address}: {spanner_client.status_text(err)}"
         channel.send(Error(worker=index, message=reason, fatal=True))
         return 1
-    channel.send(Ready(worker=index))
+    channel.send(Ready(worker=index, table_rows=worker.table_rows))
     for line in stdin:
         try:
             message = decode_to_worker(line)
@@ -345,6 +401,8 @@ def serve(index: int, stdin: IO[bytes], channel: Channel) -> int:
 def _handle(worker: Worker, message: ToWorker | None) -> bool:
     """Apply one control message; True once the worker has stopped."""
     match message:
+        case Preload() as preload:
+            worker.preload(preload)
         case Begin(started_at=started_at):
             worker.run(started_at)
         case Patch(config=config):

@@ -203,6 +203,11 @@ class Watcher:
     def paused(self) -> bool:
         return self._run_paused or not self.config.enabled
 
+    def set_start(self, start_ts: dt.datetime) -> None:
+        """Watch from ``start_ts`` instead (before :meth:`start`): after a load phase, whose rows
+        are not changes."""
+        self._start_ts = start_ts
+
     def start(self) -> None:
         with self._lock:
             self._groups = self._make_groups(self.config.watchers, self._start_ts, -(1 << 63))

@@ -12,6 +12,8 @@ from spanload.model.live import (
     DroppedMessage,
     EventMessage,
     EventPublic,
+    PreloadMessage,
+    PreloadStatus,
     SampleMessage,
     StatusMessage,
     SummaryMessage,
@@ -29,6 +31,9 @@ class SnapshotMessage(BaseModel):
     samples: list[Sample]
     total_samples: int
     downsampled: bool
+    preload: PreloadStatus | None = Field(
+        default=None, description="progress of the load phase, while the run is preloading"
+    )
 
 
 LiveMessage = Annotated[
@@ -37,6 +42,7 @@ LiveMessage = Annotated[
     | StatusMessage
     | ConfigChangeMessage
     | EventMessage
+    | PreloadMessage
     | SummaryMessage
     | DroppedMessage,
     Field(discriminator="type"),

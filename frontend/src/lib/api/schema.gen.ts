@@ -403,7 +403,7 @@ export interface components {
          * EventKind
          * @enum {string}
          */
-        EventKind: "config_change" | "status" | "target_down" | "target_up" | "stalled" | "recovered";
+        EventKind: "config_change" | "status" | "target_down" | "target_up" | "stalled" | "recovered" | "preload_started" | "preload_finished" | "preload_skipped";
         /**
          * EventMessage
          * @description Another point on the run's timeline: its target went down or came back, a worker stalled.
@@ -476,7 +476,7 @@ export interface components {
             /** Version */
             version: string;
         };
-        LiveMessage: components["schemas"]["SnapshotMessage"] | components["schemas"]["SampleMessage"] | components["schemas"]["StatusMessage"] | components["schemas"]["ConfigChangeMessage"] | components["schemas"]["EventMessage"] | components["schemas"]["SummaryMessage"] | components["schemas"]["DroppedMessage"];
+        LiveMessage: components["schemas"]["SnapshotMessage"] | components["schemas"]["SampleMessage"] | components["schemas"]["StatusMessage"] | components["schemas"]["ConfigChangeMessage"] | components["schemas"]["EventMessage"] | components["schemas"]["PreloadMessage"] | components["schemas"]["SummaryMessage"] | components["schemas"]["DroppedMessage"];
         /** LocalSpannerPublic */
         LocalSpannerPublic: {
             /** Address */
@@ -576,6 +576,69 @@ export interface components {
          * @enum {string}
          */
         PlacementKind: "local" | "ray";
+        /**
+         * PreloadConfig
+         * @description The load phase before the measured one: fill the run's table up to ``rows`` rows. Fixed once
+         *     the run starts.
+         */
+        PreloadConfig: {
+            /**
+             * Rows
+             * @description rows to load before the measured phase (0: none); skipped when the table already holds as many
+             * @default 0
+             */
+            rows: number;
+        };
+        /**
+         * PreloadMessage
+         * @description Progress of the load phase, about twice a second while it runs and once when it is done.
+         */
+        PreloadMessage: {
+            preload: components["schemas"]["PreloadStatus"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "preload";
+        };
+        /**
+         * PreloadStatus
+         * @description Progress of a run's load phase, across all its workers.
+         */
+        PreloadStatus: {
+            /**
+             * Done
+             * @default false
+             */
+            done: boolean;
+            /** Elapsed S */
+            elapsed_s: number;
+            /**
+             * Eta S
+             * @description seconds left at the current rate; None before any progress
+             */
+            eta_s: number | null;
+            /**
+             * Percent
+             * @description rows_done / rows, 0..100
+             */
+            percent: number;
+            /**
+             * Rows
+             * @description rows the phase loads (its target minus nothing: the whole of [0, rows))
+             */
+            rows: number;
+            /**
+             * Rows Done
+             * @description rows written or found present so far
+             */
+            rows_done: number;
+            /**
+             * Rows Per S
+             * @description rows written per second since the phase began
+             */
+            rows_per_s: number;
+        };
         /** PresetPublic */
         PresetPublic: {
             config: components["schemas"]["RunConfig"];
@@ -712,8 +775,8 @@ export interface components {
         };
         /**
          * RunConfig
-         * @description Everything that defines a run. ``target``, ``schema``, ``processes``, ``runtime`` and
-         *     ``placement`` are fixed once it starts.
+         * @description Everything that defines a run. ``target``, ``schema``, ``processes``, ``runtime``,
+         *     ``placement`` and ``preload`` are fixed once it starts.
          */
         RunConfig: {
             client?: components["schemas"]["ClientConfig"];
@@ -729,6 +792,8 @@ export interface components {
             name?: string | null;
             /** @description where the workers run; default: local, or Ray when the server has SPANLOAD_RAY_ADDRESS */
             placement?: components["schemas"]["Placement"] | null;
+            /** @description the load phase before the measured one */
+            preload?: components["schemas"]["PreloadConfig"];
             /** Preset */
             preset?: string | null;
             /**
@@ -847,7 +912,7 @@ export interface components {
          * RunState
          * @enum {string}
          */
-        RunState: "pending" | "starting" | "running" | "paused" | "stopping" | "finished" | "failed" | "interrupted";
+        RunState: "pending" | "starting" | "preloading" | "running" | "paused" | "stopping" | "finished" | "failed" | "interrupted";
         /**
          * RunUpdate
          * @description Rename a run and set its notes and tags.
@@ -977,6 +1042,11 @@ export interface components {
             downsampled: boolean;
             /** Events */
             events: components["schemas"]["EventPublic"][];
+            /**
+             * @description progress of the load phase, while the run is preloading
+             * @default null
+             */
+            preload: components["schemas"]["PreloadStatus"] | null;
             run: components["schemas"]["RunPublic"];
             /** Samples */
             samples: components["schemas"]["Sample"][];

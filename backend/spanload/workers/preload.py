@@ -1,0 +1,191 @@
+"""The load phase: fill a run's table with rows shaped like its workload's, in big batches.
+
+A *loader* says how one workload is loaded; :func:`run_preload` drives it over a worker's share of
+the row numbers, with several commits in flight, retries, resume and progress.
+
+How to add a loader for a new workload (the TPC-C one, say)::
+
+    def write_tpcc(database, lo, hi):      # one commit of the rows numbered [lo, hi)
+        with database.batch() as batch:
+            batch.insert_or_update(...)    # idempotent: a retried or resumed batch rewrites, never fails
+    def count_tpcc(database, lo, hi):      # rows present among [lo, hi); hi None: the whole table
+        ...
+    register_loader("tpcc", Loader(write=write_tpcc, count=count_tpcc, batch_rows=100))
+
+and make :func:`loader_name` return ``"tpcc"`` for that workload's configs. A *row number* is the
+loader's unit (a row of the watched table for the built-in schemas; for TPC-C it may be a
+customer, a district...): ``config.preload.rows`` counts them, the supervisor splits ``[0, rows)``
+between the workers, the idempotency check compares ``count(database, 0, None)`` with it, and the
+progress bar counts them. ``write`` must be safe to call again for rows already there (resume and
+retries do). Keep one commit under Spanner's 80,000 mutations (``batch_rows`` x columns).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from typing import Any
+
+from google.cloud.spanner_v1 import param_types
+
+from spanload.model.config import RunConfig
+from spanload.spanner import deadline, schemas
+from spanload.spanner.schemas import SchemaSpec
+
+logger = logging.getLogger(__name__)
+
+PRELOAD_WRITER_ID = "preload"  # WriterId of loaded rows: no run's writer, so the reconciliation ignores them
+PRELOAD_VERSION = 0
+BATCH_ROWS = 1000  # rows per commit of the built-in schemas (7 columns: 7,000 mutations)
+IN_FLIGHT = 4  # commits in flight per worker process
+ATTEMPTS = 4  # tries of one batch before the load fails
+RETRY_BACKOFF_S = 0.2
+
+Database = Any  # google.cloud.spanner_v1.database.Database
+WriteRows = Callable[[Database, int, int], None]
+CountRows = Callable[[Database, int, "int | None"], int]
+
+
+@dataclass(frozen=True)
+class Loader:
+    """How to load one workload: ``write(db, lo, hi)`` writes rows ``[lo, hi)`` in one commit
+    (idempotently); ``count(db, lo, hi)`` counts the rows present among ``[lo, hi)``, the whole
+    table when ``hi`` is None."""
+
+    write: WriteRows
+    count: CountRows
+    batch_rows: int = BATCH_ROWS
+
+
+_LOADERS: dict[str, Loader] = {}
+
+
+def register_loader(name: str, loader: Loader) -> None:
+    """Make ``loader`` the one for the workload ``name`` (see :func:`loader_name`)."""
+    _LOADERS[name] = loader
+
+
+def loader_name(config: RunConfig) -> str:
+    """The registry key of a run's workload."""
+    return config.schema_.value
+
+
+def loader_for(config: RunConfig) -> Loader:
+    """The run's loader; ``KeyError`` naming the workload if it has none."""
+    name = loader_name(config)
+    try:
+        return _LOADERS[name]
+    except KeyError:
+        raise KeyError(f"workload {name!r} has no preload loader") from None
+
+
+# -- the built-in schemas: rows of the watched table, key = row number ------------------------------
+
+
+def schema_loader(schema: SchemaSpec) -> Loader:
+    """Rows of ``schema``'s watched table with keys ``[lo, hi)``: the updater's columns and payload,
+    Version 0, WriterId ``preload`` and a commit timestamp (so ShardId and the index are real)."""
+
+    def write(database: Database, lo: int, hi: int) -> None:
+        from google.cloud.spanner_v1 import COMMIT_TIMESTAMP
+
+        rng = random.Random(lo)
+        payload = schema.payload
+        rows = [
+            (key, *payload(rng, key), PRELOAD_VERSION, PRELOAD_WRITER_ID, COMMIT_TIMESTAMP) for key in range(lo, hi)
+        ]
+        with deadline.operation(), database.batch(timeout_secs=deadline.timeout_s()) as batch:
+            batch.insert_or_update(schema.table, schema.write_columns, rows)
+
+    def count(database: Database, lo: int, hi: int | None) -> int:
+        sql = f"SELECT COUNT(*) FROM {schema.table}"
+        params: dict[str, int] = {}
+        if hi is not None:
+            sql += f" WHERE {schema.key} >= @lo AND {schema.key} < @hi"
+            params = {"lo": lo, "hi": hi}
+        types = {k: param_types.INT64 for k in params}
+        with deadline.operation(), database.snapshot() as snapshot:
+            rows = list(snapshot.execute_sql(sql, params=params or None, param_types=types or None))
+        return int(rows[0][0])
+
+    return Loader(write=write, count=count)
+
+
+for _kind, _spec in schemas.SCHEMAS.items():
+    register_loader(_kind.value, schema_loader(_spec))
+
+
+# -- the driver -------------------------------------------------------------------------------------
+
+
+class PreloadStopped(RuntimeError):
+    """The load was abandoned (the worker is stopping)."""
+
+
+def run_preload(
+    database: Callable[[], Database],
+    loader: Loader,
+    start: int,
+    count: int,
+    *,
+    resume: bool,
+    on_batch: Callable[[int, int], None],
+    stop: threading.Event,
+    in_flight: int = IN_FLIGHT,
+) -> None:
+    """Load rows ``[start, start + count)`` in batches of ``loader.batch_rows``, ``in_flight``
+    commits at a time. ``on_batch(rows, skipped)`` after each batch (from a pool thread): ``rows``
+    done, of which ``skipped`` were found present (``resume``: each batch's range is counted
+    first and skipped when full). A batch is tried ``ATTEMPTS`` times; then the load raises."""
+    size = loader.batch_rows
+    batches = [(lo, min(lo + size, start + count)) for lo in range(start, start + count, size)]
+
+    def one(lo: int, hi: int) -> None:
+        for attempt in range(1, ATTEMPTS + 1):
+            if stop.is_set():
+                raise PreloadStopped("the load was stopped")
+            try:
+                if resume and loader.count(database(), lo, hi) >= hi - lo:
+                    on_batch(hi - lo, hi - lo)
+                    return
+                loader.write(database(), lo, hi)
+                on_batch(hi - lo, 0)
+                return
+            except Exception as err:
+                if attempt == ATTEMPTS:
+                    raise RuntimeError(f"preloading rows [{lo}, {hi}) failed {ATTEMPTS} times: {err}") from err
+                logger.warning("preloading rows [%d, %d) failed (attempt %d): %s", lo, hi, attempt, err)
+                stop.wait(RETRY_BACKOFF_S * attempt)
+
+    with ThreadPoolExecutor(max_workers=max(1, in_flight), thread_name_prefix="preload") as pool:
+        pending: set[Future[None]] = set()
+        for lo, hi in batches:
+            if len(pending) >= in_flight:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    future.result()
+            pending.add(pool.submit(one, lo, hi))
+        for future in pending:
+            future.result()
+
+
+class Progress:
+    """Counts a load's rows from the pool threads; ``take`` reads them."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.rows = 0
+        self.skipped = 0
+
+    def add(self, rows: int, skipped: int) -> None:
+        with self._lock:
+            self.rows += rows
+            self.skipped += skipped
+
+    def take(self) -> tuple[int, int]:
+        with self._lock:
+            return self.rows, self.skipped
