@@ -672,7 +672,7 @@ func (c *compiler) in(x *ast.InExpr, sc *scope) (expr, error) {
 			}
 			parts[i] = e.sql
 		}
-		return expr{sql: "(" + left.sql + " " + not + "IN (" + strings.Join(parts, ", ") + "))", t: tBool}, nil
+		return expr{sql: notNaNMember(left, "("+left.sql+" "+not+"IN ("+strings.Join(parts, ", ")+"))", x.Not), t: tBool}, nil
 	case *ast.UnnestInCondition:
 		var hint *spannerpb.Type
 		if left.t != nil {
@@ -689,7 +689,7 @@ func (c *compiler) in(x *ast.InExpr, sc *scope) (expr, error) {
 		if _, ok := commonType(left.t, elem); !ok || !equatable(elem) {
 			return expr{}, c.invalid(x, "No matching signature for operator IN UNNEST for argument types %s and %s", typeName(left.t), typeName(arr.t))
 		}
-		return expr{sql: "(" + left.sql + " " + not + "IN (SELECT " + elemFromJSON("value", elem) + " FROM json_each(" + arr.sql + ")))", t: tBool}, nil
+		return expr{sql: notNaNMember(left, "("+left.sql+" "+not+"IN (SELECT "+elemFromJSON("value", elem)+" FROM json_each("+arr.sql+")))", x.Not), t: tBool}, nil
 	case *ast.SubQueryInCondition:
 		res, err := c.subquery(r.Query, sc, r)
 		if err != nil {
@@ -698,7 +698,7 @@ func (c *compiler) in(x *ast.InExpr, sc *scope) (expr, error) {
 		if _, ok := commonType(left.t, res.fields[0].t); !ok {
 			return expr{}, c.invalid(x, "Cannot execute IN subquery with uncomparable types %s and %s", typeName(left.t), typeName(res.fields[0].t))
 		}
-		return expr{sql: "(" + left.sql + " " + not + "IN (" + res.sql + "))", t: tBool}, nil
+		return expr{sql: notNaNMember(left, "("+left.sql+" "+not+"IN ("+res.sql+"))", x.Not), t: tBool}, nil
 	}
 	return expr{}, c.unsupported(x, "this IN form")
 }
@@ -731,6 +731,21 @@ func (c *compiler) between(x *ast.BetweenExpr, sc *scope) (expr, error) {
 // branches compiles the result expressions of IF/CASE/COALESCE-like constructs into
 // their common type and interleaves them with the SQL pieces around them.
 func (c *compiler) branches(n ast.Node, pieces []string, results []ast.Expr, sc *scope, hint *spannerpb.Type) (expr, error) {
+	parts, t, err := c.branchParts(results, sc, hint)
+	if err != nil {
+		return expr{}, err
+	}
+	var b strings.Builder
+	for i, p := range parts {
+		b.WriteString(pieces[i])
+		b.WriteString(p)
+	}
+	b.WriteString(pieces[len(parts)])
+	return expr{sql: b.String(), t: t}, nil
+}
+
+// branchParts compiles results into their common type: the SQL of each, coerced.
+func (c *compiler) branchParts(results []ast.Expr, sc *scope, hint *spannerpb.Type) ([]string, *spannerpb.Type, error) {
 	es := make([]expr, len(results))
 	var t *spannerpb.Type
 	for i, r := range results {
@@ -740,22 +755,20 @@ func (c *compiler) branches(n ast.Node, pieces []string, results []ast.Expr, sc 
 		}
 		e, err := c.expr(r, sc, h)
 		if err != nil {
-			return expr{}, err
+			return nil, nil, err
 		}
 		nt, ok := commonType(t, e.t)
 		if !ok {
-			return expr{}, c.invalid(r, "No matching signature: types %s and %s have no common supertype", typeName(t), typeName(e.t))
+			return nil, nil, c.invalid(r, "No matching signature: types %s and %s have no common supertype", typeName(t), typeName(e.t))
 		}
 		t = nt
 		es[i] = e
 	}
-	var b strings.Builder
+	parts := make([]string, len(es))
 	for i, e := range es {
-		b.WriteString(pieces[i])
-		b.WriteString(coerceSQL(e, t))
+		parts[i] = coerceSQL(e, t)
 	}
-	b.WriteString(pieces[len(es)])
-	return expr{sql: b.String(), t: t}, nil
+	return parts, t, nil
 }
 
 func (c *compiler) caseExpr(x *ast.CaseExpr, sc *scope, hint *spannerpb.Type) (expr, error) {

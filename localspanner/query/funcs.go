@@ -129,6 +129,7 @@ var funcFamilies = []struct {
 	{[]string{"SAFE_DIVIDE", "IEEE_DIVIDE", "SAFE_ADD", "SAFE_SUBTRACT", "SAFE_MULTIPLY"}, callSafeArithmetic},
 	{[]string{"SAFE_NEGATE"}, callSafeNegate},
 	{[]string{"ABS", "SIGN"}, callAbsSign},
+	{[]string{"IS_NAN", "IS_INF"}, callIsNaNInf},
 	{[]string{"GREATEST", "LEAST"}, callGreatestLeast},
 	{[]string{"COALESCE", "IFNULL"}, callCoalesce},
 	{[]string{"NULLIF"}, callNullif},
@@ -281,11 +282,12 @@ func callAbsSign(c *compiler, k *callSite) (expr, error) {
 	if isFloat(a.t) && k.name == "SIGN" {
 		e.sql = "CAST(" + e.sql + " AS REAL)"
 	}
+	e.sql = nanGuard(a, e.sql)
 	return e, nil
 }
 
 func callGreatestLeast(c *compiler, k *callSite) (expr, error) {
-	x, name, args, sc, hint := k.x, k.name, k.args, k.sc, k.hint
+	name, args, sc, hint := k.name, k.args, k.sc, k.hint
 	if len(args) == 0 {
 		return expr{}, k.nargs(1, 1)
 	}
@@ -297,12 +299,18 @@ func callGreatestLeast(c *compiler, k *callSite) (expr, error) {
 		e, err := c.expr(args[0], sc, hint)
 		return e, err
 	}
-	pieces := []string{sqlName + "("}
-	for range args[1:] {
-		pieces = append(pieces, ", ")
+	parts, t, err := c.branchParts(args, sc, hint)
+	if err != nil {
+		return expr{}, err
 	}
-	pieces = append(pieces, ")")
-	return c.branches(x, pieces, args, sc, hint)
+	list := strings.Join(parts, ", ")
+	e := expr{sql: sqlName + "(" + list + ")", t: t}
+	if isFloat(t) {
+		// SQLite's min/max order the TEXT 'NaN' above every number; GoogleSQL's result
+		// is NULL if an argument is NULL, else NaN if one is NaN.
+		e.sql = "(CASE WHEN " + e.sql + " IS NULL THEN NULL WHEN 'NaN' IN (" + list + ") THEN 'NaN' ELSE " + e.sql + " END)"
+	}
+	return e, nil
 }
 
 func callCoalesce(c *compiler, k *callSite) (expr, error) {
@@ -474,6 +482,9 @@ func (c *compiler) aggregate(x *ast.CallExpr, name string, args []ast.Expr, sc *
 		if code(a.t) == spannerpb.TypeCode_NUMERIC {
 			return expr{sql: "sp_numeric_" + strings.ToLower(name) + "(" + distinct + a.sql + ")", t: tNumeric}, nil
 		}
+	}
+	if isFloat(a.t) && (name == "SUM" || name == "AVG" || name == "MIN" || name == "MAX") {
+		return floatAggregate(name, distinct, a), nil
 	}
 	switch name {
 	case "SUM":

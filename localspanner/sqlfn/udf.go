@@ -40,6 +40,8 @@ var udfs = []struct {
 	{"sp_numeric_cmp", udfNumericCmp, true},
 	{"sp_numeric_op", udfNumericOp, true},
 	{"sp_float_op", udfFloatOp, true},
+	{"sp_is_nan", udfIsNaN, true},
+	{"sp_is_inf", udfIsInf, true},
 	{"sp_safe_op", udfSafeOp, true},
 	{"sp_numeric_key", udfNumericKey, true},
 	{"sp_numeric_unkey", udfNumericUnkey, true},
@@ -93,6 +95,11 @@ func Register(conn *sqlite3.SQLiteConn) error {
 	}
 	if err := conn.RegisterAggregator("sp_numeric_avg", func() *numericSum { return &numericSum{avg: true} }, true); err != nil {
 		return fmt.Errorf("register SQL function sp_numeric_avg: %w", err)
+	}
+	for _, kind := range []string{"sum", "avg", "min", "max"} {
+		if err := conn.RegisterAggregator("sp_float_"+kind, func() *floatAgg { return &floatAgg{kind: kind} }, true); err != nil {
+			return fmt.Errorf("register SQL function sp_float_%s: %w", kind, err)
+		}
 	}
 	if _, err := conn.Exec("PRAGMA case_sensitive_like = ON", nil); err != nil {
 		return fmt.Errorf("make LIKE case-sensitive: %w", err)
