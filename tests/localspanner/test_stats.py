@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import re
 import time
-import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import grpc
@@ -13,17 +11,15 @@ import pytest
 from google.cloud.spanner_admin_database_v1 import Database as DatabasePb
 from google.cloud.spanner_admin_database_v1 import GetDatabaseRequest
 from google.cloud.spanner_v1 import KeySet, TypeCode
-from google.cloud.spanner_v1.instance import Instance
 
 from spanload.model.samples import Gauge
 from spanload.spanner.stats import StatsReader
 
-from .conftest import SpannerDb, create_database
+from .conftest import SpannerDb
 from .server_process import ServerProcess
+from .stats_workload import MARKER_RUNS, TXN_RUNS, StatsWorkloads, Workload
 
 STATS_WAIT_S = 75.0
-MARKER_RUNS = 5
-TXN_RUNS = 4
 # Cloud Spanner's form: whole milliseconds (the Go client parses dur as an integer, issue 17).
 SERVER_TIMING = re.compile(r"^gfet4t7; dur=(\d+)$")
 # The local server's own header with fractional milliseconds, which Spanload's readers prefer.
@@ -59,42 +55,10 @@ TABLES = {
 }
 
 
-class Workload:
-    def __init__(self, db: SpannerDb, marker: str, marker_client_s: float) -> None:
-        self.db = db
-        self.marker = marker
-        self.marker_client_s = marker_client_s  # client wall time of all MARKER_RUNS queries
-
-
 @pytest.fixture(scope="module")
-def workload(instance: Instance, local_spanner: ServerProcess) -> Iterator[Workload]:
-    """A distinctive query run MARKER_RUNS times and a transaction shape committed TXN_RUNS times."""
-    db = create_database(
-        instance,
-        local_spanner.address,
-        [
-            "CREATE TABLE Seen (Id INT64 NOT NULL, Tag STRING(MAX)) PRIMARY KEY (Id)",
-            "CREATE TABLE TxnOnly (Id INT64 NOT NULL, N INT64) PRIMARY KEY (Id)",
-        ],
-    )
-    with db.database.batch() as batch:
-        batch.insert("Seen", ["Id", "Tag"], [(i, "t") for i in range(10)])
-    marker = "m" + uuid.uuid4().hex[:8]
-    began = time.perf_counter()
-    for _ in range(MARKER_RUNS):
-        with db.database.snapshot() as snap:
-            sql = f"SELECT Id, '{marker}' AS marker FROM Seen WHERE MOD(Id, 4) = 0"  # scans 10 rows, returns 3
-            assert len(list(snap.execute_sql(sql))) == 3
-    marker_client_s = time.perf_counter() - began
-    for i in range(TXN_RUNS):
-        db.database.run_in_transaction(
-            lambda tx, i=i: (
-                list(tx.read("TxnOnly", ["Id"], KeySet(keys=[[i]]))),
-                tx.insert_or_update("TxnOnly", ["Id", "N"], [(i, i)]),
-            )
-        )
-    yield Workload(db, marker, marker_client_s)
-    db.database.drop()
+def workload(stats_workloads: StatsWorkloads) -> Workload:
+    """Run when the suite started (see the conftest), so its minute has closed by now."""
+    return stats_workloads.main
 
 
 def _wait_for(db: SpannerDb, sql: str, what: str) -> list[list[Any]]:
@@ -159,11 +123,12 @@ def test_txn_stats_top_minute_measures_commits(workload: Workload) -> None:
     assert top[6] >= 1.0
 
 
-def test_spanload_server_gauges_from_spanner_sys(workload: Workload) -> None:
+def test_spanload_server_gauges_from_spanner_sys(stats_workloads: StatsWorkloads) -> None:
     """The engine's StatsReader turns the last complete minute into the server.* gauges: the poll
     query's gauges cover exactly the marker query's executions (the workload ran MARKER_RUNS), its
     average server latency is within what the client saw, its CPU share is CPU seconds over 60 s; the
     commits' average participants is at least 1 (each commit has a participant; 0.29 was the bug)."""
+    workload = stats_workloads.gauges  # a database no SPANNER_SYS query has touched: its last minute is the marker's
     reader = StatsReader(workload.db.database, f"SELECT Id, '{workload.marker}'")
     deadline = time.monotonic() + STATS_WAIT_S
     while Gauge.SERVER_POLL_AVG_LATENCY_S not in (gauges := reader.read()):
