@@ -1,7 +1,7 @@
 """The web UI driven in Debian's chromium (playwright-core) against a real `spanload serve`
 with the local Spanner: the steps of issue 4's proof, in frontend/e2e/run.mjs. Once with the pages
-served by serve, once by `vite preview` (proxying /api), so the Origin check's allow-list is proven
-with a real browser."""
+served by serve (every step), once by `vite preview` (proxying /api; the steps that start, change
+and stop a run), so the Origin check's allow-list is proven with a real browser."""
 
 from __future__ import annotations
 
@@ -36,11 +36,13 @@ def test_light_run_live_tuning_and_compare_in_the_browser(tmp_path: Path, front:
     started = time.time()
     preview_url = f"http://127.0.0.1:{free_port()}"
     env = {"SPANLOAD_ALLOWED_ORIGINS": preview_url} if front == "vite-preview" else {}
+    # Through the proxy only the steps that use the proxied API: the pages are the same build.
+    scope = "proxy" if front == "vite-preview" else "full"
     with ServeProcess(tmp_path, env=env) as serve, _ui_server(front, serve, preview_url) as ui_url:
         result = subprocess.run(
             [npm, "run", "--silent", "e2e"],
             cwd=FRONTEND,
-            env={**serve.env, "SPANLOAD_URL": ui_url},
+            env={**serve.env, "SPANLOAD_URL": ui_url, "SPANLOAD_E2E_SCOPE": scope},
             capture_output=True,
             text=True,
             timeout=E2E_TIMEOUT_S,
@@ -49,6 +51,8 @@ def test_light_run_live_tuning_and_compare_in_the_browser(tmp_path: Path, front:
         returncode = serve.stop()
     report = f"{result.stdout}\n{result.stderr}\nserve's output:\n{serve.output[-4000:]}"
     assert result.returncode == 0, f"browser test failed:\n{report}"
+    # a live change went through this front end's API and was confirmed on the page
+    assert "ok   change the write rate to" in result.stdout, report
     assert returncode == 0, serve.output[-4000:]
     assert not serve.leftover_children()
     fresh = [p.name for p in (FRONTEND / "test-results").glob("**/*.png") if p.stat().st_mtime >= started]
