@@ -8,6 +8,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/spanload/spanload/localspanner/exec"
+	"github.com/spanload/spanload/localspanner/internal/spanerr"
 	"github.com/spanload/spanload/localspanner/txn"
 )
 
@@ -54,13 +56,28 @@ func (s *spannerServer) commitGroup(ctx context.Context, sess *txn.Session, opts
 
 // partitions answers a partition request with a single partition: this server
 // runs every query and read in one piece, so the token only needs to be opaque.
-func (s *spannerServer) partitions(session string, sel *spannerpb.TransactionSelector) (*spannerpb.PartitionResponse, error) {
+// check validates the request in its transaction before any partition is made.
+func (s *spannerServer) partitions(session string, sel *spannerpb.TransactionSelector, check func(*txn.Session, *txn.Txn) error) (*spannerpb.PartitionResponse, error) {
 	sess, err := s.b.Txns.Session(session)
 	if err != nil {
 		return nil, err
 	}
+	switch sel.GetSelector().(type) {
+	case nil:
+		return nil, spanerr.InvalidArgument("Invalid PartitionQuery/PartitionRead request: the transaction selector is required.")
+	case *spannerpb.TransactionSelector_SingleUse:
+		return nil, spanerr.InvalidArgument("Partition reads may not be performed in single-use transactions, since the response needs to be reused.")
+	}
 	sl, err := s.resolve(sess, sel)
 	if err != nil {
+		return nil, err
+	}
+	if !sl.t.ReadOnly {
+		s.failBegin(sl)
+		return nil, spanerr.InvalidArgument("Partitioned reads can only be performed in a read-only transaction.")
+	}
+	if err := check(sess, sl.t); err != nil {
+		s.failBegin(sl)
 		return nil, err
 	}
 	token := make([]byte, 16)
@@ -73,9 +90,15 @@ func (s *spannerServer) partitions(session string, sel *spannerpb.TransactionSel
 }
 
 func (s *spannerServer) PartitionQuery(_ context.Context, req *spannerpb.PartitionQueryRequest) (*spannerpb.PartitionResponse, error) {
-	return s.partitions(req.Session, req.Transaction)
+	return s.partitions(req.Session, req.Transaction, func(sess *txn.Session, t *txn.Txn) error {
+		st := exec.Statement{SQL: req.Sql, Params: req.GetParams().GetFields(), Types: req.ParamTypes}
+		return s.b.Exec.CheckPartitionQuery(sess.DB, t, st)
+	})
 }
 
 func (s *spannerServer) PartitionRead(_ context.Context, req *spannerpb.PartitionReadRequest) (*spannerpb.PartitionResponse, error) {
-	return s.partitions(req.Session, req.Transaction)
+	return s.partitions(req.Session, req.Transaction, func(sess *txn.Session, _ *txn.Txn) error {
+		args := exec.ReadArgs{Table: req.Table, Index: req.Index, Columns: req.Columns, KeySet: req.KeySet}
+		return s.b.Exec.CheckPartitionRead(sess.DB, args)
+	})
 }
