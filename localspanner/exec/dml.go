@@ -29,6 +29,11 @@ type DMLResult struct {
 // DML runs one DML statement in t; in a partitioned DML transaction it also
 // commits it.
 func (e *Engine) DML(ctx context.Context, t *txn.Txn, st Statement) (*DMLResult, error) {
+	if t.Partitioned {
+		if err := checkPartitionedDML(t, st); err != nil {
+			return nil, err
+		}
+	}
 	res, err := e.BatchDML(ctx, t, []Statement{st})
 	if err != nil {
 		return nil, err
@@ -40,6 +45,23 @@ func (e *Engine) DML(ctx context.Context, t *txn.Txn, st Statement) (*DMLResult,
 		res[0].Partitioned = true
 	}
 	return res[0], nil
+}
+
+// checkPartitionedDML refuses what Partitioned DML cannot run: it applies UPDATE
+// and DELETE statements partition by partition, so an INSERT has no partition.
+func checkPartitionedDML(t *txn.Txn, st Statement) error {
+	qp, err := toParams(st.Params, st.Types)
+	if err != nil {
+		return err
+	}
+	plan, err := query.CompileDML(t.DB.Catalog(), st.SQL, qp, t.Source())
+	if err != nil {
+		return err
+	}
+	if plan.Kind != query.DMLUpdate && plan.Kind != query.DMLDelete {
+		return spanerr.InvalidArgument("INSERT is not supported for Partitioned DML")
+	}
+	return nil
 }
 
 // BatchDML runs DML statements in order in a read-write transaction, stopping
@@ -60,7 +82,7 @@ func (e *Engine) BatchDML(ctx context.Context, t *txn.Txn, stmts []Statement) ([
 	var results []*DMLResult
 	var stmtErr error
 	err := db.WithPending(ctx, pending, func(q storage.Querier, apply func(*storage.Mutation) error) error {
-		sawWrites := len(pending) > 0
+		applied := len(pending) // the transaction's writes each statement sees
 		for _, st := range stmts {
 			if n, ok := t.DMLReplay(st.Seqno); ok && st.Seqno != 0 {
 				results = append(results, &DMLResult{Count: n})
@@ -85,13 +107,11 @@ func (e *Engine) BatchDML(ctx context.Context, t *txn.Txn, stmts []Statement) ([
 				}
 			}
 			if res.plan.Kind == query.DMLUpdate || res.plan.Kind == query.DMLDelete {
-				if !sawWrites {
-					t.RecordQueryRead(seq, []*schema.Table{res.plan.Table}, res.plan.SQL, res.args, res.hash)
-				} else {
-					t.RecordTableRead(seq, res.plan.Table)
-				}
+				t.RecordQueryRead(seq, []*schema.Table{res.plan.Table}, res.plan.SQL, res.args, res.hash, applied)
 			}
-			sawWrites = sawWrites || m != nil
+			if m != nil {
+				applied++
+			}
 			t.RecordDML(st.Seqno, res.Count)
 			results = append(results, res)
 		}

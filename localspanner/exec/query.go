@@ -4,10 +4,14 @@ import (
 	"context"
 	"time"
 
+	"github.com/spanload/spanload/localspanner/internal/spanerr"
 	"github.com/spanload/spanload/localspanner/query"
 	"github.com/spanload/spanload/localspanner/storage"
 	"github.com/spanload/spanload/localspanner/txn"
 )
+
+// errPartitionedQuery answers a query or read in a partitioned DML transaction.
+var errPartitionedQuery = spanerr.InvalidArgument("PartitionedDml Transactions may only be used to execute DML statements")
 
 // QueryResult is what a query run measured.
 type QueryResult struct {
@@ -21,6 +25,9 @@ type QueryResult struct {
 // sink. With planOnly it only compiles (and fixes the read timestamp of a strong
 // single-use read): nothing runs and the result has only SQLiteSQL.
 func (e *Engine) Query(ctx context.Context, db *storage.DB, t *txn.Txn, st Statement, planOnly bool, sink Sink) (*QueryResult, error) {
+	if t.Partitioned {
+		return nil, errPartitionedQuery
+	}
 	start := time.Now()
 	cpu := startCPU()
 	defer func() {

@@ -64,12 +64,14 @@ func runRead(ctx context.Context, t *txn.Txn, q string, args []any, kind readKin
 		// Rows are collected under the commit lock and sent after it is released,
 		// so a slow or vanished client never holds up commits.
 		var rowsRead [][]any
+		h := storage.NewRowHash()
 		err := db.WithPending(ctx, pending, func(query storage.Querier, _ func(*storage.Mutation) error) error {
 			rows, err := query(ctx, q, args...)
 			if err != nil {
 				return err
 			}
 			return storage.ScanRows(rows, func(row []any) error {
+				h.Add(row)
 				rowsRead = append(rowsRead, row)
 				return nil
 			})
@@ -77,7 +79,11 @@ func runRead(ctx context.Context, t *txn.Txn, q string, args []any, kind readKin
 		if err != nil {
 			return 0, err
 		}
-		t.RecordTableRead(seq, kind.tables...)
+		if kind.keys != nil {
+			t.RecordKeyRead(seq, kind.tables[0], kind.keys)
+		} else {
+			t.RecordQueryRead(seq, kind.tables, q, args, h.Sum(), len(pending))
+		}
 		for _, row := range rowsRead {
 			if err := fn(row); err != nil {
 				return 0, err
@@ -96,7 +102,7 @@ func runRead(ctx context.Context, t *txn.Txn, q string, args []any, kind readKin
 	if kind.keys != nil {
 		t.RecordKeyRead(seq, kind.tables[0], kind.keys)
 	} else {
-		t.RecordQueryRead(seq, kind.tables, q, args, h.Sum())
+		t.RecordQueryRead(seq, kind.tables, q, args, h.Sum(), 0)
 	}
 	return fullscan, nil
 }
@@ -166,6 +172,9 @@ func indexCovers(ix *schema.Index, c *schema.Column) bool {
 
 // Read runs a read in t on db, passing the rows to sink.
 func (e *Engine) Read(ctx context.Context, db *storage.DB, t *txn.Txn, req ReadArgs, sink Sink) error {
+	if t.Partitioned {
+		return errPartitionedQuery
+	}
 	spec, err := readSpec(db.Catalog(), req)
 	if err != nil {
 		return err

@@ -149,6 +149,11 @@ func (s *spannerServer) ExecuteBatchDml(ctx context.Context, req *spannerpb.Exec
 		}
 		resp.Status = status.Convert(toStatus(err, nil)).Proto()
 	}
+	// The Go client takes the response's token, the Python client the first result
+	// set's: both carry the same one.
 	resp.PrecommitToken = precommitToken(sel.t)
+	if len(resp.ResultSets) > 0 {
+		resp.ResultSets[0].PrecommitToken = resp.PrecommitToken
+	}
 	return resp, nil
 }

@@ -87,7 +87,7 @@ func (s *spannerServer) Commit(ctx context.Context, req *spannerpb.CommitRequest
 	var t *txn.Txn
 	switch x := req.Transaction.(type) {
 	case *spannerpb.CommitRequest_TransactionId:
-		t, err = s.b.Txns.Txn(sess, x.TransactionId)
+		t, err = s.b.Txns.TxnToCommit(sess, x.TransactionId)
 	case *spannerpb.CommitRequest_SingleUseTransaction:
 		if x.SingleUseTransaction.GetReadWrite() == nil {
 			return nil, spanerr.InvalidArgument("Commit of a single-use transaction needs read_write options.")
@@ -97,6 +97,9 @@ func (s *spannerServer) Commit(ctx context.Context, req *spannerpb.CommitRequest
 		return nil, spanerr.InvalidArgument("Commit needs transaction_id or single_use_transaction.")
 	}
 	if err != nil {
+		return nil, err
+	}
+	if err := t.CheckPrecommit(req.PrecommitToken); err != nil {
 		return nil, err
 	}
 	muts, err := txn.ConvertMutations(sess.DB.Catalog(), req.Mutations)

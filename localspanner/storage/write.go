@@ -154,6 +154,11 @@ func (d *DB) writerQuery(ctx context.Context, q string, args ...any) (*sql.Rows,
 func (d *DB) WithPending(ctx context.Context, muts []*Mutation, fn func(q Querier, apply func(*Mutation) error) error) error {
 	d.commitMu.Lock()
 	defer d.commitMu.Unlock()
+	return d.withPendingLocked(ctx, muts, fn)
+}
+
+// withPendingLocked is WithPending for a caller that holds the commit lock.
+func (d *DB) withPendingLocked(ctx context.Context, muts []*Mutation, fn func(q Querier, apply func(*Mutation) error) error) error {
 	ts := NowMicros()
 	if last := d.lastTS.Load(); ts <= last {
 		ts = last + 1

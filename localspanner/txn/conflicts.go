@@ -33,6 +33,9 @@ type readItem struct {
 	sql    string
 	args   []any
 	hash   uint64
+	// pending is how many of the transaction's own writes the read saw (applied
+	// before it ran): the check at commit runs the query again with them applied.
+	pending int
 }
 
 // changedSince checks the read items against the writes committed since they were

@@ -173,12 +173,47 @@ func (m *Manager) Txn(s *Session, id []byte) (*Txn, error) {
 	case aborted:
 		return nil, abortedErr("Transaction was aborted.")
 	case committed:
+		if t.Partitioned {
+			return nil, spanerr.InvalidArgument("PartitionedDml transaction may only be used to execute one statement")
+		}
 		return nil, spanerr.FailedPrecondition("Cannot use a transaction that has already committed.")
 	case rolledBack:
 		return nil, spanerr.FailedPrecondition("Cannot use a transaction that has been rolled back.")
 	}
 	t.touch()
 	return t, nil
+}
+
+// TxnToCommit returns the transaction a Commit request names: a read-only or
+// partitioned DML transaction is never committed by the client (a partitioned DML
+// statement commits itself), so those answer FAILED_PRECONDITION, as in Spanner.
+func (m *Manager) TxnToCommit(s *Session, id []byte) (*Txn, error) {
+	m.mu.Lock()
+	t, ok := m.txns[string(id)]
+	m.mu.Unlock()
+	if ok && t.DB == s.DB && (t.ReadOnly || t.Partitioned) {
+		return nil, spanerr.FailedPrecondition("Cannot commit or rollback a read-only or partitioned-dml transaction.")
+	}
+	return m.Txn(s, id)
+}
+
+// CheckPrecommit checks the precommit token of a Commit: a read-write transaction
+// on a multiplexed session that was given tokens must send one back (the client
+// keeps the one with the highest sequence number), and it must be this
+// transaction's. Spanner answers FAILED_PRECONDITION otherwise. A token with an
+// older sequence number is accepted: Spanner uses the token to route the commit,
+// and a client that stopped reading a result stream early never saw the newest.
+func (t *Txn) CheckPrecommit(tok *spannerpb.MultiplexedSessionPrecommitToken) error {
+	if t.ReadOnly || !t.Session.Multiplexed || t.precommitSeq.Load() == 0 {
+		return nil
+	}
+	if len(tok.GetPrecommitToken()) == 0 {
+		return spanerr.FailedPrecondition("A read-write transaction on a multiplexed session must send the precommit token with the highest sequence number it received in its Commit request; the request has none.")
+	}
+	if string(tok.GetPrecommitToken()) != t.ID {
+		return spanerr.FailedPrecondition("The precommit token in the Commit request belongs to another transaction.")
+	}
+	return nil
 }
 
 // Source returns the query source of a read in this transaction.
@@ -212,14 +247,16 @@ func (t *Txn) ReadSeq() int64 { return t.DB.LastCommit() }
 // RecordTableRead notes that a read-write transaction read (part of) tables:
 // any later write to them aborts it.
 func (t *Txn) RecordTableRead(seq int64, tables ...*schema.Table) {
-	t.RecordQueryRead(seq, tables, "", nil, 0)
+	t.RecordQueryRead(seq, tables, "", nil, 0, 0)
 }
 
 // RecordQueryRead notes that a read-write transaction ran a query over tables
-// (SQLite text and arguments) whose rows hashed to hash. At commit, if the tables
-// were written since, the query runs again and the transaction aborts only if its
-// result changed. With sql == "" any write to the tables aborts it.
-func (t *Txn) RecordQueryRead(seq int64, tables []*schema.Table, sql string, args []any, hash uint64) {
+// (SQLite text and arguments) whose rows hashed to hash, with the first pending of
+// its own buffered writes applied. At commit, if the tables were written since,
+// the query runs again (with those writes applied) and the transaction aborts
+// only if its result changed: reads conflict on the rows they read, not on the
+// whole table. With sql == "" any write to the tables aborts it.
+func (t *Txn) RecordQueryRead(seq int64, tables []*schema.Table, sql string, args []any, hash uint64, pending int) {
 	if t.ReadOnly || len(tables) == 0 {
 		return
 	}
@@ -228,7 +265,7 @@ func (t *Txn) RecordQueryRead(seq int64, tables []*schema.Table, sql string, arg
 		names[i] = tb.Name
 	}
 	t.mu.Lock()
-	t.reads = append(t.reads, readItem{table: names[0], tables: names, seq: seq, sql: sql, args: args, hash: hash})
+	t.reads = append(t.reads, readItem{table: names[0], tables: names, seq: seq, sql: sql, args: args, hash: hash, pending: pending})
 	t.mu.Unlock()
 }
 
@@ -328,12 +365,22 @@ func (m *Manager) Commit(ctx context.Context, t *Txn, extra []*storage.Mutation)
 	ts, participants, err := t.DB.CommitSplits(ctx, muts, func(q storage.Querier) error {
 		changed, recheck := c.changedSince(reads)
 		for i := 0; changed == nil && i < len(recheck); i++ {
-			h, err := storage.HashQuery(ctx, q, recheck[i].sql, recheck[i].args)
+			r := &recheck[i]
+			if r.pending > 0 {
+				// The read saw the transaction's own writes: run it again with them
+				// applied. If they no longer apply (another commit took a key they
+				// insert), what the read saw changed.
+				if h, err := t.DB.HashWithPending(ctx, muts[:r.pending], r.sql, r.args); err != nil || h != r.hash {
+					changed = r
+				}
+				continue
+			}
+			h, err := storage.HashQuery(ctx, q, r.sql, r.args)
 			if err != nil {
 				return err
 			}
-			if h != recheck[i].hash {
-				changed = &recheck[i]
+			if h != r.hash {
+				changed = r
 			}
 		}
 		if changed != nil {
@@ -364,10 +411,18 @@ func (m *Manager) Commit(ctx context.Context, t *Txn, extra []*storage.Mutation)
 		t.state = rolledBack
 	}
 	t.muts = nil
+	keep := t.Partitioned && err == nil
+	if keep {
+		t.reads = nil
+	}
 	t.mu.Unlock()
-	m.mu.Lock()
-	delete(m.txns, t.ID)
-	m.mu.Unlock()
+	if !keep {
+		// A committed partitioned DML transaction stays known until it is idle, so
+		// that a second statement in it is told why it cannot run.
+		m.mu.Lock()
+		delete(m.txns, t.ID)
+		m.mu.Unlock()
+	}
 	if m.OnCommit != nil {
 		m.OnCommit(t.DB, CommitStat{
 			Shape: shape(reads, muts), Committed: err == nil, Aborted: conflict,

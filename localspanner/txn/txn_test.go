@@ -49,7 +49,7 @@ func TestConflicts(t *testing.T) {
 		if _, err := db.Read(context.Background(), q, []any{id}, func(r []any) error { h.Add(r); return nil }); err != nil {
 			panic(err)
 		}
-		tx.RecordQueryRead(seq, []*schema.Table{tb}, q, []any{id}, h.Sum())
+		tx.RecordQueryRead(seq, []*schema.Table{tb}, q, []any{id}, h.Sum(), 0)
 	}
 	tableRead := func(tx *Txn, db *storage.DB, _ int64) {
 		tb, _ := db.Catalog().Table("T")
