@@ -27,7 +27,7 @@ def test_every_config_field_but_preset_has_a_flag() -> None:
     dests = {a.dest for a in parser._actions}
     leaves = {k.dotted for k in knobs()}
     assert {d.removeprefix("knob:") for d in dests if d.startswith("knob:")} == leaves
-    assert len(leaves) == 36 and "preset" not in leaves and "schema" in leaves
+    assert len(leaves) == 43 and "preset" not in leaves and "workload" in leaves and "tpcc.warehouses" in leaves
     assert {"placement.address", "placement.cpus_per_worker"} <= leaves  # an optional section; --ray implies kind
 
 
@@ -45,7 +45,7 @@ def test_old_and_generated_flag_names_set_the_same_fields() -> None:
             "--transactions-per-second", "3", "--mutations-per-transaction", "7", "--poll-interval-ms", "2s",
             "--think-time-ms", "150", "--staleness-s", "500ms", "--kind", "emulator", "--emulator-host", "h:1",
             "--duration-s", "1m", "--report-interval-s", "2", "--no-updater-enabled", "--no-watcher-enabled",
-            "--reader-enabled", "--no-table-hint", "--no-multiplexed-sessions", "--schema", "tweets",
+            "--reader-enabled", "--no-table-hint", "--no-multiplexed-sessions", "--workload", "write_benchmark",
         )
     )  # fmt: skip
     assert old == new
@@ -56,6 +56,7 @@ def test_old_and_generated_flag_names_set_the_same_fields() -> None:
     )  # fmt: skip
     assert (old.updater.enabled, old.watcher.enabled, old.reader.enabled) == (False, False, True)
     assert (old.watcher.table_hint, old.client.multiplexed_sessions, old.schema_.value) == (False, False, "tweets")
+    assert old.workload.value == "write_benchmark"
     assert set(ALIASES) | set(SWITCHES) <= {k.dotted for k in knobs()}
 
 
@@ -109,7 +110,7 @@ def test_the_openapi_schema_carries_the_bounds_of_config_and_patch() -> None:
     assert (patch_tps["exclusiveMinimum"], patch_tps["maximum"]) == (0, 100_000)
     watchers = _property(schema, "WatcherPatch", "watchers")["anyOf"][0]
     assert (watchers["minimum"], watchers["maximum"]) == (1, 37)
-    assert ConfigPatch.model_fields.keys() == {"duration_s", "updater", "watcher", "reader", "client"}
+    assert ConfigPatch.model_fields.keys() == {"duration_s", "updater", "watcher", "reader", "client", "tpcc"}
 
 
 def test_preload_rows_has_a_qualified_flag_and_is_fixed_once_the_run_starts() -> None:

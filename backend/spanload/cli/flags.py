@@ -15,7 +15,7 @@ from typing import Any, get_args
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from spanload.model.config import RunConfig
+from spanload.model.config import SCHEMA_WORKLOADS, RunConfig, Workload
 
 _DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*(ms|s|m|h)?\s*$")
 _UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
@@ -35,6 +35,9 @@ ALIASES = {  # dotted field -> the flag's older, shorter name (listed first, so 
     "placement.address": "--ray",
 }
 QUALIFIED = frozenset({"preload.rows"})  # flags named after their section too: --preload-rows, not --rows
+# Fields whose bare flag name came first and stays, though a later section has a field of the same
+# name (that one is section-prefixed: --tpcc-transactions-per-second, --tpcc-mode).
+KEEP_BARE = frozenset({"updater.transactions_per_second", "updater.mode"})
 SWITCHES = {  # dotted boolean field -> a one-word switch and the value it sets
     "updater.enabled": ("--no-updater", False),
     "watcher.enabled": ("--no-watcher", False),
@@ -140,8 +143,8 @@ def add_knob_flags(parser: argparse.ArgumentParser) -> None:
     for knob in all_knobs:
         section = knob.path[0] if len(knob.path) > 1 else "run"
         group = groups.get(section) or groups.setdefault(section, parser.add_argument_group(section))
-        unique = leaf_count[knob.path[-1]] == 1 and knob.dotted not in QUALIFIED
-        leaf = knob.path[-1] if unique else "-".join(knob.path)
+        bare = (leaf_count[knob.path[-1]] == 1 or knob.dotted in KEEP_BARE) and knob.dotted not in QUALIFIED
+        leaf = knob.path[-1] if bare else "-".join(knob.path)
         flag = "--" + leaf.replace("_", "-")
         names = [ALIASES[knob.dotted], flag] if knob.dotted in ALIASES else [flag]
         if knob.kind is bool:
@@ -155,7 +158,23 @@ def add_knob_flags(parser: argparse.ArgumentParser) -> None:
         else:
             convert, metavar = _converter(knob)
             group.add_argument(*names, dest=knob.dest, type=convert, metavar=metavar, help=_help(knob))
+    groups["run"].add_argument(
+        "--schema",
+        dest="knob:workload",
+        type=_schema_workload,
+        metavar="{" + ",".join(SCHEMA_WORKLOADS) + "}",
+        help="the old name of --workload: singers, tweets, leaderboard",
+    )
     parser.set_defaults(**{k.dest: None for k in all_knobs})
+
+
+def _schema_workload(text: str) -> Workload:
+    try:
+        return SCHEMA_WORKLOADS[text]
+    except KeyError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a schema ({', '.join(SCHEMA_WORKLOADS)}); see --workload"
+        ) from None
 
 
 def overrides_from(args: argparse.Namespace) -> dict[str, Any]:

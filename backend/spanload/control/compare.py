@@ -7,6 +7,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from pydantic import ValidationError
+
+from spanload.model.config import RunConfig
 from spanload.model.samples import Sample, Summary
 from spanload.model.series import PERCENTILE_FIELDS, flatten
 
@@ -34,9 +37,21 @@ def flatten_config(config: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
+def current_form(config: dict[str, Any]) -> dict[str, Any]:
+    """A stored config as the current model writes it (an old ``schema: singers`` becomes
+    ``workload: change_watcher``, sections added since take their defaults), so that runs saved
+    before a field was renamed or added differ only where they really differ. As stored if it no
+    longer validates."""
+    try:
+        return RunConfig.model_validate(config).model_dump(mode="json", by_alias=True)
+    except (ValidationError, ValueError):
+        return config
+
+
 def config_diff(configs: Sequence[dict[str, Any]]) -> list[tuple[str, list[Any]]]:
-    """Fields whose value differs between any two configs, with each config's value."""
-    flat = [flatten_config(c) for c in configs]
+    """Fields whose value differs between any two configs (each in its current form), with each
+    config's value."""
+    flat = [flatten_config(current_form(c)) for c in configs]
     fields = sorted({f for c in flat for f in c})
     out = []
     for field in fields:

@@ -1,7 +1,11 @@
 """The configuration of a run: one pydantic model, and the patch that changes it live.
 
-Every knob except ``target``, ``schema``, ``processes`` and ``runtime`` may be changed while a run is going.
-Invalid combinations are rejected with a message that names the field.
+Every knob except ``target``, ``workload``, ``processes`` and ``runtime`` (and TPC-C's data shape) may be
+changed while a run is going. Invalid combinations are rejected with a message that names the field.
+
+``workload`` was called ``schema`` (``singers``, ``tweets``, ``leaderboard``) before TPC-C came: configs
+and saved runs that say ``schema`` still load, as the workload that schema belongs to; a config is
+always written back with ``workload`` only.
 """
 
 from __future__ import annotations
@@ -26,6 +30,51 @@ class SchemaKind(StrEnum):
     SINGERS = "singers"  # the Change Watcher table
     TWEETS = "tweets"  # the write benchmark
     LEADERBOARD = "leaderboard"  # Players / Scores
+
+
+class Workload(StrEnum):
+    """What a run does: one of the field reports' workloads (each with its schema), or TPC-C."""
+
+    CHANGE_WATCHER = "change_watcher"  # updater + watchers on the Singers table
+    WRITE_BENCHMARK = "write_benchmark"  # the Tweet table
+    SESSION_POOL = "session_pool"  # Players / Scores, the join-query readers
+    TPCC = "tpcc"  # the nine TPC-C tables and its five transactions (workers/tpcc)
+
+
+# The schema of each non-TPC-C workload; the old ``schema`` field's values map back through it.
+WORKLOAD_SCHEMAS: dict[Workload, SchemaKind] = {
+    Workload.CHANGE_WATCHER: SchemaKind.SINGERS,
+    Workload.WRITE_BENCHMARK: SchemaKind.TWEETS,
+    Workload.SESSION_POOL: SchemaKind.LEADERBOARD,
+}
+SCHEMA_WORKLOADS: dict[str, Workload] = {schema.value: workload for workload, schema in WORKLOAD_SCHEMAS.items()}
+
+
+def legacy_schema(data: Any) -> Any:
+    """A config dict that says ``schema: singers|tweets|leaderboard`` (the field's old name and
+    values) turned into its ``workload``; anything else unchanged. Raises ValueError naming the
+    accepted values, or a ``workload`` given beside it that disagrees."""
+    if not isinstance(data, dict) or "schema" not in data:
+        return data
+    out = dict(data)
+    old = out.pop("schema")
+    value = getattr(old, "value", old)
+    if not isinstance(value, str) or value not in SCHEMA_WORKLOADS:
+        raise ValueError(
+            f"schema {value!r} is not one of {', '.join(map(repr, SCHEMA_WORKLOADS))} "
+            f"(schema is the old name of workload: {', '.join(w.value for w in Workload)})"
+        )
+    workload = SCHEMA_WORKLOADS[value]
+    given = out.get("workload")
+    if given is not None and getattr(given, "value", given) != workload.value:
+        raise ValueError(f"schema {value!r} means workload {workload.value!r}, but workload is {given!r}")
+    out["workload"] = workload
+    return out
+
+
+class TpccMode(StrEnum):
+    OPEN = "open"  # Poisson arrivals at tpcc.transactions_per_second, up to tpcc.terminals in flight
+    CLOSED = "closed"  # tpcc.terminals terminals, each running its next transaction when the last ends
 
 
 class UpdaterMode(StrEnum):
@@ -76,6 +125,9 @@ RayAddress = Annotated[
 ]
 CpusPerWorker = Annotated[float, Field(gt=0, le=256)]
 PreloadRows = Annotated[int, Field(ge=0, le=1_000_000_000)]
+Warehouses = Annotated[int, Field(ge=1, le=10_000)]
+Items = Annotated[int, Field(ge=100, le=100_000)]
+CustomersPerDistrict = Annotated[int, Field(ge=30, le=3000)]
 
 
 class PlacementKind(StrEnum):
@@ -178,6 +230,25 @@ class PreloadConfig(_Strict):
     )
 
 
+class TpccConfig(_Strict):
+    """The TPC-C workload (``workload: tpcc``). The data's shape (warehouses, items, customers) is
+    fixed once the run starts; the TPC-C specification's sizes are the defaults."""
+
+    warehouses: Warehouses = Field(default=1, description="warehouses: the scale (10 districts each)")
+    mode: TpccMode = Field(
+        default=TpccMode.CLOSED, description="closed: terminals back to back; open: Poisson arrivals at a rate"
+    )
+    terminals: InFlight = Field(default=8, description="terminals (closed), or transactions in flight at most (open)")
+    transactions_per_second: Rate = Field(default=50.0, description="open mode: transactions per second, all types")
+    keying_think_times: bool = Field(
+        default=False, description="the specification's keying and think times per terminal (off: throughput)"
+    )
+    items: Items = Field(default=100_000, description="items (and stock rows per warehouse); the spec has 100,000")
+    customers_per_district: CustomersPerDistrict = Field(
+        default=3000, description="customers (and initial orders) per district; the spec has 3,000"
+    )
+
+
 DEFAULT_TIMEOUT_MS = 5000
 
 
@@ -192,8 +263,9 @@ class ClientConfig(_Strict):
 
 
 class RunConfig(_Strict):
-    """Everything that defines a run. ``target``, ``schema``, ``processes``, ``runtime``,
-    ``placement`` and ``preload`` are fixed once it starts."""
+    """Everything that defines a run. ``target``, ``workload``, ``processes``, ``runtime``,
+    ``placement`` and ``preload`` are fixed once it starts. ``updater``, ``watcher`` and ``reader``
+    drive the report workloads; ``tpcc`` drives ``workload: tpcc`` (which ignores the other three)."""
 
     name: RunName | None = Field(default=None, description="a name for the run")
     preset: str | None = None
@@ -201,7 +273,10 @@ class RunConfig(_Strict):
     duration_s: DurationS | None = Field(
         default=None, description="how long to run, e.g. 60s, 2m, 1h (default: until stopped)"
     )
-    schema_: SchemaKind = Field(default=SchemaKind.SINGERS, alias="schema")
+    workload: Workload = Field(
+        default=Workload.CHANGE_WATCHER,
+        description="change_watcher, write_benchmark, session_pool (the reports' schemas) or tpcc",
+    )
     processes: Processes = Field(default=1, description="worker processes to spread updater and reader over")
     runtime: WorkerRuntime = Field(
         default=WorkerRuntime.PYTHON, description="worker program: python, or go (7-12x less client CPU per op)"
@@ -216,13 +291,33 @@ class RunConfig(_Strict):
     watcher: WatcherConfig = Field(default_factory=WatcherConfig)
     reader: ReaderConfig = Field(default_factory=ReaderConfig)
     client: ClientConfig = Field(default_factory=ClientConfig)
+    tpcc: TpccConfig = Field(default_factory=TpccConfig)
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _schema_is_workload(cls, data: Any) -> Any:
+        return legacy_schema(data)
+
+    @property
+    def schema_(self) -> SchemaKind:
+        """The schema of a report workload (``singers`` for ``change_watcher``...). TPC-C has its
+        own nine tables (``spanner/tpcc_schema.py``): asking for this then raises ValueError."""
+        try:
+            return WORKLOAD_SCHEMAS[self.workload]
+        except KeyError:
+            raise ValueError(f"workload {self.workload.value!r} has no report schema") from None
+
     @model_validator(mode="after")
     def _query_fits_schema(self) -> Self:
-        if self.reader.query is ReaderQuery.LEADERBOARD and self.schema_ is not SchemaKind.LEADERBOARD:
-            raise ValueError(f"reader.query 'leaderboard' needs schema 'leaderboard' (got '{self.schema_.value}')")
+        if self.reader.query is ReaderQuery.LEADERBOARD and self.workload is not Workload.SESSION_POOL:
+            raise ValueError(f"reader.query 'leaderboard' needs workload 'session_pool' (got '{self.workload.value}')")
+        if self.workload is Workload.TPCC and self.runtime is not WorkerRuntime.PYTHON:
+            raise ValueError(
+                f"workload 'tpcc' runs on runtime 'python' only (got '{self.runtime.value}'): "
+                "the Go worker does not implement TPC-C"
+            )
         if self.updater.key_space < self.processes:
             raise ValueError(
                 f"updater.key_space ({self.updater.key_space}) must be at least processes ({self.processes})"
@@ -237,9 +332,11 @@ class RunConfig(_Strict):
         """This config with ``overrides`` (nested like the config) deep-merged on top, validated as a
         whole. Raises :class:`RunInvalid` naming the field, its message after ``prefix``."""
         try:
-            return RunConfig.model_validate(deep_merge(self.model_dump(by_alias=True), overrides))
+            return RunConfig.model_validate(deep_merge(self.model_dump(by_alias=True), legacy_schema(overrides)))
         except ValidationError as err:
             raise RunInvalid.from_validation(err, prefix) from None
+        except ValueError as err:  # legacy_schema's, before pydantic sees the dict
+            raise RunInvalid(prefix + str(err), "schema") from None
 
     def check_rate_cap(self, max_tps: float) -> None:
         """Cloud targets take an upper bound on rates (SPANLOAD_MAX_TPS), so that a typo cannot hammer
@@ -249,6 +346,7 @@ class RunConfig(_Strict):
         for field, rate in (
             ("updater.transactions_per_second", self.updater.transactions_per_second),
             ("reader.reads_per_second", self.reader.reads_per_second),
+            ("tpcc.transactions_per_second", self.tpcc.transactions_per_second),
         ):
             if rate > max_tps:
                 raise RunInvalid(
@@ -343,13 +441,22 @@ class ClientPatch(_Patch):
     timeout_ms: TimeoutMs | None = None
 
 
+class TpccPatch(_Patch):
+    config_model = TpccConfig
+    fixed = frozenset({"warehouses", "mode", "items", "customers_per_district"})
+
+    terminals: InFlight | None = None
+    transactions_per_second: Rate | None = None
+    keying_think_times: bool | None = None
+
+
 class ConfigPatch(_Patch):
-    """A live change. Only the fields that are set change; ``target``, ``schema``, ``processes``,
+    """A live change. Only the fields that are set change; ``target``, ``workload``, ``processes``,
     ``runtime`` and the report interval cannot."""
 
     config_model = RunConfig
     fixed = frozenset(
-        {"name", "preset", "target", "schema_", "processes", "runtime", "placement", "report_interval_s", "preload"}
+        {"name", "preset", "target", "workload", "processes", "runtime", "placement", "report_interval_s", "preload"}
     )
 
     duration_s: DurationS | None = None
@@ -357,6 +464,7 @@ class ConfigPatch(_Patch):
     watcher: WatcherPatch | None = None
     reader: ReaderPatch | None = None
     client: ClientPatch | None = None
+    tpcc: TpccPatch | None = None
 
     def changed_fields(self) -> dict[str, Any]:
         """Flat ``{"updater.transactions_per_second": 20.0}`` view, for event labels."""

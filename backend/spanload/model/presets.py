@@ -84,7 +84,7 @@ def _others() -> list[Preset]:
             _config(
                 "write-benchmark",
                 {
-                    "schema": "tweets",
+                    "workload": "write_benchmark",
                     "updater": {"transactions_per_second": 100, "mutations_per_transaction": 1, "parallelism": 16},
                     "watcher": {"enabled": False},
                     "reader": {"enabled": True, "reads_per_second": 50, "concurrency": 8, "query": "point"},
@@ -113,7 +113,7 @@ def _others() -> list[Preset]:
                 _config(
                     name,
                     {
-                        "schema": "leaderboard",
+                        "workload": "session_pool",
                         "client": {"multiplexed_sessions": False, "session_pool_size": SESSION_POOL_SIZE},
                         "updater": {
                             "transactions_per_second": agents * 10,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_CONFIG, diffPatch, KNOB_BY_PATH, setPath, validateConfig, validateKnob } from "./knobs";
+import { DEFAULT_CONFIG, diffPatch, KNOB_BY_PATH, sectionUsed, setPath, validateConfig, validateKnob } from "./knobs";
 
 const knob = (path: string) => {
   const k = KNOB_BY_PATH.get(path);
@@ -48,8 +48,8 @@ describe("validateConfig", () => {
 describe("cross-field rules", () => {
   it("ties the leaderboard query to its schema and the key space to the processes", () => {
     const leaderboard = setPath(DEFAULT_CONFIG, "reader.query", "leaderboard");
-    expect(validateConfig(leaderboard)["reader.query"]).toBe("Read query 'leaderboard' needs schema 'leaderboard' (got 'singers').");
-    expect(validateConfig(setPath(leaderboard, "schema", "leaderboard"))).toEqual({});
+    expect(validateConfig(leaderboard)["reader.query"]).toBe("Read query 'leaderboard' needs workload 'session_pool' (got 'change_watcher').");
+    expect(validateConfig(setPath(leaderboard, "workload", "session_pool"))).toEqual({});
     const few = setPath(setPath(DEFAULT_CONFIG, "processes", 4), "updater.key_space", 2);
     expect(validateConfig(few)["updater.key_space"]).toBe("Key space (2) must be at least the number of worker processes (4).");
   });
@@ -59,9 +59,22 @@ describe("diffPatch", () => {
   it("gives only the live fields that changed, nested like ConfigPatch", () => {
     let next = setPath(DEFAULT_CONFIG, "updater.transactions_per_second", 20);
     next = setPath(next, "watcher.table_hint", false);
-    next = setPath(next, "schema", "tweets"); // not live: never in a patch
+    next = setPath(next, "workload", "write_benchmark"); // not live: never in a patch
     expect(diffPatch(DEFAULT_CONFIG, next)).toEqual({ updater: { transactions_per_second: 20 }, watcher: { table_hint: false } });
     expect(diffPatch(DEFAULT_CONFIG, DEFAULT_CONFIG)).toEqual({});
+  });
+});
+
+describe("workloads", () => {
+  it("refuses TPC-C on the Go runtime and shows each workload its own sections", () => {
+    const tpcc = setPath(DEFAULT_CONFIG, "workload", "tpcc");
+    expect(validateConfig(tpcc)).toEqual({});
+    expect(validateConfig(setPath(tpcc, "runtime", "go"))["runtime"]).toBe(
+      "Workload 'tpcc' runs on the python runtime only (got 'go'): the Go worker does not implement TPC-C.",
+    );
+    const sections = ["run", "target", "tpcc", "updater", "watcher", "reader", "client"] as const;
+    expect(sections.filter((s) => sectionUsed(s, "tpcc"))).toEqual(["run", "target", "tpcc", "client"]);
+    expect(sections.filter((s) => sectionUsed(s, "session_pool"))).toEqual(["run", "target", "updater", "watcher", "reader", "client"]);
   });
 });
 
@@ -77,7 +90,8 @@ describe("knobs from the OpenAPI schema", () => {
     expect(pick("duration_s")).toEqual({ kind: "float", min: 0, minExclusive: true, max: 604_800, options: undefined, live: true, optional: true });
     expect(pick("name")).toEqual({ kind: "text", min: undefined, minExclusive: undefined, max: 200, options: undefined, live: false, optional: true });
     // target, schema and processes are fixed once a run starts: ConfigPatch has no such field.
-    expect(["target.kind", "schema", "processes", "report_interval_s"].map((p) => knob(p).live)).toEqual([false, false, false, false]);
+    expect(["target.kind", "workload", "processes", "report_interval_s", "tpcc.warehouses"].map((p) => knob(p).live)).toEqual([false, false, false, false, false]);
+    expect(["tpcc.terminals", "tpcc.transactions_per_second"].map((p) => knob(p).live)).toEqual([true, true]);
     // A slider without its own max ends at the schema's bound.
     expect(knob("watcher.watchers").slider).toEqual({ min: 1, max: 37, step: 1 });
   });
@@ -88,15 +102,17 @@ describe("knobs from the OpenAPI schema", () => {
       preset: null,
       target: { kind: "local", emulator_host: null, project: "spanload", instance: "spanload", database: "spanload" },
       duration_s: null,
-      schema: "singers",
+      workload: "change_watcher",
       processes: 1,
       report_interval_s: 1,
+      preload: { rows: 0 },
       runtime: "python",
       placement: null, // the server's default placement (SPANLOAD_RAY_ADDRESS or local)
       updater: { enabled: true, transactions_per_second: 1, mutations_per_transaction: 5, parallelism: 8, mode: "mutations", batch_rows: 6, key_space: 100_000 },
       watcher: { enabled: true, watchers: 1, poll_interval_ms: 1000, limit: 10_000, table_hint: true, shard_filter: "fixed" },
       reader: { enabled: false, reads_per_second: 10, concurrency: 4, think_time_ms: 0, query: "point", staleness_s: 0 },
       client: { multiplexed_sessions: true, session_pool_size: 100, timeout_ms: 5000 },
+      tpcc: { warehouses: 1, mode: "closed", terminals: 8, transactions_per_second: 50, keying_think_times: false, items: 100_000, customers_per_district: 3000 },
     });
   });
 });

@@ -10,7 +10,7 @@ export type KnobKind = "float" | "int" | "bool" | "enum" | "text";
 interface KnobSpec {
   /** Dotted path in RunConfig, e.g. "updater.transactions_per_second". */
   path: string;
-  section: "run" | "target" | "updater" | "watcher" | "reader" | "client";
+  section: "run" | "target" | "tpcc" | "updater" | "watcher" | "reader" | "client";
   label: string;
   /** A few characters for chart markers. */
   short: string;
@@ -130,7 +130,7 @@ function defaultsOf(model: JsonSchema): Record<string, unknown> {
 const KNOB_SPECS: readonly KnobSpec[] = [
   { path: "name", section: "run", label: "Name", short: "name", help: "A name to find the run by later (optional)." },
   { path: "duration_s", section: "run", label: "Duration", short: "duration", unit: "s", help: "How long the run lasts; empty runs until stopped." },
-  { path: "schema", section: "run", label: "Schema", short: "schema", help: "singers: the Change Watcher table; tweets: the write benchmark; leaderboard: Players / Scores." },
+  { path: "workload", section: "run", label: "Workload", short: "workload", help: "change_watcher: the Singers table; write_benchmark: Tweets; session_pool: Players / Scores; tpcc: the TPC-C tables and transactions." },
   { path: "processes", section: "run", label: "Worker processes", short: "procs", unit: "processes", help: "One Python client process saturates one core at ~1,100 commits/s." },
   { path: "runtime", section: "run", label: "Worker runtime", short: "runtime", help: "python: google-cloud-spanner; go: the Go client, 7-12x less client CPU per operation (spanload-worker-go)." },
   { path: "report_interval_s", section: "run", label: "Report interval", short: "interval", unit: "s", help: "How often workers report; one sample per interval." },
@@ -140,6 +140,14 @@ const KNOB_SPECS: readonly KnobSpec[] = [
   { path: "target.project", section: "target", label: "Project", short: "project", help: "Google Cloud project id." },
   { path: "target.instance", section: "target", label: "Instance", short: "instance", help: "Spanner instance id." },
   { path: "target.database", section: "target", label: "Database", short: "database", help: "Database id; tables and indexes are created if missing." },
+
+  { path: "tpcc.warehouses", section: "tpcc", label: "Warehouses", short: "W", unit: "warehouses", help: "The scale: 10 districts, the stock and the customers of each warehouse are loaded before the run." },
+  { path: "tpcc.mode", section: "tpcc", label: "Pacing", short: "pacing", help: "closed: terminals run transactions back to back; open: Poisson arrivals at the rate below." },
+  { path: "tpcc.terminals", section: "tpcc", label: "Terminals", short: "terms", unit: "terminals", help: "Closed: terminals; open: transactions in flight at most (split over the processes).", control: true, slider: { min: 1, max: 128, step: 1 } },
+  { path: "tpcc.transactions_per_second", section: "tpcc", label: "Transaction rate", short: "tx/s", unit: "tx/s", help: "Open pacing: transactions per second of all five types (45/43/4/4/4).", control: true, slider: { min: 1, max: 1000, step: 1 } },
+  { path: "tpcc.keying_think_times", section: "tpcc", label: "Keying and think times", short: "think", help: "The specification's keying and think times per terminal; off measures throughput.", control: true },
+  { path: "tpcc.items", section: "tpcc", label: "Items", short: "items", unit: "items", help: "Items, and stock rows per warehouse (the specification: 100,000)." },
+  { path: "tpcc.customers_per_district", section: "tpcc", label: "Customers per district", short: "cust", unit: "customers", help: "Customers and initial orders per district (the specification: 3,000)." },
 
   { path: "updater.enabled", section: "updater", label: "Updater on", short: "updater", help: "Run the updater, which writes at the target rate." },
   { path: "updater.transactions_per_second", section: "updater", label: "Write rate", short: "tx/s", unit: "tx/s", help: "Target transactions per second, paced as Poisson arrivals (open loop).", control: true, slider: { min: 0.5, max: 500, step: 0.5 } },
@@ -175,11 +183,19 @@ export const KNOB_BY_PATH: ReadonlyMap<string, Knob> = new Map(KNOBS.map((k) => 
 export const SECTION_TITLES: Record<Knob["section"], string> = {
   run: "Run",
   target: "Target",
+  tpcc: "TPC-C",
   updater: "Updater (writes)",
   watcher: "Change watchers",
   reader: "Readers",
   client: "Client library",
 };
+
+/** The sections a workload uses: TPC-C has its own; the reports' workloads the updater, watchers and readers. */
+export function sectionUsed(section: Knob["section"], workload: RunConfig["workload"]): boolean {
+  if (section === "tpcc") return workload === "tpcc";
+  if (section === "updater" || section === "watcher" || section === "reader") return workload !== "tpcc";
+  return true;
+}
 
 /** The backend's RunConfig defaults, from the schema. */
 export const DEFAULT_CONFIG: RunConfig = defaultsOf(SCHEMAS.RunConfig ?? {}) as RunConfig;
@@ -240,8 +256,11 @@ export function validateConfig(config: RunConfig, knobs: readonly Knob[] = KNOBS
   if (config.watcher.shard_filter !== "fixed" && config.watcher.watchers !== 1 && !errors["watcher.watchers"]) {
     errors["watcher.shard_filter"] = `Shard filter '${config.watcher.shard_filter}' needs exactly 1 watcher (got ${config.watcher.watchers}): only a fixed shard list can be split between watchers.`;
   }
-  if (config.reader.query === "leaderboard" && config.schema !== "leaderboard") {
-    errors["reader.query"] = `Read query 'leaderboard' needs schema 'leaderboard' (got '${config.schema}').`;
+  if (config.reader.query === "leaderboard" && config.workload !== "session_pool") {
+    errors["reader.query"] = `Read query 'leaderboard' needs workload 'session_pool' (got '${config.workload}').`;
+  }
+  if (config.workload === "tpcc" && config.runtime !== "python") {
+    errors["runtime"] = `Workload 'tpcc' runs on the python runtime only (got '${config.runtime}'): the Go worker does not implement TPC-C.`;
   }
   if (!errors["updater.key_space"] && !errors["processes"] && config.updater.key_space < config.processes) {
     errors["updater.key_space"] = `Key space (${config.updater.key_space}) must be at least the number of worker processes (${config.processes}).`;

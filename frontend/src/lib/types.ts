@@ -14,7 +14,8 @@ export type Served<T> = T extends readonly (infer U)[] ? Served<U>[] : T extends
 // ---- config ----------------------------------------------------------------------------------
 
 export type TargetKind = Schemas["TargetKind"];
-export type SchemaKind = Schemas["SchemaKind"];
+export type Workload = Schemas["Workload"];
+export type TpccMode = Schemas["TpccMode"];
 export type UpdaterMode = Schemas["UpdaterMode"];
 export type ShardFilter = Schemas["ShardFilter"];
 export type ReaderQuery = Schemas["ReaderQuery"];
@@ -25,9 +26,10 @@ export type UpdaterConfig = Served<Schemas["UpdaterConfig"]>;
 export type WatcherConfig = Served<Schemas["WatcherConfig"]>;
 export type ReaderConfig = Served<Schemas["ReaderConfig"]>;
 export type ClientConfig = Served<Schemas["ClientConfig"]>;
+export type TpccConfig = Served<Schemas["TpccConfig"]>;
 export type RunConfig = Served<Schemas["RunConfig"]>;
 
-/** A live change: only the fields that are set change; target and schema cannot. */
+/** A live change: only the fields that are set change; target and workload cannot. */
 export type ConfigPatch = Schemas["ConfigPatch"];
 
 // ---- runs/samples.py ------------------------------------------------------------------------

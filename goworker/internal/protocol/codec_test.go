@@ -123,3 +123,24 @@ func TestEncodeWritesTypedVersionedLines(t *testing.T) {
 		t.Error("a supervisor message encoded as a worker message")
 	}
 }
+
+func TestWorkloadNamesItsSchemaAndTPCCIsRefused(t *testing.T) {
+	cases := []struct {
+		config RunConfig
+		want   string
+		err    string
+	}{
+		{RunConfig{Workload: "change_watcher"}, "singers", ""},
+		{RunConfig{Workload: "write_benchmark"}, "tweets", ""},
+		{RunConfig{Workload: "session_pool"}, "leaderboard", ""},
+		{RunConfig{Schema: "tweets"}, "tweets", ""},
+		{RunConfig{Workload: "tpcc"}, "", "workload tpcc is not implemented by the Go worker (runtime go); run it with runtime python"},
+		{RunConfig{Workload: "nope"}, "", `unknown workload "nope"`},
+	}
+	for _, c := range cases {
+		got, err := c.config.SchemaKind()
+		if got != c.want || (err == nil) != (c.err == "") || (err != nil && err.Error() != c.err) {
+			t.Errorf("%+v: got %q, %v; want %q, %q", c.config, got, err, c.want, c.err)
+		}
+	}
+}

@@ -1,5 +1,7 @@
 package protocol
 
+import "fmt"
+
 // RunConfig mirrors backend/spanload/model/config.py. The supervisor always sends the whole,
 // already validated config, so the worker never applies defaults or bounds of its own.
 type RunConfig struct {
@@ -7,7 +9,8 @@ type RunConfig struct {
 	Preset          *string       `json:"preset"`
 	Target          Target        `json:"target"`
 	DurationS       *float64      `json:"duration_s"`
-	Schema          string        `json:"schema"`
+	Workload        string        `json:"workload"`
+	Schema          string        `json:"schema"` // the old name of Workload (singers, tweets, leaderboard)
 	Processes       int           `json:"processes"`
 	Runtime         string        `json:"runtime"`
 	ReportIntervalS float64       `json:"report_interval_s"`
@@ -86,4 +89,26 @@ type ClientConfig struct {
 	SessionPoolSize     int  `json:"session_pool_size"`
 	// TimeoutMs is the per-operation deadline, where the config has one (absent: none).
 	TimeoutMs *float64 `json:"timeout_ms,omitempty"`
+}
+
+// The schema of each workload the Go worker runs (model/config.py WORKLOAD_SCHEMAS).
+var workloadSchemas = map[string]string{
+	"change_watcher":  "singers",
+	"write_benchmark": "tweets",
+	"session_pool":    "leaderboard",
+}
+
+// SchemaKind is the schema of the run's workload: "singers", "tweets" or "leaderboard". A
+// config from an older supervisor names the schema itself. TPC-C is Python-only: an error says so.
+func (c RunConfig) SchemaKind() (string, error) {
+	if c.Workload == "" {
+		return c.Schema, nil
+	}
+	if kind, ok := workloadSchemas[c.Workload]; ok {
+		return kind, nil
+	}
+	if c.Workload == "tpcc" {
+		return "", fmt.Errorf("workload tpcc is not implemented by the Go worker (runtime go); run it with runtime python")
+	}
+	return "", fmt.Errorf("unknown workload %q", c.Workload)
 }

@@ -61,7 +61,11 @@ type Worker struct {
 }
 
 func New(start *protocol.Start, channel *protocol.Channel) (*Worker, error) {
-	spec, err := schema.Get(start.Config.Schema)
+	kind, err := start.Config.SchemaKind()
+	if err != nil {
+		return nil, err
+	}
+	spec, err := schema.Get(kind)
 	if err != nil {
 		return nil, err
 	}

@@ -372,7 +372,7 @@ export interface components {
         };
         /**
          * ConfigPatch
-         * @description A live change. Only the fields that are set change; ``target``, ``schema``, ``processes``,
+         * @description A live change. Only the fields that are set change; ``target``, ``workload``, ``processes``,
          *     ``runtime`` and the report interval cannot.
          */
         ConfigPatch: {
@@ -380,6 +380,7 @@ export interface components {
             /** Duration S */
             duration_s?: number | null;
             reader?: components["schemas"]["ReaderPatch"] | null;
+            tpcc?: components["schemas"]["TpccPatch"] | null;
             updater?: components["schemas"]["UpdaterPatch"] | null;
             watcher?: components["schemas"]["WatcherPatch"] | null;
         };
@@ -775,8 +776,9 @@ export interface components {
         };
         /**
          * RunConfig
-         * @description Everything that defines a run. ``target``, ``schema``, ``processes``, ``runtime``,
-         *     ``placement`` and ``preload`` are fixed once it starts.
+         * @description Everything that defines a run. ``target``, ``workload``, ``processes``, ``runtime``,
+         *     ``placement`` and ``preload`` are fixed once it starts. ``updater``, ``watcher`` and ``reader``
+         *     drive the report workloads; ``tpcc`` drives ``workload: tpcc`` (which ignores the other three).
          */
         RunConfig: {
             client?: components["schemas"]["ClientConfig"];
@@ -814,11 +816,15 @@ export interface components {
              * @default python
              */
             runtime: components["schemas"]["WorkerRuntime"];
-            /** @default singers */
-            schema: components["schemas"]["SchemaKind"];
             target?: components["schemas"]["Target"];
+            tpcc?: components["schemas"]["TpccConfig"];
             updater?: components["schemas"]["UpdaterConfig"];
             watcher?: components["schemas"]["WatcherConfig"];
+            /**
+             * @description change_watcher, write_benchmark, session_pool (the reports' schemas) or tpcc
+             * @default change_watcher
+             */
+            workload: components["schemas"]["Workload"];
         };
         /**
          * RunCreate
@@ -1018,11 +1024,6 @@ export interface components {
             total: number;
         };
         /**
-         * SchemaKind
-         * @enum {string}
-         */
-        SchemaKind: "singers" | "tweets" | "leaderboard";
-        /**
          * ServerState
          * @enum {string}
          */
@@ -1217,6 +1218,68 @@ export interface components {
              */
             transactions: number;
         };
+        /**
+         * TpccConfig
+         * @description The TPC-C workload (``workload: tpcc``). The data's shape (warehouses, items, customers) is
+         *     fixed once the run starts; the TPC-C specification's sizes are the defaults.
+         */
+        TpccConfig: {
+            /**
+             * Customers Per District
+             * @description customers (and initial orders) per district; the spec has 3,000
+             * @default 3000
+             */
+            customers_per_district: number;
+            /**
+             * Items
+             * @description items (and stock rows per warehouse); the spec has 100,000
+             * @default 100000
+             */
+            items: number;
+            /**
+             * Keying Think Times
+             * @description the specification's keying and think times per terminal (off: throughput)
+             * @default false
+             */
+            keying_think_times: boolean;
+            /**
+             * @description closed: terminals back to back; open: Poisson arrivals at a rate
+             * @default closed
+             */
+            mode: components["schemas"]["TpccMode"];
+            /**
+             * Terminals
+             * @description terminals (closed), or transactions in flight at most (open)
+             * @default 8
+             */
+            terminals: number;
+            /**
+             * Transactions Per Second
+             * @description open mode: transactions per second, all types
+             * @default 50
+             */
+            transactions_per_second: number;
+            /**
+             * Warehouses
+             * @description warehouses: the scale (10 districts each)
+             * @default 1
+             */
+            warehouses: number;
+        };
+        /**
+         * TpccMode
+         * @enum {string}
+         */
+        TpccMode: "open" | "closed";
+        /** TpccPatch */
+        TpccPatch: {
+            /** Keying Think Times */
+            keying_think_times?: boolean | null;
+            /** Terminals */
+            terminals?: number | null;
+            /** Transactions Per Second */
+            transactions_per_second?: number | null;
+        };
         /** UpdaterConfig */
         UpdaterConfig: {
             /**
@@ -1378,6 +1441,12 @@ export interface components {
          * @enum {string}
          */
         WorkerRuntime: "python" | "go";
+        /**
+         * Workload
+         * @description What a run does: one of the field reports' workloads (each with its schema), or TPC-C.
+         * @enum {string}
+         */
+        Workload: "change_watcher" | "write_benchmark" | "session_pool" | "tpcc";
     };
     responses: never;
     parameters: never;

@@ -2,7 +2,7 @@
 // the change shows as confirmed once the run's timeline (the websocket) records it.
 import { type FormEvent, useEffect, useMemo, useState } from "react";
 import { patchConfig } from "@/lib/api/runs";
-import { diffPatch, flatten, formatValue, getPath, type Knob, KNOBS, setPath, validateConfig } from "@/lib/knobs";
+import { diffPatch, flatten, formatValue, getPath, type Knob, KNOBS, sectionUsed, setPath, validateConfig } from "@/lib/knobs";
 import type { RunConfig, RunEvent } from "@/lib/types";
 import { useApplyConfirmation } from "../hooks/useApplyConfirmation";
 
@@ -136,7 +136,7 @@ export function ControlPanel({ runId, config, events, editable }: ControlPanelPr
       <form onSubmit={submit} noValidate>
         <h2>Live controls</h2>
         {!editable && <p className="muted small">The run is not going: knobs are read-only.</p>}
-        {CONTROL_KNOBS.map((knob) => (
+        {CONTROL_KNOBS.filter((knob) => sectionUsed(knob.section, config.workload)).map((knob) => (
           <KnobControl key={knob.path} knob={knob} value={getPath(draft, knob.path)} error={errors[knob.path]} disabled={!editable || sending} onChange={(v) => set(knob, v)} />
         ))}
         <div className="control-actions">

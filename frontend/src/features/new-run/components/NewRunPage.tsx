@@ -6,7 +6,7 @@ import { ErrorState, Loading } from "@/components/States";
 import { ApiError } from "@/lib/api/client";
 import { fetchPresets } from "@/lib/api/presets";
 import { createRun } from "@/lib/api/runs";
-import { DEFAULT_CONFIG, getPath, type Knob, KNOB_BY_PATH, KNOBS, SECTION_TITLES, setPath, validateConfig } from "@/lib/knobs";
+import { DEFAULT_CONFIG, getPath, type Knob, KNOB_BY_PATH, KNOBS, SECTION_TITLES, sectionUsed, setPath, validateConfig } from "@/lib/knobs";
 import type { RunConfig } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
 import { overridesFor, withPreset } from "../api/presets";
@@ -19,11 +19,12 @@ const RELATED: Record<string, string[]> = {
   "watcher.watchers": ["watcher.shard_filter"],
   "watcher.shard_filter": ["watcher.watchers"],
   processes: ["updater.key_space"],
-  schema: ["reader.query"],
+  workload: ["reader.query", "runtime"],
+  runtime: ["runtime"],
 };
 
 /** Fields shown at the top, outside the sections. */
-const TOP_FIELDS = ["name", "target.kind", "duration_s"];
+const TOP_FIELDS = ["name", "workload", "target.kind", "duration_s"];
 const SECTIONS = (Object.keys(SECTION_TITLES) as Knob["section"][]).map((section) => ({
   section,
   knobs: KNOBS.filter((k) => k.section === section && !TOP_FIELDS.includes(k.path)),
@@ -132,7 +133,7 @@ export function NewRunPage() {
         </div>
         <div className="top-fields">{TOP_FIELDS.map(field)}</div>
 
-        {SECTIONS.map(({ section, knobs }) => {
+        {SECTIONS.filter(({ section }) => sectionUsed(section, config.workload)).map(({ section, knobs }) => {
           const count = errorsIn(knobs);
           return (
             <details
