@@ -224,14 +224,19 @@ func (c *compiler) insert(s *ast.Insert) (*dmlTemplate, error) {
 		}
 		tmpl.columns = append(tmpl.columns, col)
 	}
+	listedN := len(tmpl.columns)
+	keyDefaults, err := keyDefaults(t, tmpl)
+	if err != nil {
+		return nil, err
+	}
 	var rows []string
 	switch in := s.Input.(type) {
 	case *ast.ValuesInput:
 		for _, row := range in.Rows {
-			if len(row.Exprs) != len(tmpl.columns) {
-				return nil, c.invalid(row, "Inserted row has wrong column count; Has %d, expected %d", len(row.Exprs), len(tmpl.columns))
+			if len(row.Exprs) != listedN {
+				return nil, c.invalid(row, "Inserted row has wrong column count; Has %d, expected %d", len(row.Exprs), listedN)
 			}
-			cells := make([]string, len(row.Exprs))
+			cells := make([]string, len(row.Exprs), len(tmpl.columns))
 			for i, d := range row.Exprs {
 				v, err := c.writeValue(tmpl.columns[i], d, &scope{})
 				if err != nil {
@@ -239,6 +244,7 @@ func (c *compiler) insert(s *ast.Insert) (*dmlTemplate, error) {
 				}
 				cells[i] = v + " AS " + outName(i)
 			}
+			cells = appendKeyDefaults(cells, keyDefaults)
 			rows = append(rows, "SELECT "+strings.Join(cells, ", "))
 		}
 	case *ast.SubQueryInput:
@@ -246,10 +252,10 @@ func (c *compiler) insert(s *ast.Insert) (*dmlTemplate, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(res.fields) != len(tmpl.columns) {
-			return nil, c.invalid(in.Query, "Inserted row has wrong column count; Has %d, expected %d", len(res.fields), len(tmpl.columns))
+		if len(res.fields) != listedN {
+			return nil, c.invalid(in.Query, "Inserted row has wrong column count; Has %d, expected %d", len(res.fields), listedN)
 		}
-		cells := make([]string, len(res.fields))
+		cells := make([]string, len(res.fields), len(tmpl.columns))
 		for i, f := range res.fields {
 			col := tmpl.columns[i]
 			if ct, ok := commonType(col.Type, f.t); !ok || !sameType(ct, col.Type) {
@@ -257,6 +263,7 @@ func (c *compiler) insert(s *ast.Insert) (*dmlTemplate, error) {
 			}
 			cells[i] = coerceSQL(expr{sql: "s." + outName(i), t: f.t}, col.Type) + " AS " + outName(i)
 		}
+		cells = appendKeyDefaults(cells, keyDefaults)
 		rows = append(rows, "SELECT "+strings.Join(cells, ", ")+" FROM ("+res.sql+") AS s")
 	default:
 		return nil, c.unsupported(s.Input, "this INSERT input")

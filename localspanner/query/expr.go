@@ -329,6 +329,12 @@ func (c *compiler) stringLiteral(x *ast.StringLiteral, hint *spannerpb.Type) (ex
 			return expr{}, c.invalid(x, "Could not cast literal %q to type DATE", x.Value)
 		}
 		return expr{sql: sqlString(d), t: tDate}, nil
+	case spannerpb.TypeCode_UUID:
+		u, err := value.ParseUUID(x.Value)
+		if err != nil {
+			return expr{}, c.invalid(x, "Could not cast literal %q to type UUID", x.Value)
+		}
+		return expr{sql: sqlString(u), t: tUUID}, nil
 	}
 	return expr{sql: sqlString(x.Value), t: tString}, nil
 }
@@ -820,7 +826,11 @@ func (c *compiler) cast(x *ast.CastExpr, sc *scope) (expr, error) {
 	if err != nil {
 		return expr{}, err
 	}
-	in, err := c.expr(x.Expr, sc, to)
+	hint := to
+	if _, lit := x.Expr.(*ast.StringLiteral); lit && x.Safe {
+		hint = nil // a bad literal is NULL at run time, not an error now
+	}
+	in, err := c.expr(x.Expr, sc, hint)
 	if err != nil {
 		return expr{}, err
 	}

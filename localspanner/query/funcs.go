@@ -124,7 +124,7 @@ var funcFamilies = []struct {
 }{
 	{[]string{"CURRENT_TIMESTAMP", "CURRENT_DATE"}, callCurrent},
 	{[]string{"PENDING_COMMIT_TIMESTAMP"}, callPendingCommitTimestamp},
-	{[]string{"GENERATE_UUID"}, callGenerateUUID},
+	{[]string{"GENERATE_UUID", "NEW_UUID"}, callGenerateUUID},
 	{[]string{"MOD", "DIV"}, callIntDivision},
 	{[]string{"SAFE_DIVIDE", "IEEE_DIVIDE", "SAFE_ADD", "SAFE_SUBTRACT", "SAFE_MULTIPLY"}, callSafeArithmetic},
 	{[]string{"SAFE_NEGATE"}, callSafeNegate},
@@ -192,14 +192,16 @@ func (c *compiler) call(x *ast.CallExpr, sc *scope, hint *spannerpb.Type) (expr,
 }
 
 func callGenerateUUID(c *compiler, k *callSite) (expr, error) {
-	x := k.x
 	if err := k.nargs(0, 0); err != nil {
 		return expr{}, err
 	}
-	if c.colExpr {
-		return expr{}, c.invalid(x, "GENERATE_UUID() is not allowed in a generated column")
+	// In a column expression, DEFAULT (NEW_UUID()) is Spanner's usual UUID key; a
+	// generated column cannot use it: SQLite refuses the non-deterministic sp_uuid there.
+	t := tString
+	if k.name == "NEW_UUID" {
+		t = tUUID
 	}
-	return expr{sql: "sp_uuid()", t: tString}, nil
+	return expr{sql: "sp_uuid()", t: t}, nil
 }
 
 // pair compiles the two arguments of a two-argument function to a common type.

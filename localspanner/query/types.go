@@ -24,6 +24,7 @@ var (
 	tDate      = scalar(spannerpb.TypeCode_DATE)
 	tNumeric   = scalar(spannerpb.TypeCode_NUMERIC)
 	tJSON      = scalar(spannerpb.TypeCode_JSON)
+	tUUID      = scalar(spannerpb.TypeCode_UUID)
 )
 
 func arrayOf(elem *spannerpb.Type) *spannerpb.Type {
@@ -139,6 +140,8 @@ func scalarByName(name string, n ast.Node) (*spannerpb.Type, error) {
 		return tNumeric, nil
 	case "JSON":
 		return tJSON, nil
+	case "UUID":
+		return tUUID, nil
 	}
 	return nil, errorf(codes.Unimplemented, "type %s is not supported", n.SQL())
 }

@@ -3,6 +3,7 @@ package schema
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"github.com/cloudspannerecosystem/memefish/ast"
@@ -26,6 +27,10 @@ var scalarCodes = map[ast.ScalarTypeName]spannerpb.TypeCode{
 // columnType converts a DDL column type to the wire type and the declared length
 // of STRING/BYTES (0 for MAX or other types).
 func columnType(st ast.SchemaType) (*spannerpb.Type, int64, error) {
+	if n, ok := st.(*ast.NamedType); ok && len(n.Path) == 1 && strings.EqualFold(n.Path[0].Name, "UUID") {
+		// memefish parses UUID as a named (proto) type.
+		return &spannerpb.Type{Code: spannerpb.TypeCode_UUID}, 0, nil
+	}
 	switch t := st.(type) {
 	case *ast.ScalarSchemaType:
 		code, ok := scalarCodes[t.Name]

@@ -32,7 +32,9 @@ func CastSupported(from, to spannerpb.TypeCode) bool {
 	case spannerpb.TypeCode_STRING:
 		return to != spannerpb.TypeCode_JSON && to != spannerpb.TypeCode_STRUCT && to != spannerpb.TypeCode_ARRAY
 	case spannerpb.TypeCode_BYTES:
-		return to == spannerpb.TypeCode_STRING
+		return to == spannerpb.TypeCode_STRING || to == spannerpb.TypeCode_UUID
+	case spannerpb.TypeCode_UUID:
+		return to == spannerpb.TypeCode_STRING || to == spannerpb.TypeCode_BYTES
 	case spannerpb.TypeCode_DATE:
 		return to == spannerpb.TypeCode_STRING || to == T
 	case T:
@@ -142,8 +144,25 @@ func castValue(x any, from, to string) (any, error) {
 	case "STRING":
 		s, _ := asText(x)
 		return castFromString(s, to)
+	case "UUID":
+		s, _ := asText(x)
+		switch to {
+		case "STRING":
+			return s, nil
+		case "BYTES":
+			if b, ok := value.UUIDToBytes(s); ok {
+				return b, nil
+			}
+			return bad()
+		}
 	case "BYTES":
 		s, _ := asText(x)
+		if to == "UUID" {
+			if len(s) != 16 {
+				return nil, rtErr("Invalid UUID bytes: want 16 bytes, got %d", len(s))
+			}
+			return value.FormatUUID([]byte(s)), nil
+		}
 		if to == "STRING" {
 			if !utf8.ValidString(s) {
 				return nil, rtErr("Invalid UTF-8 in BYTES to STRING cast")
@@ -243,6 +262,12 @@ func castFromString(s, to string) (any, error) {
 			return bad()
 		}
 		return n, nil
+	case "UUID":
+		u, err := value.ParseUUID(t)
+		if err != nil {
+			return nil, rtErr("Invalid UUID string: %s", s)
+		}
+		return u, nil
 	}
 	return nil, rtInvalid("Invalid cast from STRING to %s", to)
 }

@@ -105,6 +105,12 @@ func ToSQLite(v *structpb.Value, t *spannerpb.Type) (any, error) {
 			return nil, invalid("Invalid value for JSON: %s", describe(v))
 		}
 		return NormalizeJSON(s.StringValue)
+	case spannerpb.TypeCode_UUID:
+		s, ok := v.Kind.(*structpb.Value_StringValue)
+		if !ok {
+			return nil, invalid("Invalid value for UUID: %s", describe(v))
+		}
+		return ParseUUID(s.StringValue)
 	case spannerpb.TypeCode_ARRAY:
 		return arrayToSQLite(v, t.GetArrayElementType())
 	case spannerpb.TypeCode_STRUCT:
@@ -139,7 +145,7 @@ func FromSQLite(x any, t *spannerpb.Type) (*structpb.Value, error) {
 			return nil, err
 		}
 		return structpb.NewBoolValue(i != 0), nil
-	case spannerpb.TypeCode_STRING, spannerpb.TypeCode_DATE, spannerpb.TypeCode_NUMERIC, spannerpb.TypeCode_JSON:
+	case spannerpb.TypeCode_STRING, spannerpb.TypeCode_DATE, spannerpb.TypeCode_NUMERIC, spannerpb.TypeCode_JSON, spannerpb.TypeCode_UUID:
 		return structpb.NewStringValue(cellText(x)), nil
 	case spannerpb.TypeCode_BYTES:
 		switch b := x.(type) {
