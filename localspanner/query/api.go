@@ -60,11 +60,12 @@
 //     MILLIS/MICROS, TIMESTAMP_SECONDS/MILLIS/MICROS, TIMESTAMP(), DATE(),
 //     PENDING_COMMIT_TIMESTAMP (DML only).
 //   - DML: INSERT [OR UPDATE|OR IGNORE] ... VALUES | SELECT, UPDATE ... SET, DELETE,
-//     each with THEN RETURN.
+//     each with THEN RETURN [WITH ACTION [AS alias]] (INSERT OR UPDATE returns an
+//     updated row's unlisted columns as they were).
 //
 // Not supported (UNIMPLEMENTED naming the construct and its line:column): ordering
 // comparisons of STRUCTs, SELECT AS <type>, pipe syntax, TABLESAMPLE, INSERT ... ON
-// CONFLICT, THEN RETURN WITH ACTION, graph queries and TVFs.
+// CONFLICT, graph queries and TVFs.
 package query
 
 import (

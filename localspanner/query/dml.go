@@ -165,12 +165,12 @@ func generatedSQL(t *schema.Table, col *schema.Column, colSQL func(*schema.Colum
 	return e.sql
 }
 
-func (c *compiler) returning(tr *ast.ThenReturn, sc *scope, tmpl *dmlTemplate) ([]string, error) {
+// returning compiles a THEN RETURN clause over sc. actionSQL is the SQL of the
+// WITH ACTION column: 'INSERT', 'UPDATE' or 'DELETE', or for INSERT OR UPDATE
+// an expression that says which of the two happened to the row.
+func (c *compiler) returning(tr *ast.ThenReturn, sc *scope, tmpl *dmlTemplate, actionSQL string) ([]string, error) {
 	if tr == nil {
 		return nil, nil
-	}
-	if tr.WithAction != nil {
-		return nil, c.unsupported(tr.WithAction, "THEN RETURN WITH ACTION")
 	}
 	var out []string
 	for _, it := range tr.Items {
@@ -187,6 +187,16 @@ func (c *compiler) returning(tr *ast.ThenReturn, sc *scope, tmpl *dmlTemplate) (
 			tmpl.retTypes = append(tmpl.retTypes, t)
 			out = append(out, si.sql)
 		}
+	}
+	if tr.WithAction != nil {
+		// WITH ACTION [AS alias]: a last STRING column, named ACTION unless aliased.
+		name := "ACTION"
+		if tr.WithAction.Alias != nil {
+			name = tr.WithAction.Alias.Alias.Name
+		}
+		tmpl.returning = append(tmpl.returning, &spannerpb.StructType_Field{Name: name, Type: tString})
+		tmpl.retTypes = append(tmpl.retTypes, tString)
+		out = append(out, actionSQL)
 	}
 	return out, nil
 }
@@ -275,26 +285,41 @@ func (c *compiler) insert(s *ast.Insert) (*dmlTemplate, error) {
 	for i, col := range tmpl.columns {
 		listed[col] = i
 	}
+	// INSERT OR UPDATE returns the row as it is after the statement: a row that
+	// existed keeps the columns the statement does not list. The row as it was
+	// comes from a LEFT JOIN on the key.
+	join, existed, err := c.upsertedRow(t, tmpl, listed, s.ThenReturn != nil)
+	if err != nil {
+		return nil, err
+	}
 	var colSQL func(col *schema.Column) string
 	colSQL = func(col *schema.Column) string {
 		if i, ok := listed[col]; ok {
 			return "v." + outName(i)
 		}
-		if col.Default != "" {
-			if s, _, err := compileColumnExpr(nil, col.Default); err == nil {
-				return s
-			}
-		}
 		if col.Generated != "" {
 			return generatedSQL(t, col, colSQL)
 		}
-		return "NULL"
+		dflt := "NULL"
+		if col.Default != "" {
+			if s, _, err := compileColumnExpr(nil, col.Default); err == nil {
+				dflt = s
+			}
+		}
+		if existed != nil {
+			return "CASE WHEN " + existed.sql + " THEN " + existed.cols[col] + " ELSE " + dflt + " END"
+		}
+		return dflt
 	}
 	alias := t.Name
 	if s.As != nil {
 		alias = s.As.Alias.Name
 	}
-	ret, err := c.returning(s.ThenReturn, rowScope(t, alias, colSQL), tmpl)
+	action := "'INSERT'"
+	if existed != nil {
+		action = "CASE WHEN " + existed.sql + " THEN 'UPDATE' ELSE 'INSERT' END"
+	}
+	ret, err := c.returning(s.ThenReturn, rowScope(t, alias, colSQL), tmpl, action)
 	if err != nil {
 		return nil, err
 	}
@@ -303,8 +328,42 @@ func (c *compiler) insert(s *ast.Insert) (*dmlTemplate, error) {
 		cells = append(cells, "v."+outName(i))
 	}
 	cells = append(cells, ret...)
-	tmpl.sql = "SELECT " + strings.Join(cells, ", ") + " FROM (" + inner + ") AS v"
+	tmpl.sql = "SELECT " + strings.Join(cells, ", ") + " FROM (" + inner + ") AS v" + join
 	return tmpl, nil
+}
+
+// priorRow is the row an INSERT OR UPDATE finds: sql is true where it existed,
+// cols the SQL of its columns.
+type priorRow struct {
+	sql  string
+	cols map[*schema.Column]string
+}
+
+// upsertedRow returns, for an INSERT OR UPDATE with THEN RETURN, the LEFT JOIN of
+// the new rows (v) to the rows with their keys as they were, and those rows. For
+// other statements it returns nothing.
+func (c *compiler) upsertedRow(t *schema.Table, tmpl *dmlTemplate, listed map[*schema.Column]int, returns bool) (string, *priorRow, error) {
+	if tmpl.kind != DMLInsertOrUpdate || !returns {
+		return "", nil, nil
+	}
+	sc := &scope{}
+	var on []string
+	from, err := c.userTable(t, t.Name, nil, sc, &on)
+	if err != nil {
+		return "", nil, err
+	}
+	for _, k := range t.PrimaryKey {
+		i, ok := listed[k.Column]
+		if !ok {
+			return "", nil, errorf(codes.InvalidArgument, "INSERT OR UPDATE must list every key column of %s; %s is missing", t.Name, k.Column.Name)
+		}
+		on = append(on, colIn(sc, k.Column)+" IS v."+outName(i))
+	}
+	prior := &priorRow{sql: colIn(sc, t.PrimaryKey[0].Column) + " IS NOT NULL", cols: map[*schema.Column]string{}}
+	for _, col := range t.Columns {
+		prior.cols[col] = colIn(sc, col)
+	}
+	return " LEFT JOIN " + from + " ON " + strings.Join(on, " AND "), prior, nil
 }
 
 // target compiles the table of an UPDATE or DELETE and its WHERE clause.
@@ -395,7 +454,7 @@ func (c *compiler) update(s *ast.Update) (*dmlTemplate, error) {
 	if s.As != nil {
 		alias = s.As.Alias.Name
 	}
-	ret, err := c.returning(s.ThenReturn, rowScope(t, alias, colSQL), tmpl)
+	ret, err := c.returning(s.ThenReturn, rowScope(t, alias, colSQL), tmpl, "'UPDATE'")
 	if err != nil {
 		return nil, err
 	}
@@ -420,7 +479,7 @@ func (c *compiler) delete(s *ast.Delete) (*dmlTemplate, error) {
 		tmpl.columns = append(tmpl.columns, k.Column)
 		cells = append(cells, colIn(sc, k.Column))
 	}
-	ret, err := c.returning(s.ThenReturn, sc, tmpl)
+	ret, err := c.returning(s.ThenReturn, sc, tmpl, "'DELETE'")
 	if err != nil {
 		return nil, err
 	}

@@ -171,6 +171,38 @@ def test_then_return_expressions_aliases_and_table_alias(bdb: SpannerDb) -> None
     assert _rows(bdb) == [[1, 20], [2, 20], [3, 30]]
 
 
+# THEN RETURN WITH ACTION [AS alias]: one more STRING column, named ACTION or the alias, saying what the statement did
+# to each row: INSERT, UPDATE or DELETE; for INSERT OR UPDATE, UPDATE where the row existed. The other columns of an
+# upserted row are those it has after the statement: an updated row keeps the columns the statement did not list.
+WITH_ACTION = {
+    "INSERT": ("INSERT INTO T (Id, V) VALUES (8, 80) THEN RETURN WITH ACTION Id", ["Id", "ACTION"], [[8, "INSERT"]]),
+    "UPDATE with alias": (
+        "UPDATE T SET V = 0 WHERE Id = 2 THEN RETURN WITH ACTION AS act Id, V",
+        ["Id", "V", "act"],
+        [[2, 0, "UPDATE"]],
+    ),
+    "DELETE": ("DELETE FROM T WHERE Id = 3 THEN RETURN WITH ACTION V", ["V", "ACTION"], [[30, "DELETE"]]),
+    "INSERT OR UPDATE": (
+        "INSERT OR UPDATE INTO T (Id, V) VALUES (1, 5), (7, 70) THEN RETURN WITH ACTION Id, V, Tag",
+        ["Id", "V", "Tag", "ACTION"],
+        [[1, 5, "a", "UPDATE"], [7, 70, None, "INSERT"]],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(WITH_ACTION))
+def test_then_return_with_action(bdb: SpannerDb, case: str) -> None:
+    sql, names, expected = WITH_ACTION[case]
+    _reset(bdb)
+
+    def work(tx: Transaction) -> tuple[list[str], list[list[Any]]]:
+        result = tx.execute_sql(sql)
+        rows = sorted(list(r) for r in result)
+        return [f.name for f in result.fields], rows
+
+    assert bdb.database.run_in_transaction(work) == (names, expected)
+
+
 def test_partitioned_dml_updates_and_deletes(bdb: SpannerDb) -> None:
     _reset(bdb)
     updated = bdb.database.execute_partitioned_dml("UPDATE T SET V = V + 1 WHERE Tag = 'a'")
