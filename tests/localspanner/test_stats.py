@@ -10,14 +10,18 @@ import grpc
 import pytest
 from google.cloud.spanner_admin_database_v1 import Database as DatabasePb
 from google.cloud.spanner_admin_database_v1 import GetDatabaseRequest
-from google.cloud.spanner_v1 import KeySet, TypeCode
+from google.cloud.spanner_v1 import KeySet, TypeCode, param_types
 
+from spanload.model.breakdown import OpTiming, Part, Source, breakdown
+from spanload.model.config import ClientConfig, Target, TargetKind
 from spanload.model.samples import Gauge
+from spanload.spanner import client as spanner_client
+from spanload.spanner import timing
 from spanload.spanner.stats import StatsReader
 
 from .conftest import SpannerDb
 from .server_process import ServerProcess
-from .stats_workload import MARKER_RUNS, TXN_RUNS, StatsWorkloads, Workload
+from .stats_workload import MARKER_RUNS, TXN_RUNS, StatsWorkloads, Workload, marker_sql
 
 STATS_WAIT_S = 75.0
 # Cloud Spanner's form: whole milliseconds (the Go client parses dur as an integer, issue 17).
@@ -150,6 +154,52 @@ def test_spanload_server_gauges_from_spanner_sys(stats_workloads: StatsWorkloads
     assert gauges[Gauge.SERVER_POLL_CPU_FRACTION] <= workload.marker_client_s / 60.0
     assert gauges[Gauge.SERVER_TXN_AVG_PARTICIPANTS] >= 1.0
     assert 0 < gauges[Gauge.SERVER_TXN_AVG_COMMIT_LATENCY_S] < 5
+
+
+def test_breakdown_splits_server_time_by_spanner_sys(workload: Workload, local_spanner: ServerProcess) -> None:
+    """Issue 15's breakdown: the statement texts an operation sent (seen by the client's interceptor)
+    are the texts SPANNER_SYS lists, so its average latency splits the operation's server-timing
+    into query time (SPANNER_SYS) and the server's front end (the rest)."""
+    reader = StatsReader(workload.db.database, "SELECT nothing")
+    deadline = time.monotonic() + STATS_WAIT_S
+    while (reader.read(), reader.latencies) and (
+        reader.latencies is None or marker_sql(workload.marker) not in reader.latencies.query_s
+    ):
+        assert time.monotonic() < deadline, f"no marker query latency within {STATS_WAIT_S:.0f} s"
+        time.sleep(1.0)
+    latencies = reader.latencies
+    assert latencies is not None and latencies.commit_s is not None and 0 < latencies.commit_s < 5
+    with workload.db.database.snapshot() as snap:
+        minutes = [  # every closed minute's figure (one may have closed since the read)
+            float(r[0])
+            for r in snap.execute_sql(
+                "SELECT AVG_LATENCY_SECONDS FROM SPANNER_SYS.QUERY_STATS_TOP_MINUTE WHERE TEXT = @text",
+                params={"text": marker_sql(workload.marker)},
+                param_types={"text": param_types.STRING},
+            )
+        ]
+    avg_latency_s = latencies.query_s[marker_sql(workload.marker)]
+    assert any(avg_latency_s == pytest.approx(m) for m in minutes), (avg_latency_s, minutes)
+
+    _, project, _, instance, _, database = workload.db.database.name.split("/")
+    target = Target(kind=TargetKind.LOCAL, project=project, instance=instance, database=database)
+    conn = spanner_client.connect(target, ClientConfig(), local_spanner.address)
+    timing.begin()
+    began = time.perf_counter()
+    with conn.database.snapshot() as snap:
+        assert len(list(snap.execute_sql(marker_sql(workload.marker)))) == 3
+    total_us = (time.perf_counter() - began) * 1e6
+    parts = timing.take_parts()
+    conn.close()
+    assert parts.statements == [marker_sql(workload.marker)] and parts.commits == 0 and parts.session_wait_s is None
+    assert parts.server_ms is not None and parts.server_ms > 0
+    one = OpTiming(count=1, total_us=total_us, server_us=parts.server_ms * 1000, server_count=1)
+    one.statements = {marker_sql(workload.marker): 1}
+    split = {p.part: (p.ms, p.source) for p in breakdown(one, latencies).parts}
+    query_ms = min(avg_latency_s * 1000, parts.server_ms)
+    assert split[Part.QUERY_COMMIT] == (pytest.approx(query_ms), Source.SPANNER_SYS)
+    assert split[Part.SERVER_FRONTEND] == (pytest.approx(parts.server_ms - query_ms), Source.DERIVED)
+    assert Part.SERVER not in split
 
 
 @pytest.mark.parametrize("table", sorted(TABLES))

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from hdrh.histogram import HdrHistogram
 
 from spanload.model import metrics
+from spanload.model.breakdown import Breakdown, OpTiming, SessionWait, breakdown
 from spanload.model.samples import Gauge, Op, Percentiles, Sample, Totals
 
 
@@ -119,4 +120,20 @@ class SampleFactory:
             },
             totals=self.totals,
             hdr=dict(interval.encoded),
+            breakdown={
+                op: self._breakdown(n) for op, n in ((Op.UPDATER_TXN, txns), (Op.WATCHER_POLL, load.polls)) if n
+            },
         )
+
+    def _breakdown(self, count: int) -> Breakdown:
+        """Parts of the kind a real run has (random means in microseconds, summed over ``count``)."""
+        rng = self.rng
+        timing = OpTiming(
+            count=count,
+            queue_us=count * rng.uniform(0, 500),
+            server_us=count * rng.uniform(200, 2000),
+            server_count=count,
+            session_wait=SessionWait.NOT_APPLICABLE,
+        )
+        timing.total_us = timing.queue_us + timing.server_us + count * rng.uniform(500, 3000)
+        return breakdown(timing)

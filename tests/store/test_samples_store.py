@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from spanload.model import metrics
 from spanload.model.config import RunConfig
-from spanload.model.samples import Sample
+from spanload.model.samples import Op, Sample
 from spanload.model.state import RunState
 from spanload.store import runs as run_store
 from spanload.store import samples as sample_store
@@ -59,6 +59,11 @@ def test_whole_run_percentiles_recomputed_exactly_across_rollups(sessions: sessi
         after_rollup = sample_store.whole_run_histograms(s, "r1")
         summary = recompute_summary(s, "r1")
     assert set(merged) == set(factory.reference)
+    # the breakdown: each interval's means weighted by its operations
+    for op in (Op.UPDATER_TXN, Op.WATCHER_POLL):
+        b = summary.breakdown[op]
+        assert b.count == factory.reference[op].get_total_count()
+        assert sum(p.ms for p in b.parts) == pytest.approx(b.round_trip_ms)
     for op, reference in factory.reference.items():
         expected = metrics.percentiles(reference)
         assert metrics.percentiles(merged[op]) == expected

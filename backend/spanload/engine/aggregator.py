@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from hdrh.histogram import HdrHistogram
 
 from spanload.model import metrics
+from spanload.model.breakdown import OpTiming, SysLatencies, breakdown, merge_timings
 from spanload.model.protocol import OPERATION_COUNTERS, Counter, Report
 from spanload.model.samples import Gauge, Percentiles, Sample, Summary, Totals
 
@@ -124,6 +125,8 @@ class Aggregator:
         self.last_t = started_at
         self._operations: dict[int, int] = {}
         self._cpu_s: dict[int, float] = {}
+        self._timings: dict[str, OpTiming] = {}  # whole run
+        self.sys_latencies: SysLatencies | None = None  # the latest a worker sent
 
     def add(self, report: Report) -> list[Sample]:
         """Take one worker report; return the samples that became complete, in order."""
@@ -133,6 +136,8 @@ class Aggregator:
         )
         if report.cpu_s is not None:  # cumulative: the latest is the whole
             self._cpu_s[worker] = max(self._cpu_s.get(worker, 0.0), report.cpu_s)
+        if report.sys_latencies is not None:
+            self.sys_latencies = report.sys_latencies
         seq = max(report.seq, self._next_seq)  # late: fold into the first interval still open
         self._pending.setdefault(seq, _Pending()).reports.append(report)
         return self._emit_ready(now=None)
@@ -176,6 +181,8 @@ class Aggregator:
             _add_counts(counters, report.counters)
             _add_counts(errors, report.errors_by_code)
         merged = metrics.merge_maps(r.hdr for r in pending.reports)
+        timings = merge_timings(r.timings for r in pending.reports)
+        self._timings = merge_timings((self._timings, timings))
         interval_s = max((r.interval_s for r in pending.reports), default=self.interval_s) or self.interval_s
         t = max((r.t for r in pending.reports), default=self.started_at + (seq + 1) * self.interval_s)
         gauges = merge_gauges(pending.reports)
@@ -204,6 +211,7 @@ class Aggregator:
             totals=_totals_from(self._counters),
             by_worker=by_worker(pending.reports, interval_s),
             hdr={op: metrics.encode(h) for op, h in merged.items()},
+            breakdown={op: breakdown(t, self.sys_latencies) for op, t in timings.items()},
         )
 
     def summary(self) -> Summary:
@@ -228,4 +236,5 @@ class Aggregator:
             rates=rates,
             totals=_totals_from(self._counters),
             errors_by_code=dict(self._errors),
+            breakdown={op: breakdown(t, self.sys_latencies) for op, t in self._timings.items()},
         )

@@ -47,6 +47,9 @@ Deadlines and failures (every worker runtime, Python or Go, does the same):
   operation plus :data:`FAILED_SUFFIX`: ``updater.txn.failed``, ``reader.read.failed``,
   ``watcher.poll.failed``. ``updater.txn``, ``reader.read``, ``watcher.poll`` (and their
   ``_intended`` / ``_server`` companions) keep successful operations only.
+- ``timings``: per operation kind, the sums of its successful operations' parts (queue behind the
+  pacer, session wait, server-timing, statements run, commits), which the aggregator turns into
+  the breakdown of :mod:`spanload.model.breakdown`. Optional: a worker that sends none gets none.
 - Gauge ``worker.report_lag_ms``: how long after its interval's end the report was sent.
 - Before ``ready``, a worker that cannot reach the target or create the schema sends ``error``
   with ``fatal: true`` and a message naming the address and the gRPC status, within about
@@ -61,6 +64,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from spanload.model.breakdown import OpTiming, SysLatencies
 from spanload.model.config import RunConfig
 
 logger = logging.getLogger(__name__)
@@ -191,6 +195,12 @@ class Report(_Message):
     hdr: dict[str, str] = Field(default_factory=dict, description="Op -> base64 compressed HdrHistogram (us)")
     final: bool = False
     cpu_s: float | None = Field(None, ge=0, description="cumulative CPU seconds of the process since begin")
+    timings: dict[str, OpTiming] = Field(
+        default_factory=dict, description="Op -> sums of its successful operations' parts (model.breakdown)"
+    )
+    sys_latencies: SysLatencies | None = Field(
+        None, description="SPANNER_SYS statement and commit latencies, when the worker read them anew"
+    )
 
 
 class WritersStopped(_Message):

@@ -8,6 +8,11 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
+from spanload.model.breakdown import Breakdown
+
+INTENDED_SUFFIX = "_intended"  # "updater.txn" + INTENDED_SUFFIX: timed from the intended start
+SERVER_SUFFIX = "_server"  # "updater.txn" + SERVER_SUFFIX: the operation's server-timing
+
 
 class Op(StrEnum):
     """Operation kinds that carry a latency histogram."""
@@ -104,6 +109,9 @@ class Sample(BaseModel):
         default_factory=dict,
         description="Op -> base64 compressed HdrHistogram of this interval (microseconds)",
     )
+    breakdown: dict[str, Breakdown] = Field(
+        default_factory=dict, description="Op -> where its time went this interval, mean per operation"
+    )
 
 
 class Reconciliation(BaseModel):
@@ -156,3 +164,6 @@ class Summary(BaseModel):
     reconciliation: Reconciliation | None = None
     workers: list[WorkerCost] = Field(default_factory=list, description="one per worker process, by index")
     stop: StopInfo | None = Field(default=None, description="how a stopped run's workers ended; None if it failed")
+    breakdown: dict[str, Breakdown] = Field(
+        default_factory=dict, description="Op -> where its time went over the whole run, mean per operation"
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -139,9 +140,11 @@ class CountingPool(FixedSizePool):
     def get(self, timeout: float | None = None) -> Any:
         with self._waiting_lock:
             self.waiting += 1
+        asked = time.perf_counter()
         try:
             return super().get(timeout=timeout)  # type: ignore[no-untyped-call]
         finally:
+            timing.note_session_wait(time.perf_counter() - asked)  # the operation's session wait
             with self._waiting_lock:
                 self.waiting -= 1
 

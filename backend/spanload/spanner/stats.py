@@ -17,6 +17,7 @@ from typing import Any
 
 from google.api_core import exceptions as gexc
 
+from spanload.model.breakdown import SysLatencies
 from spanload.model.samples import Gauge
 
 logger = logging.getLogger(__name__)
@@ -77,16 +78,22 @@ class StatsReader:
         self._database = database
         self.poll_sql_prefix = poll_sql_prefix
         self._unavailable: set[str] = set()
+        self.latencies: SysLatencies | None = None  # of the last read, for the breakdown
 
     def read(self) -> dict[str, float]:
         out: dict[str, float] = {}
+        latencies = SysLatencies()
         rows = self._query("QUERY_STATS_TOP_MINUTE", QUERY_STATS_SQL)
         if rows is not None:
             stats = [QueryStat(str(r[0]), int(r[1] or 0), _float(r[2]), _float(r[3])) for r in rows]
             out.update(poll_query_gauges(stats, self.poll_sql_prefix))
+            latencies.query_s = {s.text.strip(): s.avg_latency_s for s in stats if s.executions}
         txn_rows = self._query("TXN_STATS_TOP_MINUTE", TXN_STATS_SQL)
         if txn_rows is not None:
-            out.update(txn_gauges([(int(r[0] or 0), _float(r[1]), _float(r[2])) for r in txn_rows]))
+            gauges = txn_gauges([(int(r[0] or 0), _float(r[1]), _float(r[2])) for r in txn_rows])
+            out.update(gauges)
+            latencies.commit_s = gauges.get(Gauge.SERVER_TXN_AVG_COMMIT_LATENCY_S)
+        self.latencies = latencies if latencies.query_s or latencies.commit_s is not None else None
         return out
 
     def _query(self, table: str, sql: str) -> list[list[Any]] | None:

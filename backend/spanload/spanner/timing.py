@@ -11,13 +11,18 @@ of several RPCs (a DML transaction) gets their sum:
     server_ms = timing.take()  # None if no RPC carried the header
 
 That splits client latency (queueing, the client library, the network) from the server's, which
-is what the TPC-C and session-pool reports needed to explain where time goes.
+is what the TPC-C and session-pool reports needed to explain where time goes. The same per-thread
+record keeps what the breakdown of :mod:`spanload.model.breakdown` needs besides: the time spent
+waiting for a pooled session (:func:`note_session_wait`, called by the counting pool), the SQL
+texts the operation executed and its Commit RPCs (seen by the interceptor); :func:`take_parts`
+hands them all out.
 """
 
 from __future__ import annotations
 
 import re
 import threading
+from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
@@ -34,18 +39,62 @@ def parse_ms(value: str) -> float | None:
     return float(match.group(1)) if match else None
 
 
+COMMIT_METHOD = "/google.spanner.v1.Spanner/Commit"
+
+
+@dataclass
+class OpParts:
+    """What one operation's RPCs said, and how long it waited for a session."""
+
+    server_ms: float | None = None  # None: no RPC carried server-timing
+    session_wait_s: float | None = None  # None: no session pool was asked (multiplexed sessions)
+    statements: list[str] = field(default_factory=list)
+    commits: int = 0
+
+
 def begin() -> None:
-    """Start summing server time for this thread's next operation."""
+    """Start summing server time (and the other parts) for this thread's next operation."""
     _local.total_ms = 0.0
     _local.seen = False
+    _local.session_wait_s = None
+    _local.statements = []
+    _local.commits = 0
 
 
 def take() -> float | None:
     """Server milliseconds of this thread's RPCs since :func:`begin`, or None if none said."""
-    seen = getattr(_local, "seen", False)
-    total: float = getattr(_local, "total_ms", 0.0)
+    return take_parts().server_ms
+
+
+def take_parts() -> OpParts:
+    """Everything recorded on this thread since :func:`begin`; starts afresh."""
+    parts = OpParts(
+        server_ms=getattr(_local, "total_ms", 0.0) if getattr(_local, "seen", False) else None,
+        session_wait_s=getattr(_local, "session_wait_s", None),
+        statements=getattr(_local, "statements", []),
+        commits=getattr(_local, "commits", 0),
+    )
     begin()
-    return total if seen else None
+    return parts
+
+
+def note_session_wait(seconds: float) -> None:
+    """This thread waited ``seconds`` for a pooled session (0 when one was idle)."""
+    _local.session_wait_s = (getattr(_local, "session_wait_s", None) or 0.0) + seconds
+
+
+def _note_request(method: str, request: Any) -> None:
+    statements: list[str] | None = getattr(_local, "statements", None)
+    if statements is None:
+        return  # not inside an operation (schema setup, stats reads)
+    if method == COMMIT_METHOD:
+        _local.commits = getattr(_local, "commits", 0) + 1
+    sql = getattr(request, "sql", None)
+    if isinstance(sql, str) and sql:
+        statements.append(sql)
+    for statement in getattr(request, "statements", None) or ():
+        if isinstance(text := getattr(statement, "sql", None), str):
+            statements.append(text)
 
 
 def header_ms(metadata: Any) -> float | None:
@@ -75,11 +124,13 @@ class ServerTimingInterceptor(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStream
     """
 
     def intercept_unary_unary(self, continuation: Any, client_call_details: Any, request: Any) -> Any:
+        _note_request(str(client_call_details.method), request)
         outcome = continuation(client_call_details, request)
         _note(outcome)
         return outcome
 
     def intercept_unary_stream(self, continuation: Any, client_call_details: Any, request: Any) -> Any:
+        _note_request(str(client_call_details.method), request)
         call = continuation(client_call_details, request)
         _note(call)
         return call

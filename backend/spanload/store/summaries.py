@@ -7,6 +7,7 @@ from collections import defaultdict
 from sqlalchemy.orm import Session
 
 from spanload.model import metrics
+from spanload.model.breakdown import Breakdown, combine
 from spanload.model.samples import Summary, Totals
 from spanload.store import samples as sample_store
 from spanload.store.models import RunRow
@@ -20,7 +21,10 @@ def recompute_summary(session: Session, run_id: str) -> Summary:
     gauge_sums: dict[str, float] = defaultdict(float)
     gauge_counts: dict[str, int] = defaultdict(int)
     errors: dict[str, int] = defaultdict(int)
+    breakdowns: dict[str, list[Breakdown]] = defaultdict(list)
     for sample in samples:
+        for op, b in sample.breakdown.items():
+            breakdowns[op].append(b)
         for gauge, value in sample.gauges.items():
             gauge_sums[gauge] += value
             gauge_counts[gauge] += 1
@@ -33,6 +37,7 @@ def recompute_summary(session: Session, run_id: str) -> Summary:
         rates={g: gauge_sums[g] / gauge_counts[g] for g in sorted(gauge_sums)},
         totals=samples[-1].totals if samples else Totals(),
         errors_by_code=dict(errors),
+        breakdown={op: combine(bs) for op, bs in sorted(breakdowns.items())},
     )
 
 

@@ -19,6 +19,7 @@ import threading
 import time
 from typing import IO, Any
 
+from spanload.model.breakdown import SysLatencies
 from spanload.model.config import RunConfig
 from spanload.model.protocol import (
     PRELOAD_PROGRESS_EVERY_S,
@@ -111,6 +112,7 @@ class Worker:
         self.started_at = 0.0
         self.cpu_at_begin = 0.0
         self.server_gauges: dict[str, float] = {}
+        self.sys_latencies: SysLatencies | None = None  # read anew, not yet sent
         self.done = threading.Event()
         self.seq = 0
         self._report_lock = threading.Lock()
@@ -263,6 +265,7 @@ class Worker:
                 gauges[Gauge.SESSIONS_IN_USE], gauges[Gauge.SESSIONS_IDLE], gauges[Gauge.SESSIONS_WAITING] = (
                     float(v) for v in sessions
                 )
+            sys_latencies, self.sys_latencies = self.sys_latencies, None
             interval = self.config.report_interval_s
             now = time.time()
             if due is not None:
@@ -280,6 +283,8 @@ class Worker:
                     hdr=hdr,
                     final=final,
                     cpu_s=cpu_seconds() - self.cpu_at_begin,
+                    timings=self.stats.take_timings(),
+                    sys_latencies=sys_latencies,
                 )
             )
             self.seq += 1
@@ -291,6 +296,7 @@ class Worker:
             try:
                 with deadline.operation():
                     self.server_gauges = self.stats_reader.read()
+                self.sys_latencies = self.stats_reader.latencies
             except Exception as err:
                 logger.warning("reading SPANNER_SYS statistics failed: %s", err)
 

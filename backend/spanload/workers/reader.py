@@ -111,9 +111,5 @@ class Reader(PacedLoad):
             timing.take()
             logger.debug("read failed: %s", err)
             return
-        end = time.perf_counter()
-        self._stats.recorder.record(Op.READER_READ, (end - actual) * US_PER_S)
-        self._stats.recorder.record(Op.READER_READ_INTENDED, (end - intended) * US_PER_S)
-        if (server_ms := timing.take()) is not None:
-            self._stats.recorder.record(Op.READER_READ_SERVER, server_ms * US_PER_MS)
+        self._stats.succeeded(Op.READER_READ, actual, intended)
         self._stats.count(Counter.READS)

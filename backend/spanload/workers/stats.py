@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 
 from google.api_core import exceptions as gexc
 
+from spanload.model.breakdown import MAX_STATEMENT_CHARS, MAX_STATEMENTS, OpTiming, SessionWait
 from spanload.model.metrics import Recorder
 from spanload.model.protocol import Counter, ErrorCode
+from spanload.model.samples import INTENDED_SUFFIX, SERVER_SUFFIX
+from spanload.spanner import timing
 from spanload.spanner.deadline import OperationDeadlineExceeded
+
+US_PER_S = 1_000_000
+US_PER_MS = 1000
 
 
 def error_code(err: BaseException) -> str:
@@ -42,6 +49,7 @@ class WorkerStats:
         self.recorder = Recorder()
         self._counters: dict[str, int] = {}
         self._errors: dict[str, int] = {}
+        self._timings: dict[str, OpTiming] = {}
 
     def count(self, counter: str, n: int = 1) -> None:
         with self._lock:
@@ -60,9 +68,52 @@ class WorkerStats:
         self.error(err)
         self.recorder.record(op, elapsed_us)
 
+    def succeeded(self, op: str, actual: float, intended: float | None = None) -> float:
+        """A successful operation of kind ``op`` that started at ``actual`` (``time.perf_counter``)
+        and was due at ``intended`` (None: not paced, it was due when it started); it ends now.
+
+        Records its latency in ``op`` (from the actual start), ``op_intended`` (paced operations),
+        ``op_server`` (if its RPCs carried server-timing) and its parts for the breakdown, from
+        what :mod:`spanload.spanner.timing` noted on this thread since ``timing.begin()``.
+        Every workload times its operations through here, so every operation kind has a breakdown.
+        Returns the end time."""
+        end = time.perf_counter()
+        parts = timing.take_parts()
+        start = actual if intended is None else min(intended, actual)
+        self.recorder.record(op, (end - actual) * US_PER_S)
+        if intended is not None:
+            self.recorder.record(op + INTENDED_SUFFIX, (end - start) * US_PER_S)
+        if parts.server_ms is not None:
+            self.recorder.record(op + SERVER_SUFFIX, parts.server_ms * US_PER_MS)
+        with self._lock:
+            t = self._timings.get(op)
+            if t is None:
+                t = self._timings[op] = OpTiming(session_wait=SessionWait.NOT_APPLICABLE)
+            t.count += 1
+            t.total_us += (end - start) * US_PER_S
+            t.queue_us += (actual - start) * US_PER_S
+            if parts.session_wait_s is not None:
+                t.session_wait = SessionWait.MEASURED
+                t.session_us += parts.session_wait_s * US_PER_S
+            if parts.server_ms is not None:
+                t.server_count += 1
+                t.server_us += parts.server_ms * US_PER_MS
+            t.commits += parts.commits
+            for text in parts.statements:
+                key = text[:MAX_STATEMENT_CHARS]
+                if key in t.statements or len(t.statements) < MAX_STATEMENTS:
+                    t.statements[key] = t.statements.get(key, 0) + 1
+        return end
+
     def take(self) -> tuple[dict[str, int], dict[str, int], dict[str, str]]:
         """(counters, errors by code, encoded histograms) since the previous call."""
         with self._lock:
             counters, self._counters = self._counters, {}
             errors, self._errors = self._errors, {}
         return counters, errors, self.recorder.take()
+
+    def take_timings(self) -> dict[str, OpTiming]:
+        """Each operation kind's breakdown sums since the previous call."""
+        with self._lock:
+            timings, self._timings = self._timings, {}
+        return timings

@@ -120,12 +120,8 @@ class Updater(PacedLoad):
             timing.take()
             logger.debug("updater transaction failed: %s", err)
             return
-        end = time.perf_counter()
+        self._stats.succeeded(Op.UPDATER_TXN, actual, intended)
         self.ledger.committed(writes)
-        self._stats.recorder.record(Op.UPDATER_TXN, (end - actual) * US_PER_S)
-        self._stats.recorder.record(Op.UPDATER_TXN_INTENDED, (end - intended) * US_PER_S)
-        if (server_ms := timing.take()) is not None:
-            self._stats.recorder.record(Op.UPDATER_TXN_SERVER, server_ms * US_PER_MS)
         self._stats.count(Counter.TRANSACTIONS)
         self._stats.count(Counter.MUTATIONS, len(writes))
 

@@ -153,11 +153,8 @@ class _Group(threading.Thread):
             logger.debug("%s: poll failed: %s", self.name, err)
             self.last_error = spanner_client.status_text(err)
             return None
-        end = time.perf_counter()
+        watcher.stats.succeeded(Op.WATCHER_POLL, start)
         seen_at = time.time()
-        watcher.stats.recorder.record(Op.WATCHER_POLL, (end - start) * US_PER_S)
-        if (server_ms := timing.take()) is not None:
-            watcher.stats.recorder.record(Op.WATCHER_POLL_SERVER, server_ms * 1000)
         watcher.stats.count(Counter.POLLS)
         watcher.stats.count(Counter.ROWS_POLLED, len(rows))
         if rows:

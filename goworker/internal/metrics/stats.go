@@ -100,16 +100,87 @@ func typeName(err error) string {
 	return t.Name()
 }
 
-// Stats holds interval deltas: counters, errors by code and histograms.
+// Stats holds interval deltas: counters, errors by code, histograms and breakdown sums.
 type Stats struct {
 	Recorder *Recorder
 	mu       sync.Mutex
 	counters map[string]int64
 	errors   map[string]int64
+	timings  map[string]*protocol.OpTiming
 }
 
 func NewStats() *Stats {
-	return &Stats{Recorder: NewRecorder(), counters: map[string]int64{}, errors: map[string]int64{}}
+	return &Stats{Recorder: NewRecorder(), counters: map[string]int64{}, errors: map[string]int64{},
+		timings: map[string]*protocol.OpTiming{}}
+}
+
+// MaxStatements bounds the distinct statement texts kept per operation kind and interval.
+const (
+	MaxStatements     = 64
+	maxStatementChars = 4000
+	usPerS            = 1e6
+	usPerMs           = 1e3
+)
+
+// OpParts is what one operation's RPCs said and how long it waited for a session.
+type OpParts struct {
+	ServerMs    float64
+	ServerSeen  bool
+	SessionWait float64 // seconds
+	Pooled      bool    // a session pool was asked (else multiplexed sessions: not applicable)
+	Statements  []string
+	Commits     int64
+}
+
+// Succeeded records a successful operation of kind op that was due at intended and started at
+// actual (pacing seconds; intended < 0: not paced) and ends at end: its histograms (op from the
+// actual start, op_intended when paced, op_server when the server said) and its breakdown parts.
+func (s *Stats) Succeeded(op string, intended, actual, end float64, parts OpParts) {
+	start := actual
+	if intended >= 0 {
+		start = min(intended, actual)
+		s.Recorder.Record(op+protocol.IntendedSuffix, (end-start)*usPerS)
+	}
+	s.Recorder.Record(op, (end-actual)*usPerS)
+	if parts.ServerSeen {
+		s.Recorder.Record(op+protocol.ServerSuffix, parts.ServerMs*usPerMs)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.timings[op]
+	if t == nil {
+		t = &protocol.OpTiming{SessionWait: protocol.SessionWaitNotApplicable, Statements: map[string]int64{}}
+		s.timings[op] = t
+	}
+	t.Count++
+	t.TotalUS += (end - start) * usPerS
+	t.QueueUS += (actual - start) * usPerS
+	if parts.Pooled {
+		t.SessionWait = protocol.SessionWaitMeasured
+		t.SessionUS += parts.SessionWait * usPerS
+	}
+	if parts.ServerSeen {
+		t.ServerCount++
+		t.ServerUS += parts.ServerMs * usPerMs
+	}
+	t.Commits += parts.Commits
+	for _, text := range parts.Statements {
+		if len(text) > maxStatementChars {
+			text = text[:maxStatementChars]
+		}
+		if _, ok := t.Statements[text]; ok || len(t.Statements) < MaxStatements {
+			t.Statements[text]++
+		}
+	}
+}
+
+// TakeTimings returns each operation kind's breakdown sums since the previous call.
+func (s *Stats) TakeTimings() map[string]*protocol.OpTiming {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.timings
+	s.timings = map[string]*protocol.OpTiming{}
+	return out
 }
 
 func (s *Stats) Count(counter string, n int64) {

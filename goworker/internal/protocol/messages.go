@@ -75,6 +75,37 @@ type Report struct {
 	Final        bool               `json:"final"`
 	// CPUS is the process's cumulative CPU seconds since begin (not a delta); nil: not measured.
 	CPUS *float64 `json:"cpu_s"`
+	// Timings are each operation kind's breakdown sums of this interval (model/breakdown.py).
+	Timings map[string]*OpTiming `json:"timings,omitempty"`
+	// SysLatencies are SPANNER_SYS statement and commit latencies, when read anew (worker 0).
+	SysLatencies *SysLatencies `json:"sys_latencies,omitempty"`
+}
+
+// SysLatencies are the SPANNER_SYS averages of the last complete minute (model.breakdown).
+type SysLatencies struct {
+	QueryS  map[string]float64 `json:"query_s"`
+	CommitS *float64           `json:"commit_s"`
+}
+
+// Session wait states of an OpTiming (model.breakdown.SessionWait).
+const (
+	SessionWaitMeasured      = "measured"
+	SessionWaitNotApplicable = "not_applicable"
+	SessionWaitNotMeasured   = "not_measured"
+)
+
+// OpTiming sums the parts of the successful operations of one kind in one interval, in
+// microseconds (model.breakdown.OpTiming).
+type OpTiming struct {
+	Count       int64            `json:"count"`
+	TotalUS     float64          `json:"total_us"`
+	QueueUS     float64          `json:"queue_us"`
+	SessionUS   float64          `json:"session_us"`
+	SessionWait string           `json:"session_wait"`
+	ServerUS    float64          `json:"server_us"`
+	ServerCount int64            `json:"server_count"`
+	Statements  map[string]int64 `json:"statements"`
+	Commits     int64            `json:"commits"`
 }
 
 // WritersStopped carries the updater's ledger rows [key, last_version, versions_committed].
@@ -133,6 +164,10 @@ const (
 	// FailedSuffix names an operation's failure histogram: "updater.txn" + FailedSuffix. The
 	// histograms above keep successful operations only.
 	FailedSuffix = ".failed"
+	// IntendedSuffix and ServerSuffix name an operation's histograms timed from its intended
+	// start and of its server-timing: "updater.txn" + IntendedSuffix.
+	IntendedSuffix = "_intended"
+	ServerSuffix   = "_server"
 )
 
 // Gauge names a worker reports (samples.Gauge).

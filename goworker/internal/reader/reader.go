@@ -29,7 +29,6 @@ const (
 	// RecentWindow is how far back recent_changes looks.
 	RecentWindow = 10 * time.Second
 	usPerS       = 1_000_000
-	usPerMs      = 1000
 )
 
 // Statement is the SQL and parameters of one read.
@@ -118,12 +117,7 @@ func (r *Reader) read(intended, actual float64) {
 		slog.Debug("read failed", "err", err)
 		return
 	}
-	end := pacing.Now()
-	r.stats.Recorder.Record(protocol.OpReaderRead, (end-actual)*usPerS)
-	r.stats.Recorder.Record(protocol.OpReaderReadIntended, (end-intended)*usPerS)
-	if ms, ok := timing.Ms(); ok {
-		r.stats.Recorder.Record(protocol.OpReaderReadServer, ms*usPerMs)
-	}
+	r.stats.Succeeded(protocol.OpReaderRead, intended, actual, pacing.Now(), timing.Parts())
 	r.stats.Count(protocol.CounterReads, 1)
 }
 

@@ -85,6 +85,7 @@ type Reader struct {
 	mu          sync.Mutex
 	prefix      string
 	unavailable map[string]bool
+	latencies   *protocol.SysLatencies // read anew, not yet sent
 }
 
 func NewReader(prefix string) *Reader {
@@ -118,6 +119,12 @@ func (r *Reader) Read(ctx context.Context, client *spanner.Client) (map[string]f
 		return out, err
 	}
 	PollQueryGauges(queries, prefix, out)
+	latencies := &protocol.SysLatencies{QueryS: map[string]float64{}}
+	for _, q := range queries {
+		if q.Executions > 0 {
+			latencies.QueryS[strings.TrimSpace(q.Text)] = q.AvgLatencyS
+		}
+	}
 	var txns []TxnStat
 	err = r.query(ctx, client, "TXN_STATS_TOP_MINUTE", txnSQL, func(row *spanner.Row) error {
 		var n spanner.NullInt64
@@ -129,7 +136,25 @@ func (r *Reader) Read(ctx context.Context, client *spanner.Client) (map[string]f
 		return nil
 	})
 	TxnGauges(txns, out)
+	if commit, ok := out[protocol.GaugeServerTxnAvgCommitLatencyS]; ok {
+		latencies.CommitS = &commit
+	}
+	r.mu.Lock()
+	if len(latencies.QueryS) > 0 || latencies.CommitS != nil {
+		r.latencies = latencies
+	}
+	r.mu.Unlock()
 	return out, err
+}
+
+// TakeLatencies returns the statement and commit latencies read since the previous call, for
+// the breakdown; nil if there are none new.
+func (r *Reader) TakeLatencies() *protocol.SysLatencies {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.latencies
+	r.latencies = nil
+	return out
 }
 
 func (r *Reader) query(ctx context.Context, client *spanner.Client, table, sql string, each func(*spanner.Row) error) error {

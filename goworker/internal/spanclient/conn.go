@@ -117,7 +117,10 @@ func (c *Conn) Begin(parent context.Context) (ctx context.Context, t *Timing, do
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 	}
 	if pool != nil {
-		if err := pool.Get(ctx); err != nil {
+		asked := time.Now()
+		err := pool.Get(ctx)
+		t.noteSessionWait(time.Since(asked))
+		if err != nil {
 			cancel()
 			return nil, nil, nil, err
 		}

@@ -9,10 +9,13 @@ import (
 	"sync"
 	"time"
 
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	"github.com/spanload/spanload/goworker/internal/metrics"
 )
 
 // ServerTimingHeader carries the server's time per RPC in Spanner's form "gfet4t7; dur=1"
@@ -43,6 +46,11 @@ type Timing struct {
 	seen    bool
 	lastErr codes.Code
 	begun   time.Time
+	// for the breakdown: session wait (emulated pool), statements run, commits
+	pooled      bool
+	sessionWait time.Duration
+	statements  []string
+	commits     int64
 }
 
 // background is the last failure of an RPC made outside any operation (the client creating its
@@ -66,6 +74,46 @@ func (t *Timing) Ms() (float64, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.total, t.seen
+}
+
+// Parts is what the operation's RPCs said and how long it waited for a session, for the breakdown.
+func (t *Timing) Parts() metrics.OpParts {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return metrics.OpParts{
+		ServerMs: t.total, ServerSeen: t.seen, SessionWait: t.sessionWait.Seconds(), Pooled: t.pooled,
+		Statements: t.statements, Commits: t.commits,
+	}
+}
+
+func (t *Timing) noteSessionWait(d time.Duration) {
+	t.mu.Lock()
+	t.pooled = true
+	t.sessionWait += d
+	t.mu.Unlock()
+}
+
+const commitMethod = "/google.spanner.v1.Spanner/Commit"
+
+// noteRequest keeps an operation's SQL texts and counts its commits.
+func noteRequest(ctx context.Context, method string, req any) {
+	t, _ := ctx.Value(timingKey{}).(*Timing)
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if method == commitMethod {
+		t.commits++
+	}
+	switch r := req.(type) {
+	case *spannerpb.ExecuteSqlRequest:
+		t.statements = append(t.statements, r.GetSql())
+	case *spannerpb.ExecuteBatchDmlRequest:
+		for _, st := range r.GetStatements() {
+			t.statements = append(t.statements, st.GetSql())
+		}
+	}
 }
 
 // LastFailure is the code of the operation's last failed RPC, else of a background RPC (session
@@ -133,6 +181,7 @@ func unaryTiming(ctx context.Context, method string, req, reply any, cc *grpc.Cl
 		noteErr(ctx, err)
 		return err
 	}
+	noteRequest(ctx, method, req)
 	var md metadata.MD
 	err := invoker(ctx, method, req, reply, cc, append(opts, grpc.Header(&md))...)
 	note(ctx, md)
@@ -147,15 +196,26 @@ func streamTiming(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientCon
 	if err != nil || ctx.Value(timingKey{}) == nil {
 		return cs, err
 	}
-	return &timedStream{ClientStream: cs, ctx: ctx}, nil
+	return &timedStream{ClientStream: cs, ctx: ctx, method: method}, nil
 }
 
 // timedStream reads the header once the first response (or the end) has arrived, so it never
 // waits for what the caller was not already waiting for.
 type timedStream struct {
 	grpc.ClientStream
-	ctx   context.Context
-	noted bool
+	ctx    context.Context
+	method string
+	noted  bool
+	sent   bool
+}
+
+// SendMsg sees the streaming call's request (ExecuteStreamingSql, StreamingRead).
+func (s *timedStream) SendMsg(m any) error {
+	if !s.sent {
+		s.sent = true
+		noteRequest(s.ctx, s.method, m)
+	}
+	return s.ClientStream.SendMsg(m)
 }
 
 func (s *timedStream) RecvMsg(m any) error {

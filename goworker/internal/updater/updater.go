@@ -22,8 +22,7 @@ import (
 )
 
 const (
-	usPerS  = 1_000_000
-	usPerMs = 1000
+	usPerS = 1_000_000
 )
 
 // Share is this worker's part of a rate split evenly between workers.
@@ -131,13 +130,8 @@ func (u *Updater) transaction(intended, actual float64) {
 		slog.Debug("updater transaction failed", "err", err)
 		return
 	}
-	end := pacing.Now()
+	u.stats.Succeeded(protocol.OpUpdaterTxn, intended, actual, pacing.Now(), timing.Parts())
 	u.Ledger.Committed(writes)
-	u.stats.Recorder.Record(protocol.OpUpdaterTxn, (end-actual)*usPerS)
-	u.stats.Recorder.Record(protocol.OpUpdaterTxnIntended, (end-intended)*usPerS)
-	if ms, ok := timing.Ms(); ok {
-		u.stats.Recorder.Record(protocol.OpUpdaterTxnServer, ms*usPerMs)
-	}
 	u.stats.Count(protocol.CounterTransactions, 1)
 	u.stats.Count(protocol.CounterMutations, int64(len(writes)))
 }

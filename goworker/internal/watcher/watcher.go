@@ -29,7 +29,6 @@ const (
 	drainGiveUp = 20 * time.Second
 	pausedNap   = 50 * time.Millisecond
 	usPerS      = 1_000_000
-	usPerMs     = 1000
 )
 
 // Position is a (commit timestamp, key) point in the watched table's change order.
@@ -152,12 +151,8 @@ func (g *group) pollOnce() (bool, error) {
 		slog.Debug("poll failed", "group", g.name, "err", err)
 		return false, err
 	}
-	end := pacing.Now()
+	w.stats.Succeeded(protocol.OpWatcherPoll, -1, start, pacing.Now(), timing.Parts())
 	seenAt := time.Now()
-	w.stats.Recorder.Record(protocol.OpWatcherPoll, (end-start)*usPerS)
-	if ms, ok := timing.Ms(); ok {
-		w.stats.Recorder.Record(protocol.OpWatcherPollServer, ms*usPerMs)
-	}
 	w.stats.Count(protocol.CounterPolls, 1)
 	w.stats.Count(protocol.CounterRowsPolled, int64(len(rows)))
 	if len(rows) > 0 {

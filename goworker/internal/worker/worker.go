@@ -251,9 +251,14 @@ func (w *Worker) sendReport(final bool, due float64) {
 		length = math.Max(now-(w.startedAt+float64(w.seq)*interval), 1e-3)
 	}
 	cpu := max(0, CPUSeconds()-w.cpuAtBegin)
+	var sysLatencies *protocol.SysLatencies
+	if w.serverStats != nil {
+		sysLatencies = w.serverStats.TakeLatencies()
+	}
 	if err := w.channel.Send(&protocol.Report{
 		Worker: w.index, Seq: w.seq, T: now, IntervalS: length, Counters: counters, Gauges: gauges,
-		ErrorsByCode: errs, Hdr: hdr, Final: final, CPUS: &cpu,
+		ErrorsByCode: errs, Hdr: hdr, Final: final, CPUS: &cpu, Timings: w.stats.TakeTimings(),
+		SysLatencies: sysLatencies,
 	}); err != nil {
 		slog.Error("could not send a report", "err", err)
 	}

@@ -288,6 +288,35 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * Breakdown
+         * @description Mean time per operation of one kind, split into parts that add up to ``round_trip_ms``.
+         */
+        Breakdown: {
+            /**
+             * Count
+             * @default 0
+             */
+            count: number;
+            /** Parts */
+            parts?: components["schemas"]["BreakdownPart"][];
+            /**
+             * Round Trip Ms
+             * @description mean from intended start to end
+             * @default 0
+             */
+            round_trip_ms: number;
+        };
+        /** BreakdownPart */
+        BreakdownPart: {
+            /**
+             * Ms
+             * @description mean per operation, milliseconds
+             */
+            ms: number;
+            part: components["schemas"]["Part"];
+            source: components["schemas"]["Source"];
+        };
         /** ClientConfig */
         ClientConfig: {
             /**
@@ -525,6 +554,11 @@ export interface components {
             /** Values */
             values: (number | null)[];
         };
+        /**
+         * Part
+         * @enum {string}
+         */
+        Part: "queue" | "session_wait" | "client" | "server" | "server_frontend" | "query_commit";
         /**
          * Percentiles
          * @description Latency percentiles in milliseconds, computed from a merged HdrHistogram.
@@ -937,6 +971,13 @@ export interface components {
          */
         Sample: {
             /**
+             * Breakdown
+             * @description Op -> where its time went this interval, mean per operation
+             */
+            breakdown?: {
+                [key: string]: components["schemas"]["Breakdown"];
+            };
+            /**
              * By Worker
              * @description worker index -> that worker's own rates and targets this interval, keyed by Gauge (updater.tps, updater.target_tps, reader.rps, reader.target_rps, watcher.changes_ps)
              */
@@ -1059,6 +1100,12 @@ export interface components {
              */
             type: "snapshot";
         };
+        /**
+         * Source
+         * @description How a part's value was obtained.
+         * @enum {string}
+         */
+        Source: "measured" | "derived" | "spanner_sys" | "not_applicable" | "not_measured";
         /** StatusMessage */
         StatusMessage: {
             event: components["schemas"]["EventPublic"];
@@ -1105,6 +1152,13 @@ export interface components {
          * @description Whole-run figures, from histograms merged over every interval.
          */
         Summary: {
+            /**
+             * Breakdown
+             * @description Op -> where its time went over the whole run, mean per operation
+             */
+            breakdown?: {
+                [key: string]: components["schemas"]["Breakdown"];
+            };
             /**
              * Duration S
              * @default 0

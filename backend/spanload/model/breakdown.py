@@ -1,0 +1,199 @@
+"""Where the time of an operation goes: per operation kind, its round trip split into parts.
+
+Every operation kind of every run (``updater.txn``, ``reader.read``, ``watcher.poll``, ``tpcc.*``...)
+gets the same breakdown, the PostgreSQL-interface TPC-C report's picture. A worker sums, per report
+interval and operation kind, what it measured of each operation (:class:`OpTiming`); the aggregator
+adds the workers' sums together and turns them into means per operation (:class:`Breakdown`):
+
+| part | how | source |
+|---|---|---|
+| ``queue`` | intended start (the pacer's schedule) to actual start | measured |
+| ``session_wait`` | time in the session pool's ``get()``; 0 with multiplexed sessions | measured, or not applicable |
+| ``client`` | client library and network: round trip minus the parts above and the server's | derived |
+| ``server`` | the server-timing headers of the operation's RPCs, summed | measured |
+
+Once SPANNER_SYS has a complete minute of the operation's statements, ``server`` is split into
+``server_frontend`` (server-timing minus query and commit time: derived) and ``query_commit``
+(each statement's ``QUERY_STATS`` average latency times its executions per operation, plus
+``TXN_STATS``' average commit latency times commits per operation: ``spanner_sys``).
+
+The parts add up to the round trip (intended start to end) exactly, by construction of the
+derived parts; the round trip itself is measured twice (these sums, and the ``<op>_intended``
+histogram), which is how a test checks the sums against an independent measurement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+US_PER_MS = 1000.0
+MAX_STATEMENTS = 64  # distinct statement texts kept per operation kind and interval
+MAX_STATEMENT_CHARS = 4000
+
+
+class Part(StrEnum):
+    QUEUE = "queue"
+    SESSION_WAIT = "session_wait"
+    CLIENT = "client"
+    SERVER = "server"
+    SERVER_FRONTEND = "server_frontend"
+    QUERY_COMMIT = "query_commit"
+
+
+class Source(StrEnum):
+    """How a part's value was obtained."""
+
+    MEASURED = "measured"
+    DERIVED = "derived"  # a difference of measured values
+    SPANNER_SYS = "spanner_sys"  # the target's SPANNER_SYS statistics (per-minute averages)
+    NOT_APPLICABLE = "not_applicable"  # e.g. session wait with multiplexed sessions: 0
+    NOT_MEASURED = "not_measured"  # the worker's client does not expose it: 0 here, inside ``client``
+
+
+class SessionWait(StrEnum):
+    MEASURED = "measured"
+    NOT_APPLICABLE = "not_applicable"
+    NOT_MEASURED = "not_measured"
+
+
+class OpTiming(BaseModel):
+    """One worker's sums over the successful operations of one kind in one report interval (us)."""
+
+    count: int = Field(0, ge=0, description="operations summed")
+    total_us: float = Field(0.0, ge=0, description="intended start to end")
+    queue_us: float = Field(0.0, ge=0, description="intended start to actual start")
+    session_us: float = Field(0.0, ge=0, description="waiting for a pooled session")
+    session_wait: SessionWait = SessionWait.NOT_MEASURED
+    server_us: float = Field(0.0, ge=0, description="server-timing, summed over each operation's RPCs")
+    server_count: int = Field(0, ge=0, description="operations whose RPCs carried server-timing")
+    statements: dict[str, int] = Field(
+        default_factory=dict, description="SQL text -> executions (ExecuteSql, ExecuteStreamingSql, batch DML)"
+    )
+    commits: int = Field(0, ge=0, description="Commit RPCs")
+
+    def add(self, other: OpTiming) -> None:
+        self.count += other.count
+        self.total_us += other.total_us
+        self.queue_us += other.queue_us
+        self.session_us += other.session_us
+        self.server_us += other.server_us
+        self.server_count += other.server_count
+        self.commits += other.commits
+        self.session_wait = _merge_session(self.session_wait, other.session_wait)
+        for text, n in other.statements.items():
+            if text in self.statements or len(self.statements) < MAX_STATEMENTS:
+                self.statements[text] = self.statements.get(text, 0) + n
+
+
+def _merge_session(a: SessionWait, b: SessionWait) -> SessionWait:
+    if SessionWait.MEASURED in (a, b):
+        return SessionWait.MEASURED
+    if SessionWait.NOT_MEASURED in (a, b):
+        return SessionWait.NOT_MEASURED
+    return SessionWait.NOT_APPLICABLE
+
+
+def merge_timings(maps: Iterable[Mapping[str, OpTiming]]) -> dict[str, OpTiming]:
+    """Sum several ``{op: OpTiming}`` maps (workers, or intervals) into a new one."""
+    out: dict[str, OpTiming] = {}
+    for timings in maps:
+        for op, timing in timings.items():
+            out.setdefault(op, OpTiming(session_wait=timing.session_wait)).add(timing)
+    return out
+
+
+class SysLatencies(BaseModel):
+    """SPANNER_SYS averages of the last complete minute, as worker 0 last read them."""
+
+    query_s: dict[str, float] = Field(default_factory=dict, description="statement text -> AVG_LATENCY_SECONDS")
+    commit_s: float | None = Field(None, description="TXN_STATS AVG_COMMIT_LATENCY_SECONDS, commit-weighted")
+
+
+class BreakdownPart(BaseModel):
+    part: Part
+    ms: float = Field(description="mean per operation, milliseconds")
+    source: Source
+
+
+class Breakdown(BaseModel):
+    """Mean time per operation of one kind, split into parts that add up to ``round_trip_ms``."""
+
+    count: int = 0
+    round_trip_ms: float = Field(0.0, description="mean from intended start to end")
+    parts: list[BreakdownPart] = Field(default_factory=list)
+
+
+def query_commit_ms(timing: OpTiming, sys: SysLatencies | None) -> float | None:
+    """Mean query + commit time per operation from SPANNER_SYS; None unless it knows every part."""
+    if sys is None or timing.count == 0 or (not timing.statements and timing.commits == 0):
+        return None
+    total_s = 0.0
+    for text, executions in timing.statements.items():
+        latency = sys.query_s.get(text.strip())
+        if latency is None:
+            return None
+        total_s += executions * latency
+    if timing.commits:
+        if sys.commit_s is None:
+            return None
+        total_s += timing.commits * sys.commit_s
+    return total_s * US_PER_MS / timing.count
+
+
+def breakdown(timing: OpTiming, sys: SysLatencies | None = None) -> Breakdown:
+    """Means per operation; the parts add up to the round trip exactly (derived parts are differences)."""
+    n = timing.count
+    if n == 0:
+        return Breakdown()
+    to_ms = 1 / (n * US_PER_MS)
+    round_trip = timing.total_us * to_ms
+    queue = timing.queue_us * to_ms
+    session = timing.session_us * to_ms
+    server = timing.server_us * to_ms
+    client = round_trip - queue - session - server
+    if client < 0:  # server-timing above the client's own view: clock resolution; never a negative part
+        server += client
+        client = 0.0
+    session_source = {
+        SessionWait.MEASURED: Source.MEASURED,
+        SessionWait.NOT_APPLICABLE: Source.NOT_APPLICABLE,
+        SessionWait.NOT_MEASURED: Source.NOT_MEASURED,
+    }[timing.session_wait]
+    parts = [
+        BreakdownPart(part=Part.QUEUE, ms=queue, source=Source.MEASURED),
+        BreakdownPart(part=Part.SESSION_WAIT, ms=session, source=session_source),
+        BreakdownPart(part=Part.CLIENT, ms=client, source=Source.DERIVED),
+    ]
+    server_source = Source.MEASURED if timing.server_count else Source.NOT_MEASURED
+    sys_ms = query_commit_ms(timing, sys) if timing.server_count == n else None
+    if sys_ms is None:
+        parts.append(BreakdownPart(part=Part.SERVER, ms=server, source=server_source))
+    else:
+        inner = min(sys_ms, server)  # a minute's average may exceed this interval's server time
+        parts.append(BreakdownPart(part=Part.SERVER_FRONTEND, ms=server - inner, source=Source.DERIVED))
+        parts.append(BreakdownPart(part=Part.QUERY_COMMIT, ms=inner, source=Source.SPANNER_SYS))
+    return Breakdown(count=n, round_trip_ms=round_trip, parts=parts)
+
+
+def combine(breakdowns: Iterable[Breakdown]) -> Breakdown:
+    """Several intervals' breakdowns of one operation kind as one (means weighted by their counts);
+    a part's source is the latest interval's. For summaries recomputed from stored samples."""
+    count = 0
+    round_trip = 0.0
+    parts: dict[Part, tuple[float, Source]] = {}
+    for b in breakdowns:
+        if b.count == 0:
+            continue
+        count += b.count
+        round_trip += b.round_trip_ms * b.count
+        for p in b.parts:
+            total, _ = parts.get(p.part, (0.0, p.source))
+            parts[p.part] = (total + p.ms * b.count, p.source)
+    if count == 0:
+        return Breakdown()
+    ordered = [BreakdownPart(part=part, ms=total / count, source=source) for part, (total, source) in parts.items()]
+    ordered.sort(key=lambda p: list(Part).index(p.part))
+    return Breakdown(count=count, round_trip_ms=round_trip / count, parts=ordered)
