@@ -80,6 +80,11 @@ export type Sample = Served<Schemas["Sample"]>;
 export type Reconciliation = Served<Schemas["Reconciliation"]>;
 export type Summary = Served<Schemas["Summary"]>;
 export type WorkerCost = Served<Schemas["WorkerCost"]>;
+/** Where an operation kind's time went: mean parts per operation that add up to its round trip. */
+export type Breakdown = Served<Schemas["Breakdown"]>;
+export type BreakdownPart = Served<Schemas["BreakdownPart"]>;
+export type Part = Schemas["Part"];
+export type PartSource = Schemas["Source"];
 
 // ---- run state -------------------------------------------------------------------------------
 

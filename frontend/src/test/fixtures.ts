@@ -1,8 +1,22 @@
 // Typed fixtures for unit tests (never used by the app).
 import { DEFAULT_CONFIG } from "@/lib/knobs";
-import type { RunEvent, RunPublic, Sample, Summary } from "@/lib/types";
+import type { Breakdown, RunEvent, RunPublic, Sample, Summary } from "@/lib/types";
 
 export const T0 = 1_800_000_000;
+
+/** A breakdown whose parts add up to its round trip (ms): queue, session wait, client, server. */
+export function makeBreakdown(queue: number, session: number, client: number, server: number, count = 10): Breakdown {
+  return {
+    count,
+    round_trip_ms: queue + session + client + server,
+    parts: [
+      { part: "queue", ms: queue, source: "measured" },
+      { part: "session_wait", ms: session, source: session > 0 ? "measured" : "not_applicable" },
+      { part: "client", ms: client, source: "derived" },
+      { part: "server", ms: server, source: "measured" },
+    ],
+  };
+}
 
 export function makeSample(seq: number, overrides: Partial<Sample> = {}): Sample {
   return {
@@ -20,6 +34,7 @@ export function makeSample(seq: number, overrides: Partial<Sample> = {}): Sample
     errors_by_code: {},
     by_worker: { "0": { "updater.tps": 9.5 + seq, "updater.target_tps": 10 } },
     hdr: {},
+    breakdown: { "updater.txn": makeBreakdown(1, 0, 1.5 + seq, 1) },
     ...overrides,
   };
 }
@@ -47,6 +62,7 @@ export function makeSummary(overrides: Partial<Summary> = {}): Summary {
     },
     workers: [{ index: 0, runtime: "python", pid: 4242, host: "box", node: null, operations: 660, cpu_s: 0.99, cpu_ms_per_op: 1.5 }],
     stop: { graceful: true, grace_s: 30, killed_workers: [], detail: "" },
+    breakdown: { "updater.txn": makeBreakdown(1, 0, 1.4, 1, 600) },
     ...overrides,
   };
 }
