@@ -21,7 +21,7 @@ type databaseAdmin struct {
 }
 
 func databasePB(db *storage.DB) *dbpb.Database {
-	return &dbpb.Database{
+	pb := &dbpb.Database{
 		Name:                   db.Name,
 		State:                  dbpb.Database_READY,
 		CreateTime:             timestamppb.New(db.Created),
@@ -29,6 +29,14 @@ func databasePB(db *storage.DB) *dbpb.Database {
 		EarliestVersionTime:    timestamppb.New(db.Created),
 		DatabaseDialect:        dbpb.DatabaseDialect_GOOGLE_STANDARD_SQL,
 	}
+	cat := db.Catalog()
+	if o, ok := cat.Option("version_retention_period"); ok {
+		pb.VersionRetentionPeriod = o.Value
+	}
+	if o, ok := cat.Option("default_leader"); ok {
+		pb.DefaultLeader = o.Value
+	}
+	return pb
 }
 
 // createStatementName returns the database ID of "CREATE DATABASE `name`".
@@ -102,6 +110,12 @@ func (s *databaseAdmin) UpdateDatabaseDdl(ctx context.Context, req *dbpb.UpdateD
 	if len(req.Statements) == 0 {
 		return nil, spanerr.InvalidArgument("UpdateDatabaseDdl needs at least one statement.")
 	}
+	opName := ""
+	if req.OperationId != "" {
+		if opName, err = s.b.ops.reserve(req.Database, req.OperationId); err != nil {
+			return nil, err
+		}
+	}
 	n, err := exec.ApplyDDL(ctx, db, req.Statements)
 	meta := &dbpb.UpdateDatabaseDdlMetadata{Database: req.Database, Statements: req.Statements}
 	now := timestamppb.Now()
@@ -115,6 +129,9 @@ func (s *databaseAdmin) UpdateDatabaseDdl(ctx context.Context, req *dbpb.UpdateD
 			p = 100
 		}
 		meta.Progress[i] = &dbpb.OperationProgress{ProgressPercent: p, StartTime: now, EndTime: now}
+	}
+	if opName != "" {
+		return s.b.ops.finishNamed(opName, meta, nil, err)
 	}
 	return s.b.ops.finish(req.Database, meta, nil, err)
 }

@@ -33,6 +33,42 @@ func (o *operations) finish(parent string, meta, response proto.Message, err err
 	o.seq++
 	name := parent + "/operations/_auto_" + itoa(time.Now().UnixNano()) + "_" + itoa(o.seq)
 	o.mu.Unlock()
+	return o.finishNamed(name, meta, response, err)
+}
+
+// reserve claims the operation name parent/operations/id that a request chose
+// (UpdateDatabaseDdl's operation_id): INVALID_ARGUMENT for an id Spanner would refuse,
+// ALREADY_EXISTS when an operation has that name already.
+func (o *operations) reserve(parent, id string) (string, error) {
+	if !validOperationID(id) {
+		return "", spanerr.InvalidArgument("Invalid operation id: %s.", id)
+	}
+	name := parent + "/operations/" + id
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if _, ok := o.ops[name]; ok {
+		return "", spanerr.AlreadyExists("Operation already exists: %s", name)
+	}
+	o.ops[name] = &longrunningpb.Operation{Name: name}
+	return name, nil
+}
+
+// validOperationID: 2 to 128 characters, [a-z][a-z0-9_]*, as Spanner requires.
+func validOperationID(id string) bool {
+	if len(id) < 2 || len(id) > 128 || id[0] < 'a' || id[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// finishNamed records a completed operation named name.
+func (o *operations) finishNamed(name string, meta, response proto.Message, err error) (*longrunningpb.Operation, error) {
 	op := &longrunningpb.Operation{Name: name, Done: true}
 	if meta != nil {
 		m, merr := anypb.New(meta)

@@ -51,7 +51,8 @@ func informationSchema(cat *schema.Catalog, name string) (*infoTable, bool) {
 	switch name {
 	case "TABLES":
 		it := newInfoTable("TABLE_CATALOG", tString, "TABLE_SCHEMA", tString, "TABLE_NAME", tString, "TABLE_TYPE", tString,
-			"PARENT_TABLE_NAME", tString, "ON_DELETE_ACTION", tString, "SPANNER_STATE", tString, "INTERLEAVE_TYPE", tString)
+			"PARENT_TABLE_NAME", tString, "ON_DELETE_ACTION", tString, "SPANNER_STATE", tString, "INTERLEAVE_TYPE", tString,
+			"ROW_DELETION_POLICY_EXPRESSION", tString)
 		for _, t := range cat.Tables {
 			parent, onDelete, interleave := "", "", ""
 			if t.Parent != nil {
@@ -60,10 +61,23 @@ func informationSchema(cat *schema.Catalog, name string) (*infoTable, bool) {
 					onDelete = "CASCADE"
 				}
 			}
-			it.add(lit(""), lit(""), lit(t.Name), lit("BASE TABLE"), litNullable(parent), litNullable(onDelete), lit("COMMITTED"), litNullable(interleave))
+			rdp := ""
+			if t.RowDeletionPolicy != nil {
+				rdp = t.RowDeletionPolicy.Expression()
+			}
+			it.add(lit(""), lit(""), lit(t.Name), lit("BASE TABLE"), litNullable(parent), litNullable(onDelete), lit("COMMITTED"), litNullable(interleave), litNullable(rdp))
 		}
 		for _, v := range cat.Views {
-			it.add(lit(""), lit(""), lit(v.Name), lit("VIEW"), "NULL", "NULL", "NULL", "NULL")
+			it.add(lit(""), lit(""), lit(v.Name), lit("VIEW"), "NULL", "NULL", "NULL", "NULL", "NULL")
+		}
+		return it, true
+	case "CHECK_CONSTRAINTS", "TABLE_CONSTRAINTS", "REFERENTIAL_CONSTRAINTS":
+		return constraintTables(cat, name), true
+	case "DATABASE_OPTIONS":
+		it := newInfoTable("CATALOG_NAME", tString, "SCHEMA_NAME", tString, "OPTION_NAME", tString,
+			"OPTION_TYPE", tString, "OPTION_VALUE", tString)
+		for _, o := range cat.Options() {
+			it.add(lit(""), lit(""), lit(o.Name), lit(o.Type), lit(o.Value))
 		}
 		return it, true
 	case "VIEWS":
@@ -188,4 +202,50 @@ func (c *compiler) infoSchemaTable(x *ast.PathTableExpr, sc *scope) (string, err
 		fields[i] = field{col, it.types[i]}
 	}
 	return b.String() + " AS " + c.addFieldsRel(sc, alias, fields), nil
+}
+
+// constraintTables builds CHECK_CONSTRAINTS, TABLE_CONSTRAINTS and REFERENTIAL_CONSTRAINTS:
+// a table's primary key (PK_<table>), its NOT NULL columns (CK_IS_NOT_NULL_<table>_<column>,
+// "<column> IS NOT NULL"), its CHECK and FOREIGN KEY constraints.
+func constraintTables(cat *schema.Catalog, name string) *infoTable {
+	checks := newInfoTable("CONSTRAINT_CATALOG", tString, "CONSTRAINT_SCHEMA", tString, "CONSTRAINT_NAME", tString,
+		"CHECK_CLAUSE", tString, "SPANNER_STATE", tString)
+	tc := newInfoTable("CONSTRAINT_CATALOG", tString, "CONSTRAINT_SCHEMA", tString, "CONSTRAINT_NAME", tString,
+		"TABLE_CATALOG", tString, "TABLE_SCHEMA", tString, "TABLE_NAME", tString, "CONSTRAINT_TYPE", tString,
+		"IS_DEFERRABLE", tString, "INITIALLY_DEFERRED", tString, "ENFORCED", tString)
+	refs := newInfoTable("CONSTRAINT_CATALOG", tString, "CONSTRAINT_SCHEMA", tString, "CONSTRAINT_NAME", tString,
+		"UNIQUE_CONSTRAINT_CATALOG", tString, "UNIQUE_CONSTRAINT_SCHEMA", tString, "UNIQUE_CONSTRAINT_NAME", tString,
+		"MATCH_OPTION", tString, "UPDATE_RULE", tString, "DELETE_RULE", tString, "SPANNER_STATE", tString)
+	addTC := func(constraint, table, kind string) {
+		tc.add(lit(""), lit(""), lit(constraint), lit(""), lit(""), lit(table), lit(kind), lit("NO"), lit("NO"), lit("YES"))
+	}
+	for _, t := range cat.Tables {
+		addTC("PK_"+t.Name, t.Name, "PRIMARY KEY")
+		for _, col := range t.Columns {
+			if col.NotNull {
+				n := "CK_IS_NOT_NULL_" + t.Name + "_" + col.Name
+				checks.add(lit(""), lit(""), lit(n), lit(col.Name+" IS NOT NULL"), lit("COMMITTED"))
+				addTC(n, t.Name, "CHECK")
+			}
+		}
+		for _, ck := range t.Checks {
+			checks.add(lit(""), lit(""), lit(ck.Name), lit(ck.Expr), lit("COMMITTED"))
+			addTC(ck.Name, t.Name, "CHECK")
+		}
+		for _, fk := range t.ForeignKeys {
+			addTC(fk.Name, t.Name, "FOREIGN KEY")
+			rule := "NO ACTION"
+			if fk.OnDelete == schema.Cascade {
+				rule = "CASCADE"
+			}
+			refs.add(lit(""), lit(""), lit(fk.Name), lit(""), lit(""), lit("PK_"+fk.RefTable.Name), lit("SIMPLE"), lit("NO ACTION"), lit(rule), lit("COMMITTED"))
+		}
+	}
+	switch name {
+	case "CHECK_CONSTRAINTS":
+		return checks
+	case "TABLE_CONSTRAINTS":
+		return tc
+	}
+	return refs
 }

@@ -32,6 +32,10 @@ type Catalog struct {
 	byTable map[string]*Table // lower-cased name
 	byIndex map[string]*Index // lower-cased name
 	byView  map[string]*View  // lower-cased name
+	// options are the ALTER DATABASE options (lower-cased name), dbName the database
+	// name the last ALTER DATABASE statement gave.
+	options map[string]DatabaseOption
+	dbName  string
 }
 
 // Table is one Spanner table.
@@ -42,6 +46,11 @@ type Table struct {
 	Parent     *Table // INTERLEAVE IN PARENT, nil at the top level
 	OnDelete   OnDelete
 	Indexes    []*Index
+	// Checks and ForeignKeys are the table's CHECK and FOREIGN KEY constraints.
+	Checks      []*Check
+	ForeignKeys []*ForeignKey
+	// RowDeletionPolicy is nil when the table has none.
+	RowDeletionPolicy *RowDeletionPolicy
 	// SQLName is the quoted SQLite table name that holds the current rows.
 	SQLName string
 	byCol   map[string]*Column

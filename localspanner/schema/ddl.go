@@ -68,6 +68,14 @@ type Change struct {
 	DroppedCol   *Column
 	CreatedIndex *Index
 	DroppedIndex *Index
+	// AddedCheck / DroppedCheck / AddedForeignKey: ALTER TABLE ADD / DROP CONSTRAINT.
+	AddedCheck      *Check
+	DroppedCheck    *Check
+	AddedForeignKey *ForeignKey
+	// AlteredColumn is the column an ALTER COLUMN changed (in the new catalog), and
+	// OldColumn the column before: storage checks the existing rows against it.
+	AlteredColumn *Column
+	OldColumn     *Column
 }
 
 // Apply builds the catalog that results from applying stmt to the catalog built
@@ -109,6 +117,22 @@ func Apply(prev []string, stmt string) (*Change, error) {
 			ch.AddedColumn, _ = ch.AlteredTable.Column(a.Column.Name.Name)
 		case *ast.DropColumn:
 			ch.DroppedCol, _ = ch.OldTable.Column(a.Name.Name)
+		case *ast.AlterColumn:
+			ch.AlteredColumn, _ = ch.AlteredTable.Column(a.Name.Name)
+			ch.OldColumn, _ = ch.OldTable.Column(a.Name.Name)
+		case *ast.AddTableConstraint:
+			if n := len(ch.AlteredTable.Checks); n > len(ch.OldTable.Checks) {
+				ch.AddedCheck = ch.AlteredTable.Checks[n-1]
+			}
+			if n := len(ch.AlteredTable.ForeignKeys); n > len(ch.OldTable.ForeignKeys) {
+				ch.AddedForeignKey = ch.AlteredTable.ForeignKeys[n-1]
+			}
+		case *ast.DropConstraint:
+			for _, ck := range ch.OldTable.Checks {
+				if strings.EqualFold(ck.Name, a.Name.Name) {
+					ch.DroppedCheck = ck
+				}
+			}
 		}
 	}
 	return ch, nil
@@ -155,6 +179,8 @@ func (c *Catalog) apply(d ast.DDL, text string) error {
 		return c.createView(s, text)
 	case *ast.DropView:
 		return c.dropView(s)
+	case *ast.AlterDatabase:
+		return c.alterDatabase(s)
 	case *ast.CreateTable:
 		return c.createTable(s)
 	case *ast.CreateIndex:
@@ -184,7 +210,7 @@ func (c *Catalog) nameTaken(name string) bool {
 	_, t := c.byTable[strings.ToLower(name)]
 	_, i := c.byIndex[strings.ToLower(name)]
 	_, v := c.byView[strings.ToLower(name)]
-	return t || i || v
+	return t || i || v || c.constraintNamed(name)
 }
 
 func optionBool(opts *ast.Options, name string) (bool, bool, error) {
@@ -265,6 +291,11 @@ func (c *Catalog) createTable(s *ast.CreateTable) error {
 		t.addColumn(col)
 	}
 	keys := s.PrimaryKeys
+	for _, tc := range s.TableConstraints {
+		if pk, ok := tc.Constraint.(*ast.TablePrimaryKey); ok {
+			keys = append(keys, pk.Columns...)
+		}
+	}
 	for _, cd := range s.Columns {
 		if cd.PrimaryKey {
 			keys = append(keys, &ast.IndexKey{Name: cd.Name})
@@ -281,10 +312,11 @@ func (c *Catalog) createTable(s *ast.CreateTable) error {
 		t.PrimaryKey = append(t.PrimaryKey, KeyPart{Column: col, Desc: k.Dir == ast.DirectionDesc})
 	}
 	if s.RowDeletionPolicy != nil {
-		return spanerr.Unimplemented("ROW DELETION POLICY on table %s is not supported by the local Spanner server", name)
-	}
-	if len(s.TableConstraints) > 0 {
-		return spanerr.Unimplemented("table constraints (FOREIGN KEY, CHECK) in CREATE TABLE %s are not supported", name)
+		p, err := rowDeletionPolicy(t, s.RowDeletionPolicy.RowDeletionPolicy)
+		if err != nil {
+			return err
+		}
+		t.RowDeletionPolicy = p
 	}
 	if s.Cluster != nil {
 		pname := pathName(s.Cluster.TableName)
@@ -311,6 +343,11 @@ func (c *Catalog) createTable(s *ast.CreateTable) error {
 	}
 	c.Tables = append(c.Tables, t)
 	c.byTable[strings.ToLower(name)] = t
+	for _, tc := range s.TableConstraints {
+		if err := c.addConstraint(t, tc); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -389,6 +426,15 @@ func (c *Catalog) dropTable(s *ast.DropTable) error {
 			return spanerr.FailedPrecondition("Cannot drop table %s with interleaved tables: %s.", name, other.Name)
 		}
 	}
+	var refs []string
+	for _, fk := range c.ReferencedBy(t) {
+		if fk.Table != t {
+			refs = append(refs, fk.Name)
+		}
+	}
+	if len(refs) > 0 {
+		return spanerr.FailedPrecondition("Cannot drop table `%s`. It is referenced by one or more foreign keys: %s. You must drop the foreign keys before dropping the table.", t.Name, strings.Join(refs, ", "))
+	}
 	for i, other := range c.Tables {
 		if other == t {
 			c.Tables = append(c.Tables[:i:i], c.Tables[i+1:]...)
@@ -460,6 +506,14 @@ func (c *Catalog) alterTable(s *ast.AlterTable) error {
 				return spanerr.FailedPrecondition("Cannot drop key column %s from table %s.", col.Name, name)
 			}
 		}
+		if check, fks := c.columnUse(t, col); check != "" {
+			return spanerr.FailedPrecondition("Cannot drop column `%s` on which there is a dependent check constraint: %s.", col.Name, check)
+		} else if len(fks) > 0 {
+			return spanerr.FailedPrecondition("Cannot drop column `%s` from table `%s`. It is used by one or more foreign keys: %s. You must drop the foreign keys before dropping the column.", col.Name, t.Name, strings.Join(fks, ", "))
+		}
+		if p := t.RowDeletionPolicy; p != nil && p.Column == col {
+			return spanerr.FailedPrecondition("Cannot drop column %s from table %s because it is used by the table's ROW DELETION POLICY.", col.Name, t.Name)
+		}
 		for _, ix := range t.Indexes {
 			for _, k := range ix.Keys {
 				if k.Column == col {
@@ -499,23 +553,75 @@ func (c *Catalog) alterTable(s *ast.AlterTable) error {
 				col.AllowCommitTimestamp = ct
 			}
 		case *ast.AlterColumnType:
-			typ, n, err := columnType(alt.Type)
-			if err != nil {
-				return err
-			}
-			if typ.Code != col.Type.Code || (typ.ArrayElementType != nil) != (col.Type.ArrayElementType != nil) {
-				return spanerr.Unimplemented("changing the type of %s.%s from %s to %s is not supported", name, col.Name, TypeDDL(col.Type, col.Length), TypeDDL(typ, n))
-			}
-			if alt.NotNull && !col.NotNull {
-				return spanerr.Unimplemented("adding NOT NULL to existing column %s.%s is not supported", name, col.Name)
-			}
-			col.Length = n
-			col.NotNull = alt.NotNull
+			return c.alterColumnType(t, col, alt)
 		default:
 			return spanerr.Unimplemented("ALTER COLUMN %s at offset %d is not supported", firstWords(a.Alteration.SQL()), a.Alteration.Pos())
 		}
+	case *ast.AddTableConstraint:
+		return c.addConstraint(t, a.TableConstraint)
+	case *ast.DropConstraint:
+		_, _, err := c.dropConstraint(t, a.Name.Name)
+		return err
+	case *ast.AddRowDeletionPolicy:
+		return setRowDeletionPolicy(t, a.RowDeletionPolicy, false)
+	case *ast.ReplaceRowDeletionPolicy:
+		return setRowDeletionPolicy(t, a.RowDeletionPolicy, true)
+	case *ast.DropRowDeletionPolicy:
+		if t.RowDeletionPolicy == nil {
+			return spanerr.InvalidArgument("ROW DELETION POLICY does not exist on table %s.", t.Name)
+		}
+		t.RowDeletionPolicy = nil
 	default:
 		return spanerr.Unimplemented("ALTER TABLE %s at offset %d is not supported", firstWords(s.TableAlteration.SQL()), s.TableAlteration.Pos())
 	}
 	return nil
+}
+
+// alterColumnType applies ALTER TABLE ... ALTER COLUMN c <type> [NOT NULL]: Spanner allows
+// a longer or shorter STRING/BYTES length (storage checks the existing values fit) and
+// adding or dropping NOT NULL (storage checks there is no NULL), not a change of type.
+func (c *Catalog) alterColumnType(t *Table, col *Column, alt *ast.AlterColumnType) error {
+	typ, n, err := columnType(alt.Type)
+	if err != nil {
+		return err
+	}
+	oldDDL, newDDL := TypeDDL(col.Type, col.Length), TypeDDL(typ, n)
+	if typ.Code != col.Type.Code || (typ.ArrayElementType != nil) != (col.Type.ArrayElementType != nil) ||
+		(typ.ArrayElementType != nil && typ.ArrayElementType.Code != col.Type.ArrayElementType.Code) {
+		if check, _ := c.columnUse(t, col); check != "" {
+			return spanerr.InvalidArgument("Cannot change the data type of column `%s`, which is used by check constraint `%s`.", col.Name, check)
+		}
+		if isStringBytes(typ) && isStringBytes(col.Type) {
+			return spanerr.Unimplemented("changing column %s.%s from %s to %s is not supported by the local Spanner server", t.Name, col.Name, oldDDL, newDDL)
+		}
+		return spanerr.InvalidArgument("Cannot change type of column `%s` from `%s` to `%s`", col.Name, oldDDL, newDDL)
+	}
+	if alt.NotNull != col.NotNull {
+		if _, fks := c.columnUse(t, col); len(fks) > 0 {
+			return spanerr.FailedPrecondition("Cannot change the nullability for column `%s` of table `%s`. It is used by one or more foreign keys: %s.", col.Name, t.Name, strings.Join(fks, ", "))
+		}
+	}
+	if alt.GeneratedExpr != nil || col.Generated != "" {
+		return spanerr.Unimplemented("ALTER COLUMN of the generated column %s.%s is not supported by the local Spanner server", t.Name, col.Name)
+	}
+	if def := defaultText(alt.DefaultExpr); def != col.Default {
+		return spanerr.Unimplemented("changing the DEFAULT of %s.%s in ALTER COLUMN is not supported by the local Spanner server", t.Name, col.Name)
+	}
+	col.Length = n
+	col.NotNull = alt.NotNull
+	return nil
+}
+
+func isStringBytes(t *spannerpb.Type) bool {
+	if t.ArrayElementType != nil {
+		t = t.ArrayElementType
+	}
+	return t.Code == spannerpb.TypeCode_STRING || t.Code == spannerpb.TypeCode_BYTES
+}
+
+func defaultText(d *ast.ColumnDefaultExpr) string {
+	if d == nil {
+		return ""
+	}
+	return d.Expr.SQL()
 }

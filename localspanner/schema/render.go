@@ -16,21 +16,33 @@ func (t *Table) HistoryName() string { return quote("_h_" + t.Name) }
 // DDL returns the canonical Spanner DDL of the catalog: tables in creation order
 // (parents before children), each followed by its indexes.
 func (c *Catalog) DDL() []string {
-	var out []string
+	var out, later []string
+	if o := c.optionsDDL(); o != "" {
+		out = append(out, o)
+	}
+	seen := map[*Table]bool{}
 	for _, t := range c.Tables {
-		out = append(out, t.DDL())
+		seen[t] = true
+		out = append(out, t.DDL(seen))
 		for _, ix := range t.Indexes {
 			out = append(out, ix.DDL())
 		}
+		for _, fk := range t.ForeignKeys {
+			if !seen[fk.RefTable] {
+				later = append(later, "ALTER TABLE "+t.Name+" ADD CONSTRAINT "+fk.Name+" "+fk.clauseDDL())
+			}
+		}
 	}
+	out = append(out, later...)
 	for _, v := range c.Views {
 		out = append(out, v.DDL())
 	}
 	return out
 }
 
-// DDL is the canonical CREATE TABLE statement of t.
-func (t *Table) DDL() string {
+// DDL is the canonical CREATE TABLE statement of t. Its foreign keys that reference
+// a table not in before are left out (Catalog.DDL adds them after every table).
+func (t *Table) DDL(before map[*Table]bool) string {
 	var b strings.Builder
 	b.WriteString("CREATE TABLE " + t.Name + " (\n")
 	for _, col := range t.Columns {
@@ -49,6 +61,7 @@ func (t *Table) DDL() string {
 		}
 		b.WriteString(",\n")
 	}
+	t.constraintsDDL(&b, before)
 	b.WriteString(") PRIMARY KEY(" + keyList(t.PrimaryKey, func(c *Column) string { return c.Name }) + ")")
 	if t.Parent != nil {
 		b.WriteString(",\n  INTERLEAVE IN PARENT " + t.Parent.Name)
@@ -57,6 +70,9 @@ func (t *Table) DDL() string {
 		} else {
 			b.WriteString(" ON DELETE NO ACTION")
 		}
+	}
+	if p := t.RowDeletionPolicy; p != nil {
+		b.WriteString(",\n  ROW DELETION POLICY (" + p.Expression() + ")")
 	}
 	return b.String()
 }
@@ -110,7 +126,9 @@ func (t *Table) SQLiteCreateTable(comp ExprCompiler, commitTSFunc string) ([]str
 	b.WriteString("CREATE TABLE " + t.SQLName + " (")
 	for _, col := range t.Columns {
 		b.WriteString(col.SQLName + " " + SQLiteType(col.Type))
-		if col.NotNull {
+		if col.NotNull && col.Generated != "" {
+			// Writes are checked for NOT NULL before they reach SQLite (so that ALTER
+			// COLUMN can drop it); a generated value only SQLite sees.
 			b.WriteString(" NOT NULL")
 		}
 		if col.Default != "" {
@@ -175,9 +193,6 @@ func (t *Table) SQLiteAddColumn(col *Column, comp ExprCompiler, commitTSFunc str
 			return nil, err
 		}
 		def = " DEFAULT (" + expr + ")"
-		if col.NotNull {
-			def += " NOT NULL"
-		}
 	}
 	stmts := []string{
 		"ALTER TABLE " + t.SQLName + " ADD COLUMN " + col.SQLName + " " + SQLiteType(col.Type) + def,

@@ -56,9 +56,20 @@ func (d *DB) applyOne(ctx context.Context, stmt string, comp schema.Compilers) e
 	if err != nil {
 		return err
 	}
+	more, checks, err := constraintDDL(ch, comp.Expr)
+	if err != nil {
+		return err
+	}
+	sqls = append(sqls, more...)
 	tx, err := d.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
+	}
+	for _, dc := range checks {
+		if err := runDataCheck(ctx, tx, dc); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
 	}
 	for _, s := range sqls {
 		if _, err := tx.ExecContext(ctx, s); err != nil {

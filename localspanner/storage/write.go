@@ -101,6 +101,10 @@ func (d *DB) CommitSplits(ctx context.Context, muts []*Mutation, validate func(q
 			return 0, 0, err
 		}
 	}
+	if err := w.checkForeignKeys(); err != nil {
+		w.rollback()
+		return 0, 0, err
+	}
 	if err := w.divideSplits(); err != nil {
 		w.rollback()
 		return 0, 0, fmt.Errorf("divide splits: %w", err)
@@ -184,6 +188,7 @@ type writer struct {
 	tsText string
 	// track collects the splits a commit touches (nil outside commits).
 	track *commitTrack
+	fk    fkWrites
 }
 
 // rollback ends the open write transaction; it uses a background context so that
@@ -246,6 +251,7 @@ func (w *writer) existsCtx(ctx context.Context, q string, args ...any) (bool, er
 }
 
 func (w *writer) apply(m *Mutation) error {
+	w.noteWrite(m)
 	if m.Op == OpDelete {
 		return w.delete(m.Table, m.KeySet)
 	}
@@ -474,6 +480,9 @@ func (w *writer) writeErr(err error, t *schema.Table, key []any) error {
 	if err == nil {
 		return nil
 	}
+	if cerr, ok := checkError(err, t, key); ok {
+		return cerr
+	}
 	var se sqlite3.Error
 	if errors.As(err, &se) {
 		switch se.ExtendedCode {
@@ -530,6 +539,9 @@ func (w *writer) delete(t *schema.Table, ks KeySet) error {
 // deleteWhere deletes rows of t matching cond (over t's key columns, which are
 // also the leading key columns of every interleaved child).
 func (w *writer) deleteWhere(t *schema.Table, cond string, args []any) error {
+	if err := w.cascadeForeignKeys(t, cond, args); err != nil {
+		return err
+	}
 	for _, child := range w.d.Catalog().Tables {
 		if child.Parent == nil || !strings.EqualFold(child.Parent.Name, t.Name) {
 			continue

@@ -370,3 +370,240 @@ def test_dml_compile_error_has_spanner_wording_and_position(ddb: SpannerDb, sql:
     with pytest.raises(gexc.InvalidArgument) as info:
         ddb.database.run_in_transaction(lambda tx: tx.execute_update(sql))
     assert _msg(info.value) == message
+
+
+# ---- CHECK, FOREIGN KEY, ROW DELETION POLICY, ALTER COLUMN, ALTER DATABASE, operation ids ---------------------------
+
+CONSTRAINTS_DDL = [
+    # "Creating and managing check constraints": CONSTRAINT name CHECK (expr) or an unnamed CHECK (expr); a row for
+    # which the expression is FALSE cannot be written (NULL passes).
+    """CREATE TABLE Customers (
+        CustomerId INT64 NOT NULL, Name STRING(20) NOT NULL, Age INT64,
+        CONSTRAINT AgeOk CHECK (Age >= 18),
+        CHECK (LENGTH(Name) > 1)
+    ) PRIMARY KEY (CustomerId)""",
+    # "Foreign keys": enforced when the transaction commits; ON DELETE CASCADE deletes the referencing rows.
+    """CREATE TABLE Orders (
+        OrderId INT64 NOT NULL, CustomerId INT64, Note STRING(MAX),
+        CONSTRAINT FK_OrderCustomer FOREIGN KEY (CustomerId) REFERENCES Customers (CustomerId)
+    ) PRIMARY KEY (OrderId)""",
+    """CREATE TABLE Lines (
+        LineId INT64 NOT NULL, OrderId INT64 NOT NULL,
+        CONSTRAINT FK_LineOrder FOREIGN KEY (OrderId) REFERENCES Orders (OrderId) ON DELETE CASCADE
+    ) PRIMARY KEY (LineId)""",
+    # "Time to live (TTL)": ROW DELETION POLICY (OLDER_THAN(timestamp_column, INTERVAL num_days DAY)).
+    """CREATE TABLE Events (Id INT64 NOT NULL, SeenAt TIMESTAMP, Label STRING(10))
+        PRIMARY KEY (Id), ROW DELETION POLICY (OLDER_THAN(SeenAt, INTERVAL 30 DAY))""",
+]
+
+
+@pytest.fixture(scope="module")
+def cdb(make_database: DatabaseFactory) -> SpannerDb:
+    return make_database(CONSTRAINTS_DDL)
+
+
+def _write(db: SpannerDb, op: str, table: str, columns: list[str], rows: list[tuple[Any, ...]]) -> None:
+    with db.database.batch() as batch:
+        getattr(batch, op)(table, columns, rows)
+
+
+def _count(db: SpannerDb, table: str, where: str = "TRUE") -> int:
+    rows = _query(db, f"SELECT COUNT(*) FROM {table} WHERE {where}")
+    return int(rows[0][0])
+
+
+def test_check_constraint_refuses_a_false_row_and_passes_null(cdb: SpannerDb) -> None:
+    _write(cdb, "insert_or_update", "Customers", ["CustomerId", "Name", "Age"], [(100, "Ann", 30), (101, "Bob", None)])
+    with pytest.raises(gexc.OutOfRange) as info:
+        _write(cdb, "insert", "Customers", ["CustomerId", "Name", "Age"], [(102, "Cid", 17)])
+    assert _msg(info.value).startswith("Check constraint `Customers`.`AgeOk` is violated for key"), _msg(info.value)
+    with pytest.raises(gexc.OutOfRange) as info:
+        cdb.database.run_in_transaction(
+            lambda tx: tx.execute_update("UPDATE Customers SET Age = 5 WHERE CustomerId = 100")
+        )
+    assert "`Customers`.`AgeOk`" in _msg(info.value)
+    # The unnamed CHECK gets a generated name CK_<table>_...
+    with pytest.raises(gexc.OutOfRange) as info:
+        _write(cdb, "insert", "Customers", ["CustomerId", "Name"], [(103, "D")])
+    assert _msg(info.value).startswith("Check constraint `Customers`.`CK_Customers_"), _msg(info.value)
+    assert _query(cdb, "SELECT CustomerId, Age FROM Customers WHERE CustomerId >= 100 ORDER BY CustomerId") == [
+        [100, 30],
+        [101, None],
+    ]
+
+
+def test_check_constraints_in_information_schema(cdb: SpannerDb) -> None:
+    # "Information schema": CHECK_CONSTRAINTS lists the CHECK constraints and the NOT NULL columns
+    # (CK_IS_NOT_NULL_<table>_<column>, "<column> IS NOT NULL").
+    rows = _query(
+        cdb,
+        "SELECT CONSTRAINT_NAME, CHECK_CLAUSE, SPANNER_STATE FROM INFORMATION_SCHEMA.CHECK_CONSTRAINTS "
+        "WHERE CONSTRAINT_NAME = 'AgeOk' OR CONSTRAINT_NAME LIKE 'CK_IS_NOT_NULL_Customers_%' "
+        "OR CONSTRAINT_NAME LIKE 'CK_Customers_%' ORDER BY CONSTRAINT_NAME",
+    )
+    assert rows[0] == ["AgeOk", "Age >= 18", "COMMITTED"]
+    assert rows[1][0].startswith("CK_Customers_") and rows[1][1:] == ["LENGTH(Name) > 1", "COMMITTED"]
+    assert rows[2:] == [
+        ["CK_IS_NOT_NULL_Customers_CustomerId", "CustomerId IS NOT NULL", "COMMITTED"],
+        ["CK_IS_NOT_NULL_Customers_Name", "Name IS NOT NULL", "COMMITTED"],
+    ]
+    assert _query(
+        cdb,
+        "SELECT CONSTRAINT_NAME, UNIQUE_CONSTRAINT_NAME, DELETE_RULE FROM INFORMATION_SCHEMA.REFERENTIAL_CONSTRAINTS "
+        "ORDER BY CONSTRAINT_NAME",
+    ) == [["FK_LineOrder", "PK_Orders", "CASCADE"], ["FK_OrderCustomer", "PK_Customers", "NO ACTION"]]
+
+
+def test_adding_a_check_that_existing_rows_break_is_refused(cdb: SpannerDb) -> None:
+    _write(cdb, "insert_or_update", "Customers", ["CustomerId", "Name", "Age"], [(110, "Eve", 90)])
+    err = _ddl_error(cdb, ["ALTER TABLE Customers ADD CONSTRAINT Young CHECK (Age < 80)"])
+    assert isinstance(err, gexc.OutOfRange), err
+    assert "Check constraint `Customers`.`Young` is violated for key" in err.message
+    _ddl(cdb, ["ALTER TABLE Customers ADD CONSTRAINT NotAncient CHECK (Age < 150)"])
+    with pytest.raises(gexc.OutOfRange):
+        _write(cdb, "update", "Customers", ["CustomerId", "Age"], [(110, 200)])
+    _ddl(cdb, ["ALTER TABLE Customers DROP CONSTRAINT NotAncient"])
+    _write(cdb, "update", "Customers", ["CustomerId", "Age"], [(110, 200)])
+    assert _query(cdb, "SELECT Age FROM Customers WHERE CustomerId = 110") == [[200]]
+
+
+def test_foreign_key_is_checked_when_the_transaction_commits(cdb: SpannerDb) -> None:
+    with pytest.raises(gexc.FailedPrecondition) as info:
+        _write(cdb, "insert", "Orders", ["OrderId", "CustomerId"], [(1, 999)])
+    assert _msg(info.value).startswith(
+        "Foreign key `FK_OrderCustomer` constraint violation on table `Orders`. Cannot find referenced key"
+    ), _msg(info.value)
+    assert _count(cdb, "Orders", "OrderId = 1") == 0
+    # At commit, not per mutation: the referencing row may come before the referenced one.
+    with cdb.database.batch() as batch:
+        batch.insert("Orders", ["OrderId", "CustomerId"], [(2, 200)])
+        batch.insert("Customers", ["CustomerId", "Name", "Age"], [(200, "Fay", 40)])
+    # A NULL foreign key references nothing and needs nothing.
+    _write(cdb, "insert", "Orders", ["OrderId", "CustomerId"], [(3, None)])
+    assert _query(cdb, "SELECT OrderId, CustomerId FROM Orders WHERE OrderId IN (2, 3) ORDER BY OrderId") == [
+        [2, 200],
+        [3, None],
+    ]
+
+
+def test_referenced_row_cannot_go_and_cascade_deletes_referencing_rows(cdb: SpannerDb) -> None:
+    with cdb.database.batch() as batch:
+        batch.insert("Customers", ["CustomerId", "Name", "Age"], [(300, "Gus", 50)])
+        batch.insert("Orders", ["OrderId", "CustomerId"], [(30, 300)])
+        batch.insert("Lines", ["LineId", "OrderId"], [(1, 30), (2, 30)])
+    with pytest.raises(gexc.FailedPrecondition) as info:
+        _write_delete(cdb, "Customers", 300)
+    assert _msg(info.value).startswith(
+        "Foreign key `FK_OrderCustomer` constraint violation when deleting or updating referenced key"
+    ), _msg(info.value)
+    assert _count(cdb, "Customers", "CustomerId = 300") == 1
+    _write_delete(cdb, "Orders", 30)
+    assert _count(cdb, "Lines", "OrderId = 30") == 0, "ON DELETE CASCADE deletes the referencing rows"
+    _write_delete(cdb, "Customers", 300)
+    assert _count(cdb, "Customers", "CustomerId = 300") == 0
+
+
+def _write_delete(db: SpannerDb, table: str, key: int) -> None:
+    with db.database.batch() as batch:
+        batch.delete(table, KeySet(keys=[[key]]))
+
+
+def test_table_referenced_by_a_foreign_key_cannot_be_dropped(cdb: SpannerDb) -> None:
+    err = _ddl_error(cdb, ["DROP TABLE Customers"])
+    assert isinstance(err, gexc.FailedPrecondition), err
+    assert (
+        "Cannot drop table `Customers`. It is referenced by one or more foreign keys: FK_OrderCustomer." in err.message
+    )
+
+
+def test_row_deletion_policy_is_stored_and_shown(cdb: SpannerDb) -> None:
+    def policy() -> Any:
+        return _query(
+            cdb, "SELECT ROW_DELETION_POLICY_EXPRESSION FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_NAME = 'Events'"
+        )
+
+    assert policy() == [["OLDER_THAN(SeenAt, INTERVAL 30 DAY)"]]
+    assert any("ROW DELETION POLICY (OLDER_THAN(SeenAt, INTERVAL 30 DAY))" in s for s in _schema(cdb))
+    _ddl(cdb, ["ALTER TABLE Events REPLACE ROW DELETION POLICY (OLDER_THAN(SeenAt, INTERVAL 7 DAY))"])
+    assert policy() == [["OLDER_THAN(SeenAt, INTERVAL 7 DAY)"]]
+    _ddl(cdb, ["ALTER TABLE Events DROP ROW DELETION POLICY"])
+    assert policy() == [[None]]
+    err = _ddl_error(cdb, ["ALTER TABLE Events ADD ROW DELETION POLICY (OLDER_THAN(Label, INTERVAL 1 DAY))"])
+    assert isinstance(err, gexc.InvalidArgument), err
+    assert "column Label in table Events is not of type TIMESTAMP" in err.message
+    _ddl(cdb, ["ALTER TABLE Events ADD ROW DELETION POLICY (OLDER_THAN(SeenAt, INTERVAL 30 DAY))"])
+    assert policy() == [["OLDER_THAN(SeenAt, INTERVAL 30 DAY)"]]
+
+
+def test_alter_column_where_spanner_allows_it(cdb: SpannerDb) -> None:
+    _write(cdb, "insert_or_update", "Events", ["Id", "Label"], [(1, "0123456789"), (2, None)])
+    # A longer STRING keeps the values; a shorter one must still hold them.
+    _ddl(cdb, ["ALTER TABLE Events ALTER COLUMN Label STRING(20)"])
+    _write(cdb, "update", "Events", ["Id", "Label"], [(2, "x" * 20)])
+    err = _ddl_error(cdb, ["ALTER TABLE Events ALTER COLUMN Label STRING(5)"])
+    assert isinstance(err, gexc.FailedPrecondition), err
+    assert "Reducing the length of column Label to 5 is not allowed" in err.message
+    # NOT NULL: refused while a NULL is there, then added, then dropped again.
+    _write(cdb, "update", "Events", ["Id", "Label"], [(2, None)])
+    err = _ddl_error(cdb, ["ALTER TABLE Events ALTER COLUMN Label STRING(20) NOT NULL"])
+    assert isinstance(err, gexc.FailedPrecondition), err
+    assert "Adding a NOT NULL constraint on a column Events.Label is not allowed" in err.message
+    _write(cdb, "update", "Events", ["Id", "Label"], [(2, "two")])
+    _ddl(cdb, ["ALTER TABLE Events ALTER COLUMN Label STRING(20) NOT NULL"])
+    with pytest.raises(gexc.FailedPrecondition):
+        _write(cdb, "update", "Events", ["Id", "Label"], [(2, None)])
+    _ddl(cdb, ["ALTER TABLE Events ALTER COLUMN Label STRING(20)"])
+    _write(cdb, "update", "Events", ["Id", "Label"], [(2, None)])
+    assert _query(cdb, "SELECT Id, Label FROM Events WHERE Id IN (1, 2) ORDER BY Id") == [[1, "0123456789"], [2, None]]
+    # A change of type Spanner does not allow.
+    err = _ddl_error(cdb, ["ALTER TABLE Events ALTER COLUMN Label INT64"])
+    assert isinstance(err, gexc.InvalidArgument), err
+    assert "Cannot change type of column `Label` from `STRING(20)` to `INT64`" in err.message
+    assert _query(
+        cdb,
+        "SELECT SPANNER_TYPE, IS_NULLABLE FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_NAME = 'Events' "
+        "AND COLUMN_NAME = 'Label'",
+    ) == [["STRING(20)", "YES"]]
+
+
+def test_alter_column_sets_allow_commit_timestamp(cdb: SpannerDb) -> None:
+    from google.cloud.spanner_v1 import COMMIT_TIMESTAMP
+
+    with pytest.raises(gexc.FailedPrecondition):
+        _write(cdb, "insert_or_update", "Events", ["Id", "SeenAt"], [(5, COMMIT_TIMESTAMP)])
+    _ddl(cdb, ["ALTER TABLE Events ALTER COLUMN SeenAt SET OPTIONS (allow_commit_timestamp = true)"])
+    with cdb.database.batch() as batch:
+        batch.insert_or_update("Events", ["Id", "SeenAt"], [(5, COMMIT_TIMESTAMP)])
+    assert _query(cdb, "SELECT SeenAt FROM Events WHERE Id = 5") == [[batch.committed]]
+
+
+def test_alter_database_set_options(cdb: SpannerDb) -> None:
+    # "ALTER DATABASE database_id SET OPTIONS (version_retention_period = '...', default_leader = '...')".
+    db_id = cdb.database.database_id
+    _ddl(cdb, [f"ALTER DATABASE `{db_id}` SET OPTIONS (version_retention_period = '3d')"])
+    assert _query(
+        cdb,
+        "SELECT OPTION_NAME, OPTION_TYPE, OPTION_VALUE FROM INFORMATION_SCHEMA.DATABASE_OPTIONS "
+        "WHERE OPTION_NAME = 'version_retention_period'",
+    ) == [["version_retention_period", "STRING", "3d"]]
+    cdb.database.reload()
+    assert cdb.database.version_retention_period == "3d"
+    err = _ddl_error(cdb, [f"ALTER DATABASE `{db_id}` SET OPTIONS (no_such_option = 1)"])
+    assert isinstance(err, gexc.InvalidArgument), err
+    assert "Option: no_such_option is unknown." in err.message
+
+
+def test_update_ddl_operation_id_names_the_operation(cdb: SpannerDb) -> None:
+    # UpdateDatabaseDdlRequest.operation_id: "the operation's name is <database>/operations/<operation_id>";
+    # a second request with the same id fails with ALREADY_EXISTS.
+    op_id = "op_" + unique("x").replace("-", "_")
+    table = "T" + op_id
+    op = cdb.database.update_ddl([f"CREATE TABLE {table} (Id INT64) PRIMARY KEY (Id)"], operation_id=op_id)
+    op.result(OPERATION_TIMEOUT_S)
+    assert op.operation.name == f"{cdb.database.name}/operations/{op_id}"
+    with pytest.raises(gexc.AlreadyExists) as info:
+        cdb.database.update_ddl([f"DROP TABLE {table}"], operation_id=op_id).result(OPERATION_TIMEOUT_S)
+    assert _msg(info.value) == f"Operation already exists: {cdb.database.name}/operations/{op_id}"
+    with pytest.raises(gexc.InvalidArgument):
+        cdb.database.update_ddl([f"DROP TABLE {table}"], operation_id="Not-Valid").result(OPERATION_TIMEOUT_S)
+    assert any(s.startswith(f"CREATE TABLE {table} ") for s in _schema(cdb)), "neither failed request ran its DDL"

@@ -57,3 +57,6 @@ func Code(err error, dflt codes.Code) codes.Code {
 	}
 	return dflt
 }
+
+// OutOfRange returns an OUT_OF_RANGE error.
+func OutOfRange(format string, args ...any) error { return New(codes.OutOfRange, format, args...) }
