@@ -346,6 +346,11 @@ func (c *compiler) upsertedRow(t *schema.Table, tmpl *dmlTemplate, listed map[*s
 	if tmpl.kind != DMLInsertOrUpdate || !returns {
 		return "", nil, nil
 	}
+	for _, k := range t.PrimaryKey {
+		if _, ok := listed[k.Column]; !ok { // a key left to its DEFAULT (NEW_UUID()): every row is new
+			return "", nil, nil
+		}
+	}
 	sc := &scope{}
 	var on []string
 	from, err := c.userTable(t, t.Name, nil, sc, &on)
@@ -353,11 +358,7 @@ func (c *compiler) upsertedRow(t *schema.Table, tmpl *dmlTemplate, listed map[*s
 		return "", nil, err
 	}
 	for _, k := range t.PrimaryKey {
-		i, ok := listed[k.Column]
-		if !ok {
-			return "", nil, errorf(codes.InvalidArgument, "INSERT OR UPDATE must list every key column of %s; %s is missing", t.Name, k.Column.Name)
-		}
-		on = append(on, colIn(sc, k.Column)+" IS v."+outName(i))
+		on = append(on, colIn(sc, k.Column)+" IS v."+outName(listed[k.Column]))
 	}
 	prior := &priorRow{sql: colIn(sc, t.PrimaryKey[0].Column) + " IS NOT NULL", cols: map[*schema.Column]string{}}
 	for _, col := range t.Columns {
