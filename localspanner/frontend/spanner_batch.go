@@ -3,9 +3,12 @@ package frontend
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/spanload/spanload/localspanner/exec"
@@ -57,7 +60,7 @@ func (s *spannerServer) commitGroup(ctx context.Context, sess *txn.Session, opts
 // partitions answers a partition request with a single partition: this server
 // runs every query and read in one piece, so the token only needs to be opaque.
 // check validates the request in its transaction before any partition is made.
-func (s *spannerServer) partitions(session string, sel *spannerpb.TransactionSelector, check func(*txn.Session, *txn.Txn) error) (*spannerpb.PartitionResponse, error) {
+func (s *spannerServer) partitions(session string, sel *spannerpb.TransactionSelector, opts *spannerpb.PartitionOptions, fingerprint string, check func(*txn.Session, *txn.Txn) error) (*spannerpb.PartitionResponse, error) {
 	sess, err := s.b.Txns.Session(session)
 	if err != nil {
 		return nil, err
@@ -67,6 +70,12 @@ func (s *spannerServer) partitions(session string, sel *spannerpb.TransactionSel
 		return nil, spanerr.InvalidArgument("Invalid PartitionQuery/PartitionRead request: the transaction selector is required.")
 	case *spannerpb.TransactionSelector_SingleUse:
 		return nil, spanerr.InvalidArgument("Partition reads may not be performed in single-use transactions, since the response needs to be reused.")
+	}
+	if opts.GetPartitionSizeBytes() < 0 {
+		return nil, spanerr.InvalidArgument("Invalid partition_options: bytes per batch must be greater than zero.")
+	}
+	if opts.GetMaxPartitions() < 0 {
+		return nil, spanerr.InvalidArgument("Invalid partition_options: max partition count must be greater than zero.")
 	}
 	sl, err := s.resolve(sess, sel)
 	if err != nil {
@@ -82,6 +91,7 @@ func (s *spannerServer) partitions(session string, sel *spannerpb.TransactionSel
 	}
 	token := make([]byte, 16)
 	_, _ = rand.Read(token)
+	sl.t.AddPartition(token, sess.Name, fingerprint)
 	resp := &spannerpb.PartitionResponse{Partitions: []*spannerpb.Partition{{PartitionToken: token}}}
 	if sl.begun {
 		resp.Transaction = txnPB(sl.t, true)
@@ -90,15 +100,34 @@ func (s *spannerServer) partitions(session string, sel *spannerpb.TransactionSel
 }
 
 func (s *spannerServer) PartitionQuery(_ context.Context, req *spannerpb.PartitionQueryRequest) (*spannerpb.PartitionResponse, error) {
-	return s.partitions(req.Session, req.Transaction, func(sess *txn.Session, t *txn.Txn) error {
+	fp := queryFingerprint(req.Sql, req.Params, req.ParamTypes)
+	return s.partitions(req.Session, req.Transaction, req.PartitionOptions, fp, func(sess *txn.Session, t *txn.Txn) error {
 		st := exec.Statement{SQL: req.Sql, Params: req.GetParams().GetFields(), Types: req.ParamTypes}
 		return s.b.Exec.CheckPartitionQuery(sess.DB, t, st)
 	})
 }
 
 func (s *spannerServer) PartitionRead(_ context.Context, req *spannerpb.PartitionReadRequest) (*spannerpb.PartitionResponse, error) {
-	return s.partitions(req.Session, req.Transaction, func(sess *txn.Session, _ *txn.Txn) error {
+	fp := readFingerprint(req.Table, req.Index, req.Columns, req.KeySet)
+	return s.partitions(req.Session, req.Transaction, req.PartitionOptions, fp, func(sess *txn.Session, _ *txn.Txn) error {
 		args := exec.ReadArgs{Table: req.Table, Index: req.Index, Columns: req.Columns, KeySet: req.KeySet}
 		return s.b.Exec.CheckPartitionRead(sess.DB, args)
 	})
+}
+
+// queryFingerprint identifies a query and its parameters, so that a partition
+// token runs only the query it was made for.
+func queryFingerprint(sql string, params *structpb.Struct, types map[string]*spannerpb.Type) string {
+	return fingerprint(&spannerpb.ExecuteSqlRequest{Sql: sql, Params: params, ParamTypes: types})
+}
+
+// readFingerprint identifies a read, likewise.
+func readFingerprint(table, index string, columns []string, keys *spannerpb.KeySet) string {
+	return fingerprint(&spannerpb.ReadRequest{Table: table, Index: index, Columns: columns, KeySet: keys})
+}
+
+func fingerprint(m proto.Message) string {
+	b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+	sum := sha256.Sum256(b)
+	return string(sum[:])
 }

@@ -32,6 +32,12 @@ func (s *spannerServer) read(ctx context.Context, req *spannerpb.ReadRequest, w 
 		return err
 	}
 	w.txn = sel.t
+	if len(req.PartitionToken) > 0 {
+		if err := sel.t.CheckPartition(req.PartitionToken, sess.Name, readFingerprint(req.Table, req.Index, req.Columns, req.KeySet)); err != nil {
+			s.failBegin(sel)
+			return err
+		}
+	}
 	err = s.readIn(ctx, sess.DB, sel, req, w)
 	if err != nil {
 		s.failBegin(sel)

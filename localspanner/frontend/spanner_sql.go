@@ -35,6 +35,12 @@ func (s *spannerServer) executeSQL(ctx context.Context, req *spannerpb.ExecuteSq
 		return err
 	}
 	w.txn = sel.t
+	if len(req.PartitionToken) > 0 {
+		if err := sel.t.CheckPartition(req.PartitionToken, sess.Name, queryFingerprint(req.Sql, req.Params, req.ParamTypes)); err != nil {
+			s.failBegin(sel)
+			return err
+		}
+	}
 	// Replay keys: request seqno*1000 for ExecuteSql, seqno*1000+i+1 for the i-th statement of
 	// ExecuteBatchDml, so an ExecuteSql never replays a batch statement's row count (it did,
 	// and skipped its write, when its seqno equalled a batch statement's index key).

@@ -49,13 +49,15 @@ type Txn struct {
 
 	precommitSeq atomic.Int32
 
-	mu       sync.Mutex
-	state    state
-	muts     []*storage.Mutation
-	reads    []readItem
-	lastUse  time.Time
-	dmlSeqs  map[int64]int64 // DML seqno -> row count, for replays
-	Attempts int
+	mu      sync.Mutex
+	state   state
+	muts    []*storage.Mutation
+	reads   []readItem
+	lastUse time.Time
+	dmlSeqs map[int64]int64 // DML seqno -> row count, for replays
+	// partitions are the partition tokens made in a read-only transaction.
+	partitions map[string]partition
+	Attempts   int
 }
 
 // NextPrecommitSeq returns the sequence number of the next precommit token of a

@@ -194,3 +194,49 @@ def test_read_through_an_index_at_a_past_timestamp(pdb: tuple[SpannerDb, dt.date
     with db.database.snapshot(read_timestamp=first) as snap:
         rows = [list(r) for r in snap.read("Items", ["Id", "Name"], KeySet(keys=[[1]]), index="ItemsByShard")]
     assert sorted(rows) == [[i, f"n{i}"] for i in range(1, 40, 4)]
+
+
+# PartitionQuery/PartitionRead reference: "Partition tokens ... can be used by ExecuteStreamingSql [StreamingRead] to
+# specify a subset of the query [read] result"; a token is for the session, the read-only transaction and the request
+# it was made for. Anything else is INVALID_ARGUMENT.
+TOKEN_MISUSE = {
+    "another query": ("query", lambda b: b["query"].update(sql="SELECT Id FROM Items WHERE Shard = 1"), "different"),
+    "other parameters": ("query", lambda b: b["query"]["params"].update(shard=2), "different"),
+    "another read": ("read", lambda b: b["read"].update(columns=["Id", "Shard"]), "different"),
+    "a made-up token": ("query", lambda b: b.update(partition=b"not-a-token"), "Invalid partition token"),
+}
+
+
+@pytest.mark.parametrize("case", list(TOKEN_MISUSE))
+def test_a_partition_token_runs_only_its_own_request(pdb: tuple[SpannerDb, dt.datetime], case: str) -> None:
+    db, _ = pdb
+    kind, change, words = TOKEN_MISUSE[case]
+    snapshot = db.database.batch_snapshot()
+    try:
+        if kind == "query":
+            batches = list(
+                snapshot.generate_query_batches(
+                    "SELECT Id FROM Items WHERE Shard = @shard",
+                    params={"shard": 0},
+                    param_types={"shard": param_types.INT64},
+                )
+            )
+        else:
+            batches = list(snapshot.generate_read_batches("Items", ["Id"], KeySet(keys=[[1]])))
+        change(batches[0])
+        with pytest.raises(gexc.InvalidArgument) as info:
+            list(snapshot.process(batches[0]))
+    finally:
+        snapshot.close()
+    assert words in str(info.value.message), info.value.message
+
+
+def test_negative_partition_options_are_refused(pdb: tuple[SpannerDb, dt.datetime]) -> None:
+    db, _ = pdb
+    snapshot = db.database.batch_snapshot()
+    try:
+        with pytest.raises(gexc.InvalidArgument) as info:
+            list(snapshot.generate_query_batches("SELECT Id FROM Items", max_partitions=-1))
+    finally:
+        snapshot.close()
+    assert "max partition count must be greater than zero" in str(info.value.message), info.value.message
