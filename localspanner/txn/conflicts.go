@@ -1,6 +1,8 @@
 package txn
 
 import (
+	"context"
+	"sort"
 	"sync"
 
 	"github.com/spanload/spanload/localspanner/storage"
@@ -127,4 +129,26 @@ func keyPos(m *storage.Mutation) []int {
 		}
 	}
 	return pos
+}
+
+// changedAfterOwnWrites runs the reads that saw the transaction's own writes again,
+// with those writes applied (muts in the order they were buffered), and returns
+// the first whose rows changed. If the writes no longer apply (another commit took
+// a key they insert), what the reads saw changed too.
+func changedAfterOwnWrites(ctx context.Context, db *storage.DB, muts []*storage.Mutation, reads []readItem) *readItem {
+	sort.SliceStable(reads, func(i, j int) bool { return reads[i].pending < reads[j].pending })
+	qs := make([]storage.PendingQuery, len(reads))
+	for i, r := range reads {
+		qs[i] = storage.PendingQuery{Pending: r.pending, SQL: r.sql, Args: r.args}
+	}
+	sums, err := db.HashesWithPending(ctx, muts, qs)
+	if err != nil {
+		return &reads[0]
+	}
+	for i := range reads {
+		if sums[i] != reads[i].hash {
+			return &reads[i]
+		}
+	}
+	return nil
 }

@@ -366,15 +366,11 @@ func (m *Manager) Commit(ctx context.Context, t *Txn, extra []*storage.Mutation)
 	var conflict bool
 	ts, participants, err := t.DB.CommitSplits(ctx, muts, func(q storage.Querier) error {
 		changed, recheck := c.changedSince(reads)
+		var afterOwn []readItem // reads that saw the transaction's own writes
 		for i := 0; changed == nil && i < len(recheck); i++ {
 			r := &recheck[i]
 			if r.pending > 0 {
-				// The read saw the transaction's own writes: run it again with them
-				// applied. If they no longer apply (another commit took a key they
-				// insert), what the read saw changed.
-				if h, err := t.DB.HashWithPending(ctx, muts[:r.pending], r.sql, r.args); err != nil || h != r.hash {
-					changed = r
-				}
+				afterOwn = append(afterOwn, *r)
 				continue
 			}
 			h, err := storage.HashQuery(ctx, q, r.sql, r.args)
@@ -384,6 +380,9 @@ func (m *Manager) Commit(ctx context.Context, t *Txn, extra []*storage.Mutation)
 			if h != r.hash {
 				changed = r
 			}
+		}
+		if changed == nil && len(afterOwn) > 0 {
+			changed = changedAfterOwnWrites(ctx, t.DB, muts, afterOwn)
 		}
 		if changed != nil {
 			conflict = true

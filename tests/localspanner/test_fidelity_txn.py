@@ -57,8 +57,9 @@ def _balances(db: SpannerDb) -> list[list[int]]:
 
 
 def _deposit(row: int, barrier: threading.Barrier, attempts: list[int]) -> Callable[[Transaction], list[Any]]:
-    """A transaction that writes a row, then reads it back three ways (query, read, DML) and writes it again; on its
-    first attempt it waits for the other transaction to reach the same point before it commits."""
+    """A transaction that writes a row, then reads it back three ways (query, read, DML), writes it again and reads
+    it once more; on its first attempt it waits for the other transaction to reach the same point before it
+    commits."""
 
     def work(tx: Transaction) -> list[Any]:
         attempts.append(row)
@@ -66,6 +67,7 @@ def _deposit(row: int, barrier: threading.Barrier, attempts: list[int]) -> Calla
         seen = [list(r) for r in tx.execute_sql(f"SELECT Bal FROM Acc WHERE Id = {row}")]
         seen += [list(r) for r in tx.read("Acc", ["Bal"], KeySet(keys=[[row]]))]
         tx.execute_update(f"UPDATE Acc SET Bal = Bal + 1 WHERE Id = {row} AND Bal > 0")
+        seen += [list(r) for r in tx.execute_sql(f"SELECT Bal FROM Acc WHERE Id = {row}")]
         tx.update("Acc", ["Id", "Bal"], [(row + 2, 0)])  # a buffered mutation on a third row
         if attempts.count(row) == 1:
             barrier.wait(OVERLAP_TIMEOUT_S)
@@ -100,7 +102,7 @@ def test_transactions_on_different_rows_after_their_own_writes_both_commit(tdb: 
     _reset(tdb)
     attempts, seen = _run_pair(tdb, (1, 2))
     assert sorted(attempts) == [1, 2], f"a transaction was run again (aborted): {attempts}"
-    assert seen == [[[110], [110]], [[110], [110]]]
+    assert seen == [[[110], [110], [111]], [[110], [110], [111]]]
     assert _balances(tdb) == [[1, 111], [2, 111], [3, 0], [4, 0]]
 
 
