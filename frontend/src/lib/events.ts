@@ -19,6 +19,15 @@ export function describeEvent(event: RunEvent): string {
     const who = `worker ${String(worker)} (pid ${String(pid)})`;
     return event.kind === "stalled" ? `${who} stalled: silent for ${String(silent)} s` : `${who} reports again after ${String(silent)} s`;
   }
+  if (event.kind === "preload_skipped") return typeof c.message === "string" ? c.message : "preload skipped";
+  if (event.kind === "preload_started") {
+    return `preload started: up to ${Number(c.rows).toLocaleString("en-US")} rows (the table held ${Number(c.table_rows).toLocaleString("en-US")})`;
+  }
+  if (event.kind === "preload_finished") {
+    const loaded = Number(c.loaded).toLocaleString("en-US");
+    const rate = Number(c.rows_per_s).toLocaleString("en-US", { maximumFractionDigits: 0 });
+    return `preload finished: ${loaded} rows loaded in ${String(c.seconds)} s (${rate} rows/s)`;
+  }
   const status = event.changes?.status;
   const reason = event.changes?.reason;
   return typeof status === "string" ? `status → ${status}${typeof reason === "string" && reason ? ` (${reason})` : ""}` : event.kind;

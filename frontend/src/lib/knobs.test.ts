@@ -90,7 +90,7 @@ describe("knobs from the OpenAPI schema", () => {
     expect(pick("duration_s")).toEqual({ kind: "float", min: 0, minExclusive: true, max: 604_800, options: undefined, live: true, optional: true });
     expect(pick("name")).toEqual({ kind: "text", min: undefined, minExclusive: undefined, max: 200, options: undefined, live: false, optional: true });
     // target, schema and processes are fixed once a run starts: ConfigPatch has no such field.
-    expect(["target.kind", "workload", "processes", "report_interval_s", "tpcc.warehouses"].map((p) => knob(p).live)).toEqual([false, false, false, false, false]);
+    expect(["target.kind", "workload", "processes", "report_interval_s", "tpcc.warehouses", "preload.rows"].map((p) => knob(p).live)).toEqual([false, false, false, false, false, false]);
     expect(["tpcc.terminals", "tpcc.transactions_per_second"].map((p) => knob(p).live)).toEqual([true, true]);
     // A slider without its own max ends at the schema's bound.
     expect(knob("watcher.watchers").slider).toEqual({ min: 1, max: 37, step: 1 });
@@ -105,9 +105,9 @@ describe("knobs from the OpenAPI schema", () => {
       workload: "change_watcher",
       processes: 1,
       report_interval_s: 1,
-      preload: { rows: 0 },
       runtime: "python",
       placement: null, // the server's default placement (SPANLOAD_RAY_ADDRESS or local)
+      preload: { rows: 0 },
       updater: { enabled: true, transactions_per_second: 1, mutations_per_transaction: 5, parallelism: 8, mode: "mutations", batch_rows: 6, key_space: 100_000 },
       watcher: { enabled: true, watchers: 1, poll_interval_ms: 1000, limit: 10_000, table_hint: true, shard_filter: "fixed" },
       reader: { enabled: false, reads_per_second: 10, concurrency: 4, think_time_ms: 0, query: "point", staleness_s: 0 },

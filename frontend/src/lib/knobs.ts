@@ -133,6 +133,7 @@ const KNOB_SPECS: readonly KnobSpec[] = [
   { path: "workload", section: "run", label: "Workload", short: "workload", help: "change_watcher: the Singers table; write_benchmark: Tweets; session_pool: Players / Scores; tpcc: the TPC-C tables and transactions." },
   { path: "processes", section: "run", label: "Worker processes", short: "procs", unit: "processes", help: "One Python client process saturates one core at ~1,100 commits/s." },
   { path: "runtime", section: "run", label: "Worker runtime", short: "runtime", help: "python: google-cloud-spanner; go: the Go client, 7-12x less client CPU per operation (spanload-worker-go)." },
+  { path: "preload.rows", section: "run", label: "Preload rows", short: "preload", unit: "rows", help: "Fill the table up to this many rows before the measured phase (batched, every process); 0 loads nothing, and a table already that full is not loaded again." },
   { path: "report_interval_s", section: "run", label: "Report interval", short: "interval", unit: "s", help: "How often workers report; one sample per interval." },
 
   { path: "target.kind", section: "target", label: "Target", short: "target", help: "local: the built-in Spanner server; emulator: the official emulator; cloud: real Cloud Spanner (ADC)." },

@@ -95,6 +95,7 @@ export const RUN_STATES: readonly RunState[] = openapi.components.schemas.RunSta
 export const ACTIVE_STATES: ReadonlySet<RunState> = new Set<RunState>([
   "pending",
   "starting",
+  "preloading",
   "running",
   "paused",
   "stopping",
@@ -135,5 +136,16 @@ export type SummaryMessage = Served<Schemas["SummaryMessage"]>;
 export type EventMessage = Served<Schemas["EventMessage"]>;
 /** Sent to a viewer that fell too far behind, just before the server closes its socket. */
 export type DroppedMessage = Served<Schemas["DroppedMessage"]>;
+/** Progress of the load phase (state `preloading`), about twice a second. */
+export type PreloadStatus = Served<Schemas["PreloadStatus"]>;
+export type PreloadMessage = Served<Schemas["PreloadMessage"]>;
 
-export type LiveMessage = SnapshotMessage | SampleMessage | StatusMessage | ConfigChangeMessage | EventMessage | SummaryMessage | DroppedMessage;
+export type LiveMessage =
+  | SnapshotMessage
+  | SampleMessage
+  | StatusMessage
+  | ConfigChangeMessage
+  | EventMessage
+  | PreloadMessage
+  | SummaryMessage
+  | DroppedMessage;

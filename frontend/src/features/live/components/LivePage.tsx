@@ -11,6 +11,7 @@ import { isActive } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
 import { useLiveRun } from "../hooks/useLiveRun";
 import { ControlPanel } from "./ControlPanel";
+import { PreloadProgress } from "./PreloadProgress";
 import { StatusLine } from "./StatusLine";
 
 const RUN_CONTROLS = { pause: pauseRun, resume: resumeRun, stop: stopRun } as const;
@@ -117,6 +118,7 @@ export function LivePage() {
         </p>
       )}
 
+      <PreloadProgress status={status} preload={live.preload} />
       <StatusLine status={status} latest={latest} reconciliation={live.summary?.reconciliation} reason={live.reason} />
 
       <div className="live-layout">

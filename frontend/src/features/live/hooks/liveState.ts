@@ -1,5 +1,5 @@
 // The state a live viewer keeps, and how each websocket message changes it (a pure reducer).
-import type { LiveMessage, RunConfig, RunEvent, RunState, Sample, Summary } from "@/lib/types";
+import type { LiveMessage, PreloadStatus, RunConfig, RunEvent, RunState, Sample, Summary } from "@/lib/types";
 
 /** At most this many samples stay in memory for the live charts (15 min at 1 s). */
 export const LIVE_WINDOW = 900;
@@ -15,6 +15,8 @@ export interface LiveState {
   events: RunEvent[];
   samples: Sample[];
   summary: Summary | null;
+  /** The load phase's latest progress, from the snapshot or a `preload` message. */
+  preload: PreloadStatus | null;
   /** How often the server dropped this viewer for falling behind (it then reconnects). */
   dropped: number;
   snapshots: number;
@@ -27,6 +29,7 @@ export const initialLiveState: LiveState = {
   events: [],
   samples: [],
   summary: null,
+  preload: null,
   dropped: 0,
   snapshots: 0,
 };
@@ -63,6 +66,7 @@ export function liveReducer(state: LiveState, message: LiveMessage): LiveState {
         events: [...(message.events ?? [])],
         samples: samples.length > LIVE_WINDOW ? samples.slice(samples.length - LIVE_WINDOW) : samples,
         summary: message.run.summary ?? null,
+        preload: message.preload ?? null,
         snapshots: state.snapshots + 1,
       };
     }
@@ -80,6 +84,8 @@ export function liveReducer(state: LiveState, message: LiveMessage): LiveState {
     }
     case "event":
       return state.events.some((e) => sameEvent(e, message.event)) ? state : { ...state, events: [...state.events, message.event] };
+    case "preload":
+      return { ...state, preload: message.preload };
     case "summary":
       return { ...state, summary: message.summary };
     case "dropped":
