@@ -12,7 +12,7 @@ How to add a loader for a new workload (the TPC-C one, say)::
         ...
     register_loader("tpcc", Loader(write=write_tpcc, count=count_tpcc, batch_rows=100))
 
-and make :func:`loader_name` return ``"tpcc"`` for that workload's configs. A *row number* is the
+in a module the worker imports (the name is the ``workload`` value, :func:`loader_name`). A *row number* is the
 loader's unit (a row of the watched table for the built-in schemas; for TPC-C it may be a
 customer, a district...): ``config.preload.rows`` counts them, the supervisor splits ``[0, rows)``
 between the workers, the idempotency check compares ``count(database, 0, None)`` with it, and the
@@ -32,7 +32,7 @@ from typing import Any
 
 from google.cloud.spanner_v1 import param_types
 
-from spanload.model.config import RunConfig
+from spanload.model.config import WORKLOAD_SCHEMAS, RunConfig
 from spanload.spanner import deadline, schemas
 from spanload.spanner.schemas import SchemaSpec
 
@@ -70,8 +70,8 @@ def register_loader(name: str, loader: Loader) -> None:
 
 
 def loader_name(config: RunConfig) -> str:
-    """The registry key of a run's workload."""
-    return config.schema_.value
+    """The registry key of a run's workload: its name (``change_watcher``, ``tpcc``...)."""
+    return config.workload.value
 
 
 def loader_for(config: RunConfig) -> Loader:
@@ -115,8 +115,8 @@ def schema_loader(schema: SchemaSpec) -> Loader:
     return Loader(write=write, count=count)
 
 
-for _kind, _spec in schemas.SCHEMAS.items():
-    register_loader(_kind.value, schema_loader(_spec))
+for _workload, _kind in WORKLOAD_SCHEMAS.items():
+    register_loader(_workload.value, schema_loader(schemas.spec(_kind)))
 
 
 # -- the driver -------------------------------------------------------------------------------------
