@@ -32,6 +32,10 @@ func (s *spannerServer) read(ctx context.Context, req *spannerpb.ReadRequest, w 
 		return err
 	}
 	w.txn = sel.t
+	if err := checkDirectedRead(req.DirectedReadOptions, sel); err != nil {
+		s.failBegin(sel)
+		return err
+	}
 	if len(req.PartitionToken) > 0 {
 		if err := sel.t.CheckPartition(req.PartitionToken, sess.Name, readFingerprint(req.Table, req.Index, req.Columns, req.KeySet)); err != nil {
 			s.failBegin(sel)

@@ -35,6 +35,10 @@ func (s *spannerServer) executeSQL(ctx context.Context, req *spannerpb.ExecuteSq
 		return err
 	}
 	w.txn = sel.t
+	if err := checkDirectedRead(req.DirectedReadOptions, sel); err != nil {
+		s.failBegin(sel)
+		return err
+	}
 	if len(req.PartitionToken) > 0 {
 		if err := sel.t.CheckPartition(req.PartitionToken, sess.Name, queryFingerprint(req.Sql, req.Params, req.ParamTypes)); err != nil {
 			s.failBegin(sel)

@@ -41,6 +41,17 @@ func (s *spannerServer) resolve(sess *txn.Session, sel *spannerpb.TransactionSel
 	}
 }
 
+// checkDirectedRead refuses directed read options outside a read-only
+// transaction: "DirectedReadOptions can only be specified for a read-only
+// transaction, otherwise the API returns an INVALID_ARGUMENT error." This server
+// has one replica, so in a read-only transaction they change nothing.
+func checkDirectedRead(opts *spannerpb.DirectedReadOptions, sel selected) error {
+	if opts != nil && !sel.t.ReadOnly {
+		return spanerr.InvalidArgument("Directed reads can only be performed in a read-only transaction.")
+	}
+	return nil
+}
+
 // precommitToken is the token every response of a read-write transaction on a
 // multiplexed session carries; the client returns the one with the highest
 // sequence number in its Commit.

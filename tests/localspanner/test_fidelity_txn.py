@@ -23,6 +23,7 @@ from google.cloud.spanner_v1 import (
     BeginTransactionRequest,
     CommitRequest,
     CreateSessionRequest,
+    DirectedReadOptions,
     ExecuteSqlRequest,
     KeySet,
     Session,
@@ -190,3 +191,28 @@ def test_commit_without_the_precommit_token_is_failed_precondition(tdb: SpannerD
     assert _balances(tdb)[3] == [4, 100]  # nothing committed, the transaction is still open
     raw.commit(CommitRequest(session=mux.name, transaction_id=txn.id, precommit_token=latest))
     assert _balances(tdb)[3] == [4, 7]
+
+
+# DirectedReadOptions: "can only be specified for a read-only transaction, otherwise the API returns an
+# INVALID_ARGUMENT error"; in a read-only one they choose replicas, which never changes the rows.
+DIRECTED = DirectedReadOptions(
+    include_replicas=DirectedReadOptions.IncludeReplicas(
+        replica_selections=[DirectedReadOptions.ReplicaSelection(location="us-east1")]
+    )
+)
+
+
+def test_directed_reads_only_in_read_only_transactions(tdb: SpannerDb) -> None:
+    _reset(tdb)
+    with tdb.database.snapshot() as snap:
+        rows = [list(r) for r in snap.execute_sql("SELECT Id FROM Acc WHERE Id < 3", directed_read_options=DIRECTED)]
+    assert sorted(rows) == [[1], [2]]
+    with pytest.raises(gexc.InvalidArgument) as info:
+        tdb.database.run_in_transaction(
+            lambda tx: list(tx.execute_sql("SELECT Id FROM Acc", directed_read_options=DIRECTED))
+        )
+    assert "read-only transaction" in str(info.value.message), info.value.message
+    with pytest.raises(gexc.InvalidArgument):
+        tdb.database.run_in_transaction(
+            lambda tx: list(tx.read("Acc", ["Id"], KeySet(all_=True), directed_read_options=DIRECTED))
+        )
