@@ -115,3 +115,27 @@ func hasAggregate(n ast.Node) bool {
 	})
 	return found
 }
+
+// CheckFullyPartitionable returns nil when a Partitioned DML statement is fully
+// partitionable: Spanner's "Partitioned DML" page defines it as a union of
+// statements that each touch one row of the table and no other table, so a
+// statement with a sub-query (another table, or a self-join) is refused, with
+// INVALID_ARGUMENT as for any other statement Partitioned DML cannot run.
+func CheckFullyPartitionable(sql string) error {
+	stmt, err := parseStatement(sql)
+	if err != nil {
+		return errorf(codes.InvalidArgument, "Syntax error: %v", err)
+	}
+	found := false
+	ast.Inspect(stmt, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.ScalarSubQuery, *ast.ArraySubQuery, *ast.ExistsSubQuery, *ast.SubQueryInCondition, *ast.SubQuery:
+			found = true
+		}
+		return !found
+	})
+	if found {
+		return errorf(codes.InvalidArgument, "Partitioned DML only supports fully partitionable statements: it reads no other table and no other row than the one it changes, so it cannot have a subquery.")
+	}
+	return nil
+}

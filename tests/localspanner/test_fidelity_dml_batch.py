@@ -9,7 +9,7 @@ Expected values come from Spanner's documentation, never from the server's own o
   aliases, for each row the statement inserted, updated or deleted; execute_update returns the row count.
 - Partitioned DML ("Partitioned DML", and the ResultSetStats reference): the statement commits on its own; the
   row count is a lower bound (`row_count_lower_bound`); only UPDATE and DELETE are allowed ("INSERT is not supported
-  for Partitioned DML"); a PartitionedDml transaction runs one DML statement and is never committed by the client
+  for Partitioned DML"), and only fully partitionable ones (no other table, no self-join); a PartitionedDml transaction runs one DML statement and is never committed by the client
   ("Cannot commit or rollback a read-only or partitioned-dml transaction", FAILED_PRECONDITION).
 """
 
@@ -216,8 +216,11 @@ def test_partitioned_dml_updates_and_deletes(bdb: SpannerDb) -> None:
     [
         ("INSERT INTO T (Id, V) VALUES (7, 7)", "INSERT is not supported for Partitioned DML"),
         ("SELECT Id FROM T", "may only be used to execute DML statements"),
+        # the documentation's own example of a statement that is not fully partitionable: it reads another table
+        ("DELETE FROM T WHERE Id NOT IN (SELECT Id FROM Log)", "fully partitionable"),
+        ("UPDATE T SET V = (SELECT MAX(V) FROM T) WHERE TRUE", "fully partitionable"),
     ],
-    ids=["INSERT", "query"],
+    ids=["INSERT", "query", "another table", "self-join"],
 )
 def test_partitioned_dml_refuses_other_statements(bdb: SpannerDb, sql: str, words: str) -> None:
     _reset(bdb)
