@@ -9,8 +9,8 @@ Expected values come from Spanner's documentation, never from the server's own o
   aliases, for each row the statement inserted, updated or deleted; execute_update returns the row count.
 - Partitioned DML ("Partitioned DML", and the ResultSetStats reference): the statement commits on its own; the
   row count is a lower bound (`row_count_lower_bound`); only UPDATE and DELETE are allowed ("INSERT is not supported
-  for Partitioned DML"), and only fully partitionable ones (no other table, no self-join); a PartitionedDml transaction runs one DML statement and is never committed by the client
-  ("Cannot commit or rollback a read-only or partitioned-dml transaction", FAILED_PRECONDITION).
+  for Partitioned DML"), and only fully partitionable ones (no other table, no self-join); a PartitionedDml
+  transaction runs one DML statement and is never committed by the client ("Cannot commit or rollback a read-only or partitioned-dml transaction", FAILED_PRECONDITION).
 """
 
 from __future__ import annotations
