@@ -139,7 +139,7 @@ func (c *compiler) expr(e ast.Expr, sc *scope, hint *spannerpb.Type) (expr, erro
 		}
 		return expr{sql: sqlString(ts), t: tTimestamp}, nil
 	case *ast.NumericLiteral:
-		n, err := value.CanonicalNumeric(x.Value.Value)
+		n, err := value.RoundNumeric(x.Value.Value)
 		if err != nil {
 			return expr{}, c.invalid(x, "Invalid NUMERIC literal: %s", x.Value.Value)
 		}
@@ -846,7 +846,7 @@ func (c *compiler) cast(x *ast.CastExpr, sc *scope) (expr, error) {
 	}
 	if !x.Safe {
 		switch {
-		case from == spannerpb.TypeCode_INT64 && isFloat(to):
+		case from == spannerpb.TypeCode_INT64 && tc == spannerpb.TypeCode_FLOAT64:
 			return expr{sql: "CAST(" + in.sql + " AS REAL)", t: to}, nil
 		case from == spannerpb.TypeCode_INT64 && tc == spannerpb.TypeCode_STRING:
 			return expr{sql: "CAST(" + in.sql + " AS TEXT)", t: to}, nil

@@ -185,8 +185,9 @@ func (c *compiler) simpleCall(x *ast.CallExpr, name string, f simpleFunc, args [
 }
 
 // jsonValueSQL is JSON_VALUE: a scalar at the path as STRING, NULL for objects and arrays.
+// Integers keep their JSON text: ->> would turn one past INT64 into a REAL.
 func jsonValueSQL(a []string) string {
-	return "CASE json_type(" + a[0] + ", " + a[1] + ") WHEN 'object' THEN NULL WHEN 'array' THEN NULL WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST((" + a[0] + " ->> " + a[1] + ") AS TEXT) END"
+	return "CASE json_type(" + a[0] + ", " + a[1] + ") WHEN 'object' THEN NULL WHEN 'array' THEN NULL WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' WHEN 'integer' THEN (" + a[0] + " -> " + a[1] + ") ELSE CAST((" + a[0] + " ->> " + a[1] + ") AS TEXT) END"
 }
 
 // trimSQL trims the given characters with SQLite's function, and Unicode whitespace

@@ -61,6 +61,16 @@ func udfSafeCast(x any, from, to string) any {
 	return v
 }
 
+// toFloat32 is a cast's FLOAT32 result: f rounded to single precision, an error past
+// its range.
+func toFloat32(f float64) (any, error) {
+	r, ok := value.RoundFloat32(f)
+	if !ok {
+		return nil, rtErr("Floating point overflow: %v is out of range for FLOAT32", f)
+	}
+	return value.StoreFloat(r), nil
+}
+
 func formatFloat(f float64) string {
 	switch {
 	case math.IsNaN(f):
@@ -83,8 +93,10 @@ func castValue(x any, from, to string) (any, error) {
 			return bad()
 		}
 		switch to {
-		case "FLOAT64", "FLOAT32":
+		case "FLOAT64":
 			return float64(i), nil
+		case "FLOAT32":
+			return toFloat32(float64(i))
 		case "STRING":
 			if from == "BOOL" {
 				return strconv.FormatBool(i != 0), nil
@@ -120,8 +132,10 @@ func castValue(x any, from, to string) (any, error) {
 				return nil, rtErr("NUMERIC out of range: %v", f)
 			}
 			return n, nil
-		case "FLOAT64", "FLOAT32":
+		case "FLOAT64":
 			return value.StoreFloat(f), nil
+		case "FLOAT32":
+			return toFloat32(f)
 		}
 	case "NUMERIC":
 		s, _ := asText(x)
@@ -132,8 +146,10 @@ func castValue(x any, from, to string) (any, error) {
 		switch to {
 		case "STRING":
 			return s, nil
-		case "FLOAT64", "FLOAT32":
+		case "FLOAT64":
 			return f, nil
+		case "FLOAT32":
+			return toFloat32(f)
 		case "INT64":
 			r := math.Round(f)
 			if r < -9.223372036854775808e18 || r >= 9.223372036854775808e18 {
@@ -235,6 +251,9 @@ func castFromString(s, to string) (any, error) {
 		if err != nil {
 			return bad()
 		}
+		if to == "FLOAT32" {
+			return toFloat32(f)
+		}
 		return f, nil
 	case "BOOL":
 		switch strings.ToLower(t) {
@@ -257,7 +276,7 @@ func castFromString(s, to string) (any, error) {
 		}
 		return ts, nil
 	case "NUMERIC":
-		n, err := value.CanonicalNumeric(t)
+		n, err := value.RoundNumeric(t)
 		if err != nil {
 			return bad()
 		}

@@ -1,8 +1,7 @@
 package value
 
 import (
-	"bytes"
-	"encoding/json"
+	"strconv"
 	"strings"
 	"time"
 
@@ -57,14 +56,41 @@ func ParseDate(s string) (string, error) {
 }
 
 // CanonicalNumeric returns the canonical text of a NUMERIC (precision 38, scale 9):
-// optional '-', no leading zeros, no trailing fractional zeros, "0" for zero.
+// optional '-', no leading zeros, no trailing fractional zeros, "0" for zero. It reads
+// decimal and scientific notation ("1.5", ".5", "1E-9"), as the wire format allows; a
+// value with more than 9 fractional digits or 29 integer digits is OUT_OF_RANGE.
 func CanonicalNumeric(s string) (string, error) {
+	return parseNumeric(s, false)
+}
+
+// RoundNumeric is CanonicalNumeric for CAST and NUMERIC literals: more than 9
+// fractional digits round half away from zero (GoogleSQL's conversion rules).
+func RoundNumeric(s string) (string, error) {
+	return parseNumeric(s, true)
+}
+
+// maxNumericExponent bounds the exponent of scientific notation: past it every
+// non-zero value is out of range or rounds to zero.
+const maxNumericExponent = 100
+
+func parseNumeric(s string, round bool) (string, error) {
 	bad := func() (string, error) { return "", invalid("Invalid value for NUMERIC: %q", s) }
+	tooBig := func() (string, error) {
+		return "", spanerr.New(codes.OutOfRange, "NUMERIC value out of range or too precise: %q", s)
+	}
 	t := s
 	neg := false
 	if t != "" && (t[0] == '-' || t[0] == '+') {
 		neg = t[0] == '-'
 		t = t[1:]
+	}
+	exp := 0
+	if i := strings.IndexAny(t, "eE"); i >= 0 {
+		e, err := strconv.Atoi(t[i+1:])
+		if err != nil || t[i+1:] == "" || t[i+1] == ' ' {
+			return bad()
+		}
+		exp, t = e, t[:i]
 	}
 	intPart, frac, hasDot := strings.Cut(t, ".")
 	if intPart == "" && (!hasDot || frac == "") {
@@ -77,10 +103,40 @@ func CanonicalNumeric(s string) (string, error) {
 			}
 		}
 	}
-	intPart = strings.TrimLeft(intPart, "0")
-	frac = strings.TrimRight(frac, "0")
-	if len(intPart) > 29 || len(frac) > 9 {
-		return "", spanerr.New(codes.OutOfRange, "NUMERIC value out of range or too precise: %q", s)
+	digits := strings.TrimLeft(intPart+frac, "0")
+	if digits == "" {
+		return "0", nil
+	}
+	if exp > maxNumericExponent || exp < -maxNumericExponent {
+		if exp > 0 {
+			return tooBig()
+		}
+		if !round {
+			return tooBig()
+		}
+		return "0", nil
+	}
+	// Move the decimal point by exp.
+	digits = intPart + frac
+	point := len(intPart) + exp
+	if point < 0 {
+		digits = strings.Repeat("0", -point) + digits
+		point = 0
+	}
+	if point > len(digits) {
+		digits += strings.Repeat("0", point-len(digits))
+	}
+	intPart, frac = strings.TrimLeft(digits[:point], "0"), strings.TrimRight(digits[point:], "0")
+	if len(frac) > 9 {
+		if !round {
+			return tooBig()
+		}
+		up := frac[9] >= '5'
+		intPart, frac = roundUp(intPart, frac[:9], up)
+		frac = strings.TrimRight(frac, "0")
+	}
+	if len(intPart) > 29 {
+		return tooBig()
 	}
 	if intPart == "" {
 		intPart = "0"
@@ -95,25 +151,24 @@ func CanonicalNumeric(s string) (string, error) {
 	return out, nil
 }
 
-// NormalizeJSON parses JSON text and prints it normalized: no insignificant
-// whitespace, object keys sorted, numbers kept as written, no HTML escaping.
-func NormalizeJSON(s string) (string, error) {
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return "", invalid("Invalid JSON value %q: %v", s, err)
+// roundUp adds one unit in the last fractional place to intPart.frac when up is set
+// (frac has 9 digits), carrying into the integer part.
+func roundUp(intPart, frac string, up bool) (string, string) {
+	if !up {
+		return intPart, frac
 	}
-	if dec.More() {
-		return "", invalid("Invalid JSON value %q: trailing data", s)
+	b := []byte(intPart + frac)
+	i := len(b) - 1
+	for ; i >= 0 && b[i] == '9'; i-- {
+		b[i] = '0'
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return "", invalid("Invalid JSON value %q: %v", s, err)
+	if i < 0 {
+		b = append([]byte{'1'}, b...)
+	} else {
+		b[i]++
 	}
-	return strings.TrimRight(buf.String(), "\n"), nil
+	n := len(b) - len(frac)
+	return strings.TrimLeft(string(b[:n]), "0"), string(b[n:])
 }
 
 // TypeString prints a Spanner type as GoogleSQL writes it, e.g. ARRAY<INT64>.

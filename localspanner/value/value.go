@@ -39,12 +39,22 @@ func ToSQLite(v *structpb.Value, t *spannerpb.Type) (any, error) {
 	switch t.GetCode() {
 	case spannerpb.TypeCode_INT64, spannerpb.TypeCode_ENUM:
 		return toInt64(v)
-	case spannerpb.TypeCode_FLOAT64, spannerpb.TypeCode_FLOAT32:
+	case spannerpb.TypeCode_FLOAT64:
 		f, err := toFloat(v)
 		if err != nil {
 			return nil, err
 		}
 		return StoreFloat(f), nil
+	case spannerpb.TypeCode_FLOAT32:
+		f, err := toFloat(v)
+		if err != nil {
+			return nil, err
+		}
+		r, ok := RoundFloat32(f)
+		if !ok {
+			return nil, invalid("Invalid value for FLOAT32: %v is out of range", f)
+		}
+		return StoreFloat(r), nil
 	case spannerpb.TypeCode_BOOL:
 		b, ok := v.Kind.(*structpb.Value_BoolValue)
 		if !ok {
@@ -238,6 +248,16 @@ func toFloat(v *structpb.Value) (float64, error) {
 	default:
 		return 0, invalid("Invalid value for FLOAT64: %s", describe(v))
 	}
+}
+
+// RoundFloat32 rounds f to the nearest FLOAT32 (IEEE single precision); a finite f
+// beyond FLOAT32's range is not a FLOAT32 (ok false).
+func RoundFloat32(f float64) (float64, bool) {
+	r := float64(float32(f))
+	if math.IsInf(r, 0) && !math.IsInf(f, 0) {
+		return 0, false
+	}
+	return r, true
 }
 
 // StoreFloat returns the storage encoding of a FLOAT64: the float, or "NaN".
