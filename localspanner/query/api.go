@@ -59,6 +59,8 @@
 //     CURRENT_DATE, TIMESTAMP_ADD/SUB/DIFF/TRUNC, DATE_ADD/SUB/DIFF, UNIX_SECONDS/
 //     MILLIS/MICROS, TIMESTAMP_SECONDS/MILLIS/MICROS, TIMESTAMP(), DATE(),
 //     PENDING_COMMIT_TIMESTAMP (DML only).
+//   - The SAFE. prefix on scalar functions: NULL where the function itself fails
+//     (sqlfn's NULL-instead-of-error twins; errors in arguments still surface).
 //   - DML: INSERT [OR UPDATE|OR IGNORE] ... VALUES | SELECT, UPDATE ... SET, DELETE,
 //     each with THEN RETURN [WITH ACTION [AS alias]] (INSERT OR UPDATE returns an
 //     updated row's unlisted columns as they were).

@@ -171,7 +171,19 @@ func init() {
 
 func (c *compiler) call(x *ast.CallExpr, sc *scope, hint *spannerpb.Type) (expr, error) {
 	name := upper(x.Func.SQL())
-	name = strings.TrimPrefix(name, "SAFE.")
+	if strings.HasPrefix(name, "SAFE.") {
+		name = strings.TrimPrefix(name, "SAFE.")
+		e, err := c.unsafeCall(x, name, sc, hint)
+		if err != nil {
+			return expr{}, err
+		}
+		return c.safeCall(x, name, e)
+	}
+	return c.unsafeCall(x, name, sc, hint)
+}
+
+// unsafeCall compiles a call of the function name (without its SAFE. prefix).
+func (c *compiler) unsafeCall(x *ast.CallExpr, name string, sc *scope, hint *spannerpb.Type) (expr, error) {
 	args, err := c.callArgs(x)
 	if err != nil {
 		return expr{}, err

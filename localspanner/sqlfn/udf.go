@@ -96,6 +96,9 @@ func Register(conn *sqlite3.SQLiteConn) error {
 	if err := conn.RegisterAggregator("sp_numeric_avg", func() *numericSum { return &numericSum{avg: true} }, true); err != nil {
 		return fmt.Errorf("register SQL function sp_numeric_avg: %w", err)
 	}
+	if err := registerSafe(conn); err != nil {
+		return err
+	}
 	for _, kind := range []string{"sum", "avg", "min", "max"} {
 		if err := conn.RegisterAggregator("sp_float_"+kind, func() *floatAgg { return &floatAgg{kind: kind} }, true); err != nil {
 			return fmt.Errorf("register SQL function sp_float_%s: %w", kind, err)
