@@ -151,6 +151,20 @@ async function main() {
       await shot(page, "live-first");
     }, { proxy: true });
 
+    await step("the live page shows where the time goes, per operation kind", async () => {
+      await page.waitForFunction(() => Number(document.querySelector('[data-testid="breakdown-chart-updater.txn"]')?.getAttribute("data-points") ?? 0) >= 3, null, {
+        timeout: STEP_TIMEOUT_MS,
+      });
+      const chart = page.getByTestId("breakdown-chart-updater.txn");
+      const parts = ((await chart.getAttribute("data-parts")) ?? "").split(" ");
+      assert(parts.includes("queue") && parts.includes("client") && (parts.includes("server") || parts.includes("query_commit")), `parts: ${parts.join(", ")}`);
+      // the parts stacked, and the client and server p50/p99 drawn over them
+      const areas = await chart.locator(".recharts-area").count();
+      const lines = await chart.locator(".recharts-line").count();
+      assert(areas === parts.length && lines === 4, `drawn: ${areas} areas and ${lines} lines for the parts ${parts.join(", ")}`);
+      await page.getByTestId("breakdown-chart-watcher.poll").waitFor({ timeout: STEP_TIMEOUT_MS });
+    }, { proxy: true });
+
     await step(`change the write rate to ${NEW_RATE} tx/s in the control panel`, async () => {
       const input = page.getByTestId("control-updater.transactions_per_second");
       await input.fill(String(NEW_RATE));
@@ -251,6 +265,24 @@ async function main() {
       await shot(page, "run-detail");
     });
 
+    await step("the run detail page shows where the time goes, as the summary says", async () => {
+      const summary = (await api(page, `/runs/${firstId}`)).body.summary;
+      const b = summary.breakdown["updater.txn"];
+      assert(b && b.count === summary.latency["updater.txn"].count, `breakdown ${JSON.stringify(b)} vs ${summary.latency["updater.txn"].count} transactions`);
+      const total = b.parts.reduce((sum, p) => sum + p.ms, 0);
+      assert(Math.abs(total - b.round_trip_ms) <= 1e-6 * b.round_trip_ms, `parts add up to ${total} ms, the round trip is ${b.round_trip_ms} ms`);
+      await page.getByTestId("breakdown-chart-updater.txn").waitFor({ timeout: STEP_TIMEOUT_MS });
+      const bar = page.getByTestId("breakdown-bar-updater.txn");
+      const shown = await bar.locator(".breakdown-segment").evaluateAll((els) => els.map((e) => [e.getAttribute("data-part"), Number(e.getAttribute("data-pct"))]));
+      const expected = b.parts.filter((p) => p.ms > 0).map((p) => [p.part, (100 * p.ms) / total]);
+      assert(shown.length === expected.length, `bar segments ${JSON.stringify(shown)}, summary parts ${JSON.stringify(expected)}`);
+      for (const [i, [part, pct]] of shown.entries()) {
+        assert(part === expected[i][0] && Math.abs(pct - expected[i][1]) <= 0.051, `segment ${i}: ${part} ${pct}% shown, ${expected[i][0]} ${expected[i][1]}% in the summary`);
+      }
+      await page.getByTestId("breakdown-latency-updater.txn").waitFor();
+      await shot(page, "run-detail-breakdown");
+    });
+
     await step("rename the run and save its notes and tags", async () => {
       const renamed = `e2e renamed ${stamp}`;
       await page.getByTestId("run-name-input").fill(renamed);
@@ -321,6 +353,10 @@ async function main() {
       const diff = await page.getByTestId("config-diff-row").allTextContents();
       assert(diff.some((d) => d.includes("updater.transactions_per_second")), `config diff: ${diff.join(" | ")}`);
       await page.getByTestId("compare-charts").waitFor();
+      for (const i of [0, 1]) {
+        const segments = await page.getByTestId(`compare-breakdown-bar-updater.txn-${i}`).locator(".breakdown-segment").count();
+        assert(segments >= 2, `run ${i + 1}'s breakdown bar of updater.txn has ${segments} parts`);
+      }
       await shot(page, "compare");
       console.log(`     ${checked} deltas match the API`);
     });

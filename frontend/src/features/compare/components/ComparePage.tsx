@@ -8,6 +8,7 @@ import { useAsync } from "@/lib/useAsync";
 import { fetchComparison } from "@/lib/api/compare";
 import { compareMarkers, MAX_RUNS, MIN_RUNS, parseIds } from "../api/compare";
 import { legendLabels } from "../utils/legend";
+import { CompareBreakdown } from "./CompareBreakdown";
 import { CompareCharts } from "./CompareCharts";
 import { CompareSummaryTable } from "./CompareSummaryTable";
 import { ConfigDiffTable } from "./ConfigDiffTable";
@@ -47,6 +48,8 @@ export function ComparePage() {
           <h2>Summary</h2>
           <p className="muted small">Deltas against the baseline, {labels[0]}. Green is better (lower latency, higher throughput), red is worse.</p>
           <CompareSummaryTable comparison={comparison.data} labels={labels} />
+          <h2>Where the time goes</h2>
+          <CompareBreakdown comparison={comparison.data} labels={labels} />
           <h2>Config differences</h2>
           <ConfigDiffTable comparison={comparison.data} labels={labels} />
           <h2>Charts</h2>

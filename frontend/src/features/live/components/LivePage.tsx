@@ -2,6 +2,7 @@
 // controls and a status line. Survives reloads and backend restarts (see useLiveRun).
 import { useEffect, useMemo, useState } from "react";
 import { Link, useParams } from "react-router-dom";
+import { BreakdownCharts } from "@/components/BreakdownChart";
 import { RunCharts } from "@/components/RunCharts";
 import { ErrorState } from "@/components/States";
 import { ApiError } from "@/lib/api/client";
@@ -125,6 +126,7 @@ export function LivePage() {
         <div className="live-charts">
           {live.samples.length === 0 && live.connection === "open" && active && <p className="muted">Waiting for the first sample…</p>}
           <RunCharts rows={rows} markers={markers} syncId="live" emptyText={emptyText} />
+          <BreakdownCharts samples={live.samples} syncId="live" />
         </div>
         <ControlPanel runId={id} config={live.config} events={live.events} editable={status === "running" || status === "paused"} />
       </div>

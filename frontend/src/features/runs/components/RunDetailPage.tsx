@@ -4,6 +4,7 @@ import { useMemo, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router-dom";
 import { ConfigTable } from "@/components/ConfigTable";
 import { EventList } from "@/components/EventList";
+import { BreakdownCharts } from "@/components/BreakdownChart";
 import { RunCharts } from "@/components/RunCharts";
 import { ErrorState, Loading } from "@/components/States";
 import { StatusBadge } from "@/components/StatusBadge";
@@ -18,6 +19,7 @@ import { useAsync } from "@/lib/useAsync";
 import { useDebounced } from "@/lib/useDebounced";
 import { runDuration } from "../api/headlines";
 import { NotesEditor } from "./NotesEditor";
+import { BreakdownSection } from "./BreakdownSection";
 import { SummarySection } from "./SummarySection";
 
 /** Points asked of the server for one chart: it downsamples (min/max preserving) beyond this. */
@@ -132,8 +134,16 @@ export function RunDetailPage() {
             </div>
           )}
           <RunCharts rows={rows} markers={markers} hideEmpty syncId="detail" />
+          <BreakdownCharts samples={(zoom && zoomed.data) || overview.data} syncId="detail" />
         </>
       )}
+
+      <h2>Where the time goes</h2>
+      <p className="muted small">
+        Mean time per operation, from intended start to end, split into parts that add up to it. Client latency counts from the actual start (as the
+        application sees it); server latency is the server-timing of the operation&apos;s RPCs.
+      </p>
+      <BreakdownSection summary={r.summary} />
 
       <h2>Summary</h2>
       <SummarySection summary={r.summary} />

@@ -1,0 +1,88 @@
+// Where the time goes, over time, for one operation kind: its mean parts stacked (queue, session
+// wait, client library and network, server...) with its client and server latency p50/p99 drawn
+// over them on the same axis. Presentational: takes the samples, picks nothing from the network.
+import { Area, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { breakdownOps, breakdownRows, LATENCY_LINES, PART_COLORS, PART_LABELS, partsIn } from "@/lib/breakdown";
+import { formatDuration, formatNumber } from "@/lib/format";
+import type { Sample } from "@/lib/types";
+
+export interface BreakdownChartProps {
+  op: string;
+  samples: readonly Sample[];
+  height?: number;
+  syncId?: string;
+}
+
+export function BreakdownChart({ op, samples, height = 240, syncId }: BreakdownChartProps) {
+  const rows = breakdownRows(samples, op);
+  const parts = partsIn(samples.map((s) => s.breakdown?.[op]));
+  const points = rows.filter((r) => parts.some((p) => r[p] != null)).length;
+  return (
+    <figure className="chart" data-testid={`breakdown-chart-${op}`} data-op={op} data-points={points} data-parts={parts.join(" ")}>
+      <figcaption className="chart-title">
+        Where the time goes: {op} <span className="muted">(ms; mean parts stacked, client and server p50/p99 as lines)</span>
+      </figcaption>
+      {points === 0 ? (
+        <div className="chart-empty" style={{ height }}>
+          No operations of this kind yet.
+        </div>
+      ) : (
+        <ResponsiveContainer width="100%" height={height}>
+          <ComposedChart data={rows} syncId={syncId} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+            <CartesianGrid stroke="var(--grid)" strokeDasharray="3 3" />
+            <XAxis dataKey="x" type="number" domain={["dataMin", "dataMax"]} tickFormatter={(x: number) => formatDuration(x)} stroke="var(--muted)" fontSize={11} />
+            <YAxis stroke="var(--muted)" fontSize={11} width={48} tickFormatter={(v: number) => formatNumber(v)} />
+            <Tooltip
+              isAnimationActive={false}
+              labelFormatter={(x) => `t+${formatDuration(Number(x))}`}
+              formatter={(v) => (typeof v === "number" ? `${formatNumber(v, 2)} ms` : String(v))}
+              contentStyle={{ background: "var(--surface)", border: "1px solid var(--border)", color: "var(--text)" }}
+            />
+            <Legend wrapperStyle={{ fontSize: 12 }} />
+            {parts.map((part) => (
+              <Area
+                key={part}
+                type="stepAfter"
+                dataKey={part}
+                name={PART_LABELS[part]}
+                stackId="parts"
+                stroke={PART_COLORS[part]}
+                fill={PART_COLORS[part]}
+                fillOpacity={0.55}
+                connectNulls
+                isAnimationActive={false}
+              />
+            ))}
+            {LATENCY_LINES.map((line) => (
+              <Line
+                key={line.key}
+                type="linear"
+                dataKey={line.key}
+                name={line.label}
+                stroke={line.color}
+                strokeDasharray={line.dashed ? "5 4" : undefined}
+                dot={false}
+                strokeWidth={1.6}
+                connectNulls
+                isAnimationActive={false}
+              />
+            ))}
+          </ComposedChart>
+        </ResponsiveContainer>
+      )}
+    </figure>
+  );
+}
+
+/** One breakdown chart per operation kind found in the samples. */
+export function BreakdownCharts({ samples, syncId }: { samples: readonly Sample[]; syncId?: string }) {
+  const ops = breakdownOps(samples);
+  if (ops.length === 0) return null;
+  return (
+    <div className="charts breakdown-charts" data-testid="breakdown-charts">
+      {ops.map((op) => (
+        <BreakdownChart key={op} op={op} samples={samples} syncId={syncId} />
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,37 @@
+// Where the time goes, run against run: for each operation kind, every run's percentage bar one
+// under the other, so a part that grew (session wait, queueing) stands out.
+import { BreakdownBar } from "@/components/BreakdownBar";
+import { PART_COLORS, PART_LABELS, partsIn, SERVER_SUFFIX } from "@/lib/breakdown";
+import { formatMs } from "@/lib/format";
+import type { ComparePublic } from "@/lib/types";
+
+export function CompareBreakdown({ comparison, labels }: { comparison: ComparePublic; labels: readonly string[] }) {
+  const summaries = comparison.summaries;
+  const ops = [...new Set(summaries.flatMap((s) => Object.keys(s?.breakdown ?? {})))].sort();
+  if (ops.length === 0) return <p className="muted">None of these runs recorded a breakdown.</p>;
+  const parts = partsIn(summaries.flatMap((s) => ops.map((op) => s?.breakdown[op])));
+  return (
+    <div className="breakdown-section" data-testid="compare-breakdown">
+      <ul className="breakdown-legend small">
+        {parts.map((part) => (
+          <li key={part}>
+            <span className="swatch" style={{ background: PART_COLORS[part] }} /> {PART_LABELS[part]}
+          </li>
+        ))}
+      </ul>
+      {ops.map((op) => (
+        <div key={op} className="breakdown-op" data-testid={`compare-breakdown-${op}`}>
+          <h3>{op}</h3>
+          {summaries.map((s, i) => (
+            <BreakdownBar
+              key={comparison.runs[i]?.id ?? i}
+              breakdown={s?.breakdown[op]}
+              label={`${labels[i] ?? comparison.runs[i]?.id ?? ""} · client p99 ${formatMs(s?.latency[op]?.p99)}, server p99 ${formatMs(s?.latency[op + SERVER_SUFFIX]?.p99)}`}
+              testId={`compare-breakdown-bar-${op}-${i}`}
+            />
+          ))}
+        </div>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,31 @@
+// A finished run's "where the time goes": per operation kind, the whole run's percentage bar, how
+// each part was obtained, and its client latency next to its server latency (p50, p99).
+import { BreakdownBar, BreakdownLegend } from "@/components/BreakdownBar";
+import { SERVER_SUFFIX } from "@/lib/breakdown";
+import { formatMs } from "@/lib/format";
+import type { Summary } from "@/lib/types";
+
+export function BreakdownSection({ summary }: { summary: Summary | null | undefined }) {
+  const ops = Object.keys(summary?.breakdown ?? {})
+    .filter((op) => (summary?.breakdown[op]?.count ?? 0) > 0)
+    .sort();
+  if (!summary || ops.length === 0) return <p className="muted">No breakdown: this run recorded none.</p>;
+  return (
+    <div className="breakdown-section" data-testid="breakdown-section">
+      {ops.map((op) => {
+        const client = summary.latency[op];
+        const server = summary.latency[op + SERVER_SUFFIX];
+        return (
+          <div key={op} className="breakdown-op" data-testid={`breakdown-${op}`}>
+            <BreakdownBar breakdown={summary.breakdown[op]} label={op} testId={`breakdown-bar-${op}`} />
+            <p className="small breakdown-latency" data-testid={`breakdown-latency-${op}`}>
+              client p50 <strong>{formatMs(client?.p50)}</strong>, p99 <strong>{formatMs(client?.p99)}</strong> · server p50{" "}
+              <strong>{formatMs(server?.p50)}</strong>, p99 <strong>{formatMs(server?.p99)}</strong>
+            </p>
+            <BreakdownLegend breakdown={summary.breakdown[op]} />
+          </div>
+        );
+      })}
+    </div>
+  );
+}
