@@ -51,6 +51,31 @@ func TestConflicts(t *testing.T) {
 		}
 		tx.RecordQueryRead(seq, []*schema.Table{tb}, q, []any{id}, h.Sum(), 0)
 	}
+	// A query after a write of the transaction's own (to another row): checked
+	// at commit with that write applied. (After a blind write of the row itself
+	// the query sees only that write, and nothing another commit does changes it.)
+	queryAfterOwnWrite := func(tx *Txn, db *storage.DB, id int64) {
+		tb, _ := db.Catalog().Table("T")
+		if err := tx.Buffer(write(db, id+10, 5)); err != nil {
+			panic(err)
+		}
+		// The count includes the transaction's own new row: only a check with
+		// that write applied sees the same result again.
+		q := `SELECT COUNT(*), SUM(CASE WHEN "Id" = ? THEN "V" END) FROM "T"`
+		seq := tx.ReadSeq()
+		h := storage.NewRowHash()
+		err := db.WithPending(context.Background(), tx.Pending(), func(query storage.Querier, _ func(*storage.Mutation) error) error {
+			rows, err := query(context.Background(), q, id)
+			if err != nil {
+				return err
+			}
+			return storage.ScanRows(rows, func(r []any) error { h.Add(r); return nil })
+		})
+		if err != nil {
+			panic(err)
+		}
+		tx.RecordQueryRead(seq, []*schema.Table{tb}, q, []any{id}, h.Sum(), len(tx.Pending()))
+	}
 	tableRead := func(tx *Txn, db *storage.DB, _ int64) {
 		tb, _ := db.Catalog().Table("T")
 		tx.RecordTableRead(tx.ReadSeq(), tb)
@@ -67,6 +92,8 @@ func TestConflicts(t *testing.T) {
 		{"query reads, same row", queryRead, 1, 1, true},
 		{"query reads, different rows", queryRead, 1, 2, false},
 		{"table reads, different rows", tableRead, 1, 2, true},
+		{"queries after own writes, same row", queryAfterOwnWrite, 1, 1, true},
+		{"queries after own writes, different rows", queryAfterOwnWrite, 1, 2, false},
 		{"blind writes, same row", nil, 1, 1, false},
 	}
 	for _, tc := range tests {
