@@ -19,6 +19,12 @@ func compileColumnExpr(t *schema.Table, expr string) (string, error) {
 }
 
 // ApplyDDL applies DDL statements to db in order (see storage.DB.ApplyDDL).
-func ApplyDDL(ctx context.Context, db *storage.DB, stmts []string) (int, error) {
-	return db.ApplyDDL(ctx, stmts, schema.Compilers{Expr: compileColumnExpr, View: query.ViewColumns})
+// protoDescriptors (the request's FileDescriptorSet, or nil) go with the CREATE and
+// ALTER PROTO BUNDLE statements.
+func ApplyDDL(ctx context.Context, db *storage.DB, stmts []string, protoDescriptors []byte) (int, error) {
+	withDesc := make([]string, len(stmts))
+	for i, s := range stmts {
+		withDesc[i] = schema.WithDescriptors(s, protoDescriptors)
+	}
+	return db.ApplyDDL(ctx, withDesc, schema.Compilers{Expr: compileColumnExpr, View: query.ViewColumns})
 }

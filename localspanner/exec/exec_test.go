@@ -76,7 +76,7 @@ func newEngine(t *testing.T) (*Engine, *txn.Session, recorded) {
 	// The generated column goes through query's compiler, handed to storage by ApplyDDL.
 	if _, err := ApplyDDL(context.Background(), db, []string{
 		"CREATE TABLE T (Id INT64 NOT NULL, V INT64, Twice INT64 AS (V * 2) STORED) PRIMARY KEY (Id)",
-	}); err != nil {
+	}, nil); err != nil {
 		t.Fatal(err)
 	}
 	rec := recorded{}

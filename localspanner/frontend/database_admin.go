@@ -62,7 +62,7 @@ func (s *databaseAdmin) CreateDatabase(ctx context.Context, req *dbpb.CreateData
 		return nil, err
 	}
 	meta := &dbpb.CreateDatabaseMetadata{Database: name}
-	if _, err := exec.ApplyDDL(ctx, db, req.ExtraStatements); err != nil {
+	if _, err := exec.ApplyDDL(ctx, db, req.ExtraStatements, req.ProtoDescriptors); err != nil {
 		if _, derr := s.b.Reg.DropDatabase(name); derr != nil {
 			return nil, derr
 		}
@@ -116,7 +116,7 @@ func (s *databaseAdmin) UpdateDatabaseDdl(ctx context.Context, req *dbpb.UpdateD
 			return nil, err
 		}
 	}
-	n, err := exec.ApplyDDL(ctx, db, req.Statements)
+	n, err := exec.ApplyDDL(ctx, db, req.Statements, req.ProtoDescriptors)
 	meta := &dbpb.UpdateDatabaseDdlMetadata{Database: req.Database, Statements: req.Statements}
 	now := timestamppb.Now()
 	for i := 0; i < n; i++ {
@@ -141,5 +141,9 @@ func (s *databaseAdmin) GetDatabaseDdl(_ context.Context, req *dbpb.GetDatabaseD
 	if err != nil {
 		return nil, err
 	}
-	return &dbpb.GetDatabaseDdlResponse{Statements: db.DDL()}, nil
+	resp := &dbpb.GetDatabaseDdlResponse{Statements: db.DDL()}
+	if b := db.Catalog().Protos(); b != nil {
+		resp.ProtoDescriptors = b.Descriptors
+	}
+	return resp, nil
 }

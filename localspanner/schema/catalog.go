@@ -36,6 +36,7 @@ type Catalog struct {
 	// name the last ALTER DATABASE statement gave.
 	options map[string]DatabaseOption
 	dbName  string
+	protos  *ProtoBundle
 }
 
 // Table is one Spanner table.

@@ -165,9 +165,12 @@ func noOp(cat *Catalog, d ast.DDL) bool {
 	return false
 }
 
-func pathName(p *ast.Path) string {
-	parts := make([]string, len(p.Idents))
-	for i, id := range p.Idents {
+func pathName(p *ast.Path) string { return joinIdents(p.Idents) }
+
+// joinIdents joins a dotted name's parts.
+func joinIdents(ids []*ast.Ident) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
 		parts[i] = id.Name
 	}
 	return strings.Join(parts, ".")
@@ -181,6 +184,12 @@ func (c *Catalog) apply(d ast.DDL, text string) error {
 		return c.dropView(s)
 	case *ast.AlterDatabase:
 		return c.alterDatabase(s)
+	case *ast.CreateProtoBundle:
+		return c.createProtoBundle(s, text)
+	case *ast.AlterProtoBundle:
+		return c.alterProtoBundle(s, text)
+	case *ast.DropProtoBundle:
+		return c.dropProtoBundle()
 	case *ast.CreateTable:
 		return c.createTable(s)
 	case *ast.CreateIndex:
@@ -237,7 +246,7 @@ func (c *Catalog) newColumn(t *Table, cd *ast.ColumnDef) (*Column, error) {
 	if _, dup := t.byCol[strings.ToLower(cd.Name.Name)]; dup {
 		return nil, spanerr.FailedPrecondition("Duplicate column name %s.%s", t.Name, cd.Name.Name)
 	}
-	typ, n, err := columnType(cd.Type)
+	typ, n, err := c.columnType(cd.Type)
 	if err != nil {
 		return nil, err
 	}
@@ -581,7 +590,7 @@ func (c *Catalog) alterTable(s *ast.AlterTable) error {
 // a longer or shorter STRING/BYTES length (storage checks the existing values fit) and
 // adding or dropping NOT NULL (storage checks there is no NULL), not a change of type.
 func (c *Catalog) alterColumnType(t *Table, col *Column, alt *ast.AlterColumnType) error {
-	typ, n, err := columnType(alt.Type)
+	typ, n, err := c.columnType(alt.Type)
 	if err != nil {
 		return err
 	}

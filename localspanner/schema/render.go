@@ -20,6 +20,9 @@ func (c *Catalog) DDL() []string {
 	if o := c.optionsDDL(); o != "" {
 		out = append(out, o)
 	}
+	if c.protos != nil {
+		out = append(out, c.protos.ddl())
+	}
 	seen := map[*Table]bool{}
 	for _, t := range c.Tables {
 		seen[t] = true

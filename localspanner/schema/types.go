@@ -26,7 +26,7 @@ var scalarCodes = map[ast.ScalarTypeName]spannerpb.TypeCode{
 
 // columnType converts a DDL column type to the wire type and the declared length
 // of STRING/BYTES (0 for MAX or other types).
-func columnType(st ast.SchemaType) (*spannerpb.Type, int64, error) {
+func (c *Catalog) columnType(st ast.SchemaType) (*spannerpb.Type, int64, error) {
 	if n, ok := st.(*ast.NamedType); ok && len(n.Path) == 1 && strings.EqualFold(n.Path[0].Name, "UUID") {
 		// memefish parses UUID as a named (proto) type.
 		return &spannerpb.Type{Code: spannerpb.TypeCode_UUID}, 0, nil
@@ -53,7 +53,7 @@ func columnType(st ast.SchemaType) (*spannerpb.Type, int64, error) {
 		}
 		return &spannerpb.Type{Code: code}, n, nil
 	case *ast.ArraySchemaType:
-		elem, n, err := columnType(t.Item)
+		elem, n, err := c.columnType(t.Item)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -61,6 +61,10 @@ func columnType(st ast.SchemaType) (*spannerpb.Type, int64, error) {
 			return nil, 0, spanerr.InvalidArgument("arrays of arrays are not supported")
 		}
 		return &spannerpb.Type{Code: spannerpb.TypeCode_ARRAY, ArrayElementType: elem}, n, nil
+	case *ast.NamedType:
+		// A message or enum type of the proto bundle: a PROTO or ENUM column.
+		typ, err := c.protoType(namedTypeName(t))
+		return typ, 0, err
 	default:
 		return nil, 0, spanerr.Unimplemented("column type %s is not supported", st.SQL())
 	}
@@ -70,6 +74,9 @@ func columnType(st ast.SchemaType) (*spannerpb.Type, int64, error) {
 func TypeDDL(t *spannerpb.Type, length int64) string {
 	if t.Code == spannerpb.TypeCode_ARRAY {
 		return "ARRAY<" + TypeDDL(t.ArrayElementType, length) + ">"
+	}
+	if t.ProtoTypeFqn != "" {
+		return t.ProtoTypeFqn // PROTO and ENUM columns are shown by their type's name
 	}
 	name := t.Code.String()
 	switch t.Code {
@@ -91,7 +98,7 @@ func SQLiteType(t *spannerpb.Type) string {
 		return "INTEGER"
 	case spannerpb.TypeCode_FLOAT64, spannerpb.TypeCode_FLOAT32:
 		return "REAL"
-	case spannerpb.TypeCode_BYTES:
+	case spannerpb.TypeCode_BYTES, spannerpb.TypeCode_PROTO:
 		return "BLOB"
 	default:
 		return "TEXT"

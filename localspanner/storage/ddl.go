@@ -21,7 +21,7 @@ func (d *DB) ApplyDDL(ctx context.Context, stmts []string, comp schema.Compilers
 	defer d.commitMu.Unlock()
 	for i, s := range stmts {
 		if err := d.applyOne(ctx, s, comp); err != nil {
-			return i, fmt.Errorf("statement %q: %w", s, err)
+			return i, fmt.Errorf("statement %q: %w", schema.StripDescriptors(s), err)
 		}
 	}
 	return len(stmts), nil

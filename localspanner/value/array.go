@@ -40,7 +40,7 @@ func arrayToSQLite(v *structpb.Value, elem *spannerpb.Type) (any, error) {
 				return nil, e
 			}
 			cell = structJSON(js)
-		} else if elem.GetCode() == spannerpb.TypeCode_BYTES {
+		} else if isBytes(elem) {
 			// Keep BYTES elements as their base64 text, after checking it.
 			if !isNull(ev) {
 				raw, e := ToSQLite(ev, elem)
@@ -173,7 +173,7 @@ func arrayFromSQLite(s string, elem *spannerpb.Type) (*structpb.Value, error) {
 	}
 	out := make([]*structpb.Value, len(cells))
 	for i, c := range cells {
-		if elem.GetCode() == spannerpb.TypeCode_BYTES {
+		if isBytes(elem) {
 			if c == nil {
 				out[i] = structpb.NewNullValue()
 			} else {
@@ -188,4 +188,9 @@ func arrayFromSQLite(s string, elem *spannerpb.Type) (*structpb.Value, error) {
 		out[i] = v
 	}
 	return structpb.NewListValue(&structpb.ListValue{Values: out}), nil
+}
+
+// isBytes: BYTES, and PROTO (a serialized message), are kept as base64 text in arrays.
+func isBytes(t *spannerpb.Type) bool {
+	return t.GetCode() == spannerpb.TypeCode_BYTES || t.GetCode() == spannerpb.TypeCode_PROTO
 }

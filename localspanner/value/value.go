@@ -70,7 +70,7 @@ func ToSQLite(v *structpb.Value, t *spannerpb.Type) (any, error) {
 			return nil, invalid("Invalid value for STRING: %s", describe(v))
 		}
 		return s.StringValue, nil
-	case spannerpb.TypeCode_BYTES:
+	case spannerpb.TypeCode_BYTES, spannerpb.TypeCode_PROTO: // a PROTO value is its serialized message
 		s, ok := v.Kind.(*structpb.Value_StringValue)
 		if !ok {
 			return nil, invalid("Invalid value for BYTES: %s", describe(v))
@@ -157,7 +157,7 @@ func FromSQLite(x any, t *spannerpb.Type) (*structpb.Value, error) {
 		return structpb.NewBoolValue(i != 0), nil
 	case spannerpb.TypeCode_STRING, spannerpb.TypeCode_DATE, spannerpb.TypeCode_NUMERIC, spannerpb.TypeCode_JSON, spannerpb.TypeCode_UUID:
 		return structpb.NewStringValue(cellText(x)), nil
-	case spannerpb.TypeCode_BYTES:
+	case spannerpb.TypeCode_BYTES, spannerpb.TypeCode_PROTO: // a PROTO value is its serialized message
 		switch b := x.(type) {
 		case []byte:
 			return structpb.NewStringValue(base64.StdEncoding.EncodeToString(b)), nil

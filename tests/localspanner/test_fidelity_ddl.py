@@ -7,13 +7,16 @@ never from the server's own output. Messages follow the official emulator's word
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from google.api_core import exceptions as gexc
 from google.cloud.spanner_v1 import KeySet, param_types
+from google.cloud.spanner_v1.instance import Instance
 
 from .conftest import OPERATION_TIMEOUT_S, DatabaseFactory, SpannerDb, unique
+from .rpc_recorder import instrument
 
 DDL = [
     """CREATE TABLE Singers (SingerId INT64 NOT NULL, FirstName STRING(100), LastName STRING(100))
@@ -607,3 +610,138 @@ def test_update_ddl_operation_id_names_the_operation(cdb: SpannerDb) -> None:
     with pytest.raises(gexc.InvalidArgument):
         cdb.database.update_ddl([f"DROP TABLE {table}"], operation_id="Not-Valid").result(OPERATION_TIMEOUT_S)
     assert any(s.startswith(f"CREATE TABLE {table} ") for s in _schema(cdb)), "neither failed request ran its DDL"
+
+
+# ---- proto bundles: PROTO and ENUM columns -------------------------------------------------------------------------
+# "Work with protocol buffers in GoogleSQL": CREATE PROTO BUNDLE (type, ...) with the FileDescriptorSet in the request's
+# proto_descriptors; a column's type may be a bundled message (PROTO) or enum (ENUM); values go on the wire as the
+# serialized message (base64) and the enum's number; GetDatabaseDdl returns the bundle and the descriptors.
+
+
+def _descriptor_set(with_album: bool = False) -> bytes:
+    from google.protobuf import descriptor_pb2
+
+    fd = descriptor_pb2.FileDescriptorProto(name="spanload_test/music.proto", package="spanload.music", syntax="proto3")
+    info = fd.message_type.add(name="SingerInfo")
+    info.field.add(name="nationality", number=1, type=9, label=1)  # TYPE_STRING, LABEL_OPTIONAL
+    info.field.add(name="rank", number=2, type=3, label=1)  # TYPE_INT64
+    genre = fd.enum_type.add(name="Genre")
+    for number, name in enumerate(["POP", "JAZZ", "ROCK"]):
+        genre.value.add(name=name, number=number)
+    if with_album:
+        album = fd.message_type.add(name="AlbumInfo")
+        album.field.add(name="title", number=1, type=9, label=1)
+    return descriptor_pb2.FileDescriptorSet(file=[fd]).SerializeToString()
+
+
+def _proto_classes() -> tuple[Any, Any]:
+    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+    from google.protobuf.internal.enum_type_wrapper import EnumTypeWrapper
+
+    pool = descriptor_pool.DescriptorPool()
+    fds = descriptor_pb2.FileDescriptorSet.FromString(_descriptor_set())
+    for fd in fds.file:
+        pool.Add(fd)
+    info = message_factory.GetMessageClass(pool.FindMessageTypeByName("spanload.music.SingerInfo"))
+    genre = EnumTypeWrapper(pool.FindEnumTypeByName("spanload.music.Genre"))
+    return info, genre
+
+
+PROTO_DDL = [
+    "CREATE PROTO BUNDLE (spanload.music.SingerInfo, spanload.music.Genre)",
+    """CREATE TABLE Artists (
+        ArtistId INT64 NOT NULL, Info spanload.music.SingerInfo, Genre spanload.music.Genre,
+        Genres ARRAY<spanload.music.Genre>
+    ) PRIMARY KEY (ArtistId)""",
+    "CREATE INDEX ArtistsByGenre ON Artists (Genre)",
+]
+
+
+@pytest.fixture(scope="module")
+def pdb(instance: Instance, server_address: str, session_mode: str) -> Iterator[SpannerDb]:
+    """A database created with the bundle's descriptors (CreateDatabaseRequest.proto_descriptors)."""
+    database = instance.database(unique("db"), ddl_statements=PROTO_DDL, proto_descriptors=_descriptor_set())
+    database.create().result(OPERATION_TIMEOUT_S)
+    yield SpannerDb(database, instrument(database, server_address), session_mode)
+    database.drop()
+
+
+def test_proto_bundle_is_in_get_database_ddl(pdb: SpannerDb) -> None:
+    pdb.database.reload()
+    statements = list(pdb.database.ddl_statements)
+    assert statements[0] == "CREATE PROTO BUNDLE (\n  spanload.music.SingerInfo,\n  spanload.music.Genre\n)"
+    assert "  Info spanload.music.SingerInfo,\n" in statements[1]
+    assert pdb.database.proto_descriptors == _descriptor_set()
+
+
+def test_proto_and_enum_columns_write_read_and_query(pdb: SpannerDb) -> None:
+    info_cls, genre = _proto_classes()
+    ann = info_cls(nationality="FR", rank=3)
+    with pdb.database.batch() as batch:
+        batch.insert_or_update(
+            "Artists",
+            ["ArtistId", "Info", "Genre", "Genres"],
+            [
+                (1, ann, genre.Value("JAZZ"), [genre.Value("POP"), genre.Value("ROCK")]),
+                (2, None, genre.Value("ROCK"), None),
+            ],
+        )
+    # Without column_info the client returns the serialized message and the enum's number.
+    with pdb.database.snapshot() as snap:
+        rows = [list(r) for r in snap.read("Artists", ["ArtistId", "Info", "Genre", "Genres"], KeySet(all_=True))]
+    assert rows == [[1, ann.SerializeToString(), 1, [0, 2]], [2, None, 2, None]]
+    # With column_info, the message and the enum's name.
+    with pdb.database.snapshot() as snap:
+        got = [
+            list(r)
+            for r in snap.execute_sql(
+                "SELECT Info, Genre FROM Artists WHERE ArtistId = 1", column_info={"Info": info_cls(), "Genre": genre}
+            )
+        ]
+    assert got == [[ann, "JAZZ"]]
+    with pdb.database.snapshot() as snap:
+        result = snap.execute_sql("SELECT Info, Genre FROM Artists LIMIT 1")
+        list(result)
+        fields = {f.name: (f.type_.code, f.type_.proto_type_fqn) for f in result.fields}
+    from google.cloud.spanner_v1 import TypeCode
+
+    assert fields == {
+        "Info": (TypeCode.PROTO, "spanload.music.SingerInfo"),
+        "Genre": (TypeCode.ENUM, "spanload.music.Genre"),
+    }
+
+
+def test_enum_parameter_and_index_on_an_enum_column(pdb: SpannerDb) -> None:
+    info_cls, genre = _proto_classes()
+    with pdb.database.batch() as batch:
+        batch.insert_or_update("Artists", ["ArtistId", "Genre"], [(10, genre.Value("POP")), (11, genre.Value("POP"))])
+    rows = _query(
+        pdb,
+        "SELECT ArtistId FROM Artists@{FORCE_INDEX=ArtistsByGenre} WHERE Genre = @g ORDER BY ArtistId",
+        {"g": genre.Value("POP")},
+        {"g": param_types.ProtoEnum(genre)},
+    )
+    assert rows == [[10], [11]]
+    kai = info_cls(nationality="JP", rank=7)
+    with pdb.database.batch() as batch:
+        batch.insert_or_update("Artists", ["ArtistId", "Info"], [(12, kai)])
+    rows = _query(pdb, "SELECT ArtistId FROM Artists WHERE Info = @p", {"p": kai}, {"p": param_types.ProtoMessage(kai)})
+    assert rows == [[12]]
+
+
+def test_alter_proto_bundle(pdb: SpannerDb) -> None:
+    pdb.database.update_ddl(
+        [
+            "ALTER PROTO BUNDLE INSERT (spanload.music.AlbumInfo)",
+            "CREATE TABLE Records (Id INT64, A spanload.music.AlbumInfo) PRIMARY KEY (Id)",
+        ],
+        proto_descriptors=_descriptor_set(with_album=True),
+    ).result(OPERATION_TIMEOUT_S)
+    pdb.database.reload()
+    assert pdb.database.ddl_statements[0].endswith("spanload.music.Genre,\n  spanload.music.AlbumInfo\n)")
+    err = _ddl_error(pdb, ["ALTER PROTO BUNDLE DELETE (spanload.music.AlbumInfo)"])
+    assert isinstance(err, gexc.FailedPrecondition), err
+    assert "Removed type spanload.music.AlbumInfo is still being used by column Records.A" in err.message
+    err = _ddl_error(pdb, ["CREATE TABLE Bad (Id INT64, X spanload.music.Nope) PRIMARY KEY (Id)"])
+    assert isinstance(err, gexc.NotFound), err
+    assert "Type not found: `spanload.music.Nope`" in err.message
