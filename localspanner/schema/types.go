@@ -63,7 +63,12 @@ func (c *Catalog) columnType(st ast.SchemaType) (*spannerpb.Type, int64, error) 
 		return &spannerpb.Type{Code: spannerpb.TypeCode_ARRAY, ArrayElementType: elem}, n, nil
 	case *ast.NamedType:
 		// A message or enum type of the proto bundle: a PROTO or ENUM column.
-		typ, err := c.protoType(namedTypeName(t))
+		name := namedTypeName(t)
+		typ, err := c.protoType(name)
+		if err != nil && !strings.Contains(name, ".") {
+			// Not a bundled type, nor shaped like one: a misspelt scalar type.
+			return nil, 0, spanerr.Unimplemented("column type %s is not supported", name)
+		}
 		return typ, 0, err
 	default:
 		return nil, 0, spanerr.Unimplemented("column type %s is not supported", st.SQL())
