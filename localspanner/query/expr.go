@@ -512,6 +512,9 @@ func (c *compiler) binary(x *ast.BinaryExpr, sc *scope) (expr, error) {
 		if _, ok := commonType(a.t, b.t); !ok || !(comparable(a.t) || eq && equatable(a.t)) || !(comparable(b.t) || eq && equatable(b.t)) {
 			return expr{}, mismatch()
 		}
+		if code(a.t) == spannerpb.TypeCode_STRUCT && code(b.t) == spannerpb.TypeCode_STRUCT {
+			return expr{sql: structEqual(a.sql, b.sql, a.t, b.t, x.Op == ast.OpNotEqual), t: tBool}, nil
+		}
 		if code(a.t) == spannerpb.TypeCode_NUMERIC || code(b.t) == spannerpb.TypeCode_NUMERIC {
 			return expr{sql: "(sp_numeric_cmp(" + a.sql + ", " + b.sql + ") " + sqlCmp(x.Op) + " 0)", t: tBool}, nil
 		}

@@ -566,7 +566,7 @@ func (c *compiler) aggregate(x *ast.CallExpr, name string, args []ast.Expr, sc *
 		if elem == nil {
 			elem = tInt64
 		}
-		if code(elem) == spannerpb.TypeCode_ARRAY || code(elem) == spannerpb.TypeCode_STRUCT {
+		if code(elem) == spannerpb.TypeCode_ARRAY {
 			return bad()
 		}
 		return expr{sql: "json_group_array(" + distinct + elemToJSON(a.sql, elem) + ")", t: arrayOf(elem)}, nil

@@ -86,3 +86,30 @@ func (c *compiler) castStruct(x *ast.CastExpr, in expr, to *spannerpb.Type) (exp
 	// A NULL STRUCT stays NULL rather than becoming a STRUCT of NULL fields.
 	return expr{sql: "CASE WHEN " + in.sql + " IS NULL THEN NULL ELSE json_array(" + strings.Join(parts, ", ") + ") END", t: to}, nil
 }
+
+// structEqual compares two STRUCT cells field by field, as GoogleSQL does: NULL when
+// either STRUCT is NULL, or when no field differs but one is NULL (SQL's AND of the
+// field comparisons gives exactly that); not negates it for !=.
+func structEqual(a, b string, ta, tb *spannerpb.Type, not bool) string {
+	fa, fb := ta.GetStructType().GetFields(), tb.GetStructType().GetFields()
+	conds := make([]string, len(fa))
+	for i, f := range fa {
+		x, y := fieldSQL(a, i, f.GetType()), fieldSQL(b, i, fb[i].GetType())
+		switch code(f.GetType()) {
+		case spannerpb.TypeCode_STRUCT:
+			conds[i] = structEqual(x, y, f.GetType(), fb[i].GetType(), false)
+		case spannerpb.TypeCode_NUMERIC:
+			conds[i] = "(sp_numeric_cmp(" + x + ", " + y + ") = 0)"
+		default:
+			conds[i] = "(" + x + " = " + y + ")"
+		}
+	}
+	all := "TRUE"
+	if len(conds) > 0 {
+		all = strings.Join(conds, " AND ")
+	}
+	if not {
+		all = "NOT (" + all + ")"
+	}
+	return "(CASE WHEN " + a + " IS NULL OR " + b + " IS NULL THEN NULL ELSE " + all + " END)"
+}

@@ -8,6 +8,8 @@ Expected values come from Spanner's documentation, never from the server's own o
   STRUCT field"; an explicit alias names the whole STRUCT (a value table), and a NULL or empty array gives no row.
 - "Arrays": ARRAY<ARRAY<...>> does not exist ("arrays of arrays are not supported").
 - "Conversion rules": a STRUCT casts to a STRUCT with the same number of fields, field by field.
+- "Operators", comparison: STRUCTs compare for equality field by field, in order; a NULL field with no other
+  difference makes the result NULL. "Aggregate functions": ARRAY_AGG takes every type but ARRAY.
 The queries are the ones the official clients' own system tests send with struct parameters.
 """
 
@@ -83,6 +85,34 @@ CASES: dict[str, tuple[str, dict[str, Any], dict[str, Any], list[list[Any]], lis
         {"p": (1, "bob")},
         {"p": PAIR},
         [[False]],
+        None,
+    ),
+    "equality with a NULL field and no other difference is NULL": (
+        "SELECT @p = STRUCT<a INT64, b STRING>(1, NULL), @p != STRUCT<a INT64, b STRING>(1, NULL)",
+        {"p": (1, None)},
+        {"p": PAIR},
+        [[None, None]],
+        None,
+    ),
+    "a differing field makes equality FALSE despite a NULL field": (
+        "SELECT @p = STRUCT<a INT64, b STRING>(2, 'x'), @p != STRUCT<a INT64, b STRING>(2, 'x')",
+        {"p": (1, None)},
+        {"p": PAIR},
+        [[False, True]],
+        None,
+    ),
+    "NULL struct compared is NULL": (
+        "SELECT @p = STRUCT<a INT64, b STRING>(1, 'x')",
+        {"p": None},
+        {"p": PAIR},
+        [[None]],
+        None,
+    ),
+    "ARRAY_AGG of structs": (
+        "SELECT ARRAY_AGG(t) FROM UNNEST(@p) t",
+        {"p": [(1, "a"), (2, "b")]},
+        {"p": T.Array(PAIR)},
+        [[[[1, "a"], [2, "b"]]]],
         None,
     ),
     "NULL array of structs has no rows": ("SELECT a.threadid FROM UNNEST(@p) a", {"p": None}, {"p": THREADS}, [], None),
