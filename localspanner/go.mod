@@ -6,6 +6,7 @@ require (
 	cloud.google.com/go/longrunning v1.5.0
 	cloud.google.com/go/spanner v1.96.1
 	github.com/cloudspannerecosystem/memefish v0.8.1
+	github.com/google/uuid v1.6.0
 	github.com/mattn/go-sqlite3 v1.14.53
 	go.opencensus.io v0.24.0
 	google.golang.org/api v0.304.0
@@ -33,7 +34,6 @@ require (
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/s2a-go v0.1.11 // indirect
-	github.com/google/uuid v1.6.0 // indirect
 	github.com/googleapis/enterprise-certificate-proxy v0.3.23 // indirect
 	github.com/googleapis/gax-go/v2 v2.27.0 // indirect
 	github.com/planetscale/vtprotobuf v0.6.1-0.20240319094008-0393e58bdf10 // indirect
