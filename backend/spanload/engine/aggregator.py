@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from hdrh.histogram import HdrHistogram
 
-from spanload.model import metrics
+from spanload.model import metrics, tpcc
 from spanload.model.breakdown import OpTiming, SysLatencies, breakdown, merge_timings
 from spanload.model.protocol import OPERATION_COUNTERS, Counter, Report
 from spanload.model.samples import Gauge, Percentiles, Sample, Summary, Totals
@@ -142,6 +142,10 @@ class Aggregator:
         self._pending.setdefault(seq, _Pending()).reports.append(report)
         return self._emit_ready(now=None)
 
+    def counters(self) -> dict[str, int]:
+        """Every counter's total over the intervals emitted so far."""
+        return dict(self._counters)
+
     def worker_usage(self, worker: int) -> tuple[int, float | None]:
         """Operations (transactions + polls + reads) one worker reported, and its latest CPU seconds."""
         return self._operations.get(worker, 0), self._cpu_s.get(worker)
@@ -191,6 +195,8 @@ class Aggregator:
                 gauges[gauge] = counters[counter] / interval_s
         if counters.get(Counter.POLLS):
             gauges[Gauge.WATCHER_ROWS_PER_POLL] = counters.get(Counter.ROWS_POLLED, 0) / counters[Counter.POLLS]
+        if (tpmc := tpcc.tpmc(counters, interval_s)) is not None:
+            gauges[tpcc.TPMC_GAUGE] = tpmc
 
         _add_counts(self._counters, counters)
         _add_counts(self._errors, errors)

@@ -38,12 +38,22 @@ from spanload.engine.reconcile import reconcile
 from spanload.engine.runtimes import worker_command
 from spanload.engine.transports import LocalLauncher, WorkerLauncher, WorkerSpec, WorkerTransport
 from spanload.model import protocol
-from spanload.model.config import ConfigPatch, Placement, PlacementKind, RunConfig, TargetKind, WorkerRuntime
+from spanload.model.config import (
+    ConfigPatch,
+    Placement,
+    PlacementKind,
+    RunConfig,
+    TargetKind,
+    WorkerRuntime,
+    Workload,
+)
 from spanload.model.errors import RunConflict, RunError, RunInvalid, RunNotFound
 from spanload.model.live import EventKind, PreloadStatus
 from spanload.model.samples import Gauge, Sample, StopInfo, WorkerCost
 from spanload.model.settings import Settings
 from spanload.model.state import RunAction, RunSink, RunState, check_action
+from spanload.model.tpcc import TpccSummary, preload_rows
+from spanload.model.tpcc import summarize as summarize_tpcc
 
 logger = logging.getLogger(__name__)
 
@@ -92,6 +102,7 @@ class _Run:
     aggregator: Aggregator | None = None
     begun_monotonic: float = 0.0
     watcher_ledger: protocol.WatcherLedger | None = None
+    tpcc_checked: protocol.TpccChecked | None = None  # worker 0's TPC-C consistency check at stop
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
     stopping: asyncio.Task[None] | None = None
     finished: asyncio.Event = field(default_factory=asyncio.Event)
@@ -307,7 +318,7 @@ class Supervisor:
     async def _preload(self, run: _Run) -> None:
         """The load phase: skipped when the table holds ``preload.rows`` already (an event says so),
         else every worker loads its share, with progress to the sink, between two events."""
-        rows = run.config.preload.rows
+        rows = preload_rows(run.config)
         table_rows = run.workers[0].table_rows
         if rows <= 0 or table_rows is None:
             return
@@ -389,6 +400,8 @@ class Supervisor:
                     _resolve(worker.writers_stopped, ledger)
                 case protocol.WatcherLedger() as received:
                     run.watcher_ledger = received
+                case protocol.TpccChecked() as checked:
+                    run.tpcc_checked = checked
                 case protocol.Stopped():
                     _resolve(worker.stopped, None)
                 case protocol.Error(message=text, fatal=True):
@@ -545,7 +558,9 @@ class Supervisor:
             return
         except RunError:
             return
-        await self._end(run, RunState.FINISHED, None, reconciled=True, ledgers=list(ledgers))
+        reason = _inconsistent(run.tpcc_checked)
+        state = RunState.FAILED if reason else RunState.FINISHED
+        await self._end(run, state, reason, reconciled=True, ledgers=list(ledgers), drained=True)
 
     async def _within_grace(self, run: _Run, waiting: asyncio.Future[Any]) -> Any:
         """Await ``waiting`` until the stop's grace is over; then TimeoutError."""
@@ -574,16 +589,22 @@ class Supervisor:
         reason: str | None,
         reconciled: bool,
         ledgers: list[protocol.WritersStopped] | None = None,
+        drained: bool = False,
     ) -> None:
+        """``drained``: every worker stopped by itself (a run that fails only its TPC-C
+        consistency check still ends like a finished one)."""
         if run.finished.is_set() or run.state in (RunState.FINISHED, RunState.FAILED):
             return
         run.state = state  # terminal at once, so nothing re-enters
         run.reason = reason
-        killed = await self._reap(run, graceful=state is RunState.FINISHED)
+        graceful = state is RunState.FINISHED or drained
+        killed = await self._reap(run, graceful=graceful)
         if run.aggregator is not None:
             self._publish(run, run.aggregator.flush_all())
             summary = run.aggregator.summary()
-            if run.stop_deadline is not None and state is RunState.FINISHED:
+            if run.config.workload is Workload.TPCC:
+                summary.tpcc = tpcc_summary(run.aggregator, run.config, run.tpcc_checked)
+            if run.stop_deadline is not None and graceful:
                 summary.stop = StopInfo(
                     graceful=not killed,
                     grace_s=self.settings.stop_grace_s,
@@ -652,7 +673,7 @@ def _worker_cost(hello: protocol.Hello, transport: WorkerTransport, operations: 
 
 def _preload_status(run: _Run, began: float, done: bool = False) -> PreloadStatus:
     """The load phase's progress over every worker: rows/s counts rows written, not found present."""
-    rows = run.config.preload.rows
+    rows = preload_rows(run.config)
     rows_done = sum(w.preload_done for w in run.workers)
     written = rows_done - sum(w.preload_skipped for w in run.workers)
     elapsed = max(time.monotonic() - began, 1e-6)
@@ -667,6 +688,30 @@ def _preload_status(run: _Run, began: float, done: bool = False) -> PreloadStatu
         elapsed_s=elapsed,
         done=done,
     )
+
+
+def tpcc_summary(aggregator: Aggregator, config: RunConfig, checked: protocol.TpccChecked | None) -> TpccSummary:
+    """A TPC-C run's figures per type and tpmC, with worker 0's consistency verdicts."""
+    summary = summarize_tpcc(
+        aggregator.counters(), max(aggregator.last_t - aggregator.started_at, 0.0), config.tpcc.warehouses
+    )
+    if checked is None:
+        summary.consistency_error = "not checked: the run did not stop normally"
+    else:
+        summary.consistency, summary.consistency_error = dict(checked.consistency), checked.error
+    return summary
+
+
+def _inconsistent(checked: protocol.TpccChecked | None) -> str | None:
+    """The failure reason of a TPC-C run whose consistency check failed, else None."""
+    if checked is None:
+        return None
+    failed = [f"{name} {verdict}" for name, verdict in sorted(checked.consistency.items()) if verdict != "ok"]
+    if failed:
+        return "TPC-C consistency: " + "; ".join(failed)
+    if checked.error is not None:
+        return f"TPC-C consistency could not be checked: {checked.error}"
+    return None
 
 
 def describe_exit(code: int | None) -> str:

@@ -7,6 +7,7 @@
 - The 2PC-participants batch insert: 6 new rows a single-use commit.
 - The session-pool agents: join-query readers and insert writers with 100 ms think time over a
   10-session pool, at rising concurrency.
+- TPC-C on one warehouse (``tpcc-1w``): 8 terminals back to back, no keying or think times.
 """
 
 from __future__ import annotations
@@ -135,7 +136,18 @@ def _others() -> list[Preset]:
     return out
 
 
-_PRESETS: dict[str, Preset] = {p.name: p for p in (*_change_watcher(), *_others())}
+def _tpcc() -> list[Preset]:
+    return [
+        Preset(
+            "tpcc-1w",
+            "TPC-C on 1 warehouse: the standard mix (45/43/4/4/4) from 8 terminals back to back, no keying or "
+            "think times; loaded first (skipped when present), consistency conditions 1-4 checked at the end",
+            _config("tpcc-1w", {"workload": "tpcc", "tpcc": {"warehouses": 1, "mode": "closed", "terminals": 8}}),
+        )
+    ]
+
+
+_PRESETS: dict[str, Preset] = {p.name: p for p in (*_change_watcher(), *_others(), *_tpcc())}
 
 
 def all_presets() -> list[Preset]:

@@ -232,6 +232,17 @@ class WatcherLedger(_Message):
     )
 
 
+class TpccChecked(_Message):
+    """``workload: tpcc``: worker 0's check of TPC-C's consistency conditions 1-4 after every
+    writer stopped, sent before its last report. ``consistency`` maps ``condition_1``..
+    ``condition_4`` to ``ok`` or ``failed: <detail>``; ``error`` says why the check could not run."""
+
+    type: Literal["tpcc_checked"] = "tpcc_checked"
+    worker: int
+    consistency: dict[str, str] = Field(default_factory=dict)
+    error: str | None = None
+
+
 class Stopped(_Message):
     type: Literal["stopped"] = "stopped"
     worker: int
@@ -292,7 +303,7 @@ class ErrorCode:
 
 ToWorker = Annotated[Start | Preload | Begin | Patch | Pause | Resume | StopWriters | Stop, Field(discriminator="type")]
 FromWorker = Annotated[
-    Hello | Ready | PreloadProgress | Report | WritersStopped | WatcherLedger | Stopped | Error,
+    Hello | Ready | PreloadProgress | Report | WritersStopped | WatcherLedger | TpccChecked | Stopped | Error,
     Field(discriminator="type"),
 ]
 _to_worker: TypeAdapter[ToWorker] = TypeAdapter(ToWorker)

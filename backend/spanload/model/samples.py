@@ -9,6 +9,7 @@ from enum import StrEnum
 from pydantic import BaseModel, Field
 
 from spanload.model.breakdown import Breakdown
+from spanload.model.tpcc import TpccSummary
 
 INTENDED_SUFFIX = "_intended"  # "updater.txn" + INTENDED_SUFFIX: timed from the intended start
 SERVER_SUFFIX = "_server"  # "updater.txn" + SERVER_SUFFIX: the operation's server-timing
@@ -166,4 +167,7 @@ class Summary(BaseModel):
     stop: StopInfo | None = Field(default=None, description="how a stopped run's workers ended; None if it failed")
     breakdown: dict[str, Breakdown] = Field(
         default_factory=dict, description="Op -> where its time went over the whole run, mean per operation"
+    )
+    tpcc: TpccSummary | None = Field(
+        default=None, description="workload tpcc: tpmC, the mix, aborts and retries per type, consistency 1-4"
     )

@@ -171,6 +171,15 @@ def ensure_schema(client: Any, target: Target, kind: SchemaKind) -> None:
     never creates billable instances.
     """
     schema = spec(kind)
+    database = ensure_ddl(client, target, schema.ddl, kind.value)
+    if schema.seed is not None:
+        schema.seed(database)
+
+
+def ensure_ddl(client: Any, target: Target, ddl: Sequence[str], what: str) -> Any:
+    """Create the instance (local/emulator only) and database if missing, then the tables and
+    indexes of ``ddl`` that the database lacks (``what`` names the schema in logs). Returns the
+    database."""
     instance = client.instance(target.instance)
     if not instance.exists():
         if target.kind is TargetKind.CLOUD:
@@ -184,22 +193,21 @@ def ensure_schema(client: Any, target: Target, kind: SchemaKind) -> None:
         _wait(instance.create(), f"create instance {target.instance}")
     database = instance.database(target.database)
     if not database.exists():
-        logger.info("creating database %s with the %s schema", target.database, kind.value)
+        logger.info("creating database %s with the %s schema", target.database, what)
         try:
             _wait(database.create(), f"create database {target.database}")
         except gexc.AlreadyExists:
             logger.info("database %s was created concurrently", target.database)
     database.reload()
-    todo = missing_statements(schema.ddl, list(database.ddl_statements))
+    todo = missing_statements(ddl, list(database.ddl_statements))
     if todo:
         logger.info("applying %d DDL statements to %s", len(todo), target.database)
         _wait(database.update_ddl(todo), f"update the schema of {target.database}")
         database.reload()
-        still = missing_statements(schema.ddl, list(database.ddl_statements))
+        still = missing_statements(ddl, list(database.ddl_statements))
         if still:
             raise SchemaError(f"the database did not create {sorted(object_names(still))}")
-    if schema.seed is not None:
-        schema.seed(database)
+    return database
 
 
 def _wait(operation: Any, what: str) -> None:

@@ -32,9 +32,10 @@ from typing import Any
 
 from google.cloud.spanner_v1 import param_types
 
-from spanload.model.config import WORKLOAD_SCHEMAS, RunConfig
+from spanload.model.config import WORKLOAD_SCHEMAS, RunConfig, Workload
 from spanload.spanner import deadline, schemas
 from spanload.spanner.schemas import SchemaSpec
+from spanload.workers.tpcc.load import loader_functions
 
 logger = logging.getLogger(__name__)
 
@@ -75,7 +76,11 @@ def loader_name(config: RunConfig) -> str:
 
 
 def loader_for(config: RunConfig) -> Loader:
-    """The run's loader; ``KeyError`` naming the workload if it has none."""
+    """The run's loader; ``KeyError`` naming the workload if it has none. TPC-C's depends on the
+    run's scale: one unit (a chunk of one table's rows with their children) per commit."""
+    if config.workload is Workload.TPCC:
+        write, count = loader_functions(config.tpcc)
+        return Loader(write=write, count=count, batch_rows=1)
     name = loader_name(config)
     try:
         return _LOADERS[name]

@@ -20,7 +20,7 @@ import time
 from typing import IO, Any
 
 from spanload.model.breakdown import SysLatencies
-from spanload.model.config import RunConfig
+from spanload.model.config import RunConfig, Workload
 from spanload.model.protocol import (
     PRELOAD_PROGRESS_EVERY_S,
     Begin,
@@ -39,23 +39,29 @@ from spanload.model.protocol import (
     Stopped,
     StopWriters,
     ToWorker,
+    TpccChecked,
+    WritersStopped,
     decode_to_worker,
     encode,
 )
 from spanload.model.samples import Gauge
+from spanload.model.tpcc import preload_rows
 from spanload.spanner import client as spanner_client
-from spanload.spanner import deadline, schemas
+from spanload.spanner import deadline, schemas, tpcc_schema
 from spanload.spanner.stats import SAMPLE_EVERY_S, StatsReader
 from spanload.workers import preload as preloading
 from spanload.workers.ledger import FreshKeys, SeenLedger
 from spanload.workers.reader import Reader
 from spanload.workers.stats import WorkerStats
+from spanload.workers.tpcc import consistency
+from spanload.workers.tpcc.driver import TpccLoad
 from spanload.workers.updater import Updater
 from spanload.workers.watcher import Watcher, poll_sql
 
 logger = logging.getLogger("spanload.worker")
 
 CLIENT_NAME = "google-cloud-spanner"
+CONSISTENCY_TIMEOUT_S = 20.0  # the TPC-C check's aggregate queries, inside the stop grace
 
 
 class Channel:
@@ -102,7 +108,9 @@ class Worker:
         self.config: RunConfig = start.config
         self.channel = channel
         self.stats = WorkerStats()
-        self.schema = schemas.spec(self.config.schema_)
+        tpcc = self.config.workload is Workload.TPCC
+        self.schema: schemas.SchemaSpec | None = None if tpcc else schemas.spec(self.config.schema_)
+        self.tpcc: TpccLoad | None = None
         self.conn: spanner_client.Connection | None = None
         self.updater: Updater | None = None
         self.reader: Reader | None = None
@@ -135,28 +143,37 @@ class Worker:
         admin = spanner_client.make_client(self.config.target, start.emulator_host)
         try:
             spanner_client.probe(admin, self.config.target, start.emulator_host, deadline.timeout_s())
-            if start.setup_schema:
+            if start.setup_schema and self.schema is None:
+                tpcc_schema.ensure_tpcc_schema(admin, self.config.target)
+            elif start.setup_schema:
                 schemas.ensure_schema(admin, self.config.target, self.config.schema_)
         finally:
             admin.close()
         self.conn = spanner_client.connect(self.config.target, self.config.client, start.emulator_host)
+        if start.setup_schema and preload_rows(self.config) > 0:
+            self.table_rows = preloading.loader_for(self.config).count(self.database(), 0, None)
+        if self.schema is None:
+            self.tpcc = TpccLoad(self.database, self.config.tpcc, self.stats, self.index, start.workers)
+            return
+        self._setup_report_workload(self.schema)
+
+    def _setup_report_workload(self, schema: schemas.SchemaSpec) -> None:
+        start = self.start_msg
         if self.index == 0:
             ids = {writer_id(start.run_id, i) for i in range(start.workers)}
             self.seen = SeenLedger(ids, FreshKeys(start.run_id, start.workers))
             self.watcher = Watcher(
                 self.database,
-                self.schema,
+                schema,
                 self.config.watcher,
                 self.stats,
                 self.seen,
                 start_timestamp(self.database()),
             )
-            if start.setup_schema and self.config.preload.rows > 0:
-                self.table_rows = preloading.loader_for(self.config).count(self.database(), 0, None)
-            self.stats_reader = StatsReader(self.database(), poll_sql(self.schema, self.config.watcher)[:60])
+            self.stats_reader = StatsReader(self.database(), poll_sql(schema, self.config.watcher)[:60])
         self.updater = Updater(
             self.database,
-            self.schema,
+            schema,
             self.config.updater,
             self.stats,
             self.index,
@@ -166,7 +183,7 @@ class Worker:
         )
         self.reader = Reader(
             self.database,
-            self.schema,
+            schema,
             self.config.reader,
             lambda: self.config.updater.key_space,
             self.stats,
@@ -217,9 +234,13 @@ class Worker:
         send(True)
 
     def run(self, started_at: float) -> None:
-        assert self.updater is not None and self.reader is not None
         self.started_at = started_at
         self.cpu_at_begin = cpu_seconds()
+        if self.tpcc is not None:
+            self.tpcc.start()
+            threading.Thread(target=self._report_loop, name="reporter", daemon=True).start()
+            return
+        assert self.updater is not None and self.reader is not None
         if self.watcher is not None and self.preloaded:
             # the loaded rows are not changes: watch from now
             self.watcher.set_start(start_timestamp(self.database()))
@@ -249,7 +270,12 @@ class Worker:
         with self._report_lock:
             counters, errors, hdr = self.stats.take()
             gauges: dict[str, float] = {}
-            for part, scheduled_counter in ((self.updater, Counter.SCHEDULED), (self.reader, Counter.READS_SCHEDULED)):
+            parts = (
+                (self.updater, Counter.SCHEDULED),
+                (self.reader, Counter.READS_SCHEDULED),
+                (self.tpcc, Counter.SCHEDULED),
+            )
+            for part, scheduled_counter in parts:
                 if part is not None:
                     gauges.update(part.gauges())
                     scheduled, dropped = part.take_counts()
@@ -314,21 +340,27 @@ class Worker:
                 self.conn = spanner_client.connect(config.target, config.client, self.start_msg.emulator_host)
                 if self.stats_reader is not None:
                     self.stats_reader = StatsReader(self.conn.database, self.stats_reader.poll_sql_prefix)
+        if self.tpcc is not None:
+            self.tpcc.apply(config.tpcc)
         if self.updater is not None:
             self.updater.apply(config.updater)
         if self.reader is not None:
             self.reader.apply(config.reader)
         if self.watcher is not None:
             self.watcher.apply(config.watcher)
-            if self.stats_reader is not None:
+            if self.stats_reader is not None and self.schema is not None:
                 self.stats_reader.poll_sql_prefix = poll_sql(self.schema, config.watcher)[:60]
 
     def set_paused(self, paused: bool) -> None:
-        for part in (self.updater, self.reader, self.watcher):
+        for part in (self.updater, self.reader, self.watcher, self.tpcc):
             if part is not None:
                 part.set_paused(paused)
 
     def stop_writers(self) -> None:
+        if self.tpcc is not None:
+            self.tpcc.stop()
+            self.channel.send(WritersStopped(worker=self.index, writer_id=writer_id(self.start_msg.run_id, self.index)))
+            return
         assert self.updater is not None and self.reader is not None
         self.updater.stop()
         self.reader.stop()
@@ -336,6 +368,10 @@ class Worker:
 
     def stop(self) -> None:
         self.preload_stop.set()
+        if self.tpcc is not None:
+            self.tpcc.stop()
+            if self.index == 0:
+                self.channel.send(self._tpcc_checked())
         if self.updater is not None:
             self.updater.stop()
         if self.reader is not None:
@@ -350,11 +386,21 @@ class Worker:
         self.send_report(final=True)
         self.channel.send(Stopped(worker=self.index))
 
+    def _tpcc_checked(self) -> TpccChecked:
+        """TPC-C's consistency conditions 1-4, now that every worker's transactions have ended."""
+        try:
+            with deadline.operation(CONSISTENCY_TIMEOUT_S):
+                verdicts = consistency.check(consistency.read_aggregates(self.database()))
+        except Exception as err:
+            logger.exception("the TPC-C consistency check failed to run")
+            return TpccChecked(worker=self.index, error=spanner_client.status_text(err))
+        return TpccChecked(worker=self.index, consistency=verdicts)
+
     def abandon(self) -> None:
         """The supervisor is gone: stop generating load at once, report nothing."""
         self.done.set()
         self.preload_stop.set()
-        for part in (self.updater, self.reader, self.watcher):
+        for part in (self.updater, self.reader, self.watcher, self.tpcc):
             if part is not None:
                 part.stop()
 

@@ -63,6 +63,7 @@ export function makeSummary(overrides: Partial<Summary> = {}): Summary {
     workers: [{ index: 0, runtime: "python", pid: 4242, host: "box", node: null, operations: 660, cpu_s: 0.99, cpu_ms_per_op: 1.5 }],
     stop: { graceful: true, grace_s: 30, killed_workers: [], detail: "" },
     breakdown: { "updater.txn": makeBreakdown(1, 0, 1.4, 1, 600) },
+    tpcc: null,
     ...overrides,
   };
 }

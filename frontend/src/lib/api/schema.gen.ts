@@ -1183,6 +1183,8 @@ export interface components {
             /** @description how a stopped run's workers ended; None if it failed */
             stop?: components["schemas"]["StopInfo"] | null;
             totals?: components["schemas"]["Totals"];
+            /** @description workload tpcc: tpmC, the mix, aborts and retries per type, consistency 1-4 */
+            tpcc?: components["schemas"]["TpccSummary"] | null;
             /**
              * Workers
              * @description one per worker process, by index
@@ -1333,6 +1335,92 @@ export interface components {
             terminals?: number | null;
             /** Transactions Per Second */
             transactions_per_second?: number | null;
+        };
+        /**
+         * TpccSummary
+         * @description What a TPC-C run measured, and whether the database is still consistent after it.
+         */
+        TpccSummary: {
+            /**
+             * By Type
+             * @description keyed by type: new_order...
+             */
+            by_type?: {
+                [key: string]: components["schemas"]["TpccTypeFigures"];
+            };
+            /**
+             * Consistency
+             * @description condition_1..condition_4 of clause 3.3.2: 'ok' or 'failed: <detail>'; empty if the check could not run
+             */
+            consistency?: {
+                [key: string]: string;
+            };
+            /**
+             * Consistency Error
+             * @description why the consistency check could not run
+             */
+            consistency_error?: string | null;
+            /**
+             * Tpmc
+             * @description committed New-Orders per minute over the measured phase
+             */
+            tpmc: number;
+            /** Warehouses */
+            warehouses: number;
+        };
+        /**
+         * TpccTypeFigures
+         * @description One transaction type over the whole run.
+         */
+        TpccTypeFigures: {
+            /**
+             * Aborts
+             * @description attempts the server aborted
+             * @default 0
+             */
+            aborts: number;
+            /**
+             * Completed
+             * @description committed, plus New-Orders rolled back on purpose
+             * @default 0
+             */
+            completed: number;
+            /**
+             * Errors
+             * @description failed for good
+             * @default 0
+             */
+            errors: number;
+            /**
+             * Retries
+             * @description re-runs after an abort
+             * @default 0
+             */
+            retries: number;
+            /**
+             * Rollbacks
+             * @description New-Order: rolled back on an unused item (the spec's 1 %)
+             * @default 0
+             */
+            rollbacks: number;
+            /**
+             * Share Pct
+             * @description its percentage of every completed transaction
+             * @default 0
+             */
+            share_pct: number;
+            /**
+             * Skipped
+             * @description Delivery: districts without an undelivered order
+             * @default 0
+             */
+            skipped: number;
+            /**
+             * Standard Pct
+             * @description the standard mix's percentage
+             * @default 0
+             */
+            standard_pct: number;
         };
         /** UpdaterConfig */
         UpdaterConfig: {

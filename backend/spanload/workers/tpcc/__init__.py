@@ -1,0 +1,1 @@
+"""The TPC-C workload: its load, its five transactions, its terminals and its consistency checks."""
