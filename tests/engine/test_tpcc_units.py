@@ -8,7 +8,10 @@ import random
 from collections import Counter
 from decimal import Decimal
 
+from spanload.cli.render import summary_table
+from spanload.control.compare import metric_deltas
 from spanload.model.config import TpccConfig
+from spanload.model.samples import Percentiles, Summary
 from spanload.model.tpcc import MIX, TxType, UnitKind, load_units, summarize, tpmc
 from spanload.workers.tpcc.consistency import Aggregates, check
 from spanload.workers.tpcc.load import delivered_below
@@ -161,3 +164,37 @@ def test_the_summary_counts_the_mix_and_tpmc_leaves_rollbacks_out() -> None:
     assert (new_order.rollbacks, new_order.retries, new_order.aborts) == (5, 7, 9)
     assert summary.by_type["payment"].share_pct == 43.0 and summary.by_type["delivery"].skipped == 3
     assert tpmc({"transactions": 3}, 1.0) is None
+
+
+def test_compare_puts_tpcc_runs_side_by_side_and_a_report_run_beside_them() -> None:
+    def run(new_orders: int, p99: float) -> Summary:
+        counters = {"tpcc.new_order": new_orders, "tpcc.payment": new_orders, "tpcc.payment.aborts": 2}
+        latency = {"tpcc.new_order": Percentiles(count=new_orders, p50=3.0, p99=p99)}
+        return Summary(duration_s=60.0, latency=latency, tpcc=summarize(counters, 60.0, 1))
+
+    other = Summary(duration_s=60.0, latency={"updater.txn": Percentiles(count=5, p50=1.0, p99=2.0)})
+    metrics = {
+        name: (better, values, deltas)
+        for name, better, values, deltas, _ in metric_deltas([run(100, 9.0), run(150, 6.0), other])
+    }
+    assert metrics["tpcc.tpmc"] == ("higher", [100.0, 150.0, None], [0.0, 50.0, None])
+    assert metrics["latency.tpcc.new_order.p99"] == ("lower", [9.0, 6.0, None], [0.0, -3.0, None])
+    assert metrics["tpcc.payment.aborts"][:2] == ("lower", [2.0, 2.0, None])
+    assert metrics["tpcc.new_order.share_pct"][0] is None  # a share is neither better nor worse
+    assert metrics["latency.updater.txn.p99"][1] == [None, None, 2.0]
+
+
+def test_the_cli_summary_lists_the_tpcc_histograms_the_mix_and_the_verdicts() -> None:
+    counters = {"tpcc.new_order": 45, "tpcc.new_order.rollbacks": 1, "tpcc.payment": 43, "tpcc.delivery": 4}
+    summary = Summary(
+        duration_s=60.0,
+        latency={"tpcc.new_order": Percentiles(count=45, p50=12.0, p90=20.0, p99=31.0, p999=40.0, max=41.0)},
+        tpcc=summarize(counters, 60.0, 1),
+    )
+    summary.tpcc.consistency = {"condition_1": "ok", "condition_2": "failed: warehouse 1 district 1: ..."}  # type: ignore[union-attr]
+    lines = summary_table(summary)
+    assert "tpcc.new_order" in next(line for line in lines if line.startswith("tpcc.new_order"))
+    assert "TPC-C, 1 warehouse(s): tpmC 44.0" in lines
+    (row,) = [line for line in lines if line.startswith("new_order ")]
+    assert row.split() == ["new_order", "45", "48.9%", "45.0%", "1", "0", "0", "0"]
+    assert lines[-1] == "consistency: condition_1 ok  condition_2 failed: warehouse 1 district 1: ..."

@@ -10,7 +10,8 @@ from typing import TextIO
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TaskProgressColumn, TextColumn
 
-from spanload.model.config import ConfigPatch, RunConfig
+from spanload.model import tpcc
+from spanload.model.config import ConfigPatch, RunConfig, Workload
 from spanload.model.live import EventKind, PreloadStatus
 from spanload.model.samples import Gauge, Op, Percentiles, Sample, Summary
 from spanload.model.state import RunState
@@ -27,15 +28,30 @@ def _hms(seconds: float) -> str:
     return f"{s // 3600:02d}:{s % 3600 // 60:02d}:{s % 60:02d}"
 
 
-def _lat(latency: dict[str, Percentiles], op: Op) -> str:
+def _lat(latency: dict[str, Percentiles], op: str) -> str:
     p = latency.get(op)
     if p is None or not p.count:
         return "-"
     return f"p50 {_fmt_ms(p.p50)}  p99 {_fmt_ms(p.p99)}"
 
 
+def _tpcc_status(sample: Sample) -> list[str]:
+    g = sample.gauges
+    lines = [
+        f"Test duration:               {_hms(sample.elapsed_s)}",
+        f"# Transactions:              {sample.totals.transactions:,}",
+        f"tpmC (this interval):        {g.get(tpcc.TPMC_GAUGE, 0.0):,.0f}",
+    ]
+    for kind in tpcc.TxType:
+        lines.append(f"{kind.value + ':':<29}{_lat(sample.latency, kind.op)}")
+    return lines
+
+
 def status_block(sample: Sample, config: RunConfig) -> list[str]:
     """The live status lines for one interval."""
+    if config.workload is Workload.TPCC:
+        errors = ", ".join(f"{code} {n}" for code, n in sorted(sample.errors_by_code.items())) or "none"
+        return [*_tpcc_status(sample), f"Errors this interval:        {errors}"]
     g = sample.gauges
     t = sample.totals
     lines = [
@@ -83,12 +99,13 @@ def summary_table(summary: Summary) -> list[str]:
     header = f"{'operation':<22}{'count':>9}{'p50':>11}{'p90':>11}{'p99':>11}{'p99.9':>11}{'max':>11}"
     lines.append(header)
     lines.append("-" * len(header))
-    for op in Op:
+    known = [op.value for op in Op]
+    for op in [*known, *sorted(set(summary.latency) - set(known))]:  # then other kinds: tpcc.new_order...
         p = summary.latency.get(op)
         if p is None or not p.count:
             continue
         lines.append(
-            f"{op.value:<22}{p.count:>9,}{_fmt_ms(p.p50):>11}{_fmt_ms(p.p90):>11}{_fmt_ms(p.p99):>11}"
+            f"{op:<22}{p.count:>9,}{_fmt_ms(p.p50):>11}{_fmt_ms(p.p90):>11}{_fmt_ms(p.p99):>11}"
             f"{_fmt_ms(p.p999):>11}{_fmt_ms(p.max):>11}"
         )
     lines.append("")
@@ -104,6 +121,8 @@ def summary_table(summary: Summary) -> list[str]:
     r = summary.reconciliation
     if r is not None:
         lines.append(f"reconciliation: {'OK' if r.ok else 'FAILED'}: {r.detail}")
+    if summary.tpcc is not None:
+        lines += tpcc_table(summary.tpcc)
     stop = summary.stop
     if stop is not None and not stop.graceful:
         lines.append(f"stop: not graceful: killed workers {stop.killed_workers} ({stop.detail or 'they did not exit'})")
@@ -113,6 +132,24 @@ def summary_table(summary: Summary) -> list[str]:
         lines.append(
             f"worker {w.index}: {w.runtime} pid {w.pid} on {w.node or w.host}  {w.operations:,} ops  {cpu}  {cost}"
         )
+    return lines
+
+
+def tpcc_table(summary: tpcc.TpccSummary) -> list[str]:
+    """TPC-C's figures: tpmC, the mix against the standard, aborts and retries, consistency."""
+    lines = ["", f"TPC-C, {summary.warehouses} warehouse(s): tpmC {summary.tpmc:,.1f}"]
+    header = (
+        f"{'type':<14}{'done':>8}{'share':>9}{'standard':>10}{'rolled back':>13}{'aborts':>8}{'retries':>9}"
+        f"{'errors':>8}"
+    )
+    lines += [header, "-" * len(header)]
+    for kind, f in summary.by_type.items():
+        lines.append(
+            f"{kind:<14}{f.completed:>8,}{f.share_pct:>8.1f}%{f.standard_pct:>9.1f}%{f.rollbacks:>13,}"
+            f"{f.aborts:>8,}{f.retries:>9,}{f.errors:>8,}"
+        )
+    verdicts = "  ".join(f"{name} {verdict}" for name, verdict in sorted(summary.consistency.items()))
+    lines.append(f"consistency: {verdicts or summary.consistency_error or 'not checked'}")
     return lines
 
 

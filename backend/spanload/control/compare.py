@@ -16,12 +16,14 @@ from spanload.model.series import PERCENTILE_FIELDS, flatten
 Better = Literal["lower", "higher"] | None
 
 _HIGHER_IS_BETTER_RATES = {
+    "tpcc.tpmc",
     "updater.tps",
     "updater.mutations_ps",
     "watcher.changes_ps",
     "watcher.polls_ps",
     "reader.rps",
 }
+TPCC_TYPE_FIELDS = ("completed", "share_pct", "aborts", "retries", "errors")
 _LOWER_IS_BETTER_RATES = {"updater.behind", "watcher.lag_ms", "errors_ps", "aborts_ps", "sessions.waiting"}
 _HIGHER_IS_BETTER_TOTALS = {"transactions", "mutations", "received_changes", "polls", "reads"}
 
@@ -96,6 +98,11 @@ def _better(metric: str) -> Better:
         if rest in _HIGHER_IS_BETTER_RATES:
             return "higher"
         return "lower" if rest in _LOWER_IS_BETTER_RATES else None
+    if kind == "tpcc":
+        field = rest.rsplit(".", 1)[-1]
+        if field in {"aborts", "retries", "errors"}:
+            return "lower"
+        return "higher" if field in {"tpmc", "completed"} else None
     if kind == "totals":
         if rest in _HIGHER_IS_BETTER_TOTALS:
             return "higher"
@@ -114,6 +121,11 @@ def flatten_summary(summary: Summary) -> dict[str, float]:
         out[f"rates.{gauge}"] = float(value)
     for field, total in summary.totals.model_dump().items():
         out[f"totals.{field}"] = float(total)
+    if summary.tpcc is not None:
+        out["tpcc.tpmc"] = summary.tpcc.tpmc
+        for kind, figures in summary.tpcc.by_type.items():
+            for field in TPCC_TYPE_FIELDS:
+                out[f"tpcc.{kind}.{field}"] = float(getattr(figures, field))
     return out
 
 
