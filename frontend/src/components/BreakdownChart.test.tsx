@@ -1,4 +1,4 @@
-import { render, screen } from "@testing-library/react";
+import { fireEvent, render, screen } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { makeBreakdown, makeSample } from "@/test/fixtures";
 import { BreakdownChart, BreakdownCharts } from "./BreakdownChart";
@@ -16,6 +16,8 @@ describe("BreakdownChart", () => {
       ["updater.txn", "4", "queue session_wait client server"],
     ]);
     expect(charts[0]).toHaveTextContent("Where the time goes: tpcc.new_order");
+    fireEvent.click(screen.getByTestId("breakdown-from-actual-start"));
+    expect(screen.getByTestId("breakdown-chart-updater.txn")).toHaveAttribute("data-parts", "session_wait client server");
   });
 
   it("says so when the kind has no operations yet, and draws nothing without any breakdown", () => {

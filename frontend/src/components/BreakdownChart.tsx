@@ -1,6 +1,7 @@
 // Where the time goes, over time, for one operation kind: its mean parts stacked (queue, session
 // wait, client library and network, server...) with its client and server latency p50/p99 drawn
 // over them on the same axis. Presentational: takes the samples, picks nothing from the network.
+import { useState } from "react";
 import { Area, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { breakdownOps, breakdownRows, LATENCY_LINES, PART_COLORS, PART_LABELS, partsIn } from "@/lib/breakdown";
 import { formatDuration, formatNumber } from "@/lib/format";
@@ -11,11 +12,13 @@ export interface BreakdownChartProps {
   samples: readonly Sample[];
   height?: number;
   syncId?: string;
+  /** Leave out the queue behind the pacer: the parts of the latency the application sees. */
+  fromActualStart?: boolean;
 }
 
-export function BreakdownChart({ op, samples, height = 240, syncId }: BreakdownChartProps) {
+export function BreakdownChart({ op, samples, height = 240, syncId, fromActualStart = false }: BreakdownChartProps) {
   const rows = breakdownRows(samples, op);
-  const parts = partsIn(samples.map((s) => s.breakdown?.[op]));
+  const parts = partsIn(samples.map((s) => s.breakdown?.[op])).filter((p) => !fromActualStart || p !== "queue");
   const points = rows.filter((r) => parts.some((p) => r[p] != null)).length;
   return (
     <figure className="chart" data-testid={`breakdown-chart-${op}`} data-op={op} data-points={points} data-parts={parts.join(" ")}>
@@ -74,15 +77,23 @@ export function BreakdownChart({ op, samples, height = 240, syncId }: BreakdownC
   );
 }
 
-/** One breakdown chart per operation kind found in the samples. */
+/** One breakdown chart per operation kind found in the samples, with a switch that leaves out
+ * the queue behind the pacer (which, when the schedule outruns the load, dwarfs the rest). */
 export function BreakdownCharts({ samples, syncId }: { samples: readonly Sample[]; syncId?: string }) {
+  const [actual, setActual] = useState(false);
   const ops = breakdownOps(samples);
   if (ops.length === 0) return null;
   return (
-    <div className="charts breakdown-charts" data-testid="breakdown-charts">
-      {ops.map((op) => (
-        <BreakdownChart key={op} op={op} samples={samples} syncId={syncId} />
-      ))}
+    <div className="breakdown-charts" data-testid="breakdown-charts">
+      <label className="small">
+        <input type="checkbox" checked={actual} onChange={(e) => setActual(e.target.checked)} data-testid="breakdown-from-actual-start" /> leave out the queue
+        behind the pacer (from the actual start, as the application sees it)
+      </label>
+      <div className="charts">
+        {ops.map((op) => (
+          <BreakdownChart key={op} op={op} samples={samples} syncId={syncId} fromActualStart={actual} />
+        ))}
+      </div>
     </div>
   );
 }

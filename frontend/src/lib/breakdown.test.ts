@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { makeBreakdown, makeSample } from "@/test/fixtures";
-import { breakdownOps, breakdownRows, partsIn, shares } from "./breakdown";
+import { breakdownOps, breakdownRows, fromActualStart, partsIn, shares } from "./breakdown";
 
 describe("breakdown transforms", () => {
   it("lists every operation kind that has operations, any name (tpcc.* included), in name order", () => {
@@ -46,5 +46,16 @@ describe("breakdown transforms", () => {
     ]);
     expect(shares(undefined)).toEqual([]);
     expect(partsIn([split, makeBreakdown(1, 1, 1, 1)])).toEqual(["queue", "session_wait", "client", "server", "server_frontend", "query_commit"]);
+  });
+
+  it("from the actual start: the queue left out of the parts and of the round trip", () => {
+    const b = fromActualStart(makeBreakdown(90, 8, 1.5, 0.5));
+    expect(b?.round_trip_ms).toBeCloseTo(10);
+    expect(shares(b).map((s) => [s.part, s.pct])).toEqual([
+      ["session_wait", 80],
+      ["client", 15],
+      ["server", 5],
+    ]);
+    expect(fromActualStart(undefined)).toBeUndefined();
   });
 });

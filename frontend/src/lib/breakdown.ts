@@ -93,3 +93,11 @@ export function shares(b: Breakdown | undefined): Share[] {
     return p ? [{ part, ms: p.ms, pct: total > 0 ? (100 * p.ms) / total : 0, source: p.source }] : [];
   });
 }
+
+/** The breakdown from the actual start: without the queue behind the pacer, the parts of the
+ * latency the application sees (session wait, client library and network, server). */
+export function fromActualStart(b: Breakdown | undefined): Breakdown | undefined {
+  if (!b) return undefined;
+  const queue = b.parts.find((p) => p.part === "queue")?.ms ?? 0;
+  return { ...b, round_trip_ms: Math.max(0, b.round_trip_ms - queue), parts: b.parts.filter((p) => p.part !== "queue") };
+}

@@ -1,4 +1,4 @@
-import { render, screen } from "@testing-library/react";
+import { fireEvent, render, screen } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { makeComparison } from "@/test/compareFixture";
 import { makeBreakdown, makeSummary } from "@/test/fixtures";
@@ -19,5 +19,9 @@ describe("CompareBreakdown", () => {
     expect(pct("reader.read", 1, "session_wait")).toBe("75.0");
     expect(screen.getByTestId("compare-breakdown-bar-updater.txn-0")).toHaveTextContent("no operations");
     expect(screen.getByTestId("compare-breakdown-bar-reader.read-1")).toHaveTextContent("#2 b");
+    expect(pct("updater.txn", 1, "queue")).toBe("25.0");
+    fireEvent.click(screen.getByTestId("compare-breakdown-from-actual-start"));
+    expect(pct("updater.txn", 1, "queue")).toBeUndefined();
+    expect(pct("updater.txn", 1, "server")).toBe("66.7");
   });
 });

@@ -1,17 +1,23 @@
 // Where the time goes, run against run: for each operation kind, every run's percentage bar one
 // under the other, so a part that grew (session wait, queueing) stands out.
+import { useState } from "react";
 import { BreakdownBar } from "@/components/BreakdownBar";
-import { PART_COLORS, PART_LABELS, partsIn, SERVER_SUFFIX } from "@/lib/breakdown";
+import { fromActualStart, PART_COLORS, PART_LABELS, partsIn, SERVER_SUFFIX } from "@/lib/breakdown";
 import { formatMs } from "@/lib/format";
 import type { ComparePublic } from "@/lib/types";
 
 export function CompareBreakdown({ comparison, labels }: { comparison: ComparePublic; labels: readonly string[] }) {
+  const [actual, setActual] = useState(false);
   const summaries = comparison.summaries;
   const ops = [...new Set(summaries.flatMap((s) => Object.keys(s?.breakdown ?? {})))].sort();
   if (ops.length === 0) return <p className="muted">None of these runs recorded a breakdown.</p>;
-  const parts = partsIn(summaries.flatMap((s) => ops.map((op) => s?.breakdown[op])));
+  const parts = partsIn(summaries.flatMap((s) => ops.map((op) => s?.breakdown[op]))).filter((p) => !actual || p !== "queue");
   return (
     <div className="breakdown-section" data-testid="compare-breakdown">
+      <label className="small">
+        <input type="checkbox" checked={actual} onChange={(e) => setActual(e.target.checked)} data-testid="compare-breakdown-from-actual-start" /> leave out the
+        queue behind the pacer (from the actual start, as the application sees it)
+      </label>
       <ul className="breakdown-legend small">
         {parts.map((part) => (
           <li key={part}>
@@ -25,7 +31,7 @@ export function CompareBreakdown({ comparison, labels }: { comparison: ComparePu
           {summaries.map((s, i) => (
             <BreakdownBar
               key={comparison.runs[i]?.id ?? i}
-              breakdown={s?.breakdown[op]}
+              breakdown={actual ? fromActualStart(s?.breakdown[op]) : s?.breakdown[op]}
               label={`${labels[i] ?? comparison.runs[i]?.id ?? ""} · client p99 ${formatMs(s?.latency[op]?.p99)}, server p99 ${formatMs(s?.latency[op + SERVER_SUFFIX]?.p99)}`}
               testId={`compare-breakdown-bar-${op}-${i}`}
             />

@@ -16,6 +16,13 @@ describe("BreakdownSection", () => {
     expect(screen.getByTestId("breakdown-latency-reader.read")).toHaveTextContent("client p50 120 ms, p99 735 ms · server p50 20.0 ms, p99 102 ms");
     const session = screen.getByTestId("breakdown-bar-reader.read").querySelector<HTMLElement>("[data-part=session_wait]");
     expect(session?.dataset.pct).toBe("75.0");
+    // as the application sees it (no queue): session wait is 150 of its 195 ms
+    const actual = screen.getByTestId("breakdown-actual-bar-reader.read");
+    expect([...actual.querySelectorAll<HTMLElement>(".breakdown-segment")].map((s) => [s.dataset.part, s.dataset.pct])).toEqual([
+      ["session_wait", "76.9"],
+      ["client", "7.7"],
+      ["server", "15.4"],
+    ]);
   });
 
   it("says when a run has no breakdown (saved before it existed)", () => {

@@ -1,7 +1,8 @@
-// A finished run's "where the time goes": per operation kind, the whole run's percentage bar, how
-// each part was obtained, and its client latency next to its server latency (p50, p99).
+// A finished run's "where the time goes": per operation kind, the whole run's percentage bar (from
+// the intended start, and from the actual start: what the application sees), how each part was
+// obtained, and its client latency next to its server latency (p50, p99).
 import { BreakdownBar, BreakdownLegend } from "@/components/BreakdownBar";
-import { SERVER_SUFFIX } from "@/lib/breakdown";
+import { fromActualStart, SERVER_SUFFIX } from "@/lib/breakdown";
 import { formatMs } from "@/lib/format";
 import type { Summary } from "@/lib/types";
 
@@ -18,6 +19,7 @@ export function BreakdownSection({ summary }: { summary: Summary | null | undefi
         return (
           <div key={op} className="breakdown-op" data-testid={`breakdown-${op}`}>
             <BreakdownBar breakdown={summary.breakdown[op]} label={op} testId={`breakdown-bar-${op}`} />
+            <BreakdownBar breakdown={fromActualStart(summary.breakdown[op])} label="from the actual start" testId={`breakdown-actual-bar-${op}`} />
             <p className="small breakdown-latency" data-testid={`breakdown-latency-${op}`}>
               client p50 <strong>{formatMs(client?.p50)}</strong>, p99 <strong>{formatMs(client?.p99)}</strong> · server p50{" "}
               <strong>{formatMs(server?.p50)}</strong>, p99 <strong>{formatMs(server?.p99)}</strong>
