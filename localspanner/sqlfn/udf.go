@@ -2,7 +2,6 @@ package sqlfn
 
 import (
 	"crypto/md5"
-	"crypto/rand"
 	"crypto/sha1"
 	"crypto/sha256"
 	"crypto/sha512"
@@ -760,12 +759,6 @@ func udfError(msg any) (any, error) {
 	return nil, rtErr("%s", s)
 }
 
-func udfUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
+func udfUUID() string { return value.NewUUID() }
 
 var _ = utf8.ValidString

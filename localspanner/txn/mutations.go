@@ -91,6 +91,9 @@ func convertWrite(cat *schema.Catalog, op storage.Op, w *spannerpb.Mutation_Writ
 		}
 		rows[r] = row
 	}
+	if op != storage.OpUpdate {
+		cols, rows = addKeyDefaults(t, cols, rows)
+	}
 	return &storage.Mutation{Op: op, Table: t, Columns: cols, Rows: rows}, nil
 }
 

@@ -1,6 +1,7 @@
 package value
 
 import (
+	"crypto/rand"
 	"encoding/hex"
 	"strings"
 )
@@ -40,4 +41,14 @@ func FormatUUID(b []byte) string {
 // UUIDToBytes returns the 16 bytes of a canonical (stored) UUID.
 func UUIDToBytes(canonical string) ([]byte, bool) {
 	return uuidBytes(canonical)
+}
+
+// NewUUID returns a random version 4 UUID (RFC 4122 section 4.4) in canonical form:
+// what NEW_UUID() and GENERATE_UUID() return.
+func NewUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return FormatUUID(b[:])
 }

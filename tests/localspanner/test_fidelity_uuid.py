@@ -8,7 +8,9 @@ Expected values come from Spanner's documentation, never from the server's own o
   hyphens, single ones between hexadecimal digits, not at the start or the end.
 - "Conversion rules": UUID casts to and from STRING, and to and from BYTES (16 bytes); SAFE_CAST gives NULL for
   a value that does not convert.
-- "Default values": `DEFAULT (NEW_UUID())` on a key column, which an INSERT may then leave out.
+- "Primary key default values": `DEFAULT (NEW_UUID())` (or GENERATE_UUID() on a STRING(36) key) generates the
+  key of a row whose insert leaves the column out, with DML (`INSERT INTO Fans (Name) VALUES (...) THEN RETURN
+  FanId`) and with insert mutations alike.
 """
 
 from __future__ import annotations
@@ -24,7 +26,10 @@ from google.cloud.spanner_v1 import param_types as T
 
 from .conftest import DatabaseFactory, SpannerDb
 
-DDL = ["CREATE TABLE U (Id UUID NOT NULL DEFAULT (NEW_UUID()), S STRING(MAX), A ARRAY<UUID>) PRIMARY KEY (Id)"]
+DDL = [
+    "CREATE TABLE U (Id UUID NOT NULL DEFAULT (NEW_UUID()), S STRING(MAX), A ARRAY<UUID>) PRIMARY KEY (Id)",
+    "CREATE TABLE G (Id STRING(36) NOT NULL DEFAULT (GENERATE_UUID()), S STRING(MAX)) PRIMARY KEY (Id)",
+]
 U1 = uuid.UUID("9d3f8a1e-6c2b-4f5e-8a7d-1b2c3d4e5f60")
 U2 = uuid.UUID("0000ffff-0000-4000-8000-000000000001")
 
@@ -71,6 +76,24 @@ def test_insert_leaving_out_a_defaulted_uuid_key(make_database: DatabaseFactory)
     ids = [r[0] for r in _rows(tdb, "SELECT Id FROM U")]
     assert len(ids) == 2 and len(set(ids)) == 2
     assert all(_is_v4(u) for u in ids)
+
+
+def test_insert_mutation_leaving_out_a_defaulted_uuid_key(make_database: DatabaseFactory) -> None:
+    tdb = make_database(DDL)
+    with tdb.database.batch() as batch:
+        batch.insert("U", ["S"], [("m1",), ("m2",)])
+        batch.insert("G", ["S"], [("g1",)])
+    ids = [r[0] for r in _rows(tdb, "SELECT Id FROM U")]
+    assert len(set(ids)) == 2 and all(_is_v4(u) for u in ids)
+    [[text]] = _rows(tdb, "SELECT Id FROM G")
+    assert _is_v4(uuid.UUID(text)) and text == text.lower() and len(text) == 36
+
+
+def test_dml_insert_leaving_out_a_generate_uuid_string_key(make_database: DatabaseFactory) -> None:
+    tdb = make_database(DDL)
+    tdb.database.run_in_transaction(lambda tx: tx.execute_update("INSERT INTO G (S) VALUES ('a'), ('b')"))
+    ids = [r[0] for r in _rows(tdb, "SELECT Id FROM G")]
+    assert len(set(ids)) == 2 and all(_is_v4(uuid.UUID(i)) for i in ids)
 
 
 def test_new_uuid_is_a_random_version_4_uuid(udb: SpannerDb) -> None:
