@@ -316,6 +316,9 @@ type compiler struct {
 	profile   bool
 	scanTerms []string
 	depth     int
+	// strict is set while a view's query is compiled: Spanner resolves it with strict
+	// name resolution (columns qualified, no SELECT *).
+	strict bool
 }
 
 type groupCheck struct {

@@ -342,6 +342,7 @@ func (c *compiler) stringLiteral(x *ast.StringLiteral, hint *spannerpb.Type) (ex
 func (c *compiler) resolveName(id *ast.Ident, sc *scope) (expr, error) {
 	for s := sc; s != nil; s = s.parent {
 		var found *relCol
+		var foundIn *rel
 		for _, r := range s.rels {
 			for i := range r.cols {
 				col := &r.cols[i]
@@ -349,9 +350,13 @@ func (c *compiler) resolveName(id *ast.Ident, sc *scope) (expr, error) {
 					if found != nil {
 						return expr{}, c.invalid(id, "Column name %s is ambiguous", id.Name)
 					}
-					found = col
+					found, foundIn = col, r
 				}
 			}
+		}
+		if found != nil && c.strict && foundIn.name != "" && !strings.EqualFold(foundIn.name, found.name) {
+			// A view's query: a column of a named FROM item needs its qualifier.
+			return expr{}, c.invalid(id, "Alias %s cannot be used without a qualifier in strict name resolution mode", id.Name)
 		}
 		if found != nil {
 			c.noteColumn(s, found.name, found.sql)

@@ -351,6 +351,9 @@ func (c *compiler) selectItems(it ast.SelectItem, sc *scope) ([]selectItem, erro
 		if len(sc.rels) == 0 {
 			return nil, c.invalid(x, "SELECT * must have a FROM clause")
 		}
+		if c.strict {
+			return nil, c.invalid(x, "SELECT * is not allowed in strict name resolution mode")
+		}
 		var out []selectItem
 		for _, r := range sc.rels {
 			out = append(out, starItems(r)...)

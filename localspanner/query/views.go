@@ -12,6 +12,7 @@ import (
 // the schema.ViewCompiler that DDL uses to check views.
 func ViewColumns(cat *schema.Catalog, v *schema.View) ([]schema.ViewColumn, error) {
 	c := newCompiler(cat, v.Text, nil, CurrentRows{})
+	c.strict = true
 	res, err := c.queryExpr(v.Query, nil)
 	if err != nil {
 		return nil, err
@@ -38,10 +39,10 @@ func (c *compiler) viewTable(v *schema.View, alias string, hint *ast.Hint, sc *s
 			}
 		}
 	}
-	text, ctes := c.text, c.ctes
-	c.text, c.ctes = v.Text, nil
+	text, ctes, strict := c.text, c.ctes, c.strict
+	c.text, c.ctes, c.strict = v.Text, nil, true
 	res, err := c.queryExpr(v.Query, nil)
-	c.text, c.ctes = text, ctes
+	c.text, c.ctes, c.strict = text, ctes, strict
 	if err != nil {
 		return "", err
 	}

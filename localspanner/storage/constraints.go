@@ -12,6 +12,7 @@ import (
 
 	"github.com/spanload/spanload/localspanner/internal/spanerr"
 	"github.com/spanload/spanload/localspanner/schema"
+	"github.com/spanload/spanload/localspanner/value"
 )
 
 // dataCheck is a query over the existing rows that a DDL statement runs before it is
@@ -304,4 +305,48 @@ func (w *writer) keys(q string, args []any) ([][]any, error) {
 		out = append(out, key)
 	}
 	return out, rows.Err()
+}
+
+// checkEnum refuses a number that the column's ENUM type (or its ARRAY's element
+// type) does not define, as Spanner does.
+func (w *writer) checkEnum(t *schema.Table, c *schema.Column, row []any, keyPos []int, cell any) error {
+	typ := c.Type
+	var nums []any
+	if elem := typ.ArrayElementType; elem != nil {
+		if elem.Code != spannerpb.TypeCode_ENUM {
+			return nil
+		}
+		text, _ := cell.(string)
+		cells, err := value.DecodeArrayCells(text)
+		if err != nil {
+			return err
+		}
+		typ, nums = elem, cells
+	} else if typ.Code == spannerpb.TypeCode_ENUM {
+		nums = []any{cell}
+	}
+	cat := w.d.Catalog()
+	for _, x := range nums {
+		var n int64
+		switch v := x.(type) {
+		case nil:
+			continue
+		case int64:
+			n = v
+		case float64:
+			n = int64(v)
+		default:
+			continue
+		}
+		if !cat.EnumHasValue(typ, n) {
+			key := make([]any, len(keyPos))
+			for i, p := range keyPos {
+				if p >= 0 {
+					key[i] = row[p]
+				}
+			}
+			return spanerr.FailedPrecondition("Enum validation on column %s.%s failed at key %s because type %s cannot be set to %d", t.Name, c.Name, FormatKey(key), typ.ProtoTypeFqn, n)
+		}
+	}
+	return nil
 }

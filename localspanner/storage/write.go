@@ -289,6 +289,10 @@ func (w *writer) apply(m *Mutation) error {
 				return spanerr.FailedPrecondition("Cannot write timestamps in the future: %s is after the commit timestamp %s for column %s.%s, which allows commit timestamps.", s, w.tsText, t.Name, c.Name)
 			} else if row[i] == nil && c.NotNull {
 				return spanerr.FailedPrecondition("%s must not be NULL in table %s.", c.Name, t.Name)
+			} else if (c.Type.ProtoTypeFqn != "" || c.Type.GetArrayElementType().GetProtoTypeFqn() != "") && row[i] != nil {
+				if err := w.checkEnum(t, c, row, keyPos, row[i]); err != nil {
+					return err
+				}
 			}
 		}
 		for i, p := range keyPos {

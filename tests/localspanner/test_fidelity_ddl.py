@@ -181,8 +181,15 @@ def test_view_without_sql_security_is_rejected(ddb: SpannerDb) -> None:
         ("SELECT Singers.Nope AS X FROM Singers", gexc.InvalidArgument, "Nope"),
         ("SELECT 1", gexc.InvalidArgument, "CREATE VIEW columns must be named, but column 1 has no name"),
         ("SELECT 1 AS A, 2 AS a", gexc.InvalidArgument, "CREATE VIEW has columns with duplicate name a"),
+        # "Spanner checks the query you specify using strict name resolution": columns need their table's name.
+        (
+            "SELECT SingerId FROM Singers",
+            gexc.InvalidArgument,
+            "Alias SingerId cannot be used without a qualifier in strict name resolution mode",
+        ),
+        ("SELECT * FROM Singers", gexc.InvalidArgument, "SELECT * is not allowed in strict name resolution mode"),
     ],
-    ids=["missing table", "missing column", "unnamed column", "duplicate column"],
+    ids=["missing table", "missing column", "unnamed column", "duplicate column", "unqualified column", "star"],
 )
 def test_view_with_a_bad_query_is_rejected(ddb: SpannerDb, query: str, code: type, message: str) -> None:
     err = _ddl_error(ddb, [f"CREATE VIEW BadView SQL SECURITY INVOKER AS {query}"])
@@ -745,3 +752,16 @@ def test_alter_proto_bundle(pdb: SpannerDb) -> None:
     err = _ddl_error(pdb, ["CREATE TABLE Bad (Id INT64, X spanload.music.Nope) PRIMARY KEY (Id)"])
     assert isinstance(err, gexc.NotFound), err
     assert "Type not found: `spanload.music.Nope`" in err.message
+
+
+def test_enum_number_outside_the_enum_is_refused(pdb: SpannerDb) -> None:
+    # An ENUM column holds the enum's values only; Genre defines 0, 1 and 2.
+    with pytest.raises(gexc.FailedPrecondition) as info, pdb.database.batch() as batch:
+        batch.insert_or_update("Artists", ["ArtistId", "Genre"], [(20, 7)])
+    assert _msg(info.value) == (
+        "Enum validation on column Artists.Genre failed at key [20] "
+        "because type spanload.music.Genre cannot be set to 7"
+    )
+    with pytest.raises(gexc.FailedPrecondition), pdb.database.batch() as batch:
+        batch.insert_or_update("Artists", ["ArtistId", "Genres"], [(21, [0, 9])])
+    assert _count(pdb, "Artists", "ArtistId IN (20, 21)") == 0
