@@ -155,7 +155,7 @@ def _run(config: object, run_id: str) -> Summary:
     return sink.summary
 
 
-def _assert_adds_up(summary: Summary, op: str, paced: bool) -> Breakdown:
+def assert_breakdown_adds_up(summary: Summary, op: str, paced: bool) -> Breakdown:
     """The parts add up to the round trip, and the round trip and server part agree with the
     histograms of the same operations (an independent measurement) within their resolution."""
     b = summary.breakdown[op]
@@ -192,7 +192,7 @@ def test_a_runs_parts_add_up_to_its_round_trip(local_spanner: LocalTarget, runti
     )
     summary = _run(config, f"breakdown-{runtime.value}")
     for op, paced in ((Op.UPDATER_TXN, True), (Op.READER_READ, True), (Op.WATCHER_POLL, False)):
-        b = _assert_adds_up(summary, op, paced)
+        b = assert_breakdown_adds_up(summary, op, paced)
         # multiplexed sessions (the default): no pool, no session wait
         assert _parts(b)[Part.SESSION_WAIT] == (0.0, Source.NOT_APPLICABLE), op
 
@@ -212,7 +212,7 @@ def test_a_tiny_session_pool_makes_session_wait_the_largest_part(local_spanner: 
         }
     )
     summary = _run(config, "breakdown-pool")
-    b = _assert_adds_up(summary, Op.READER_READ, paced=True)
+    b = assert_breakdown_adds_up(summary, Op.READER_READ, paced=True)
     parts = _parts(b)
     session, source = parts[Part.SESSION_WAIT]
     assert source is Source.MEASURED

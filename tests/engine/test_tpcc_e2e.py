@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from spanload.model.config import RunConfig
+from spanload.model.config import RunConfig, TpccMode
 from spanload.model.live import EventKind
 from spanload.model.presets import get_preset
 from spanload.model.state import RunState
@@ -28,6 +28,7 @@ from spanload.spanner.tpcc_schema import ensure_tpcc_schema
 from spanload.workers.tpcc.consistency import check, read_aggregates
 from spanload.workers.tpcc.load import loader_functions
 from tests.engine.conftest import LocalTarget
+from tests.engine.test_breakdown import assert_breakdown_adds_up
 from tests.engine.test_preload import PreloadRecorder, _run
 
 pytestmark = pytest.mark.timeout(300)
@@ -81,6 +82,8 @@ def test_tpcc_1w_for_30s_lands_the_mix_keeps_the_database_consistent_and_times_e
         assert summary.latency[kind.op].count == figures.completed > 0, kind
         assert summary.latency[kind.op_server].count > 0, kind
         assert figures.errors == summary.latency.get(kind.op_failed, type(summary.latency[kind.op])()).count
+        # where the time goes: its parts add up to its round trip, measured apart (issue 15)
+        assert_breakdown_adds_up(summary, kind.op, paced=config.tpcc.mode is TpccMode.OPEN)
     new_orders = tpcc.by_type["new_order"]
     committed = new_orders.completed - new_orders.rollbacks
     assert tpcc.tpmc == pytest.approx(committed * 60 / summary.duration_s, rel=1e-3)
