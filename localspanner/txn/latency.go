@@ -11,8 +11,10 @@ import (
 // after the 2PC-participants report: commit latency doubles from one participant
 // to two (3.2 ms to 6 ms) and stays there, CPU grows with every participant.
 const (
-	// CommitRound is the delay of one commit round: a commit with one participant
-	// takes one round, a two-phase commit (two or more participants) two.
+	// CommitRound is one commit round: a commit with one participant takes at least
+	// one round from its start, a two-phase commit (two or more participants) at
+	// least two. The server's own work counts towards them, as a real commit's does,
+	// so that the model's figures do not drift with the machine's load.
 	CommitRound = 3 * time.Millisecond
 	// CPUPerParticipant is the server CPU a participant costs. It is accounted, not
 	// burned (the machine is shared): the server's CPU figures add it to the
@@ -20,8 +22,8 @@ const (
 	CPUPerParticipant = time.Millisecond
 )
 
-// ModelCost returns the commit delay and the CPU that a latency model charges a
-// commit with n participants; the model "none" charges nothing.
+// ModelCost returns the least time a commit with n participants takes under a
+// latency model, and the CPU the model charges it; the model "none" charges nothing.
 func ModelCost(model string, n int) (delay, cpu time.Duration) {
 	if model != storage.LatencyProductionLike || n < 1 {
 		return 0, 0

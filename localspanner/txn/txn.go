@@ -394,9 +394,9 @@ func (m *Manager) Commit(ctx context.Context, t *Txn, extra []*storage.Mutation)
 	})
 	var modelCPU time.Duration
 	if err == nil {
-		var delay time.Duration
-		delay, modelCPU = ModelCost(t.DB.LatencyModel(), participants)
-		wait(ctx, delay)
+		var least time.Duration
+		least, modelCPU = ModelCost(t.DB.LatencyModel(), participants)
+		wait(ctx, least-time.Since(start))
 	} else {
 		participants = 0
 	}

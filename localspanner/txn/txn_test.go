@@ -177,7 +177,7 @@ func TestLatencyModelCost(t *testing.T) {
 	tests := []struct {
 		model        string
 		participants int
-		delay, cpu   time.Duration
+		least, cpu   time.Duration
 	}{
 		{storage.LatencyNone, 1, 0, 0},
 		{storage.LatencyNone, 6, 0, 0},
@@ -186,9 +186,9 @@ func TestLatencyModelCost(t *testing.T) {
 		{storage.LatencyProductionLike, 6, 2 * CommitRound, 6 * CPUPerParticipant},
 	}
 	for _, tc := range tests {
-		delay, cpu := ModelCost(tc.model, tc.participants)
-		if delay != tc.delay || cpu != tc.cpu {
-			t.Errorf("%s with %d participants: delay %v cpu %v, want %v %v", tc.model, tc.participants, delay, cpu, tc.delay, tc.cpu)
+		least, cpu := ModelCost(tc.model, tc.participants)
+		if least != tc.least || cpu != tc.cpu {
+			t.Errorf("%s with %d participants: least %v cpu %v, want %v %v", tc.model, tc.participants, least, cpu, tc.least, tc.cpu)
 		}
 	}
 }

@@ -30,6 +30,14 @@ class SchemaKind(StrEnum):
     SINGERS = "singers"  # the Change Watcher table
     TWEETS = "tweets"  # the write benchmark
     LEADERBOARD = "leaderboard"  # Players / Scores
+    USERTABLE = "usertable"  # YCSB's table, no secondary index (the 2PC-participants lab)
+
+
+class LatencyModel(StrEnum):
+    """What the local Spanner adds to a commit (a database option it keeps; local targets only)."""
+
+    NONE = "none"
+    PRODUCTION_LIKE = "production_like"  # a commit takes >= 3 ms, >= 6 ms with 2PC; 1 ms CPU a participant
 
 
 class Workload(StrEnum):
@@ -39,6 +47,7 @@ class Workload(StrEnum):
     WRITE_BENCHMARK = "write_benchmark"  # the Tweet table
     SESSION_POOL = "session_pool"  # Players / Scores, the join-query readers
     TPCC = "tpcc"  # the nine TPC-C tables and its five transactions (workers/tpcc)
+    PARTICIPANTS = "participants"  # batch inserts into UserTable, no secondary index (the 2PC report's lab)
 
 
 # The schema of each non-TPC-C workload; the old ``schema`` field's values map back through it.
@@ -46,6 +55,7 @@ WORKLOAD_SCHEMAS: dict[Workload, SchemaKind] = {
     Workload.CHANGE_WATCHER: SchemaKind.SINGERS,
     Workload.WRITE_BENCHMARK: SchemaKind.TWEETS,
     Workload.SESSION_POOL: SchemaKind.LEADERBOARD,
+    Workload.PARTICIPANTS: SchemaKind.USERTABLE,
 }
 SCHEMA_WORKLOADS: dict[str, Workload] = {schema.value: workload for workload, schema in WORKLOAD_SCHEMAS.items()}
 
@@ -171,11 +181,20 @@ class Target(_Strict):
     project: str = "spanload"
     instance: str = "spanload"
     database: str = "spanload"
+    latency_model: LatencyModel = Field(
+        default=LatencyModel.NONE,
+        description="local target only: production_like adds a commit round per 2PC round and CPU per participant",
+    )
 
     @model_validator(mode="after")
     def _needs_host(self) -> Self:
         if self.kind is TargetKind.EMULATOR and not self.emulator_host:
             raise ValueError("target.emulator_host is required when target.kind is 'emulator'")
+        if self.latency_model is not LatencyModel.NONE and self.kind is not TargetKind.LOCAL:
+            raise ValueError(
+                f"target.latency_model '{self.latency_model.value}' needs target.kind 'local' "
+                f"(got '{self.kind.value}'): only the local Spanner models latency"
+            )
         return self
 
 
@@ -275,7 +294,7 @@ class RunConfig(_Strict):
     )
     workload: Workload = Field(
         default=Workload.CHANGE_WATCHER,
-        description="change_watcher, write_benchmark, session_pool (the reports' schemas) or tpcc",
+        description="change_watcher, write_benchmark, session_pool, participants (the reports' schemas) or tpcc",
     )
     processes: Processes = Field(default=1, description="worker processes to spread updater and reader over")
     runtime: WorkerRuntime = Field(
@@ -318,6 +337,12 @@ class RunConfig(_Strict):
                 f"workload 'tpcc' runs on runtime 'python' only (got '{self.runtime.value}'): "
                 "the Go worker does not implement TPC-C"
             )
+        if self.workload is Workload.PARTICIPANTS and self.watcher.enabled and self.watcher.table_hint:
+            raise ValueError(
+                "workload 'participants' has no index to force (UserTable): set watcher.table_hint false or disable it"
+            )
+        if self.target.latency_model is not LatencyModel.NONE and self.runtime is WorkerRuntime.GO:
+            raise ValueError("target.latency_model is set by Python workers only: use runtime 'python' with it")
         if self.updater.key_space < self.processes:
             raise ValueError(
                 f"updater.key_space ({self.updater.key_space}) must be at least processes ({self.processes})"

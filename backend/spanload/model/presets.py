@@ -4,7 +4,10 @@
   limit 10,000), each with a ``-no-hint`` variant (no FORCE_INDEX) and, where n = 1, a
   ``-not-null`` variant (``ShardId IS NOT NULL`` instead of the fixed shard list).
 - The write benchmark on the Tweet table, with point reads competing.
-- The 2PC-participants batch insert: 6 new rows a single-use commit.
+- The 2PC-participants batch insert: 6 new rows a single-use commit; and the report's lab,
+  ``2pc-participants``: one session, about 42 commits/s (2.5k a minute) of 6 new rows into a table
+  without secondary indexes, in a database of its own that starts empty and grows, with the local
+  Spanner's production_like latency model, so participants rise as its splits divide.
 - The session-pool agents: join-query readers and insert writers with 100 ms think time over a
   10-session pool, at rising concurrency.
 - TPC-C on one warehouse (``tpcc-1w``): 8 terminals back to back, no keying or think times.
@@ -38,6 +41,9 @@ CHANGE_WATCHER_LOADS: tuple[tuple[str, str, float, int, int], ...] = (
     ("very-high-8", "Very high", 50, 200, 8),
 )
 SESSION_POOL_CONCURRENCY = (5, 10, 20, 40)
+TWO_PC_PARTICIPANTS = "2pc-participants"
+TWO_PC_DATABASE = "spanload-2pc"  # its own database, so that its table starts empty
+TWO_PC_COMMITS_PER_S = 42.0  # the report's 2.5k commits a minute
 SESSION_POOL_SIZE = 10
 
 
@@ -104,6 +110,29 @@ def _others() -> list[Preset]:
             ),
         ),
     ]
+    out.append(
+        Preset(
+            TWO_PC_PARTICIPANTS,
+            "2PC participants lab: one session, 42 commits/s of 6 new rows spread over the key space "
+            f"into UserTable (no secondary index) of database {TWO_PC_DATABASE}, which starts empty and grows; "
+            "the local Spanner's production_like latency model makes 2PC cost a second commit round",
+            _config(
+                TWO_PC_PARTICIPANTS,
+                {
+                    "workload": "participants",
+                    "target": {"database": TWO_PC_DATABASE, "latency_model": "production_like"},
+                    "client": {"session_pool_size": 1},
+                    "updater": {
+                        "transactions_per_second": TWO_PC_COMMITS_PER_S,
+                        "mode": "batch_insert",
+                        "batch_rows": 6,
+                        "parallelism": 1,
+                    },
+                    "watcher": {"enabled": False},
+                },
+            ),
+        )
+    )
     for agents in SESSION_POOL_CONCURRENCY:
         name = f"session-pool-agents-{agents}"
         out.append(

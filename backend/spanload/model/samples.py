@@ -59,6 +59,12 @@ class Gauge(StrEnum):
     SERVER_POLL_CPU_FRACTION = "server.poll_cpu_fraction"
     SERVER_TXN_AVG_COMMIT_LATENCY_S = "server.txn_avg_commit_latency_s"  # SPANNER_SYS.TXN_STATS_TOP_MINUTE
     SERVER_TXN_AVG_PARTICIPANTS = "server.txn_avg_participants"
+    # per report interval, from the local Spanner's SPANNER_SYS.SPANLOAD_COUNTERS (running totals)
+    SERVER_COMMIT_PARTICIPANTS = "server.commit_participants"
+    SERVER_COMMIT_LATENCY_S = "server.commit_latency_s"
+    SERVER_CPU_FRACTION = "server.cpu_fraction"  # process CPU + latency-model CPU, fraction of one CPU
+    SERVER_CPU_PER_COMMIT_MS = "server.cpu_per_commit_ms"
+    SERVER_SPLITS = "server.splits"
     READER_BEHIND = "reader.behind"
     RETRIES_PS = "retries_ps"
     REPORT_LAG_MS = "worker.report_lag_ms"  # how late a worker sent its report (its busiest, max over workers)

@@ -46,7 +46,7 @@ class SchemaSpec:
     kind: SchemaKind
     table: str  # the watched table
     key: str
-    index: str  # NULL_FILTERED (ShardId, LastUpdated)
+    index: str  # NULL_FILTERED (ShardId, LastUpdated), or "" for none
     payload_columns: tuple[str, ...]
     payload: Payload  # (rng, key) -> values of payload_columns
     ddl: tuple[str, ...]
@@ -71,6 +71,10 @@ def _tweet_payload(rng: random.Random, key: int) -> tuple[Any, ...]:
 
 def _score_payload(rng: random.Random, key: int) -> tuple[Any, ...]:
     return (rng.randrange(LEADERBOARD_PLAYERS), rng.randrange(1_000_000))
+
+
+def _user_payload(rng: random.Random, key: int) -> tuple[Any, ...]:
+    return tuple(rng.randbytes(50).hex() for _ in range(3))  # YCSB's fields: 100 characters each
 
 
 def _seed_players(database: Any) -> None:
@@ -142,7 +146,24 @@ LEADERBOARD = SchemaSpec(
     seed=_seed_players,
 )
 
-SCHEMAS: dict[SchemaKind, SchemaSpec] = {s.kind: s for s in (SINGERS, TWEETS, LEADERBOARD)}
+USERTABLE = SchemaSpec(
+    kind=SchemaKind.USERTABLE,
+    table="UserTable",
+    key="Id",
+    index="",  # none: a commit's participants are the splits of its rows alone
+    payload_columns=("Field0", "Field1", "Field2"),
+    payload=_user_payload,
+    ddl=(
+        "CREATE TABLE UserTable (\n  Id INT64 NOT NULL,\n  Field0 STRING(100),\n  Field1 STRING(100),\n"
+        "  Field2 STRING(100),\n" + _watch_columns("Id") + ") PRIMARY KEY (Id)",
+    ),
+    point_query="SELECT Id, Field0, Version FROM UserTable WHERE Id = @key",
+    recent_query=(
+        "SELECT Id, Version, LastUpdated FROM UserTable WHERE LastUpdated > @since ORDER BY LastUpdated DESC LIMIT 100"
+    ),
+)
+
+SCHEMAS: dict[SchemaKind, SchemaSpec] = {s.kind: s for s in (SINGERS, TWEETS, LEADERBOARD, USERTABLE)}
 
 
 def spec(kind: SchemaKind) -> SchemaSpec:
@@ -208,6 +229,18 @@ def ensure_ddl(client: Any, target: Target, ddl: Sequence[str], what: str) -> An
         if still:
             raise SchemaError(f"the database did not create {sorted(object_names(still))}")
     return database
+
+
+def apply_database_options(client: Any, target: Target) -> None:
+    """Set the run's options on a local Spanner database (its latency model), on every run start,
+    so that no earlier run's model lingers. Other targets have no such options."""
+    if target.kind is not TargetKind.LOCAL:
+        return
+    database = client.instance(target.instance).database(target.database)
+    statement = (
+        f"ALTER DATABASE `{target.database}` SET OPTIONS (spanload_latency_model = '{target.latency_model.value}')"
+    )
+    _wait(database.update_ddl([statement]), f"set the latency model of {target.database}")
 
 
 def _wait(operation: Any, what: str) -> None:

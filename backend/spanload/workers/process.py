@@ -147,6 +147,7 @@ class Worker:
                 tpcc_schema.ensure_tpcc_schema(admin, self.config.target)
             elif start.setup_schema:
                 schemas.ensure_schema(admin, self.config.target, self.config.schema_)
+                schemas.apply_database_options(admin, self.config.target)
         finally:
             admin.close()
         self.conn = spanner_client.connect(self.config.target, self.config.client, start.emulator_host)
@@ -316,12 +317,18 @@ class Worker:
             self.seq += 1
 
     def _stats_loop(self) -> None:
-        while not self.done.wait(SAMPLE_EVERY_S):
+        """Every report interval the running totals (a gauge per interval where the target has them),
+        every SAMPLE_EVERY_S the minute tables."""
+        minute: dict[str, float] = {}
+        minute_due = 0.0
+        while not self.done.wait(self.config.report_interval_s):
             if self.stats_reader is None:
                 return
             try:
                 with deadline.operation():
-                    self.server_gauges = self.stats_reader.read()
+                    if (now := time.monotonic()) >= minute_due:
+                        minute, minute_due = self.stats_reader.read(), now + SAMPLE_EVERY_S
+                    self.server_gauges = {**minute, **self.stats_reader.read_counters()}
                 self.sys_latencies = self.stats_reader.latencies
             except Exception as err:
                 logger.warning("reading SPANNER_SYS statistics failed: %s", err)

@@ -3,6 +3,7 @@
 import { Brush, CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { formatDuration, formatNumber } from "@/lib/format";
 import type { Marker, Row } from "@/lib/series";
+import { TIME_TOOLTIP } from "./chartStyle";
 import { colorAt, MARKER_COLOR } from "./palette";
 
 export interface ChartLine {
@@ -55,12 +56,7 @@ export function TimeChart({ id, title, unit, rightUnit, rows, lines, markers = [
             <XAxis dataKey="x" type="number" domain={["dataMin", "dataMax"]} tickFormatter={tickTime} stroke="var(--muted)" fontSize={11} />
             <YAxis yAxisId="left" stroke="var(--muted)" fontSize={11} width={48} tickFormatter={(v: number) => formatNumber(v)} />
             {hasRight && <YAxis yAxisId="right" orientation="right" stroke="var(--muted)" fontSize={11} width={44} tickFormatter={(v: number) => formatNumber(v)} />}
-            <Tooltip
-              isAnimationActive={false}
-              labelFormatter={(x) => `t+${formatDuration(Number(x))}`}
-              formatter={(v) => (typeof v === "number" ? formatNumber(v, 2) : String(v))}
-              contentStyle={{ background: "var(--surface)", border: "1px solid var(--border)", color: "var(--text)" }}
-            />
+            <Tooltip {...TIME_TOOLTIP} />
             <Legend wrapperStyle={{ fontSize: 12 }} />
             {lines.map((line, i) => (
               <Line

@@ -54,6 +54,18 @@ func tweetPayload(rng *rand.Rand, _ int64) []any {
 	return []any{fmt.Sprintf("author%d", rng.IntN(1000)), strings.Repeat("x", 20+rng.IntN(120)), rng.Int64N(1 << 40)}
 }
 
+func userPayload(rng *rand.Rand, _ int64) []any {
+	out := make([]any, 3)
+	for i := range out {
+		b := make([]byte, 50)
+		for j := range b {
+			b[j] = byte(rng.UintN(256))
+		}
+		out[i] = fmt.Sprintf("%x", b) // YCSB's fields: 100 characters each
+	}
+	return out
+}
+
 func scorePayload(rng *rand.Rand, _ int64) []any {
 	return []any{rng.Int64N(LeaderboardPlayers), rng.Int64N(1_000_000)}
 }
@@ -103,9 +115,21 @@ var specs = map[string]*Spec{
 			"ORDER BY s.Score DESC LIMIT 10",
 		SeedPlayers: true,
 	},
+	"usertable": {
+		Kind: "usertable", Table: "UserTable", Key: "Id", Index: "", // no index: the 2PC-participants lab
+		PayloadColumns: []string{"Field0", "Field1", "Field2"},
+		Payload:        userPayload,
+		DDL: []string{
+			"CREATE TABLE UserTable (\n  Id INT64 NOT NULL,\n  Field0 STRING(100),\n  Field1 STRING(100),\n" +
+				"  Field2 STRING(100),\n" + watchColumns("Id") + ") PRIMARY KEY (Id)",
+		},
+		PointQuery: "SELECT Id, Field0, Version FROM UserTable WHERE Id = @key",
+		RecentQuery: "SELECT Id, Version, LastUpdated FROM UserTable WHERE LastUpdated > @since " +
+			"ORDER BY LastUpdated DESC LIMIT 100",
+	},
 }
 
-// Get is the spec of a schema kind ("singers", "tweets", "leaderboard").
+// Get is the spec of a schema kind ("singers", "tweets", "leaderboard", "usertable").
 func Get(kind string) (*Spec, error) {
 	s, ok := specs[kind]
 	if !ok {

@@ -506,6 +506,12 @@ export interface components {
             /** Version */
             version: string;
         };
+        /**
+         * LatencyModel
+         * @description What the local Spanner adds to a commit (a database option it keeps; local targets only).
+         * @enum {string}
+         */
+        LatencyModel: "none" | "production_like";
         LiveMessage: components["schemas"]["SnapshotMessage"] | components["schemas"]["SampleMessage"] | components["schemas"]["StatusMessage"] | components["schemas"]["ConfigChangeMessage"] | components["schemas"]["EventMessage"] | components["schemas"]["PreloadMessage"] | components["schemas"]["SummaryMessage"] | components["schemas"]["DroppedMessage"];
         /** LocalSpannerPublic */
         LocalSpannerPublic: {
@@ -855,7 +861,7 @@ export interface components {
             updater?: components["schemas"]["UpdaterConfig"];
             watcher?: components["schemas"]["WatcherConfig"];
             /**
-             * @description change_watcher, write_benchmark, session_pool (the reports' schemas) or tpcc
+             * @description change_watcher, write_benchmark, session_pool, participants (the reports' schemas) or tpcc
              * @default change_watcher
              */
             workload: components["schemas"]["Workload"];
@@ -1223,6 +1229,11 @@ export interface components {
              */
             kind: components["schemas"]["TargetKind"];
             /**
+             * @description local target only: production_like adds a commit round per 2PC round and CPU per participant
+             * @default none
+             */
+            latency_model: components["schemas"]["LatencyModel"];
+            /**
              * Project
              * @default spanload
              */
@@ -1588,7 +1599,7 @@ export interface components {
          * @description What a run does: one of the field reports' workloads (each with its schema), or TPC-C.
          * @enum {string}
          */
-        Workload: "change_watcher" | "write_benchmark" | "session_pool" | "tpcc";
+        Workload: "change_watcher" | "write_benchmark" | "session_pool" | "tpcc" | "participants";
     };
     responses: never;
     parameters: never;

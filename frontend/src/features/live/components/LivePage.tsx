@@ -12,6 +12,8 @@ import { isActive } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
 import { useLiveRun } from "../hooks/useLiveRun";
 import { ControlPanel } from "./ControlPanel";
+import { ParticipantsChart } from "./ParticipantsChart";
+import { hasParticipants, participantsRows } from "./participantsRows";
 import { PreloadProgress } from "./PreloadProgress";
 import { StatusLine } from "./StatusLine";
 
@@ -41,6 +43,7 @@ export function LivePage() {
   const retryIn = useSecondsUntil(live.connection === "reconnecting" ? live.retryAt : null);
 
   const rows = useMemo(() => toRows(live.samples), [live.samples]);
+  const participants = useMemo(() => participantsRows(live.samples), [live.samples]);
   const markers = useMemo(() => configMarkers(live.events, live.samples), [live.events, live.samples]);
   const emptyText = useMemo(() => emptyReasons(live.config), [live.config]);
   const latest = live.samples[live.samples.length - 1];
@@ -125,6 +128,7 @@ export function LivePage() {
       <div className="live-layout">
         <div className="live-charts">
           {live.samples.length === 0 && live.connection === "open" && active && <p className="muted">Waiting for the first sample…</p>}
+          {hasParticipants(participants) && <ParticipantsChart rows={participants} syncId="live" />}
           <RunCharts rows={rows} markers={markers} syncId="live" emptyText={emptyText} />
           <BreakdownCharts samples={live.samples} syncId="live" />
         </div>
