@@ -96,6 +96,7 @@ var workloadSchemas = map[string]string{
 	"change_watcher":  "singers",
 	"write_benchmark": "tweets",
 	"session_pool":    "leaderboard",
+	"participants":    "usertable",
 }
 
 // SchemaKind is the schema of the run's workload: "singers", "tweets" or "leaderboard". A
