@@ -78,6 +78,7 @@ class _Worker:
     table_rows: int | None = None  # what worker 0 counted in the run's table (Ready)
     preload_done: int = 0  # rows of its share of the load phase done so far
     preload_skipped: int = 0  # of those, rows found already present
+    preload_cpu_s: float | None = None  # CPU seconds its load used so far (if it measures it)
     last_heard: float = field(default_factory=time.monotonic)
     stalled_since: float | None = None  # monotonic time of the last line before a stall
     tasks: list[asyncio.Task[Any]] = field(default_factory=list)
@@ -355,6 +356,7 @@ class Supervisor:
         status = _preload_status(run, began, done=True)
         self.sink.on_preload(run.id, status)
         skipped = sum(w.preload_skipped for w in run.workers)
+        cpu = [w.preload_cpu_s for w in run.workers]
         self.sink.on_event(
             run.id,
             EventKind.PRELOAD_FINISHED,
@@ -364,6 +366,7 @@ class Supervisor:
                 "skipped": skipped,
                 "seconds": round(status.elapsed_s, 3),
                 "rows_per_s": round(status.rows_per_s, 1),
+                "worker_cpu_s": None if None in cpu else round(sum(c or 0.0 for c in cpu), 3),
             },
         )
 
@@ -392,6 +395,7 @@ class Supervisor:
                     _resolve(worker.ready, None)
                 case protocol.PreloadProgress() as progress:
                     worker.preload_done, worker.preload_skipped = progress.rows_done, progress.rows_skipped
+                    worker.preload_cpu_s = progress.cpu_s
                     if progress.done:
                         _resolve(worker.preloaded, None)
                 case protocol.Report() as report:

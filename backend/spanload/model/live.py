@@ -21,7 +21,7 @@ class EventKind(StrEnum):
     STALLED = "stalled"  # a worker went silent past the stall threshold (it may be busy, not dead)
     RECOVERED = "recovered"  # a stalled worker spoke again
     PRELOAD_STARTED = "preload_started"  # the load phase began: {rows, table_rows}
-    PRELOAD_FINISHED = "preload_finished"  # ... and ended: {rows, loaded, skipped, seconds, rows_per_s}
+    PRELOAD_FINISHED = "preload_finished"  # ... and ended: {rows, loaded, skipped, seconds, rows_per_s, worker_cpu_s}
     PRELOAD_SKIPPED = "preload_skipped"  # the table already held enough rows: {rows, table_rows, message}
 
 

@@ -171,6 +171,7 @@ class PreloadProgress(_Message):
     rows_done: int = Field(ge=0, description="rows of its share written or found present so far")
     rows_skipped: int = Field(0, ge=0, description="of rows_done, rows already present (resume)")
     done: bool = False
+    cpu_s: float | None = Field(None, ge=0, description="CPU seconds the process used since the preload arrived")
 
 
 class Report(_Message):

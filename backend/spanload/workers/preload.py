@@ -33,7 +33,7 @@ from typing import Any
 from google.cloud.spanner_v1 import param_types
 
 from spanload.model.config import WORKLOAD_SCHEMAS, RunConfig, Workload
-from spanload.spanner import deadline, schemas
+from spanload.spanner import deadline, mutations, schemas
 from spanload.spanner.schemas import SchemaSpec
 from spanload.workers.tpcc.load import loader_functions
 
@@ -103,8 +103,9 @@ def schema_loader(schema: SchemaSpec) -> Loader:
         rows = [
             (key, *payload(rng, key), PRELOAD_VERSION, PRELOAD_WRITER_ID, COMMIT_TIMESTAMP) for key in range(lo, hi)
         ]
+        mutation = mutations.insert_or_update(schema.table, schema.write_columns, rows)
         with deadline.operation(), database.batch(timeout_secs=deadline.timeout_s()) as batch:
-            batch.insert_or_update(schema.table, schema.write_columns, rows)
+            mutations.add_to_batch(batch, mutation)
 
     def count(database: Database, lo: int, hi: int | None) -> int:
         sql = f"SELECT COUNT(*) FROM {schema.table}"

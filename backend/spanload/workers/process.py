@@ -203,10 +203,14 @@ class Worker:
     def _preload(self, message: Preload) -> None:
         progress = preloading.Progress()
         finished = threading.Event()
+        cpu_at_start = cpu_seconds()
 
         def send(done: bool) -> None:
             rows, skipped = progress.take()
-            self.channel.send(PreloadProgress(worker=self.index, rows_done=rows, rows_skipped=skipped, done=done))
+            cpu = cpu_seconds() - cpu_at_start
+            self.channel.send(
+                PreloadProgress(worker=self.index, rows_done=rows, rows_skipped=skipped, done=done, cpu_s=cpu)
+            )
 
         def report() -> None:
             while not finished.wait(PRELOAD_PROGRESS_EVERY_S):
