@@ -82,7 +82,6 @@ def _preload_config(local: LocalTarget, database: str, rows: int, runtime: Worke
     )
 
 
-@pytest.mark.parametrize("runtime", [WorkerRuntime.PYTHON], ids=["python"])
 def test_a_preload_fills_the_table_in_its_own_phase_and_a_second_run_skips_it(
     local_spanner: LocalTarget, runtime: WorkerRuntime
 ) -> None:

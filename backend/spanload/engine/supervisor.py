@@ -38,15 +38,7 @@ from spanload.engine.reconcile import reconcile
 from spanload.engine.runtimes import worker_command
 from spanload.engine.transports import LocalLauncher, WorkerLauncher, WorkerSpec, WorkerTransport
 from spanload.model import protocol
-from spanload.model.config import (
-    ConfigPatch,
-    Placement,
-    PlacementKind,
-    RunConfig,
-    TargetKind,
-    WorkerRuntime,
-    Workload,
-)
+from spanload.model.config import ConfigPatch, Placement, PlacementKind, RunConfig, TargetKind, Workload
 from spanload.model.errors import RunConflict, RunError, RunInvalid, RunNotFound
 from spanload.model.live import EventKind, PreloadStatus
 from spanload.model.samples import Gauge, Sample, StopInfo, WorkerCost
@@ -231,8 +223,6 @@ class Supervisor:
         if existing is not None and existing.state.is_active:
             raise RunConflict(f"run {run_id!r} is already {existing.state.value}")
         config.check_rate_cap(self.settings.max_tps)
-        if config.preload.rows and config.runtime is WorkerRuntime.GO:
-            raise RunInvalid("the go worker runtime cannot preload yet: use runtime python", "runtime")
         command = self.command_for(config)
         placement = self.placement(config)
         config = config.model_copy(update={"placement": placement})
@@ -339,6 +329,7 @@ class Supervisor:
             worker.last_heard = time.monotonic()
             worker.send(protocol.Preload(rows=rows, start=start, count=end - start, resume=table_rows > 0))
         everyone = asyncio.gather(*(w.preloaded for w in run.workers))
+        everyone.add_done_callback(_retrieve)  # a failed run's gather may have nobody left to await it
         fail_after = self.settings.worker_silence_fail_s
         while True:
             done, _ = await asyncio.wait({everyone}, timeout=PRELOAD_PUBLISH_S)
@@ -735,6 +726,11 @@ def describe_exit(code: int | None) -> str:
 def _resolve(future: asyncio.Future[Any], value: Any) -> None:
     if not future.done():
         future.set_result(value)
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 def _log_crash(task: asyncio.Task[None]) -> None:

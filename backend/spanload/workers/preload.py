@@ -45,6 +45,7 @@ BATCH_ROWS = 1000  # rows per commit of the built-in schemas (7 columns: 7,000 m
 IN_FLIGHT = 4  # commits in flight per worker process
 ATTEMPTS = 4  # tries of one batch before the load fails
 RETRY_BACKOFF_S = 0.2
+MIN_BATCH_TIMEOUT_S = 60.0  # a batch's deadline: the run's client.timeout_ms, but never less than this
 
 Database = Any  # google.cloud.spanner_v1.database.Database
 WriteRows = Callable[[Database, int, int], None]
@@ -88,6 +89,12 @@ def loader_for(config: RunConfig) -> Loader:
         raise KeyError(f"workload {name!r} has no preload loader") from None
 
 
+def batch_timeout_s() -> float:
+    """The deadline of one batch (or count) of the load phase: big commits into a busy server take
+    longer than the measured phase's operations, and a batch that times out is only tried again."""
+    return max(deadline.timeout_s(), MIN_BATCH_TIMEOUT_S)
+
+
 # -- the built-in schemas: rows of the watched table, key = row number ------------------------------
 
 
@@ -104,7 +111,8 @@ def schema_loader(schema: SchemaSpec) -> Loader:
             (key, *payload(rng, key), PRELOAD_VERSION, PRELOAD_WRITER_ID, COMMIT_TIMESTAMP) for key in range(lo, hi)
         ]
         mutation = mutations.insert_or_update(schema.table, schema.write_columns, rows)
-        with deadline.operation(), database.batch(timeout_secs=deadline.timeout_s()) as batch:
+        timeout = batch_timeout_s()
+        with deadline.operation(timeout), database.batch(timeout_secs=timeout) as batch:
             mutations.add_to_batch(batch, mutation)
 
     def count(database: Database, lo: int, hi: int | None) -> int:
@@ -114,7 +122,7 @@ def schema_loader(schema: SchemaSpec) -> Loader:
             sql += f" WHERE {schema.key} >= @lo AND {schema.key} < @hi"
             params = {"lo": lo, "hi": hi}
         types = {k: param_types.INT64 for k in params}
-        with deadline.operation(), database.snapshot() as snapshot:
+        with deadline.operation(batch_timeout_s()), database.snapshot() as snapshot:
             rows = list(snapshot.execute_sql(sql, params=params or None, param_types=types or None))
         return int(rows[0][0])
 

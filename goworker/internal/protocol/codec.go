@@ -17,7 +17,7 @@ type envelope struct {
 	Type string `json:"type"`
 }
 
-// Decode parses one supervisor line into *Start, *Begin, *Patch, *Pause, *Resume, *StopWriters
+// Decode parses one supervisor line into *Start, *Preload, *Begin, *Patch, *Pause, *Resume, *StopWriters
 // or *Stop.
 func Decode(line []byte) (any, error) {
 	var env envelope
@@ -35,6 +35,8 @@ func Decode(line []byte) (any, error) {
 	switch env.Type {
 	case TypeStart:
 		msg = &Start{}
+	case TypePreload:
+		msg = &Preload{}
 	case TypeBegin:
 		msg = &Begin{}
 	case TypePatch:
@@ -64,6 +66,8 @@ func Encode(msg any) ([]byte, error) {
 		kind = TypeHello
 	case *Ready:
 		kind = TypeReady
+	case *PreloadProgress:
+		kind = TypePreloadProgress
 	case *Report:
 		kind = TypeReport
 		fillReport(m)

@@ -21,6 +21,8 @@ func TestDecodeEveryControlMessage(t *testing.T) {
 		want any
 	}{
 		{`{"type":"begin","v":1,"started_at":1700000000.25}`, &Begin{StartedAt: 1700000000.25}},
+		{`{"type":"preload","v":1,"rows":200000,"start":100000,"count":100000,"resume":true}`,
+			&Preload{Rows: 200000, Start: 100000, Count: 100000, Resume: true}},
 		{`{"type":"pause","v":1}`, &Pause{}},
 		{`{"type":"resume","v":1}`, &Resume{}},
 		{`{"type":"stop_writers","v":1}`, &StopWriters{}},
@@ -141,6 +143,31 @@ func TestWorkloadNamesItsSchemaAndTPCCIsRefused(t *testing.T) {
 		got, err := c.config.SchemaKind()
 		if got != c.want || (err == nil) != (c.err == "") || (err != nil && err.Error() != c.err) {
 			t.Errorf("%+v: got %q, %v; want %q, %q", c.config, got, err, c.want, c.err)
+		}
+	}
+}
+
+func TestEncodePreloadProgressAndReadyWithTheTableRows(t *testing.T) {
+	cpu := 1.5
+	line, err := Encode(&PreloadProgress{Worker: 1, RowsDone: 3000, RowsSkipped: 1000, Done: true, CPUS: &cpu})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"type":"preload_progress","v":1,"worker":1,"rows_done":3000,"rows_skipped":1000,"done":true,"cpu_s":1.5}` + "\n"
+	if string(line) != want {
+		t.Errorf("Encode(PreloadProgress) = %s, want %s", line, want)
+	}
+	rows := int64(42)
+	for _, c := range []struct {
+		ready Ready
+		want  string
+	}{
+		{Ready{Worker: 0, TableRows: &rows}, `{"type":"ready","v":1,"worker":0,"table_rows":42}` + "\n"},
+		{Ready{Worker: 1}, `{"type":"ready","v":1,"worker":1}` + "\n"},
+	} {
+		line, err := Encode(&c.ready)
+		if err != nil || string(line) != c.want {
+			t.Errorf("Encode(%+v) = %s, %v; want %s", c.ready, line, err, c.want)
 		}
 	}
 }

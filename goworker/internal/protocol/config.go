@@ -14,10 +14,16 @@ type RunConfig struct {
 	Processes       int           `json:"processes"`
 	Runtime         string        `json:"runtime"`
 	ReportIntervalS float64       `json:"report_interval_s"`
+	Preload         PreloadConfig `json:"preload"`
 	Updater         UpdaterConfig `json:"updater"`
 	Watcher         WatcherConfig `json:"watcher"`
 	Reader          ReaderConfig  `json:"reader"`
 	Client          ClientConfig  `json:"client"`
+}
+
+// PreloadConfig is the load phase: fill the run's table up to Rows rows before the measured phase.
+type PreloadConfig struct {
+	Rows int64 `json:"rows"`
 }
 
 // Target kinds.

@@ -1,27 +1,32 @@
 // Package protocol is the worker protocol of backend/spanload/model/protocol.py: typed, versioned,
-// newline-delimited JSON. Supervisor -> worker: start, begin, patch, pause, resume, stop_writers,
-// stop. Worker -> supervisor: hello, ready, report, writers_stopped, watcher_ledger, stopped, error.
+// newline-delimited JSON. Supervisor -> worker: start, preload, begin, patch, pause, resume,
+// stop_writers, stop. Worker -> supervisor: hello, ready, preload_progress, report, writers_stopped,
+// watcher_ledger, stopped, error.
 package protocol
+
+import "time"
 
 // Version is PROTOCOL_VERSION; a line of another version is refused.
 const Version = 1
 
 // Message types.
 const (
-	TypeStart          = "start"
-	TypeBegin          = "begin"
-	TypePatch          = "patch"
-	TypePause          = "pause"
-	TypeResume         = "resume"
-	TypeStopWriters    = "stop_writers"
-	TypeStop           = "stop"
-	TypeHello          = "hello"
-	TypeReady          = "ready"
-	TypeReport         = "report"
-	TypeWritersStopped = "writers_stopped"
-	TypeWatcherLedger  = "watcher_ledger"
-	TypeStopped        = "stopped"
-	TypeError          = "error"
+	TypeStart           = "start"
+	TypePreload         = "preload"
+	TypeBegin           = "begin"
+	TypePatch           = "patch"
+	TypePause           = "pause"
+	TypeResume          = "resume"
+	TypeStopWriters     = "stop_writers"
+	TypeStop            = "stop"
+	TypeHello           = "hello"
+	TypeReady           = "ready"
+	TypePreloadProgress = "preload_progress"
+	TypeReport          = "report"
+	TypeWritersStopped  = "writers_stopped"
+	TypeWatcherLedger   = "watcher_ledger"
+	TypeStopped         = "stopped"
+	TypeError           = "error"
 )
 
 // -- supervisor -> worker ----------------------------------------------------------------------
@@ -33,6 +38,15 @@ type Start struct {
 	Config       RunConfig `json:"config"`
 	EmulatorHost *string   `json:"emulator_host"`
 	SetupSchema  bool      `json:"setup_schema"`
+}
+
+// Preload asks for rows [Start, Start+Count) of the Rows the run's table is to hold (the load
+// phase, between ready and begin); Resume: the table is not empty, skip the batches already full.
+type Preload struct {
+	Rows   int64 `json:"rows"`
+	Start  int64 `json:"start"`
+	Count  int64 `json:"count"`
+	Resume bool  `json:"resume"`
 }
 
 type Begin struct {
@@ -60,6 +74,21 @@ type Hello struct {
 
 type Ready struct {
 	Worker int `json:"worker"`
+	// TableRows is what worker 0 counted in the run's table when the config asks for a preload.
+	TableRows *int64 `json:"table_rows,omitempty"`
+}
+
+// PreloadProgressEvery is how often a worker tells how far its load is (PRELOAD_PROGRESS_EVERY_S).
+const PreloadProgressEvery = 500 * time.Millisecond
+
+// PreloadProgress is how far a worker is in its share of the load phase: cumulative, not deltas.
+type PreloadProgress struct {
+	Worker      int   `json:"worker"`
+	RowsDone    int64 `json:"rows_done"`
+	RowsSkipped int64 `json:"rows_skipped"`
+	Done        bool  `json:"done"`
+	// CPUS is the CPU seconds the process used since the preload arrived.
+	CPUS *float64 `json:"cpu_s"`
 }
 
 // Report holds the deltas of one report interval.

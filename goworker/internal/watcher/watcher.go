@@ -253,6 +253,10 @@ func (w *Watcher) SetPaused(paused bool) {
 	w.mu.Unlock()
 }
 
+// SetStart makes the watcher start from ts instead (before Start): after a load phase, whose rows
+// are not changes.
+func (w *Watcher) SetStart(ts time.Time) { w.startTS = ts }
+
 func (w *Watcher) Start() {
 	w.groupsMu.Lock()
 	defer w.groupsMu.Unlock()

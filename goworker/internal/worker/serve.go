@@ -52,7 +52,7 @@ func Serve(ctx context.Context, index int, in io.Reader, channel *protocol.Chann
 		return 1
 	}
 	defer w.Close()
-	if err := channel.Send(&protocol.Ready{Worker: index}); err != nil {
+	if err := channel.Send(&protocol.Ready{Worker: index, TableRows: w.TableRows}); err != nil {
 		return 1
 	}
 	for lines.Scan() {
@@ -66,6 +66,8 @@ func Serve(ctx context.Context, index int, in io.Reader, channel *protocol.Chann
 			continue
 		}
 		switch m := msg.(type) {
+		case *protocol.Preload:
+			w.Preload(m)
 		case *protocol.Begin:
 			w.Run(m.StartedAt)
 		case *protocol.Patch:

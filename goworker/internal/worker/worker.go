@@ -15,6 +15,7 @@ import (
 
 	"github.com/spanload/spanload/goworker/internal/ledger"
 	"github.com/spanload/spanload/goworker/internal/metrics"
+	"github.com/spanload/spanload/goworker/internal/preload"
 	"github.com/spanload/spanload/goworker/internal/protocol"
 	"github.com/spanload/spanload/goworker/internal/reader"
 	"github.com/spanload/spanload/goworker/internal/schema"
@@ -58,6 +59,10 @@ type Worker struct {
 	reportMu    sync.Mutex
 	done        chan struct{}
 	doneOnce    sync.Once
+	// TableRows is what worker 0 counted in the run's table at setup, when the config asks for a
+	// preload (nil otherwise).
+	TableRows *int64
+	preloaded bool
 }
 
 func New(start *protocol.Start, channel *protocol.Channel) (*Worker, error) {
@@ -115,6 +120,13 @@ func (w *Worker) Setup(ctx context.Context) error {
 			return err
 		}
 	}
+	if w.start.SetupSchema && cfg.Preload.Rows > 0 {
+		n, err := preload.Count(ctx, conn.Client, w.spec, 0, -1)
+		if err != nil {
+			return err
+		}
+		w.TableRows = &n
+	}
 	if w.index == 0 {
 		ids := make([]string, w.start.Workers)
 		for i := range ids {
@@ -156,6 +168,10 @@ func startTimestamp(ctx context.Context, client *spanner.Client) time.Time {
 func (w *Worker) Run(startedAt float64) {
 	w.startedAt = startedAt
 	w.cpuAtBegin = CPUSeconds()
+	if w.watcher != nil && w.preloaded {
+		// the loaded rows are not changes: watch from now
+		w.watcher.SetStart(startTimestamp(context.Background(), w.Conn().Client))
+	}
 	if w.watcher != nil {
 		w.watcher.Start()
 		go w.statsLoop()
@@ -163,6 +179,58 @@ func (w *Worker) Run(startedAt float64) {
 	w.updater.Start()
 	w.reader.Start()
 	go w.reportLoop()
+}
+
+// Preload loads this worker's share of the load phase in the background, sending its progress
+// every PreloadProgressEvery and once with done at the end; a failure is a fatal error. A stop or
+// abandon (the done channel) ends it.
+func (w *Worker) Preload(m *protocol.Preload) {
+	w.preloaded = true
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-w.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	go func() {
+		defer cancel()
+		cpuAtStart := CPUSeconds()
+		progress := &preload.Progress{}
+		send := func(done bool) {
+			cpu := CPUSeconds() - cpuAtStart
+			_ = w.channel.Send(&protocol.PreloadProgress{Worker: w.index, RowsDone: progress.Rows.Load(),
+				RowsSkipped: progress.Skipped.Load(), Done: done, CPUS: &cpu})
+		}
+		finished := make(chan struct{})
+		go func() {
+			tick := time.NewTicker(protocol.PreloadProgressEvery)
+			defer tick.Stop()
+			for {
+				select {
+				case <-finished:
+					return
+				case <-tick.C:
+					send(false)
+				}
+			}
+		}()
+		err := preload.Run(ctx, w.Conn().Client, w.spec, m.Start, m.Count, m.Resume,
+			spanclient.OperationTimeout(w.Config().Client), progress)
+		close(finished)
+		select {
+		case <-w.done:
+			return // stopped: nothing more to say
+		default:
+		}
+		if err != nil {
+			slog.Error("preload failed", "worker", w.index, "err", err)
+			_ = w.channel.Send(&protocol.Error{Worker: w.index, Message: fmt.Sprintf("worker %d preload: %v", w.index, err), Fatal: true})
+			return
+		}
+		send(true)
+	}()
 }
 
 func unixNow() float64 { return float64(time.Now().UnixNano()) / 1e9 }

@@ -1,0 +1,154 @@
+// Package preload is the load phase of workers/preload.py: fill the run's table with rows shaped
+// like the updater's (key = row number, the schema's payload, Version 0, WriterId "preload", the
+// commit timestamp), in batches of BatchRows rows, InFlight commits at a time, each batch tried
+// Attempts times; with resume, a batch whose key range is already full is counted and skipped.
+package preload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"cloud.google.com/go/spanner"
+
+	"github.com/spanload/spanload/goworker/internal/schema"
+)
+
+const (
+	WriterID     = "preload" // no run's writer: the reconciliation ignores these rows
+	Version      = 0
+	BatchRows    = 1000 // rows per commit (7 columns: 7,000 mutations)
+	InFlight     = 4    // commits in flight per worker process
+	Attempts     = 4
+	retryBackoff = 200 * time.Millisecond
+	// MinBatchTimeout is the least deadline of one batch: big commits into a busy server take
+	// longer than the measured phase's operations, and a batch that times out is only tried again.
+	MinBatchTimeout = 60 * time.Second
+)
+
+// Count is the number of rows of spec's table with keys in [lo, hi); all of them when hi < 0.
+func Count(ctx context.Context, client *spanner.Client, spec *schema.Spec, lo, hi int64) (int64, error) {
+	stmt := spanner.NewStatement("SELECT COUNT(*) FROM " + spec.Table)
+	if hi >= 0 {
+		stmt.SQL += fmt.Sprintf(" WHERE %s >= @lo AND %s < @hi", spec.Key, spec.Key)
+		stmt.Params = map[string]any{"lo": lo, "hi": hi}
+	}
+	it := client.Single().Query(ctx, stmt)
+	defer it.Stop()
+	row, err := it.Next()
+	if err != nil {
+		return 0, fmt.Errorf("count the rows of %s: %w", spec.Table, err)
+	}
+	var n int64
+	if err := row.Columns(&n); err != nil {
+		return 0, fmt.Errorf("count the rows of %s: %w", spec.Table, err)
+	}
+	return n, nil
+}
+
+// Write commits rows [lo, hi) of spec's table in one single-use commit (insert or update: a retried
+// or resumed batch rewrites, never fails).
+func Write(ctx context.Context, client *spanner.Client, spec *schema.Spec, lo, hi int64) error {
+	rng := rand.New(rand.NewPCG(uint64(lo), 0x5eed))
+	cols := spec.WriteColumns()
+	ms := make([]*spanner.Mutation, 0, hi-lo)
+	for key := lo; key < hi; key++ {
+		row := make([]any, 0, len(cols))
+		row = append(row, key)
+		row = append(row, spec.Payload(rng, key)...)
+		row = append(row, int64(Version), WriterID, spanner.CommitTimestamp)
+		ms = append(ms, spanner.InsertOrUpdate(spec.Table, cols, row))
+	}
+	_, err := client.Apply(ctx, ms, spanner.ApplyAtLeastOnce())
+	return err
+}
+
+// Progress counts a load's rows from every batch goroutine.
+type Progress struct {
+	Rows    atomic.Int64
+	Skipped atomic.Int64
+}
+
+// Run loads rows [start, start+count) of spec's table; it returns the first batch that failed
+// Attempts times, or ctx's error once ctx ends.
+func Run(ctx context.Context, client *spanner.Client, spec *schema.Spec, start, count int64, resume bool,
+	timeout time.Duration, progress *Progress) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	timeout = max(timeout, MinBatchTimeout)
+	slots := make(chan struct{}, InFlight)
+	var wg sync.WaitGroup
+	var once sync.Once
+	var failure error
+	fail := func(err error) {
+		once.Do(func() { failure = err; cancel() })
+	}
+	for lo := start; lo < start+count; lo += BatchRows {
+		hi := min(lo+BatchRows, start+count)
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			if err := batch(ctx, client, spec, lo, hi, resume, timeout, progress); err != nil {
+				fail(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if failure != nil {
+		return failure
+	}
+	return ctx.Err()
+}
+
+func batch(ctx context.Context, client *spanner.Client, spec *schema.Spec, lo, hi int64, resume bool,
+	timeout time.Duration, progress *Progress) error {
+	var err error
+	for attempt := 1; attempt <= Attempts; attempt++ {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		err = func() error {
+			opCtx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			if resume {
+				n, err := Count(opCtx, client, spec, lo, hi)
+				if err != nil {
+					return err
+				}
+				if n >= hi-lo {
+					progress.Skipped.Add(hi - lo)
+					progress.Rows.Add(hi - lo)
+					return nil
+				}
+			}
+			if err := Write(opCtx, client, spec, lo, hi); err != nil {
+				return err
+			}
+			progress.Rows.Add(hi - lo)
+			return nil
+		}()
+		if err == nil || errors.Is(err, context.Canceled) && ctx.Err() != nil {
+			return err
+		}
+		slog.Warn("preloading a batch failed", "lo", lo, "hi", hi, "attempt", attempt, "err", err)
+		select {
+		case <-time.After(retryBackoff * time.Duration(attempt)):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return fmt.Errorf("preloading rows [%d, %d) failed %d times: %w", lo, hi, Attempts, err)
+}
