@@ -335,6 +335,14 @@ func (c *compiler) stringLiteral(x *ast.StringLiteral, hint *spannerpb.Type) (ex
 			return expr{}, c.invalid(x, "Could not cast literal %q to type UUID", x.Value)
 		}
 		return expr{sql: sqlString(u), t: tUUID}, nil
+	case spannerpb.TypeCode_ENUM:
+		// A string literal next to an ENUM names one of its values.
+		if c.cat != nil {
+			if n, ok := c.cat.EnumNumber(hint, x.Value); ok {
+				return expr{sql: strconv.FormatInt(n, 10), t: hint}, nil
+			}
+		}
+		return expr{}, c.invalid(x, "Could not cast literal %q to type %s", x.Value, hint.GetProtoTypeFqn())
 	}
 	return expr{sql: sqlString(x.Value), t: tString}, nil
 }
@@ -1024,6 +1032,9 @@ func (c *compiler) structLiteral(n ast.Node, vals []ast.Expr, names []string, ty
 
 // field reads a named field of a STRUCT value.
 func (c *compiler) field(id *ast.Ident, base expr) (expr, error) {
+	if code(base.t) == spannerpb.TypeCode_PROTO {
+		return c.protoField(id, base)
+	}
 	if code(base.t) != spannerpb.TypeCode_STRUCT {
 		return expr{}, c.invalid(id, "Cannot access field %s on a value with type %s", id.Name, typeName(base.t))
 	}

@@ -1,7 +1,9 @@
 package schema
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"strings"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
@@ -250,20 +252,44 @@ func (c *Catalog) protoType(name string) (*spannerpb.Type, error) {
 	return nil, spanerr.NotFound("Type not found: `%s`", name)
 }
 
+// Key names the bundle's descriptors (a digest of them), for sqlfn.RegisterProtoFiles.
+func (b *ProtoBundle) Key() string {
+	sum := sha256.Sum256(b.Descriptors)
+	return hex.EncodeToString(sum[:8])
+}
+
+// Files are the bundle's descriptors.
+func (b *ProtoBundle) Files() *protoregistry.Files { return b.files }
+
 // Protos returns the proto bundle, or nil.
 func (c *Catalog) Protos() *ProtoBundle { return c.protos }
 
 // EnumHasValue reports whether the ENUM type t has the number n.
 func (c *Catalog) EnumHasValue(t *spannerpb.Type, n int64) bool {
-	if c.protos == nil {
-		return false
+	ed, ok := c.enumDescriptor(t)
+	return ok && ed.Values().ByNumber(protoreflect.EnumNumber(n)) != nil
+}
+
+// EnumNumber is the number of the value called name of the ENUM type t.
+func (c *Catalog) EnumNumber(t *spannerpb.Type, name string) (int64, bool) {
+	if ed, ok := c.enumDescriptor(t); ok {
+		if v := ed.Values().ByName(protoreflect.Name(name)); v != nil {
+			return int64(v.Number()), true
+		}
 	}
-	d, err := c.protos.files.FindDescriptorByName(protoreflect.FullName(t.ProtoTypeFqn))
+	return 0, false
+}
+
+func (c *Catalog) enumDescriptor(t *spannerpb.Type) (protoreflect.EnumDescriptor, bool) {
+	if c.protos == nil {
+		return nil, false
+	}
+	d, err := c.protos.files.FindDescriptorByName(protoreflect.FullName(t.GetProtoTypeFqn()))
 	if err != nil {
-		return false
+		return nil, false
 	}
 	ed, ok := d.(protoreflect.EnumDescriptor)
-	return ok && ed.Values().ByNumber(protoreflect.EnumNumber(n)) != nil
+	return ed, ok
 }
 
 // ddl renders the bundle as Spanner's CREATE PROTO BUNDLE statement.

@@ -28,6 +28,7 @@ var udfs = []struct {
 	pure bool
 }{
 	{"sp_farm_fingerprint", udfFarmFingerprint, true},
+	{"sp_proto_field", udfProtoField, true},
 	{"sp_add", udfAdd, true},
 	{"sp_sub", udfSub, true},
 	{"sp_mul", udfMul, true},

@@ -765,3 +765,34 @@ def test_enum_number_outside_the_enum_is_refused(pdb: SpannerDb) -> None:
     with pytest.raises(gexc.FailedPrecondition), pdb.database.batch() as batch:
         batch.insert_or_update("Artists", ["ArtistId", "Genres"], [(21, [0, 9])])
     assert _count(pdb, "Artists", "ArtistId IN (20, 21)") == 0
+
+
+def test_string_literal_names_an_enum_value(pdb: SpannerDb) -> None:
+    # GoogleSQL coerces a string literal to an enum type by the value's name.
+    pdb.database.run_in_transaction(
+        lambda tx: tx.execute_update("INSERT OR UPDATE INTO Artists (ArtistId, Genre) VALUES (30, 'ROCK')")
+    )
+    assert _query(pdb, "SELECT Genre FROM Artists WHERE ArtistId = 30") == [[2]]
+    assert _query(pdb, "SELECT ArtistId FROM Artists WHERE Genre = 'ROCK' AND ArtistId >= 30") == [[30]]
+    with pytest.raises(gexc.InvalidArgument) as info:
+        _query(pdb, "SELECT ArtistId FROM Artists WHERE Genre = 'DISCO'")
+    assert _msg(info.value) == 'Could not cast literal "DISCO" to type spanload.music.Genre [at 1:44]'
+
+
+def test_proto_field_access_in_queries(pdb: SpannerDb) -> None:
+    # "Work with protocol buffers": a message column's fields are read with the dot, an unset field reads as its
+    # default; the field's type follows the proto (int64 -> INT64, string -> STRING).
+    info_cls, _ = _proto_classes()
+    with pdb.database.batch() as batch:
+        batch.insert_or_update(
+            "Artists",
+            ["ArtistId", "Info"],
+            [(40, info_cls(nationality="BR", rank=9)), (41, info_cls(nationality="US"))],
+        )
+    assert _query(
+        pdb, "SELECT a.ArtistId, a.Info.nationality, a.Info.rank FROM Artists AS a WHERE a.ArtistId >= 40 ORDER BY 1"
+    ) == [[40, "BR", 9], [41, "US", 0]]
+    assert _query(pdb, "SELECT ArtistId FROM Artists WHERE Info.rank > 5 AND ArtistId >= 40") == [[40]]
+    with pytest.raises(gexc.InvalidArgument) as info:
+        _query(pdb, "SELECT Info.nope FROM Artists")
+    assert _msg(info.value) == "Field name nope does not exist in spanload.music.SingerInfo [at 1:13]"
