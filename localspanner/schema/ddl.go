@@ -69,9 +69,10 @@ type Change struct {
 	CreatedIndex *Index
 	DroppedIndex *Index
 	// AddedCheck / DroppedCheck / AddedForeignKey: ALTER TABLE ADD / DROP CONSTRAINT.
-	AddedCheck      *Check
-	DroppedCheck    *Check
-	AddedForeignKey *ForeignKey
+	AddedCheck        *Check
+	DroppedCheck      *Check
+	AddedForeignKey   *ForeignKey
+	DroppedForeignKey *ForeignKey
 	// AlteredColumn is the column an ALTER COLUMN changed (in the new catalog), and
 	// OldColumn the column before: storage checks the existing rows against it.
 	AlteredColumn *Column
@@ -131,6 +132,11 @@ func Apply(prev []string, stmt string) (*Change, error) {
 			for _, ck := range ch.OldTable.Checks {
 				if strings.EqualFold(ck.Name, a.Name.Name) {
 					ch.DroppedCheck = ck
+				}
+			}
+			for _, fk := range ch.OldTable.ForeignKeys {
+				if strings.EqualFold(fk.Name, a.Name.Name) {
+					ch.DroppedForeignKey = fk
 				}
 			}
 		}

@@ -44,6 +44,14 @@ func constraintDDL(ch *schema.Change, comp schema.ExprCompiler) ([]string, []dat
 				return nil, nil, err
 			}
 		}
+		for _, fk := range t.ForeignKeys {
+			sqls = append(sqls, fkIndexes(fk)...)
+		}
+	}
+	if t := ch.DroppedTable; t != nil {
+		for _, fk := range t.ForeignKeys {
+			sqls = append(sqls, dropFKIndexes(fk)...)
+		}
 	}
 	t := ch.AlteredTable
 	if ck := ch.AddedCheck; ck != nil && comp != nil {
@@ -61,7 +69,11 @@ func constraintDDL(ch *schema.Change, comp schema.ExprCompiler) ([]string, []dat
 	if ck := ch.DroppedCheck; ck != nil {
 		sqls = append(sqls, ck.SQLiteDropTriggers(ch.OldTable)...)
 	}
+	if fk := ch.DroppedForeignKey; fk != nil {
+		sqls = append(sqls, dropFKIndexes(fk)...)
+	}
 	if fk := ch.AddedForeignKey; fk != nil {
+		sqls = append(sqls, fkIndexes(fk)...)
 		checks = append(checks, dataCheck{fkOrphans(fk, "") + " LIMIT 1", func(key string) error {
 			return spanerr.FailedPrecondition("Foreign key `%s` constraint violation on table `%s`. Cannot find referenced key `%s` in table `%s`.", fk.Name, fk.Table.Name, key, fk.RefTable.Name)
 		}})
@@ -83,6 +95,49 @@ func constraintDDL(ch *schema.Change, comp schema.ExprCompiler) ([]string, []dat
 		}
 	}
 	return sqls, checks, nil
+}
+
+// fkIndexes are the SQLite indexes that keep a foreign key's checks to lookups (as
+// Spanner's backing indexes do): on the referenced columns, for the check of each
+// written referencing row, and on the referencing columns, for ON DELETE CASCADE. An
+// index whose columns lead the table's primary key is not needed.
+func fkIndexes(fk *schema.ForeignKey) []string {
+	var out []string
+	if !leadsKey(fk.RefTable, fk.RefColumns) {
+		out = append(out, "CREATE INDEX IF NOT EXISTS "+fkIndexName(fk, "ref")+" ON "+fk.RefTable.SQLName+" ("+sqlNames(fk.RefColumns)+")")
+	}
+	if !leadsKey(fk.Table, fk.Columns) {
+		out = append(out, "CREATE INDEX IF NOT EXISTS "+fkIndexName(fk, "cols")+" ON "+fk.Table.SQLName+" ("+sqlNames(fk.Columns)+")")
+	}
+	return out
+}
+
+func dropFKIndexes(fk *schema.ForeignKey) []string {
+	return []string{"DROP INDEX IF EXISTS " + fkIndexName(fk, "ref"), "DROP INDEX IF EXISTS " + fkIndexName(fk, "cols")}
+}
+
+func fkIndexName(fk *schema.ForeignKey, side string) string {
+	return `"_fk_` + strings.ReplaceAll(fk.Name, `"`, `""`) + "_" + side + `"`
+}
+
+func leadsKey(t *schema.Table, cols []*schema.Column) bool {
+	if len(cols) > len(t.PrimaryKey) {
+		return false
+	}
+	for i, c := range cols {
+		if t.PrimaryKey[i].Column != c {
+			return false
+		}
+	}
+	return true
+}
+
+func sqlNames(cols []*schema.Column) string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c.SQLName
+	}
+	return strings.Join(out, ", ")
 }
 
 // elemValue is an ARRAY element as json_each returns it, in the unit SQLite's length()
