@@ -151,6 +151,39 @@ export const RUN_CHARTS: readonly ChartSpec[] = [
   },
 ];
 
+/** TPC-C's transaction types, in the order of the standard mix (45/43/4/4/4). */
+export const TPCC_TYPES = ["new_order", "payment", "order_status", "delivery", "stock_level"] as const;
+export const TPCC_TPMC = "tpcc.tpmc";
+
+/** A TPC-C run's own charts: tpmC, and p50/p99 of each transaction type. */
+export const TPCC_CHARTS: readonly ChartSpec[] = [
+  {
+    id: "tpcc-tpmc",
+    title: "TPC-C: tpmC (committed New-Orders per minute) and transactions/s",
+    unit: "tpmC",
+    rightUnit: "tx/s",
+    lines: [
+      { key: "tpmc", label: "tpmC", pick: gauge(TPCC_TPMC) },
+      { key: "tpcc_tps", label: "all types, tx/s (right)", pick: gauge(Gauge.UPDATER_TPS), axis: "right", dashed: true },
+    ],
+  },
+  ...(["p50", "p99"] as const).map((p) => ({
+    id: `tpcc-latency-${p}`,
+    title: `TPC-C latency ${p} by transaction type`,
+    unit: "ms",
+    lines: TPCC_TYPES.map((t) => ({ key: `tpcc_${t}_${p}`, label: t.replace("_", "-"), pick: latency(`tpcc.${t}`, p) })),
+  })),
+];
+
+/** Charts that mean nothing for a TPC-C run (it has no updater, watchers or readers of its own). */
+const REPORT_ONLY = new Set(["updater-latency", "notify", "poll", "reader-latency", "server-poll"]);
+
+/** The charts of a run of this workload: TPC-C's own and the shared ones, or the reports' ones. */
+export function chartsFor(workload: RunConfig["workload"] | undefined): readonly ChartSpec[] {
+  if (workload === "tpcc") return [...TPCC_CHARTS, ...RUN_CHARTS.filter((c) => !REPORT_ONLY.has(c.id) && c.id !== "throughput")];
+  return RUN_CHARTS;
+}
+
 /** Why a chart of a run with this config stays empty, by chart id. */
 export function emptyReasons(config: RunConfig | null): Partial<Record<string, string>> {
   if (!config) return {};
@@ -166,7 +199,7 @@ export function emptyReasons(config: RunConfig | null): Partial<Record<string, s
 }
 
 /** One row per sample, with every line of every chart picked out. */
-export function toRows(samples: readonly Sample[], charts: readonly ChartSpec[] = RUN_CHARTS): Row[] {
+export function toRows(samples: readonly Sample[], charts: readonly ChartSpec[] = [...RUN_CHARTS, ...TPCC_CHARTS]): Row[] {
   return samples.map((s) => {
     const row: Row = { x: s.elapsed_s };
     for (const chart of charts) for (const line of chart.lines) row[line.key] = line.pick(s);

@@ -80,6 +80,9 @@ export interface CompareChartSpec {
 }
 
 export const COMPARE_CHARTS: readonly CompareChartSpec[] = [
+  { id: "cmp-tpmc", title: "TPC-C tpmC", unit: "tpmC", series: "gauges.tpcc.tpmc" },
+  { id: "cmp-new-order-p99", title: "TPC-C New-Order latency p99", unit: "ms", series: "latency.tpcc.new_order.p99" },
+  { id: "cmp-payment-p99", title: "TPC-C Payment latency p99", unit: "ms", series: "latency.tpcc.payment.p99" },
   { id: "cmp-tps", title: "Achieved transactions/s", unit: "tx/s", series: "gauges.updater.tps" },
   { id: "cmp-updater-p99", title: "Updater latency p99", unit: "ms", series: "latency.updater.txn.p99" },
   { id: "cmp-updater-p50", title: "Updater latency p50", unit: "ms", series: "latency.updater.txn.p50" },

@@ -1,6 +1,7 @@
 // Elapsed time, totals, achieved rate and the change reconciliation of a live run.
 import { StatusBadge } from "@/components/StatusBadge";
 import { formatDuration, formatNumber } from "@/lib/format";
+import { TPCC_TPMC } from "@/lib/series";
 import { Gauge, type Reconciliation, type RunState, type Sample } from "@/lib/types";
 
 export function ReconciliationText({ rec }: { rec: Reconciliation | null | undefined }) {
@@ -26,6 +27,11 @@ export function StatusLine({ status, latest, reconciliation, reason }: { status:
         achieved <strong data-testid="achieved-tps">{formatNumber(latest?.gauges?.[Gauge.UPDATER_TPS] ?? null)}</strong> tx/s of{" "}
         {formatNumber(latest?.gauges?.[Gauge.UPDATER_TARGET_TPS] ?? null)}
       </span>
+      {latest?.gauges?.[TPCC_TPMC] != null && (
+        <span>
+          <strong data-testid="tpmc">{formatNumber(latest.gauges[TPCC_TPMC], 0)}</strong> tpmC
+        </span>
+      )}
       {totals && (
         <span data-testid="totals">
           {formatNumber(totals.transactions, 0)} tx · {formatNumber(totals.mutations, 0)} mutations · {formatNumber(totals.received_changes, 0)} changes received ·{" "}

@@ -13,7 +13,7 @@ import { fetchSnapshot } from "@/lib/api/live";
 import { deleteRun, exportUrl, getRun } from "@/lib/api/runs";
 import { fetchSamples } from "@/lib/api/samples";
 import { formatDate, formatDuration } from "@/lib/format";
-import { configMarkers, RUN_CHARTS, toRows } from "@/lib/series";
+import { chartsFor, configMarkers, RUN_CHARTS, toRows } from "@/lib/series";
 import { isActive } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
 import { useDebounced } from "@/lib/useDebounced";
@@ -21,6 +21,7 @@ import { runDuration } from "../api/headlines";
 import { NotesEditor } from "./NotesEditor";
 import { BreakdownSection } from "./BreakdownSection";
 import { SummarySection } from "./SummarySection";
+import { TpccSection } from "./TpccSection";
 
 /** Points asked of the server for one chart: it downsamples (min/max preserving) beyond this. */
 const MAX_POINTS = 600;
@@ -133,7 +134,7 @@ export function RunDetailPage() {
               )}
             </div>
           )}
-          <RunCharts rows={rows} markers={markers} hideEmpty syncId="detail" />
+          <RunCharts rows={rows} markers={markers} hideEmpty syncId="detail" charts={chartsFor(r.config?.workload)} />
           <BreakdownCharts samples={(zoom && zoomed.data) || overview.data} syncId="detail" />
         </>
       )}
@@ -144,6 +145,8 @@ export function RunDetailPage() {
         application sees it); server latency is the server-timing of the operation&apos;s RPCs.
       </p>
       <BreakdownSection summary={r.summary} />
+
+      {r.summary?.tpcc && <TpccSection tpcc={r.summary.tpcc} />}
 
       <h2>Summary</h2>
       <SummarySection summary={r.summary} />
