@@ -6,7 +6,8 @@
 // It starts a run from the "light" preset, sees the live charts receive >= 5 points, changes the
 // write rate in the control panel and sees the marker and the new achieved rate, pauses and
 // resumes it, reloads the page
-// and sees the charts rebuilt, stops the run, finds it in the runs table, runs a second preset,
+// and sees the charts rebuilt, stops the run, finds it in the runs table, runs a second preset
+// after a preload (its progress bar shows on the live page while it loads),
 // compares the two and checks that the deltas shown match the API's numbers. Screenshots of each
 // page go to frontend/test-results/.
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -23,6 +24,8 @@ const FIRST_PRESET = process.env.SPANLOAD_E2E_PRESET ?? "light";
 const SECOND_PRESET = process.env.SPANLOAD_E2E_SECOND_PRESET ?? "medium";
 /** The new write rate set in the control panel (the "light" preset writes 5 tx/s). */
 const NEW_RATE = Number(process.env.SPANLOAD_E2E_NEW_RATE ?? 20);
+/** Rows the second run preloads: enough for its progress bar to be seen for a few seconds. */
+const PRELOAD_ROWS = Number(process.env.SPANLOAD_E2E_PRELOAD_ROWS ?? 60_000);
 /** Generous bounds for waiting on a real run; they are not speed assertions. */
 const STEP_TIMEOUT_MS = 90_000;
 
@@ -90,12 +93,16 @@ async function shot(page, name) {
   await page.screenshot({ path: join(RESULTS, `${name}.png`), fullPage: true });
 }
 
-async function startRun(page, preset, name) {
+async function startRun(page, preset, name, preloadRows = 0) {
   await page.goto(`${BASE}/runs/new`);
   const select = page.getByTestId("preset-select");
   await select.waitFor({ timeout: STEP_TIMEOUT_MS });
   await select.selectOption(preset);
   await page.getByTestId("field-name").fill(name);
+  if (preloadRows) {
+    await page.locator('[data-testid="section-run"] > summary').click();
+    await page.getByTestId("field-preload.rows").fill(String(preloadRows));
+  }
   await shot(page, `new-run-${preset}`);
   await page.getByTestId("start-run").click();
   await page.waitForURL(/\/runs\/[^/]+\/live$/, { timeout: STEP_TIMEOUT_MS });
@@ -299,8 +306,19 @@ async function main() {
       assert(heading.startsWith(renamed), `heading after rename: ${heading}`);
     });
 
-    const secondId = await step(`run a second preset ("${SECOND_PRESET}")`, async () => {
-      const id = await startRun(page, SECOND_PRESET, `e2e ${SECOND_PRESET} ${stamp}`);
+    const secondId = await step(`run a second preset ("${SECOND_PRESET}") after a preload of ${PRELOAD_ROWS} rows with its progress bar`, async () => {
+      const id = await startRun(page, SECOND_PRESET, `e2e ${SECOND_PRESET} ${stamp}`, PRELOAD_ROWS);
+      // The bar shows while the run is preloading, and moves: some rows done, percent and rows/s in words.
+      await page.waitForFunction(() => Number(document.querySelector('[data-testid="preload-progress"]')?.getAttribute("data-percent") ?? 0) > 0, null, {
+        timeout: STEP_TIMEOUT_MS,
+      });
+      const text = await page.getByTestId("preload-progress-text").textContent();
+      assert(new RegExp(`^[0-9.]+% · [0-9,]+ / ${PRELOAD_ROWS.toLocaleString("en-US")} rows · [0-9,]+ rows/s · ETA `).test(text), `progress text: ${text}`);
+      await shot(page, "live-preloading");
+      await page.waitForSelector('[data-testid="live-page"][data-status="running"]', { timeout: STEP_TIMEOUT_MS });
+      assert((await page.getByTestId("preload-progress").count()) === 0, "the progress bar stays after the load phase");
+      const run = (await api(page, `/runs/${id}`)).body;
+      assert(run.config.preload.rows === PRELOAD_ROWS, `the run's preload: ${JSON.stringify(run.config.preload)}`);
       await waitForPoints(page, "throughput", 5);
       await stopRun(page);
       return id;
