@@ -417,6 +417,13 @@ func (w *writer) writeRow(op Op, t *schema.Table, cols []*schema.Column, row, ke
 		}
 		return nil
 	case OpInsertOrUpdate:
+		if upsertable(t, cols) {
+			// One statement instead of a lookup and then an insert or an update: with every NOT NULL
+			// column given and no parent row to check, both branches below write the same. (About a
+			// tenth of the server's CPU in a bulk load was that lookup.)
+			_, err := w.exec(upsertSQL(t, cols), args...)
+			return w.writeErr(err, t, key)
+		}
 		exists, err := w.rowExists(t, key)
 		if err != nil {
 			return fmt.Errorf("check row: %w", err)
@@ -446,6 +453,38 @@ func (w *writer) writeRow(op Op, t *schema.Table, cols []*schema.Column, row, ke
 		return w.writeErr(err, t, key)
 	}
 	return fmt.Errorf("unknown mutation op %d", op)
+}
+
+// upsertable: an insert-or-update of cols into t can be SQLite's upsert (INSERT ... ON CONFLICT
+// DO UPDATE, which fires the same UPDATE triggers as an UPDATE): t has no parent row to check, its
+// key is all ascending (the conflict target names the key's columns), and cols hold every NOT NULL
+// column a new row needs.
+func upsertable(t *schema.Table, cols []*schema.Column) bool {
+	if t.Parent != nil || checkNotNull(t, cols) != nil {
+		return false
+	}
+	for _, k := range t.PrimaryKey {
+		if k.Desc {
+			return false
+		}
+	}
+	return true
+}
+
+func upsertSQL(t *schema.Table, cols []*schema.Column) string {
+	keys := make([]string, len(t.PrimaryKey))
+	for i, k := range t.PrimaryKey {
+		keys[i] = k.Column.SQLName
+	}
+	var sets []string
+	for _, c := range cols {
+		if !isKey(t, c) {
+			sets = append(sets, c.SQLName+" = excluded."+c.SQLName)
+		}
+	}
+	sets = append(sets, schema.HiddenTS+" = excluded."+schema.HiddenTS)
+	return "INSERT INTO " + t.SQLName + " (" + colNames(cols, "", "") + ", " + schema.HiddenTS + ") VALUES (" +
+		placeholders(len(cols)+1) + ") ON CONFLICT (" + strings.Join(keys, ", ") + ") DO UPDATE SET " + strings.Join(sets, ", ")
 }
 
 func updateSQL(t *schema.Table, cols []*schema.Column) string {
