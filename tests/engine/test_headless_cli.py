@@ -29,6 +29,7 @@ def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
         (["--duration", "soon"], "duration"),
         (["--watchers", "2", "--shard-filter", "none"], "watcher.shard_filter"),
         (["--tps", "0"], "updater.transactions_per_second"),
+        (["--preload-rows", "-1"], "preload.rows: Input should be greater than or equal to 0"),
         (["--query", "leaderboard"], "reader.query"),
         (["--preset", "nope"], "unknown preset 'nope'"),
         (["--threshold", "updater.p99_ms"], "threshold"),

@@ -189,3 +189,24 @@ def test_the_hint_effect_grows_with_the_table_after_a_200k_row_preload(local_spa
     assert count >= BIG_PRELOAD
     assert ratios[2_000] < ratios[BIG_PRELOAD], ratios
     assert ratios[BIG_PRELOAD] > 5, ratios
+
+
+def test_a_stop_while_preloading_ends_the_run_without_a_measured_phase(local_spanner: LocalTarget) -> None:
+    config = _preload_config(local_spanner, "preload-stop", 5_000_000, WorkerRuntime.PYTHON, duration_s=None)
+
+    async def scenario() -> PreloadRecorder:
+        sink = PreloadRecorder()
+        supervisor = Supervisor(Settings(), sink)
+        await supervisor.start("preload-stop", config)
+        while not any(p.rows_done for p in sink.progress):
+            assert supervisor.state("preload-stop").is_active, sink.states
+            await asyncio.sleep(0.05)
+        assert supervisor.state("preload-stop") is RunState.PRELOADING
+        await asyncio.wait_for(supervisor.stop("preload-stop"), 120)
+        return sink
+
+    sink = asyncio.run(scenario())
+    assert [s for s, _ in sink.states] == [RunState.STARTING, RunState.PRELOADING, RunState.STOPPING, RunState.FINISHED]
+    assert [k for k, _ in sink.events] == [EventKind.PRELOAD_STARTED]
+    assert sink.samples == [] and sink.summary is None
+    assert 0 < sink.progress[-1].rows_done < 5_000_000 and not sink.progress[-1].done
