@@ -838,6 +838,9 @@ func (c *compiler) caseExpr(x *ast.CaseExpr, sc *scope, hint *spannerpb.Type) (e
 }
 
 func (c *compiler) cast(x *ast.CastExpr, sc *scope) (expr, error) {
+	if nt, ok := x.Type.(*ast.NamedType); ok && len(nt.Path) > 1 {
+		return c.castProto(x, nt, sc)
+	}
 	to, err := astType(x.Type)
 	if err != nil {
 		return expr{}, err
@@ -873,6 +876,9 @@ func (c *compiler) cast(x *ast.CastExpr, sc *scope) (expr, error) {
 		case from == spannerpb.TypeCode_INT64 && tc == spannerpb.TypeCode_BOOL:
 			return expr{sql: "(" + in.sql + " <> 0)", t: to}, nil
 		}
+	}
+	if from == spannerpb.TypeCode_ENUM || from == spannerpb.TypeCode_PROTO {
+		return c.castFromProto(x, in, to)
 	}
 	if !castable(in.t, to) {
 		return expr{}, c.invalid(x, "Invalid cast from %s to %s", typeName(in.t), typeName(to))

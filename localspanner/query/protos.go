@@ -39,8 +39,7 @@ func (c *compiler) protoField(id *ast.Ident, base expr) (expr, error) {
 	if !ok {
 		return expr{}, c.unsupported(id, "the proto field kind "+fd.Kind().String())
 	}
-	key := bundle.Key()
-	sqlfn.RegisterProtoFiles(key, bundle.Files())
+	key := c.registerBundle()
 	s := "sp_proto_field(" + base.sql + ", " + sqlString(key) + ", " + sqlString(fqn) + ", " + strconv.Itoa(int(fd.Number())) + ")"
 	return expr{sql: s, t: t}, nil
 }
@@ -76,4 +75,57 @@ func protoFieldType(fd protoreflect.FieldDescriptor) (*spannerpb.Type, bool) {
 		t = arrayOf(t)
 	}
 	return t, true
+}
+
+// castProto compiles CAST(x AS <bundled type>): to an ENUM from its name (STRING) or
+// number (INT64), to a PROTO from BYTES (the serialized message).
+func (c *compiler) castProto(x *ast.CastExpr, nt *ast.NamedType, sc *scope) (expr, error) {
+	name := nt.SQL()
+	if c.cat == nil || c.cat.Protos() == nil {
+		return expr{}, c.invalid(nt, "Type not found: %s", name)
+	}
+	to, err := c.cat.ProtoType(name)
+	if err != nil {
+		return expr{}, c.invalid(nt, "Type not found: %s", name)
+	}
+	in, err := c.expr(x.Expr, sc, to)
+	if err != nil {
+		return expr{}, err
+	}
+	switch {
+	case in.t == nil || sameType(in.t, to):
+		return expr{sql: in.sql, t: to}, nil
+	case code(to) == spannerpb.TypeCode_PROTO && code(in.t) == spannerpb.TypeCode_BYTES:
+		return expr{sql: in.sql, t: to}, nil
+	case code(to) == spannerpb.TypeCode_ENUM && (code(in.t) == spannerpb.TypeCode_INT64 || code(in.t) == spannerpb.TypeCode_STRING):
+		if x.Safe {
+			return expr{}, c.unsupported(x, "SAFE_CAST to an enum type")
+		}
+		key := c.registerBundle()
+		return expr{sql: "sp_enum_value(" + in.sql + ", " + sqlString(key) + ", " + sqlString(name) + ")", t: to}, nil
+	}
+	return expr{}, c.invalid(x, "Invalid cast from %s to %s", typeName(in.t), name)
+}
+
+// castFromProto compiles CAST of an ENUM to STRING (its name) or INT64 (its number), and
+// of a PROTO to BYTES.
+func (c *compiler) castFromProto(x *ast.CastExpr, in expr, to *spannerpb.Type) (expr, error) {
+	switch {
+	case code(in.t) == spannerpb.TypeCode_ENUM && code(to) == spannerpb.TypeCode_INT64,
+		code(in.t) == spannerpb.TypeCode_PROTO && code(to) == spannerpb.TypeCode_BYTES:
+		return expr{sql: in.sql, t: to}, nil
+	case code(in.t) == spannerpb.TypeCode_ENUM && code(to) == spannerpb.TypeCode_STRING && c.cat != nil && c.cat.Protos() != nil:
+		key := c.registerBundle()
+		return expr{sql: "sp_enum_name(" + in.sql + ", " + sqlString(key) + ", " + sqlString(in.t.GetProtoTypeFqn()) + ")", t: to}, nil
+	}
+	return expr{}, c.invalid(x, "Invalid cast from %s to %s", typeName(in.t), typeName(to))
+}
+
+// registerBundle makes the catalog's proto bundle known to the sp_* proto functions and
+// returns its key.
+func (c *compiler) registerBundle() string {
+	b := c.cat.Protos()
+	key := b.Key()
+	sqlfn.RegisterProtoFiles(key, b.Files())
+	return key
 }

@@ -226,7 +226,7 @@ func (c *Catalog) recheckProtoColumns() error {
 			if ct.ProtoTypeFqn == "" {
 				continue
 			}
-			if _, err := c.protoType(ct.ProtoTypeFqn); err != nil {
+			if _, err := c.ProtoType(ct.ProtoTypeFqn); err != nil {
 				return err
 			}
 		}
@@ -234,8 +234,8 @@ func (c *Catalog) recheckProtoColumns() error {
 	return nil
 }
 
-// protoType is the PROTO or ENUM type of a bundle type name.
-func (c *Catalog) protoType(name string) (*spannerpb.Type, error) {
+// ProtoType is the PROTO or ENUM type of a bundle type name.
+func (c *Catalog) ProtoType(name string) (*spannerpb.Type, error) {
 	if c.protos == nil || !containsString(c.protos.Types, name) {
 		return nil, spanerr.NotFound("Type not found: `%s`", name)
 	}

@@ -64,7 +64,7 @@ func (c *Catalog) columnType(st ast.SchemaType) (*spannerpb.Type, int64, error) 
 	case *ast.NamedType:
 		// A message or enum type of the proto bundle: a PROTO or ENUM column.
 		name := namedTypeName(t)
-		typ, err := c.protoType(name)
+		typ, err := c.ProtoType(name)
 		if err != nil && !strings.Contains(name, ".") {
 			// Not a bundled type, nor shaped like one: a misspelt scalar type.
 			return nil, 0, spanerr.Unimplemented("column type %s is not supported", name)

@@ -29,6 +29,8 @@ var udfs = []struct {
 }{
 	{"sp_farm_fingerprint", udfFarmFingerprint, true},
 	{"sp_proto_field", udfProtoField, true},
+	{"sp_enum_name", udfEnumName, true},
+	{"sp_enum_value", udfEnumValue, true},
 	{"sp_add", udfAdd, true},
 	{"sp_sub", udfSub, true},
 	{"sp_mul", udfMul, true},

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"sync"
 
 	"google.golang.org/protobuf/proto"
@@ -100,4 +101,60 @@ func protoCell(fd protoreflect.FieldDescriptor, v protoreflect.Value) (any, erro
 		return proto.Marshal(v.Message().Interface())
 	}
 	return nil, fmt.Errorf("sp_proto_field: field %s has an unsupported kind %s", fd.FullName(), fd.Kind())
+}
+
+func enumDescriptor(key, fqn string) (protoreflect.EnumDescriptor, error) {
+	f, ok := protoFiles.Load(key)
+	if !ok {
+		return nil, fmt.Errorf("unknown proto bundle %s", key)
+	}
+	d, err := f.(*protoregistry.Files).FindDescriptorByName(protoreflect.FullName(fqn))
+	if err != nil {
+		return nil, err
+	}
+	ed, ok := d.(protoreflect.EnumDescriptor)
+	if !ok {
+		return nil, fmt.Errorf("%s is not an enum", fqn)
+	}
+	return ed, nil
+}
+
+// udfEnumName is sp_enum_name(number, bundle key, enum type): CAST(enum AS STRING).
+func udfEnumName(n any, key, fqn string) (any, error) {
+	i, ok := n.(int64)
+	if !ok {
+		return nil, nil
+	}
+	ed, err := enumDescriptor(key, fqn)
+	if err != nil {
+		return nil, err
+	}
+	if v := ed.Values().ByNumber(protoreflect.EnumNumber(i)); v != nil {
+		return string(v.Name()), nil
+	}
+	return strconv.FormatInt(i, 10), nil
+}
+
+// udfEnumValue is sp_enum_value(x, bundle key, enum type): CAST(x AS enum) of an INT64
+// (which must be one of the enum's numbers) or a STRING (one of its names).
+func udfEnumValue(x any, key, fqn string) (any, error) {
+	ed, err := enumDescriptor(key, fqn)
+	if err != nil {
+		return nil, err
+	}
+	switch v := x.(type) {
+	case nil:
+		return nil, nil
+	case int64:
+		if ed.Values().ByNumber(protoreflect.EnumNumber(v)) != nil {
+			return v, nil
+		}
+		return nil, rtErr("Out of range cast of integer %d to enum type %s", v, fqn)
+	case string:
+		if ev := ed.Values().ByName(protoreflect.Name(v)); ev != nil {
+			return int64(ev.Number()), nil
+		}
+		return nil, rtInvalid("Could not cast %q to type %s", v, fqn)
+	}
+	return nil, rtInvalid("Invalid cast to enum type %s", fqn)
 }

@@ -7,6 +7,7 @@ never from the server's own output. Messages follow the official emulator's word
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterator
 from typing import Any
 
@@ -796,3 +797,20 @@ def test_proto_field_access_in_queries(pdb: SpannerDb) -> None:
     with pytest.raises(gexc.InvalidArgument) as info:
         _query(pdb, "SELECT Info.nope FROM Artists")
     assert _msg(info.value) == "Field name nope does not exist in spanload.music.SingerInfo [at 1:13]"
+
+
+def test_cast_to_and_from_enum_and_proto(pdb: SpannerDb) -> None:
+    # CAST(enum AS STRING) is its value's name, AS INT64 its number; CAST(string or int AS enum) needs a defined value;
+    # a message casts to BYTES as its serialized form.
+    info_cls, genre = _proto_classes()
+    msg = info_cls(nationality="CA", rank=4)
+    with pdb.database.batch() as batch:
+        batch.insert_or_update("Artists", ["ArtistId", "Genre", "Info"], [(50, genre.Value("JAZZ"), msg)])
+    assert _query(
+        pdb,
+        "SELECT CAST(Genre AS STRING), CAST(Genre AS INT64), CAST(Info AS BYTES) FROM Artists WHERE ArtistId = 50",
+    ) == [["JAZZ", 1, base64.b64encode(msg.SerializeToString())]]  # the client hands BYTES over as base64
+    assert _query(pdb, "SELECT CAST('ROCK' AS spanload.music.Genre), CAST(0 AS spanload.music.Genre)") == [[2, 0]]
+    with pytest.raises(gexc.OutOfRange) as info:
+        _query(pdb, "SELECT CAST(7 AS spanload.music.Genre)")
+    assert _msg(info.value) == "Out of range cast of integer 7 to enum type spanload.music.Genre"
