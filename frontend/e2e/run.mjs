@@ -379,6 +379,39 @@ async function main() {
       console.log(`     ${checked} deltas match the API`);
     });
 
+    await step("a TPC-C run: its live and detail pages show where every transaction type's time goes", async () => {
+      // tpcc-1w, its data scaled down so that the load takes seconds (the transactions are the same)
+      const created = await api(page, "/runs", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ preset: "tpcc-1w", name: `e2e tpcc ${stamp}`, overrides: { tpcc: { items: 2000, customers_per_district: 30 } } }),
+      });
+      assert(created.status === 201 || created.status === 200, `POST /api/runs: ${created.status} ${JSON.stringify(created.body)}`);
+      const id = created.body.id;
+      await page.goto(`${BASE}/runs/${id}/live`);
+      const types = ["tpcc.delivery", "tpcc.new_order", "tpcc.order_status", "tpcc.payment", "tpcc.stock_level"];
+      await page.waitForFunction(
+        (types) => types.every((t) => Number(document.querySelector(`[data-testid="breakdown-chart-${t}"]`)?.getAttribute("data-points") ?? 0) >= 1),
+        types,
+        { timeout: STEP_TIMEOUT_MS },
+      );
+      const live = await page.$$eval('[data-testid="breakdown-charts"] figure', (figures) => figures.map((f) => f.getAttribute("data-op")));
+      for (const t of types) assert(live.includes(t), `live breakdown charts: ${live.join(", ")}`);
+      await shot(page, "tpcc-live");
+      await stopRun(page);
+      await page.goto(`${BASE}/runs/${id}`);
+      await page.getByTestId("breakdown-section").waitFor({ timeout: STEP_TIMEOUT_MS });
+      const summary = (await api(page, `/runs/${id}`)).body.summary;
+      for (const t of types) {
+        const b = summary.breakdown[t];
+        assert(b && b.count === summary.latency[t].count, `${t}: breakdown ${JSON.stringify(b)}, ${summary.latency[t]?.count} in its histogram`);
+        const segments = await page.getByTestId(`breakdown-bar-${t}`).locator(".breakdown-segment").count();
+        assert(segments >= 2, `${t}: ${segments} parts in its bar`);
+      }
+      await shot(page, "tpcc-detail");
+      await page.goto(`${BASE}/compare?ids=${firstId},${secondId}`); // where the next step starts
+    });
+
     await step("the pages are usable 390 px wide", async () => {
       await page.setViewportSize({ width: 390, height: 844 });
       const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);

@@ -25,6 +25,12 @@ describe("BreakdownSection", () => {
     ]);
   });
 
+  it("shows no second bar when nothing waited behind the pacer (a closed loop: terminals)", () => {
+    render(<BreakdownSection summary={makeSummary({ breakdown: { "tpcc.payment": makeBreakdown(0, 0, 3, 1) } })} />);
+    expect(screen.getByTestId("breakdown-bar-tpcc.payment")).toBeInTheDocument();
+    expect(screen.queryByTestId("breakdown-actual-bar-tpcc.payment")).toBeNull();
+  });
+
   it("says when a run has no breakdown (saved before it existed)", () => {
     render(<BreakdownSection summary={makeSummary({ breakdown: {} })} />);
     expect(screen.getByText("No breakdown: this run recorded none.")).toBeInTheDocument();

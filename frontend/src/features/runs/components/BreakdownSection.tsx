@@ -4,7 +4,12 @@
 import { BreakdownBar, BreakdownLegend } from "@/components/BreakdownBar";
 import { fromActualStart, SERVER_SUFFIX } from "@/lib/breakdown";
 import { formatMs } from "@/lib/format";
-import type { Summary } from "@/lib/types";
+import type { Breakdown, Summary } from "@/lib/types";
+
+/** Did operations wait behind the pacer? Only then does the bar from the actual start differ. */
+function queued(b: Breakdown | undefined): boolean {
+  return (b?.parts.find((p) => p.part === "queue")?.ms ?? 0) > 0;
+}
 
 export function BreakdownSection({ summary }: { summary: Summary | null | undefined }) {
   const ops = Object.keys(summary?.breakdown ?? {})
@@ -19,7 +24,9 @@ export function BreakdownSection({ summary }: { summary: Summary | null | undefi
         return (
           <div key={op} className="breakdown-op" data-testid={`breakdown-${op}`}>
             <BreakdownBar breakdown={summary.breakdown[op]} label={op} testId={`breakdown-bar-${op}`} />
-            <BreakdownBar breakdown={fromActualStart(summary.breakdown[op])} label="from the actual start" testId={`breakdown-actual-bar-${op}`} />
+            {queued(summary.breakdown[op]) && (
+              <BreakdownBar breakdown={fromActualStart(summary.breakdown[op])} label="from the actual start" testId={`breakdown-actual-bar-${op}`} />
+            )}
             <p className="small breakdown-latency" data-testid={`breakdown-latency-${op}`}>
               client p50 <strong>{formatMs(client?.p50)}</strong>, p99 <strong>{formatMs(client?.p99)}</strong> · server p50{" "}
               <strong>{formatMs(server?.p50)}</strong>, p99 <strong>{formatMs(server?.p99)}</strong>
