@@ -6,6 +6,7 @@ import { Area, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, 
 import { breakdownOps, breakdownRows, LATENCY_LINES, PART_COLORS, PART_LABELS, partsIn } from "@/lib/breakdown";
 import { formatDuration, formatNumber } from "@/lib/format";
 import type { Sample } from "@/lib/types";
+import { TIME_TOOLTIP } from "./chartStyle";
 
 export interface BreakdownChartProps {
   op: string;
@@ -35,12 +36,7 @@ export function BreakdownChart({ op, samples, height = 240, syncId, fromActualSt
             <CartesianGrid stroke="var(--grid)" strokeDasharray="3 3" />
             <XAxis dataKey="x" type="number" domain={["dataMin", "dataMax"]} tickFormatter={(x: number) => formatDuration(x)} stroke="var(--muted)" fontSize={11} />
             <YAxis stroke="var(--muted)" fontSize={11} width={48} tickFormatter={(v: number) => formatNumber(v)} />
-            <Tooltip
-              isAnimationActive={false}
-              labelFormatter={(x) => `t+${formatDuration(Number(x))}`}
-              formatter={(v) => (typeof v === "number" ? `${formatNumber(v, 2)} ms` : String(v))}
-              contentStyle={{ background: "var(--surface)", border: "1px solid var(--border)", color: "var(--text)" }}
-            />
+            <Tooltip {...TIME_TOOLTIP} />
             <Legend wrapperStyle={{ fontSize: 12 }} />
             {parts.map((part) => (
               <Area
