@@ -22,7 +22,7 @@ from typing import Any
 
 from spanload.model.config import TpccConfig
 from spanload.model.tpcc import DISTRICTS, NEW_ORDER_FRACTION, Unit, UnitKind, load_units
-from spanload.spanner import deadline
+from spanload.spanner import deadline, mutations
 from spanload.workers.tpcc.common import keyset
 from spanload.workers.tpcc.rand import (
     A_LAST,
@@ -41,6 +41,7 @@ from spanload.workers.tpcc.rand import (
 Database = Any
 Mutations = list[tuple[str, tuple[str, ...], list[tuple[Any, ...]]]]  # (table, columns, rows)
 
+MIN_UNIT_TIMEOUT_S = 60.0  # a unit's commit into a busy server outlives a measured operation's deadline
 WAREHOUSE_YTD = Decimal("300000.00")
 DISTRICT_YTD = Decimal("30000.00")
 CUSTOMER_COLUMNS = (
@@ -185,7 +186,10 @@ def count_units(database: Database, units: list[Unit]) -> int:
         table, key = sentinel(unit)
         wanted[table].append(key)
     present = 0
-    with deadline.operation(), database.snapshot(multi_use=True) as snapshot:
+    with (
+        deadline.operation(max(deadline.timeout_s(), MIN_UNIT_TIMEOUT_S)),
+        database.snapshot(multi_use=True) as snapshot,
+    ):
         for table, keys in wanted.items():
             present += len(list(snapshot.read(table, KEY_COLUMNS[table][:1], keyset(keys))))
     return present
@@ -200,10 +204,15 @@ def loader_functions(
 
     def write(database: Database, lo: int, hi: int) -> None:
         now = dt.datetime.now(dt.UTC)
-        with deadline.operation(), database.batch(timeout_secs=deadline.timeout_s()) as batch:
-            for unit in units[lo:hi]:
-                for table, columns, rows in unit_mutations(unit, tpcc, now):
-                    batch.insert_or_update(table, columns, rows)
+        built = [
+            mutations.insert_or_update(table, columns, rows)
+            for unit in units[lo:hi]
+            for table, columns, rows in unit_mutations(unit, tpcc, now)
+        ]
+        timeout = max(deadline.timeout_s(), MIN_UNIT_TIMEOUT_S)
+        with deadline.operation(timeout), database.batch(timeout_secs=timeout) as batch:
+            for mutation in built:
+                mutations.add_to_batch(batch, mutation)
 
     def count(database: Database, lo: int, hi: int | None) -> int:
         return count_units(database, units[lo:hi])
