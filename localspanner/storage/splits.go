@@ -335,7 +335,8 @@ func (w *writer) currentIndexed(t *schema.Table, key []any) (map[*schema.Column]
 }
 
 // trackBefore records, before a write or delete of t's row with key, the index
-// entries the row has now (which the write removes or moves).
+// entries the row has now (which the write removes or moves). An index with one
+// split needs no read: any entry of it is in that split.
 func (w *writer) trackBefore(op Op, t *schema.Table, cols []*schema.Column, key []any) error {
 	if w.track == nil || op == OpInsert || len(t.Indexes) == 0 {
 		return nil
@@ -344,25 +345,37 @@ func (w *writer) trackBefore(op Op, t *schema.Table, cols []*schema.Column, key 
 	if op != OpDelete {
 		ixs = writtenIndexes(t, op, cols)
 	}
-	if len(ixs) == 0 {
+	var divided []*schema.Index
+	for _, ix := range ixs {
+		obj, _ := indexObject(ix)
+		if !w.singleSplit(obj) {
+			divided = append(divided, ix)
+		} else if op == OpDelete {
+			w.touch(obj, nil, nil, false) // its one split
+		}
+	}
+	if len(divided) == 0 {
 		return nil
 	}
 	cur, ok, err := w.currentIndexed(t, key)
 	if err != nil || !ok {
 		return err
 	}
-	for _, ix := range ixs {
+	for _, ix := range divided {
 		w.touchEntry(ix, func(c *schema.Column) any { return cur[c] }, key, false)
 	}
 	return nil
 }
+
+// singleSplit reports whether obj has one split, which then holds any key of it.
+func (w *writer) singleSplit(obj string) bool { return len(w.d.splits.get(obj).bounds) == 0 }
 
 // trackAfter records a written row: its split and its new index entries.
 func (w *writer) trackAfter(op Op, t *schema.Table, cols []*schema.Column, row, key []any) error {
 	if w.track == nil {
 		return nil
 	}
-	inserted := op != OpUpdate
+	inserted := !w.updated // a new row: the split's row count grows
 	obj, parts := tableObject(t)
 	w.touch(obj, parts, key, inserted)
 	ixs := writtenIndexes(t, op, cols)
@@ -375,6 +388,12 @@ func (w *writer) trackAfter(op Op, t *schema.Table, cols []*schema.Column, row, 
 	}
 	var cur map[*schema.Column]any
 	for _, ix := range ixs {
+		if obj, _ := indexObject(ix); w.singleSplit(obj) {
+			if !givenNull(ix, given) {
+				w.touch(obj, nil, nil, inserted) // its one split
+			}
+			continue
+		}
 		for _, k := range ix.Keys {
 			if _, ok := given[k.Column]; !ok && cur == nil {
 				var err error
@@ -391,6 +410,20 @@ func (w *writer) trackAfter(op Op, t *schema.Table, cols []*schema.Column, row, 
 		}, key, inserted)
 	}
 	return nil
+}
+
+// givenNull reports whether a write gives NULL for a key column of a
+// NULL_FILTERED index (then the row has no entry in it).
+func givenNull(ix *schema.Index, given map[*schema.Column]any) bool {
+	if !ix.NullFiltered {
+		return false
+	}
+	for _, k := range ix.Keys {
+		if v, ok := given[k.Column]; ok && v == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // trackDelete records a delete of t's rows selected by ks (before it runs).

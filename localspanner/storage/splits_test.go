@@ -93,6 +93,20 @@ func TestSplitDividesAtMedianWhenItPassesTheThreshold(t *testing.T) {
 	}
 }
 
+func TestOverwritingRowsDoesNotDivide(t *testing.T) {
+	db := openTestDB(t)
+	db.applyTest(t, "ALTER DATABASE d SET OPTIONS (spanload_split_rows = 10)")
+	for i := 0; i < 5; i++ {
+		db.participants(t, db.mutation(t, OpInsertOrUpdate, "P", []string{"Id", "Name"}, pRows(1, 9)...))
+	}
+	if got := db.Splits()["table p"]; got != 1 {
+		t.Fatalf("9 rows written 5 times: %d splits, want 1", got)
+	}
+	if got := db.splits.objs["t:p"].rows[0]; got != 9 {
+		t.Fatalf("estimated rows %d, want 9", got)
+	}
+}
+
 func TestParticipantsAreTheDistinctSplitsAWriteTouches(t *testing.T) {
 	db := openTestDB(t)
 	db.applyTest(t,

@@ -189,6 +189,8 @@ type writer struct {
 	// track collects the splits a commit touches (nil outside commits).
 	track *commitTrack
 	fk    fkWrites
+	// updated is set by writeRow when the row it wrote existed already (no new row).
+	updated bool
 }
 
 // rollback ends the open write transaction; it uses a background context so that
@@ -396,6 +398,7 @@ func (w *writer) rowExists(t *schema.Table, key []any) (bool, error) {
 }
 
 func (w *writer) writeRow(op Op, t *schema.Table, cols []*schema.Column, row, key []any) error {
+	w.updated = op == OpUpdate
 	args := make([]any, 0, len(row)+1)
 	args = append(args, row...)
 	args = append(args, w.ts)
@@ -428,6 +431,7 @@ func (w *writer) writeRow(op Op, t *schema.Table, cols []*schema.Column, row, ke
 		if err != nil {
 			return fmt.Errorf("check row: %w", err)
 		}
+		w.updated = exists
 		if exists {
 			_, err = w.exec(updateSQL(t, cols), updateArgs(t, cols, row, key, w.ts)...)
 			return w.writeErr(err, t, key)

@@ -18,7 +18,7 @@ from typing import Any
 
 from google.api_core import exceptions as gexc
 
-from spanload.model.config import SchemaKind, Target, TargetKind
+from spanload.model.config import LatencyModel, SchemaKind, Target, TargetKind
 
 logger = logging.getLogger(__name__)
 
@@ -233,14 +233,20 @@ def ensure_ddl(client: Any, target: Target, ddl: Sequence[str], what: str) -> An
 
 def apply_database_options(client: Any, target: Target) -> None:
     """Set the run's options on a local Spanner database (its latency model), on every run start,
-    so that no earlier run's model lingers. Other targets have no such options."""
+    so that no earlier run's model lingers. Other targets have no such options. A local server too
+    old to know the option still runs a run without a model (the reset is then logged, not fatal)."""
     if target.kind is not TargetKind.LOCAL:
         return
     database = client.instance(target.instance).database(target.database)
     statement = (
         f"ALTER DATABASE `{target.database}` SET OPTIONS (spanload_latency_model = '{target.latency_model.value}')"
     )
-    _wait(database.update_ddl([statement]), f"set the latency model of {target.database}")
+    try:
+        _wait(database.update_ddl([statement]), f"set the latency model of {target.database}")
+    except SchemaError as err:
+        if target.latency_model is not LatencyModel.NONE:
+            raise
+        logger.info("the local Spanner keeps no latency model for %s: %s", target.database, err)
 
 
 def _wait(operation: Any, what: str) -> None:
