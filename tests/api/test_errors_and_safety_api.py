@@ -248,6 +248,11 @@ def test_max_tps_is_read_from_the_environment(tmp_path: Path, monkeypatch: pytes
         assert "updater.transactions_per_second = 41 exceeds SPANLOAD_MAX_TPS = 40" in refused.json()["detail"]
         at_cap = {"target": CLOUD, "updater": {"transactions_per_second": 40}, "reader": {"reads_per_second": 40}}
         assert client.post("/api/runs", json={"preset": "light", "overrides": at_cap}).status_code == 201
+        # a TPC-C run is paced by tpcc.transactions_per_second (the others' rates are not used)
+        tpcc_over = {"target": CLOUD, "tpcc": {"transactions_per_second": 41}}
+        refused = client.post("/api/runs", json={"preset": "tpcc-1w", "overrides": tpcc_over})
+        assert refused.status_code == 422
+        assert "tpcc.transactions_per_second = 41 exceeds SPANLOAD_MAX_TPS = 40" in refused.json()["detail"]
     monkeypatch.setenv("SPANLOAD_MAX_TPS", "not-a-number")
     with pytest.raises(ValueError, match="max_tps"):
         make_settings(tmp_path)

@@ -30,10 +30,10 @@ def test_every_error_carries_its_http_status_and_exit_code(error: type[RunError]
 
 
 EXPECTED = {
-    RunAction.CHANGE: {RunState.STARTING, RunState.RUNNING, RunState.PAUSED},
+    RunAction.CHANGE: {RunState.STARTING, RunState.PRELOADING, RunState.RUNNING, RunState.PAUSED},
     RunAction.PAUSE: {RunState.RUNNING},
     RunAction.RESUME: {RunState.PAUSED},
-    RunAction.STOP: {RunState.PENDING, RunState.STARTING, RunState.RUNNING, RunState.PAUSED},
+    RunAction.STOP: {RunState.PENDING, RunState.STARTING, RunState.PRELOADING, RunState.RUNNING, RunState.PAUSED},
     RunAction.DELETE: {RunState.FINISHED, RunState.FAILED, RunState.INTERRUPTED},
 }
 

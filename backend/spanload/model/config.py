@@ -368,11 +368,13 @@ class RunConfig(_Strict):
         production. Raises :class:`RunInvalid` naming the field."""
         if self.target.kind is not TargetKind.CLOUD:
             return
-        for field, rate in (
+        rates = [
             ("updater.transactions_per_second", self.updater.transactions_per_second),
             ("reader.reads_per_second", self.reader.reads_per_second),
-            ("tpcc.transactions_per_second", self.tpcc.transactions_per_second),
-        ):
+        ]
+        if self.workload is Workload.TPCC:  # its pacer's rate is used by TPC-C runs only
+            rates.append(("tpcc.transactions_per_second", self.tpcc.transactions_per_second))
+        for field, rate in rates:
             if rate > max_tps:
                 raise RunInvalid(
                     f"{field} = {rate:g} exceeds SPANLOAD_MAX_TPS = {max_tps:g} for a cloud target; "
