@@ -178,7 +178,16 @@ func (d *DB) withPendingLocked(ctx context.Context, muts []*Mutation, fn func(q 
 			return err
 		}
 	}
-	return fn(d.writerQuery, w.apply)
+	// A DML statement's foreign keys are checked at the end of the statement, as
+	// Spanner does (buffered mutations wait for the commit).
+	applyChecked := func(m *Mutation) error {
+		w.fk = fkWrites{}
+		if err := w.apply(m); err != nil {
+			return err
+		}
+		return w.checkForeignKeys()
+	}
+	return fn(d.writerQuery, applyChecked)
 }
 
 type writer struct {

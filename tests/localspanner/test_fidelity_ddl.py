@@ -814,3 +814,22 @@ def test_cast_to_and_from_enum_and_proto(pdb: SpannerDb) -> None:
     with pytest.raises(gexc.OutOfRange) as info:
         _query(pdb, "SELECT CAST(7 AS spanload.music.Genre)")
     assert _msg(info.value) == "Out of range cast of integer 7 to enum type spanload.music.Genre"
+
+
+def test_foreign_key_is_checked_at_the_end_of_a_dml_statement(cdb: SpannerDb) -> None:
+    # A DML statement's writes are checked when the statement ends; the transaction goes on after it.
+    outcome: list[str] = []
+
+    def work(tx: Any) -> None:
+        # The transaction begins with a read: the Python client does not go on after a failed first statement
+        # (the one that begins the transaction inline).
+        assert list(tx.execute_sql("SELECT COUNT(*) FROM Orders WHERE OrderId = 70")) == [[0]]
+        with pytest.raises(gexc.FailedPrecondition) as info:
+            tx.execute_update("INSERT INTO Orders (OrderId, CustomerId) VALUES (70, 777)")
+        outcome.append(_msg(info.value))
+        tx.execute_update("INSERT INTO Customers (CustomerId, Name, Age) VALUES (777, 'Hal', 20)")
+        tx.execute_update("INSERT INTO Orders (OrderId, CustomerId) VALUES (70, 777)")
+
+    cdb.database.run_in_transaction(work)
+    assert outcome[0].startswith("Foreign key `FK_OrderCustomer` constraint violation on table `Orders`."), outcome
+    assert _query(cdb, "SELECT CustomerId FROM Orders WHERE OrderId = 70") == [[777]]
