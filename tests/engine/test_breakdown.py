@@ -11,6 +11,7 @@ import asyncio
 
 import pytest
 
+from spanload.cli.render import summary_table
 from spanload.engine.aggregator import Aggregator
 from spanload.model.breakdown import (
     Breakdown,
@@ -142,6 +143,23 @@ def test_the_aggregator_gives_each_sample_and_the_summary_a_breakdown() -> None:
     whole = agg.summary().breakdown["reader.read"]
     assert whole.count == 12 and _parts(whole)[Part.QUEUE][0] == pytest.approx(8000 / 12 / US)
     assert _parts(whole)[Part.CLIENT][0] == pytest.approx(5 - 1 - 8 / 12)
+
+
+def test_the_cli_summary_says_where_the_time_goes() -> None:
+    timing = OpTiming(
+        count=2,
+        total_us=2 * 40 * US,
+        queue_us=2 * 2 * US,
+        session_us=2 * 30 * US,
+        session_wait=SessionWait.MEASURED,
+        server_us=2 * 2 * US,
+        server_count=2,
+    )
+    lines = summary_table(Summary(breakdown={"reader.read": breakdown(timing), "watcher.poll": Breakdown()}))
+    start = lines.index("where the time goes (mean per operation, from its intended start):")
+    assert lines[start + 1 :] == [
+        "reader.read               40.0 ms = queue 5.0%, session_wait 75.0%, client 15.0% (derived), server 5.0%"
+    ]
 
 
 # -- end to end against the local Spanner -------------------------------------------------------

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TaskProgressColumn, TextColumn
 
 from spanload.model import tpcc
+from spanload.model.breakdown import Source
 from spanload.model.config import ConfigPatch, RunConfig, Workload
 from spanload.model.live import EventKind, PreloadStatus
 from spanload.model.samples import Gauge, Op, Percentiles, Sample, Summary
@@ -123,6 +124,7 @@ def summary_table(summary: Summary) -> list[str]:
         lines.append(f"reconciliation: {'OK' if r.ok else 'FAILED'}: {r.detail}")
     if summary.tpcc is not None:
         lines += tpcc_table(summary.tpcc)
+    lines += breakdown_table(summary)
     stop = summary.stop
     if stop is not None and not stop.graceful:
         lines.append(f"stop: not graceful: killed workers {stop.killed_workers} ({stop.detail or 'they did not exit'})")
@@ -132,6 +134,31 @@ def summary_table(summary: Summary) -> list[str]:
         lines.append(
             f"worker {w.index}: {w.runtime} pid {w.pid} on {w.node or w.host}  {w.operations:,} ops  {cpu}  {cost}"
         )
+    return lines
+
+
+SOURCE_MARKS = {
+    Source.MEASURED: "",
+    Source.DERIVED: " (derived)",
+    Source.SPANNER_SYS: " (SPANNER_SYS)",
+    Source.NOT_APPLICABLE: " (n/a)",
+    Source.NOT_MEASURED: " (not measured)",
+}
+
+
+def breakdown_table(summary: Summary) -> list[str]:
+    """Where the time goes: per operation kind, its mean round trip and each part's share of it."""
+    ops = [op for op, b in sorted(summary.breakdown.items()) if b.count]
+    if not ops:
+        return []
+    lines = ["", "where the time goes (mean per operation, from its intended start):"]
+    for op in ops:
+        b = summary.breakdown[op]
+        parts = ", ".join(
+            f"{p.part.value} {100 * p.ms / b.round_trip_ms if b.round_trip_ms else 0.0:.1f}%{SOURCE_MARKS[p.source]}"
+            for p in b.parts
+        )
+        lines.append(f"{op:<22}{_fmt_ms(b.round_trip_ms):>11} = {parts}")
     return lines
 
 
