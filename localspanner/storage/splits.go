@@ -370,60 +370,186 @@ func (w *writer) trackBefore(op Op, t *schema.Table, cols []*schema.Column, key 
 // singleSplit reports whether obj has one split, which then holds any key of it.
 func (w *writer) singleSplit(obj string) bool { return len(w.d.splits.get(obj).bounds) == 0 }
 
-// trackAfter records a written row: its split and its new index entries.
-func (w *writer) trackAfter(op Op, t *schema.Table, cols []*schema.Column, row, key []any) error {
+// rowTracker records the splits one write mutation touches: each row's split and
+// the splits of the index entries it adds, moves or removes. Indexes with one split
+// need no values (any entry is in it); for divided ones the entries' keys come from
+// the written values or, where the write does not give every indexed column (a
+// generated column, a partial update), from the table, read in batches per mutation.
+type rowTracker struct {
+	w        *writer
+	t        *schema.Table
+	cols     []*schema.Column
+	single   []*schema.Index
+	divided  []*schema.Index
+	pos      map[*schema.Column]int // column -> position in cols
+	needRead bool                   // some divided index keys on a column the write does not give
+	pending  []pendingRow
+}
+
+type pendingRow struct {
+	row, key []any
+	inserted bool
+}
+
+// newRowTracker returns the tracker of mutation m (nil outside commits) and records
+// the index entries its rows have before it (those it may move or remove).
+func (w *writer) newRowTracker(m *Mutation, keyPos []int) (*rowTracker, error) {
 	if w.track == nil {
-		return nil
+		return nil, nil
 	}
-	inserted := !w.updated // a new row: the split's row count grows
-	obj, parts := tableObject(t)
-	w.touch(obj, parts, key, inserted)
-	ixs := writtenIndexes(t, op, cols)
-	if len(ixs) == 0 {
-		return nil
+	rt := &rowTracker{w: w, t: m.Table, cols: m.Columns, pos: make(map[*schema.Column]int, len(m.Columns))}
+	for i, c := range m.Columns {
+		rt.pos[c] = i
 	}
-	given := make(map[*schema.Column]any, len(cols))
-	for i, c := range cols {
-		given[c] = row[i]
-	}
-	var cur map[*schema.Column]any
-	for _, ix := range ixs {
+	for _, ix := range writtenIndexes(m.Table, m.Op, m.Columns) {
 		if obj, _ := indexObject(ix); w.singleSplit(obj) {
-			if !givenNull(ix, given) {
-				w.touch(obj, nil, nil, inserted) // its one split
-			}
+			rt.single = append(rt.single, ix)
 			continue
 		}
+		rt.divided = append(rt.divided, ix)
 		for _, k := range ix.Keys {
-			if _, ok := given[k.Column]; !ok && cur == nil {
-				var err error
-				if cur, _, err = w.currentIndexed(t, key); err != nil {
-					return err
-				}
+			if _, ok := rt.pos[k.Column]; !ok {
+				rt.needRead = true
 			}
 		}
-		w.touchEntry(ix, func(c *schema.Column) any {
-			if v, ok := given[c]; ok {
-				return v
+	}
+	if len(rt.divided) == 0 || m.Op == OpInsert || m.Op == OpInsertOrIgnore {
+		return rt, nil
+	}
+	keys := make([][]any, len(m.Rows))
+	for i, row := range m.Rows {
+		keys[i] = make([]any, len(keyPos))
+		for j, p := range keyPos {
+			keys[i][j] = row[p]
+		}
+	}
+	cur, err := w.readIndexed(m.Table, keys)
+	if err != nil {
+		return nil, err
+	}
+	for _, key := range keys {
+		if vals, ok := cur[KeyString(m.Table.Name, key)]; ok {
+			for _, ix := range rt.divided {
+				w.touchEntry(ix, func(c *schema.Column) any { return vals[c] }, key, false)
 			}
-			return cur[c]
-		}, key, inserted)
+		}
+	}
+	return rt, nil
+}
+
+// after records a written row (call it after writeRow, which tells whether the row is new).
+func (rt *rowTracker) after(row, key []any) {
+	if rt == nil {
+		return
+	}
+	w := rt.w
+	inserted := !w.updated // a new row: the split's row count grows
+	obj, parts := tableObject(rt.t)
+	w.touch(obj, parts, key, inserted)
+	for _, ix := range rt.single {
+		if !rt.givenNull(ix, row) {
+			io, _ := indexObject(ix)
+			w.touch(io, nil, nil, inserted) // its one split
+		}
+	}
+	if len(rt.divided) == 0 {
+		return
+	}
+	if rt.needRead {
+		rt.pending = append(rt.pending, pendingRow{row: row, key: append([]any(nil), key...), inserted: inserted})
+		return
+	}
+	for _, ix := range rt.divided {
+		w.touchEntry(ix, func(c *schema.Column) any { return row[rt.pos[c]] }, key, inserted)
+	}
+}
+
+// finish records the entries of the rows whose indexed values had to be read.
+func (rt *rowTracker) finish() error {
+	if rt == nil || len(rt.pending) == 0 {
+		return nil
+	}
+	keys := make([][]any, len(rt.pending))
+	for i, p := range rt.pending {
+		keys[i] = p.key
+	}
+	cur, err := rt.w.readIndexed(rt.t, keys)
+	if err != nil {
+		return err
+	}
+	for _, p := range rt.pending {
+		vals := cur[KeyString(rt.t.Name, p.key)]
+		for _, ix := range rt.divided {
+			rt.w.touchEntry(ix, func(c *schema.Column) any {
+				if i, ok := rt.pos[c]; ok {
+					return p.row[i]
+				}
+				return vals[c]
+			}, p.key, p.inserted)
+		}
 	}
 	return nil
 }
 
-// givenNull reports whether a write gives NULL for a key column of a
-// NULL_FILTERED index (then the row has no entry in it).
-func givenNull(ix *schema.Index, given map[*schema.Column]any) bool {
+func (rt *rowTracker) givenNull(ix *schema.Index, row []any) bool {
 	if !ix.NullFiltered {
 		return false
 	}
 	for _, k := range ix.Keys {
-		if v, ok := given[k.Column]; ok && v == nil {
+		if i, ok := rt.pos[k.Column]; ok && row[i] == nil {
 			return true
 		}
 	}
 	return false
+}
+
+// readBatch is the most keys one read of indexed values looks up; batches are
+// padded to a power of two so that few statements are prepared.
+const readBatch = 256
+
+// readIndexed reads the indexed cells of t's rows with the given keys, by
+// KeyString; rows that do not exist are absent.
+func (w *writer) readIndexed(t *schema.Table, keys [][]any) (map[string]map[*schema.Column]any, error) {
+	cols := indexColumns(t)
+	pk := make([]*schema.Column, len(t.PrimaryKey))
+	for i, k := range t.PrimaryKey {
+		pk[i] = k.Column
+	}
+	tuple := "(" + placeholders(len(pk)) + ")"
+	out := make(map[string]map[*schema.Column]any, len(keys))
+	for lo := 0; lo < len(keys); lo += readBatch {
+		batch := keys[lo:min(lo+readBatch, len(keys))]
+		n := 1
+		for n < len(batch) {
+			n *= 2
+		}
+		args := make([]any, 0, n*len(pk))
+		for i := 0; i < n; i++ {
+			args = append(args, batch[min(i, len(batch)-1)]...) // padded with the last key
+		}
+		q := "SELECT " + colNames(append(append([]*schema.Column(nil), pk...), cols...), "", "") + " FROM " + t.SQLName +
+			" WHERE (" + colNames(pk, "", "") + ") IN (VALUES " + strings.TrimSuffix(strings.Repeat(tuple+", ", n), ", ") + ")"
+		s, err := w.d.writeStmt(w.ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("read index entries of %s: %w", t.Name, err)
+		}
+		rows, err := s.QueryContext(context.WithoutCancel(w.ctx), args...)
+		if err != nil {
+			return nil, fmt.Errorf("read index entries of %s: %w", t.Name, err)
+		}
+		err = ScanRows(rows, func(row []any) error {
+			vals := make(map[*schema.Column]any, len(cols))
+			for i, c := range cols {
+				vals[c] = row[len(pk)+i]
+			}
+			out[KeyString(t.Name, row[:len(pk)])] = vals
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("read index entries of %s: %w", t.Name, err)
+		}
+	}
+	return out, nil
 }
 
 // trackDelete records a delete of t's rows selected by ks (before it runs).

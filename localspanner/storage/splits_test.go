@@ -166,30 +166,63 @@ func TestParticipantsAreTheDistinctSplitsAWriteTouches(t *testing.T) {
 	}
 }
 
-func TestIndexSplitsMoveWithTheIndexedValue(t *testing.T) {
-	db := openTestDB(t)
-	db.applyTest(t,
-		"ALTER DATABASE d SET OPTIONS (spanload_split_rows = 10)",
-		"CREATE TABLE T (Id INT64 NOT NULL, V INT64) PRIMARY KEY (Id)",
-		"CREATE INDEX TByV ON T (V DESC)",
-	)
-	var rows [][]any
-	for id := int64(1); id <= 10; id++ {
-		rows = append(rows, []any{id, 100 - id}) // V descending as Id grows: index order = Id order
+// An index of 10 entries divided at its median; moving an entry to the other split
+// touches the row's split and both index splits, moving it within one split two.
+func TestIndexEntriesMoveBetweenSplits(t *testing.T) {
+	type update struct {
+		cols []string
+		row  []any
+		want int
 	}
-	db.participants(t, db.mutation(t, OpInsert, "T", []string{"Id", "V"}, rows...))
-	// Index entries (V DESC, Id): 99,1 98,2 ... 90,10; the median (offset 5) is (94, 6).
-	if got, want := db.bounds("i:tbyv"), [][]any{{int64(94), int64(6)}}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("index bounds %v, want %v", got, want)
+	tests := []struct {
+		name    string
+		table   string
+		index   string
+		cols    []string
+		row     func(id int64) []any
+		obj     string
+		bound   []any
+		updates []update
+	}{
+		{
+			// entries (V DESC, Id): 99,1 98,2 ... 90,10; the median (offset 5) is (94, 6)
+			name: "descending index, values given", table: "CREATE TABLE T (Id INT64 NOT NULL, V INT64) PRIMARY KEY (Id)",
+			index: "CREATE INDEX TByV ON T (V DESC)", cols: []string{"Id", "V"},
+			row: func(id int64) []any { return []any{id, 100 - id} }, obj: "i:tbyv", bound: []any{int64(94), int64(6)},
+			updates: []update{
+				{[]string{"Id", "V"}, []any{int64(1), int64(0)}, 3}, // (99,1) -> (0,1): the other split
+				{[]string{"Id", "V"}, []any{int64(1), int64(1)}, 2}, // (0,1) -> (1,1): the same split
+			},
+		},
+		{
+			// entries (X, V, Id): 0,1,1 ... 0,10,10; a write of V alone reads X from the table
+			name: "partial update, a key column read", table: "CREATE TABLE T (Id INT64 NOT NULL, V INT64, X INT64) PRIMARY KEY (Id)",
+			index: "CREATE INDEX TByXV ON T (X, V)", cols: []string{"Id", "V", "X"},
+			row: func(id int64) []any { return []any{id, id, int64(0)} }, obj: "i:tbyxv", bound: []any{int64(0), int64(6), int64(6)},
+			updates: []update{
+				{[]string{"Id", "V"}, []any{int64(1), int64(9)}, 3}, // (0,1,1) -> (0,9,1)
+				{[]string{"Id", "V"}, []any{int64(7), int64(8)}, 2}, // (0,7,7) -> (0,8,7)
+			},
+		},
 	}
-	// Moving row 1's value from the left index split (99) to the right one (0):
-	// its table split, the old entry's split and the new entry's split.
-	if got := db.participants(t, db.mutation(t, OpUpdate, "T", []string{"Id", "V"}, []any{int64(1), int64(0)})); got != 3 {
-		t.Fatalf("participants %d, want 3", got)
-	}
-	// Moving it within the right split: the table split and one index split.
-	if got := db.participants(t, db.mutation(t, OpUpdate, "T", []string{"Id", "V"}, []any{int64(1), int64(1)})); got != 2 {
-		t.Fatalf("participants %d, want 2", got)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			db := openTestDB(t)
+			db.applyTest(t, "ALTER DATABASE d SET OPTIONS (spanload_split_rows = 10)", tc.table, tc.index)
+			var rows [][]any
+			for id := int64(1); id <= 10; id++ {
+				rows = append(rows, tc.row(id))
+			}
+			db.participants(t, db.mutation(t, OpInsert, "T", tc.cols, rows...))
+			if got := db.bounds(tc.obj); !reflect.DeepEqual(got, [][]any{tc.bound}) {
+				t.Fatalf("index bounds %v, want [%v]", got, tc.bound)
+			}
+			for _, u := range tc.updates {
+				if got := db.participants(t, db.mutation(t, OpUpdate, "T", u.cols, u.row)); got != u.want {
+					t.Errorf("update %v: participants %d, want %d", u.row, got, u.want)
+				}
+			}
+		})
 	}
 }
 

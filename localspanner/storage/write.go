@@ -279,6 +279,10 @@ func (w *writer) apply(m *Mutation) error {
 			return err
 		}
 	}
+	rt, err := w.newRowTracker(m, keyPos)
+	if err != nil {
+		return err
+	}
 	key := make([]any, len(keyPos))
 	for _, row := range m.Rows {
 		copied := false
@@ -321,22 +325,15 @@ func (w *writer) apply(m *Mutation) error {
 			if err := w.writeRow(OpInsert, t, m.Columns, row, key); err != nil {
 				return err
 			}
-			if err := w.trackAfter(OpInsert, t, m.Columns, row, key); err != nil {
-				return err
-			}
+			rt.after(row, key)
 			continue
-		}
-		if err := w.trackBefore(m.Op, t, m.Columns, key); err != nil {
-			return err
 		}
 		if err := w.writeRow(m.Op, t, m.Columns, row, key); err != nil {
 			return err
 		}
-		if err := w.trackAfter(m.Op, t, m.Columns, row, key); err != nil {
-			return err
-		}
+		rt.after(row, key)
 	}
-	return nil
+	return rt.finish()
 }
 
 func keyPositions(t *schema.Table, cols []*schema.Column) []int {
