@@ -70,4 +70,26 @@ describe("compare transforms", () => {
     expect(units.get("cmp-tps")).toBe("tx/s");
     expect(units.has("cmp-server-poll")).toBe(false); // no run has it: not drawn empty
   });
+
+  it("overlays tpmC and New-Order p99 of TPC-C runs, and leaves them out when no run is TPC-C", () => {
+    const c = makeComparison();
+    const [a, b] = c.series.runs;
+    if (!a || !b) throw new Error("the fixture has two runs");
+    expect(compareCharts(c.series).some((chart) => chart.id.startsWith("cmp-tpmc"))).toBe(false);
+    a.values["gauges.tpcc.tpmc"] = [420, 480, null];
+    b.values["gauges.tpcc.tpmc"] = [510, null, 530];
+    b.values["latency.tpcc.new_order.p99"] = [900, 1200, 1100];
+    const tpmc = compareCharts(c.series).find((chart) => chart.id === "cmp-tpmc");
+    expect(tpmc?.rows.map((r) => [r.r0, r.r1])).toEqual([
+      [420, 510],
+      [480, null],
+      [null, 530],
+    ]);
+    const p99 = compareCharts(c.series).find((chart) => chart.id === "cmp-new-order-p99");
+    expect(p99?.rows.map((r) => [r.r0, r.r1])).toEqual([
+      [null, 900],
+      [null, 1200],
+      [null, 1100],
+    ]);
+  });
 });
