@@ -22,7 +22,8 @@ type DatabaseOption struct {
 }
 
 // databaseOptions are the options ALTER DATABASE accepts, with their types. Options
-// whose name starts with "spanload_" are the local server's own (any type).
+// named LocalOptionPrefix... are the local server's own (any type; storage applies a
+// statement that sets only those, see DatabaseOptions).
 var databaseOptions = map[string]string{
 	"version_retention_period":     "STRING",
 	"default_leader":               "STRING",
@@ -33,9 +34,6 @@ var databaseOptions = map[string]string{
 	"default_time_zone":            "STRING",
 	"witness_location":             "STRING",
 }
-
-// SpanloadOptionPrefix starts the names of the local server's own database options.
-const SpanloadOptionPrefix = "spanload_"
 
 // Option returns the database option name (case-insensitive), if it is set.
 func (c *Catalog) Option(name string) (DatabaseOption, bool) {
@@ -64,7 +62,7 @@ func (c *Catalog) alterDatabase(s *ast.AlterDatabase) error {
 	for _, r := range s.Options.Records {
 		name := strings.ToLower(r.Name.Name)
 		want, known := databaseOptions[name]
-		if !known && !strings.HasPrefix(name, SpanloadOptionPrefix) {
+		if !known && !strings.HasPrefix(name, LocalOptionPrefix) {
 			return spanerr.InvalidArgument("Option: %s is unknown.", r.Name.Name)
 		}
 		o := DatabaseOption{Name: name, SQL: r.Value.SQL()}
