@@ -20,12 +20,17 @@ export SPANNER_DISABLE_BUILTIN_METRICS := true
 run: install
 	$(BIN)/spanload serve
 
-# Once everything is installed the checks run side by side: pytest spends most of its time waiting
-# on load runs of fixed length (a cold `make test` used 10 CPU-minutes in 15 wall-clock minutes), so
-# Go's race tests, mypy and vitest fit in its gaps. Output is kept whole line by line.
-CHECKS := pytest gotest lint typecheck frontend-test types-check compose-check
+# Once everything is installed the checks run beside pytest: pytest spends most of its time waiting
+# on load runs of fixed length (a `make test` used 10 CPU-minutes in 15 wall-clock minutes), so Go's
+# race tests, lint, mypy and vitest fit in its gaps. pytest shows its progress as it goes; the other
+# checks' output is kept in $(CHECKS_LOG), each check's as one block, and printed after it.
+CHECKS := gotest lint typecheck frontend-test types-check compose-check
+CHECKS_LOG := .make-checks.log
 test: system-deps install
-	$(MAKE) --no-print-directory -j$(words $(CHECKS)) --output-sync=line $(CHECKS)
+	@echo "running $(CHECKS) beside pytest; their output follows pytest's"
+	@$(MAKE) --no-print-directory -j$(words $(CHECKS)) --output-sync=target $(CHECKS) > $(CHECKS_LOG) 2>&1 & checks=$$!; \
+	$(BIN)/pytest; tests=$$?; wait $$checks; others=$$?; cat $(CHECKS_LOG); \
+	echo "pytest: exit $$tests; $(CHECKS): exit $$others"; [ $$tests -eq 0 ] && [ $$others -eq 0 ]
 
 install: $(VENV)/.synced $(LOCAL_SPANNER) $(GO_WORKER) frontend
 
