@@ -4,6 +4,7 @@ while the others, and the store, get everything."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 
 import pytest
@@ -123,3 +124,33 @@ def test_a_stalled_worker_event_is_stored_on_the_timeline_and_fanned_out(tmp_pat
     with sessions() as s:
         stored = [(e.kind, e.changes) for e in run_store.list_events(s, "r2")]
     assert stored == [("status", {"status": "running"}), ("stalled", changes)]
+
+
+def test_a_read_after_a_live_status_message_sees_that_status_while_the_store_lags(tmp_path: Path) -> None:
+    """Plain GETs do not wait for the store writer; the engine's newest state still wins while the run
+    is going, so a client that saw `running` on the socket never reads `preloading` back (CI saw that)."""
+    app = create_app(make_settings(tmp_path), engine_factory=LoadlessEngine)
+    release = threading.Event()
+    with local_client(app) as client:
+        run_id = client.post("/api/runs", json={"preset": "light"}).json()["id"]
+        hub: Hub = app.state.hub
+        client.portal.call(hub.flush)  # type: ignore[union-attr]
+        stored = client.get(f"/api/runs/{run_id}").json()["status"]
+
+        def busy(_session: object) -> None:
+            release.wait(10)
+
+        hub.writer.submit(busy)  # the writer is busy: nothing new is stored
+        try:
+            client.portal.call(hub.on_state, run_id, RunState.PRELOADING, None)  # type: ignore[union-attr]
+            one = client.get(f"/api/runs/{run_id}").json()["status"]
+            listed = {r["id"]: r["status"] for r in client.get("/api/runs").json()["data"]}[run_id]
+        finally:
+            release.set()
+        client.portal.call(hub.flush)  # type: ignore[union-attr]
+        client.portal.call(hub.on_state, run_id, RunState.FAILED, "boom")  # type: ignore[union-attr]
+        client.portal.call(hub.flush)  # type: ignore[union-attr]
+        failed = client.get(f"/api/runs/{run_id}").json()
+    assert stored == "running"
+    assert (one, listed) == ("preloading", "preloading")
+    assert (failed["status"], failed["failure_reason"]) == ("failed", "boom")

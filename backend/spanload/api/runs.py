@@ -36,7 +36,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 
 
 async def _public(service: ServiceDep, hub: HubDep, row: RunRow) -> RunPublic:
-    return run_public(row, latest=hub.latest.get(row.id))
+    return run_public(row, latest=hub.latest.get(row.id), live=hub.states.get(row.id))
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, responses=ERRORS)
@@ -68,7 +68,9 @@ def list_runs(
 ) -> RunsPublic:
     """Runs newest first, filtered by status, preset and name, one page at a time."""
     rows, count = run_store.list_runs(session, status=status, preset=preset, name=name, limit=limit, offset=offset)
-    return RunsPublic(data=[run_public(r, latest=hub.latest.get(r.id)) for r in rows], count=count)
+    return RunsPublic(
+        data=[run_public(r, latest=hub.latest.get(r.id), live=hub.states.get(r.id)) for r in rows], count=count
+    )
 
 
 @router.get("/{run_id}", responses=ERRORS)
@@ -79,7 +81,8 @@ async def get_run(run_id: str, service: ServiceDep, hub: HubDep, sessions: Sessi
         with sessions() as session:
             return summaries.summary_of(session, row) if not row.status.is_active else None
 
-    return run_public(row, summary=await asyncio.to_thread(summary), latest=hub.latest.get(run_id))
+    summary_ = await asyncio.to_thread(summary)
+    return run_public(row, summary=summary_, latest=hub.latest.get(run_id), live=hub.states.get(run_id))
 
 
 @router.patch("/{run_id}", responses=ERRORS)

@@ -129,7 +129,12 @@ def headline(summary: Summary | None, latest: Sample | None = None) -> Headline:
     )
 
 
-def run_public(row: RunRow, summary: Summary | None = None, latest: Sample | None = None) -> RunPublic:
+def run_public(
+    row: RunRow, summary: Summary | None = None, latest: Sample | None = None, live: RunState | None = None
+) -> RunPublic:
+    """``live`` is the engine's newest state, which the store may not hold yet (its writer runs behind):
+    it wins while both say the run is going, so a GET after a live status message never reads an older one."""
+    status = live if live is not None and live.is_active and row.status.is_active else row.status
     if summary is None and row.summary is not None:
         summary = Summary.model_validate(row.summary)
     return RunPublic(
@@ -137,7 +142,7 @@ def run_public(row: RunRow, summary: Summary | None = None, latest: Sample | Non
         name=row.name,
         preset=row.preset,
         target_kind=row.target_kind,
-        status=row.status,
+        status=status,
         config=RunConfig.model_validate(row.config),
         current_config=RunConfig.model_validate(row.current_config),
         notes=row.notes,
