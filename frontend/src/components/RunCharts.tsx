@@ -1,5 +1,5 @@
 // The full chart set of one run (live or saved), from typed rows and markers.
-import { type ChartSpec, hasData, type Marker, RUN_CHARTS, type Row } from "@/lib/series";
+import { type ChartSpec, hasData, hasSignal, type Marker, RUN_CHARTS, type Row } from "@/lib/series";
 import { TimeChart } from "./TimeChart";
 
 export interface RunChartsProps {
@@ -12,16 +12,20 @@ export interface RunChartsProps {
   height?: number;
   /** Why a chart has no data, by chart id (e.g. "Readers are off in this run."). */
   emptyText?: Partial<Record<string, string>>;
+  /** Charts whose part of the load is off: drawn empty (with their emptyText) while every value is zero. */
+  off?: ReadonlySet<string>;
 }
 
-export function RunCharts({ rows, markers, charts = RUN_CHARTS, hideEmpty = false, syncId = "run", height, emptyText = {} }: RunChartsProps) {
+const NO_ROWS: readonly Row[] = [];
+
+export function RunCharts({ rows, markers, charts = RUN_CHARTS, hideEmpty = false, syncId = "run", height, emptyText = {}, off }: RunChartsProps) {
   const shown = hideEmpty ? charts.filter((c) => hasData(rows, c)) : charts;
   const hidden = hideEmpty ? charts.filter((c) => !hasData(rows, c)) : [];
   return (
     <div className="charts-wrap">
       <div className="charts" data-testid="run-charts">
         {shown.map((chart) => (
-          <TimeChart key={chart.id} id={chart.id} title={chart.title} unit={chart.unit} rightUnit={chart.rightUnit} rows={rows} lines={chart.lines} markers={markers} syncId={syncId} height={height} emptyText={emptyText[chart.id]} />
+          <TimeChart key={chart.id} id={chart.id} title={chart.title} unit={chart.unit} rightUnit={chart.rightUnit} rows={off?.has(chart.id) && !hasSignal(rows, chart) ? NO_ROWS : rows} lines={chart.lines} markers={markers} syncId={syncId} height={height} emptyText={emptyText[chart.id]} />
         ))}
       </div>
       {hidden.length > 0 && <p className="muted small">No data in this run for: {hidden.map((c) => c.title).join("; ")}.</p>}

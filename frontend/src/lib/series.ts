@@ -198,6 +198,22 @@ export function emptyReasons(config: RunConfig | null): Partial<Record<string, s
   return out;
 }
 
+/** The charts whose part of the load is off in this config: zeros there say nothing, so such a chart
+ * is drawn only when some line is not zero (the part was on earlier in the run). */
+export function offCharts(config: RunConfig | null): ReadonlySet<string> {
+  const off = new Set<string>();
+  if (!config) return off;
+  if (!config.reader.enabled) off.add("reader-latency");
+  if (!config.updater.enabled) ["updater-latency", "throughput"].forEach((id) => off.add(id));
+  if (!config.watcher.enabled) ["notify", "poll", "server-poll"].forEach((id) => off.add(id));
+  return off;
+}
+
+/** True when some row has a value other than zero for one of the chart's lines. */
+export function hasSignal(rows: readonly Row[], chart: ChartSpec): boolean {
+  return rows.some((r) => chart.lines.some((l) => r[l.key] != null && r[l.key] !== 0));
+}
+
 /** One row per sample, with every line of every chart picked out. */
 export function toRows(samples: readonly Sample[], charts: readonly ChartSpec[] = [...RUN_CHARTS, ...TPCC_CHARTS]): Row[] {
   return samples.map((s) => {

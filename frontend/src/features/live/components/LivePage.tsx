@@ -7,7 +7,7 @@ import { RunCharts } from "@/components/RunCharts";
 import { ErrorState } from "@/components/States";
 import { ApiError } from "@/lib/api/client";
 import { getRun, pauseRun, resumeRun, stopRun } from "@/lib/api/runs";
-import { chartsFor, configMarkers, emptyReasons, toRows } from "@/lib/series";
+import { chartsFor, configMarkers, emptyReasons, offCharts, toRows } from "@/lib/series";
 import { isActive } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
 import { useLiveRun } from "../hooks/useLiveRun";
@@ -46,6 +46,7 @@ export function LivePage() {
   const participants = useMemo(() => participantsRows(live.samples), [live.samples]);
   const markers = useMemo(() => configMarkers(live.events, live.samples), [live.events, live.samples]);
   const emptyText = useMemo(() => emptyReasons(live.config), [live.config]);
+  const off = useMemo(() => offCharts(live.config), [live.config]);
   const latest = live.samples[live.samples.length - 1];
   const status = live.status ?? run.data?.status ?? null;
   const active = isActive(status);
@@ -129,7 +130,7 @@ export function LivePage() {
         <div className="live-charts">
           {live.samples.length === 0 && live.connection === "open" && active && <p className="muted">Waiting for the first sample…</p>}
           {hasParticipants(participants) && <ParticipantsChart rows={participants} syncId="live" />}
-          <RunCharts rows={rows} markers={markers} syncId="live" emptyText={emptyText} charts={chartsFor(live.config?.workload)} />
+          <RunCharts rows={rows} markers={markers} syncId="live" emptyText={emptyText} off={off} charts={chartsFor(live.config?.workload)} />
           <BreakdownCharts samples={live.samples} syncId="live" />
         </div>
         <ControlPanel runId={id} config={live.config} events={live.events} editable={status === "running" || status === "paused"} />
