@@ -106,7 +106,39 @@ func RangeWhere(parts []schema.KeyPart, r KeyRange, prefix string) (string, []an
 	if len(conds) == 0 {
 		return "1", nil
 	}
+	if lead, la := leadingBounds(parts, r, prefix); lead != "" {
+		conds, args = append([]string{lead}, conds...), append(la, args...)
+	}
 	return strings.Join(conds, " AND "), args
+}
+
+// leadingBounds is the range on the key's first column that a multi-column
+// bound implies ("" when there is none to add). It is redundant, but SQLite
+// cannot find it inside lexCompare's nested ORs: without it a count of one
+// split of a composite index sought only the lower bound and scanned to the
+// end of the index (3.0 s against 0.24 s on a 2.3 M-row table).
+//
+// Only the bound that SQL reads as ">=" (a start on an ascending column, an
+// end on a descending one) excludes NULL, which sorts first; with it present,
+// the other bound needs no "IS NULL OR", which would hide it from the planner.
+func leadingBounds(parts []schema.KeyPart, r KeyRange, prefix string) (string, []any) {
+	if len(parts) == 0 || (len(r.Start) < 2 && len(r.End) < 2) {
+		return "", nil
+	}
+	desc := parts[0].Desc
+	ge, le := r.Start, r.End // the bounds SQL reads as >= and <=
+	if desc {
+		ge, le = r.End, r.Start
+	}
+	if len(ge) == 0 || ge[0] == nil {
+		return "", nil
+	}
+	col := prefix + parts[0].Column.SQLName
+	cond, args := col+" >= ?", []any{ge[0]}
+	if len(le) > 0 && le[0] != nil {
+		cond, args = cond+" AND "+col+" <= ?", append(args, le[0])
+	}
+	return cond, args
 }
 
 // lexCompare builds key[:len(vals)] >= vals (lower=true) or <= vals (lower=false),
