@@ -1,9 +1,9 @@
-// A run config as a table of knobs, grouped by section, with units.
-import { formatValue, getPath, KNOBS, SECTION_TITLES } from "@/lib/knobs";
+// A run config as a table of knobs, grouped by section, with units; only the sections its workload uses.
+import { formatValue, getPath, KNOBS, SECTION_TITLES, sectionUsed } from "@/lib/knobs";
 import type { RunConfig } from "@/lib/types";
 
 export function ConfigTable({ config }: { config: RunConfig }) {
-  const sections = Object.keys(SECTION_TITLES) as (keyof typeof SECTION_TITLES)[];
+  const sections = (Object.keys(SECTION_TITLES) as (keyof typeof SECTION_TITLES)[]).filter((s) => sectionUsed(s, config.workload));
   return (
     <div className="config-table" data-testid="config-table">
       {sections.map((section) => (

@@ -25,3 +25,13 @@ describe("RunCharts", () => {
     expect(screen.getByTestId("chart-reader-latency")).toHaveAttribute("data-points", "2");
   });
 });
+
+describe("RunCharts on a finished run (hideEmpty)", () => {
+  it("lists a part that was off with the charts that have no data", () => {
+    const rows = toRows([0, 1].map((seq) => makeSample(seq, { gauges: readerGauges(0) })));
+    render(<RunCharts rows={rows} markers={[]} hideEmpty off={offCharts(DEFAULT_CONFIG)} />);
+    expect(screen.queryByTestId("chart-reader-latency")).toBeNull();
+    expect(screen.getByText(/No data in this run for: .*Reader latency and rate/)).toBeInTheDocument();
+    expect(screen.getByTestId("chart-updater-latency")).toHaveAttribute("data-points", "2");
+  });
+});

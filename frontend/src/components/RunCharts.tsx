@@ -19,8 +19,9 @@ export interface RunChartsProps {
 const NO_ROWS: readonly Row[] = [];
 
 export function RunCharts({ rows, markers, charts = RUN_CHARTS, hideEmpty = false, syncId = "run", height, emptyText = {}, off }: RunChartsProps) {
-  const shown = hideEmpty ? charts.filter((c) => hasData(rows, c)) : charts;
-  const hidden = hideEmpty ? charts.filter((c) => !hasData(rows, c)) : [];
+  const drawn = (c: ChartSpec) => (off?.has(c.id) ? hasSignal(rows, c) : hasData(rows, c));
+  const shown = hideEmpty ? charts.filter(drawn) : charts;
+  const hidden = hideEmpty ? charts.filter((c) => !drawn(c)) : [];
   return (
     <div className="charts-wrap">
       <div className="charts" data-testid="run-charts">

@@ -13,7 +13,7 @@ import { fetchSnapshot } from "@/lib/api/live";
 import { deleteRun, exportUrl, getRun } from "@/lib/api/runs";
 import { fetchSamples } from "@/lib/api/samples";
 import { formatDate, formatDuration } from "@/lib/format";
-import { chartsFor, configMarkers, RUN_CHARTS, toRows } from "@/lib/series";
+import { chartsFor, configMarkers, offCharts, RUN_CHARTS, toRows } from "@/lib/series";
 import { isActive } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
 import { useDebounced } from "@/lib/useDebounced";
@@ -134,7 +134,7 @@ export function RunDetailPage() {
               )}
             </div>
           )}
-          <RunCharts rows={rows} markers={markers} hideEmpty syncId="detail" charts={chartsFor(r.config?.workload)} />
+          <RunCharts rows={rows} markers={markers} hideEmpty off={offCharts(r.config ?? null)} syncId="detail" charts={chartsFor(r.config?.workload)} />
           <BreakdownCharts samples={(zoom && zoomed.data) || overview.data} syncId="detail" />
         </>
       )}
