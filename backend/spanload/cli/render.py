@@ -94,6 +94,14 @@ def status_block(sample: Sample, config: RunConfig) -> list[str]:
     return lines
 
 
+def _average(name: str, value: float) -> str:
+    """One summary average; a latency in seconds (``server.commit_latency_s``) in ms, like every
+    other latency the CLI prints (a 2 ms commit read ``0.00`` in seconds)."""
+    if name.endswith("latency_s"):
+        return f"{name.removesuffix('_s')} {_fmt_ms(value * 1000)}"
+    return f"{name} {value:,.2f}"
+
+
 def summary_table(summary: Summary) -> list[str]:
     """The end-of-run table: latency percentiles per operation, rates and totals, reconciliation."""
     lines = [f"Summary ({_hms(summary.duration_s)})", ""]
@@ -115,7 +123,7 @@ def summary_table(summary: Summary) -> list[str]:
         f"transactions {t.transactions:,}  mutations {t.mutations:,}  received changes {t.received_changes:,}  "
         f"polls {t.polls:,}  reads {t.reads:,}  errors {t.errors:,}  aborts {t.aborts:,}"
     )
-    rates = "  ".join(f"{k} {v:,.2f}" for k, v in sorted(summary.rates.items()))
+    rates = "  ".join(_average(k, v) for k, v in sorted(summary.rates.items()))
     lines.append(f"averages: {rates}")
     if summary.errors_by_code:
         lines.append("errors by code: " + ", ".join(f"{k} {v}" for k, v in sorted(summary.errors_by_code.items())))
@@ -207,6 +215,9 @@ class PreloadBar:
             self.progress.stop()
 
 
+PARTIAL_INTERVAL = 0.5  # of the report interval: a shorter last interval gets no status block
+
+
 class PrintingSink:
     """A RunSink that prints: the status block every interval, state changes, and keeps everything."""
 
@@ -226,6 +237,9 @@ class PrintingSink:
     def on_sample(self, run_id: str, sample: Sample) -> None:
         self.samples.append(sample)
         if self.quiet or self.config is None:
+            return
+        # The stop's short last interval: its rates are noise (4 tx in 0.2 s "is" 19 tx/s); the summary follows.
+        if self.state is RunState.STOPPING and sample.interval_s < PARTIAL_INTERVAL * self.config.report_interval_s:
             return
         lines = status_block(sample, self.config)
         if self._tty and self._drawn:
