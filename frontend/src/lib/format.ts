@@ -14,6 +14,13 @@ export function formatMs(value: number | null | undefined): string {
   return `${value >= 100 ? value.toFixed(0) : value.toFixed(value >= 10 ? 1 : 2)} ms`;
 }
 
+/** A summary average by name: a latency in seconds (`server.commit_latency_s`) shown in ms, as
+ * every other latency is (a 6 ms commit read 0.01). */
+export function formatAverage(name: string, value: number | null | undefined): [label: string, text: string] {
+  if (name.endsWith("latency_s")) return [name.slice(0, -2), formatMs(value == null ? value : value * 1000)];
+  return [name, formatNumber(value ?? null, 2)];
+}
+
 export function formatDuration(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) return "—";
   const s = Math.max(0, Math.round(seconds));

@@ -23,4 +23,13 @@ describe("SummarySection", () => {
     render(<SummarySection summary={makeSummary({ workers: [] })} />);
     expect(screen.queryByTestId("workers")).toBeNull();
   });
+
+  it("shows a server latency average in ms, other averages as they are", () => {
+    render(<SummarySection summary={makeSummary({ rates: { "server.commit_latency_s": 0.00634, "updater.tps": 4.87 } })} />);
+    const rows = screen.getAllByTestId("average-row").map((r) => [...r.children].map((c) => c.textContent));
+    expect(rows).toEqual([
+      ["server.commit_latency", "6.34 ms"],
+      ["updater.tps", "4.87"],
+    ]);
+  });
 });

@@ -1,7 +1,7 @@
 // A finished run's whole-run figures: percentiles (overall and per worker), rates, totals,
 // errors by code, the change reconciliation, and each worker process with its client CPU per op.
 import { PercentileTable } from "@/components/PercentileTable";
-import { formatDuration, formatNumber } from "@/lib/format";
+import { formatAverage, formatDuration, formatNumber } from "@/lib/format";
 import type { Summary, WorkerCost } from "@/lib/types";
 import { WorkersByNode } from "./WorkersByNode";
 
@@ -54,12 +54,15 @@ export function SummarySection({ summary }: { summary: Summary | null | undefine
         <table className="table compact">
           <caption>Average rates</caption>
           <tbody>
-            {Object.entries(summary.rates).map(([k, v]) => (
-              <tr key={k}>
-                <th scope="row">{k}</th>
-                <td className="num">{formatNumber(v ?? null, 2)}</td>
-              </tr>
-            ))}
+            {Object.entries(summary.rates).map(([k, v]) => {
+              const [label, text] = formatAverage(k, v);
+              return (
+                <tr key={k} data-testid="average-row">
+                  <th scope="row">{label}</th>
+                  <td className="num">{text}</td>
+                </tr>
+              );
+            })}
           </tbody>
         </table>
         <table className="table compact">
