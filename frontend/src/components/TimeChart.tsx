@@ -2,9 +2,12 @@
 // and vertical markers. No data fetching here.
 import { Brush, CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { formatDuration, formatNumber } from "@/lib/format";
-import type { Marker, Row } from "@/lib/series";
+import { type Marker, type Row, spreadLabels } from "@/lib/series";
 import { TIME_TOOLTIP } from "./chartStyle";
 import { colorAt, MARKER_COLOR } from "./palette";
+
+/** Markers nearer than this share of the time axis share one label (a label is ~60 px of a ~450 px chart). */
+const LABEL_GAP = 0.12;
 
 export interface ChartLine {
   key: string;
@@ -38,7 +41,11 @@ export function TimeChart({ id, title, unit, rightUnit, rows, lines, markers = [
   // A change made after the newest sample still shows (the axis stretches to it); markers older
   // than the first row (out of a bounded live window) do not stretch it back.
   const firstX = rows[0]?.x ?? 0;
-  const shownMarkers = markers.filter((m) => m.x >= firstX);
+  const lastX = Math.max(rows[rows.length - 1]?.x ?? 0, ...markers.map((m) => m.x));
+  const shownMarkers = spreadLabels(
+    markers.filter((m) => m.x >= firstX),
+    (lastX - firstX) * LABEL_GAP,
+  );
   const hasRight = lines.some((l) => l.axis === "right");
   return (
     <figure className="chart" data-testid={`chart-${id}`} data-points={points} data-markers={shownMarkers.length}>

@@ -3,7 +3,7 @@ import { configEvent, makeSample, T0, statusEvent, targetEvent } from "@/test/fi
 import { describeEvent } from "./events";
 import type { RunEvent } from "./types";
 import { DEFAULT_CONFIG, setPath } from "./knobs";
-import { clip, emptyReasons, configMarkers, gauge, hasData, RUN_CHARTS, toRows } from "./series";
+import { clip, emptyReasons, configMarkers, gauge, hasData, RUN_CHARTS, spreadLabels, toRows } from "./series";
 
 describe("toRows", () => {
   it("picks every chart line out of each sample, keyed by elapsed time", () => {
@@ -95,5 +95,21 @@ describe("emptyReasons", () => {
     expect(emptyReasons(setPath(DEFAULT_CONFIG, "reader.enabled", true))["reader-latency"]).toBeUndefined();
     expect(emptyReasons(setPath(DEFAULT_CONFIG, "watcher.enabled", false)).poll).toBe("Watchers are off in this run.");
     expect(emptyReasons(null)).toEqual({});
+  });
+});
+
+describe("spreadLabels", () => {
+  it("joins the labels of markers too close to print apart, and keeps every line", () => {
+    const markers = [
+      { x: 31.5, label: "target up", color: "green" },
+      { x: 31, label: "target down", color: "red" },
+      { x: 50, label: "write rate → 10" },
+    ];
+    expect(spreadLabels(markers, 2)).toEqual([
+      { x: 31, label: "target down · target up", color: "red" },
+      { x: 31.5, label: "", color: "green" },
+      { x: 50, label: "write rate → 10" },
+    ]);
+    expect(spreadLabels(markers, 0.1).map((m) => m.label)).toEqual(["target down", "target up", "write rate → 10"]);
   });
 });

@@ -286,6 +286,25 @@ export function configMarkers(events: readonly RunEvent[], samples: readonly Sam
   return markers;
 }
 
+/** Markers closer together than `gap` (in x units) would print their labels over each other (a
+ * target down and up half a second apart): the first of such a run carries every label, joined,
+ * and the others draw their line without one. Sorted by x. */
+export function spreadLabels(markers: readonly Marker[], gap: number): Marker[] {
+  const out: Marker[] = [];
+  let head: Marker | null = null;
+  for (const m of [...markers].sort((a, b) => a.x - b.x)) {
+    const prev = out[out.length - 1];
+    if (head && prev && m.x - prev.x < gap) {
+      head.label = `${head.label} · ${m.label}`;
+      out.push({ ...m, label: "" });
+    } else {
+      head = { ...m };
+      out.push(head);
+    }
+  }
+  return out;
+}
+
 /** Keep the rows whose x lies in [from, to] (a zoom range). */
 export function clip(rows: readonly Row[], range: readonly [number, number] | null): Row[] {
   if (!range) return rows as Row[];
