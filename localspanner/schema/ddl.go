@@ -569,6 +569,15 @@ func (c *Catalog) alterTable(s *ast.AlterTable) error {
 			}
 		case *ast.AlterColumnType:
 			return c.alterColumnType(t, col, alt)
+		case *ast.AlterColumnSetDefault:
+			// "ALTER COLUMN c SET DEFAULT (expr)": rows written later without c get expr;
+			// existing rows keep their values.
+			if col.Generated != "" {
+				return spanerr.FailedPrecondition("Column %s with a DEFAULT value cannot be a generated column and vice versa.", col.Name)
+			}
+			col.Default = alt.DefaultExpr.Expr.SQL()
+		case *ast.AlterColumnDropDefault:
+			col.Default = ""
 		default:
 			return spanerr.Unimplemented("ALTER COLUMN %s at offset %d is not supported", firstWords(a.Alteration.SQL()), a.Alteration.Pos())
 		}

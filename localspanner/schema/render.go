@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"fmt"
 	"strings"
 )
 
@@ -125,35 +126,66 @@ type ExprCompiler func(t *Table, exprSQL string) (string, error)
 // into history. commitTSFunc is the SQL function that returns the commit
 // timestamp of the write in progress.
 func (t *Table) SQLiteCreateTable(comp ExprCompiler, commitTSFunc string) ([]string, error) {
-	var b strings.Builder
-	b.WriteString("CREATE TABLE " + t.SQLName + " (")
+	order := make([]string, 0, len(t.Columns)+1)
 	for _, col := range t.Columns {
-		b.WriteString(col.SQLName + " " + SQLiteType(col.Type))
-		if col.NotNull && col.Generated != "" {
-			// Writes are checked for NOT NULL before they reach SQLite (so that ALTER
-			// COLUMN can drop it); a generated value only SQLite sees.
-			b.WriteString(" NOT NULL")
-		}
-		if col.Default != "" {
-			expr, err := comp(t, col.Default)
-			if err != nil {
-				return nil, err
-			}
-			b.WriteString(" DEFAULT (" + expr + ")")
-		}
-		if col.Generated != "" {
-			expr, err := comp(t, col.Generated)
-			if err != nil {
-				return nil, err
-			}
-			b.WriteString(" GENERATED ALWAYS AS (" + expr + ") STORED")
-		}
-		b.WriteString(", ")
+		order = append(order, col.Name)
 	}
-	b.WriteString(HiddenTS + " INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (" + keyList(t.PrimaryKey, func(c *Column) string { return c.SQLName }) + ")) WITHOUT ROWID")
-	stmts := []string{b.String()}
+	create, err := t.SQLiteTableDef(append(order, HiddenTS), comp)
+	if err != nil {
+		return nil, err
+	}
+	stmts := []string{create}
 	stmts = append(stmts, t.sqliteHistory(commitTSFunc)...)
 	return stmts, nil
+}
+
+// SQLiteTableDef is the CREATE TABLE statement of t's table of current rows with its
+// columns in the given order (column names, HiddenTS among them). An existing table's
+// definition is rewritten with its stored order (ADD COLUMN puts columns after HiddenTS).
+func (t *Table) SQLiteTableDef(order []string, comp ExprCompiler) (string, error) {
+	defs := make([]string, 0, len(order)+1)
+	for _, name := range order {
+		if name == HiddenTS {
+			defs = append(defs, HiddenTS+" INTEGER NOT NULL DEFAULT 0")
+			continue
+		}
+		col, ok := t.Column(name)
+		if !ok {
+			return "", fmt.Errorf("table %s has no column %s", t.Name, name)
+		}
+		def, err := t.sqliteColumnDef(col, comp)
+		if err != nil {
+			return "", err
+		}
+		defs = append(defs, def)
+	}
+	defs = append(defs, "PRIMARY KEY ("+keyList(t.PrimaryKey, func(c *Column) string { return c.SQLName })+")")
+	return "CREATE TABLE " + t.SQLName + " (" + strings.Join(defs, ", ") + ") WITHOUT ROWID", nil
+}
+
+// sqliteColumnDef is col's definition in t's SQLite table.
+func (t *Table) sqliteColumnDef(col *Column, comp ExprCompiler) (string, error) {
+	def := col.SQLName + " " + SQLiteType(col.Type)
+	if col.NotNull && col.Generated != "" {
+		// Writes are checked for NOT NULL before they reach SQLite (so that ALTER
+		// COLUMN can drop it); a generated value only SQLite sees.
+		def += " NOT NULL"
+	}
+	if col.Default != "" {
+		expr, err := comp(t, col.Default)
+		if err != nil {
+			return "", err
+		}
+		def += " DEFAULT (" + expr + ")"
+	}
+	if col.Generated != "" {
+		expr, err := comp(t, col.Generated)
+		if err != nil {
+			return "", err
+		}
+		def += " GENERATED ALWAYS AS (" + expr + ") STORED"
+	}
+	return def, nil
 }
 
 func (t *Table) columnList(prefix string) string {

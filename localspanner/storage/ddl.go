@@ -80,6 +80,12 @@ func (d *DB) applyOne(ctx context.Context, stmt string, comp schema.Compilers) e
 			return spanerr.FailedPrecondition("cannot apply to SQLite (%s): %v", s, err)
 		}
 	}
+	if defaultChanged(ch) {
+		if err := rewriteTableDef(ctx, tx, ch.AlteredTable, comp.Expr); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
+	}
 	dropped := droppedSplits(ch)
 	for _, o := range dropped {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM _spanload_splits WHERE obj = ?", o); err != nil {

@@ -1,0 +1,176 @@
+"""Issue 17, "ALTER TABLE ... ALTER COLUMN where Spanner allows it": column defaults, and reads through an index.
+
+Expected values come from Spanner's documentation ("GoogleSQL data definition language": ALTER COLUMN ... SET DEFAULT
+and DROP DEFAULT; "Information schema for GoogleSQL-dialect databases": COLUMNS.COLUMN_DEFAULT; "Make schema updates":
+"Set, change or drop the default value of a column"), never from the server's own output.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from google.api_core import exceptions as gexc
+from google.cloud.spanner_v1 import KeySet
+
+from .conftest import DatabaseFactory, SpannerDb
+from .test_fidelity_ddl import _ddl, _ddl_error, _msg, _query
+
+DDL = [
+    """CREATE TABLE Tickets (
+        Id INT64 NOT NULL,
+        Status STRING(20) DEFAULT ('open'),
+        Priority INT64,
+        Note STRING(MAX)
+    ) PRIMARY KEY (Id)""",
+    "CREATE INDEX TicketsByPriority ON Tickets(Priority) STORING (Status)",
+]
+
+
+@pytest.fixture(scope="module")
+def adb(make_database: DatabaseFactory) -> SpannerDb:
+    return make_database(DDL)
+
+
+def _column_default(db: SpannerDb, column: str) -> list[list[Any]]:
+    return _query(
+        db,
+        "SELECT COLUMN_DEFAULT FROM INFORMATION_SCHEMA.COLUMNS "
+        f"WHERE TABLE_NAME = 'Tickets' AND COLUMN_NAME = '{column}'",
+    )
+
+
+def _tickets_ddl(db: SpannerDb) -> str:
+    db.database.reload()
+    return next(s for s in db.database.ddl_statements if s.startswith("CREATE TABLE Tickets"))
+
+
+# ---- SET DEFAULT / DROP DEFAULT --------------------------------------------------------------------------------------
+
+
+def test_set_default_applies_to_later_inserts_and_keeps_existing_rows(adb: SpannerDb) -> None:
+    with adb.database.batch() as batch:
+        batch.insert("Tickets", ["Id"], [(1,)])
+        batch.insert("Tickets", ["Id", "Priority"], [(2, 7)])
+    assert _query(adb, "SELECT Id, Status, Priority FROM Tickets WHERE Id IN (1, 2) ORDER BY Id") == [
+        [1, "open", None],
+        [2, "open", 7],
+    ]
+    # A new default for a column that has one, and a first default for one that had none.
+    _ddl(
+        adb,
+        [
+            "ALTER TABLE Tickets ALTER COLUMN Status SET DEFAULT ('new')",
+            "ALTER TABLE Tickets ALTER COLUMN Priority SET DEFAULT (3)",
+        ],
+    )
+    with adb.database.batch() as batch:
+        batch.insert("Tickets", ["Id"], [(3,)])
+        batch.insert_or_update("Tickets", ["Id", "Note"], [(4, "upserted")])
+    adb.database.run_in_transaction(lambda tx: tx.execute_update("INSERT INTO Tickets (Id, Note) VALUES (5, 'dml')"))
+    assert _query(adb, "SELECT Id, Status, Priority FROM Tickets WHERE Id <= 5 ORDER BY Id") == [
+        [1, "open", None],  # existing rows keep their values
+        [2, "open", 7],
+        [3, "new", 3],
+        [4, "new", 3],
+        [5, "new", 3],
+    ]
+    # An update of an existing row that leaves the column out does not apply the default.
+    with adb.database.batch() as batch:
+        batch.insert_or_update("Tickets", ["Id", "Note"], [(1, "touched")])
+    assert _query(adb, "SELECT Status, Priority, Note FROM Tickets WHERE Id = 1") == [["open", None, "touched"]]
+    # The index on Priority (STORING Status) holds the defaulted values.
+    assert _query(
+        adb, "SELECT Id, Status FROM Tickets@{FORCE_INDEX=TicketsByPriority} WHERE Priority = 3 ORDER BY Id"
+    ) == [[3, "new"], [4, "new"], [5, "new"]]
+
+
+def test_default_shows_in_information_schema_and_ddl(adb: SpannerDb) -> None:
+    _ddl(adb, ["ALTER TABLE Tickets ALTER COLUMN Priority SET DEFAULT (5)"])
+    # "COLUMN_DEFAULT: A string representation of the SQL expression of the default value of the column.
+    # NULL if the column has no default value."
+    assert _column_default(adb, "Priority") == [["5"]]
+    assert "  Priority INT64 DEFAULT (5),\n" in _tickets_ddl(adb)
+    _ddl(adb, ["ALTER TABLE Tickets ALTER COLUMN Priority DROP DEFAULT"])
+    assert _column_default(adb, "Priority") == [[None]]
+    assert "  Priority INT64,\n" in _tickets_ddl(adb)
+
+
+def test_drop_default_leaves_later_inserts_null_and_keeps_existing_rows(adb: SpannerDb) -> None:
+    _ddl(adb, ["ALTER TABLE Tickets ALTER COLUMN Status SET DEFAULT ('queued')"])
+    with adb.database.batch() as batch:
+        batch.insert("Tickets", ["Id"], [(20,)])
+    _ddl(adb, ["ALTER TABLE Tickets ALTER COLUMN Status DROP DEFAULT"])
+    with adb.database.batch() as batch:
+        batch.insert("Tickets", ["Id"], [(21,)])
+    assert _query(adb, "SELECT Id, Status FROM Tickets WHERE Id IN (20, 21) ORDER BY Id") == [
+        [20, "queued"],
+        [21, None],
+    ]
+    assert _column_default(adb, "Status") == [[None]]
+
+
+def test_set_default_on_an_added_column_and_after_a_dropped_one(adb: SpannerDb) -> None:
+    # Columns added and dropped after the table was created keep their values across a default change.
+    _ddl(
+        adb,
+        [
+            "ALTER TABLE Tickets ADD COLUMN Extra STRING(MAX)",
+            "ALTER TABLE Tickets ADD COLUMN Gone INT64",
+        ],
+    )
+    with adb.database.batch() as batch:
+        batch.insert_or_update("Tickets", ["Id", "Status", "Extra", "Gone"], [(60, "a", "e60", 1)])
+    _ddl(
+        adb,
+        [
+            "ALTER TABLE Tickets DROP COLUMN Gone",
+            "ALTER TABLE Tickets ALTER COLUMN Extra SET DEFAULT ('x')",
+            "ALTER TABLE Tickets ALTER COLUMN Status SET DEFAULT ('s')",
+        ],
+    )
+    with adb.database.batch() as batch:
+        batch.insert("Tickets", ["Id"], [(61,)])
+    assert _query(adb, "SELECT Id, Status, Extra FROM Tickets WHERE Id IN (60, 61) ORDER BY Id") == [
+        [60, "a", "e60"],
+        [61, "s", "x"],
+    ]
+
+
+def test_set_default_on_a_missing_column_is_not_found(adb: SpannerDb) -> None:
+    err = _ddl_error(adb, ["ALTER TABLE Tickets ALTER COLUMN Nope SET DEFAULT (1)"])
+    assert isinstance(err, gexc.NotFound), err
+    assert "Column not found in table Tickets: Nope" in err.message
+
+
+def test_default_survives_a_schema_reload(adb: SpannerDb) -> None:
+    # A later, unrelated schema change (replayed from the DDL history) keeps the changed default.
+    _ddl(adb, ["ALTER TABLE Tickets ALTER COLUMN Note SET DEFAULT ('kept')"])
+    _ddl(adb, ["CREATE TABLE Unrelated (Id INT64 NOT NULL) PRIMARY KEY (Id)"])
+    with adb.database.batch() as batch:
+        batch.insert("Tickets", ["Id"], [(40,)])
+    assert _query(adb, "SELECT Note FROM Tickets WHERE Id = 40") == [["kept"]]
+
+
+# ---- read() through an index, asking for a column the index does not have -------------------------------------------
+# Cloud Spanner answers UNIMPLEMENTED "Reading non-indexed columns using an index is not supported. Consider adding
+# <column> to the index using a STORING clause." (the official emulator answers NOT_FOUND with its own words instead).
+
+
+@pytest.mark.parametrize("multi_use", [False, True], ids=["single-use", "multi-use"])
+def test_read_through_an_index_of_a_column_it_does_not_cover(adb: SpannerDb, multi_use: bool) -> None:
+    with adb.database.batch() as batch:
+        batch.insert_or_update("Tickets", ["Id", "Priority", "Status", "Note"], [(50, 9, "s", "n")])
+    with adb.database.snapshot(multi_use=multi_use) as snap:
+        # Key, indexed and STORING columns are read through the index.
+        rows = [
+            list(r)
+            for r in snap.read("Tickets", ["Id", "Priority", "Status"], KeySet(keys=[[9]]), index="TicketsByPriority")
+        ]
+    assert rows == [[50, 9, "s"]]
+    with pytest.raises(gexc.MethodNotImplemented) as info, adb.database.snapshot(multi_use=multi_use) as snap:
+        list(snap.read("Tickets", ["Id", "Note"], KeySet(all_=True), index="TicketsByPriority"))
+    assert _msg(info.value) == (
+        "Reading non-indexed columns using an index is not supported. "
+        "Consider adding Note to the index using a STORING clause."
+    )
