@@ -3,13 +3,32 @@ latency model's config (local targets only) and the ``2pc-participants`` preset.
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
-from spanload.model.config import LatencyModel, RunConfig, SchemaKind, UpdaterMode
+from spanload.model.config import LatencyModel, RunConfig, SchemaKind, UpdaterMode, WorkerRuntime
 from spanload.model.errors import RunInvalid
 from spanload.model.presets import TWO_PC_DATABASE, TWO_PC_PARTICIPANTS, get_preset, make_config
 from spanload.model.samples import Gauge
-from spanload.spanner.stats import Counters, counter_gauges
+from spanload.model.state import RunState
+from spanload.spanner import client as spanner_client
+from spanload.spanner.stats import COUNTERS_SQL, Counters, counter_gauges
+from tests.engine.conftest import LocalTarget
+from tests.engine.test_e2e_local import _run_to_end
+
+
+def _read_counters(config: RunConfig) -> tuple[int, int, float, float, float, int]:
+    """SPANLOAD_COUNTERS of the run's database, read directly: commits, participants, commit
+    seconds, model CPU seconds, process CPU seconds, splits."""
+    client = spanner_client.make_client(config.target, None)
+    try:
+        database = client.instance(config.target.instance).database(config.target.database)
+        with database.snapshot() as snapshot:
+            c, p, s, m, cpu, splits = next(iter(snapshot.execute_sql(COUNTERS_SQL)))
+        return int(c), int(p), float(s), float(m), float(cpu), int(splits)
+    finally:
+        client.close()
 
 
 def _counters(at: float, commits: int, participants: int, commit_s: float, model: float, process: float) -> Counters:
@@ -67,3 +86,53 @@ def test_the_2pc_participants_preset_is_the_reports_lab() -> None:
     # the model can be turned off for the same lab
     off = make_config(TWO_PC_PARTICIPANTS, {"target": {"latency_model": "none"}})
     assert off.target.latency_model is LatencyModel.NONE and off.target.database == TWO_PC_DATABASE
+
+
+PER_COMMIT = (Gauge.SERVER_COMMIT_PARTICIPANTS, Gauge.SERVER_COMMIT_LATENCY_S, Gauge.SERVER_CPU_PER_COMMIT_MS)
+
+
+def _server_gauges(config: RunConfig, run_id: str) -> list[dict[str, float]]:
+    """The SPANLOAD_COUNTERS gauges of each sample of a run to its end."""
+    sink = asyncio.run(_run_to_end(config, run_id))
+    assert sink.states[-1] == (RunState.FINISHED, None)
+    assert sink.summary is not None and sink.summary.totals.errors == 0
+    counters = {*PER_COMMIT, Gauge.SERVER_CPU_FRACTION, Gauge.SERVER_SPLITS}
+    return [{k: v for k, v in s.gauges.items() if k in counters} for s in sink.samples]
+
+
+@pytest.mark.timeout(120)
+def test_worker_0_reports_the_servers_counters_per_interval(local_spanner: LocalTarget, runtime: WorkerRuntime) -> None:
+    """Both runtimes: every interval after the first read has the five gauges, and the participants
+    and splits are what the server's own totals say (a one-split table and its one-split index: 2)."""
+    config = local_spanner.config(
+        {"duration_s": 4.0, "updater": {"transactions_per_second": 40, "mutations_per_transaction": 2}},
+        runtime=runtime,
+    )
+    gauges = _server_gauges(config, f"counters-{runtime.value}")
+    commits, participants, commit_s, _, _, splits = _read_counters(config)
+    assert commits > 100 and participants == 2 * commits, (commits, participants)
+    measured = [g for g in gauges if Gauge.SERVER_COMMIT_PARTICIPANTS in g]
+    assert len(measured) >= 2, gauges
+    assert [g[Gauge.SERVER_COMMIT_PARTICIPANTS] for g in measured] == [2.0] * len(measured)
+    assert {g[Gauge.SERVER_SPLITS] for g in gauges if g} == {float(splits)} == {2.0}
+    for g in measured:
+        assert 0 < g[Gauge.SERVER_COMMIT_LATENCY_S] < commit_s, g
+        assert g[Gauge.SERVER_CPU_FRACTION] > 0 and g[Gauge.SERVER_CPU_PER_COMMIT_MS] > 0, g
+
+
+@pytest.mark.timeout(120)
+def test_intervals_without_commits_have_no_per_commit_gauges(
+    local_spanner: LocalTarget, runtime: WorkerRuntime
+) -> None:
+    """Reads only: the server's CPU and splits are reported, the per-commit gauges are missing, not 0."""
+    config = local_spanner.config(
+        {"duration_s": 3.0, "updater": {"enabled": False}, "reader": {"enabled": True, "reads_per_second": 40}},
+        runtime=runtime,
+    )
+    gauges = _server_gauges(config, f"no-commits-{runtime.value}")
+    commits, *_, splits = _read_counters(config)
+    assert commits == 0
+    read = [g for g in gauges if Gauge.SERVER_CPU_FRACTION in g]
+    assert len(read) >= 1, gauges
+    assert all(g[Gauge.SERVER_CPU_FRACTION] > 0 and g[Gauge.SERVER_SPLITS] == splits for g in read), gauges
+    assert not [g for g in gauges if set(PER_COMMIT) & g.keys()], gauges

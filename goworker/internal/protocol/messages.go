@@ -213,5 +213,11 @@ const (
 	GaugeServerPollCPUFraction      = "server.poll_cpu_fraction"
 	GaugeServerTxnAvgCommitLatencyS = "server.txn_avg_commit_latency_s"
 	GaugeServerTxnAvgParticipants   = "server.txn_avg_participants"
-	GaugeReportLagMs                = "worker.report_lag_ms" // how late after its interval's end a report went
+	// per report interval, from the local Spanner's SPANNER_SYS.SPANLOAD_COUNTERS (running totals)
+	GaugeServerCommitParticipants = "server.commit_participants"
+	GaugeServerCommitLatencyS     = "server.commit_latency_s"
+	GaugeServerCPUFraction        = "server.cpu_fraction" // process CPU + latency-model CPU, fraction of one CPU
+	GaugeServerCPUPerCommitMs     = "server.cpu_per_commit_ms"
+	GaugeServerSplits             = "server.splits"
+	GaugeReportLagMs              = "worker.report_lag_ms" // how late after its interval's end a report went
 )

@@ -1,6 +1,8 @@
 // Package serverstats reads SPANNER_SYS statistics into gauges (spanner/stats.py): the poll
-// query's average latency and CPU share from QUERY_STATS_TOP_MINUTE, and the average commit
-// latency and participants from TXN_STATS_TOP_MINUTE. A target without a table goes quiet.
+// query's average latency and CPU share from QUERY_STATS_TOP_MINUTE, the average commit
+// latency and participants from TXN_STATS_TOP_MINUTE, and (the local Spanner only) the
+// interval's participants, commit latency, server CPU and splits from the running totals of
+// SPANLOAD_COUNTERS. A target without a table goes quiet.
 package serverstats
 
 import (
@@ -31,6 +33,8 @@ const (
 	txnSQL = "SELECT COMMIT_ATTEMPT_COUNT, AVG_COMMIT_LATENCY_SECONDS, AVG_PARTICIPANTS " +
 		"FROM SPANNER_SYS.TXN_STATS_TOP_MINUTE " +
 		"WHERE INTERVAL_END = (SELECT MAX(INTERVAL_END) FROM SPANNER_SYS.TXN_STATS_TOP_MINUTE)"
+	countersSQL = "SELECT COMMIT_COUNT, PARTICIPANTS, COMMIT_LATENCY_SECONDS, MODEL_CPU_SECONDS, " +
+		"PROCESS_CPU_SECONDS, SPLITS FROM SPANNER_SYS.SPANLOAD_COUNTERS"
 )
 
 // QueryStat is one row of QUERY_STATS_TOP_MINUTE.
@@ -80,12 +84,45 @@ func TxnGauges(rows []TxnStat, out map[string]float64) {
 	out[protocol.GaugeServerTxnAvgParticipants] = participants / float64(commits)
 }
 
-// Reader reads both tables, and stops asking for a table the target does not have.
+// Counters is one read of SPANLOAD_COUNTERS (running totals since the server started), and when
+// it was taken.
+type Counters struct {
+	At                              time.Time
+	Commits, Participants           int64
+	CommitS, ModelCPUS, ProcessCPUS float64
+	Splits                          int64
+}
+
+// CounterGauges are the gauges of the interval between two reads (prev nil: the first read). An
+// interval without commits has no per-commit gauges (missing, not zero), and a server that
+// restarted in between (its totals went down) gives only the split count until the next read.
+func CounterGauges(prev *Counters, cur Counters, out map[string]float64) {
+	out[protocol.GaugeServerSplits] = float64(cur.Splits)
+	if prev == nil {
+		return
+	}
+	elapsed := cur.At.Sub(prev.At).Seconds()
+	commits := cur.Commits - prev.Commits
+	cpu := (cur.ProcessCPUS - prev.ProcessCPUS) + (cur.ModelCPUS - prev.ModelCPUS)
+	if elapsed <= 0 || commits < 0 || cpu < 0 {
+		return
+	}
+	out[protocol.GaugeServerCPUFraction] = cpu / elapsed
+	if commits > 0 {
+		n := float64(commits)
+		out[protocol.GaugeServerCommitParticipants] = float64(cur.Participants-prev.Participants) / n
+		out[protocol.GaugeServerCommitLatencyS] = (cur.CommitS - prev.CommitS) / n
+		out[protocol.GaugeServerCPUPerCommitMs] = cpu / n * 1000
+	}
+}
+
+// Reader reads the tables, and stops asking for a table the target does not have.
 type Reader struct {
 	mu          sync.Mutex
 	prefix      string
 	unavailable map[string]bool
 	latencies   *protocol.SysLatencies // read anew, not yet sent
+	counters    *Counters              // the previous read of SPANLOAD_COUNTERS
 }
 
 func NewReader(prefix string) *Reader {
@@ -145,6 +182,32 @@ func (r *Reader) Read(ctx context.Context, client *spanner.Client) (map[string]f
 	}
 	r.mu.Unlock()
 	return out, err
+}
+
+// ReadCounters returns the interval's gauges from SPANLOAD_COUNTERS since the previous call
+// (none on a target without the table).
+func (r *Reader) ReadCounters(ctx context.Context, client *spanner.Client) (map[string]float64, error) {
+	out := map[string]float64{}
+	var cur *Counters
+	err := r.query(ctx, client, "SPANLOAD_COUNTERS", countersSQL, func(row *spanner.Row) error {
+		var commits, participants, splits spanner.NullInt64
+		var commitS, modelCPU, processCPU spanner.NullFloat64
+		if err := row.Columns(&commits, &participants, &commitS, &modelCPU, &processCPU, &splits); err != nil {
+			return err
+		}
+		cur = &Counters{time.Now(), commits.Int64, participants.Int64, commitS.Float64, modelCPU.Float64,
+			processCPU.Float64, splits.Int64}
+		return nil
+	})
+	if err != nil || cur == nil {
+		return out, err
+	}
+	r.mu.Lock()
+	prev := r.counters
+	r.counters = cur
+	r.mu.Unlock()
+	CounterGauges(prev, *cur, out)
+	return out, nil
 }
 
 // TakeLatencies returns the statement and commit latencies read since the previous call, for

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"sync"
 	"time"
@@ -333,21 +334,38 @@ func (w *Worker) sendReport(final bool, due float64) {
 	w.seq++
 }
 
+// statsLoop reads, every report interval, the local Spanner's running totals (gauges of that
+// interval) and, every serverstats.SampleEvery, the minute tables (workers/process.py).
 func (w *Worker) statsLoop() {
-	t := time.NewTicker(serverstats.SampleEvery)
-	defer t.Stop()
+	minute := map[string]float64{}
+	var minuteDue time.Time
 	for {
+		t := time.NewTimer(time.Duration(w.Config().ReportIntervalS * float64(time.Second)))
 		select {
 		case <-w.done:
+			t.Stop()
 			return
 		case <-t.C:
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), serverstats.SampleEvery)
-		gauges, err := w.serverStats.Read(ctx, w.Conn().Client)
-		cancel()
-		if err != nil {
-			slog.Warn("reading SPANNER_SYS statistics failed", "err", err)
+		cfg, client := w.Config(), w.Conn().Client
+		ctx, cancel := context.WithTimeout(context.Background(), spanclient.OperationTimeout(cfg.Client))
+		var err error
+		if now := time.Now(); !now.Before(minuteDue) {
+			minuteDue = now.Add(serverstats.SampleEvery)
+			if minute, err = w.serverStats.Read(ctx, client); err != nil {
+				slog.Warn("reading SPANNER_SYS statistics failed", "err", err)
+			}
 		}
+		gauges := map[string]float64{}
+		maps.Copy(gauges, minute)
+		if cfg.Target.Kind == protocol.TargetLocal { // no other target has the table
+			counters, err := w.serverStats.ReadCounters(ctx, client)
+			if err != nil {
+				slog.Warn("reading SPANNER_SYS.SPANLOAD_COUNTERS failed", "err", err)
+			}
+			maps.Copy(gauges, counters)
+		}
+		cancel()
 		w.mu.Lock()
 		w.server = gauges
 		w.mu.Unlock()
