@@ -615,10 +615,13 @@ func (c *Catalog) alterColumnType(t *Table, col *Column, alt *ast.AlterColumnTyp
 		if check, _ := c.columnUse(t, col); check != "" {
 			return spanerr.InvalidArgument("Cannot change the data type of column `%s`, which is used by check constraint `%s`.", col.Name, check)
 		}
-		if isStringBytes(typ) && isStringBytes(col.Type) {
-			return spanerr.Unimplemented("changing column %s.%s from %s to %s is not supported by the local Spanner server", t.Name, col.Name, oldDDL, newDDL)
+		if !stringBytesChange(col.Type, typ) {
+			return spanerr.InvalidArgument("Cannot change type of column `%s` from `%s` to `%s`", col.Name, oldDDL, newDDL)
 		}
-		return spanerr.InvalidArgument("Cannot change type of column `%s` from `%s` to `%s`", col.Name, oldDDL, newDDL)
+		if err := c.checkRetype(t, col, oldDDL, newDDL); err != nil {
+			return err
+		}
+		col.Type = typ
 	}
 	if alt.NotNull != col.NotNull {
 		if _, fks := c.columnUse(t, col); len(fks) > 0 {
@@ -636,11 +639,32 @@ func (c *Catalog) alterColumnType(t *Table, col *Column, alt *ast.AlterColumnTyp
 	return nil
 }
 
-func isStringBytes(t *spannerpb.Type) bool {
-	if t.ArrayElementType != nil {
-		t = t.ArrayElementType
+// stringBytesChange reports whether from -> to is STRING <-> BYTES, or the same between
+// ARRAY<STRING> and ARRAY<BYTES>: the type changes Spanner allows besides PROTO and ENUM
+// ones ("Make schema updates"; the existing values are converted, see storage).
+func stringBytesChange(from, to *spannerpb.Type) bool {
+	if (from.ArrayElementType != nil) != (to.ArrayElementType != nil) {
+		return false
 	}
-	return t.Code == spannerpb.TypeCode_STRING || t.Code == spannerpb.TypeCode_BYTES
+	if from.ArrayElementType != nil {
+		from, to = from.ArrayElementType, to.ArrayElementType
+	}
+	return (from.Code == spannerpb.TypeCode_STRING && to.Code == spannerpb.TypeCode_BYTES) ||
+		(from.Code == spannerpb.TypeCode_BYTES && to.Code == spannerpb.TypeCode_STRING)
+}
+
+// checkRetype refuses a STRING <-> BYTES change of a column that a foreign key uses or
+// that is part of the primary key (the local server does not rewrite keys).
+func (c *Catalog) checkRetype(t *Table, col *Column, oldDDL, newDDL string) error {
+	if _, fks := c.columnUse(t, col); len(fks) > 0 {
+		return spanerr.FailedPrecondition("Cannot change the type for column `%s` of table `%s`. It is used by one or more foreign keys: %s.", col.Name, t.Name, strings.Join(fks, ", "))
+	}
+	for _, k := range t.PrimaryKey {
+		if k.Column == col {
+			return spanerr.Unimplemented("changing the key column %s.%s from %s to %s is not supported by the local Spanner server", t.Name, col.Name, oldDDL, newDDL)
+		}
+	}
+	return nil
 }
 
 func defaultText(d *ast.ColumnDefaultExpr) string {

@@ -239,13 +239,20 @@ func (t *Table) SQLiteAddColumn(col *Column, comp ExprCompiler, commitTSFunc str
 // SQLiteDropColumn returns the statements that drop col from old's SQLite tables;
 // t is the table after the change.
 func (t *Table) SQLiteDropColumn(col *Column, commitTSFunc string) []string {
-	stmts := []string{
+	stmts := append(t.SQLiteDropHistoryTriggers(),
+		"ALTER TABLE "+t.SQLName+" DROP COLUMN "+col.SQLName,
+		"ALTER TABLE "+t.HistoryName()+" DROP COLUMN "+col.SQLName,
+	)
+	return append(stmts, t.historyTrigger("UPDATE", commitTSFunc), t.historyTrigger("DELETE", commitTSFunc))
+}
+
+// SQLiteDropHistoryTriggers returns the statements that drop t's history triggers
+// (while its columns change, or its values are rewritten without a new version).
+func (t *Table) SQLiteDropHistoryTriggers() []string {
+	return []string{
 		"DROP TRIGGER IF EXISTS " + quote("_h_"+t.Name+"_update"),
 		"DROP TRIGGER IF EXISTS " + quote("_h_"+t.Name+"_delete"),
-		"ALTER TABLE " + t.SQLName + " DROP COLUMN " + col.SQLName,
-		"ALTER TABLE " + t.HistoryName() + " DROP COLUMN " + col.SQLName,
 	}
-	return append(stmts, t.historyTrigger("UPDATE", commitTSFunc), t.historyTrigger("DELETE", commitTSFunc))
 }
 
 // SQLiteDropTable drops t, its history and triggers.
@@ -259,12 +266,7 @@ func (t *Table) SQLiteDropTable() []string {
 // SQLiteRecreateHistoryTriggers returns the statements that rebuild t's history
 // triggers after its columns changed (the history table gains or keeps columns).
 func (t *Table) SQLiteRecreateHistoryTriggers(commitTSFunc string) []string {
-	return []string{
-		"DROP TRIGGER IF EXISTS " + quote("_h_"+t.Name+"_update"),
-		"DROP TRIGGER IF EXISTS " + quote("_h_"+t.Name+"_delete"),
-		t.historyTrigger("UPDATE", commitTSFunc),
-		t.historyTrigger("DELETE", commitTSFunc),
-	}
+	return append(t.SQLiteDropHistoryTriggers(), t.historyTrigger("UPDATE", commitTSFunc), t.historyTrigger("DELETE", commitTSFunc))
 }
 
 // SQLiteCreateIndex returns the SQLite CREATE INDEX statement for ix. A non-unique

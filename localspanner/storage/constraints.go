@@ -84,7 +84,7 @@ func constraintDDL(ch *schema.Change, comp schema.ExprCompiler) ([]string, []dat
 				return spanerr.FailedPrecondition("Adding a NOT NULL constraint on a column %s.%s is not allowed because it has a NULL value at key: %s", t.Name, col.Name, key)
 			}})
 		}
-		if col.Length > 0 && (old.Length == 0 || col.Length < old.Length) {
+		if col.Length > 0 && (old.Length == 0 || col.Length < old.Length) && !retyped(ch) {
 			length := "length(" + col.SQLName + ")"
 			if col.Type.ArrayElementType != nil {
 				length = "(SELECT max(length(" + elemValue(col) + ")) FROM json_each(" + col.SQLName + "))"

@@ -61,6 +61,11 @@ func (d *DB) applyOne(ctx context.Context, stmt string, comp schema.Compilers) e
 		return err
 	}
 	sqls = append(sqls, more...)
+	if retyped(ch) {
+		conv, convChecks := retypeDDL(ch)
+		sqls = append(sqls, conv...)
+		checks = append(checks, convChecks...)
+	}
 	tx, err := d.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -80,13 +85,13 @@ func (d *DB) applyOne(ctx context.Context, stmt string, comp schema.Compilers) e
 			return spanerr.FailedPrecondition("cannot apply to SQLite (%s): %v", s, err)
 		}
 	}
-	if defaultChanged(ch) {
+	if defaultChanged(ch) || retyped(ch) {
 		if err := rewriteTableDef(ctx, tx, ch.AlteredTable, comp.Expr); err != nil {
 			_ = tx.Rollback()
 			return err
 		}
 	}
-	dropped := droppedSplits(ch)
+	dropped := append(droppedSplits(ch), retypedIndexes(ch)...)
 	for _, o := range dropped {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM _spanload_splits WHERE obj = ?", o); err != nil {
 			_ = tx.Rollback()

@@ -7,6 +7,7 @@ and DROP DEFAULT; "Information schema for GoogleSQL-dialect databases": COLUMNS.
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import pytest
@@ -174,3 +175,130 @@ def test_read_through_an_index_of_a_column_it_does_not_cover(adb: SpannerDb, mul
         "Reading non-indexed columns using an index is not supported. "
         "Consider adding Note to the index using a STORING clause."
     )
+
+
+# ---- STRING <-> BYTES ------------------------------------------------------------------------------------------------
+# "Make schema updates": Spanner allows changing a STRING column to BYTES and a BYTES column to STRING (ARRAY<STRING>
+# and ARRAY<BYTES> likewise); it validates the existing data: BYTES values must be valid UTF-8 to become STRING, and
+# every value must fit the new length. Other type changes are refused.
+
+RETYPE_DDL = [
+    """CREATE TABLE Docs (
+        Id INT64 NOT NULL, Body STRING(MAX), Raw BYTES(MAX), Tags ARRAY<STRING(MAX)>, Blobs ARRAY<BYTES(MAX)>
+    ) PRIMARY KEY (Id)""",
+    "CREATE INDEX DocsByBody ON Docs(Body)",
+    "CREATE INDEX DocsByRaw ON Docs(Raw) STORING (Body)",
+]
+
+
+def _b64(b: bytes) -> bytes:
+    # The Python client hands BYTES over, both ways, as their base64 text.
+    return base64.b64encode(b)
+
+
+@pytest.fixture(scope="module")
+def rdb(make_database: DatabaseFactory) -> SpannerDb:
+    db = make_database(RETYPE_DDL)
+    with db.database.batch() as batch:
+        batch.insert(
+            "Docs",
+            ["Id", "Body", "Raw", "Tags", "Blobs"],
+            [
+                (1, "héllo", _b64("café".encode()), ["a", None, "ü"], [_b64(b"x"), None]),
+                (2, "world", _b64(b"plain"), None, []),
+                (3, None, None, [], None),
+            ],
+        )
+    return db
+
+
+def _types(db: SpannerDb) -> list[list[Any]]:
+    return _query(
+        db,
+        "SELECT COLUMN_NAME, SPANNER_TYPE FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_NAME = 'Docs' "
+        "AND COLUMN_NAME IN ('Body', 'Raw', 'Tags', 'Blobs') ORDER BY COLUMN_NAME",
+    )
+
+
+def test_string_and_bytes_columns_change_type_with_their_values(rdb: SpannerDb) -> None:
+    _ddl(
+        rdb,
+        [
+            "ALTER TABLE Docs ALTER COLUMN Body BYTES(MAX)",
+            "ALTER TABLE Docs ALTER COLUMN Raw STRING(MAX)",
+            "ALTER TABLE Docs ALTER COLUMN Tags ARRAY<BYTES(MAX)>",
+            "ALTER TABLE Docs ALTER COLUMN Blobs ARRAY<STRING(MAX)>",
+        ],
+    )
+    assert _types(rdb) == [
+        ["Blobs", "ARRAY<STRING(MAX)>"],
+        ["Body", "BYTES(MAX)"],
+        ["Raw", "STRING(MAX)"],
+        ["Tags", "ARRAY<BYTES(MAX)>"],
+    ]
+    assert _query(rdb, "SELECT Id, Body, Raw, Tags, Blobs FROM Docs ORDER BY Id") == [
+        [1, _b64("héllo".encode()), "café", [_b64(b"a"), None, _b64("ü".encode())], ["x", None]],
+        [2, _b64(b"world"), "plain", None, []],
+        [3, None, None, [], None],
+    ]
+    # The indexes on the changed columns keep working: in queries, in reads, and for new rows.
+    with rdb.database.batch() as batch:
+        batch.insert("Docs", ["Id", "Body", "Raw"], [(4, _b64(b"new"), "fresh")])
+    assert _query(
+        rdb, "SELECT Id FROM Docs@{FORCE_INDEX=DocsByBody} WHERE Body = b'world' OR Body = b'new' ORDER BY Id"
+    ) == [[2], [4]]
+    assert _query(rdb, "SELECT Id, Body FROM Docs@{FORCE_INDEX=DocsByRaw} WHERE Raw = 'café'") == [
+        [1, _b64("héllo".encode())]
+    ]
+    with rdb.database.snapshot() as snap:
+        rows = [list(r) for r in snap.read("Docs", ["Id", "Raw"], KeySet(keys=[["plain"]]), index="DocsByRaw")]
+    assert rows == [[2, "plain"]]
+    # And back again.
+    _ddl(rdb, ["ALTER TABLE Docs ALTER COLUMN Body STRING(MAX)", "ALTER TABLE Docs ALTER COLUMN Raw BYTES(MAX)"])
+    assert _query(rdb, "SELECT Id, Body, Raw FROM Docs WHERE Id IN (1, 4) ORDER BY Id") == [
+        [1, "héllo", _b64("café".encode())],
+        [4, "new", _b64(b"fresh")],
+    ]
+    assert _query(rdb, "SELECT Id FROM Docs@{FORCE_INDEX=DocsByBody} WHERE Body >= 'n' ORDER BY Body") == [[4], [2]]
+
+
+def test_bytes_that_are_not_utf8_cannot_become_string(rdb: SpannerDb) -> None:
+    with rdb.database.batch() as batch:
+        batch.insert("Docs", ["Id", "Raw", "Blobs"], [(10, _b64(b"\xff\xfe"), None), (11, None, ["ok", None])])
+    before = _types(rdb)
+    err = _ddl_error(rdb, ["ALTER TABLE Docs ALTER COLUMN Raw STRING(MAX)"])
+    assert isinstance(err, gexc.FailedPrecondition), err
+    assert "Alteration of column Raw is not allowed because it has an invalid UTF-8 character at key: [10]" in (
+        err.message
+    )
+    assert _types(rdb) == before
+    assert _query(rdb, "SELECT Raw FROM Docs WHERE Id = 10") == [[_b64(b"\xff\xfe")]]
+    with rdb.database.batch() as batch:
+        batch.delete("Docs", KeySet(keys=[[10], [11]]))
+
+
+def test_a_changed_type_must_hold_the_values(rdb: SpannerDb) -> None:
+    # "é" is one character of STRING but two bytes of BYTES.
+    with rdb.database.batch() as batch:
+        batch.insert("Docs", ["Id", "Body"], [(20, "é")])
+    err = _ddl_error(rdb, ["ALTER TABLE Docs ALTER COLUMN Body BYTES(1)"])
+    assert isinstance(err, gexc.FailedPrecondition), err
+    assert "Reducing the length of column Body to 1 is not allowed" in err.message
+    assert _query(rdb, "SELECT Body FROM Docs WHERE Id = 20") == [["é"]]
+    with rdb.database.batch() as batch:
+        batch.delete("Docs", KeySet(keys=[[20]]))
+
+
+@pytest.mark.parametrize(
+    "statement, message",
+    [
+        ("ALTER TABLE Docs ALTER COLUMN Body ARRAY<BYTES(MAX)>", "Cannot change type of column `Body`"),
+        ("ALTER TABLE Docs ALTER COLUMN Body INT64", "Cannot change type of column `Body`"),
+        ("ALTER TABLE Docs ALTER COLUMN Tags BYTES(MAX)", "Cannot change type of column `Tags`"),
+    ],
+    ids=["scalar to array", "string to int64", "array to scalar"],
+)
+def test_other_type_changes_are_refused(rdb: SpannerDb, statement: str, message: str) -> None:
+    err = _ddl_error(rdb, [statement])
+    assert isinstance(err, gexc.InvalidArgument), err
+    assert message in err.message
