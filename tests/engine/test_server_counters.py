@@ -17,6 +17,9 @@ from spanload.spanner.stats import COUNTERS_SQL, Counters, counter_gauges
 from tests.engine.conftest import LocalTarget
 from tests.engine.test_e2e_local import _run_to_end
 
+COMMIT_ROUND_S = 0.003  # the production_like model's commit round (localspanner txn.CommitRound)
+CPU_PER_PARTICIPANT_S = 0.001  # and the CPU it charges per participant (txn.CPUPerParticipant)
+
 
 def _read_counters(config: RunConfig) -> tuple[int, int, float, float, float, int]:
     """SPANLOAD_COUNTERS of the run's database, read directly: commits, participants, commit
@@ -63,7 +66,6 @@ def test_counter_gauges_without_commits_restart_or_first_read() -> None:
     [
         ({"target": {"kind": "cloud", "latency_model": "production_like"}}, "target", "needs target.kind 'local'"),
         ({"target": {"latency_model": "fast"}}, "target.latency_model", "none"),
-        ({"runtime": "go", "target": {"latency_model": "production_like"}}, "", "runtime 'python'"),
         ({"schema": "usertable"}, "", "has no index to force"),
     ],
 )
@@ -136,3 +138,33 @@ def test_intervals_without_commits_have_no_per_commit_gauges(
     assert len(read) >= 1, gauges
     assert all(g[Gauge.SERVER_CPU_FRACTION] > 0 and g[Gauge.SERVER_SPLITS] == splits for g in read), gauges
     assert not [g for g in gauges if set(PER_COMMIT) & g.keys()], gauges
+
+
+@pytest.mark.timeout(120)
+def test_a_run_sets_its_latency_model_and_the_next_run_resets_it(
+    local_spanner: LocalTarget, runtime: WorkerRuntime
+) -> None:
+    """Both runtimes set ``target.latency_model`` on the local Spanner's database at start: with
+    production_like the server charges 1 ms of CPU per participant and a 2-participant commit takes
+    two 3 ms rounds; the next run (model none) on the same database resets it, charging nothing."""
+    config = local_spanner.config(
+        {"duration_s": 3.0, "updater": {"transactions_per_second": 30}, "watcher": {"enabled": False}},
+        runtime=runtime,
+    )
+    modelled = config.model_copy(
+        update={"target": config.target.model_copy(update={"latency_model": LatencyModel.PRODUCTION_LIKE})}
+    )
+    gauges = _server_gauges(modelled, f"model-{runtime.value}")
+    commits, participants, _, model_cpu_s, _, _ = _read_counters(config)
+    assert commits > 30 and participants == 2 * commits
+    assert model_cpu_s == pytest.approx(participants * CPU_PER_PARTICIPANT_S)
+    measured = [g for g in gauges if Gauge.SERVER_COMMIT_PARTICIPANTS in g]
+    assert measured, gauges
+    for g in measured:  # the model's floors, not timings: two rounds, and 2 ms of CPU charged per commit
+        assert g[Gauge.SERVER_COMMIT_LATENCY_S] >= 2 * COMMIT_ROUND_S, g
+        assert g[Gauge.SERVER_CPU_PER_COMMIT_MS] >= 2 * CPU_PER_PARTICIPANT_S * 1000, g
+
+    _server_gauges(config, f"no-model-{runtime.value}")
+    more_commits, _, _, model_cpu_after_s, _, _ = _read_counters(config)
+    assert more_commits > commits + 30
+    assert model_cpu_after_s == model_cpu_s

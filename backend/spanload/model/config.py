@@ -341,8 +341,6 @@ class RunConfig(_Strict):
             raise ValueError(
                 "workload 'participants' has no index to force (UserTable): set watcher.table_hint false or disable it"
             )
-        if self.target.latency_model is not LatencyModel.NONE and self.runtime is WorkerRuntime.GO:
-            raise ValueError("target.latency_model is set by Python workers only: use runtime 'python' with it")
         if self.updater.key_space < self.processes:
             raise ValueError(
                 f"updater.key_space ({self.updater.key_space}) must be at least processes ({self.processes})"

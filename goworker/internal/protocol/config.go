@@ -39,6 +39,8 @@ type Target struct {
 	Project      string  `json:"project"`
 	Instance     string  `json:"instance"`
 	Database     string  `json:"database"`
+	// LatencyModel is the local Spanner's database option spanload_latency_model (local only).
+	LatencyModel string `json:"latency_model"`
 }
 
 // Updater modes.

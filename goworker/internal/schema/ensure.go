@@ -118,14 +118,8 @@ func Ensure(ctx context.Context, p Paths, spec *Spec, opts ...option.ClientOptio
 	}
 	if todo := MissingStatements(spec.DDL, existing); len(todo) > 0 {
 		slog.Info("applying DDL", "statements", len(todo), "database", p.Database)
-		op, err := databases.UpdateDatabaseDdl(ctx, &databasepb.UpdateDatabaseDdlRequest{
-			Database: p.DatabasePath(), Statements: todo,
-		})
-		if err == nil {
-			err = op.Wait(ctx)
-		}
-		if err != nil {
-			return fmt.Errorf("could not update the schema of %s: %w", p.Database, err)
+		if err := updateDDL(ctx, databases, p, todo, "update the schema of"); err != nil {
+			return err
 		}
 		if existing, err = ddl(ctx, databases, p); err != nil {
 			return err
@@ -140,6 +134,45 @@ func Ensure(ctx context.Context, p Paths, spec *Spec, opts ...option.ClientOptio
 		}
 	}
 	return nil
+}
+
+func updateDDL(ctx context.Context, c *database.DatabaseAdminClient, p Paths, statements []string, what string) error {
+	op, err := c.UpdateDatabaseDdl(ctx, &databasepb.UpdateDatabaseDdlRequest{
+		Database: p.DatabasePath(), Statements: statements,
+	})
+	if err == nil {
+		err = op.Wait(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("could not %s %s: %w", what, p.Database, err)
+	}
+	return nil
+}
+
+// LatencyModelNone is the local Spanner's default: no modelled delay or CPU.
+const LatencyModelNone = "none"
+
+// SetLatencyModel sets the run's latency model on a local Spanner database (spanner/schemas.py
+// apply_database_options), on every run start, so that no earlier run's model lingers. A local
+// server too old to know the option still runs a run without a model (logged, not fatal).
+func SetLatencyModel(ctx context.Context, p Paths, model string, opts ...option.ClientOption) error {
+	if model == "" {
+		model = LatencyModelNone
+	}
+	ctx, cancel := context.WithTimeout(ctx, DDLTimeout)
+	defer cancel()
+	databases, err := database.NewDatabaseAdminClient(ctx, opts...)
+	if err != nil {
+		return fmt.Errorf("database admin client: %w", err)
+	}
+	defer func() { _ = databases.Close() }()
+	statement := fmt.Sprintf("ALTER DATABASE `%s` SET OPTIONS (spanload_latency_model = '%s')", p.Database, model)
+	err = updateDDL(ctx, databases, p, []string{statement}, "set the latency model of")
+	if err != nil && model == LatencyModelNone {
+		slog.Info("the local Spanner keeps no latency model", "database", p.Database, "err", err)
+		return nil
+	}
+	return err
 }
 
 func ddl(ctx context.Context, c *database.DatabaseAdminClient, p Paths) ([]string, error) {

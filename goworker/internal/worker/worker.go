@@ -110,6 +110,11 @@ func (w *Worker) Setup(ctx context.Context) error {
 		if err := schema.Ensure(ctx, spanclient.PathsOf(cfg.Target), w.spec, opts...); err != nil {
 			return err
 		}
+		if cfg.Target.Kind == protocol.TargetLocal { // no other target has the option
+			if err := schema.SetLatencyModel(ctx, spanclient.PathsOf(cfg.Target), cfg.Target.LatencyModel, opts...); err != nil {
+				return err
+			}
+		}
 	}
 	conn, err := spanclient.Connect(ctx, cfg.Target, cfg.Client, w.start.EmulatorHost)
 	if err != nil {
