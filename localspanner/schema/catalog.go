@@ -119,3 +119,13 @@ func (t *Table) Column(name string) (*Column, bool) {
 	col, ok := t.byCol[strings.ToLower(name)]
 	return col, ok
 }
+
+// IsKey reports whether c is one of t's primary key columns.
+func (t *Table) IsKey(c *Column) bool {
+	for _, k := range t.PrimaryKey {
+		if k.Column == c {
+			return true
+		}
+	}
+	return false
+}

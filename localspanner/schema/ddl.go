@@ -516,10 +516,8 @@ func (c *Catalog) alterTable(s *ast.AlterTable) error {
 		if !ok {
 			return spanerr.NotFound("Column not found in table %s: %s", name, a.Name.Name)
 		}
-		for _, k := range t.PrimaryKey {
-			if k.Column == col {
-				return spanerr.FailedPrecondition("Cannot drop key column %s from table %s.", col.Name, name)
-			}
+		if t.IsKey(col) {
+			return spanerr.FailedPrecondition("Cannot drop key column %s from table %s.", col.Name, name)
 		}
 		if check, fks := c.columnUse(t, col); check != "" {
 			return spanerr.FailedPrecondition("Cannot drop column `%s` on which there is a dependent check constraint: %s.", col.Name, check)
@@ -618,7 +616,7 @@ func (c *Catalog) alterColumnType(t *Table, col *Column, alt *ast.AlterColumnTyp
 		if !stringBytesChange(col.Type, typ) {
 			return spanerr.InvalidArgument("Cannot change type of column `%s` from `%s` to `%s`", col.Name, oldDDL, newDDL)
 		}
-		if err := c.checkRetype(t, col, oldDDL, newDDL); err != nil {
+		if err := c.checkRetype(t, col); err != nil {
 			return err
 		}
 		col.Type = typ
@@ -653,15 +651,23 @@ func stringBytesChange(from, to *spannerpb.Type) bool {
 		(from.Code == spannerpb.TypeCode_BYTES && to.Code == spannerpb.TypeCode_STRING)
 }
 
-// checkRetype refuses a STRING <-> BYTES change of a column that a foreign key uses or
-// that is part of the primary key (the local server does not rewrite keys).
-func (c *Catalog) checkRetype(t *Table, col *Column, oldDDL, newDDL string) error {
+// checkRetype refuses a STRING <-> BYTES change of a column that a foreign key uses, or
+// of a key column that an interleaved parent or child shares.
+func (c *Catalog) checkRetype(t *Table, col *Column) error {
 	if _, fks := c.columnUse(t, col); len(fks) > 0 {
 		return spanerr.FailedPrecondition("Cannot change the type for column `%s` of table `%s`. It is used by one or more foreign keys: %s.", col.Name, t.Name, strings.Join(fks, ", "))
 	}
-	for _, k := range t.PrimaryKey {
-		if k.Column == col {
-			return spanerr.Unimplemented("changing the key column %s.%s from %s to %s is not supported by the local Spanner server", t.Name, col.Name, oldDDL, newDDL)
+	if !t.IsKey(col) {
+		return nil
+	}
+	if t.Parent != nil {
+		if _, ok := t.Parent.Column(col.Name); ok {
+			return spanerr.InvalidArgument("Cannot alter parent key column %s.%s.", t.Name, col.Name)
+		}
+	}
+	for _, child := range c.Tables {
+		if child.Parent == t {
+			return spanerr.InvalidArgument("Requested change to key column %s.%s could not be made.", t.Name, col.Name)
 		}
 	}
 	return nil

@@ -91,7 +91,7 @@ func (d *DB) applyOne(ctx context.Context, stmt string, comp schema.Compilers) e
 			return err
 		}
 	}
-	dropped := append(droppedSplits(ch), retypedIndexes(ch)...)
+	dropped := append(droppedSplits(ch), retypedSplits(ch)...)
 	for _, o := range dropped {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM _spanload_splits WHERE obj = ?", o); err != nil {
 			_ = tx.Rollback()

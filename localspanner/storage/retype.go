@@ -84,16 +84,22 @@ func retypeDDL(ch *schema.Change) ([]string, []dataCheck) {
 	return append(sqls, t.SQLiteRecreateHistoryTriggers(commitTSFunc)...), checks
 }
 
-// retypedIndexes are the split objects of the indexes whose key has the column ch
-// retyped: their split bounds hold values of the old type, so they start again as one split.
-func retypedIndexes(ch *schema.Change) []string {
+// retypedSplits are the split objects whose bounds hold values of the column ch
+// retyped (of the old type): they start again as one split. A key column is in the
+// bounds of its table hierarchy and of every index of the table.
+func retypedSplits(ch *schema.Change) []string {
 	if !retyped(ch) {
 		return nil
 	}
+	t, col := ch.AlteredTable, ch.AlteredColumn
 	var objs []string
-	for _, ix := range ch.AlteredTable.Indexes {
-		for _, k := range ix.Keys {
-			if k.Column == ch.AlteredColumn {
+	if t.IsKey(col) {
+		o, _ := tableObject(t)
+		objs = append(objs, o)
+	}
+	for _, ix := range t.Indexes {
+		for _, k := range indexParts(ix) {
+			if k.Column == col {
 				objs = append(objs, "i:"+strings.ToLower(ix.Name))
 				break
 			}

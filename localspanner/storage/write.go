@@ -488,7 +488,7 @@ func upsertSQL(t *schema.Table, cols []*schema.Column) string {
 	}
 	var sets []string
 	for _, c := range cols {
-		if !isKey(t, c) {
+		if !t.IsKey(c) {
 			sets = append(sets, c.SQLName+" = excluded."+c.SQLName)
 		}
 	}
@@ -500,7 +500,7 @@ func upsertSQL(t *schema.Table, cols []*schema.Column) string {
 func updateSQL(t *schema.Table, cols []*schema.Column) string {
 	var sets []string
 	for _, c := range cols {
-		if !isKey(t, c) {
+		if !t.IsKey(c) {
 			sets = append(sets, c.SQLName+" = ?")
 		}
 	}
@@ -511,21 +511,12 @@ func updateSQL(t *schema.Table, cols []*schema.Column) string {
 func updateArgs(t *schema.Table, cols []*schema.Column, row, key []any, ts int64) []any {
 	args := make([]any, 0, len(row)+1+len(key))
 	for i, c := range cols {
-		if !isKey(t, c) {
+		if !t.IsKey(c) {
 			args = append(args, row[i])
 		}
 	}
 	args = append(args, ts)
 	return append(args, key...)
-}
-
-func isKey(t *schema.Table, c *schema.Column) bool {
-	for _, k := range t.PrimaryKey {
-		if k.Column == c {
-			return true
-		}
-	}
-	return false
 }
 
 // writeErr turns a SQLite constraint error into Spanner's status.

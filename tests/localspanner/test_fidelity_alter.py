@@ -188,6 +188,12 @@ RETYPE_DDL = [
     ) PRIMARY KEY (Id)""",
     "CREATE INDEX DocsByBody ON Docs(Body)",
     "CREATE INDEX DocsByRaw ON Docs(Raw) STORING (Body)",
+    "CREATE TABLE Tags (Name STRING(MAX) NOT NULL, Hits INT64) PRIMARY KEY (Name)",
+    "CREATE INDEX TagsByHits ON Tags(Hits)",
+    "CREATE TABLE Folders (Path STRING(MAX) NOT NULL, Owner STRING(MAX)) PRIMARY KEY (Path)",
+    """CREATE TABLE Files (Path STRING(MAX) NOT NULL, Name STRING(MAX) NOT NULL, Owner STRING(MAX),
+        CONSTRAINT FK_FileOwner FOREIGN KEY (Owner) REFERENCES Tags (Name))
+        PRIMARY KEY (Path, Name), INTERLEAVE IN PARENT Folders ON DELETE CASCADE""",
 ]
 
 
@@ -302,3 +308,57 @@ def test_other_type_changes_are_refused(rdb: SpannerDb, statement: str, message:
     err = _ddl_error(rdb, [statement])
     assert isinstance(err, gexc.InvalidArgument), err
     assert message in err.message
+
+
+def test_a_key_column_changes_type_with_its_rows(rdb: SpannerDb) -> None:
+    # Tags.Name is referenced by a foreign key: refused while FK_FileOwner exists, then changed once it is dropped.
+    with rdb.database.batch() as batch:
+        batch.insert("Tags", ["Name", "Hits"], [("alpha", 3), ("beta", 1), ("gämma", 2)])
+    err = _ddl_error(rdb, ["ALTER TABLE Tags ALTER COLUMN Name BYTES(MAX) NOT NULL"])
+    assert isinstance(err, gexc.FailedPrecondition), err
+    assert "Cannot change the type for column `Name` of table `Tags`. It is used by one or more foreign keys: " in (
+        err.message
+    )
+    _ddl(
+        rdb,
+        ["ALTER TABLE Files DROP CONSTRAINT FK_FileOwner", "ALTER TABLE Tags ALTER COLUMN Name BYTES(MAX) NOT NULL"],
+    )
+    with rdb.database.snapshot(multi_use=True) as snap:
+        by_key = [list(r) for r in snap.read("Tags", ["Name", "Hits"], KeySet(keys=[[_b64(b"beta")]]))]
+        all_rows = [list(r) for r in snap.read("Tags", ["Name", "Hits"], KeySet(all_=True))]
+        by_index = [list(r) for r in snap.read("Tags", ["Name", "Hits"], KeySet(all_=True), index="TagsByHits")]
+    assert by_key == [[_b64(b"beta"), 1]]
+    # BYTES order the same way as the UTF-8 of the strings they were.
+    assert all_rows == [[_b64(b"alpha"), 3], [_b64(b"beta"), 1], [_b64("gämma".encode()), 2]]
+    assert by_index == [[_b64(b"beta"), 1], [_b64("gämma".encode()), 2], [_b64(b"alpha"), 3]]
+
+
+@pytest.mark.parametrize(
+    "statement, message",
+    [
+        ("ALTER TABLE Folders ALTER COLUMN Path BYTES(MAX) NOT NULL", "Requested change to key column Folders.Path"),
+        ("ALTER TABLE Files ALTER COLUMN Path BYTES(MAX) NOT NULL", "Cannot alter parent key column Files.Path."),
+    ],
+    ids=["parent of an interleaved table", "inherited by an interleaved table"],
+)
+def test_an_interleaved_key_column_keeps_its_type(rdb: SpannerDb, statement: str, message: str) -> None:
+    err = _ddl_error(rdb, [statement])
+    assert isinstance(err, gexc.InvalidArgument), err
+    assert message in err.message
+
+
+def test_a_read_before_the_change_sees_the_values_in_the_new_type(rdb: SpannerDb) -> None:
+    # A stale read at a timestamp before the change returns the row versions of then, in the column's type of now.
+    with rdb.database.batch() as batch:
+        batch.insert_or_update("Docs", ["Id", "Body"], [(30, "first")])
+    with rdb.database.batch() as batch:
+        batch.update("Docs", ["Id", "Body"], [(30, "second")])
+    first_ts = batch.committed
+    with rdb.database.batch() as batch:
+        batch.update("Docs", ["Id", "Body"], [(30, "third")])
+    _ddl(rdb, ["ALTER TABLE Docs ALTER COLUMN Body BYTES(MAX)"])
+    with rdb.database.snapshot(read_timestamp=first_ts) as snap:
+        then = [list(r) for r in snap.execute_sql("SELECT Id, Body FROM Docs WHERE Body = b'second'")]
+    assert then == [[30, _b64(b"second")]]
+    assert _query(rdb, "SELECT Body FROM Docs WHERE Id = 30") == [[_b64(b"third")]]
+    _ddl(rdb, ["ALTER TABLE Docs ALTER COLUMN Body STRING(MAX)"])
