@@ -354,11 +354,12 @@ func (w *Worker) statsLoop() {
 		}
 		cfg, client := w.Config(), w.Conn().Client
 		ctx, cancel := context.WithTimeout(context.Background(), spanclient.OperationTimeout(cfg.Client))
-		var err error
 		if now := time.Now(); !now.Before(minuteDue) {
-			minuteDue = now.Add(serverstats.SampleEvery)
-			if minute, err = w.serverStats.Read(ctx, client); err != nil {
+			// a failed read keeps the last minute's gauges and is tried again next interval
+			if read, err := w.serverStats.Read(ctx, client); err != nil {
 				slog.Warn("reading SPANNER_SYS statistics failed", "err", err)
+			} else {
+				minute, minuteDue = read, now.Add(serverstats.SampleEvery)
 			}
 		}
 		gauges := map[string]float64{}
