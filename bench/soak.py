@@ -6,12 +6,21 @@ run's worker process(es) and of the local Spanner. At the end it prints each one
 (least-squares slope over the samples after the first minute's warm-up), the run's throughput and
 its reconciliation.
 
-    .venv/bin/python bench/soak.py [--duration 10m] [--every 1m] [--preset high]
+With ``--profile DIR`` the local Spanner serves pprof (``--pprof-addr``): every sample also splits its
+RSS into anonymous memory (Go heap and SQLite's own allocations) and file pages (the memory-mapped
+database file), reads the Go heap from runtime.MemStats, adds the database files' size on disk, and
+saves a heap profile to DIR; at the end it prints the growth of the Go heap between the profile taken
+after the warm-up and the last one (``go tool pprof -top -inuse_space -base``).
+
+    .venv/bin/python bench/soak.py [--duration 10m] [--every 1m] [--preset high] [--profile DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import re
+import subprocess
 import sys
 import tempfile
 import time
@@ -21,21 +30,63 @@ import _common  # noqa: F401  (puts the repository root on sys.path)
 import httpx
 
 from spanload.cli.flags import parse_duration
-from tests.helpers import ServeProcess, children_of, wait_for
+from spanload.spanner.local_server import BINARY_NAME, find_binary
+from tests.helpers import REPO, ServeProcess, children_of, free_port, wait_for
 
 MB = 1024 * 1024
 WARMUP_S = 60.0
 
 
-def rss_bytes(pid: int) -> int | None:
-    """Resident set size of a process, from /proc (None once it is gone)."""
+def status_bytes(pid: int, field: str) -> int | None:
+    """A size field of /proc/PID/status (VmRSS, RssAnon, RssFile) in bytes (None once it is gone)."""
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) * 1024
     except OSError:
         return None
     return None
+
+
+def rss_bytes(pid: int) -> int | None:
+    """Resident set size of a process, from /proc (None once it is gone)."""
+    return status_bytes(pid, "VmRSS")
+
+
+def pprof_wrapper(profile_dir: Path) -> tuple[Path, str]:
+    """A script that starts the local Spanner with ``--pprof-addr`` on a free port, and that address."""
+    binary = find_binary()
+    address = f"127.0.0.1:{free_port()}"
+    wrapper = profile_dir / BINARY_NAME
+    wrapper.write_text(f'#!/bin/sh\nexec "{binary}" --pprof-addr {address} "$@"\n')
+    wrapper.chmod(0o755)
+    return wrapper, address
+
+
+def go_heap(pprof: httpx.Client, save_to: Path) -> dict[str, int]:
+    """Save a heap profile of the local Spanner to ``save_to`` and return its runtime.MemStats figures
+    (HeapInuse, HeapSys, Sys...) from the text form of the same endpoint."""
+    save_to.write_bytes(pprof.get("/debug/pprof/heap").content)
+    text = pprof.get("/debug/pprof/heap", params={"debug": 1}).text
+    return {m[1]: int(m[2]) for m in re.finditer(r"^# (\w+) = (\d+)$", text, re.MULTILINE)}
+
+
+def dir_bytes(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def pprof_growth(base: Path, last: Path, lines: int = 15) -> list[str]:
+    """``go tool pprof -top -inuse_space -base``: what the Go heap gained between two profiles."""
+    binary = os.path.realpath(find_binary())
+    command = ["go", "tool", "pprof", "-top", "-inuse_space", "-nodecount", str(lines), "-base", str(base)]
+    top = subprocess.run(
+        [*command, binary, str(last)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=REPO / "localspanner",
+    )
+    return top.stdout.splitlines() or [top.stderr.strip()]
 
 
 def worker_pids(serve_pid: int) -> list[int]:
@@ -69,10 +120,19 @@ def main() -> int:
     parser.add_argument("--duration", type=parse_duration, default=600.0, help="how long the run lasts (default 10m)")
     parser.add_argument("--every", type=parse_duration, default=60.0, help="how often to sample RSS (default 1m)")
     parser.add_argument("--preset", default="high")
+    parser.add_argument("--profile", type=Path, help="save the local Spanner's heap profiles here and break RSS down")
     args = parser.parse_args()
 
     series: dict[str, list[tuple[float, float]]] = {"serve": [], "workers": [], "local Spanner": []}
-    with tempfile.TemporaryDirectory(prefix="spanload-soak-") as tmp, ServeProcess(Path(tmp)) as serve:
+    env: dict[str, str] = {}
+    pprof: httpx.Client | None = None
+    profiles: list[tuple[float, Path]] = []
+    if args.profile is not None:
+        args.profile.mkdir(parents=True, exist_ok=True)
+        wrapper, pprof_address = pprof_wrapper(args.profile)
+        env["SPANLOAD_LOCAL_SPANNER_BINARY"] = str(wrapper)
+        pprof = httpx.Client(base_url=f"http://{pprof_address}", timeout=60)
+    with tempfile.TemporaryDirectory(prefix="spanload-soak-") as tmp, ServeProcess(Path(tmp), env=env) as serve:
         assert serve.process is not None
         api = httpx.Client(base_url=serve.url, timeout=60)
         spanner_pid = serve.health["local_spanner"]["pid"]
@@ -86,9 +146,10 @@ def main() -> int:
         wait_for(lambda: True if api.get(f"/api/runs/{run_id}").json()["status"] == "running" else None, 300, "running")
         began = time.monotonic()
         print(f"preset {args.preset}, {args.duration:.0f} s, RSS every {args.every:.0f} s", flush=True)
-        print(
-            f"{'t (s)':>6} {'serve MB':>9} {'workers MB':>11} {'spanner MB':>11} {'tx/s':>7} {'samples':>8}", flush=True
-        )
+        header = f"{'t (s)':>6} {'serve MB':>9} {'workers MB':>11} {'spanner MB':>11} {'tx/s':>7} {'samples':>8}"
+        if pprof is not None:
+            header += f" {'anon MB':>8} {'file MB':>8} {'heap MB':>8} {'go sys MB':>9} {'disk MB':>8}"
+        print(header, flush=True)
         while True:
             run = api.get(f"/api/runs/{run_id}").json()
             t = time.monotonic() - began
@@ -104,11 +165,22 @@ def main() -> int:
                 series[name].append((t, float(size)))
             tps = (run.get("headline") or {}).get("achieved_tps")
             mb = {name: size / MB for name, size in sizes.items()}
-            print(
+            line = (
                 f"{t:6.0f} {mb['serve']:9.1f} {mb['workers']:11.1f} {mb['local Spanner']:11.1f} "
-                f"{tps if tps is not None else float('nan'):7.1f} {run['sample_count']:8d}",
-                flush=True,
+                f"{tps if tps is not None else float('nan'):7.1f} {run['sample_count']:8d}"
             )
+            if pprof is not None:
+                assert args.profile is not None
+                profile = args.profile / f"heap-{t:04.0f}.pb.gz"
+                mem = go_heap(pprof, profile)
+                profiles.append((t, profile))
+                anon, file = (status_bytes(spanner_pid, f) or 0 for f in ("RssAnon", "RssFile"))
+                disk = dir_bytes(Path(tmp) / "local-spanner")
+                line += (
+                    f" {anon / MB:8.1f} {file / MB:8.1f} {mem.get('HeapInuse', 0) / MB:8.1f} "
+                    f"{mem.get('Sys', 0) / MB:9.1f} {disk / MB:8.1f}"
+                )
+            print(line, flush=True)
             time.sleep(max(0.0, args.every - (time.monotonic() - began - t)))
         final = wait_for(
             lambda: r if (r := api.get(f"/api/runs/{run_id}").json())["status"] in ("finished", "failed") else None,
@@ -134,6 +206,10 @@ def main() -> int:
             "n/a" if (slope := slope_per_hour(part)) is None else f"{slope / MB:+.1f} MB/h" for part in (steady, late)
         )
         print(f"  {name:>13}: {first / MB:.1f} MB -> {last / MB:.1f} MB, {growth}")
+    steady_profiles = [p for t, p in profiles if t >= WARMUP_S]
+    if len(steady_profiles) >= 2:
+        print(f"Go heap growth from {steady_profiles[0].name} to {steady_profiles[-1].name}:")
+        print("\n".join(f"  {line}" for line in pprof_growth(steady_profiles[0], steady_profiles[-1])))
     return 0 if final["status"] == "finished" else 1
 
 
