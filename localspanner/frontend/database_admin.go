@@ -3,6 +3,7 @@ package frontend
 import (
 	"context"
 	"strings"
+	"time"
 
 	"cloud.google.com/go/longrunning/autogen/longrunningpb"
 	dbpb "cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
@@ -26,7 +27,7 @@ func databasePB(db *storage.DB) *dbpb.Database {
 		State:                  dbpb.Database_READY,
 		CreateTime:             timestamppb.New(db.Created),
 		VersionRetentionPeriod: "1h",
-		EarliestVersionTime:    timestamppb.New(db.Created),
+		EarliestVersionTime:    timestamppb.New(earliestVersion(db, time.Now())),
 		DatabaseDialect:        dbpb.DatabaseDialect_GOOGLE_STANDARD_SQL,
 	}
 	cat := db.Catalog()
@@ -37,6 +38,15 @@ func databasePB(db *storage.DB) *dbpb.Database {
 		pb.DefaultLeader = o.Value
 	}
 	return pb
+}
+
+// earliestVersion is the earliest time whose versions of the data can still be
+// read: the database's version retention period ago, or its creation if later.
+func earliestVersion(db *storage.DB, now time.Time) time.Time {
+	if t := now.Add(-db.Retention()); t.After(db.Created) {
+		return t
+	}
+	return db.Created
 }
 
 // createStatementName returns the database ID of "CREATE DATABASE `name`".

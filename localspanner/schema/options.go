@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cloudspannerecosystem/memefish/ast"
 
@@ -88,7 +89,7 @@ func (c *Catalog) alterDatabase(s *ast.AlterDatabase) error {
 			return spanerr.InvalidArgument("Option %s can only take a %s value, not %s", r.Name.Name, want, r.Value.SQL())
 		}
 		if name == "version_retention_period" {
-			if err := checkRetention(o.Value); err != nil {
+			if _, err := ParseRetention(o.Value); err != nil {
 				return err
 			}
 		}
@@ -99,23 +100,24 @@ func (c *Catalog) alterDatabase(s *ast.AlterDatabase) error {
 	return nil
 }
 
-// checkRetention accepts Spanner's version_retention_period: a number and a unit (s, m,
-// h, d) from 1 hour to 7 days.
-func checkRetention(v string) error {
+// ParseRetention reads a version_retention_period ('1h', '90m', '3d', '1.5h'): a
+// number and a unit (s, m, h, d) from 1 hour to 7 days.
+func ParseRetention(v string) (time.Duration, error) {
 	units := map[byte]float64{'s': 1, 'm': 60, 'h': 3600, 'd': 86400}
 	bad := spanerr.InvalidArgument("Invalid version_retention_period: %s. The retention period must be between 1 hour and 7 days, e.g. '1h', '3d'.", v)
 	if len(v) < 2 {
-		return bad
+		return 0, bad
 	}
 	mult, ok := units[v[len(v)-1]]
 	n, err := strconv.ParseFloat(v[:len(v)-1], 64)
 	if !ok || err != nil {
-		return bad
+		return 0, bad
 	}
-	if secs := n * mult; secs < 3600 || secs > 7*86400 {
-		return bad
+	secs := n * mult
+	if secs < 3600 || secs > 7*86400 {
+		return 0, bad
 	}
-	return nil
+	return time.Duration(secs * float64(time.Second)), nil
 }
 
 // optionsDDL renders the set options as one ALTER DATABASE statement ("" when none).

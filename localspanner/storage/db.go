@@ -33,8 +33,14 @@ const commitTSFunc = "spanload_commit_ts"
 // one until its client has taken the rows.
 const maxReaders = 32
 
-// Retention is how long superseded versions stay readable.
-const Retention = 70 * time.Minute
+// DefaultRetention is the version_retention_period of a database that sets none
+// (Spanner's default).
+const DefaultRetention = time.Hour
+
+// RetentionSlack is how much longer than its version_retention_period a database
+// keeps superseded versions: reads at timestamps up to the period are guaranteed,
+// and versions are pruned once they are older than the period and the slack.
+const RetentionSlack = 10 * time.Minute
 
 func init() {
 	sql.Register(driverName, &sqlite3.SQLiteDriver{ConnectHook: connectHook})
@@ -276,10 +282,26 @@ func (d *DB) resetStmts() {
 // the commit lock.
 const pruneBatch = 2000
 
-// PruneHistory deletes row versions superseded before now-Retention, in small
-// batches so that commits never wait long behind it.
+// Retention is the database's version_retention_period (DefaultRetention unless
+// ALTER DATABASE set one).
+func (d *DB) Retention() time.Duration {
+	if o, ok := d.Catalog().Option("version_retention_period"); ok {
+		if r, err := schema.ParseRetention(o.Value); err == nil {
+			return r
+		}
+	}
+	return DefaultRetention
+}
+
+// PruneHistory deletes the row versions superseded longer ago than the database's
+// version retention period and RetentionSlack, in small batches so that commits
+// never wait long behind it.
 func (d *DB) PruneHistory(ctx context.Context) error {
-	cutoff := NowMicros() - Retention.Microseconds()
+	return d.pruneHistory(ctx, time.Now())
+}
+
+func (d *DB) pruneHistory(ctx context.Context, now time.Time) error {
+	cutoff := now.Add(-d.Retention() - RetentionSlack).UnixMicro()
 	for _, t := range d.Catalog().Tables {
 		q := "DELETE FROM " + t.HistoryName() + " WHERE rowid IN (SELECT rowid FROM " + t.HistoryName() + " WHERE _to < ? LIMIT " + strconv.Itoa(pruneBatch) + ")"
 		for {

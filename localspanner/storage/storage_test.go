@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 
@@ -37,7 +38,7 @@ func (d *DB) write(t *testing.T, op Op, table string, cols []string, rows ...[]a
 }
 
 // one runs a query that returns one cell (or none: nil).
-func (d *DB) one(t *testing.T, q string, args ...any) any {
+func (d *DB) one(t testing.TB, q string, args ...any) any {
 	t.Helper()
 	var v any
 	if _, err := d.Read(context.Background(), q, args, func(r []any) error { v = r[0]; return nil }); err != nil {
@@ -252,5 +253,54 @@ func TestStrongReadRunsOnlyItsStatement(t *testing.T) {
 	defer snap.Close()
 	if _, err := snap.Read(ctx, `SELECT 1`, nil, func([]any) error { return nil }); err == nil {
 		t.Fatal("a read of another statement succeeded in a single-statement snapshot")
+	}
+}
+
+// TestPruneHistoryKeepsTheRetentionPeriod: superseded versions stay for the
+// database's version_retention_period (1 h unless ALTER DATABASE set another) and
+// RetentionSlack, and are deleted once older.
+func TestPruneHistoryKeepsTheRetentionPeriod(t *testing.T) {
+	tests := []struct {
+		name      string
+		retention string // "" leaves the option unset
+		after     time.Duration
+		want      int64 // superseded versions left in the history (of 2)
+	}{
+		{"default, within the hour", "", 59 * time.Minute, 2},
+		{"default, within the slack", "", DefaultRetention + RetentionSlack - time.Minute, 2},
+		{"default, past the slack", "", DefaultRetention + RetentionSlack + time.Minute, 0},
+		{"2h, past the default", "2h", 90 * time.Minute, 2},
+		{"2h, past its slack", "2h", 2*time.Hour + RetentionSlack + time.Minute, 0},
+		{"3d, after two days", "3d", 48 * time.Hour, 2},
+		{"3d, after four days", "3d", 96 * time.Hour, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			db := openTestDB(t)
+			ctx := context.Background()
+			if tc.retention != "" {
+				ddl := "ALTER DATABASE d SET OPTIONS (version_retention_period = '" + tc.retention + "')"
+				if _, err := db.ApplyDDL(ctx, []string{ddl}, schema.Compilers{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, name := range []string{"a", "b", "c"} { // two superseded versions, one current row
+				if _, err := db.write(t, OpInsertOrUpdate, "P", []string{"Id", "Name"}, []any{int64(1), name}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := db.count(t, "SELECT COUNT(*) FROM _h_P"); got != 2 {
+				t.Fatalf("history holds %d versions before pruning, want 2", got)
+			}
+			if err := db.pruneHistory(ctx, time.Now().Add(tc.after)); err != nil {
+				t.Fatal(err)
+			}
+			if got := db.count(t, "SELECT COUNT(*) FROM _h_P"); got != tc.want {
+				t.Fatalf("%s after the writes, history holds %d versions, want %d", tc.after, got, tc.want)
+			}
+			if got := db.one(t, "SELECT Name FROM P WHERE Id = 1"); got != "c" {
+				t.Fatalf("current row is %v after pruning, want c", got)
+			}
+		})
 	}
 }

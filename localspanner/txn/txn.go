@@ -152,8 +152,8 @@ func (t *Txn) pickReadTS(mode any, singleUse bool) error {
 		}
 		t.ReadTS = d.StrongReadTS()
 	}
-	if t.ReadTS < storage.NowMicros()-storage.Retention.Microseconds()+time.Minute.Microseconds() {
-		return spanerr.FailedPrecondition("Read timestamp %s is older than the version retention period of the local Spanner server (%s).", time.UnixMicro(t.ReadTS).UTC().Format(time.RFC3339Nano), storage.Retention-time.Minute)
+	if limit := d.Retention() + storage.RetentionSlack - time.Minute; t.ReadTS < storage.NowMicros()-limit.Microseconds() {
+		return spanerr.FailedPrecondition("Read timestamp %s is older than the database's version retention period (%s; the local Spanner server keeps versions %s longer).", time.UnixMicro(t.ReadTS).UTC().Format(time.RFC3339Nano), d.Retention(), limit-d.Retention())
 	}
 	d.WaitVisible(t.ReadTS)
 	return nil

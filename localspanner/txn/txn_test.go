@@ -8,7 +8,10 @@ import (
 	"time"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/spanload/spanload/localspanner/internal/spanerr"
 	"github.com/spanload/spanload/localspanner/schema"
 	"github.com/spanload/spanload/localspanner/storage"
 )
@@ -190,5 +193,44 @@ func TestLatencyModelCost(t *testing.T) {
 		if least != tc.least || cpu != tc.cpu {
 			t.Errorf("%s with %d participants: least %v cpu %v, want %v %v", tc.model, tc.participants, least, cpu, tc.least, tc.cpu)
 		}
+	}
+}
+
+// TestStaleReadsWithinTheDatabaseRetention: a read at a past timestamp is served
+// within the database's version_retention_period and refused past it (with the
+// slack the server keeps versions for).
+func TestStaleReadsWithinTheDatabaseRetention(t *testing.T) {
+	m, s, db := setup(t)
+	staleness := func(d time.Duration) error {
+		ro := &spannerpb.TransactionOptions{Mode: &spannerpb.TransactionOptions_ReadOnly_{ReadOnly: &spannerpb.TransactionOptions_ReadOnly{
+			TimestampBound: &spannerpb.TransactionOptions_ReadOnly_ExactStaleness{ExactStaleness: durationpb.New(d)},
+		}}}
+		_, err := m.Begin(s, ro, true)
+		return err
+	}
+	tests := []struct {
+		name      string
+		retention string // set before the case when not ""
+		staleness time.Duration
+		code      codes.Code
+	}{
+		{"default, 59 minutes", "", 59 * time.Minute, codes.OK},
+		{"default, 90 minutes", "", 90 * time.Minute, codes.FailedPrecondition},
+		{"2h, 90 minutes", "2h", 90 * time.Minute, codes.OK},
+		{"2h, 3 hours", "2h", 3 * time.Hour, codes.FailedPrecondition},
+		{"7d, 6 days", "7d", 6 * 24 * time.Hour, codes.OK},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.retention != "" {
+				ddl := "ALTER DATABASE d SET OPTIONS (version_retention_period = '" + tc.retention + "')"
+				if _, err := db.ApplyDDL(context.Background(), []string{ddl}, schema.Compilers{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := staleness(tc.staleness); spanerr.Code(err, codes.OK) != tc.code {
+				t.Fatalf("a read %s in the past: %v, want %v", tc.staleness, err, tc.code)
+			}
+		})
 	}
 }
