@@ -23,6 +23,11 @@ const IdleTimeout = 2 * time.Minute
 // SessionIdleTimeout is how long an unused regular session lives.
 const SessionIdleTimeout = 60 * time.Minute
 
+// MultiplexedLifetime is how long a multiplexed session lives from its creation,
+// used or not, as in Cloud Spanner (clients replace theirs every 7 days). Every
+// client process creates one, so without an end they pile up run after run.
+const MultiplexedLifetime = 30 * 24 * time.Hour
+
 // Session is a Spanner session on one database.
 type Session struct {
 	Name        string
@@ -225,7 +230,7 @@ func (m *Manager) sweep(now time.Time) {
 	}
 	expired := false
 	for n, s := range m.sessions {
-		if !s.Multiplexed && now.Sub(s.LastUse()) > SessionIdleTimeout {
+		if (!s.Multiplexed && now.Sub(s.LastUse()) > SessionIdleTimeout) || (s.Multiplexed && now.Sub(s.Created) > MultiplexedLifetime) {
 			delete(m.sessions, n)
 			expired = true
 		}

@@ -234,3 +234,29 @@ func TestStaleReadsWithinTheDatabaseRetention(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionsExpire: a regular session ends after an hour unused, a multiplexed
+// one 30 days after its creation however busy it is.
+func TestSessionsExpire(t *testing.T) {
+	m, mux, db := setup(t)
+	regular := m.CreateSession(db, db.Name, false, nil, "")
+	alive := func(s *Session) bool { _, err := m.Session(s.Name); return err == nil }
+	start := time.Now()
+	for _, tc := range []struct {
+		after        time.Duration
+		regular, mux bool
+	}{
+		{SessionIdleTimeout / 2, true, true},
+		{SessionIdleTimeout + time.Minute, false, true},
+		{MultiplexedLifetime - time.Hour, false, true},
+		{MultiplexedLifetime + time.Minute, false, false},
+	} {
+		m.sweep(start.Add(tc.after))
+		if got := alive(regular); got != tc.regular {
+			t.Fatalf("after %s the regular session is alive=%v, want %v", tc.after, got, tc.regular)
+		}
+		if got := alive(mux); got != tc.mux {
+			t.Fatalf("after %s the multiplexed session is alive=%v, want %v", tc.after, got, tc.mux)
+		}
+	}
+}
