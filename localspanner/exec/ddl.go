@@ -26,5 +26,5 @@ func ApplyDDL(ctx context.Context, db *storage.DB, stmts []string, protoDescript
 	for i, s := range stmts {
 		withDesc[i] = schema.WithDescriptors(s, protoDescriptors)
 	}
-	return db.ApplyDDL(ctx, withDesc, schema.Compilers{Expr: compileColumnExpr, View: query.ViewColumns})
+	return db.ApplyDDL(ctx, withDesc, schema.Compilers{Expr: compileColumnExpr, View: query.ViewColumns, Default: query.CheckColumnDefault})
 }

@@ -492,16 +492,7 @@ func (c *compiler) delete(s *ast.Delete) (*dmlTemplate, error) {
 // compileColumnExpr compiles a generated column or DEFAULT expression over t's
 // columns, referenced by their bare SQLName. t may be nil for DEFAULT expressions.
 func compileColumnExpr(t *schema.Table, exprSQL string) (string, *spannerpb.Type, error) {
-	e, err := parseExpr(exprSQL)
-	if err != nil {
-		return "", nil, syntaxError(exprSQL, err)
-	}
-	c := &compiler{colExpr: true, text: exprSQL, bindIdx: map[string]int{}}
-	sc := &scope{}
-	if t != nil {
-		sc = rowScope(t, t.Name, func(col *schema.Column) string { return col.SQLName })
-	}
-	x, err := c.expr(e, sc, nil)
+	x, err := columnExpr(t, exprSQL, nil)
 	if err != nil {
 		return "", nil, err
 	}
@@ -510,4 +501,19 @@ func compileColumnExpr(t *schema.Table, exprSQL string) (string, *spannerpb.Type
 		typ = tInt64
 	}
 	return x.sql, typ, nil
+}
+
+// columnExpr compiles a column expression of t (nil: no columns in scope); hint is the
+// type the expression is wanted in, or nil.
+func columnExpr(t *schema.Table, exprSQL string, hint *spannerpb.Type) (expr, error) {
+	e, err := parseExpr(exprSQL)
+	if err != nil {
+		return expr{}, syntaxError(exprSQL, err)
+	}
+	c := &compiler{colExpr: true, text: exprSQL, bindIdx: map[string]int{}}
+	sc := &scope{}
+	if t != nil {
+		sc = rowScope(t, t.Name, func(col *schema.Column) string { return col.SQLName })
+	}
+	return c.expr(e, sc, hint)
 }

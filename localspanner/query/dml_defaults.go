@@ -1,6 +1,9 @@
 package query
 
-import "github.com/spanload/spanload/localspanner/schema"
+import (
+	"github.com/spanload/spanload/localspanner/internal/spanerr"
+	"github.com/spanload/spanload/localspanner/schema"
+)
 
 // keyDefaults adds to tmpl.columns the primary key columns that an INSERT does not
 // list but that have a DEFAULT (Spanner's UUID keys: `Id UUID DEFAULT (NEW_UUID())`),
@@ -32,4 +35,20 @@ func appendKeyDefaults(cells, defaults []string) []string {
 		cells = append(cells, d+" AS "+outName(len(cells)))
 	}
 	return cells
+}
+
+// CheckColumnDefault checks that col's DEFAULT expression has a value of col's type
+// (or one that coerces to it), as Spanner checks a DEFAULT before it accepts it.
+func CheckColumnDefault(t *schema.Table, col *schema.Column) error {
+	x, err := columnExpr(t, col.Default, col.Type)
+	if err != nil {
+		return spanerr.InvalidArgument("Error parsing the default value of column `%s`.`%s`: %v", t.Name, col.Name, err)
+	}
+	if x.t == nil {
+		return nil // NULL
+	}
+	if typ, ok := commonType(col.Type, x.t); !ok || !sameType(typ, col.Type) {
+		return spanerr.InvalidArgument("Error parsing the default value of column `%s`.`%s`: Expected type %s; found %s", t.Name, col.Name, typeName(col.Type), typeName(x.t))
+	}
+	return nil
 }

@@ -37,10 +37,12 @@ type ViewColumn struct {
 type ViewCompiler func(cat *Catalog, v *View) ([]ViewColumn, error)
 
 // Compilers are the query layer's compilers that DDL needs: column expressions (for
-// SQLite DDL) and view queries (to check views). Either may be nil in tests.
+// SQLite DDL), view queries (to check views) and the check of a column's DEFAULT
+// against its type. Any may be nil in tests.
 type Compilers struct {
-	Expr ExprCompiler
-	View ViewCompiler
+	Expr    ExprCompiler
+	View    ViewCompiler
+	Default func(t *Table, col *Column) error
 }
 
 // View returns the view with the given name (case-insensitive).

@@ -38,6 +38,11 @@ func (d *DB) applyOne(ctx context.Context, stmt string, comp schema.Compilers) e
 	if err := schema.CheckViews(ch, comp.View); err != nil {
 		return err
 	}
+	if defaultChanged(ch) && ch.AlteredColumn.Default != "" && comp.Default != nil {
+		if err := comp.Default(ch.AlteredTable, ch.AlteredColumn); err != nil {
+			return err
+		}
+	}
 	var sqls []string
 	switch {
 	case ch.CreatedTable != nil:

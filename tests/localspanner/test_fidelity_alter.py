@@ -144,6 +144,18 @@ def test_set_default_on_a_missing_column_is_not_found(adb: SpannerDb) -> None:
     assert "Column not found in table Tickets: Nope" in err.message
 
 
+def test_set_default_of_another_type_is_refused(adb: SpannerDb) -> None:
+    # The DEFAULT expression must have the column's type (or one that coerces to it).
+    before = _column_default(adb, "Priority")
+    err = _ddl_error(adb, ["ALTER TABLE Tickets ALTER COLUMN Priority SET DEFAULT ('high')"])
+    assert isinstance(err, gexc.InvalidArgument), err
+    assert "Error parsing the default value of column `Tickets`.`Priority`" in err.message
+    assert _column_default(adb, "Priority") == before
+    err = _ddl_error(adb, ["ALTER TABLE Tickets ALTER COLUMN Status SET DEFAULT (NoSuchFunction(1))"])
+    assert isinstance(err, gexc.InvalidArgument), err
+    assert "Error parsing the default value of column `Tickets`.`Status`" in err.message
+
+
 def test_default_survives_a_schema_reload(adb: SpannerDb) -> None:
     # A later, unrelated schema change (replayed from the DDL history) keeps the changed default.
     _ddl(adb, ["ALTER TABLE Tickets ALTER COLUMN Note SET DEFAULT ('kept')"])
