@@ -138,6 +138,22 @@ def test_set_default_on_an_added_column_and_after_a_dropped_one(adb: SpannerDb) 
     ]
 
 
+def test_alter_column_with_a_whole_definition_sets_or_drops_the_default(adb: SpannerDb) -> None:
+    # "ALTER COLUMN c type [NOT NULL] [DEFAULT (expr)]" gives the column's whole definition: its DEFAULT replaces the
+    # column's, and one left out is dropped.
+    _ddl(adb, ["ALTER TABLE Tickets ALTER COLUMN Status STRING(20) DEFAULT ('full')"])
+    with adb.database.batch() as batch:
+        batch.insert("Tickets", ["Id"], [(70,)])
+    _ddl(adb, ["ALTER TABLE Tickets ALTER COLUMN Status STRING(30)"])
+    with adb.database.batch() as batch:
+        batch.insert("Tickets", ["Id"], [(71,)])
+    assert _query(adb, "SELECT Id, Status FROM Tickets WHERE Id IN (70, 71) ORDER BY Id") == [[70, "full"], [71, None]]
+    assert _column_default(adb, "Status") == [[None]]
+    err = _ddl_error(adb, ["ALTER TABLE Tickets ALTER COLUMN Status STRING(30) DEFAULT (1)"])
+    assert isinstance(err, gexc.InvalidArgument), err
+    assert "Error parsing the default value of column `Tickets`.`Status`" in err.message
+
+
 def test_set_default_on_a_missing_column_is_not_found(adb: SpannerDb) -> None:
     err = _ddl_error(adb, ["ALTER TABLE Tickets ALTER COLUMN Nope SET DEFAULT (1)"])
     assert isinstance(err, gexc.NotFound), err
