@@ -12,8 +12,8 @@ import { isActive } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
 import { useLiveRun } from "../hooks/useLiveRun";
 import { ControlPanel } from "./ControlPanel";
-import { ParticipantsChart } from "./ParticipantsChart";
-import { hasParticipants, participantsRows } from "./participantsRows";
+import { ParticipantsChart } from "@/components/ParticipantsChart";
+import { hasParticipants, participantsRows } from "@/lib/participants";
 import { PreloadProgress } from "./PreloadProgress";
 import { StatusLine } from "./StatusLine";
 

@@ -2,7 +2,7 @@ import { fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { MemoryRouter, Route, Routes, useLocation } from "react-router-dom";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FakeWebSocket } from "@/test/fakeWebSocket";
-import { fetchStub, makeRun } from "@/test/fixtures";
+import { fetchStub, makeRun, makeSample } from "@/test/fixtures";
 import { RunDetailPage } from "./RunDetailPage";
 
 function Where() {
@@ -105,5 +105,19 @@ describe("RunDetailPage", () => {
     expect(writes(calls)).toEqual([{ method: "PATCH", path: "/api/runs/a", body: { name: null, notes: "old notes", tags: ["x"] } }]);
     expect(screen.queryByText("Saved.")).toBeNull();
     expect(screen.getByRole("heading", { level: 1 })).toHaveTextContent(/^alpha/);
+  });
+
+  it("draws the participants chart of a run whose target reported participants", async () => {
+    const server = (participants: number) => ({ "server.commit_participants": participants, "server.splits": 2, "server.cpu_fraction": 0.1 });
+    const samples = [makeSample(0, { gauges: server(1) }), makeSample(1, { gauges: server(2) })];
+    renderPage({ "GET /runs/a/samples": () => ({ body: { data: samples, count: 2, total: 2, downsampled: false } }) });
+    const chart = await screen.findByTestId("chart-participants");
+    expect(chart).toHaveTextContent("at the end: 2 participants over 2 splits");
+  });
+
+  it("draws no participants chart without participants", async () => {
+    renderPage({ "GET /runs/a/samples": () => ({ body: { data: [makeSample(0)], count: 1, total: 1, downsampled: false } }) });
+    await screen.findByTestId("chart-updater-latency");
+    expect(screen.queryByTestId("chart-participants")).toBeNull();
   });
 });

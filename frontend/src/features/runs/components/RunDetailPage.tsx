@@ -6,6 +6,7 @@ import { ConfigTable } from "@/components/ConfigTable";
 import { EventList } from "@/components/EventList";
 import { BreakdownCharts } from "@/components/BreakdownChart";
 import { RunCharts } from "@/components/RunCharts";
+import { ParticipantsChart } from "@/components/ParticipantsChart";
 import { ErrorState, Loading } from "@/components/States";
 import { StatusBadge } from "@/components/StatusBadge";
 import { TimeChart } from "@/components/TimeChart";
@@ -13,6 +14,7 @@ import { fetchSnapshot } from "@/lib/api/live";
 import { deleteRun, exportUrl, getRun } from "@/lib/api/runs";
 import { fetchSamples } from "@/lib/api/samples";
 import { formatDate, formatDuration } from "@/lib/format";
+import { hasParticipants, participantsRows } from "@/lib/participants";
 import { chartsFor, configMarkers, offCharts, RUN_CHARTS, toRows } from "@/lib/series";
 import { isActive } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
@@ -45,6 +47,7 @@ export function RunDetailPage() {
 
   const overviewRows = useMemo(() => toRows(overview.data ?? []), [overview.data]);
   const rows = useMemo(() => toRows((zoom && zoomed.data) || overview.data || []), [zoom, zoomed.data, overview.data]);
+  const participants = useMemo(() => participantsRows((zoom && zoomed.data) || overview.data || []), [zoom, zoomed.data, overview.data]);
   const snapshot = useAsync(() => fetchSnapshot(id), [id]);
   const events = useMemo(() => snapshot.data?.events ?? [], [snapshot.data]);
   const markers = useMemo(() => configMarkers(events, overview.data ?? []), [events, overview.data]);
@@ -134,6 +137,7 @@ export function RunDetailPage() {
               )}
             </div>
           )}
+          {hasParticipants(participants) && <ParticipantsChart rows={participants} syncId="detail" when="at the end:" />}
           <RunCharts rows={rows} markers={markers} hideEmpty off={offCharts(r.config ?? null)} syncId="detail" charts={chartsFor(r.config?.workload)} />
           <BreakdownCharts samples={(zoom && zoomed.data) || overview.data} syncId="detail" />
         </>

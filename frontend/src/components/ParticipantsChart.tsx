@@ -3,10 +3,10 @@
 // local Spanner's running totals (server.commit_* and server.cpu_* gauges); other targets have none,
 // and the chart is then not shown.
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { TIME_TOOLTIP } from "@/components/chartStyle";
-import { colorAt } from "@/components/palette";
+import { TIME_TOOLTIP } from "./chartStyle";
+import { colorAt } from "./palette";
 import { formatDuration, formatNumber } from "@/lib/format";
-import type { ParticipantsRow } from "./participantsRows";
+import type { ParticipantsRow } from "@/lib/participants";
 
 interface Series {
   key: keyof ParticipantsRow;
@@ -25,7 +25,8 @@ const SERIES: readonly Series[] = [
   { key: "cpu_per_commit_ms", label: "server CPU per commit (ms)", axis: "ms", dashed: true },
 ];
 
-export function ParticipantsChart({ rows, syncId, height = 300 }: { rows: readonly ParticipantsRow[]; syncId?: string; height?: number }) {
+/** `when` heads the latest figures: "now" on the live page, "at the end" for a finished run. */
+export function ParticipantsChart({ rows, syncId, height = 300, when = "now" }: { rows: readonly ParticipantsRow[]; syncId?: string; height?: number; when?: string }) {
   const latest = [...rows].reverse().find((r) => r.participants !== null);
   return (
     <figure className="chart participants-chart" data-testid="chart-participants" data-points={rows.filter((r) => r.participants !== null).length}>
@@ -36,7 +37,7 @@ export function ParticipantsChart({ rows, syncId, height = 300 }: { rows: readon
           {latest && (
             <span data-testid="participants-latest">
               {" "}
-              now {formatNumber(latest.participants, 2)} participants over {formatNumber(latest.splits, 0)} splits, commit {formatNumber(latest.server_commit_ms, 1)} ms at the server, CPU {formatNumber(latest.cpu_pct, 1)} %
+              {when} {formatNumber(latest.participants, 2)} participants over {formatNumber(latest.splits, 0)} splits, commit {formatNumber(latest.server_commit_ms, 1)} ms at the server, CPU {formatNumber(latest.cpu_pct, 1)} %
             </span>
           )}
         </span>

@@ -2,7 +2,7 @@ import { render, screen } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { makeSample } from "@/test/fixtures";
 import { ParticipantsChart } from "./ParticipantsChart";
-import { hasParticipants, participantsRows } from "./participantsRows";
+import { hasParticipants, participantsRows } from "@/lib/participants";
 
 const server = (participants: number, splits: number) => ({
   "server.commit_participants": participants,
