@@ -409,8 +409,10 @@ func (c *compiler) itemRef(e ast.Expr, sc *scope, items []selectItem) (expr, err
 
 // notOrdinal keeps SQLite from reading a constant integer in ORDER BY / GROUP BY as
 // a column ordinal (GoogleSQL ordinals were resolved by itemRef already).
+// Parentheses count too: SQLite drops them, so "GROUP BY (0)" (an alias of the
+// constant (0)) is an ordinal to it.
 func notOrdinal(s string) string {
-	t := strings.TrimLeft(s, "+-")
+	t := strings.TrimRight(strings.TrimLeft(s, "+-( "), ") ")
 	if t == "" {
 		return s
 	}
