@@ -19,14 +19,16 @@ export interface RunChartsProps {
 const NO_ROWS: readonly Row[] = [];
 
 export function RunCharts({ rows, markers, charts = RUN_CHARTS, hideEmpty = false, syncId = "run", height, emptyText = {}, off }: RunChartsProps) {
-  const drawn = (c: ChartSpec) => (off?.has(c.id) ? hasSignal(rows, c) : hasData(rows, c));
+  // A chart of a part that is off, with nothing but zeros, is drawn as empty (or listed as such).
+  const silent = (c: ChartSpec) => off?.has(c.id) === true && !hasSignal(rows, c);
+  const drawn = (c: ChartSpec) => hasData(rows, c) && !silent(c);
   const shown = hideEmpty ? charts.filter(drawn) : charts;
   const hidden = hideEmpty ? charts.filter((c) => !drawn(c)) : [];
   return (
     <div className="charts-wrap">
       <div className="charts" data-testid="run-charts">
         {shown.map((chart) => (
-          <TimeChart key={chart.id} id={chart.id} title={chart.title} unit={chart.unit} rightUnit={chart.rightUnit} rows={off?.has(chart.id) && !hasSignal(rows, chart) ? NO_ROWS : rows} lines={chart.lines} markers={markers} syncId={syncId} height={height} emptyText={emptyText[chart.id]} />
+          <TimeChart key={chart.id} id={chart.id} title={chart.title} unit={chart.unit} rightUnit={chart.rightUnit} rows={silent(chart) ? NO_ROWS : rows} lines={chart.lines} markers={markers} syncId={syncId} height={height} emptyText={emptyText[chart.id]} />
         ))}
       </div>
       {hidden.length > 0 && <p className="muted small">No data in this run for: {hidden.map((c) => c.title).join("; ")}.</p>}

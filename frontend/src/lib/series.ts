@@ -184,13 +184,18 @@ export function chartsFor(workload: RunConfig["workload"] | undefined): readonly
   return RUN_CHARTS;
 }
 
+/** The parts of the load a config can switch off, with their charts and why those stay empty. */
+const PARTS: readonly { on: (c: RunConfig) => boolean; charts: readonly string[]; why: string }[] = [
+  { on: (c) => c.reader.enabled, charts: ["reader-latency"], why: "Readers are off in this run." },
+  { on: (c) => c.updater.enabled, charts: ["updater-latency", "throughput"], why: "The updater is off in this run." },
+  { on: (c) => c.watcher.enabled, charts: ["notify", "poll", "server-poll"], why: "Watchers are off in this run." },
+];
+
 /** Why a chart of a run with this config stays empty, by chart id. */
 export function emptyReasons(config: RunConfig | null): Partial<Record<string, string>> {
   if (!config) return {};
   const out: Partial<Record<string, string>> = {};
-  if (!config.reader.enabled) out["reader-latency"] = "Readers are off in this run.";
-  if (!config.updater.enabled) out["updater-latency"] = out.throughput = "The updater is off in this run.";
-  if (!config.watcher.enabled) out.notify = out.poll = out["server-poll"] = "Watchers are off in this run.";
+  for (const part of PARTS) if (!part.on(config)) for (const id of part.charts) out[id] = part.why;
   if (config.target.kind !== "local" && config.target.kind !== "cloud") {
     out["server-poll"] = out["server-txn"] = "This target reports no SPANNER_SYS statistics.";
   }
@@ -201,12 +206,7 @@ export function emptyReasons(config: RunConfig | null): Partial<Record<string, s
 /** The charts whose part of the load is off in this config: zeros there say nothing, so such a chart
  * is drawn only when some line is not zero (the part was on earlier in the run). */
 export function offCharts(config: RunConfig | null): ReadonlySet<string> {
-  const off = new Set<string>();
-  if (!config) return off;
-  if (!config.reader.enabled) off.add("reader-latency");
-  if (!config.updater.enabled) ["updater-latency", "throughput"].forEach((id) => off.add(id));
-  if (!config.watcher.enabled) ["notify", "poll", "server-poll"].forEach((id) => off.add(id));
-  return off;
+  return new Set(config ? PARTS.filter((p) => !p.on(config)).flatMap((p) => p.charts) : []);
 }
 
 /** True when some row has a value other than zero for one of the chart's lines. */
