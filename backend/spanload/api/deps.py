@@ -10,13 +10,10 @@ from fastapi import Depends, HTTPException, Request, WebSocketException, status
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.requests import HTTPConnection
 
-from spanload.api.schemas.runs import RunPublic, run_public
 from spanload.control.hub import Hub
 from spanload.control.service import RunService
-from spanload.model.samples import Summary
 from spanload.model.settings import Settings, get_settings
 from spanload.spanner.local_server import SupervisedLocalSpanner
-from spanload.store.models import RunRow
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 
@@ -83,9 +80,3 @@ SessionsDep = Annotated[sessionmaker[Session], Depends(_sessions)]
 SessionDep = Annotated[Session, Depends(_session)]
 HubDep = Annotated[Hub, Depends(_hub)]
 ServiceDep = Annotated[RunService, Depends(_service)]
-
-
-def public_run(hub: Hub, row: RunRow, summary: Summary | None = None) -> RunPublic:
-    """A run as the API shows it: with its newest sample, and the engine's newest state while it goes
-    (the store's writer runs behind the live messages)."""
-    return run_public(row, summary=summary, latest=hub.latest.get(row.id), live=hub.states.get(row.id))

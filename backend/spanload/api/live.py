@@ -13,9 +13,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, WebSocket, WebSocketDisconnect, status
 from pydantic import TypeAdapter
 
-from spanload.api.deps import HubDep, SessionsDep, public_run
+from spanload.api.deps import HubDep, SessionsDep
 from spanload.api.schemas.live import LiveMessage, SnapshotMessage
-from spanload.api.schemas.runs import MAX_POINTS, event_public
+from spanload.api.schemas.runs import MAX_POINTS, event_public, run_public
 from spanload.control.hub import Viewer
 from spanload.model.live import ConfigChangeMessage, DroppedMessage, EventMessage, SampleMessage, StatusMessage
 from spanload.model.series import downsample
@@ -40,7 +40,7 @@ def _snapshot(sessions: Any, hub: Any, run_id: str, max_points: int) -> Snapshot
         summary = None if row.status.is_active else summaries.summary_of(session, row)
         points = downsample(samples, max_points)
         return SnapshotMessage(
-            run=public_run(hub, row, summary),
+            run=run_public(row, summary=summary, latest=hub.latest.get(run_id)),
             events=[event_public(e) for e in run_store.list_events(session, run_id)],
             samples=points,
             total_samples=len(samples),

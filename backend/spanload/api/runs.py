@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response, status
 
-from spanload.api.deps import HubDep, ServiceDep, SessionDep, SessionsDep, public_run
+from spanload.api.deps import HubDep, ServiceDep, SessionDep, SessionsDep
 from spanload.api.schemas.common import Text
 from spanload.api.schemas.runs import (
     MAX_LIMIT,
@@ -16,6 +16,7 @@ from spanload.api.schemas.runs import (
     RunPublic,
     RunsPublic,
     RunUpdate,
+    run_public,
 )
 from spanload.control.service import config_from, default_target
 from spanload.model.config import ConfigPatch
@@ -34,6 +35,10 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
+async def _public(service: ServiceDep, hub: HubDep, row: RunRow) -> RunPublic:
+    return run_public(row, latest=hub.latest.get(row.id), live=hub.states.get(row.id))
+
+
 @router.post("", status_code=status.HTTP_201_CREATED, responses=ERRORS)
 async def create_run(body: RunCreate, service: ServiceDep, hub: HubDep, sessions: SessionsDep) -> RunPublic:
     """Start a run from a config, or from a preset name with overrides."""
@@ -48,7 +53,7 @@ async def create_run(body: RunCreate, service: ServiceDep, hub: HubDep, sessions
 
         updated = await asyncio.to_thread(meta)
         row = updated or row
-    return public_run(hub, row)
+    return await _public(service, hub, row)
 
 
 @router.get("", responses=ERRORS)
@@ -63,7 +68,9 @@ def list_runs(
 ) -> RunsPublic:
     """Runs newest first, filtered by status, preset and name, one page at a time."""
     rows, count = run_store.list_runs(session, status=status, preset=preset, name=name, limit=limit, offset=offset)
-    return RunsPublic(data=[public_run(hub, r) for r in rows], count=count)
+    return RunsPublic(
+        data=[run_public(r, latest=hub.latest.get(r.id), live=hub.states.get(r.id)) for r in rows], count=count
+    )
 
 
 @router.get("/{run_id}", responses=ERRORS)
@@ -74,7 +81,8 @@ async def get_run(run_id: str, service: ServiceDep, hub: HubDep, sessions: Sessi
         with sessions() as session:
             return summaries.summary_of(session, row) if not row.status.is_active else None
 
-    return public_run(hub, row, await asyncio.to_thread(summary))
+    summary_ = await asyncio.to_thread(summary)
+    return run_public(row, summary=summary_, latest=hub.latest.get(run_id), live=hub.states.get(run_id))
 
 
 @router.patch("/{run_id}", responses=ERRORS)
@@ -91,7 +99,7 @@ async def update_run(
     row = await asyncio.to_thread(update)
     if row is None:
         raise RunNotFound(f"run {run_id!r} not found")
-    return public_run(hub, row)
+    return await _public(service, hub, row)
 
 
 @router.delete("/{run_id}", status_code=status.HTTP_204_NO_CONTENT, responses=ERRORS)
@@ -109,19 +117,19 @@ async def patch_config(
     409 when the run is not running (or paused)."""
     who = f"api {request.client.host}" if request.client else "api"
     row = await service.patch_config(run_id, patch, who=who)
-    return public_run(hub, row)
+    return await _public(service, hub, row)
 
 
 @router.post("/{run_id}/pause", responses=ERRORS)
 async def pause_run(run_id: str, service: ServiceDep, hub: HubDep) -> RunPublic:
-    return public_run(hub, await service.pause(run_id))
+    return await _public(service, hub, await service.pause(run_id))
 
 
 @router.post("/{run_id}/resume", responses=ERRORS)
 async def resume_run(run_id: str, service: ServiceDep, hub: HubDep) -> RunPublic:
-    return public_run(hub, await service.resume(run_id))
+    return await _public(service, hub, await service.resume(run_id))
 
 
 @router.post("/{run_id}/stop", responses=ERRORS)
 async def stop_run(run_id: str, service: ServiceDep, hub: HubDep) -> RunPublic:
-    return public_run(hub, await service.stop(run_id))
+    return await _public(service, hub, await service.stop(run_id))

@@ -8,8 +8,8 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response
 
-from spanload.api.deps import HubDep, SessionDep, public_run
-from spanload.api.schemas.runs import MAX_POINTS, ExportFormat, RunExport, SamplesPublic, event_public
+from spanload.api.deps import HubDep, SessionDep
+from spanload.api.schemas.runs import MAX_POINTS, ExportFormat, RunExport, SamplesPublic, event_public, run_public
 from spanload.model.errors import RunInvalid, RunNotFound
 from spanload.model.samples import Sample
 from spanload.model.series import downsample, flatten
@@ -65,7 +65,7 @@ def export_run(run_id: str, session: SessionDep, hub: HubDep, format: ExportForm
         return Response(_csv(sample_store.list_samples(session, run_id)), media_type="text/csv", headers=headers)
     summary = None if row.status.is_active else summaries.summary_of(session, row)
     export = RunExport(
-        run=public_run(hub, row, summary),
+        run=run_public(row, summary=summary, latest=hub.latest.get(run_id)),
         events=[event_public(e) for e in run_store.list_events(session, run_id)],
         samples=sample_store.list_samples_with_hdr(session, run_id),
         hdr_rollups=[
