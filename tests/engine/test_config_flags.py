@@ -27,8 +27,9 @@ def test_every_config_field_but_preset_has_a_flag() -> None:
     dests = {a.dest for a in parser._actions}
     leaves = {k.dotted for k in knobs()}
     assert {d.removeprefix("knob:") for d in dests if d.startswith("knob:")} == leaves
-    assert len(leaves) == 44 and "preset" not in leaves and "workload" in leaves and "tpcc.warehouses" in leaves
+    assert len(leaves) == 46 and "preset" not in leaves and "workload" in leaves and "tpcc.warehouses" in leaves
     assert "target.latency_model" in leaves
+    assert {"seed", "create_schema"} <= leaves and not {"definition", "knobs", "operations"} & leaves
     assert {"placement.address", "placement.cpus_per_worker"} <= leaves  # an optional section; --ray implies kind
 
 
@@ -111,7 +112,9 @@ def test_the_openapi_schema_carries_the_bounds_of_config_and_patch() -> None:
     assert (patch_tps["exclusiveMinimum"], patch_tps["maximum"]) == (0, 100_000)
     watchers = _property(schema, "WatcherPatch", "watchers")["anyOf"][0]
     assert (watchers["minimum"], watchers["maximum"]) == (1, 37)
-    assert ConfigPatch.model_fields.keys() == {"duration_s", "updater", "watcher", "reader", "client", "tpcc"}
+    assert ConfigPatch.model_fields.keys() == {
+        "duration_s", "updater", "watcher", "reader", "client", "tpcc", "knobs", "operations"
+    }  # fmt: skip
 
 
 def test_preload_rows_has_a_qualified_flag_and_is_fixed_once_the_run_starts() -> None:

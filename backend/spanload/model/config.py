@@ -11,11 +11,14 @@ always written back with ``workload`` only.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any, ClassVar, Self, get_args
+from types import UnionType
+from typing import Annotated, Any, ClassVar, Self, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from spanload.model.errors import RunInvalid
+from spanload.model.pacing import OperationPacing, check_overrides
+from spanload.model.workload import KnobValue, WorkloadDefinition
 
 SHARD_COUNT = 37  # ShardId = MOD(FARM_FINGERPRINT(...), 19) takes the values -18..18
 
@@ -48,6 +51,7 @@ class Workload(StrEnum):
     SESSION_POOL = "session_pool"  # Players / Scores, the join-query readers
     TPCC = "tpcc"  # the nine TPC-C tables and its five transactions (workers/tpcc)
     PARTICIPANTS = "participants"  # batch inserts into UserTable, no secondary index (the 2PC report's lab)
+    DEFINITION = "definition"  # a workload definition (config.definition), run by the interpreters
 
 
 # The schema of each non-TPC-C workload; the old ``schema`` field's values map back through it.
@@ -130,6 +134,7 @@ DurationS = Annotated[float, Field(gt=0, le=7 * 24 * 3600)]
 Processes = Annotated[int, Field(ge=1, le=64)]
 ReportIntervalS = Annotated[float, Field(ge=0.1, le=60)]
 RunName = Annotated[str, Field(max_length=200)]
+Seed = Annotated[int, Field(ge=0, le=2**63 - 1)]
 RayAddress = Annotated[
     str, Field(pattern=r"^(auto|(ray://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):[0-9]{1,5})$", max_length=300)
 ]
@@ -311,6 +316,22 @@ class RunConfig(_Strict):
     reader: ReaderConfig = Field(default_factory=ReaderConfig)
     client: ClientConfig = Field(default_factory=ClientConfig)
     tpcc: TpccConfig = Field(default_factory=TpccConfig)
+    definition: WorkloadDefinition | None = Field(
+        default=None, description="workload 'definition': the workload definition the workers interpret"
+    )
+    knobs: dict[str, KnobValue] = Field(
+        default_factory=dict, description="the definition's knob values (unset knobs keep their defaults)"
+    )
+    operations: dict[str, OperationPacing] = Field(
+        default_factory=dict, description="per-operation pacing overrides of the definition's"
+    )
+    seed: Seed | None = Field(
+        default=None, description="the generators' seed: the same seed draws the same values in every runtime"
+    )
+    create_schema: bool = Field(
+        default=False,
+        description="consent to run the definition's DDL on a database that holds other tables",
+    )
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -341,14 +362,42 @@ class RunConfig(_Strict):
             raise ValueError(
                 "workload 'participants' has no index to force (UserTable): set watcher.table_hint false or disable it"
             )
+        self._check_definition()
         if self.updater.key_space < self.processes:
             raise ValueError(
                 f"updater.key_space ({self.updater.key_space}) must be at least processes ({self.processes})"
             )
         return self
 
+    def _check_definition(self) -> None:
+        if (self.workload is Workload.DEFINITION) != (self.definition is not None):
+            raise ValueError(
+                "workload 'definition' goes with a definition (config.definition), and a definition with "
+                f"workload 'definition' (got workload '{self.workload.value}')"
+            )
+        if self.definition is None:
+            if self.knobs or self.operations:
+                raise ValueError("knobs and operations belong to a workload definition (config.definition)")
+            return
+        try:
+            self.definition.knob_values(self.knobs)
+        except ValueError as err:
+            raise ValueError(f"knobs.{err}") from None
+        check_overrides(self.definition, self.operations)
+
+    def knob_values(self) -> dict[str, KnobValue]:
+        """Every knob of the definition with its value in this run (defaults for the unset)."""
+        return self.definition.knob_values(self.knobs) if self.definition is not None else {}
+
     def apply(self, patch: ConfigPatch) -> RunConfig:
         """Return a new config with ``patch`` applied, validated as a whole. Raises :class:`RunInvalid`."""
+        if patch.knobs and self.definition is not None:
+            for name, value in patch.knobs.items():
+                knob = self.definition.knobs.get(name)
+                if knob is not None and not knob.live and value != self.knob_values()[name]:
+                    raise RunInvalid(
+                        f"knobs.{name}: this knob cannot change while the run goes on (live: false)", f"knobs.{name}"
+                    )
         return self.merged(patch.model_dump(exclude_unset=True, by_alias=True))
 
     def merged(self, overrides: dict[str, Any], prefix: str = "") -> RunConfig:
@@ -402,6 +451,13 @@ def _field_schema(annotation: Any, metadata: list[Any]) -> dict[str, Any]:
     return schema
 
 
+def _non_none(annotation: Any) -> list[Any]:
+    """The members of an optional or union annotation other than None; a plain one as is."""
+    if get_origin(annotation) in (Union, UnionType):
+        return [a for a in get_args(annotation) if a is not type(None)]
+    return [annotation]
+
+
 def _check_patch(patch: type[_Patch]) -> None:
     config = patch.config_model
     expected = set(config.model_fields) - patch.fixed
@@ -409,11 +465,11 @@ def _check_patch(patch: type[_Patch]) -> None:
         raise TypeError(f"{patch.__name__} must have exactly the live fields of {config.__name__}: {sorted(expected)}")
     for name, field in patch.model_fields.items():
         source = config.model_fields[name]
-        members = [a for a in get_args(field.annotation) if a is not type(None)]
+        members = _non_none(field.annotation)
         if field.default is not None or len(members) != 1:
             raise TypeError(f"{patch.__name__}.{name} must be optional with default None")
         (member,) = members
-        wanted = [a for a in get_args(source.annotation) if a is not type(None)] or [source.annotation]
+        wanted = _non_none(source.annotation)
         if isinstance(member, type) and issubclass(member, _Patch):
             same = [member.config_model] == wanted
         else:
@@ -481,7 +537,20 @@ class ConfigPatch(_Patch):
 
     config_model = RunConfig
     fixed = frozenset(
-        {"name", "preset", "target", "workload", "processes", "runtime", "placement", "report_interval_s", "preload"}
+        {
+            "name",
+            "preset",
+            "target",
+            "workload",
+            "processes",
+            "runtime",
+            "placement",
+            "report_interval_s",
+            "preload",
+            "definition",
+            "seed",
+            "create_schema",
+        }
     )
 
     duration_s: DurationS | None = None
@@ -490,12 +559,23 @@ class ConfigPatch(_Patch):
     reader: ReaderPatch | None = None
     client: ClientPatch | None = None
     tpcc: TpccPatch | None = None
+    knobs: dict[str, KnobValue] | None = None
+    operations: dict[str, OperationPacing] | None = None
 
     def changed_fields(self) -> dict[str, Any]:
         """Flat ``{"updater.transactions_per_second": 20.0}`` view, for event labels."""
         out: dict[str, Any] = {}
-        for section, value in self.model_dump(exclude_unset=True, mode="json").items():
-            if isinstance(value, dict):
+        for section, value in self.model_dump(exclude_unset=True, exclude_none=True, mode="json").items():
+            if section == "operations":
+                out.update(
+                    {
+                        f"operations.{op}.{k}": v
+                        for op, fields in value.items()
+                        for k, v in fields.items()
+                        if v is not None
+                    }
+                )
+            elif isinstance(value, dict):
                 out.update({f"{section}.{k}": v for k, v in value.items()})
             else:
                 out[section] = value

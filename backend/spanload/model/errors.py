@@ -4,6 +4,7 @@ in api/), and ``exit_code`` is what the command line exits with (cli/)."""
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
 from pydantic import ValidationError
@@ -12,6 +13,7 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+_LEADING_FIELD = re.compile(r"^([a-z_][a-z0-9_]*(?:\.[A-Za-z0-9_]+)+): ")
 
 
 class RunError(Exception):
@@ -51,8 +53,13 @@ class RunInvalid(RunError, ValueError):
         first: str | None = None
         for e in err.errors():
             loc = ".".join(str(x) for x in e["loc"] if x != "schema_")
+            message = str(e["msg"]).removeprefix("Value error, ")
+            inner = _LEADING_FIELD.match(message)
+            if inner is not None:  # a cross-field rule's message starts with the field it is about
+                loc = f"{loc}.{inner.group(1)}" if loc else inner.group(1)
+                message = message[inner.end() :]
             first = first or loc or None
-            parts.append(f"{loc}: {e['msg']}" if loc else str(e["msg"]))
+            parts.append(f"{loc}: {message}" if loc else message)
         return cls(prefix + "; ".join(parts), first)
 
 
