@@ -3,13 +3,14 @@
 from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from spanload.api import compare, health, live, metrics, presets, runs, samples
+from spanload.api import compare, health, live, metrics, presets, runs, samples, workloads
 from spanload.api.deps import require_token
 from spanload.api.guard import install_guards
 from spanload.api.openapi import install_openapi
 from spanload.api.spa import SPAStaticFiles
 from spanload.model.errors import RunError
 from spanload.model.settings import Settings
+from spanload.model.workload_file import DefinitionInvalid
 
 api_router = APIRouter(prefix="/api", dependencies=[Depends(require_token)])
 api_router.include_router(health.router)
@@ -18,14 +19,22 @@ api_router.include_router(runs.router)
 api_router.include_router(samples.router)
 api_router.include_router(compare.router)
 api_router.include_router(live.router)
+api_router.include_router(workloads.router)
 
 metrics_router = APIRouter(dependencies=[Depends(require_token)])
 metrics_router.include_router(metrics.router)
 
 
 async def _run_error(_: Request, err: Exception) -> JSONResponse:
+    """``detail``: one sentence; ``field``: the dotted field at fault, when there is one; a broken
+    workload definition adds ``problems``, each placed on its line and column."""
     assert isinstance(err, RunError)
-    return JSONResponse({"detail": err.detail}, status_code=err.status_code)
+    body: dict[str, object] = {"detail": err.detail}
+    if err.field is not None:
+        body["field"] = err.field
+    if isinstance(err, DefinitionInvalid):
+        body["problems"] = [p.model_dump() for p in err.problems]
+    return JSONResponse(body, status_code=err.status_code)
 
 
 def install(app: FastAPI, settings: Settings) -> None:

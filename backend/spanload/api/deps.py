@@ -15,7 +15,14 @@ from spanload.control.service import RunService
 from spanload.model.settings import Settings, get_settings
 from spanload.spanner.local_server import SupervisedLocalSpanner
 
-SettingsDep = Annotated[Settings, Depends(get_settings)]
+
+def _app_settings(conn: HTTPConnection) -> Settings:
+    settings: Settings | None = getattr(conn.app.state, "settings", None)
+    return settings or get_settings()
+
+
+SettingsDep = Annotated[Settings, Depends(_app_settings)]
+"""The settings of the app serving the request (create_app's), not the process-wide ones."""
 
 
 def _local_spanner(request: Request) -> SupervisedLocalSpanner | None:
@@ -30,11 +37,6 @@ LocalSpannerDep = Annotated[SupervisedLocalSpanner | None, Depends(_local_spanne
 
 
 TOKEN_QUERY_PARAM = "token"
-
-
-def _app_settings(conn: HTTPConnection) -> Settings:
-    settings: Settings | None = getattr(conn.app.state, "settings", None)
-    return settings or get_settings()
 
 
 def require_token(conn: HTTPConnection) -> None:

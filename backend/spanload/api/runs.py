@@ -22,6 +22,7 @@ from spanload.control.service import config_from, default_target
 from spanload.model.config import ConfigPatch
 from spanload.model.errors import RunNotFound
 from spanload.model.state import RunState
+from spanload.model.workload_library import builtin_workload
 from spanload.store import runs as run_store
 from spanload.store import summaries
 from spanload.store.models import RunRow
@@ -43,7 +44,11 @@ async def _public(service: ServiceDep, hub: HubDep, row: RunRow) -> RunPublic:
 async def create_run(body: RunCreate, service: ServiceDep, hub: HubDep, sessions: SessionsDep) -> RunPublic:
     """Start a run from a config, or from a preset name with overrides."""
     target = default_target(service.settings)
-    config = config_from(body.preset, body.config, body.overrides, body.name, target)
+    overrides = body.overrides
+    if body.definition_name is not None:
+        builtin = builtin_workload(service.settings.workloads_dir, body.definition_name)
+        overrides = {"workload": "definition", "definition": builtin.definition.model_dump(mode="json"), **overrides}
+    config = config_from(body.preset, body.config, overrides, body.name, target)
     row = await service.create(config)
     if body.notes is not None or body.tags is not None:
 

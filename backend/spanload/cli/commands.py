@@ -1,5 +1,5 @@
-"""`spanload serve | run | local-spanner | openapi`: parse the command and run it. An error of the
-tree (model/errors.py) becomes one sentence on stderr and its exit code."""
+"""`spanload serve | run | validate | workloads | local-spanner | openapi`: parse the command and run
+it. An error of the tree (model/errors.py) becomes one sentence on stderr and its exit code."""
 
 from __future__ import annotations
 
@@ -44,10 +44,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     commands.add_parser("openapi", help="print the API's OpenAPI schema (with the live websocket's messages) as JSON")
 
-    from spanload.cli import headless
+    from spanload.cli import headless, workloads
 
     run = commands.add_parser("run", help="run a load test headless and print live status")
     headless.add_arguments(run)
+    validate = commands.add_parser(
+        "validate", help="check a workload definition: offline, or against a target (schema, statements, types)"
+    )
+    workloads.add_validate_arguments(validate)
+    workloads.add_workloads_arguments(commands.add_parser("workloads", help="the built-in workload definitions"))
     return parser
 
 
@@ -84,6 +89,14 @@ def _command(args: argparse.Namespace) -> int:
             from spanload.cli import headless
 
             return headless.main(args)
+        case "validate":
+            from spanload.cli import workloads
+
+            return workloads.validate_main(args)
+        case "workloads":
+            from spanload.cli import workloads
+
+            return workloads.workloads_main(args)
     return EXIT_USAGE
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from spanload.cli.flags import add_knob_flags, overrides_from
 from spanload.cli.render import PrintingSink, summary_table, write_json
+from spanload.cli.workloads import parse_sets, read_definition_file
 from spanload.engine import thresholds
 from spanload.engine.runtimes import worker_command
 from spanload.engine.supervisor import Supervisor
@@ -27,7 +28,7 @@ from spanload.model.config import (
     RunConfig,
     TargetKind,
 )
-from spanload.model.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, RunError
+from spanload.model.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, RunError, RunInvalid
 from spanload.model.settings import Settings, get_settings
 from spanload.model.state import RunState
 
@@ -45,13 +46,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="fail unless it holds, e.g. 'updater.p99_ms<50', 'watcher.changes_ps>10', 'reconciliation.ok==1'",
     )
     parser.add_argument("--quiet", action="store_true", help="no live status block")
+    parser.add_argument(
+        "--workload-file", type=Path, metavar="FILE", help="run a workload definition (YAML or JSON); see workloads/"
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KNOB=VALUE",
+        help="a knob of the definition, e.g. --set order_rate=80 (repeatable)",
+    )
 
     add_knob_flags(parser)
 
 
 def build_config(args: argparse.Namespace) -> RunConfig:
-    """The run's config from ``--preset`` and knob flags. Raises :class:`RunInvalid`."""
-    return presets.make_config(args.preset, overrides_from(args), prefix="invalid run configuration: ")
+    """The run's config from ``--preset``, ``--workload-file``, ``--set`` and knob flags. Raises
+    :class:`RunInvalid` (a broken definition: :class:`DefinitionInvalid`, every problem placed)."""
+    overrides = overrides_from(args)
+    workload_file = getattr(args, "workload_file", None)
+    sets = parse_sets(getattr(args, "set", []) or [])
+    if workload_file is not None:
+        definition, _, _ = read_definition_file(workload_file)
+        overrides.update(workload="definition", definition=definition.model_dump(mode="json"), knobs=sets)
+    elif sets:
+        raise RunInvalid("--set gives knobs of a workload definition: add --workload-file FILE", "knobs")
+    return presets.make_config(args.preset, overrides, prefix="invalid run configuration: ")
 
 
 async def run_headless(config: RunConfig, settings: Settings, sink: PrintingSink) -> bool:

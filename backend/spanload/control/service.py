@@ -74,6 +74,7 @@ class RunService:
         return await self._read(run_id)
 
     async def create(self, config: RunConfig) -> RunRow:
+        config = config.seeded()
         config.check_rate_cap(self.settings.max_tps)
         worker_command(config.runtime, self.settings.go_worker_binary)  # refuses a runtime not installed
         run_id = uuid.uuid4().hex
@@ -86,6 +87,10 @@ class RunService:
         self.hub.track(run_id, config)
         try:
             await self.engine.start(run_id, config)
+        except RunInvalid:  # refused before any worker started (no consent for DDL): no run is left
+            await self.hub.flush()
+            await self._delete_row(run_id)
+            raise
         except Exception as err:
             logger.warning("run %s failed to start: %s", run_id, err)
             await self.hub.flush()
@@ -130,7 +135,9 @@ class RunService:
     async def delete(self, run_id: str) -> None:
         row = await self.get(run_id)
         check_action(run_id, row.status, RunAction.DELETE)
+        await self._delete_row(run_id)
 
+    async def _delete_row(self, run_id: str) -> None:
         def remove() -> None:
             with self.sessions() as session:
                 run_store.delete_run(session, run_id)

@@ -33,6 +33,7 @@ from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
+from spanload.engine import schema_setup
 from spanload.engine.aggregator import Aggregator
 from spanload.engine.reconcile import reconcile
 from spanload.engine.runtimes import worker_command
@@ -224,8 +225,9 @@ class Supervisor:
             raise RunConflict(f"run {run_id!r} is already {existing.state.value}")
         config.check_rate_cap(self.settings.max_tps)
         command = self.command_for(config)
+        await asyncio.to_thread(schema_setup.check_consent, config, self.emulator_host(config))
         placement = self.placement(config)
-        config = config.model_copy(update={"placement": placement})
+        config = config.seeded().model_copy(update={"placement": placement})
         run = _Run(id=run_id, config=config, state=RunState.STARTING)
         self._runs[run_id] = run
         self.sink.on_state(run_id, RunState.STARTING, None)
@@ -259,6 +261,12 @@ class Supervisor:
 
     async def _begin(self, run: _Run) -> None:
         host = self.emulator_host(run.config)
+        if run.config.definition is not None:
+            try:
+                await asyncio.to_thread(schema_setup.create_definition_schema, run.config, host)
+            except Exception as err:
+                await self._fail(run, f"could not create the schema of workload {run.config.definition.name!r}: {err}")
+                return
         try:
             first, *rest = run.workers
             first.send(

@@ -10,6 +10,7 @@ always written back with ``workload`` only.
 
 from __future__ import annotations
 
+import secrets
 from enum import StrEnum
 from types import UnionType
 from typing import Annotated, Any, ClassVar, Self, Union, get_args, get_origin
@@ -384,6 +385,13 @@ class RunConfig(_Strict):
         except ValueError as err:
             raise ValueError(f"knobs.{err}") from None
         check_overrides(self.definition, self.operations)
+
+    def seeded(self) -> RunConfig:
+        """This config with a seed: its own, or one drawn now (stored with the run, so a run can be
+        drawn again the same way)."""
+        if self.seed is not None:
+            return self
+        return self.model_copy(update={"seed": secrets.randbits(63)})
 
     def knob_values(self) -> dict[str, KnobValue]:
         """Every knob of the definition with its value in this run (defaults for the unset)."""

@@ -94,6 +94,7 @@ class Settings(BaseSettings):
         default=30.0, gt=0, description="a worker silent this long fails the run (shorter silences: 'stalled')"
     )
     frontend_dist: Path = Field(default=REPO_ROOT / "frontend" / "dist")
+    workloads_dir: Path = Field(default=REPO_ROOT / "workloads", description="the built-in workload definitions")
 
     default_target_kind: Literal["local", "emulator"] = Field(
         default="local", description="target of runs started through the API without one (docker-compose: emulator)"

@@ -130,6 +130,16 @@ def read_document(text: str, source: str = "definition") -> tuple[Any, Positions
     at: dict[Path, tuple[int, int]] = {}
     try:
         data = _construct(root, (), at, yaml.SafeLoader(""))
+    except yaml.MarkedYAMLError as err:  # a tag the safe loader refuses (!!python/object...)
+        mark = err.problem_mark or err.context_mark
+        problem = DefinitionProblem(
+            message=f"YAML: {err.problem or err}",
+            line=mark.line + 1 if mark else None,
+            column=mark.column + 1 if mark else None,
+        )
+        raise DefinitionInvalid([problem], source) from None
+    except yaml.YAMLError as err:
+        raise DefinitionInvalid([DefinitionProblem(message=f"YAML: {err}")], source) from None
     except _Placed as err:
         raise DefinitionInvalid(
             [DefinitionProblem(message=str(err), line=err.line, column=err.column)], source

@@ -19,12 +19,17 @@ from typing import Any
 from google.api_core import exceptions as gexc
 
 from spanload.model.config import LatencyModel, SchemaKind, Target, TargetKind
+from spanload.model.errors import RunInvalid
 
 logger = logging.getLogger(__name__)
 
 DDL_TIMEOUT_S = 300
 LEADERBOARD_PLAYERS = 1000
-_NAME = re.compile(r"CREATE\s+(?:UNIQUE\s+)?(?:NULL_FILTERED\s+)?(TABLE|INDEX)\s+`?(\w+)`?", re.IGNORECASE)
+_NAME = re.compile(
+    r"CREATE\s+(?:OR\s+REPLACE\s+)?(?:UNIQUE\s+)?(?:NULL_FILTERED\s+)?(TABLE|INDEX|CHANGE\s+STREAM|VIEW|SEQUENCE)"
+    r"\s+(?:IF\s+NOT\s+EXISTS\s+)?`?(\w+)`?",
+    re.IGNORECASE,
+)
 
 
 def _watch_columns(key: str) -> str:
@@ -185,22 +190,72 @@ class SchemaError(RuntimeError):
     """The instance or database cannot be prepared."""
 
 
-def ensure_schema(client: Any, target: Target, kind: SchemaKind) -> None:
+class ConsentRequired(RunInvalid):
+    """The run would create objects in a database that holds other tables, and nobody agreed."""
+
+    def __init__(self, database: str, others: Sequence[str], creating: Sequence[str]) -> None:
+        self.creating = list(creating)
+        super().__init__(
+            f"database {database!r} holds other tables ({', '.join(sorted(others)[:8])}"
+            f"{', ...' if len(others) > 8 else ''}); the run would create {', '.join(self.creating)} in it. "
+            "Pass --create-schema (create_schema: true), or confirm in the UI, to create them",
+            "create_schema",
+        )
+
+
+@dataclass(frozen=True)
+class SchemaPlan:
+    """What running ``ddl`` on a target would do, found without changing anything."""
+
+    database_exists: bool
+    other_tables: tuple[str, ...]  # tables the database holds that ``ddl`` does not create
+    missing: tuple[str, ...]  # statements of ``ddl`` whose object the database lacks
+
+    @property
+    def needs_consent(self) -> bool:
+        return self.database_exists and bool(self.other_tables) and bool(self.missing)
+
+
+def plan_ddl(database: Any, ddl: Sequence[str]) -> SchemaPlan:
+    """What ``ddl`` would create on ``database`` (a client database handle), read-only."""
+    if not database.exists():
+        return SchemaPlan(database_exists=False, other_tables=(), missing=tuple(ddl))
+    database.reload()
+    existing = list(database.ddl_statements)
+    wanted = object_names(ddl)
+    tables = {
+        m.group(2).upper(): m.group(2) for st in existing if (m := _NAME.search(st)) and m.group(1).upper() == "TABLE"
+    }
+    others = tuple(name for upper, name in tables.items() if upper not in wanted)
+    return SchemaPlan(database_exists=True, other_tables=others, missing=tuple(missing_statements(ddl, existing)))
+
+
+def created_objects(statements: Sequence[str]) -> list[str]:
+    """``["TABLE Orders", "INDEX OrdersByDate"]``: what ``statements`` create, for messages."""
+    return [f"{' '.join(m.group(1).upper().split())} {m.group(2)}" for st in statements if (m := _NAME.search(st))]
+
+
+def ensure_schema(client: Any, target: Target, kind: SchemaKind, consent: bool = False) -> None:
     """Create what is missing: instance (local/emulator only), database, tables, indexes, seed rows.
 
     Safe to call on every run start. On a cloud target the instance must already exist: Spanload
     never creates billable instances.
     """
     schema = spec(kind)
-    database = ensure_ddl(client, target, schema.ddl, kind.value)
+    database = ensure_ddl(client, target, schema.ddl, kind.value, consent)
     if schema.seed is not None:
         schema.seed(database)
 
 
-def ensure_ddl(client: Any, target: Target, ddl: Sequence[str], what: str) -> Any:
+def ensure_ddl(client: Any, target: Target, ddl: Sequence[str], what: str, consent: bool = False) -> Any:
     """Create the instance (local/emulator only) and database if missing, then the tables and
     indexes of ``ddl`` that the database lacks (``what`` names the schema in logs). Returns the
-    database."""
+    database.
+
+    No silent DDL on someone's database: on an emulator or cloud target, a database that already
+    holds other tables gets the missing objects only with ``consent``; without it
+    :class:`ConsentRequired` lists what would be created and nothing changes. The local target,
+    and a database this call creates, need none."""
     instance = client.instance(target.instance)
     if not instance.exists():
         if target.kind is TargetKind.CLOUD:
@@ -213,6 +268,10 @@ def ensure_ddl(client: Any, target: Target, ddl: Sequence[str], what: str) -> An
         logger.info("creating instance %s", target.instance)
         _wait(instance.create(), f"create instance {target.instance}")
     database = instance.database(target.database)
+    if target.kind is not TargetKind.LOCAL and not consent:
+        plan = plan_ddl(database, ddl)
+        if plan.needs_consent:
+            raise ConsentRequired(target.database, plan.other_tables, created_objects(plan.missing))
     if not database.exists():
         logger.info("creating database %s with the %s schema", target.database, what)
         try:

@@ -27,6 +27,9 @@ class RunCreate(BaseModel):
 
     preset: Name | None = Field(default=None, description="a preset name from GET /api/presets")
     config: RunConfig | None = Field(default=None, description="a whole run config (instead of a preset)")
+    definition_name: Name | None = Field(
+        default=None, description="run a built-in workload definition (GET /api/workloads) by name"
+    )
     overrides: dict[str, Any] = Field(
         default_factory=dict, description="fields of RunConfig deep-merged onto the preset's (or default) config"
     )

@@ -264,6 +264,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workloads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Workloads
+         * @description The built-in definitions (the files of ``workloads/``).
+         */
+        get: operations["list_workloads_api_workloads_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workloads/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get Workload */
+        get: operations["get_workload_api_workloads__name__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workloads/schema": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Workload Schema
+         * @description The JSON Schema of a definition file, for editors.
+         */
+        get: operations["workload_schema_api_workloads_schema_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workloads/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Validate Workload
+         * @description Check a definition: its model, then its schema and statements on the target (or offline).
+         *     Never changes the target. 422 with ``problems`` when anything is wrong.
+         */
+        post: operations["validate_workload_api_workloads_validate_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -316,6 +394,38 @@ export interface components {
             ms: number;
             part: components["schemas"]["Part"];
             source: components["schemas"]["Source"];
+        };
+        /** Bytes */
+        Bytes: {
+            bytes: components["schemas"]["BytesParams"];
+            /**
+             * Null Fraction
+             * @description share of draws that are NULL
+             * @default 0
+             */
+            null_fraction: number;
+        };
+        /** BytesParams */
+        BytesParams: {
+            /** Length */
+            length: number | string | (number | string)[];
+        };
+        /** Choice */
+        Choice: {
+            choice: components["schemas"]["ChoiceParams"];
+            /**
+             * Null Fraction
+             * @description share of draws that are NULL
+             * @default 0
+             */
+            null_fraction: number;
+        };
+        /** ChoiceParams */
+        ChoiceParams: {
+            /** Values */
+            values: (boolean | number | string)[];
+            /** Weights */
+            weights?: number[] | null;
         };
         /** ClientConfig */
         ClientConfig: {
@@ -408,11 +518,103 @@ export interface components {
             client?: components["schemas"]["ClientPatch"] | null;
             /** Duration S */
             duration_s?: number | null;
+            /** Knobs */
+            knobs?: {
+                [key: string]: boolean | number | string;
+            } | null;
+            /** Operations */
+            operations?: {
+                [key: string]: components["schemas"]["OperationPacing"];
+            } | null;
             reader?: components["schemas"]["ReaderPatch"] | null;
             tpcc?: components["schemas"]["TpccPatch"] | null;
             updater?: components["schemas"]["UpdaterPatch"] | null;
             watcher?: components["schemas"]["WatcherPatch"] | null;
         };
+        /** Const */
+        Const: {
+            /** Const */
+            const: boolean | number | string | null;
+            /**
+             * Null Fraction
+             * @description share of draws that are NULL
+             * @default 0
+             */
+            null_fraction: number;
+        };
+        /** Date */
+        Date: {
+            date: components["schemas"]["DateParams"];
+            /**
+             * Null Fraction
+             * @description share of draws that are NULL
+             * @default 0
+             */
+            null_fraction: number;
+        };
+        /** DateParams */
+        DateParams: {
+            /**
+             * Max
+             * @description YYYY-MM-DD
+             */
+            max: string;
+            /**
+             * Min
+             * @description YYYY-MM-DD
+             */
+            min: string;
+        };
+        /** Decimal */
+        Decimal: {
+            decimal: components["schemas"]["DecimalParams"];
+            /**
+             * Null Fraction
+             * @description share of draws that are NULL
+             * @default 0
+             */
+            null_fraction: number;
+        };
+        /** DecimalParams */
+        DecimalParams: {
+            /** Max */
+            max: number | string;
+            /** Min */
+            min: number | string;
+            /**
+             * Scale
+             * @default 2
+             */
+            scale: number;
+        };
+        /**
+         * DefinitionProblem
+         * @description One thing wrong with a definition, where it is.
+         */
+        DefinitionProblem: {
+            /** Column */
+            column?: number | null;
+            /** Line */
+            line?: number | null;
+            /** Message */
+            message: string;
+            /**
+             * Path
+             * @default
+             */
+            path: string;
+            /** Statement */
+            statement?: string | null;
+        };
+        /** DeleteStep */
+        DeleteStep: {
+            delete: components["schemas"]["KeyParams"];
+        };
+        /**
+         * Dialect
+         * @enum {string}
+         */
+        Dialect: "googlesql" | "postgresql";
         /**
          * DroppedMessage
          * @description Sent to a viewer that fell too far behind, just before the server closes its socket.
@@ -484,6 +686,29 @@ export interface components {
          * @enum {string}
          */
         ExportFormat: "json" | "csv";
+        /** Float */
+        Float: {
+            float: components["schemas"]["FloatParams"];
+            /**
+             * Null Fraction
+             * @description share of draws that are NULL
+             * @default 0
+             */
+            null_fraction: number;
+        };
+        /** FloatParams */
+        FloatParams: {
+            /**
+             * Max
+             * @default 1
+             */
+            max: number | string;
+            /**
+             * Min
+             * @default 0
+             */
+            min: number | string;
+        };
         /**
          * Headline
          * @description The figures the runs table shows.
@@ -505,6 +730,72 @@ export interface components {
             status: string;
             /** Version */
             version: string;
+        };
+        /** InsertOrUpdateStep */
+        InsertOrUpdateStep: {
+            insert_or_update: components["schemas"]["MutationParams"];
+        };
+        /** InsertStep */
+        InsertStep: {
+            insert: components["schemas"]["MutationParams"];
+        };
+        /** KeyParams */
+        KeyParams: {
+            /**
+             * Key
+             * @description key column -> value, in key order
+             */
+            key: {
+                [key: string]: string | (components["schemas"]["Uniform"] | components["schemas"]["Zipf"] | components["schemas"]["Sequence"] | components["schemas"]["Choice"] | components["schemas"]["String"] | components["schemas"]["Bytes"] | components["schemas"]["Decimal"] | components["schemas"]["Float"] | components["schemas"]["Date"] | components["schemas"]["Timestamp"] | "uuid" | components["schemas"]["Const"] | "now" | "commit_timestamp") | (boolean | number | string | null);
+            };
+            /**
+             * Rows
+             * @default 1
+             */
+            rows: number | string | (components["schemas"]["Uniform"] | components["schemas"]["Zipf"] | components["schemas"]["Sequence"] | components["schemas"]["Choice"] | components["schemas"]["String"] | components["schemas"]["Bytes"] | components["schemas"]["Decimal"] | components["schemas"]["Float"] | components["schemas"]["Date"] | components["schemas"]["Timestamp"] | "uuid" | components["schemas"]["Const"] | "now" | "commit_timestamp");
+            /** Table */
+            table: string;
+        };
+        /**
+         * Knob
+         * @description A typed, bounded variable: a control in the UI, ``--set name=value`` on the command line.
+         *     Its type is its default's (bool, int, float or string).
+         */
+        Knob: {
+            /**
+             * Choices
+             * @description the values a string knob may take
+             */
+            choices?: string[] | null;
+            /** Default */
+            default: boolean | number | string;
+            /**
+             * Help
+             * @default
+             */
+            help: string;
+            /**
+             * Live
+             * @description may change while the run goes on
+             * @default true
+             */
+            live: boolean;
+            /**
+             * Max
+             * @description highest value (numbers)
+             */
+            max?: number | null;
+            /**
+             * Min
+             * @description lowest value (numbers)
+             */
+            min?: number | null;
+            /**
+             * Unit
+             * @description shown beside the control, e.g. ms, rows, tx/s
+             * @default
+             */
+            unit: string;
         };
         /**
          * LatencyModel
@@ -559,6 +850,92 @@ export interface components {
             percent_change: (number | null)[];
             /** Values */
             values: (number | null)[];
+        };
+        /** MutationParams */
+        MutationParams: {
+            /** Columns */
+            columns: {
+                [key: string]: string | (components["schemas"]["Uniform"] | components["schemas"]["Zipf"] | components["schemas"]["Sequence"] | components["schemas"]["Choice"] | components["schemas"]["String"] | components["schemas"]["Bytes"] | components["schemas"]["Decimal"] | components["schemas"]["Float"] | components["schemas"]["Date"] | components["schemas"]["Timestamp"] | "uuid" | components["schemas"]["Const"] | "now" | "commit_timestamp") | (boolean | number | string | null);
+            };
+            /**
+             * Rows
+             * @description rows per execution; inline generators draw anew per row
+             * @default 1
+             */
+            rows: number | string | (components["schemas"]["Uniform"] | components["schemas"]["Zipf"] | components["schemas"]["Sequence"] | components["schemas"]["Choice"] | components["schemas"]["String"] | components["schemas"]["Bytes"] | components["schemas"]["Decimal"] | components["schemas"]["Float"] | components["schemas"]["Date"] | components["schemas"]["Timestamp"] | "uuid" | components["schemas"]["Const"] | "now" | "commit_timestamp");
+            /** Table */
+            table: string;
+        };
+        /**
+         * Operation
+         * @description One kind of work: open loop (``rate``, Poisson arrivals, at most ``max_in_flight`` running) or
+         *     closed loop (``concurrency`` executors, each pausing ``think_time`` after an execution).
+         */
+        Operation: {
+            /**
+             * Concurrency
+             * @description closed loop: executors back to back
+             */
+            concurrency?: number | string | null;
+            /**
+             * Enabled
+             * @default true
+             */
+            enabled: boolean;
+            /**
+             * Max In Flight
+             * @description open loop: executions running at most
+             * @default 32
+             */
+            max_in_flight: number | string;
+            /**
+             * Rate
+             * @description executions per second, open loop (Poisson arrivals)
+             */
+            rate?: number | string | null;
+            /** @description read_only / single_use reads: strong when absent */
+            staleness?: components["schemas"]["Staleness"] | null;
+            /** Steps */
+            steps: (components["schemas"]["SqlStep"] | components["schemas"]["InsertStep"] | components["schemas"]["UpdateStep"] | components["schemas"]["InsertOrUpdateStep"] | components["schemas"]["ReplaceStep"] | components["schemas"]["DeleteStep"] | components["schemas"]["ReadStep"])[];
+            /**
+             * Think Time
+             * @description closed loop: pause after each execution
+             * @default 0ms
+             */
+            think_time: string;
+            /** @default read_write */
+            transaction: components["schemas"]["TransactionKind"];
+        };
+        /**
+         * OperationPacing
+         * @description Overrides of one operation's pacing for a run; unset fields keep the definition's.
+         */
+        OperationPacing: {
+            /**
+             * Concurrency
+             * @description closed loop: executors
+             */
+            concurrency?: number | null;
+            /**
+             * Enabled
+             * @description run this operation
+             */
+            enabled?: boolean | null;
+            /**
+             * Max In Flight
+             * @description open loop: executions running at most
+             */
+            max_in_flight?: number | null;
+            /**
+             * Rate
+             * @description open loop: executions per second
+             */
+            rate?: number | null;
+            /**
+             * Think Time Ms
+             * @description closed loop: pause after each execution, ms
+             */
+            think_time_ms?: number | null;
         };
         /**
          * Part
@@ -742,6 +1119,32 @@ export interface components {
          * @enum {string}
          */
         ReaderQuery: "point" | "recent_changes" | "leaderboard";
+        /** ReadParams */
+        ReadParams: {
+            /** Columns */
+            columns: string[];
+            /** Index */
+            index?: string | null;
+            /**
+             * Key
+             * @description key (or index key) column -> value, in key order
+             */
+            key: {
+                [key: string]: string | (components["schemas"]["Uniform"] | components["schemas"]["Zipf"] | components["schemas"]["Sequence"] | components["schemas"]["Choice"] | components["schemas"]["String"] | components["schemas"]["Bytes"] | components["schemas"]["Decimal"] | components["schemas"]["Float"] | components["schemas"]["Date"] | components["schemas"]["Timestamp"] | "uuid" | components["schemas"]["Const"] | "now" | "commit_timestamp") | (boolean | number | string | null);
+            };
+            /** Limit */
+            limit?: number | null;
+            /** Table */
+            table: string;
+        };
+        /** ReadStep */
+        ReadStep: {
+            /** Bind */
+            bind?: {
+                [key: string]: string;
+            };
+            read: components["schemas"]["ReadParams"];
+        };
         /**
          * Reconciliation
          * @description End-of-run proof that the watchers missed and doubled nothing.
@@ -814,6 +1217,10 @@ export interface components {
              */
             versions_written: number;
         };
+        /** ReplaceStep */
+        ReplaceStep: {
+            replace: components["schemas"]["MutationParams"];
+        };
         /**
          * RunConfig
          * @description Everything that defines a run. ``target``, ``workload``, ``processes``, ``runtime``,
@@ -823,15 +1230,37 @@ export interface components {
         RunConfig: {
             client?: components["schemas"]["ClientConfig"];
             /**
+             * Create Schema
+             * @description consent to run the definition's DDL on a database that holds other tables
+             * @default false
+             */
+            create_schema: boolean;
+            /** @description workload 'definition': the workload definition the workers interpret */
+            definition?: components["schemas"]["WorkloadDefinition"] | null;
+            /**
              * Duration S
              * @description how long to run, e.g. 60s, 2m, 1h (default: until stopped)
              */
             duration_s?: number | null;
             /**
+             * Knobs
+             * @description the definition's knob values (unset knobs keep their defaults)
+             */
+            knobs?: {
+                [key: string]: boolean | number | string;
+            };
+            /**
              * Name
              * @description a name for the run
              */
             name?: string | null;
+            /**
+             * Operations
+             * @description per-operation pacing overrides of the definition's
+             */
+            operations?: {
+                [key: string]: components["schemas"]["OperationPacing"];
+            };
             /** @description where the workers run; default: local, or Ray when the server has SPANLOAD_RAY_ADDRESS */
             placement?: components["schemas"]["Placement"] | null;
             /** @description the load phase before the measured one */
@@ -856,6 +1285,11 @@ export interface components {
              * @default python
              */
             runtime: components["schemas"]["WorkerRuntime"];
+            /**
+             * Seed
+             * @description the generators' seed: the same seed draws the same values in every runtime
+             */
+            seed?: number | null;
             target?: components["schemas"]["Target"];
             tpcc?: components["schemas"]["TpccConfig"];
             updater?: components["schemas"]["UpdaterConfig"];
@@ -873,6 +1307,11 @@ export interface components {
         RunCreate: {
             /** @description a whole run config (instead of a preset) */
             config?: components["schemas"]["RunConfig"] | null;
+            /**
+             * Definition Name
+             * @description run a built-in workload definition (GET /api/workloads) by name
+             */
+            definition_name?: string | null;
             /** Name */
             name?: string | null;
             /** Notes */
@@ -1070,6 +1509,29 @@ export interface components {
              */
             total: number;
         };
+        /** Sequence */
+        Sequence: {
+            /**
+             * Null Fraction
+             * @description share of draws that are NULL
+             * @default 0
+             */
+            null_fraction: number;
+            sequence: components["schemas"]["SequenceParams"];
+        };
+        /** SequenceParams */
+        SequenceParams: {
+            /**
+             * Start
+             * @default 1
+             */
+            start: number | string;
+            /**
+             * Step
+             * @default 1
+             */
+            step: number | string;
+        };
         /**
          * ServerState
          * @enum {string}
@@ -1112,6 +1574,36 @@ export interface components {
          * @enum {string}
          */
         Source: "measured" | "derived" | "spanner_sys" | "not_applicable" | "not_measured";
+        /**
+         * SqlStep
+         * @description A query or DML statement. Its ``@name`` parameters (``$1``.. on PostgreSQL, named in
+         *     ``params``) take the value of that name unless ``params`` says otherwise.
+         */
+        SqlStep: {
+            /**
+             * Bind
+             * @description name -> column of the first row, a value for later steps
+             */
+            bind?: {
+                [key: string]: string;
+            };
+            /**
+             * Params
+             * @description parameter -> value, beside the @names
+             */
+            params?: {
+                [key: string]: string | (components["schemas"]["Uniform"] | components["schemas"]["Zipf"] | components["schemas"]["Sequence"] | components["schemas"]["Choice"] | components["schemas"]["String"] | components["schemas"]["Bytes"] | components["schemas"]["Decimal"] | components["schemas"]["Float"] | components["schemas"]["Date"] | components["schemas"]["Timestamp"] | "uuid" | components["schemas"]["Const"] | "now" | "commit_timestamp") | (boolean | number | string | null);
+            };
+            /** Sql */
+            sql: string;
+        };
+        /** Staleness */
+        Staleness: {
+            /** Exact */
+            exact?: (string) | null;
+            /** Max */
+            max?: (string) | null;
+        };
         /** StatusMessage */
         StatusMessage: {
             event: components["schemas"]["EventPublic"];
@@ -1152,6 +1644,29 @@ export interface components {
              * @description indexes of workers killed at the grace
              */
             killed_workers?: number[];
+        };
+        /** String */
+        String: {
+            /**
+             * Null Fraction
+             * @description share of draws that are NULL
+             * @default 0
+             */
+            null_fraction: number;
+            string: components["schemas"]["StringParams"];
+        };
+        /** StringParams */
+        StringParams: {
+            /**
+             * Alphabet
+             * @default abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789
+             */
+            alphabet: string;
+            /**
+             * Length
+             * @description a length, or [min, max]
+             */
+            length: number | string | (number | string)[];
         };
         /**
          * Summary
@@ -1206,6 +1721,20 @@ export interface components {
              */
             type: "summary";
         };
+        /**
+         * TableLoad
+         * @description The preload phase fills ``table`` with ``rows`` rows; row i draws its columns from generators
+         *     seeded by (run seed, table, i), so a load is the same whichever worker writes which rows, and a
+         *     ``sequence`` column takes ``start + i * step``.
+         */
+        TableLoad: {
+            /** Columns */
+            columns: {
+                [key: string]: string | (components["schemas"]["Uniform"] | components["schemas"]["Zipf"] | components["schemas"]["Sequence"] | components["schemas"]["Choice"] | components["schemas"]["String"] | components["schemas"]["Bytes"] | components["schemas"]["Decimal"] | components["schemas"]["Float"] | components["schemas"]["Date"] | components["schemas"]["Timestamp"] | "uuid" | components["schemas"]["Const"] | "now" | "commit_timestamp") | (boolean | number | string | null);
+            };
+            /** Rows */
+            rows: number | string;
+        };
         /** Target */
         Target: {
             /**
@@ -1244,6 +1773,29 @@ export interface components {
          * @enum {string}
          */
         TargetKind: "local" | "emulator" | "cloud";
+        /** Timestamp */
+        Timestamp: {
+            /**
+             * Null Fraction
+             * @description share of draws that are NULL
+             * @default 0
+             */
+            null_fraction: number;
+            timestamp: components["schemas"]["TimestampParams"];
+        };
+        /** TimestampParams */
+        TimestampParams: {
+            /**
+             * Max
+             * @description RFC 3339
+             */
+            max: string;
+            /**
+             * Min
+             * @description RFC 3339, e.g. 2020-01-01T00:00:00Z
+             */
+            min: string;
+        };
         /**
          * Totals
          * @description Running totals since the start of the run.
@@ -1433,6 +1985,31 @@ export interface components {
              */
             standard_pct: number;
         };
+        /**
+         * TransactionKind
+         * @enum {string}
+         */
+        TransactionKind: "single_use" | "read_only" | "read_write" | "batch_write" | "partitioned_dml";
+        /** Uniform */
+        Uniform: {
+            /**
+             * Null Fraction
+             * @description share of draws that are NULL
+             * @default 0
+             */
+            null_fraction: number;
+            uniform: components["schemas"]["UniformParams"];
+        };
+        /** UniformParams */
+        UniformParams: {
+            /** Max */
+            max: number | string;
+            /**
+             * Min
+             * @default 1
+             */
+            min: number | string;
+        };
         /** UpdaterConfig */
         UpdaterConfig: {
             /**
@@ -1494,6 +2071,77 @@ export interface components {
             parallelism?: number | null;
             /** Transactions Per Second */
             transactions_per_second?: number | null;
+        };
+        /** UpdateStep */
+        UpdateStep: {
+            update: components["schemas"]["MutationParams"];
+        };
+        /** Uuid */
+        Uuid: {
+            /**
+             * Null Fraction
+             * @description share of draws that are NULL
+             * @default 0
+             */
+            null_fraction: number;
+            /** Uuid */
+            uuid?: {
+                [key: string]: unknown;
+            };
+        };
+        /** ValidationPublic */
+        ValidationPublic: {
+            /**
+             * Creates
+             * @description objects the definition's DDL would create on the target
+             */
+            creates: string[];
+            /** Name */
+            name: string;
+            /** Problems */
+            problems?: components["schemas"]["DefinitionProblem"][];
+            /**
+             * Scratch
+             * @description statements were analysed on a scratch database
+             */
+            scratch: boolean;
+            /** Valid */
+            valid: boolean;
+        };
+        /**
+         * Watch
+         * @description The change watcher: polls ``table`` for rows whose ``timestamp`` column (a commit timestamp)
+         *     is past the last one seen, at most ``limit`` rows a poll.
+         */
+        Watch: {
+            /**
+             * Key
+             * @description the table's key columns (default: from the schema)
+             */
+            key?: string[];
+            /**
+             * Limit
+             * @default 10000
+             */
+            limit: number | string;
+            /**
+             * Poll Interval
+             * @description a duration with its unit (250ms, 10s, 1m), or $knob: a knob used as a duration is in ms
+             * @default 1s
+             */
+            poll_interval: string;
+            /** Table */
+            table: string;
+            /**
+             * Timestamp
+             * @description a TIMESTAMP column with allow_commit_timestamp = true
+             */
+            timestamp: string;
+            /**
+             * Watchers
+             * @default 1
+             */
+            watchers: number | string;
         };
         /** WatcherConfig */
         WatcherConfig: {
@@ -1599,7 +2247,120 @@ export interface components {
          * @description What a run does: one of the field reports' workloads (each with its schema), or TPC-C.
          * @enum {string}
          */
-        Workload: "change_watcher" | "write_benchmark" | "session_pool" | "tpcc" | "participants";
+        Workload: "change_watcher" | "write_benchmark" | "session_pool" | "tpcc" | "participants" | "definition";
+        /**
+         * WorkloadDefinition
+         * @description A workload as data. See ``workloads/README.md`` for what each part does.
+         */
+        WorkloadDefinition: {
+            /**
+             * Ddl
+             * @description created when missing; never dropped
+             */
+            ddl?: string[];
+            /**
+             * Description
+             * @default
+             */
+            description: string;
+            /** @default googlesql */
+            dialect: components["schemas"]["Dialect"];
+            /** Knobs */
+            knobs?: {
+                [key: string]: components["schemas"]["Knob"];
+            };
+            /**
+             * Load
+             * @description table -> its preload, in this order
+             */
+            load?: {
+                [key: string]: components["schemas"]["TableLoad"];
+            };
+            /** Name */
+            name: string;
+            /** Operations */
+            operations: {
+                [key: string]: components["schemas"]["Operation"];
+            };
+            /**
+             * Values
+             * @description drawn once per execution of an operation, shared by its steps
+             */
+            values?: {
+                [key: string]: components["schemas"]["Uniform"] | components["schemas"]["Zipf"] | components["schemas"]["Sequence"] | components["schemas"]["Choice"] | components["schemas"]["String"] | components["schemas"]["Bytes"] | components["schemas"]["Decimal"] | components["schemas"]["Float"] | components["schemas"]["Date"] | components["schemas"]["Timestamp"] | "uuid" | components["schemas"]["Const"] | "now" | "commit_timestamp";
+            };
+            watch?: components["schemas"]["Watch"] | null;
+        };
+        /** WorkloadPublic */
+        WorkloadPublic: {
+            definition: components["schemas"]["WorkloadDefinition"];
+            /** Name */
+            name: string;
+            /**
+             * Source
+             * @description the definition file as written (YAML)
+             */
+            source: string;
+        };
+        /** WorkloadsPublic */
+        WorkloadsPublic: {
+            /** Count */
+            count: number;
+            /** Data */
+            data: components["schemas"]["WorkloadSummary"][];
+        };
+        /** WorkloadSummary */
+        WorkloadSummary: {
+            /** Description */
+            description: string;
+            dialect: components["schemas"]["Dialect"];
+            /** Knobs */
+            knobs: {
+                [key: string]: components["schemas"]["Knob"];
+            };
+            /** Name */
+            name: string;
+            /** Operations */
+            operations: string[];
+        };
+        /**
+         * WorkloadValidate
+         * @description A definition to check: its text (``source``, YAML or JSON: problems get lines and columns) or
+         *     its parsed form (``definition``), against ``target`` (none: offline, on a scratch database).
+         */
+        WorkloadValidate: {
+            /** Definition */
+            definition?: {
+                [key: string]: unknown;
+            } | null;
+            /** Source */
+            source?: string | null;
+            target?: components["schemas"]["Target"] | null;
+        };
+        /** Zipf */
+        Zipf: {
+            /**
+             * Null Fraction
+             * @description share of draws that are NULL
+             * @default 0
+             */
+            null_fraction: number;
+            zipf: components["schemas"]["ZipfParams"];
+        };
+        /** ZipfParams */
+        ZipfParams: {
+            /**
+             * N
+             * @description draws 1..n, 1 the most frequent
+             */
+            n: number | string;
+            /**
+             * S
+             * @description the exponent (> 0); YCSB's zipfian uses 0.99
+             * @default 1
+             */
+            s: number | string;
+        };
     };
     responses: never;
     parameters: never;
@@ -2200,6 +2961,122 @@ export interface operations {
                 content?: never;
             };
             /** @description invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    list_workloads_api_workloads_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkloadsPublic"];
+                };
+            };
+        };
+    };
+    get_workload_api_workloads__name__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkloadPublic"];
+                };
+            };
+            /** @description no built-in definition by that name */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the definition has problems: `problems` places each on its line and column */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    workload_schema_api_workloads_schema_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    validate_workload_api_workloads_validate_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkloadValidate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationPublic"];
+                };
+            };
+            /** @description no built-in definition by that name */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the definition has problems: `problems` places each on its line and column */
             422: {
                 headers: {
                     [name: string]: unknown;

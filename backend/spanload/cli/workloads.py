@@ -1,0 +1,118 @@
+"""`spanload validate FILE` and `spanload workloads list|show|schema`, and the `--workload-file` /
+`--set` flags of `spanload run`.
+
+Exit codes: 0 valid, 2 a definition with problems (each printed on its own line with the file's
+line and column) or bad flags, 1 a target that could not be reached.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from spanload.model.config import Target, TargetKind
+from spanload.model.errors import EXIT_OK, RunInvalid
+from spanload.model.settings import get_settings
+from spanload.model.workload import KnobValue, WorkloadDefinition
+from spanload.model.workload_file import DefinitionInvalid, Positions, read_document, validate_data
+from spanload.model.workload_library import builtin_workload, builtin_workloads
+
+
+def add_validate_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", type=Path, help="the definition (YAML or JSON)")
+    parser.add_argument(
+        "--target", choices=[k.value for k in TargetKind], help="validate against a target (default: offline)"
+    )
+    parser.add_argument("--emulator-host", metavar="HOST:PORT", help="the local Spanner or emulator to validate on")
+    parser.add_argument("--project", default="spanload")
+    parser.add_argument("--instance", default="spanload")
+    parser.add_argument("--database", default="spanload")
+
+
+def add_workloads_arguments(parser: argparse.ArgumentParser) -> None:
+    verbs = parser.add_subparsers(dest="verb", metavar="VERB")
+    verbs.required = True
+    verbs.add_parser("list", help="the built-in definitions")
+    show = verbs.add_parser("show", help="print one built-in definition")
+    show.add_argument("name")
+    verbs.add_parser("schema", help="print the definition format's JSON Schema")
+
+
+def read_definition_file(path: Path) -> tuple[WorkloadDefinition, Any, Positions]:
+    """A definition file, parsed and placed. Raises :class:`RunInvalid` for an unreadable file and
+    :class:`DefinitionInvalid` for a broken one."""
+    try:
+        text = path.read_text()
+    except OSError as err:
+        raise RunInvalid(f"cannot read {path}: {err.strerror}", "workload_file") from None
+    data, positions = read_document(text, str(path))
+    return validate_data(data, positions, str(path)), data, positions
+
+
+def parse_sets(items: list[str]) -> dict[str, KnobValue]:
+    """``["customers=500", "hot=true"]`` -> ``{"customers": 500, "hot": True}`` (values read as YAML
+    scalars). Raises :class:`RunInvalid` naming the bad item."""
+    out: dict[str, KnobValue] = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        if not sep or not name.strip():
+            raise RunInvalid(f"--set {item!r}: write it as NAME=VALUE, e.g. --set order_rate=80", "knobs")
+        value = yaml.safe_load(text) if text.strip() else ""
+        if not isinstance(value, bool | int | float | str):
+            raise RunInvalid(f"--set {item!r}: {text!r} is not a number, true/false or a string", f"knobs.{name}")
+        out[name.strip()] = value
+    return out
+
+
+def validate_main(args: argparse.Namespace) -> int:
+    from spanload.engine.workload_check import check
+    from spanload.spanner.local_server import start_local_spanner
+
+    definition, data, positions = read_definition_file(args.file)
+    target = None
+    if args.target is not None or args.emulator_host is not None:
+        kind = TargetKind(args.target or "emulator")
+        target = Target(
+            kind=kind,
+            emulator_host=args.emulator_host,
+            project=args.project,
+            instance=args.instance,
+            database=args.database,
+        )
+    settings = get_settings()
+    scratch = start_local_spanner(binary=settings.local_spanner_binary)
+    try:
+        result = check(definition, scratch.address, target, args.emulator_host, data, positions)
+    finally:
+        scratch.stop()
+    if result.problems:
+        raise DefinitionInvalid(result.problems, str(args.file))
+    out = sys.stdout
+    where = "offline (a scratch local Spanner)" if target is None else f"against {target.database}"
+    out.write(
+        f"{args.file}: valid {where}: {len(definition.operations)} operations "
+        f"({', '.join(definition.operations)})"
+        + (f"; would create {', '.join(result.creates)}" if result.creates and target is not None else "")
+        + "\n"
+    )
+    return EXIT_OK
+
+
+def workloads_main(args: argparse.Namespace) -> int:
+    directory = get_settings().workloads_dir
+    out = sys.stdout
+    match args.verb:
+        case "list":
+            for name, builtin in builtin_workloads(directory).items():
+                ops = ", ".join(builtin.definition.operations)
+                out.write(f"{name:<24}{builtin.definition.description or ops}\n")
+        case "show":
+            out.write(builtin_workload(directory, args.name).source)
+        case "schema":
+            out.write(json.dumps(WorkloadDefinition.model_json_schema(), indent=2) + "\n")
+    return EXIT_OK

@@ -1,0 +1,72 @@
+"""The schema step the control plane takes before any worker starts.
+
+A workload definition's DDL runs here, not in a worker, so no runtime (Python or Go) holds schema
+policy of its own. For every workload, on an emulator or cloud target, the consent rule of
+:func:`spanload.spanner.schemas.ensure_ddl` is checked here first: a run that would add tables to a
+database holding other tables stops with :class:`ConsentRequired` before a worker is spawned.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from spanload.model.config import RunConfig, TargetKind, Workload
+from spanload.spanner import client as spanner_client
+from spanload.spanner import schemas
+from spanload.spanner.tpcc_schema import DDL as TPCC_DDL
+
+logger = logging.getLogger(__name__)
+
+
+def workload_ddl(config: RunConfig) -> Sequence[str]:
+    """The DDL a run's workload needs."""
+    if config.workload is Workload.DEFINITION:
+        assert config.definition is not None
+        return config.definition.ddl
+    if config.workload is Workload.TPCC:
+        return TPCC_DDL
+    return schemas.spec(config.schema_).ddl
+
+
+def check_consent(config: RunConfig, emulator_host: str | None) -> None:
+    """Read-only, before the run's workers are spawned: on an emulator or cloud target without
+    ``create_schema``, refuse a run whose DDL would add objects to a database holding other tables.
+    Raises :class:`~spanload.spanner.schemas.ConsentRequired` (422) or ``TargetUnreachableError``."""
+    if config.target.kind is TargetKind.LOCAL or config.create_schema:
+        return
+    try:
+        _refuse_without_consent(config, emulator_host)
+    except spanner_client.TargetUnreachableError as err:  # worker 0 meets it too and fails the run with it
+        logger.info("no consent check: %s", err)
+
+
+def _refuse_without_consent(config: RunConfig, emulator_host: str | None) -> None:
+    with _client(config, emulator_host) as client:
+        database = client.instance(config.target.instance).database(config.target.database)
+        plan = schemas.plan_ddl(database, workload_ddl(config))
+    if plan.needs_consent:
+        raise schemas.ConsentRequired(config.target.database, plan.other_tables, schemas.created_objects(plan.missing))
+
+
+def create_definition_schema(config: RunConfig, emulator_host: str | None) -> None:
+    """A definition's DDL: the instance (local and emulator), database and missing objects, created
+    before worker 0 starts. Raises ``TargetUnreachableError``, ``SchemaError`` or ``ConsentRequired``."""
+    definition = config.definition
+    assert definition is not None
+    with _client(config, emulator_host) as client:
+        schemas.ensure_ddl(client, config.target, definition.ddl, definition.name, config.create_schema)
+        schemas.apply_database_options(client, config.target)
+
+
+@contextlib.contextmanager
+def _client(config: RunConfig, emulator_host: str | None) -> Iterator[Any]:
+    """An admin client that answered a first RPC (fails fast naming the address), closed after."""
+    client = spanner_client.make_client(config.target, emulator_host)
+    try:
+        spanner_client.probe(client, config.target, emulator_host, config.client.timeout_ms / 1000)
+        yield client
+    finally:
+        client.close()

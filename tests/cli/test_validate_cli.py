@@ -1,0 +1,85 @@
+"""`spanload validate FILE`, `spanload workloads`, and `spanload run --workload-file` with a broken
+definition: exit 0 or 2, one placed line per problem, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from tests.helpers import VENV_BIN
+
+SHOP_PATH = Path(__file__).parents[2] / "workloads" / "shop.yaml"
+SHOP = SHOP_PATH.read_text()
+
+
+def _spanload(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(VENV_BIN / "spanload"), *args], capture_output=True, text=True, timeout=120, check=False, env=os.environ
+    )
+
+
+def _line_of(text: str, needle: str) -> int:
+    return text[: text.index(needle)].count("\n") + 1
+
+
+def _at(text: str, needle: str) -> str:
+    """``line L, column C`` (1-based) of where ``needle`` starts in ``text``."""
+    before = text[: text.index(needle)]
+    return f"line {before.count(chr(10)) + 1}, column {len(before) - before.rfind(chr(10))}"
+
+
+def test_a_valid_definition_exits_0_offline() -> None:
+    result = _spanload("validate", str(SHOP_PATH))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (
+        f"{SHOP_PATH}: valid offline (a scratch local Spanner): 2 operations (place_order, recent_orders)\n"
+    )
+
+
+def test_problems_exit_2_each_on_its_line(tmp_path: Path) -> None:
+    broken = SHOP.replace("ORDER BY Created DESC", "ORDER BY Createdd DESC").replace(
+        "insert: {table: Orders", "insert: {table: Orderz"
+    )
+    path = tmp_path / "broken.yaml"
+    path.write_text(broken)
+    result = _spanload("validate", str(path))
+    assert result.returncode == 2
+    lines = result.stderr.splitlines()
+    assert lines[0] == f"spanload validate: {path}: 2 problems"
+    assert lines[1].startswith(
+        f"  {_at(broken, 'Orderz')}: operations.place_order.steps.1.insert.table: table Orderz does not exist"
+    )
+    assert lines[2].startswith(
+        f"  {_at(broken, 'Createdd')}: operations.recent_orders.steps.0.sql: "
+        "INVALID_ARGUMENT: Unrecognized name: Createdd"
+    )
+    assert "Traceback" not in result.stderr
+
+
+def test_run_with_a_broken_definition_exits_2_before_anything_starts(tmp_path: Path) -> None:
+    path = tmp_path / "broken.yaml"
+    path.write_text(SHOP.replace("max: $max_items", "max: $max_itemz"))
+    result = _spanload("run", "--workload-file", str(path), "--duration", "1s")
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        f"spanload run: {path}: 1 problem",
+        f"  {_at(SHOP, '$max_items')}: values.items.uniform.max: $max_itemz names no knob",
+    ]
+    bad_knob = _spanload("run", "--workload-file", str(SHOP_PATH), "--set", "order_rate=fast")
+    assert (bad_knob.returncode, bad_knob.stderr) == (
+        2,
+        "spanload run: invalid run configuration: knobs.order_rate: 'fast' is not a number\n",
+    )
+
+
+def test_workloads_list_show_and_schema() -> None:
+    listed = _spanload("workloads", "list")
+    assert listed.returncode == 0 and "shop" in listed.stdout.split()
+    shown = _spanload("workloads", "show", "shop")
+    assert shown.stdout == SHOP
+    missing = _spanload("workloads", "show", "nope")
+    assert missing.returncode == 1 and missing.stderr.startswith("spanload workloads: no workload definition named")
+    schema = json.loads(_spanload("workloads", "schema").stdout)
+    assert schema["title"] == "WorkloadDefinition"
