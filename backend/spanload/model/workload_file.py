@@ -109,37 +109,31 @@ class _Placed(Exception):
         self.column = node.start_mark.column + 1
 
 
+def _yaml_problem(err: yaml.YAMLError, what: str) -> DefinitionProblem:
+    """A YAML error as a problem, placed where the parser or constructor stopped."""
+    if not isinstance(err, yaml.MarkedYAMLError):
+        return DefinitionProblem(message=f"YAML: {err}")
+    mark = err.problem_mark or err.context_mark
+    message = " ".join(str(p) for p in (err.context, err.problem) if p) or str(err)
+    return DefinitionProblem(
+        message=f"{what}: {message}", line=mark.line + 1 if mark else None, column=mark.column + 1 if mark else None
+    )
+
+
 def read_document(text: str, source: str = "definition") -> tuple[Any, Positions]:
     """The file's data and the position of each node. Raises :class:`DefinitionInvalid` for a YAML
     syntax error, placed where the parser stopped."""
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        message = " ".join(str(p) for p in (err.context, err.problem) if p) or "not YAML"
-        problem = DefinitionProblem(
-            message=f"YAML syntax: {message}",
-            line=mark.line + 1 if mark else None,
-            column=mark.column + 1 if mark else None,
-        )
-        raise DefinitionInvalid([problem], source) from None
     except yaml.YAMLError as err:
-        raise DefinitionInvalid([DefinitionProblem(message=f"YAML: {err}")], source) from None
+        raise DefinitionInvalid([_yaml_problem(err, "YAML syntax")], source) from None
     if root is None:
         raise DefinitionInvalid([DefinitionProblem(message="the file is empty")], source)
     at: dict[Path, tuple[int, int]] = {}
     try:
         data = _construct(root, (), at, yaml.SafeLoader(""))
-    except yaml.MarkedYAMLError as err:  # a tag the safe loader refuses (!!python/object...)
-        mark = err.problem_mark or err.context_mark
-        problem = DefinitionProblem(
-            message=f"YAML: {err.problem or err}",
-            line=mark.line + 1 if mark else None,
-            column=mark.column + 1 if mark else None,
-        )
-        raise DefinitionInvalid([problem], source) from None
-    except yaml.YAMLError as err:
-        raise DefinitionInvalid([DefinitionProblem(message=f"YAML: {err}")], source) from None
+    except yaml.YAMLError as err:  # a tag the safe loader refuses (!!python/object...)
+        raise DefinitionInvalid([_yaml_problem(err, "YAML")], source) from None
     except _Placed as err:
         raise DefinitionInvalid(
             [DefinitionProblem(message=str(err), line=err.line, column=err.column)], source
