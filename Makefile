@@ -15,7 +15,7 @@ GO_WORKER_SOURCES := $(shell find goworker -name '*.go' -o -name 'go.mod' -o -na
 export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 export SPANNER_DISABLE_BUILTIN_METRICS := true
 
-.PHONY: run test install system-deps lint typecheck gotest pytest frontend frontend-test types types-check compose-check clean
+.PHONY: run test install system-deps lint typecheck gotest pytest frontend frontend-test types types-check names-go compose-check clean
 
 run: install
 	$(BIN)/spanload serve
@@ -108,6 +108,10 @@ types-check: $(VENV)/.synced frontend/node_modules/.installed
 		echo "types-check: the UI's generated API types match the backend's OpenAPI schema"; \
 	else diff -u $(API_TYPES)/schema.gen.ts $$tmp/schema.gen.ts | head -40; \
 		echo "types-check: the committed $(API_TYPES)/openapi.json or schema.gen.ts differ from the backend's OpenAPI schema; run 'make types' and commit the result."; exit 1; fi
+
+# The Go worker's metric and error names, generated from backend/spanload/model (test_names_go.py checks it).
+names-go: $(VENV)/.synced
+	$(BIN)/python -m spanload.model.names_go > goworker/internal/protocol/names_gen.go
 
 pytest: install
 	$(BIN)/pytest

@@ -14,7 +14,7 @@ import (
 )
 
 // SessionPoolTimeout is the error code of an operation that got no pooled session in time.
-const SessionPoolTimeout = "SESSION_POOL_TIMEOUT"
+const SessionPoolTimeout = protocol.ErrorCodeSessionPoolTimeout
 
 // ErrSessionPoolTimeout is returned by the emulated session pool when no session freed in time.
 var ErrSessionPoolTimeout = errors.New("no pooled session within the pool's timeout")
@@ -22,22 +22,22 @@ var ErrSessionPoolTimeout = errors.New("no pooled session within the pool's time
 // codeNames are the gRPC status code names as Python's grpc.StatusCode spells them.
 var codeNames = map[codes.Code]string{
 	codes.OK:                 "OK",
-	codes.Canceled:           "CANCELLED",
-	codes.Unknown:            "UNKNOWN",
-	codes.InvalidArgument:    "INVALID_ARGUMENT",
-	codes.DeadlineExceeded:   "DEADLINE_EXCEEDED",
-	codes.NotFound:           "NOT_FOUND",
-	codes.AlreadyExists:      "ALREADY_EXISTS",
-	codes.PermissionDenied:   "PERMISSION_DENIED",
-	codes.ResourceExhausted:  "RESOURCE_EXHAUSTED",
-	codes.FailedPrecondition: "FAILED_PRECONDITION",
-	codes.Aborted:            "ABORTED",
-	codes.OutOfRange:         "OUT_OF_RANGE",
-	codes.Unimplemented:      "UNIMPLEMENTED",
-	codes.Internal:           "INTERNAL",
-	codes.Unavailable:        "UNAVAILABLE",
-	codes.DataLoss:           "DATA_LOSS",
-	codes.Unauthenticated:    "UNAUTHENTICATED",
+	codes.Canceled:           protocol.ErrorCodeCancelled,
+	codes.Unknown:            protocol.ErrorCodeUnknown,
+	codes.InvalidArgument:    protocol.ErrorCodeInvalidArgument,
+	codes.DeadlineExceeded:   protocol.ErrorCodeDeadlineExceeded,
+	codes.NotFound:           protocol.ErrorCodeNotFound,
+	codes.AlreadyExists:      protocol.ErrorCodeAlreadyExists,
+	codes.PermissionDenied:   protocol.ErrorCodePermissionDenied,
+	codes.ResourceExhausted:  protocol.ErrorCodeResourceExhausted,
+	codes.FailedPrecondition: protocol.ErrorCodeFailedPrecondition,
+	codes.Aborted:            protocol.ErrorCodeAborted,
+	codes.OutOfRange:         protocol.ErrorCodeOutOfRange,
+	codes.Unimplemented:      protocol.ErrorCodeUnimplemented,
+	codes.Internal:           protocol.ErrorCodeInternal,
+	codes.Unavailable:        protocol.ErrorCodeUnavailable,
+	codes.DataLoss:           protocol.ErrorCodeDataLoss,
+	codes.Unauthenticated:    protocol.ErrorCodeUnauthenticated,
 }
 
 // Code is the gRPC code of a client error, or a name for what is not a gRPC error.
@@ -211,7 +211,7 @@ func (s *Stats) countError(code string) {
 	s.mu.Lock()
 	s.errors[code]++
 	s.counters[protocol.CounterErrors]++
-	if code == "ABORTED" {
+	if code == protocol.ErrorCodeAborted {
 		s.counters[protocol.CounterAborts]++
 	}
 	s.mu.Unlock()
