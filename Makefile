@@ -96,18 +96,22 @@ frontend-test:
 API_TYPES := frontend/src/lib/api
 OPENAPI_SCHEMA_CMD ?= $(BIN)/spanload openapi
 OPENAPI_TS := frontend/node_modules/.bin/openapi-typescript --alphabetize
+NAMES_TS_CMD ?= $(BIN)/python -m spanload.model.names_ts
 types: $(VENV)/.synced frontend/node_modules/.installed
 	$(OPENAPI_SCHEMA_CMD) > $(API_TYPES)/openapi.json
 	$(OPENAPI_TS) $(API_TYPES)/openapi.json -o $(API_TYPES)/schema.gen.ts
+	$(NAMES_TS_CMD) > $(API_TYPES)/names.gen.ts
 
 types-check: $(VENV)/.synced frontend/node_modules/.installed
 	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	$(OPENAPI_SCHEMA_CMD) > $$tmp/openapi.json && $(OPENAPI_TS) $$tmp/openapi.json -o $$tmp/schema.gen.ts >/dev/null 2>&1 \
 		|| { echo "types-check: could not generate the types from the backend's OpenAPI schema (see 'make types')."; exit 1; }; \
-	if cmp -s $$tmp/openapi.json $(API_TYPES)/openapi.json && cmp -s $$tmp/schema.gen.ts $(API_TYPES)/schema.gen.ts; then \
-		echo "types-check: the UI's generated API types match the backend's OpenAPI schema"; \
-	else diff -u $(API_TYPES)/schema.gen.ts $$tmp/schema.gen.ts | head -40; \
-		echo "types-check: the committed $(API_TYPES)/openapi.json or schema.gen.ts differ from the backend's OpenAPI schema; run 'make types' and commit the result."; exit 1; fi
+	$(NAMES_TS_CMD) > $$tmp/names.gen.ts || { echo "types-check: could not generate the UI's metric names (see 'make types')."; exit 1; }; \
+	if cmp -s $$tmp/openapi.json $(API_TYPES)/openapi.json && cmp -s $$tmp/schema.gen.ts $(API_TYPES)/schema.gen.ts \
+		&& cmp -s $$tmp/names.gen.ts $(API_TYPES)/names.gen.ts; then \
+		echo "types-check: the UI's generated API types and metric names match the backend's"; \
+	else diff -u $(API_TYPES)/schema.gen.ts $$tmp/schema.gen.ts | head -40; diff -u $(API_TYPES)/names.gen.ts $$tmp/names.gen.ts | head -20; \
+		echo "types-check: the committed $(API_TYPES)/openapi.json, schema.gen.ts or names.gen.ts differ from the backend's; run 'make types' and commit the result."; exit 1; fi
 
 # The Go worker's metric and error names, generated from backend/spanload/model (test_names_go.py checks it).
 names-go: $(VENV)/.synced

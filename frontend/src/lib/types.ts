@@ -32,52 +32,9 @@ export type RunConfig = Served<Schemas["RunConfig"]>;
 /** A live change: only the fields that are set change; target and workload cannot. */
 export type ConfigPatch = Schemas["ConfigPatch"];
 
-// ---- runs/samples.py ------------------------------------------------------------------------
+// ---- metric names: generated from backend/spanload/model (lib/api/names.gen.ts, `make types`) ----
 
-export const Op = {
-  UPDATER_TXN: "updater.txn",
-  UPDATER_TXN_INTENDED: "updater.txn_intended",
-  WATCHER_POLL: "watcher.poll",
-  WATCHER_NOTIFY: "watcher.notify",
-  READER_READ: "reader.read",
-  READER_READ_INTENDED: "reader.read_intended",
-  UPDATER_TXN_FAILED: "updater.txn.failed",
-  READER_READ_FAILED: "reader.read.failed",
-  WATCHER_POLL_FAILED: "watcher.poll.failed",
-} as const;
-export type Op = (typeof Op)[keyof typeof Op];
-
-export const Gauge = {
-  UPDATER_TARGET_TPS: "updater.target_tps",
-  UPDATER_TPS: "updater.tps",
-  UPDATER_MUTATIONS_PS: "updater.mutations_ps",
-  UPDATER_BEHIND: "updater.behind",
-  WATCHER_CHANGES_PS: "watcher.changes_ps",
-  WATCHER_ROWS_PER_POLL: "watcher.rows_per_poll",
-  WATCHER_POLLS_PS: "watcher.polls_ps",
-  WATCHER_LAG_MS: "watcher.lag_ms",
-  READER_TARGET_RPS: "reader.target_rps",
-  READER_RPS: "reader.rps",
-  SESSIONS_IN_USE: "sessions.in_use",
-  SESSIONS_IDLE: "sessions.idle",
-  SESSIONS_WAITING: "sessions.waiting",
-  ERRORS_PS: "errors_ps",
-  ABORTS_PS: "aborts_ps",
-  SERVER_POLL_AVG_LATENCY_S: "server.poll_avg_latency_s",
-  SERVER_POLL_CPU_FRACTION: "server.poll_cpu_fraction",
-  SERVER_TXN_AVG_COMMIT_LATENCY_S: "server.txn_avg_commit_latency_s",
-  SERVER_TXN_AVG_PARTICIPANTS: "server.txn_avg_participants",
-  SERVER_COMMIT_PARTICIPANTS: "server.commit_participants",
-  SERVER_COMMIT_LATENCY_S: "server.commit_latency_s",
-  SERVER_CPU_FRACTION: "server.cpu_fraction",
-  SERVER_CPU_PER_COMMIT_MS: "server.cpu_per_commit_ms",
-  SERVER_SPLITS: "server.splits",
-  READER_BEHIND: "reader.behind",
-  RETRIES_PS: "retries_ps",
-  REPORT_LAG_MS: "worker.report_lag_ms",
-  WORKERS_STALLED: "workers.stalled",
-} as const;
-export type Gauge = (typeof Gauge)[keyof typeof Gauge];
+export { Gauge, Op, OpMetric, opMetric } from "./api/names.gen";
 
 export type Percentiles = Served<Schemas["Percentiles"]>;
 export type Totals = Served<Schemas["Totals"]>;
