@@ -286,6 +286,31 @@ def test_mutation_on_a_missing_table_is_not_found(ddb: SpannerDb, op: str) -> No
     assert _msg(info.value) == "Table not found: NoSuchTable"
 
 
+# Issue 25: DDL naming a missing table. python-spanner's system test test_table_not_found (run against Cloud
+# Spanner and the emulator alike) creates a database with "CREATE INDEX IDX ON NotMyTable (Field1)" and expects
+# Database.create() itself to raise NotFound; the emulator's handler returns the schema's error from the
+# CreateDatabase call, before any operation exists (frontend/handlers/databases.cc), and that error is
+# TableNotFound, NOT_FOUND "Table not found: X" (common/errors.cc; backend/schema/updater/schema_updater_tests/
+# index.cc, CreateIndex_TableNotFound).
+MY_TABLE = "CREATE TABLE MyTable (Id STRING(36) NOT NULL, Field1 STRING(36) NOT NULL) PRIMARY KEY (Id)"
+INDEX_ON_NOT_MY_TABLE = "CREATE INDEX IDX ON NotMyTable (Field1)"
+
+
+def test_create_database_with_an_index_on_a_missing_table_is_not_found(instance: Instance) -> None:
+    database = instance.database(unique("db"), ddl_statements=[MY_TABLE, INDEX_ON_NOT_MY_TABLE])
+    with pytest.raises(gexc.NotFound) as info:
+        database.create()  # the call, not the operation, fails
+    assert _msg(info.value).endswith("Table not found: NotMyTable"), info.value
+    assert not database.exists()
+
+
+def test_update_ddl_with_an_index_on_a_missing_table_is_not_found(ddb: SpannerDb) -> None:
+    err = _ddl_error(ddb, [INDEX_ON_NOT_MY_TABLE])
+    assert isinstance(err, gexc.NotFound), err
+    assert _msg(err).endswith("Table not found: NotMyTable"), err
+    assert not any("NotMyTable" in statement for statement in _schema(ddb))
+
+
 @pytest.mark.parametrize(
     "sql, message",
     [
