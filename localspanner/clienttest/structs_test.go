@@ -3,7 +3,9 @@ package clienttest
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"testing"
+	"time"
 
 	"cloud.google.com/go/spanner"
 	"google.golang.org/api/iterator"
@@ -22,7 +24,8 @@ func must(b []byte, err error) []byte {
 // empty), slices of structs as ARRAY<STRUCT>, and nil pointers as NULL STRUCTs.
 // Expected rows follow GoogleSQL's UNNEST operator (an ARRAY<STRUCT> unnests into
 // a column per field) and STRUCT field access, as in the Go client's own
-// integration test of struct parameters.
+// integration test of struct parameters (TestIntegration_StructParametersBind),
+// column names included: a field access is named for its field (issue 25).
 
 type structRow struct {
 	Stringf string
@@ -66,6 +69,7 @@ func queryStrings(t *testing.T, client *spanner.Client, stmt spanner.Statement) 
 func TestGoClientStructParameters(t *testing.T) {
 	startServer(t)
 	client := newDatabase(t, "structs", nil)
+	ts, _ := time.Parse(time.RFC3339Nano, "2016-11-15T15:04:05.999999999Z")
 	s1 := structRow{"abc", 300, false, 3.5}
 	s2 := structRow{"def", -200, true, -3.5}
 	cases := []struct {
@@ -75,7 +79,7 @@ func TestGoClientStructParameters(t *testing.T) {
 		want  string
 	}{
 		{"field access", s1, "SELECT @p.Stringf, @p.Intf, @p.Boolf, @p.Floatf",
-			`[="abc" ="300" =false =3.5]`},
+			`[Stringf="abc" Intf="300" Boolf=false Floatf=3.5]`},
 		{"array of structs", []structRow{s1, s2}, "SELECT * FROM UNNEST(@p)",
 			`[Stringf="abc" Intf="300" Boolf=false Floatf=3.5 Stringf="def" Intf="-200" Boolf=true Floatf=-3.5]`},
 		{"NULL struct", (*structRow)(nil), "SELECT @p IS NULL", `[=true]`},
@@ -93,7 +97,14 @@ func TestGoClientStructParameters(t *testing.T) {
 			Inner structRow    `spanner:"f1"`
 			Arr   []*structRow `spanner:"f2"`
 		}{s2, []*structRow{nil}}, "SELECT @p.f1.Intf, ARRAY_LENGTH(@p.f2), @p.f2[OFFSET(0)] IS NULL",
-			`[="-200" ="1" =true]`},
+			`[Intf="-200" ="1" =true]`},
+		{"the integration test's mixed struct", struct {
+			Dynamic any          `spanner:"f1"`
+			Arr     []*structRow `spanner:"f2"`
+		}{struct {
+			A time.Time `spanner:"ff1"`
+		}{ts}, []*structRow{nil}}, "SELECT @p.f1.ff1, ARRAY_LENGTH(@p.f2), @p.f2[OFFSET(0)] IS NULL ",
+			`[ff1="2016-11-15T15:04:05.999999999Z" ="1" =true]`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -124,5 +135,43 @@ func TestGoClientStructRoundTrip(t *testing.T) {
 	}
 	if len(out) != 2 || *out[0] != in[0] || *out[1] != in[1] {
 		t.Errorf("round trip = %+v, want %+v", out, in)
+	}
+}
+
+// Issue 25: a STRUCT parameter selected whole keeps the field names it was bound
+// with in the result's row type ("SELECT @p" is one unnamed column of the
+// parameter's type), empty only where the bound type has none; UNNEST of an array
+// of it names each column for its field (GoogleSQL "Query syntax", UNNEST operator).
+func TestGoClientStructParameterKeepsFieldNames(t *testing.T) {
+	startServer(t)
+	client := newDatabase(t, "structnames", nil)
+	ts, _ := time.Parse(time.RFC3339Nano, "2016-11-15T15:04:05.999999999Z")
+	param := struct {
+		A time.Time `spanner:"ff1"`
+		B int64     `spanner:""`
+		C bool      `spanner:""`
+	}{ts, 7, true}
+	for _, tc := range []struct {
+		sql    string
+		cols   []string // the result's column names
+		fields []string // the field names of the first column's STRUCT type
+	}{
+		{"SELECT @p", []string{""}, []string{"ff1", "", ""}},
+		{"SELECT @p AS s", []string{"s"}, []string{"ff1", "", ""}},
+		{"SELECT * FROM UNNEST([@p])", []string{"ff1", "", ""}, nil},
+	} {
+		iter := client.Single().Query(context.Background(), spanner.Statement{SQL: tc.sql, Params: map[string]any{"p": param}})
+		row, err := iter.Next()
+		iter.Stop()
+		if err != nil {
+			t.Fatalf("%s: %v", tc.sql, err)
+		}
+		var fields []string
+		for _, f := range row.ColumnType(0).GetStructType().GetFields() {
+			fields = append(fields, f.Name)
+		}
+		if !reflect.DeepEqual(row.ColumnNames(), tc.cols) || !reflect.DeepEqual(fields, tc.fields) {
+			t.Errorf("%s: columns %q, struct fields %q; want %q, %q", tc.sql, row.ColumnNames(), fields, tc.cols, tc.fields)
+		}
 	}
 }

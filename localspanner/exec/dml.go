@@ -26,6 +26,22 @@ type DMLResult struct {
 	hash uint64 // of the rows the statement's plan yielded
 }
 
+// CheckDMLTransaction refuses DML outside a read-write or partitioned DML
+// transaction with the codes and messages of the official emulator
+// (frontend/handlers/queries.cc): INVALID_ARGUMENT for a single-use transaction
+// (DmlDoesNotSupportSingleUseTransaction) and for a read-only one
+// (ReadOnlyTransactionDoesNotSupportDml), which the Python DB-API turns into
+// ProgrammingError.
+func CheckDMLTransaction(t *txn.Txn, singleUse bool) error {
+	if singleUse {
+		return spanerr.InvalidArgument("DML statements may not be performed in single-use transactions, to avoid replay.")
+	}
+	if t.ReadOnly {
+		return spanerr.InvalidArgument("DML statements can only be performed in a read-write or partitioned-dml transaction. Current transaction type is ReadOnly.")
+	}
+	return nil
+}
+
 // DML runs one DML statement in t; in a partitioned DML transaction it also
 // commits it.
 func (e *Engine) DML(ctx context.Context, t *txn.Txn, st Statement) (*DMLResult, error) {
@@ -72,8 +88,8 @@ func checkPartitionedDML(t *txn.Txn, st Statement) error {
 // missing parent fails that statement, as in Spanner. Successful statements'
 // writes are buffered in the transaction.
 func (e *Engine) BatchDML(ctx context.Context, t *txn.Txn, stmts []Statement) ([]*DMLResult, error) {
-	if t.ReadOnly {
-		return nil, spanerr.FailedPrecondition("DML statements can only be performed in a read-write or partitioned-dml transaction.")
+	if err := CheckDMLTransaction(t, false); err != nil {
+		return nil, err
 	}
 	db := t.DB
 	src := t.Source()

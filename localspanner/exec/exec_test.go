@@ -145,6 +145,7 @@ func TestBatchDMLStopsAtFailingStatement(t *testing.T) {
 	}
 }
 
+// The emulator's ReadOnlyTransactionDoesNotSupportDml (frontend/handlers/queries.cc).
 func TestDMLInReadOnlyTransactionFails(t *testing.T) {
 	e, sess, _ := newEngine(t)
 	ro, err := e.Txns.Begin(sess, nil, true)
@@ -152,8 +153,9 @@ func TestDMLInReadOnlyTransactionFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = e.DML(context.Background(), ro, Statement{SQL: "DELETE FROM T WHERE true"})
-	if code := spanerr.Code(err, codes.Unknown); code != codes.FailedPrecondition {
-		t.Fatalf("code %v (%v), want FailedPrecondition", code, err)
+	want := "DML statements can only be performed in a read-write or partitioned-dml transaction. Current transaction type is ReadOnly."
+	if code := spanerr.Code(err, codes.Unknown); code != codes.InvalidArgument || err.Error() != want {
+		t.Fatalf("code %v (%v), want InvalidArgument %q", code, err, want)
 	}
 }
 

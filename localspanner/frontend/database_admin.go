@@ -76,7 +76,10 @@ func (s *databaseAdmin) CreateDatabase(ctx context.Context, req *dbpb.CreateData
 		if _, derr := s.b.Reg.DropDatabase(name); derr != nil {
 			return nil, derr
 		}
-		return s.b.ops.finish(name, meta, nil, err)
+		// The call itself fails, as in Cloud Spanner and the emulator (whose handler
+		// returns the schema's error before it makes an operation): no database, no
+		// operation to poll.
+		return nil, err
 	}
 	return s.b.ops.finish(name, meta, databasePB(db), nil)
 }

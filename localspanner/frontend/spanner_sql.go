@@ -50,6 +50,10 @@ func (s *spannerServer) executeSQL(ctx context.Context, req *spannerpb.ExecuteSq
 	// and skipped its write, when its seqno equalled a batch statement's index key).
 	st := exec.Statement{SQL: req.Sql, Params: req.GetParams().GetFields(), Types: req.ParamTypes, Seqno: req.Seqno * 1000}
 	if exec.IsDML(req.Sql) {
+		if err := exec.CheckDMLTransaction(sel.t, req.GetTransaction().GetSingleUse() != nil); err != nil {
+			s.failBegin(sel)
+			return err
+		}
 		res, err := s.b.Exec.DML(ctx, sel.t, st)
 		if err != nil {
 			s.failBegin(sel)
@@ -133,9 +137,9 @@ func (s *spannerServer) ExecuteBatchDml(ctx context.Context, req *spannerpb.Exec
 	if err != nil {
 		return nil, err
 	}
-	if sel.t.ReadOnly {
+	if err := exec.CheckDMLTransaction(sel.t, req.GetTransaction().GetSingleUse() != nil); err != nil {
 		s.failBegin(sel)
-		return nil, spanerr.FailedPrecondition("DML statements can only be performed in a read-write transaction.")
+		return nil, err
 	}
 	resp := &spannerpb.ExecuteBatchDmlResponse{Status: status.New(0, "").Proto()}
 	stmts := make([]exec.Statement, len(req.Statements))

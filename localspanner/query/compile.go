@@ -280,7 +280,7 @@ func syntaxError(text string, err error) error {
 	if one == nil || one.Position == nil {
 		return errorf(codes.InvalidArgument, "Syntax error: %s", strings.TrimSpace(err.Error()))
 	}
-	return errorf(codes.InvalidArgument, "Syntax error: %s [at %s]", syntaxWhat(text, one), schema.LineCol(trimSemicolon(text), int(one.Position.Pos)))
+	return errorf(codes.InvalidArgument, "Syntax error: %s %s", syntaxWhat(text, one), schema.At(trimSemicolon(text), int(one.Position.Pos)))
 }
 
 func firstWord(s string) string {
@@ -345,18 +345,18 @@ func newCompiler(cat *schema.Catalog, text string, params Params, src Source) *c
 	return &compiler{cat: cat, src: src, text: text, params: params, bindIdx: map[string]int{}}
 }
 
-// pos formats a node's position as line:column.
-func (c *compiler) pos(n ast.Node) string {
-	return schema.LineCol(c.text, int(n.Pos()))
+// at formats a node's position as Spanner's error location (schema.At).
+func (c *compiler) at(n ast.Node) string {
+	return schema.At(c.text, int(n.Pos()))
 }
 
 // unsupported is the error for a construct outside the supported subset.
 func (c *compiler) unsupported(n ast.Node, what string) error {
-	return errorf(codes.Unimplemented, "%s is not supported by the local Spanner server [at %s]", what, c.pos(n))
+	return errorf(codes.Unimplemented, "%s is not supported by the local Spanner server %s", what, c.at(n))
 }
 
 func (c *compiler) invalid(n ast.Node, format string, args ...any) error {
-	return errorf(codes.InvalidArgument, "%s [at %s]", fmtSprintf(format, args...), c.pos(n))
+	return errorf(codes.InvalidArgument, "%s %s", fmtSprintf(format, args...), c.at(n))
 }
 
 func (c *compiler) newAlias() string {

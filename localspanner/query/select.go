@@ -376,12 +376,17 @@ func (c *compiler) selectItems(it ast.SelectItem, sc *scope) ([]selectItem, erro
 		if err != nil {
 			return nil, err
 		}
+		// GoogleSQL's implicit alias: the last name of a path, and the field's name
+		// of a field access ("SELECT @p.f1.ff1" is column ff1, as the Go client's
+		// integration test of struct parameters expects); no other expression has one.
 		name := ""
 		switch n := x.Expr.(type) {
 		case *ast.Ident:
 			name = n.Name
 		case *ast.Path:
 			name = n.Idents[len(n.Idents)-1].Name
+		case *ast.SelectorExpr:
+			name = n.Ident.Name
 		}
 		return []selectItem{{field{name, e.t}, e.sql}}, nil
 	case *ast.Alias:

@@ -377,7 +377,9 @@ func (c *Catalog) createIndex(s *ast.CreateIndex) error {
 	tname := pathName(s.TableName)
 	t, ok := c.Table(tname)
 	if !ok {
-		return spanerr.FailedPrecondition("Index %s is defined on a table that does not exist: %s.", name, tname)
+		// The official emulator's TableNotFound (schema_updater.cc, CreateIndex), the
+		// NOT_FOUND Cloud Spanner answers too (python-spanner's test_table_not_found).
+		return spanerr.NotFound("Table not found: %s", tname)
 	}
 	ix := &Index{Name: name, Table: t, Unique: s.Unique, NullFiltered: s.NullFiltered, SQLName: quote(name)}
 	seen := map[string]bool{}

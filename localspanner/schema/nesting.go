@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/cloudspannerecosystem/memefish"
@@ -47,7 +46,7 @@ func CheckNesting(text string) error {
 			}
 		}
 		if depth > MaxNesting {
-			return spanerr.InvalidArgument("Expression nesting exceeds the maximum depth of %d [at %s]", MaxNesting, LineCol(text, int(lx.Token.Pos)))
+			return spanerr.InvalidArgument("Expression nesting exceeds the maximum depth of %d %s", MaxNesting, At(text, int(lx.Token.Pos)))
 		}
 	}
 }
@@ -60,14 +59,4 @@ func nextToken(lx *memefish.Lexer) (err error) {
 		}
 	}()
 	return lx.NextToken()
-}
-
-// LineCol renders a byte offset of text as Spanner's "line:column" (both from 1).
-func LineCol(text string, offset int) string {
-	if offset < 0 || offset > len(text) {
-		return "?"
-	}
-	line := 1 + strings.Count(text[:offset], "\n")
-	col := offset - strings.LastIndexByte(text[:offset], '\n')
-	return strconv.Itoa(line) + ":" + strconv.Itoa(col)
 }

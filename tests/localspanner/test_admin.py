@@ -147,7 +147,7 @@ def test_operations_get_and_list(instance: Instance) -> None:
     [
         ("CREATE TABLE Bad (Id NOSUCHTYPE) PRIMARY KEY (Id)", "column type NOSUCHTYPE is not supported"),
         ("CREATE TABLE A (Id INT64 NOT NULL) PRIMARY KEY (Id)", "Duplicate name in schema: A"),
-        ("CREATE INDEX Idx ON NoSuchTable(X)", "table that does not exist: NoSuchTable"),
+        ("CREATE INDEX Idx ON NoSuchTable(X)", "Table not found: NoSuchTable"),
         ("ALTER TABLE A DROP COLUMN NoSuchColumn", "Column not found in table A: NoSuchColumn"),
         ("CREATE TABLE C (Id INT64) PRIMARY KEY (Nope)", "nonexistent key column Nope"),
     ],

@@ -8,6 +8,7 @@ never from the server's own output. Messages follow the official emulator's word
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -54,6 +55,16 @@ def _query(db: SpannerDb, sql: str, params: dict[str, Any] | None = None, types:
 def _msg(err: gexc.GoogleAPICallError) -> str:
     """The server's message, without the request id the Python client appends."""
     return str(err.message).split(", request_id = ")[0]
+
+
+def _with_caret(sql: str, message: str) -> str:
+    """``message`` (ending in "[at line:column]") as Spanner's analyzer words it: the line of ``sql`` and a caret under
+    the column follow (ZetaSQL's ERROR_MESSAGE_MULTI_LINE_WITH_CARET, which the official emulator sets in
+    backend/query/analyzer_options.cc; lines here are shorter than its 80-character cut)."""
+    found = re.search(r"\[at (\d+):(\d+)\]$", message)
+    assert found, message
+    line, column = int(found[1]), int(found[2])
+    return f"{message}\n{sql.splitlines()[line - 1]}\n{' ' * (column - 1)}^"
 
 
 def _ddl(db: SpannerDb, statements: list[str]) -> None:
@@ -160,7 +171,7 @@ def test_create_or_replace_and_drop_view(ddb: SpannerDb) -> None:
     _ddl(ddb, [f"DROP VIEW {name}"])
     with pytest.raises(gexc.InvalidArgument) as info:
         _query(ddb, f"SELECT N FROM {name}")
-    assert _msg(info.value) == f"Table not found: {name} [at 1:15]"
+    assert _msg(info.value) == _with_caret(f"SELECT N FROM {name}", f"Table not found: {name} [at 1:15]")
     err = _ddl_error(ddb, [f"DROP VIEW {name}"])
     assert isinstance(err, gexc.NotFound), err
     assert f"View not found: {name}" in err.message
@@ -286,6 +297,31 @@ def test_mutation_on_a_missing_table_is_not_found(ddb: SpannerDb, op: str) -> No
     assert _msg(info.value) == "Table not found: NoSuchTable"
 
 
+# Issue 25: DDL naming a missing table. python-spanner's system test test_table_not_found (run against Cloud
+# Spanner and the emulator alike) creates a database with "CREATE INDEX IDX ON NotMyTable (Field1)" and expects
+# Database.create() itself to raise NotFound; the emulator's handler returns the schema's error from the
+# CreateDatabase call, before any operation exists (frontend/handlers/databases.cc), and that error is
+# TableNotFound, NOT_FOUND "Table not found: X" (common/errors.cc; backend/schema/updater/schema_updater_tests/
+# index.cc, CreateIndex_TableNotFound).
+MY_TABLE = "CREATE TABLE MyTable (Id STRING(36) NOT NULL, Field1 STRING(36) NOT NULL) PRIMARY KEY (Id)"
+INDEX_ON_NOT_MY_TABLE = "CREATE INDEX IDX ON NotMyTable (Field1)"
+
+
+def test_create_database_with_an_index_on_a_missing_table_is_not_found(instance: Instance) -> None:
+    database = instance.database(unique("db"), ddl_statements=[MY_TABLE, INDEX_ON_NOT_MY_TABLE])
+    with pytest.raises(gexc.NotFound) as info:
+        database.create()  # the call, not the operation, fails
+    assert _msg(info.value).endswith("Table not found: NotMyTable"), info.value
+    assert not database.exists()
+
+
+def test_update_ddl_with_an_index_on_a_missing_table_is_not_found(ddb: SpannerDb) -> None:
+    err = _ddl_error(ddb, [INDEX_ON_NOT_MY_TABLE])
+    assert isinstance(err, gexc.NotFound), err
+    assert _msg(err).endswith("Table not found: NotMyTable"), err
+    assert not any("NotMyTable" in statement for statement in _schema(ddb))
+
+
 @pytest.mark.parametrize(
     "sql, message",
     [
@@ -306,12 +342,13 @@ def test_sql_naming_a_missing_table_is_invalid_argument_at_its_position(ddb: Spa
 
     with pytest.raises(gexc.InvalidArgument) as info:
         ddb.database.run_in_transaction(work)
-    assert _msg(info.value) == message
+    assert _msg(info.value) == _with_caret(sql, message)
 
 
 # ---- compile errors: Spanner's words, code and position --------------------------------------------------------------
 # GoogleSQL reports analysis and syntax errors as INVALID_ARGUMENT with "[at line:column]" of the offending token
-# (1-based); the wording is ZetaSQL's, as Spanner and the official emulator answer it.
+# (1-based), then the line and a caret under the column (_with_caret); the wording is ZetaSQL's, as Spanner and the
+# official emulator answer it.
 
 COMPILE_ERRORS = {
     "unknown column": ("SELECT Nope FROM Singers", "Unrecognized name: Nope [at 1:8]"),
@@ -337,7 +374,7 @@ def test_compile_error_has_spanner_wording_and_position(ddb: SpannerDb, case: st
     sql, message = COMPILE_ERRORS[case]
     with pytest.raises(gexc.InvalidArgument) as info:
         _query(ddb, sql)
-    assert _msg(info.value) == message
+    assert _msg(info.value) == _with_caret(sql, message)
 
 
 @pytest.mark.parametrize(
@@ -361,7 +398,9 @@ def test_type_mismatch_is_invalid_argument_at_the_operator(
 ) -> None:
     with pytest.raises(gexc.InvalidArgument) as info:
         _query(ddb, sql)
-    assert _msg(info.value).startswith(prefix) and _msg(info.value).endswith(position), _msg(info.value)
+    assert _msg(info.value).startswith(prefix) and _msg(info.value).endswith(_with_caret(sql, position)), _msg(
+        info.value
+    )
 
 
 @pytest.mark.parametrize(
@@ -380,7 +419,7 @@ def test_type_mismatch_is_invalid_argument_at_the_operator(
 def test_dml_compile_error_has_spanner_wording_and_position(ddb: SpannerDb, sql: str, message: str) -> None:
     with pytest.raises(gexc.InvalidArgument) as info:
         ddb.database.run_in_transaction(lambda tx: tx.execute_update(sql))
-    assert _msg(info.value) == message
+    assert _msg(info.value) == _with_caret(sql, message)
 
 
 # ---- CHECK, FOREIGN KEY, ROW DELETION POLICY, ALTER COLUMN, ALTER DATABASE, operation ids ---------------------------
@@ -777,7 +816,10 @@ def test_string_literal_names_an_enum_value(pdb: SpannerDb) -> None:
     assert _query(pdb, "SELECT ArtistId FROM Artists WHERE Genre = 'ROCK' AND ArtistId >= 30") == [[30]]
     with pytest.raises(gexc.InvalidArgument) as info:
         _query(pdb, "SELECT ArtistId FROM Artists WHERE Genre = 'DISCO'")
-    assert _msg(info.value) == 'Could not cast literal "DISCO" to type spanload.music.Genre [at 1:44]'
+    assert _msg(info.value) == _with_caret(
+        "SELECT ArtistId FROM Artists WHERE Genre = 'DISCO'",
+        'Could not cast literal "DISCO" to type spanload.music.Genre [at 1:44]',
+    )
 
 
 def test_proto_field_access_in_queries(pdb: SpannerDb) -> None:
@@ -796,7 +838,9 @@ def test_proto_field_access_in_queries(pdb: SpannerDb) -> None:
     assert _query(pdb, "SELECT ArtistId FROM Artists WHERE Info.rank > 5 AND ArtistId >= 40") == [[40]]
     with pytest.raises(gexc.InvalidArgument) as info:
         _query(pdb, "SELECT Info.nope FROM Artists")
-    assert _msg(info.value) == "Field name nope does not exist in spanload.music.SingerInfo [at 1:13]"
+    assert _msg(info.value) == _with_caret(
+        "SELECT Info.nope FROM Artists", "Field name nope does not exist in spanload.music.SingerInfo [at 1:13]"
+    )
 
 
 def test_cast_to_and_from_enum_and_proto(pdb: SpannerDb) -> None:

@@ -10,7 +10,11 @@ Expected values come from Spanner's documentation, never from the server's own o
 - Partitioned DML ("Partitioned DML", and the ResultSetStats reference): the statement commits on its own; the
   row count is a lower bound (`row_count_lower_bound`); only UPDATE and DELETE are allowed ("INSERT is not supported
   for Partitioned DML"), and only fully partitionable ones (no other table, no self-join); a PartitionedDml
-  transaction runs one DML statement and is never committed by the client ("Cannot commit or rollback a read-only or partitioned-dml transaction", FAILED_PRECONDITION).
+  transaction runs one DML statement and is never committed by the client ("Cannot commit or rollback a read-only or
+  partitioned-dml transaction", FAILED_PRECONDITION).
+- Issue 25: a Partitioned DML statement naming a missing table fails as python-spanner's system test
+  test_database_partitioned_error expects from the emulator: INVALID_ARGUMENT whose text starts "Table not found:
+  NonExistent [at 1:8]", then the statement's line and a caret under the name (ZetaSQL's multi-line error mode).
 """
 
 from __future__ import annotations
@@ -228,6 +232,17 @@ def test_partitioned_dml_refuses_other_statements(bdb: SpannerDb, sql: str, word
         bdb.database.execute_partitioned_dml(sql)
     assert words in str(info.value.message), info.value.message
     assert _rows(bdb) == [[1, 10], [2, 20], [3, 30]]
+
+
+def test_partitioned_dml_on_a_missing_table_is_spanners_error(bdb: SpannerDb) -> None:
+    expected_error_prefix = (
+        "InvalidArgument: 400 Table not found: NonExistent [at 1:8]\n"
+        "UPDATE NonExistent SET name = 'foo' WHERE id > 1\n"
+        "       ^"
+    )
+    with pytest.raises(gexc.InvalidArgument) as info:
+        bdb.database.execute_partitioned_dml("UPDATE NonExistent SET name = 'foo' WHERE id > 1")
+    assert f"{type(info.value).__name__}: {info.value}".startswith(expected_error_prefix), str(info.value)
 
 
 def test_partitioned_dml_transaction_runs_one_statement_and_is_not_committed(

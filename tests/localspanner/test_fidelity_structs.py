@@ -165,6 +165,15 @@ CASES: dict[str, tuple[str, dict[str, Any], dict[str, Any], list[list[Any]], lis
         [[True], [False]],
         None,
     ),
+    # Issue 25, "Implicit aliases": a field access through the dot operator is named for its field, any other
+    # expression is unnamed (the Go client's TestIntegration_StructParametersBind expects "ff1" for @p.f1.ff1).
+    "field access names its column for the field": (
+        "SELECT @r.name, @r.nested.weight, @r.count + 1",
+        {"r": ("Phred", 123, 23.456, (188.0, 97.6))},
+        {"r": NESTED},
+        [["Phred", 97.6, 124]],
+        ["name", "weight", ""],
+    ),
     "UNNEST([@p]) keeps the field names": (
         "SELECT * FROM UNNEST([@p])",
         {"p": (5, "x")},
