@@ -136,3 +136,32 @@ def test_no_ddl_on_a_database_with_other_tables_without_consent(
         assert [s.split("(")[0].strip() for s in db.ddl_statements] == ["CREATE TABLE Theirs"]
     finally:
         admin.close()
+
+
+TELEMETRY = (Path(__file__).parents[1] / "fixtures" / "telemetry.yaml").read_text()
+
+
+def test_a_users_own_schema_validates_and_a_bound_column_is_typed_from_the_table(client: TestClient) -> None:
+    """A definition for a schema the project never saw: batch_write, closed loop, a read by key whose
+    bound column feeds a later statement. Then the same file with three mistakes."""
+    ok = client.post("/api/workloads/validate", json={"source": TELEMETRY})
+    assert ok.status_code == 200, ok.text
+    assert ok.json()["creates"] == ["TABLE Devices", "TABLE Readings", "INDEX ReadingsBySiteless"]
+    broken = (
+        TELEMETRY.replace("WHERE Site = @site", "WHERE DeviceId = @site")
+        .replace("Celsius: {float: {min: -20, max: 45}}", "Celsius: {uniform: {min: 1, max: 3}}")
+        .replace("Taken: now", "Taken: now\n            Takn: now")
+    )
+    problems = client.post("/api/workloads/validate", json={"source": broken}).json()["problems"]
+    assert [(p["path"], p["message"]) for p in problems] == [
+        ("operations.report.steps.0.insert.columns.Celsius", "Readings.Celsius is FLOAT64, but this value is INT64"),
+        (
+            "operations.report.steps.0.insert.columns.Takn",
+            "column Takn does not exist in Readings (DeviceId, ReadingId, Celsius, Battery, Taken, Stored)",
+        ),
+        (
+            "operations.site_census.steps.2.sql",
+            "INVALID_ARGUMENT: No matching signature for operator = for argument types: INT64, STRING [at 1:44]",
+        ),
+    ]
+    assert problems[2]["line"] == _line_of(broken, "SELECT COUNT(*) AS same")

@@ -78,7 +78,7 @@ class Catalog:
     """Tables (upper-cased name -> columns upper-cased -> base type) and their keys and indexes."""
 
     columns: dict[str, dict[str, str]] = field(default_factory=dict)
-    names: dict[str, str] = field(default_factory=dict)  # upper -> as written
+    names: dict[str, str] = field(default_factory=dict)  # upper -> as written (tables and columns)
     keys: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (table, index) -> key columns
 
     def has_index(self, table: str, index: str) -> bool:
@@ -98,6 +98,7 @@ def read_catalog(database: Any) -> Catalog:
             "WHERE TABLE_SCHEMA = '' ORDER BY TABLE_NAME, ORDINAL_POSITION"
         ):
             catalog.names[table.upper()] = table
+            catalog.names[f"{table.upper()}.{column.upper()}"] = column
             catalog.columns.setdefault(table.upper(), {})[column.upper()] = base_type(typ)
         for table, index, column in snap.execute_sql(
             "SELECT TABLE_NAME, INDEX_NAME, COLUMN_NAME FROM INFORMATION_SCHEMA.INDEX_COLUMNS "
@@ -135,7 +136,7 @@ class Checker:
     def table(self, catalog: Catalog, path: str, name: str) -> dict[str, str] | None:
         columns = catalog.columns.get(name.upper())
         if columns is None:
-            known = ", ".join(sorted(catalog.names.values())) or "none"
+            known = ", ".join(sorted(catalog.names[t] for t in catalog.columns)) or "none"
             self.add(path, f"table {name} does not exist (tables: {known})")
         return columns
 
@@ -154,7 +155,8 @@ class Checker:
         for column, value in values.items():
             typ = columns.get(column.upper())
             if typ is None:
-                self.add(f"{path}.{column}", f"column {column} does not exist in {table} ({', '.join(columns)})")
+                written = [catalog.names[f"{table.upper()}.{c}"] for c in columns]
+                self.add(f"{path}.{column}", f"column {column} does not exist in {table} ({', '.join(written)})")
                 continue
             given = value_type(value, self.definition, bound)
             if given is not None and given != typ:
@@ -226,7 +228,7 @@ class Checker:
         try:
             fields = _plan(database, step.sql, params, types)
         except gexc.GoogleAPICallError as err:
-            text = _REQUEST_ID.sub("", status_text(err))
+            text = _REQUEST_ID.sub("", status_text(err)).split("\n", 1)[0]  # not the caret lines: placed below
             at = _AT.search(text)
             offset = (int(at.group(1)), int(at.group(2))) if at else None
             self.add(path, text, step.sql, offset)

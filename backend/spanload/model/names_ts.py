@@ -43,7 +43,7 @@ def render() -> str:
         [op_metrics.OpHistogram, op_metrics.OpCounter, op_metrics.OpGauge],
     )
     lines += [
-        "/** opMetric(OpMetric.LATENCY, \"place_order\") -> \"op.place_order\" (op_metrics.name). */",
+        '/** opMetric(OpMetric.LATENCY, "place_order") -> "op.place_order" (op_metrics.name). */',
         "export function opMetric(template: OpMetric, operation: string): string {",
         '  return template.replace("{op}", operation);',
         "}",
