@@ -20,6 +20,8 @@ export interface ChartSpec {
   unit: string;
   rightUnit?: string;
   lines: LineSpec[];
+  /** What a line means when its title does not say (shown under the chart's title). */
+  help?: string;
 }
 
 function num(value: number | null | undefined): number | null {
@@ -45,6 +47,11 @@ export function gauge(name: string, scale = 1) {
     return v === null ? null : v * scale;
   };
 }
+
+/** The watcher lag's definition (README, "Watcher lag"; workers/lag.py). */
+export const WATCHER_LAG_HELP =
+  "Watcher lag: the longest a change could wait, committed but not yet received, in the interval: from the start of a poll that read everything " +
+  "to the end of the next one (the slowest watcher's). Keeping up, it is the poll interval plus one poll; it grows while the watcher falls behind.";
 
 export const RUN_CHARTS: readonly ChartSpec[] = [
   {
@@ -73,6 +80,7 @@ export const RUN_CHARTS: readonly ChartSpec[] = [
     id: "notify",
     title: "Change-notification latency and watcher lag",
     unit: "ms",
+    help: WATCHER_LAG_HELP,
     lines: [
       { key: "notify_p50", label: "notify p50", pick: latency(Op.WATCHER_NOTIFY, "p50") },
       { key: "notify_p99", label: "notify p99", pick: latency(Op.WATCHER_NOTIFY, "p99") },
