@@ -20,13 +20,28 @@ def test_dashboard_served_with_spa_fallback(tmp_path: Path) -> None:
     with local_client(app) as client:
         assert client.get("/").text == INDEX
         assert client.get("/assets/app.js").text == "console.log(1)"
-        deep = client.get("/runs/abc/live")
-        assert deep.status_code == 200 and deep.text == INDEX  # a client-side route
+        assert client.get("/runs/new").status_code == 200  # a client-side route
+        # a run's pages of a run that does not exist: the page (it says so), with status 404
+        for path in ("/runs/abc", "/runs/abc/live"):
+            deep = client.get(path)
+            assert (deep.status_code, deep.text) == (404, INDEX), path
         assert client.get("/assets/missing.js").status_code == 404
         api = client.get("/api/no-such-route")
         assert api.status_code == 404 and api.json() == {"detail": "Not Found"}
         assert client.get("/api/runs").json()["count"] == 0
         assert client.get("/docs").status_code == 200
+
+
+def test_a_run_page_of_a_run_that_exists_is_served_with_200(tmp_path: Path) -> None:
+    dist = tmp_path / "dist"
+    dist.mkdir()
+    (dist / "index.html").write_text(INDEX)
+    app = create_app(make_settings(tmp_path, frontend_dist=dist), engine_factory=LoadlessEngine)
+    with local_client(app) as client:
+        run = client.post("/api/runs", json={"config": {"duration_s": 1}}).json()
+        for path in (f"/runs/{run['id']}", f"/runs/{run['id']}/live"):
+            page = client.get(path)
+            assert (page.status_code, page.text) == (200, INDEX), path
 
 
 def test_no_dashboard_when_it_is_not_built(tmp_path: Path) -> None:

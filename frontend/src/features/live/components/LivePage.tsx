@@ -4,7 +4,7 @@ import { useEffect, useMemo, useState } from "react";
 import { Link, useParams } from "react-router-dom";
 import { BreakdownCharts } from "@/components/BreakdownChart";
 import { RunCharts } from "@/components/RunCharts";
-import { ErrorState } from "@/components/States";
+import { NoSuchRun } from "@/components/States";
 import { ApiError } from "@/lib/api/client";
 import { getRun, pauseRun, resumeRun, stopRun } from "@/lib/api/runs";
 import { chartsFor, configMarkers, emptyReasons, offCharts, toRows } from "@/lib/series";
@@ -52,7 +52,7 @@ export function LivePage() {
   const active = isActive(status);
   const finished = status !== null && !active;
 
-  if (run.error instanceof ApiError && run.error.status === 404) return <ErrorState error={run.error} title="No such run" />;
+  if (run.error instanceof ApiError && run.error.status === 404) return <NoSuchRun error={run.error} />;
 
   const control = async (verb: "pause" | "resume" | "stop") => {
     setAction({ busy: verb, error: null });

@@ -120,4 +120,13 @@ describe("RunDetailPage", () => {
     await screen.findByTestId("chart-updater-latency");
     expect(screen.queryByTestId("chart-participants")).toBeNull();
   });
+
+  it("says in the server's sentence that a run does not exist, with the way back", async () => {
+    const sentence = "There is no run 'a' on this server: it was never started here, or it was deleted.";
+    renderPage({ "GET /runs/a": () => ({ status: 404, body: { detail: sentence } }) });
+    const state = await screen.findByTestId("no-such-run");
+    expect(state).toHaveTextContent(sentence);
+    expect(screen.getByRole("link", { name: "Back to the runs" })).toHaveAttribute("href", "/");
+    expect(screen.queryByText("Retry")).toBeNull();
+  });
 });

@@ -7,9 +7,10 @@ import { EventList } from "@/components/EventList";
 import { BreakdownCharts } from "@/components/BreakdownChart";
 import { RunCharts } from "@/components/RunCharts";
 import { ParticipantsChart } from "@/components/ParticipantsChart";
-import { ErrorState, Loading } from "@/components/States";
+import { ErrorState, Loading, NoSuchRun } from "@/components/States";
 import { StatusBadge } from "@/components/StatusBadge";
 import { TimeChart } from "@/components/TimeChart";
+import { ApiError } from "@/lib/api/client";
 import { fetchSnapshot } from "@/lib/api/live";
 import { deleteRun, exportUrl, getRun } from "@/lib/api/runs";
 import { fetchSamples } from "@/lib/api/samples";
@@ -52,6 +53,7 @@ export function RunDetailPage() {
   const events = useMemo(() => snapshot.data?.events ?? [], [snapshot.data]);
   const markers = useMemo(() => configMarkers(events, overview.data ?? []), [events, overview.data]);
 
+  if (run.error instanceof ApiError && run.error.status === 404) return <NoSuchRun error={run.error} />;
   if (run.error && !run.data) return <ErrorState error={run.error} onRetry={run.reload} title="Could not load this run" />;
   if (!run.data) return <Loading what="Loading the run" />;
   const r = run.data;
