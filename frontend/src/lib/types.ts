@@ -39,6 +39,7 @@ export const Op = {
   UPDATER_TXN_INTENDED: "updater.txn_intended",
   WATCHER_POLL: "watcher.poll",
   WATCHER_NOTIFY: "watcher.notify",
+  WATCHER_POLL_SERVER: "watcher.poll_server",
   READER_READ: "reader.read",
   READER_READ_INTENDED: "reader.read_intended",
   UPDATER_TXN_FAILED: "updater.txn.failed",
