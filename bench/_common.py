@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import statistics
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -21,3 +23,20 @@ def fmt_rate(value: float) -> str:
 
 def verdict(ok: bool) -> str:
     return "meets target" if ok else "MISSES target"
+
+
+@contextlib.contextmanager
+def local_spanner(address: str | None) -> Iterator[str]:
+    """``address`` when given (a running server), else a local Spanner started in memory for the
+    bench and stopped after it."""
+    if address is not None:
+        yield address
+        return
+    from spanload.model.settings import Settings
+    from spanload.spanner.local_server import start_local_spanner
+
+    server = start_local_spanner("127.0.0.1", 0, None, Settings().local_spanner_binary)
+    try:
+        yield server.address
+    finally:
+        server.stop()

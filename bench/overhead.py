@@ -37,6 +37,8 @@ from pathlib import Path
 
 os.environ.setdefault("SPANNER_DISABLE_BUILTIN_METRICS", "true")
 
+from _common import local_spanner
+
 from spanload.cli.render import PrintingSink
 from spanload.engine.supervisor import Supervisor
 from spanload.model.config import RunConfig
@@ -45,7 +47,6 @@ from spanload.model.samples import Sample
 from spanload.model.settings import Settings
 from spanload.spanner import client as spanner_client
 from spanload.spanner import schemas
-from spanload.spanner.local_server import start_local_spanner
 
 THREADS = 8
 WARMUP_INTERVALS = 3
@@ -203,12 +204,7 @@ def main() -> int:
     if args.bookkeeping:
         print(json.dumps(bookkeeping(2.0)))
         os._exit(0)  # the updater's pool threads are daemons; skip interpreter teardown
-    server = None
-    address = args.emulator_host
-    if address is None:
-        server = start_local_spanner("127.0.0.1", 0, None, Settings().local_spanner_binary)
-        address = server.address
-    try:
+    with local_spanner(args.emulator_host) as address:
         rounds: dict[str, list[dict[str, float]]] = {"bare": [], "engine": [], "paced": [], "open": []}
         for round_no in range(args.rounds):  # alternate, so that load from others hits both alike
             rounds["bare"].append(run_bare(address, args.ops))
@@ -242,9 +238,6 @@ def main() -> int:
             f"engine bookkeeping without RPCs: {own['cpu_per_op_us']:.1f} us per commit "
             f"({own['ops_per_s']:.0f} commits/s), {share:.1%} of the bare loop's CPU per commit"
         )
-    finally:
-        if server is not None:
-            server.stop()
     return 0
 
 

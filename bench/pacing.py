@@ -1,31 +1,48 @@
-"""Achieved / target throughput of the updater's open-loop pacer against the local server.
+"""The updater's open-loop pacer: achieved / target throughput, and the schedule's arrival counts.
 
-Runs the real worker process (google-cloud-spanner client, single-use commits of one row) at
-1, 10, 100 and 500 tx/s and prints achieved/target. Poisson arrivals are random: the column
-``poisson sd`` is the relative standard deviation that randomness alone gives over the run
-(1/sqrt(expected count)), so a deviation within it is the schedule, not the pacer; ``/scheduled``
-divides by the arrivals the schedule really produced: the pacer's own accuracy.
+Throughput (the default): runs the real worker process (google-cloud-spanner client, single-use
+commits of one row) at 1, 10, 100 and 500 tx/s and prints achieved/target. Poisson arrivals are
+random: the column ``poisson sd`` is the relative standard deviation that randomness alone gives
+over the run (1/sqrt(expected count)), so a deviation within it is the schedule, not the pacer;
+``/scheduled`` divides by the arrivals the schedule really produced: the pacer's own accuracy.
+
+Counts (``--counts``, issue 23's doubt: a 15 s run at 5 tx/s scheduled 49 arrivals, 75 expected):
+the arrivals of many short runs, set against the Poisson distribution they must follow, from each
+layer that could lose some: each runtime's schedule drawn alone, each runtime's pacer on the real
+clock (many side by side, an operation that does nothing), and ``--engine-runs`` whole runs of the
+``light`` preset through the engine with real worker processes of both runtimes.
 
     .venv/bin/python bench/pacing.py [--duration 20] [--rates 1,10,100,500] [--emulator-host H:P]
+    .venv/bin/python bench/pacing.py --counts 400 [--rate 5] [--seconds 15] [--engine-runs 8]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import math
 import os
+import random
+import statistics
+import subprocess
 import sys
+import threading
+import time
 from dataclasses import dataclass
+from pathlib import Path
 
 os.environ.setdefault("SPANNER_DISABLE_BUILTIN_METRICS", "true")
 
+from _common import local_spanner
+
 from spanload.cli.render import PrintingSink
 from spanload.engine.supervisor import Supervisor
-from spanload.model.config import RunConfig
+from spanload.model.config import RunConfig, WorkerRuntime
+from spanload.model.presets import get_preset
 from spanload.model.samples import Gauge, Op
 from spanload.model.settings import Settings
-from spanload.spanner.local_server import start_local_spanner
+from spanload.workers.pacing import Pacer, PoissonSchedule
 
 WARMUP_INTERVALS = 2  # intervals left out: process start, first connections
 
@@ -72,18 +89,144 @@ async def measure(address: str, rate: float, duration_s: float) -> Figures:
     )
 
 
+GOWORKER = Path(__file__).resolve().parent.parent / "goworker"
+
+
+def python_schedule_counts(runs: int, rate: float, seconds: float) -> list[int]:
+    return [len(PoissonSchedule(rate, 0.0, random.Random()).pop_due(seconds)) for _ in range(runs)]
+
+
+def python_pacer_counts(runs: int, rate: float, seconds: float) -> list[int]:
+    """``runs`` real pacers side by side for ``seconds`` of wall-clock time."""
+    pacers = [Pacer(f"count-{i}", lambda intended, actual: None, rate, parallelism=4) for i in range(runs)]
+    for pacer in pacers:
+        pacer.start()
+    time.sleep(seconds)
+    counts = []
+    for pacer in pacers:
+        _ = pacer.behind  # collects what fell due unclaimed, so it counts
+        counts.append(pacer.scheduled)
+    stoppers = [threading.Thread(target=p.stop) for p in pacers]
+    for t in stoppers:
+        t.start()
+    for t in stoppers:
+        t.join()
+    return counts
+
+
+def go_counts(mode: str, runs: int, rate: float, seconds: float) -> list[int]:
+    """The Go worker's schedule or pacer, through goworker/cmd/spanload-pacing-counts."""
+    out = subprocess.run(
+        [
+            "go",
+            "run",
+            "./cmd/spanload-pacing-counts",
+            f"-mode={mode}",
+            f"-runs={runs}",
+            f"-rate={rate}",
+            f"-seconds={seconds}",
+        ],
+        cwd=GOWORKER,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return [int(line) for line in out.split()]
+
+
+async def engine_count(address: str, runtime: WorkerRuntime, seconds: float, index: int) -> int:
+    """Arrivals one ``light`` run scheduled over its measured phase (its samples' scheduled tx/s)."""
+    config = get_preset("light").config.model_copy(
+        update={
+            "target": RunConfig().target.model_copy(
+                update={"emulator_host": address, "database": f"bench-counts-{index}"}
+            ),
+            "duration_s": seconds,
+            "runtime": runtime,
+        }
+    )
+    sink = PrintingSink(sys.stderr, quiet=True)
+    supervisor = Supervisor(Settings(), sink)
+    run_id = f"counts-{runtime.value}-{index}"
+    await supervisor.start(run_id, config)
+    await supervisor.wait_finished(run_id)
+    return round(sum(s.gauges.get(Gauge.UPDATER_SCHEDULED_TPS, 0.0) * s.interval_s for s in sink.samples))
+
+
+def engine_counts(address: str, runtime: WorkerRuntime, runs: int, seconds: float, at_once: int = 2) -> list[int]:
+    counts: list[int] = []
+    for first in range(0, runs, at_once):
+        batch = range(first, min(runs, first + at_once))
+
+        async def some(batch: range = batch) -> list[int]:
+            return list(await asyncio.gather(*(engine_count(address, runtime, seconds, i) for i in batch)))
+
+        counts += asyncio.run(some())
+    return counts
+
+
+def poisson_cdf(k: int, mean: float) -> float:
+    """P(X <= k) for X ~ Poisson(mean); 1 past mean + 40 sd."""
+    if k < 0:
+        return 0.0
+    if k > mean + 40 * math.sqrt(mean) + 10:
+        return 1.0
+    return sum(math.exp(i * math.log(mean) - mean - math.lgamma(i + 1)) for i in range(k + 1))
+
+
+def print_distribution(name: str, counts: list[int], mean: float, low: int) -> None:
+    """One line of figures and a row of bands one standard deviation wide, observed vs expected."""
+    sd = math.sqrt(mean)
+    edges = [math.floor(mean + z * sd) for z in (-3, -2, -1, 0, 1, 2, 3)]  # band i: (edges[i-1], edges[i]]
+    bands = [-1, *edges, 10**9]
+    observed = [sum(1 for c in counts if lo < c <= hi) for lo, hi in itertools.pairwise(bands)]
+    expected = [len(counts) * (poisson_cdf(hi, mean) - poisson_cdf(lo, mean)) for lo, hi in itertools.pairwise(bands)]
+    chi2 = sum((o - e) ** 2 / e for o, e in zip(observed, expected, strict=True) if e > 0)
+    at_or_below = sum(1 for c in counts if c <= low)
+    print(
+        f"{name:<26}{len(counts):>6}{statistics.fmean(counts):>8.2f}{statistics.pstdev(counts):>7.2f}"
+        f"{min(counts):>6}{max(counts):>6}{at_or_below:>7}{len(counts) * poisson_cdf(low, mean):>9.2f}{chi2:>8.1f}"
+    )
+    print(" " * 26 + "  ".join(f"{o}/{e:.1f}" for o, e in zip(observed, expected, strict=True)), flush=True)
+
+
+def counts_main(args: argparse.Namespace) -> int:
+    rate, seconds, runs = args.rate, args.seconds, args.counts
+    mean = rate * seconds
+    low = args.low if args.low is not None else math.floor(mean - 3 * math.sqrt(mean))
+    print(f"arrival counts of {seconds:g} s runs at {rate:g}/s: Poisson mean {mean:g}, sd {math.sqrt(mean):.2f}")
+    print(
+        f"{'source':<26}{'runs':>6}{'mean':>8}{'sd':>7}{'min':>6}{'max':>6}"
+        f"{'<=' + str(low):>7}{'expected':>9}{'chi2(7)':>8}"
+    )
+    print(f"{'':<26}bands, observed/expected: <=-3 sd, -3..-2, -2..-1, -1..0, 0..1, 1..2, 2..3, >3 sd")
+    print_distribution("python schedule", python_schedule_counts(runs, rate, seconds), mean, low)
+    print_distribution("go schedule", go_counts("schedule", runs, rate, seconds), mean, low)
+    print_distribution("python pacer, real clock", python_pacer_counts(runs, rate, seconds), mean, low)
+    print_distribution("go pacer, real clock", go_counts("pacer", runs, rate, seconds), mean, low)
+    if args.engine_runs:
+        with local_spanner(args.emulator_host) as address:
+            for runtime in (WorkerRuntime.PYTHON, WorkerRuntime.GO):
+                counts = engine_counts(address, runtime, args.engine_runs, seconds)
+                print_distribution(f"engine, light, {runtime.value}", counts, mean, low)
+    print("chi2 over the 8 bands has 7 degrees of freedom: above 18.5 happens by chance 1 time in 100")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=float, default=20.0, help="seconds measured per rate")
     parser.add_argument("--rates", default="1,10,100,500")
     parser.add_argument("--emulator-host", help="a running local Spanner; default: start one in memory")
+    parser.add_argument("--counts", type=int, metavar="RUNS", help="arrival counts of this many short runs instead")
+    parser.add_argument("--rate", type=float, default=5.0, help="arrivals/s of the counted runs (light: 5)")
+    parser.add_argument("--seconds", type=float, default=15.0, help="length of a counted run")
+    parser.add_argument("--engine-runs", type=int, default=0, help="also this many light runs per runtime")
+    parser.add_argument("--low", type=int, help="count the runs at or below this many arrivals (default: mean - 3 sd)")
     args = parser.parse_args()
-    server = None
-    address = args.emulator_host
-    if address is None:
-        server = start_local_spanner("127.0.0.1", 0, None, Settings().local_spanner_binary)
-        address = server.address
-    try:
+    if args.counts:
+        return counts_main(args)
+    with local_spanner(args.emulator_host) as address:
         print(f"pacing against the local Spanner at {address}, {args.duration:g} s per rate, 1 worker process")
         print(
             f"{'target tx/s':>12}{'achieved':>10}{'/target':>9}{'poisson sd':>12}{'scheduled':>11}"
@@ -100,9 +243,6 @@ def main() -> int:
             )
         print("* latency from the intended start (includes any queueing behind a busy pool)")
         print("/target moves with the Poisson draw (see poisson sd); /scheduled is what the pacer delivered")
-    finally:
-        if server is not None:
-            server.stop()
     return 0
 
 

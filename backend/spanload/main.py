@@ -91,6 +91,7 @@ def create_app(settings: Settings | None = None, engine_factory: EngineFactory |
             if app.state.local_spanner is not None:
                 app.state.local_spanner.stop()
 
-    app = FastAPI(title="Spanload", version=__version__, lifespan=lifespan)
+    # /docs is served from the project's own Swagger UI files (api/docs.py); FastAPI's loads from a CDN.
+    app = FastAPI(title="Spanload", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None)
     install(app, settings)
     return app

@@ -14,7 +14,7 @@ from spanload.main import create_app
 from tests.api.conftest import local_client, make_settings
 from tests.api.loadless_engine import LoadlessEngine
 
-NOT_FOUND = "run 'nope' not found"
+NOT_FOUND = "There is no run 'nope' on this server: it was never started here, or it was deleted."
 
 
 @pytest.mark.parametrize(

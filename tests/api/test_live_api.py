@@ -71,6 +71,9 @@ def test_live_socket_of_an_unknown_run_is_refused(client: TestClient) -> None:
     with pytest.raises(WebSocketDisconnect) as refused, client.websocket_connect("/api/runs/nope/live") as ws:
         ws.receive_json()
     assert refused.value.code == 4404
+    assert (
+        refused.value.reason == "There is no run 'nope' on this server: it was never started here, or it was deleted."
+    )
 
 
 def test_live_message_schema_is_served(client: TestClient) -> None:

@@ -5,6 +5,7 @@ from fastapi.responses import JSONResponse
 
 from spanload.api import compare, health, live, metrics, presets, runs, samples, workloads
 from spanload.api.deps import require_token
+from spanload.api.docs import install_docs
 from spanload.api.guard import install_guards
 from spanload.api.openapi import install_openapi
 from spanload.api.spa import SPAStaticFiles
@@ -44,5 +45,6 @@ def install(app: FastAPI, settings: Settings) -> None:
     app.include_router(metrics_router)
     app.add_exception_handler(RunError, _run_error)
     install_openapi(app)
+    install_docs(app, settings)
     if (settings.frontend_dist / "index.html").is_file():
         app.mount("/", SPAStaticFiles(directory=settings.frontend_dist), name="frontend")

@@ -17,6 +17,7 @@ from spanload.api.deps import HubDep, SessionsDep
 from spanload.api.schemas.live import LiveMessage, SnapshotMessage
 from spanload.api.schemas.runs import MAX_POINTS, event_public, run_public
 from spanload.control.hub import Viewer
+from spanload.model.errors import RunNotFound
 from spanload.model.live import ConfigChangeMessage, DroppedMessage, EventMessage, SampleMessage, StatusMessage
 from spanload.model.series import downsample
 from spanload.store import runs as run_store
@@ -28,6 +29,7 @@ logger = logging.getLogger(__name__)
 router = APIRouter(tags=["live"])
 
 WS_RUN_NOT_FOUND = 4404
+MAX_CLOSE_REASON_BYTES = 123  # RFC 6455: a close frame's reason fits in 123 bytes
 SNAPSHOT_MAX_POINTS = 2000
 
 
@@ -62,7 +64,13 @@ async def live(
         await hub.flush()
         snapshot = await asyncio.to_thread(_snapshot, sessions, hub, run_id, max_points)
         if snapshot is None:
-            await websocket.close(code=WS_RUN_NOT_FOUND, reason=f"run {run_id!r} not found")
+            # Accepted, then closed: a browser sees a refused handshake only as 1006, never its reason.
+            await websocket.accept()
+            sentence = RunNotFound.of(run_id).detail
+            fits = len(sentence.encode()) <= MAX_CLOSE_REASON_BYTES
+            await websocket.close(
+                code=WS_RUN_NOT_FOUND, reason=sentence if fits else "There is no such run on this server."
+            )
             return
         await websocket.accept()
         await websocket.send_text(snapshot.model_dump_json())

@@ -103,7 +103,7 @@ async def update_run(
 
     row = await asyncio.to_thread(update)
     if row is None:
-        raise RunNotFound(f"run {run_id!r} not found")
+        raise RunNotFound.of(run_id)
     return await _public(service, hub, row)
 
 

@@ -38,7 +38,7 @@ def get_samples(
     """The run's samples between elapsed times ``from`` and ``to`` (seconds). When more exist than
     ``max_points``, they are downsampled on the server, keeping each bucket's minimum and maximum."""
     if run_store.get_run(session, run_id) is None:
-        raise RunNotFound(f"run {run_id!r} not found")
+        raise RunNotFound.of(run_id)
     if from_s is not None and to_s is not None and from_s > to_s:
         raise RunInvalid(f"from ({from_s:g}) must not be after to ({to_s:g})")
     samples = sample_store.list_samples(session, run_id, from_s, to_s)
@@ -58,7 +58,7 @@ def export_run(run_id: str, session: SessionDep, hub: HubDep, format: ExportForm
     CSV: one row per interval, one column per series."""
     row = run_store.get_run(session, run_id)
     if row is None:
-        raise RunNotFound(f"run {run_id!r} not found")
+        raise RunNotFound.of(run_id)
     filename = f"spanload-{row.id}.{format.value}"
     headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
     if format is ExportFormat.CSV:

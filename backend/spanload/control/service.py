@@ -63,7 +63,7 @@ class RunService:
 
         row = await asyncio.to_thread(read)
         if row is None:
-            raise RunNotFound(f"run {run_id!r} not found")
+            raise RunNotFound.of(run_id)
         return row
 
     async def get(self, run_id: str, flush: bool = True) -> RunRow:

@@ -33,6 +33,11 @@ class RunNotFound(RunError, LookupError):
 
     status_code = 404
 
+    @classmethod
+    def of(cls, run_id: str) -> RunNotFound:
+        """The one sentence for an id that names no run: REST's 404, the live socket's 4404, the pages'."""
+        return cls(f"There is no run {run_id!r} on this server: it was never started here, or it was deleted.")
+
 
 class RunConflict(RunError):
     """The run exists but its state does not accept the request (or a run with that id is active)."""

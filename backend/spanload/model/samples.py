@@ -46,7 +46,7 @@ class Gauge(StrEnum):
     WATCHER_CHANGES_PS = "watcher.changes_ps"
     WATCHER_ROWS_PER_POLL = "watcher.rows_per_poll"
     WATCHER_POLLS_PS = "watcher.polls_ps"
-    WATCHER_LAG_MS = "watcher.lag_ms"  # now minus the newest commit timestamp seen
+    WATCHER_LAG_MS = "watcher.lag_ms"  # the longest a change waited unreceived in the interval (workers/lag.py)
     READER_TARGET_RPS = "reader.target_rps"
     READER_RPS = "reader.rps"
     READER_SCHEDULED_RPS = "reader.scheduled_rps"

@@ -24,6 +24,7 @@ from spanload.model.samples import Gauge, Op
 from spanload.spanner import client as spanner_client
 from spanload.spanner import deadline, timing
 from spanload.spanner.schemas import SchemaSpec
+from spanload.workers.lag import LagMeter
 from spanload.workers.ledger import SeenLedger
 from spanload.workers.stats import WorkerStats
 
@@ -77,14 +78,14 @@ class DrainError(RuntimeError):
 class _Group(threading.Thread):
     """Polls one shard group until stopped; after ``drain`` it polls until a page is not full."""
 
-    def __init__(self, watcher: Watcher, index: int, shards: list[int], start_ts: dt.datetime) -> None:
+    def __init__(self, watcher: Watcher, index: int, shards: list[int], start_ts: dt.datetime, lag: LagMeter) -> None:
         super().__init__(name=f"watcher-{index}", daemon=True)
         self.watcher = watcher
         self.shards = shards
         self.last_ts = start_ts
         self.last_key = -(1 << 63)
         self.skip: dict[int, tuple[dt.datetime, int]] = {}  # shard -> position a previous group reached
-        self.newest_seen: float | None = None
+        self.lag = lag
         self.last_error: str | None = None
         self.stop_event = threading.Event()
         self.wake = threading.Event()
@@ -92,9 +93,11 @@ class _Group(threading.Thread):
     def run(self) -> None:
         while not self.stop_event.is_set():
             if self.watcher.paused:
+                self.lag.pause(time.monotonic())
                 self.wake.wait(0.05)
                 self.wake.clear()
                 continue
+            self.lag.resume(time.monotonic())
             started = time.monotonic()
             full = self.poll_once()
             if full is None:
@@ -134,6 +137,7 @@ class _Group(threading.Thread):
         if config.shard_filter is ShardFilter.FIXED:
             params["shards"] = self.shards
             types["shards"] = param_types.Array(param_types.INT64)  # type: ignore[no-untyped-call]
+        started = time.monotonic()
         start = time.perf_counter()
         timing.begin()
         try:
@@ -170,8 +174,9 @@ class _Group(threading.Thread):
                 watcher.stats.count(Counter.RECEIVED_CHANGES, len(latencies))
             last = rows[-1]
             self.last_ts, self.last_key = last[3], int(last[0])
-            self.newest_seen = to_unix(last[3])
-        return len(rows) >= config.limit
+        full = len(rows) >= config.limit
+        self.lag.polled(started, time.monotonic(), full)
+        return full
 
 
 class Watcher:
@@ -207,12 +212,12 @@ class Watcher:
 
     def start(self) -> None:
         with self._lock:
-            self._groups = self._make_groups(self.config.watchers, self._start_ts, -(1 << 63))
+            self._groups = self._make_groups(self.config.watchers, self._start_ts, -(1 << 63), time.monotonic())
             for group in self._groups:
                 group.start()
 
-    def _make_groups(self, watchers: int, ts: dt.datetime, key: int) -> list[_Group]:
-        groups = [_Group(self, i, shards, ts) for i, shards in enumerate(shard_groups(watchers))]
+    def _make_groups(self, watchers: int, ts: dt.datetime, key: int, caught_up: float) -> list[_Group]:
+        groups = [_Group(self, i, shards, ts, LagMeter(caught_up)) for i, shards in enumerate(shard_groups(watchers))]
         for group in groups:
             group.last_key = key
             if self.config.shard_filter is not ShardFilter.FIXED:
@@ -221,11 +226,15 @@ class Watcher:
 
     def apply(self, config: WatcherConfig) -> None:
         regroup = config.watchers != self.config.watchers or config.shard_filter != self.config.shard_filter
+        new_interval = config.poll_interval_ms != self.config.poll_interval_ms
         self.config = config
         if regroup:
             self._regroup(config.watchers)
-        for group in self._groups:
-            group.wake.set()  # a new poll interval applies now, not after the old one
+        if new_interval:
+            # A new poll interval applies now, not after the old one. Other changes (the hint, the
+            # limit) wait for the next poll: waking the groups would shift when they poll.
+            for group in self._groups:
+                group.wake.set()
 
     def _regroup(self, watchers: int) -> None:
         """Stop the groups and restart from the oldest position any of them had: nothing is missed.
@@ -242,7 +251,8 @@ class Watcher:
                 group.join()
             oldest = min(old, key=lambda g: (g.last_ts, g.last_key))
             reached = {shard: (g.last_ts, g.last_key) for g in old for shard in g.shards}
-            self._groups = self._make_groups(watchers, oldest.last_ts, oldest.last_key)
+            caught_up = min(g.lag.caught_up for g in old)
+            self._groups = self._make_groups(watchers, oldest.last_ts, oldest.last_key, caught_up)
             for group in self._groups:
                 group.skip = {shard: reached[shard] for shard in group.shards if shard in reached}
             for group in self._groups:
@@ -271,7 +281,7 @@ class Watcher:
                 group.join(5)
 
     def gauges(self) -> dict[str, float]:
-        newest = [g.newest_seen for g in self._groups if g.newest_seen is not None]
-        if not newest:
-            return {}
-        return {Gauge.WATCHER_LAG_MS: max(0.0, (time.time() - min(newest)) * 1000)}
+        """The watcher lag of the interval that ends now: its slowest group's (see workers/lag.py)."""
+        now = time.monotonic()
+        lags = [lag for g in self._groups if (lag := g.lag.take(now)) is not None]
+        return {Gauge.WATCHER_LAG_MS: max(lags) * 1000} if lags else {}

@@ -1,10 +1,22 @@
 // The shell: header with navigation, the server-connection banner, and the page.
-import { NavLink, Outlet } from "react-router-dom";
+import { useLayoutEffect } from "react";
+import { NavLink, Outlet, useLocation, useNavigationType } from "react-router-dom";
 import { ConnectionBanner, LocalSpannerState } from "./ConnectionBanner";
 import { useHealth } from "./useHealth";
 import { TokenBanner } from "./TokenBanner";
 
+/** A new page opens at its top (Start on the New run page went to the live page scrolled down, its
+ * title and Pause/Stop out of view); back and forward keep the browser's own restoration. */
+function useTopOnNewPage() {
+  const { pathname } = useLocation();
+  const how = useNavigationType();
+  useLayoutEffect(() => {
+    if (how !== "POP") window.scrollTo(0, 0);
+  }, [pathname, how]);
+}
+
 export function Layout() {
+  useTopOnNewPage();
   const health = useHealth();
   return (
     <div className="app">

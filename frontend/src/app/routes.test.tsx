@@ -1,4 +1,4 @@
-import { render, screen } from "@testing-library/react";
+import { fireEvent, render, screen } from "@testing-library/react";
 import { MemoryRouter, useLocation } from "react-router-dom";
 import { describe, expect, it, vi } from "vitest";
 import { fetchStub, makeRun } from "@/test/fixtures";
@@ -23,5 +23,20 @@ describe("AppRoutes", () => {
     );
     expect(await screen.findByTestId("runs-page")).toBeInTheDocument();
     expect(screen.getByTestId("where").textContent).toBe("/?status=finished");
+  });
+
+  it("opens a new page at its top, and leaves back and forward to the browser", async () => {
+    vi.stubGlobal("fetch", vi.fn(fetchStub({ "GET /runs": () => ({ body: { data: [], count: 0 } }), "GET /presets": () => ({ body: [] }), "GET /health": () => ({ body: { status: "ok" } }) })));
+    const scrollTo = vi.fn();
+    vi.stubGlobal("scrollTo", scrollTo);
+    render(
+      <MemoryRouter initialEntries={["/"]}>
+        <AppRoutes />
+      </MemoryRouter>,
+    );
+    await screen.findByTestId("runs-page");
+    expect(scrollTo).not.toHaveBeenCalled(); // the first page: the browser's own (a reload keeps its place)
+    fireEvent.click(screen.getByTestId("nav-new-run"));
+    expect(scrollTo).toHaveBeenCalledWith(0, 0);
   });
 });

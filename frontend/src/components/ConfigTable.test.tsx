@@ -16,4 +16,14 @@ describe("ConfigTable", () => {
     render(<ConfigTable config={{ ...DEFAULT_CONFIG, workload: "tpcc" } as RunConfig} />);
     expect(captions()).toEqual(["Run", "Target", "TPC-C", "Client library"]);
   });
+
+  it("writes one process and one watcher in the singular, two in the plural", () => {
+    const { unmount } = render(<ConfigTable config={{ ...DEFAULT_CONFIG, processes: 1, watcher: { ...DEFAULT_CONFIG.watcher, watchers: 1 } }} />);
+    expect(screen.getByTestId("config-processes")).toHaveTextContent(/^1 process$/);
+    expect(screen.getByTestId("config-watcher.watchers")).toHaveTextContent(/^1 watcher$/);
+    unmount();
+    render(<ConfigTable config={{ ...DEFAULT_CONFIG, processes: 2, watcher: { ...DEFAULT_CONFIG.watcher, watchers: 2 } }} />);
+    expect(screen.getByTestId("config-processes")).toHaveTextContent(/^2 processes$/);
+    expect(screen.getByTestId("config-watcher.watchers")).toHaveTextContent(/^2 watchers$/);
+  });
 });

@@ -1,5 +1,5 @@
 // A run config as a table of knobs, grouped by section, with units; only the sections its workload uses.
-import { formatValue, getPath, KNOBS, SECTION_TITLES, sectionUsed } from "@/lib/knobs";
+import { formatValue, getPath, KNOBS, SECTION_TITLES, sectionUsed, unitFor } from "@/lib/knobs";
 import type { RunConfig } from "@/lib/types";
 
 export function ConfigTable({ config }: { config: RunConfig }) {
@@ -15,7 +15,7 @@ export function ConfigTable({ config }: { config: RunConfig }) {
                 <th scope="row">{k.label}</th>
                 <td data-testid={`config-${k.path}`}>
                   {formatValue(getPath(config, k.path))}
-                  {k.unit && getPath(config, k.path) != null ? <span className="muted"> {k.unit}</span> : null}
+                  {k.unit && getPath(config, k.path) != null ? <span className="muted"> {unitFor(k, getPath(config, k.path))}</span> : null}
                 </td>
               </tr>
             ))}

@@ -19,6 +19,12 @@ describe("RunCharts", () => {
     expect(screen.getByTestId("chart-updater-latency")).toHaveAttribute("data-points", "3");
   });
 
+  it("defines the watcher lag under the notification chart, and nowhere else", () => {
+    render(<RunCharts rows={[]} markers={[]} />);
+    expect(screen.getByTestId("chart-notify")).toHaveTextContent("Watcher lag: the longest a change could wait");
+    expect(screen.getByTestId("chart-poll")).not.toHaveTextContent("Watcher lag");
+  });
+
   it("keeps the history of a part switched off during the run", () => {
     const samples = [makeSample(0, { gauges: readerGauges(4) }), makeSample(1, { gauges: readerGauges(0) })];
     render(<RunCharts rows={toRows(samples)} markers={[]} emptyText={emptyReasons(DEFAULT_CONFIG)} off={offCharts(DEFAULT_CONFIG)} />);

@@ -28,7 +28,7 @@ export function RunCharts({ rows, markers, charts = RUN_CHARTS, hideEmpty = fals
     <div className="charts-wrap">
       <div className="charts" data-testid="run-charts">
         {shown.map((chart) => (
-          <TimeChart key={chart.id} id={chart.id} title={chart.title} unit={chart.unit} rightUnit={chart.rightUnit} rows={silent(chart) ? NO_ROWS : rows} lines={chart.lines} markers={markers} syncId={syncId} height={height} emptyText={emptyText[chart.id]} />
+          <TimeChart key={chart.id} id={chart.id} title={chart.title} unit={chart.unit} rightUnit={chart.rightUnit} help={chart.help} rows={silent(chart) ? NO_ROWS : rows} lines={chart.lines} markers={markers} syncId={syncId} height={height} emptyText={emptyText[chart.id]} />
         ))}
       </div>
       {hidden.length > 0 && <p className="muted small">No data in this run for: {hidden.map((c) => c.title).join("; ")}.</p>}

@@ -1,5 +1,6 @@
 // Loading, error and empty states, used on every page.
 import type { ReactNode } from "react";
+import { Link } from "react-router-dom";
 
 export function Loading({ what = "Loading" }: { what?: string }) {
   return (
@@ -28,6 +29,17 @@ export function Empty({ children }: { children: ReactNode }) {
   return (
     <div className="state state-empty" data-testid="empty">
       {children}
+    </div>
+  );
+}
+
+/** A run's page for an id that names no run: the server's sentence (a 404), and the way back. */
+export function NoSuchRun({ error }: { error: Error }) {
+  return (
+    <div className="state state-empty" role="alert" data-testid="no-such-run">
+      <strong>No such run</strong>
+      <p>{error.message}</p>
+      <Link to="/">Back to the runs</Link>
     </div>
   );
 }

@@ -30,13 +30,15 @@ export interface TimeChartProps {
   /** Show a brush under the chart; called with the selected elapsed range. */
   onBrush?: (range: [number, number] | null) => void;
   emptyText?: string;
+  /** What the chart's less obvious lines mean, shown under its title. */
+  help?: string;
 }
 
 function tickTime(x: number): string {
   return formatDuration(x);
 }
 
-export function TimeChart({ id, title, unit, rightUnit, rows, lines, markers = [], height = 220, syncId, onBrush, emptyText }: TimeChartProps) {
+export function TimeChart({ id, title, unit, rightUnit, rows, lines, markers = [], height = 220, syncId, onBrush, emptyText, help }: TimeChartProps) {
   const points = rows.filter((r) => lines.some((l) => r[l.key] != null)).length;
   // A change made after the newest sample still shows (the axis stretches to it); markers older
   // than the first row (out of a bounded live window) do not stretch it back.
@@ -52,6 +54,7 @@ export function TimeChart({ id, title, unit, rightUnit, rows, lines, markers = [
       <figcaption className="chart-title">
         {title} <span className="muted">({unit}{hasRight && rightUnit ? ` · ${rightUnit} right` : ""})</span>
       </figcaption>
+      {help && <p className="chart-help muted small">{help}</p>}
       {points === 0 ? (
         <div className="chart-empty" style={{ height }}>
           {emptyText ?? "No data for this chart yet."}

@@ -229,11 +229,11 @@ export function validateKnob(knob: Knob, value: unknown): string | null {
       const n = typeof value === "number" ? value : Number(value);
       if (!Number.isFinite(n)) return `${knob.label} must be a number.`;
       if (knob.kind === "int" && !Number.isInteger(n)) return `${knob.label} must be a whole number.`;
-      const unit = knob.unit ? ` ${knob.unit}` : "";
+      const unit = (bound: number) => (knob.unit ? ` ${unitFor(knob, bound)}` : "");
       if (knob.min !== undefined && (knob.minExclusive ? n <= knob.min : n < knob.min)) {
-        return `${knob.label} must be ${knob.minExclusive ? "more than" : "at least"} ${knob.min}${unit}.`;
+        return `${knob.label} must be ${knob.minExclusive ? "more than" : "at least"} ${knob.min}${unit(knob.min)}.`;
       }
-      if (knob.max !== undefined && n > knob.max) return `${knob.label} must be at most ${knob.max.toLocaleString("en-US")}${unit}.`;
+      if (knob.max !== undefined && n > knob.max) return `${knob.label} must be at most ${knob.max.toLocaleString("en-US")}${unit(knob.max)}.`;
       return null;
     }
     case "enum":
@@ -301,6 +301,28 @@ export function changeLabel(changes: Record<string, unknown>): string {
   return Object.entries(changes)
     .map(([path, value]) => `${KNOB_BY_PATH.get(path)?.short ?? path}=${formatValue(value)}`)
     .join(", ");
+}
+
+/** Units that count things, as one of them: "1 process", "1 watcher" (not "1 processes"). */
+const SINGULAR_UNITS: Readonly<Record<string, string>> = {
+  customers: "customer",
+  items: "item",
+  keys: "key",
+  mutations: "mutation",
+  processes: "process",
+  readers: "reader",
+  rows: "row",
+  sessions: "session",
+  terminals: "terminal",
+  threads: "thread",
+  warehouses: "warehouse",
+  watchers: "watcher",
+};
+
+/** The knob's unit as it reads after this value: singular after exactly 1. */
+export function unitFor(knob: Pick<Knob, "unit">, value: unknown): string {
+  if (!knob.unit) return "";
+  return Number(value) === 1 ? (SINGULAR_UNITS[knob.unit] ?? knob.unit) : knob.unit;
 }
 
 export function formatValue(value: unknown): string {

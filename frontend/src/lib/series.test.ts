@@ -3,7 +3,7 @@ import { configEvent, makeSample, T0, statusEvent, targetEvent } from "@/test/fi
 import { describeEvent } from "./events";
 import type { RunEvent } from "./types";
 import { DEFAULT_CONFIG, setPath } from "./knobs";
-import { clip, emptyReasons, configMarkers, gauge, hasData, RUN_CHARTS, spreadLabels, toRows } from "./series";
+import { chartsFor, clip, emptyReasons, configMarkers, gauge, hasData, offCharts, RUN_CHARTS, spreadLabels, toRows } from "./series";
 
 describe("toRows", () => {
   it("picks every chart line out of each sample, keyed by elapsed time", () => {
@@ -111,5 +111,25 @@ describe("spreadLabels", () => {
       { x: 50, label: "write rate → 10" },
     ]);
     expect(spreadLabels(markers, 0.1).map((m) => m.label)).toEqual(["target down", "target up", "write rate → 10"]);
+  });
+});
+
+describe("chartsFor", () => {
+  it("leads the change watcher's page with its report's charts, the poll's server time among them, and ends with what is off", () => {
+    const ids = chartsFor("change_watcher", offCharts(DEFAULT_CONFIG)).map((c) => c.id);
+    expect(ids.slice(0, 5)).toEqual(["throughput", "notify", "poll", "poll-server", "server-poll"]);
+    expect(DEFAULT_CONFIG.reader.enabled).toBe(false);
+    expect(ids[ids.length - 1]).toBe("reader-latency");
+    expect([...ids].sort()).toEqual(RUN_CHARTS.map((c) => c.id).sort());
+  });
+
+  it("leads a participants run with the commit's server stats, and a session-pool run with the pool", () => {
+    expect(chartsFor("participants")[0]?.id).toBe("server-txn");
+    expect(chartsFor("session_pool")[0]?.id).toBe("sessions");
+  });
+
+  it("charts the poll's server-timing apart from the client's poll duration", () => {
+    const rows = toRows([makeSample(0, { latency: { "watcher.poll_server": { count: 3, p50: 4.6, p90: 5, p95: 5, p99: 6, p999: 6, max: 6, mean: 4.8 } } })]);
+    expect(rows[0]?.poll_server_p50).toBe(4.6);
   });
 });

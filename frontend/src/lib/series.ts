@@ -20,6 +20,8 @@ export interface ChartSpec {
   unit: string;
   rightUnit?: string;
   lines: LineSpec[];
+  /** What a line means when its title does not say (shown under the chart's title). */
+  help?: string;
 }
 
 function num(value: number | null | undefined): number | null {
@@ -45,6 +47,11 @@ export function gauge(name: string, scale = 1) {
     return v === null ? null : v * scale;
   };
 }
+
+/** The watcher lag's definition (README, "Watcher lag"; workers/lag.py). */
+export const WATCHER_LAG_HELP =
+  "Watcher lag: the longest a change could wait, committed but not yet received, in the interval: from the start of a poll that read everything " +
+  "to the end of the next one (the slowest watcher's). Keeping up, it is the poll interval plus one poll; it grows while the watcher falls behind.";
 
 export const RUN_CHARTS: readonly ChartSpec[] = [
   {
@@ -73,6 +80,7 @@ export const RUN_CHARTS: readonly ChartSpec[] = [
     id: "notify",
     title: "Change-notification latency and watcher lag",
     unit: "ms",
+    help: WATCHER_LAG_HELP,
     lines: [
       { key: "notify_p50", label: "notify p50", pick: latency(Op.WATCHER_NOTIFY, "p50") },
       { key: "notify_p99", label: "notify p99", pick: latency(Op.WATCHER_NOTIFY, "p99") },
@@ -88,6 +96,15 @@ export const RUN_CHARTS: readonly ChartSpec[] = [
       { key: "poll_p50", label: "poll p50", pick: latency(Op.WATCHER_POLL, "p50") },
       { key: "poll_p99", label: "poll p99", pick: latency(Op.WATCHER_POLL, "p99") },
       { key: "rows_per_poll", label: "rows/poll", pick: gauge(Gauge.WATCHER_ROWS_PER_POLL), axis: "right", dashed: true },
+    ],
+  },
+  {
+    id: "poll-server",
+    title: "Poll time at the server (server-timing)",
+    unit: "ms",
+    lines: [
+      { key: "poll_server_p50", label: "server p50", pick: latency(Op.WATCHER_POLL_SERVER, "p50") },
+      { key: "poll_server_p99", label: "server p99", pick: latency(Op.WATCHER_POLL_SERVER, "p99") },
     ],
   },
   {
@@ -176,19 +193,35 @@ export const TPCC_CHARTS: readonly ChartSpec[] = [
 ];
 
 /** Charts that mean nothing for a TPC-C run (it has no updater, watchers or readers of its own). */
-const REPORT_ONLY = new Set(["updater-latency", "notify", "poll", "reader-latency", "server-poll"]);
+const REPORT_ONLY = new Set(["updater-latency", "notify", "poll", "poll-server", "reader-latency", "server-poll"]);
 
-/** The charts of a run of this workload: TPC-C's own and the shared ones, or the reports' ones. */
-export function chartsFor(workload: RunConfig["workload"] | undefined): readonly ChartSpec[] {
+/** The charts each report workload is about, first, in the order its report reads them. */
+const LEAD: Partial<Record<NonNullable<RunConfig["workload"]>, readonly string[]>> = {
+  change_watcher: ["throughput", "notify", "poll", "poll-server", "server-poll"],
+  write_benchmark: ["throughput", "updater-latency", "reader-latency", "server-txn"],
+  session_pool: ["sessions", "reader-latency", "updater-latency"],
+  participants: ["server-txn", "updater-latency", "throughput"],
+};
+
+/** The charts of a run of this workload: TPC-C's own and the shared ones, or the reports' ones,
+ * those its report is about first and those of parts that are off (`off`) last. */
+export function chartsFor(workload: RunConfig["workload"] | undefined, off: ReadonlySet<string> = new Set()): readonly ChartSpec[] {
   if (workload === "tpcc") return [...TPCC_CHARTS, ...RUN_CHARTS.filter((c) => !REPORT_ONLY.has(c.id) && c.id !== "throughput")];
-  return RUN_CHARTS;
+  const lead = (workload && LEAD[workload]) ?? [];
+  const rank = (c: ChartSpec) => (off.has(c.id) ? 2 : lead.includes(c.id) ? 0 : 1);
+  return [...RUN_CHARTS].sort((a, b) => rank(a) - rank(b) || (rank(a) === 0 ? lead.indexOf(a.id) - lead.indexOf(b.id) : 0));
+}
+
+/** The 2PC participants chart leads a participants run; in other runs it follows the workload's charts. */
+export function participantsFirst(workload: RunConfig["workload"] | undefined): boolean {
+  return workload === "participants";
 }
 
 /** The parts of the load a config can switch off, with their charts and why those stay empty. */
 const PARTS: readonly { on: (c: RunConfig) => boolean; charts: readonly string[]; why: string }[] = [
   { on: (c) => c.reader.enabled, charts: ["reader-latency"], why: "Readers are off in this run." },
   { on: (c) => c.updater.enabled, charts: ["updater-latency", "throughput"], why: "The updater is off in this run." },
-  { on: (c) => c.watcher.enabled, charts: ["notify", "poll", "server-poll"], why: "Watchers are off in this run." },
+  { on: (c) => c.watcher.enabled, charts: ["notify", "poll", "poll-server", "server-poll"], why: "Watchers are off in this run." },
 ];
 
 /** Why a chart of a run with this config stays empty, by chart id. */

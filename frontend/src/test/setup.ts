@@ -13,3 +13,6 @@ class ResizeObserverStub {
   disconnect() {}
 }
 globalThis.ResizeObserver ??= ResizeObserverStub as unknown as typeof ResizeObserver;
+
+// jsdom has no layout: window.scrollTo only reports "not implemented". Tests that care stub it.
+window.scrollTo = () => undefined;

@@ -48,8 +48,7 @@ type group struct {
 	shards []int64
 	last   Position
 	skip   map[int64]Position // shard -> position a previous group reached
-	mu     sync.Mutex
-	newest float64 // unix seconds of the newest commit seen; NaN before the first
+	lag    *lagMeter
 	stop   chan struct{}
 	wake   chan struct{}
 	done   chan struct{}
@@ -64,9 +63,11 @@ func (g *group) run() {
 		default:
 		}
 		if g.w.Paused() {
+			g.lag.Pause(pacing.Now())
 			g.sleep(pausedNap)
 			continue
 		}
+		g.lag.Resume(pacing.Now())
 		started := time.Now()
 		full, err := g.pollOnce()
 		if err != nil {
@@ -180,11 +181,10 @@ func (g *group) pollOnce() (bool, error) {
 		}
 		last := rows[len(rows)-1]
 		g.last = Position{last.ts, last.key}
-		g.mu.Lock()
-		g.newest = float64(last.ts.UnixNano()) / 1e9
-		g.mu.Unlock()
 	}
-	return int64(len(rows)) >= cfg.Limit, nil
+	full := int64(len(rows)) >= cfg.Limit
+	g.lag.Polled(start, pacing.Now(), full)
+	return full, nil
 }
 
 func query(ctx context.Context, client *spanner.Client, stmt spanner.Statement) ([]row, error) {
@@ -260,27 +260,28 @@ func (w *Watcher) SetStart(ts time.Time) { w.startTS = ts }
 func (w *Watcher) Start() {
 	w.groupsMu.Lock()
 	defer w.groupsMu.Unlock()
-	w.setGroupsLocked(w.makeGroups(w.Config(), Position{w.startTS, math.MinInt64}))
+	w.setGroupsLocked(w.makeGroups(w.Config(), Position{w.startTS, math.MinInt64}, pacing.Now()))
 	for _, g := range w.groups {
 		go g.run()
 	}
 }
 
-func (w *Watcher) makeGroups(cfg protocol.WatcherConfig, from Position) []*group {
+func (w *Watcher) makeGroups(cfg protocol.WatcherConfig, from Position, caughtUp float64) []*group {
 	var groups []*group
 	for i, shards := range ShardGroups(cfg.Watchers) {
 		if cfg.ShardFilter != protocol.ShardFixed {
 			shards = ShardValues()
 		}
 		groups = append(groups, &group{
-			w: w, name: fmt.Sprintf("watcher-%d", i), shards: shards, last: from, newest: math.NaN(),
+			w: w, name: fmt.Sprintf("watcher-%d", i), shards: shards, last: from, lag: newLagMeter(caughtUp),
 			stop: make(chan struct{}), wake: make(chan struct{}, 1), done: make(chan struct{}),
 		})
 	}
 	return groups
 }
 
-// Apply takes a patched config; a new poll interval applies now, not after the old one.
+// Apply takes a patched config; a new poll interval applies now, not after the old one. Other
+// changes (the hint, the limit) wait for the next poll: waking the groups would shift when they poll.
 func (w *Watcher) Apply(cfg protocol.WatcherConfig) {
 	w.mu.Lock()
 	old := w.config
@@ -288,6 +289,9 @@ func (w *Watcher) Apply(cfg protocol.WatcherConfig) {
 	w.mu.Unlock()
 	if cfg.Watchers != old.Watchers || cfg.ShardFilter != old.ShardFilter {
 		w.regroup(cfg)
+	}
+	if cfg.PollIntervalMs == old.PollIntervalMs {
+		return
 	}
 	w.groupsMu.Lock()
 	for _, g := range w.groups {
@@ -319,16 +323,18 @@ func (w *Watcher) regroup(cfg protocol.WatcherConfig) {
 	old := w.groups
 	w.stopGroupsLocked(time.Hour)
 	oldest := old[0].last
+	caughtUp := old[0].lag.CaughtUp()
 	reached := map[int64]Position{}
 	for _, g := range old {
 		if g.last.NotAfter(oldest) {
 			oldest = g.last
 		}
+		caughtUp = min(caughtUp, g.lag.CaughtUp())
 		for _, s := range g.shards {
 			reached[s] = g.last
 		}
 	}
-	w.setGroupsLocked(w.makeGroups(cfg, oldest))
+	w.setGroupsLocked(w.makeGroups(cfg, oldest, caughtUp))
 	for _, g := range w.groups {
 		g.skip = map[int64]Position{}
 		for _, s := range g.shards {
@@ -359,22 +365,19 @@ func (w *Watcher) Stop() {
 	w.stopGroupsLocked(5 * time.Second)
 }
 
-// Gauges adds watcher.lag_ms: now minus the oldest of the groups' newest commit seen.
+// Gauges adds watcher.lag_ms, the lag of the interval that ends now: its slowest group's (lag.go).
 func (w *Watcher) Gauges(out map[string]float64) {
 	w.mu.Lock()
 	groups := w.view
 	w.mu.Unlock()
-	oldest := math.Inf(1)
+	now := pacing.Now()
+	worst, any := 0.0, false
 	for _, g := range groups {
-		g.mu.Lock()
-		if !math.IsNaN(g.newest) {
-			oldest = math.Min(oldest, g.newest)
+		if lag, ok := g.lag.Take(now); ok {
+			worst, any = max(worst, lag), true
 		}
-		g.mu.Unlock()
 	}
-	if math.IsInf(oldest, 1) {
-		return
+	if any {
+		out[protocol.GaugeWatcherLagMs] = worst * 1000
 	}
-	now := float64(time.Now().UnixNano()) / 1e9
-	out[protocol.GaugeWatcherLagMs] = math.Max(0, (now-oldest)*1000)
 }

@@ -84,4 +84,22 @@ describe("LivePage", () => {
     expect(screen.getByTestId("stop-run")).toBeDisabled();
     expect(screen.getByTestId("apply-config")).toBeDisabled();
   });
+
+  it("shows a failed run's reason and no empty charts", async () => {
+    const ws = renderLive();
+    const reason = "the workers were not ready within 300 s";
+    act(() => ws.open());
+    act(() => ws.receive({ ...snapshot([]), run: { ...run, status: "failed", failure_reason: reason } }));
+    expect(screen.getByTestId("run-ended-banner")).toHaveTextContent(`The run failed. ${reason}`);
+    expect(screen.getByTestId("no-samples")).toHaveTextContent("This run recorded no samples.");
+    expect(screen.queryAllByTestId(/^chart-/)).toEqual([]);
+  });
+
+  it("draws only the charts with data once a run has ended", async () => {
+    const ws = renderLive();
+    act(() => ws.open());
+    act(() => ws.receive({ ...snapshot(), run: { ...run, status: "finished" } }));
+    expect(screen.getByTestId("chart-throughput")).toHaveAttribute("data-points", "6");
+    expect(screen.queryByTestId("chart-reader-latency")).toBeNull(); // readers are off: nothing to draw
+  });
 });

@@ -4,10 +4,10 @@ import { useEffect, useMemo, useState } from "react";
 import { Link, useParams } from "react-router-dom";
 import { BreakdownCharts } from "@/components/BreakdownChart";
 import { RunCharts } from "@/components/RunCharts";
-import { ErrorState } from "@/components/States";
+import { NoSuchRun } from "@/components/States";
 import { ApiError } from "@/lib/api/client";
 import { getRun, pauseRun, resumeRun, stopRun } from "@/lib/api/runs";
-import { chartsFor, configMarkers, emptyReasons, offCharts, toRows } from "@/lib/series";
+import { chartsFor, configMarkers, emptyReasons, offCharts, participantsFirst, toRows } from "@/lib/series";
 import { isActive } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
 import { useLiveRun } from "../hooks/useLiveRun";
@@ -52,7 +52,7 @@ export function LivePage() {
   const active = isActive(status);
   const finished = status !== null && !active;
 
-  if (run.error instanceof ApiError && run.error.status === 404) return <ErrorState error={run.error} title="No such run" />;
+  if (run.error instanceof ApiError && run.error.status === 404) return <NoSuchRun error={run.error} />;
 
   const control = async (verb: "pause" | "resume" | "stop") => {
     setAction({ busy: verb, error: null });
@@ -65,6 +65,9 @@ export function LivePage() {
   };
 
   const name = run.data?.name ?? live.config?.name ?? id;
+  const failure = live.reason ?? run.data?.failure_reason ?? null;
+  const workload = live.config?.workload;
+  const participantsChart = hasParticipants(participants) && <ParticipantsChart rows={participants} syncId="live" />;
   return (
     <section className="page live-page" data-testid="live-page" data-run-id={id} data-status={status ?? ""} data-connection={live.connection}>
       <div className="page-head">
@@ -113,8 +116,9 @@ export function LivePage() {
         </div>
       )}
       {finished && (
-        <div className="banner banner-info" data-testid="run-ended-banner">
-          {ENDED[status] ?? `The run is ${status}.`} <Link to={`/runs/${id}`}>See its details and summary</Link>.
+        <div className={`banner ${status === "failed" ? "banner-error" : "banner-info"}`} data-testid="run-ended-banner">
+          {ENDED[status] ?? `The run is ${status}.`}
+          {status === "failed" && failure && ` ${failure}`} <Link to={`/runs/${id}`}>See its details and summary</Link>.
         </div>
       )}
       {action.error && (
@@ -129,9 +133,19 @@ export function LivePage() {
       <div className="live-layout">
         <div className="live-charts">
           {live.samples.length === 0 && live.connection === "open" && active && <p className="muted">Waiting for the first sample…</p>}
-          {hasParticipants(participants) && <ParticipantsChart rows={participants} syncId="live" />}
-          <RunCharts rows={rows} markers={markers} syncId="live" emptyText={emptyText} off={off} charts={chartsFor(live.config?.workload)} />
-          <BreakdownCharts samples={live.samples} syncId="live" />
+          {finished && live.samples.length === 0 ? (
+            <p className="muted" data-testid="no-samples">
+              This run recorded no samples.
+            </p>
+          ) : (
+            <>
+              {participantsFirst(workload) && participantsChart}
+              {/* A run that has ended draws only the charts that have data (like its detail page). */}
+              <RunCharts rows={rows} markers={markers} syncId="live" emptyText={emptyText} off={off} charts={chartsFor(workload, off)} hideEmpty={finished} />
+              {!participantsFirst(workload) && participantsChart}
+              <BreakdownCharts samples={live.samples} syncId="live" />
+            </>
+          )}
         </div>
         <ControlPanel runId={id} config={live.config} events={live.events} editable={status === "running" || status === "paused"} />
       </div>

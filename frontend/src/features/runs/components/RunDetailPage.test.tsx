@@ -120,4 +120,31 @@ describe("RunDetailPage", () => {
     await screen.findByTestId("chart-updater-latency");
     expect(screen.queryByTestId("chart-participants")).toBeNull();
   });
+
+  it("says in the server's sentence that a run does not exist, with the way back", async () => {
+    const sentence = "There is no run 'a' on this server: it was never started here, or it was deleted.";
+    renderPage({ "GET /runs/a": () => ({ status: 404, body: { detail: sentence } }) });
+    const state = await screen.findByTestId("no-such-run");
+    expect(state).toHaveTextContent(sentence);
+    expect(screen.getByRole("link", { name: "Back to the runs" })).toHaveAttribute("href", "/");
+    expect(screen.queryByText("Retry")).toBeNull();
+  });
+
+  it("says a failed run failed, with its reason, where the summary would be too", async () => {
+    const reason = "worker 0 (pid 12) exited with status 1";
+    renderPage({ "GET /runs/a": () => ({ body: makeRun("a", { status: "failed", failure_reason: reason, summary: null }) }) });
+    expect(await screen.findByTestId("run-failed")).toHaveTextContent(`This run failed. ${reason}`);
+    expect(screen.getByTestId("no-summary")).toHaveTextContent("No summary: the run failed before it could write one");
+    expect(screen.queryByText(/No summary yet/)).toBeNull();
+  });
+
+  it("puts the participants chart after the change watcher's own charts", async () => {
+    const gauges = { "server.commit_participants": 1, "server.splits": 1, "updater.tps": 5 };
+    const samples = [makeSample(0, { gauges }), makeSample(1, { gauges })];
+    renderPage({ "GET /runs/a/samples": () => ({ body: { data: samples, count: 2, total: 2, downsampled: false } }) });
+    await screen.findByTestId("chart-participants");
+    const order = [...document.querySelectorAll('[data-testid^="chart-"]')].map((c) => c.getAttribute("data-testid"));
+    expect(order.indexOf("chart-throughput")).toBeLessThan(order.indexOf("chart-participants"));
+    expect(order.indexOf("chart-notify")).toBeLessThan(order.indexOf("chart-participants"));
+  });
 });

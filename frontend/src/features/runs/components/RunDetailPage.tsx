@@ -7,15 +7,16 @@ import { EventList } from "@/components/EventList";
 import { BreakdownCharts } from "@/components/BreakdownChart";
 import { RunCharts } from "@/components/RunCharts";
 import { ParticipantsChart } from "@/components/ParticipantsChart";
-import { ErrorState, Loading } from "@/components/States";
+import { ErrorState, Loading, NoSuchRun } from "@/components/States";
 import { StatusBadge } from "@/components/StatusBadge";
 import { TimeChart } from "@/components/TimeChart";
+import { ApiError } from "@/lib/api/client";
 import { fetchSnapshot } from "@/lib/api/live";
 import { deleteRun, exportUrl, getRun } from "@/lib/api/runs";
 import { fetchSamples } from "@/lib/api/samples";
 import { formatDate, formatDuration } from "@/lib/format";
 import { hasParticipants, participantsRows } from "@/lib/participants";
-import { chartsFor, configMarkers, offCharts, RUN_CHARTS, toRows } from "@/lib/series";
+import { chartsFor, configMarkers, offCharts, participantsFirst, RUN_CHARTS, toRows } from "@/lib/series";
 import { isActive } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
 import { useDebounced } from "@/lib/useDebounced";
@@ -52,9 +53,12 @@ export function RunDetailPage() {
   const events = useMemo(() => snapshot.data?.events ?? [], [snapshot.data]);
   const markers = useMemo(() => configMarkers(events, overview.data ?? []), [events, overview.data]);
 
+  if (run.error instanceof ApiError && run.error.status === 404) return <NoSuchRun error={run.error} />;
   if (run.error && !run.data) return <ErrorState error={run.error} onRetry={run.reload} title="Could not load this run" />;
   if (!run.data) return <Loading what="Loading the run" />;
   const r = run.data;
+  const off = offCharts(r.config ?? null);
+  const participantsChart = hasParticipants(participants) && <ParticipantsChart rows={participants} syncId="detail" when="at the end:" />;
 
   const remove = async () => {
     if (!window.confirm(`Delete run "${r.name ?? r.id}" and all its samples?`)) return;
@@ -94,8 +98,13 @@ export function RunDetailPage() {
         preset <strong>{r.preset ?? "—"}</strong> · target <strong>{r.config?.target?.kind ?? "—"}</strong> · runtime{" "}
         <strong data-testid="runtime">{r.config?.runtime ?? "python"}</strong> · started {formatDate(r.started_at ?? r.created_at)} ·
         duration {formatDuration(runDuration(r))}
-        {r.failure_reason && <span className="bad"> · {r.failure_reason}</span>}
       </p>
+      {r.status === "failed" && (
+        <div className="banner banner-error" role="alert" data-testid="run-failed">
+          <strong>This run failed.</strong> {r.failure_reason ?? "No reason was recorded."}
+        </div>
+      )}
+      {r.status !== "failed" && r.failure_reason && <p className="bad">{r.failure_reason}</p>}
 
       <h2>Charts</h2>
       {overview.error && !overview.data ? (
@@ -137,8 +146,9 @@ export function RunDetailPage() {
               )}
             </div>
           )}
-          {hasParticipants(participants) && <ParticipantsChart rows={participants} syncId="detail" when="at the end:" />}
-          <RunCharts rows={rows} markers={markers} hideEmpty off={offCharts(r.config ?? null)} syncId="detail" charts={chartsFor(r.config?.workload)} />
+          {participantsFirst(r.config?.workload) && participantsChart}
+          <RunCharts rows={rows} markers={markers} hideEmpty off={off} syncId="detail" charts={chartsFor(r.config?.workload, off)} />
+          {!participantsFirst(r.config?.workload) && participantsChart}
           <BreakdownCharts samples={(zoom && zoomed.data) || overview.data} syncId="detail" />
         </>
       )}
@@ -153,7 +163,7 @@ export function RunDetailPage() {
       {r.summary?.tpcc && <TpccSection tpcc={r.summary.tpcc} />}
 
       <h2>Summary</h2>
-      <SummarySection summary={r.summary} />
+      <SummarySection summary={r.summary} status={r.status} />
 
       <div className="two-col">
         <div>

@@ -41,8 +41,19 @@ function WorkersTable({ workers }: { workers: readonly WorkerCost[] }) {
   );
 }
 
-export function SummarySection({ summary }: { summary: Summary | null | undefined }) {
-  if (!summary) return <p className="muted">No summary yet: it is written when the run ends.</p>;
+/** Why a run that has ended has no summary, by its status; a run still going gets it at its end. */
+const NO_SUMMARY: Partial<Record<string, string>> = {
+  failed: "No summary: the run failed before it could write one (the reason is at the top of this page).",
+  interrupted: "No summary: the control plane stopped while the run was going.",
+};
+
+export function SummarySection({ summary, status }: { summary: Summary | null | undefined; status?: string }) {
+  if (!summary)
+    return (
+      <p className="muted" data-testid="no-summary">
+        {(status && NO_SUMMARY[status]) ?? "No summary yet: it is written when the run ends."}
+      </p>
+    );
   const rec = summary.reconciliation;
   return (
     <div className="summary" data-testid="summary">
