@@ -1192,6 +1192,13 @@ export interface components {
             /** @description workload tpcc: tpmC, the mix, aborts and retries per type, consistency 1-4 */
             tpcc?: components["schemas"]["TpccSummary"] | null;
             /**
+             * Unavailable
+             * @description Gauge -> why the run has no figure for it (SPANNER_SYS minute figures: model.server_minute)
+             */
+            unavailable?: {
+                [key: string]: string;
+            };
+            /**
              * Workers
              * @description one per worker process, by index
              */
