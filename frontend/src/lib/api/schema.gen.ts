@@ -14,7 +14,8 @@ export interface paths {
         /**
          * Compare Runs
          * @description Configs, the fields where they differ, series aligned by elapsed time, and whole-run summaries
-         *     with each metric's delta and percent change against the first run.
+         *     with each metric's delta and percent change against the first run, and whether that delta lies
+         *     beyond the runs' own interval-to-interval noise.
          */
         get: operations["compare_runs_api_compare_get"];
         put?: never;
@@ -351,6 +352,11 @@ export interface components {
         ComparePublic: {
             /** Config Diff */
             config_diff: components["schemas"]["ConfigDiffEntry"][];
+            /**
+             * Key Metrics
+             * @description the compared workloads' key figures (model/key_figures.py), the rows compare opens with
+             */
+            key_metrics: components["schemas"]["KeyMetric"][];
             /** Metrics */
             metrics: components["schemas"]["MetricComparison"][];
             /** Runs */
@@ -506,6 +512,19 @@ export interface components {
             /** Version */
             version: string;
         };
+        /** KeyMetric */
+        KeyMetric: {
+            /**
+             * Label
+             * @description what it measures, in words
+             */
+            label: string;
+            /**
+             * Metric
+             * @description a metric of ``metrics``
+             */
+            metric: string;
+        };
         /**
          * LatencyModel
          * @description What the local Spanner adds to a commit (a database option it keeps; local targets only).
@@ -557,6 +576,21 @@ export interface components {
              * @description delta as a percentage of the baseline
              */
             percent_change: (number | null)[];
+            /**
+             * Significant
+             * @description the delta lies beyond that interval; null: not assessed (baseline, totals, too few intervals)
+             */
+            significant: (boolean | null)[];
+            /**
+             * Unavailable
+             * @description why a run has no value for it, where the run says (e.g. no complete SPANNER_SYS minute)
+             */
+            unavailable: (string | null)[];
+            /**
+             * Uncertainty
+             * @description half-width of the delta's 99 % interval, from both runs' interval-to-interval variation (a bootstrap over their report intervals); null for the baseline and where it cannot be told
+             */
+            uncertainty: (number | null)[];
             /** Values */
             values: (number | null)[];
         };
