@@ -51,3 +51,28 @@ def test_compare_two_runs_configs_diff_series_and_deltas(client: TestClient) -> 
 def test_compare_rejects_bad_ids(client: TestClient, ids: str, status: int) -> None:
     response = client.get("/api/compare", params={"ids": ids})
     assert response.status_code == status and response.json()["detail"]
+
+
+def test_compare_tells_a_real_difference_from_noise(client: TestClient) -> None:
+    """Issue 23: two runs of one config differ only by noise (not significant, with an interval), a
+    run at four times the rate differs beyond it. Real runs, the official client, the local Spanner."""
+    body = {"preset": "light", "overrides": {"duration_s": 12}}
+    base, same = start_run(client, **body), start_run(client, **body)
+    faster = start_run(client, preset="light", overrides={"duration_s": 12, "updater": {"transactions_per_second": 20}})
+    for run in (base, same, faster):
+        wait_run(client, run["id"], lambda r: r["status"] == "finished", "the 12 s run to finish")
+    response = client.get("/api/compare", params={"ids": f"{base['id']},{same['id']},{faster['id']}"})
+    assert response.status_code == 200, response.text
+    compared = response.json()
+    # the change watcher's comparison opens with its poll at the server and at the client
+    keys = [k["metric"] for k in compared["key_metrics"]]
+    assert keys[:2] == ["latency.watcher.poll_server.p50", "latency.watcher.poll.p50"], keys
+    assert "rates.server.poll_avg_latency_s" in keys  # n/a in 12 s runs, and it says why
+    poll_sys = next(m for m in compared["metrics"] if m["metric"] == "rates.server.poll_avg_latency_s")
+    assert poll_sys["values"] == [None] * 3
+    assert poll_sys["unavailable"] == ["no complete minute inside the run yet"] * 3
+    tps = next(m for m in compared["metrics"] if m["metric"] == "rates.updater.tps")
+    assert tps["significant"][0] is None and tps["uncertainty"][0] is None  # the baseline is not judged
+    assert tps["significant"][1] is False, tps
+    assert abs(tps["delta"][1]) <= tps["uncertainty"][1]
+    assert tps["significant"][2] is True and tps["delta"][2] > tps["uncertainty"][2] > 0, tps

@@ -89,28 +89,29 @@ def test_flush_all_emits_what_is_pending_at_the_end() -> None:
 
 
 def test_summary_averages_each_gauge_over_the_intervals_that_have_it() -> None:
-    """Server stats arrive in few intervals: the others are missing values, not zeros."""
+    """Server stats arrive in few intervals (no commits in the others): missing values, not zeros.
+    (The SPANNER_SYS minute gauges follow model.server_minute's rule: test_server_minute_rule.py.)"""
     agg = Aggregator(T0, 1.0, workers=1)
     server = {
         1: {
-            Gauge.SERVER_TXN_AVG_PARTICIPANTS: 1.0,
-            Gauge.SERVER_TXN_AVG_COMMIT_LATENCY_S: 0.004,
-            Gauge.SERVER_POLL_AVG_LATENCY_S: 0.002,
-            Gauge.SERVER_POLL_CPU_FRACTION: 0.5,
+            Gauge.SERVER_COMMIT_PARTICIPANTS: 1.0,
+            Gauge.SERVER_COMMIT_LATENCY_S: 0.004,
+            Gauge.SERVER_CPU_PER_COMMIT_MS: 0.002,
+            Gauge.SERVER_CPU_FRACTION: 0.5,
         },
         3: {
-            Gauge.SERVER_TXN_AVG_PARTICIPANTS: 2.0,
-            Gauge.SERVER_TXN_AVG_COMMIT_LATENCY_S: 0.008,
+            Gauge.SERVER_COMMIT_PARTICIPANTS: 2.0,
+            Gauge.SERVER_COMMIT_LATENCY_S: 0.008,
         },
     }
     for seq in range(5):
         gauges = {Gauge.WATCHER_LAG_MS: 10.0 * (seq + 1), **server.get(seq, {})}
         agg.add(_report(0, seq, 2, [1000, 1000], **gauges))
     rates = agg.summary().rates
-    assert rates[Gauge.SERVER_TXN_AVG_PARTICIPANTS] == pytest.approx(1.5)  # not 3.0 / 5 = 0.6
-    assert rates[Gauge.SERVER_TXN_AVG_COMMIT_LATENCY_S] == pytest.approx(0.006)
-    assert rates[Gauge.SERVER_POLL_AVG_LATENCY_S] == pytest.approx(0.002)  # one interval had it
-    assert rates[Gauge.SERVER_POLL_CPU_FRACTION] == pytest.approx(0.5)
+    assert rates[Gauge.SERVER_COMMIT_PARTICIPANTS] == pytest.approx(1.5)  # not 3.0 / 5 = 0.6
+    assert rates[Gauge.SERVER_COMMIT_LATENCY_S] == pytest.approx(0.006)
+    assert rates[Gauge.SERVER_CPU_PER_COMMIT_MS] == pytest.approx(0.002)  # one interval had it
+    assert rates[Gauge.SERVER_CPU_FRACTION] == pytest.approx(0.5)
     assert rates[Gauge.WATCHER_LAG_MS] == pytest.approx(30.0)  # in every interval: (10+...+50) / 5
     assert rates[Gauge.UPDATER_TPS] == pytest.approx(2.0)  # rates still come from the counters
     assert Gauge.READER_RPS not in rates  # no interval had it: no value, not 0

@@ -173,10 +173,7 @@ def test_compare_puts_tpcc_runs_side_by_side_and_a_report_run_beside_them() -> N
         return Summary(duration_s=60.0, latency=latency, tpcc=summarize(counters, 60.0, 1))
 
     other = Summary(duration_s=60.0, latency={"updater.txn": Percentiles(count=5, p50=1.0, p99=2.0)})
-    metrics = {
-        name: (better, values, deltas)
-        for name, better, values, deltas, _ in metric_deltas([run(100, 9.0), run(150, 6.0), other])
-    }
+    metrics = {m.metric: (m.better, m.values, m.delta) for m in metric_deltas([run(100, 9.0), run(150, 6.0), other])}
     assert metrics["tpcc.tpmc"] == ("higher", [100.0, 150.0, None], [0.0, 50.0, None])
     assert metrics["latency.tpcc.new_order.p99"] == ("lower", [9.0, 6.0, None], [0.0, -3.0, None])
     assert metrics["tpcc.payment.aborts"][:2] == ("lower", [2.0, 2.0, None])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated
 
 from fastapi import APIRouter, Query
@@ -11,12 +12,14 @@ from spanload.api.schemas.compare import (
     ComparePublic,
     CompareSeries,
     ConfigDiffEntry,
+    KeyMetric,
     MetricComparison,
     RunSeries,
 )
 from spanload.api.schemas.runs import MAX_POINTS, run_public
 from spanload.control import compare
 from spanload.model.errors import RunInvalid, RunNotFound
+from spanload.model.key_figures import key_figures
 from spanload.store import runs as run_store
 from spanload.store import samples as sample_store
 from spanload.store import summaries
@@ -38,7 +41,8 @@ def compare_runs(
     max_points: Annotated[int, Query(ge=2, le=MAX_POINTS)] = 1000,
 ) -> ComparePublic:
     """Configs, the fields where they differ, series aligned by elapsed time, and whole-run summaries
-    with each metric's delta and percent change against the first run."""
+    with each metric's delta and percent change against the first run, and whether that delta lies
+    beyond the runs' own interval-to-interval noise."""
     run_ids = [i.strip() for i in ids.split(",") if i.strip()]
     if not MIN_RUNS <= len(run_ids) <= MAX_RUNS:
         raise RunInvalid(f"ids must name {MIN_RUNS} to {MAX_RUNS} runs, comma-separated (got {len(run_ids)})")
@@ -50,16 +54,21 @@ def compare_runs(
         raise RunNotFound(f"runs not found: {', '.join(missing)}")
     found = [row for row in rows if row is not None]
     runs_summaries = [summaries.summary_of(session, row) for row in found]
-    axis, aligned = compare.align([sample_store.list_samples(session, row.id) for row in found], max_points)
+    runs_samples = [sample_store.list_samples(session, row.id) for row in found]
+    axis, aligned = compare.align(runs_samples, max_points)
+    deltas = compare.metric_deltas(runs_summaries, runs_samples)
+    present = {m.metric for m in deltas}
     return ComparePublic(
         runs=[run_public(row, summary=s) for row, s in zip(found, runs_summaries, strict=True)],
+        key_metrics=[
+            KeyMetric(metric=m, label=label)
+            for m, label in key_figures(compare.workload_of(row.config) for row in found)
+            if m in present
+        ],
         config_diff=[ConfigDiffEntry(field=f, values=v) for f, v in compare.config_diff([row.config for row in found])],
         series=CompareSeries(
             elapsed_s=axis, runs=[RunSeries(run_id=row.id, values=v) for row, v in zip(found, aligned, strict=True)]
         ),
         summaries=runs_summaries,
-        metrics=[
-            MetricComparison(metric=m, better=b, values=v, delta=d, percent_change=p)
-            for m, b, v, d, p in compare.metric_deltas(runs_summaries)
-        ],
+        metrics=[MetricComparison(**dataclasses.asdict(m)) for m in deltas],
     )

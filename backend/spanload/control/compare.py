@@ -5,11 +5,13 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from spanload.model.config import RunConfig
+from spanload.control import noise
+from spanload.model.config import RunConfig, Workload
 from spanload.model.samples import Sample, Summary
 from spanload.model.series import PERCENTILE_FIELDS, flatten
 
@@ -48,6 +50,14 @@ def current_form(config: dict[str, Any]) -> dict[str, Any]:
         return RunConfig.model_validate(config).model_dump(mode="json", by_alias=True)
     except (ValidationError, ValueError):
         return config
+
+
+def workload_of(config: dict[str, Any]) -> Workload:
+    """A stored config's workload (the default for a config that no longer validates)."""
+    try:
+        return RunConfig.model_validate(config).workload
+    except (ValidationError, ValueError):
+        return Workload.CHANGE_WATCHER
 
 
 def config_diff(configs: Sequence[dict[str, Any]]) -> list[tuple[str, list[Any]]]:
@@ -129,18 +139,53 @@ def flatten_summary(summary: Summary) -> dict[str, float]:
     return out
 
 
+@dataclass(frozen=True)
+class MetricDelta:
+    """One metric across the compared runs (the API's MetricComparison); lists hold one entry per
+    run, the baseline first."""
+
+    metric: str
+    better: Better
+    values: list[float | None]
+    delta: list[float | None]
+    percent_change: list[float | None]
+    unavailable: list[str | None]  # why a run has no value (model/server_minute.py), where it says
+    uncertainty: list[float | None]  # half-width of the delta's 99 % interval (control/noise.py)
+    significant: list[bool | None]  # None: not assessed (the baseline, totals, too few intervals)
+
+
 def metric_deltas(
-    summaries: Sequence[Summary | None],
-) -> list[tuple[str, Better, list[float | None], list[float | None], list[float | None]]]:
-    """Per metric: each run's value, its delta from the first run's, and that delta in percent
-    (None where either value is missing, or the baseline is 0)."""
+    summaries: Sequence[Summary | None], samples: Sequence[Sequence[Sample]] | None = None
+) -> list[MetricDelta]:
+    """Per metric: each run's value, its delta from the first run's, that delta in percent (None
+    where either value is missing, or the baseline is 0), and, given the runs' samples, the delta's
+    uncertainty from both runs' interval-to-interval variation and whether it lies beyond it."""
     flat = [flatten_summary(s) if s is not None else {} for s in summaries]
-    names = sorted({n for f in flat for n in f})
+    reasons: list[dict[str, str]] = [
+        {f"rates.{g}": why for g, why in s.unavailable.items()} if s is not None else {} for s in summaries
+    ]
+    runs_blocks = [noise.blocks(s) for s in samples] if samples is not None else [{} for _ in summaries]
+    names = sorted({n for f in flat for n in f} | {n for r in reasons for n in r})
     out = []
     for name in names:
         values = [f.get(name) for f in flat]
         base = values[0]
         deltas = [None if base is None or v is None else v - base for v in values]
         percents = [None if d is None or not base else 100.0 * d / abs(base) for d in deltas]
-        out.append((name, _better(name), values, deltas, percents))
+        judged = [
+            None if i == 0 or d is None else noise.noise(runs_blocks[0], blocks, name, d)
+            for i, (d, blocks) in enumerate(zip(deltas, runs_blocks, strict=True))
+        ]
+        out.append(
+            MetricDelta(
+                metric=name,
+                better=_better(name),
+                values=values,
+                delta=deltas,
+                percent_change=percents,
+                unavailable=[None if v is not None else r.get(name) for v, r in zip(values, reasons, strict=True)],
+                uncertainty=[None if j is None else j.half_width for j in judged],
+                significant=[None if j is None else j.significant for j in judged],
+            )
+        )
     return out

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from hdrh.histogram import HdrHistogram
 
-from spanload.model import metrics, tpcc
+from spanload.model import metrics, server_minute, tpcc
 from spanload.model.breakdown import OpTiming, SysLatencies, breakdown, merge_timings
 from spanload.model.protocol import OPERATION_COUNTERS, Counter, Report
 from spanload.model.samples import Gauge, Percentiles, Sample, Summary, Totals
@@ -136,11 +136,22 @@ class Aggregator:
         )
         if report.cpu_s is not None:  # cumulative: the latest is the whole
             self._cpu_s[worker] = max(self._cpu_s.get(worker, 0.0), report.cpu_s)
+        report = self._own_minute(report)
         if report.sys_latencies is not None:
             self.sys_latencies = report.sys_latencies
         seq = max(report.seq, self._next_seq)  # late: fold into the first interval still open
         self._pending.setdefault(seq, _Pending()).reports.append(report)
         return self._emit_ready(now=None)
+
+    def _own_minute(self, report: Report) -> Report:
+        """The report without its SPANNER_SYS minute figures unless the minute lies wholly inside
+        this run (they are then missing, a gap, never a figure of another run's minute)."""
+        if server_minute.minute_inside(report.sys_interval_end, self.started_at, report.t):
+            return report
+        if report.sys_latencies is None and not server_minute.MINUTE_GAUGES & report.gauges.keys():
+            return report
+        gauges = {k: v for k, v in report.gauges.items() if k not in server_minute.MINUTE_GAUGES}
+        return report.model_copy(update={"gauges": gauges, "sys_latencies": None})
 
     def counters(self) -> dict[str, int]:
         """Every counter's total over the intervals emitted so far."""
@@ -236,11 +247,13 @@ class Aggregator:
             # minute at best; an interval without them is missing, not zero)
             rates.setdefault(name, total / self._gauge_intervals[name])
         latency: dict[str, Percentiles] = {op: metrics.percentiles(h) for op, h in self._whole.items()}
+        totals = _totals_from(self._counters)
         return Summary(
             duration_s=duration,
             latency=latency,
             rates=rates,
-            totals=_totals_from(self._counters),
+            unavailable=server_minute.unavailable(self.started_at, self.last_t, rates, totals),
+            totals=totals,
             errors_by_code=dict(self._errors),
             breakdown={op: breakdown(t, self.sys_latencies) for op, t in self._timings.items()},
         )

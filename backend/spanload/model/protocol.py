@@ -202,6 +202,12 @@ class Report(_Message):
     sys_latencies: SysLatencies | None = Field(
         None, description="SPANNER_SYS statement and commit latencies, when the worker read them anew"
     )
+    sys_interval_end: float | None = Field(
+        None,
+        description="INTERVAL_END (unix seconds) of the SPANNER_SYS minute that the minute gauges and "
+        "sys_latencies come from; the aggregator keeps them only if that minute lies inside the run "
+        "(model.server_minute)",
+    )
 
 
 class WritersStopped(_Message):

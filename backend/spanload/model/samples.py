@@ -166,6 +166,10 @@ class Summary(BaseModel):
     duration_s: float = 0.0
     latency: dict[str, Percentiles] = Field(default_factory=dict)
     rates: dict[str, float] = Field(default_factory=dict, description="whole-run averages keyed by Gauge")
+    unavailable: dict[str, str] = Field(
+        default_factory=dict,
+        description="Gauge -> why the run has no figure for it (SPANNER_SYS minute figures: model.server_minute)",
+    )
     totals: Totals = Field(default_factory=Totals)
     errors_by_code: dict[str, int] = Field(default_factory=dict)
     reconciliation: Reconciliation | None = None

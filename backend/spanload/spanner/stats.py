@@ -11,6 +11,10 @@
   time plus the CPU its latency model accounts), so the charts need not wait for a closed minute.
 
 A target without these tables (the emulator) makes the reader go quiet, not fail the run.
+
+Each read keeps the figures of one minute, the newest either table has (a table whose newest minute
+is older had nothing in that one: no commits, say), and says which (``interval_end``); whether that
+minute belongs to the run is the aggregator's call (``model/server_minute.py``), not the worker's.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ SAMPLE_EVERY_S = 10.0  # the tables change once a minute; polling them faster on
 MINUTE_S = 60.0
 
 QUERY_STATS_SQL = (
-    "SELECT TEXT, EXECUTION_COUNT, AVG_LATENCY_SECONDS, AVG_CPU_SECONDS "
+    "SELECT TEXT, EXECUTION_COUNT, AVG_LATENCY_SECONDS, AVG_CPU_SECONDS, INTERVAL_END "
     "FROM SPANNER_SYS.QUERY_STATS_TOP_MINUTE "
     "WHERE INTERVAL_END = (SELECT MAX(INTERVAL_END) FROM SPANNER_SYS.QUERY_STATS_TOP_MINUTE)"
 )
@@ -40,7 +44,7 @@ COUNTERS_SQL = (
     "FROM SPANNER_SYS.SPANLOAD_COUNTERS"
 )
 TXN_STATS_SQL = (
-    "SELECT COMMIT_ATTEMPT_COUNT, AVG_COMMIT_LATENCY_SECONDS, AVG_PARTICIPANTS "
+    "SELECT COMMIT_ATTEMPT_COUNT, AVG_COMMIT_LATENCY_SECONDS, AVG_PARTICIPANTS, INTERVAL_END "
     "FROM SPANNER_SYS.TXN_STATS_TOP_MINUTE "
     "WHERE INTERVAL_END = (SELECT MAX(INTERVAL_END) FROM SPANNER_SYS.TXN_STATS_TOP_MINUTE)"
 )
@@ -120,6 +124,7 @@ class StatsReader:
         self.poll_sql_prefix = poll_sql_prefix
         self._unavailable: set[str] = set()
         self.latencies: SysLatencies | None = None  # of the last read, for the breakdown
+        self.interval_end: float | None = None  # unix seconds: the end of the last read's minute
         self._counters: Counters | None = None
 
     def read_counters(self) -> dict[str, float]:
@@ -135,18 +140,21 @@ class StatsReader:
         return counter_gauges(prev, cur)
 
     def read(self) -> dict[str, float]:
+        """The gauges of the newest minute either table holds (``interval_end``)."""
         out: dict[str, float] = {}
         latencies = SysLatencies()
-        rows = self._query("QUERY_STATS_TOP_MINUTE", QUERY_STATS_SQL)
-        if rows is not None:
-            stats = [QueryStat(str(r[0]), int(r[1] or 0), _float(r[2]), _float(r[3])) for r in rows]
-            out.update(poll_query_gauges(stats, self.poll_sql_prefix))
-            latencies.query_s = {s.text.strip(): s.avg_latency_s for s in stats if s.executions}
-        txn_rows = self._query("TXN_STATS_TOP_MINUTE", TXN_STATS_SQL)
-        if txn_rows is not None:
-            gauges = txn_gauges([(int(r[0] or 0), _float(r[1]), _float(r[2])) for r in txn_rows])
-            out.update(gauges)
-            latencies.commit_s = gauges.get(Gauge.SERVER_TXN_AVG_COMMIT_LATENCY_S)
+        query_rows = self._query("QUERY_STATS_TOP_MINUTE", QUERY_STATS_SQL) or []
+        txn_rows = self._query("TXN_STATS_TOP_MINUTE", TXN_STATS_SQL) or []
+        ends = [r[-1].timestamp() for r in (*query_rows, *txn_rows) if r[-1] is not None]
+        self.interval_end = end = max(ends, default=None)
+        query_rows = [r for r in query_rows if r[-1] is not None and r[-1].timestamp() == end]
+        txn_rows = [r for r in txn_rows if r[-1] is not None and r[-1].timestamp() == end]
+        stats = [QueryStat(str(r[0]), int(r[1] or 0), _float(r[2]), _float(r[3])) for r in query_rows]
+        out.update(poll_query_gauges(stats, self.poll_sql_prefix))
+        latencies.query_s = {s.text.strip(): s.avg_latency_s for s in stats if s.executions}
+        gauges = txn_gauges([(int(r[0] or 0), _float(r[1]), _float(r[2])) for r in txn_rows])
+        out.update(gauges)
+        latencies.commit_s = gauges.get(Gauge.SERVER_TXN_AVG_COMMIT_LATENCY_S)
         self.latencies = latencies if latencies.query_s or latencies.commit_s is not None else None
         return out
 

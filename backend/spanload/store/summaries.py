@@ -6,7 +6,7 @@ from collections import defaultdict
 
 from sqlalchemy.orm import Session
 
-from spanload.model import metrics
+from spanload.model import metrics, server_minute
 from spanload.model.breakdown import Breakdown, combine
 from spanload.model.samples import Summary, Totals
 from spanload.store import samples as sample_store
@@ -31,11 +31,15 @@ def recompute_summary(session: Session, run_id: str) -> Summary:
         for code, count in sample.errors_by_code.items():
             errors[code] += count
     run = session.get(RunRow, run_id)
+    rates = {g: gauge_sums[g] / gauge_counts[g] for g in sorted(gauge_sums)}
+    totals = samples[-1].totals if samples else Totals()
+    last = samples[-1] if samples else None
     return Summary(
-        duration_s=samples[-1].elapsed_s if samples else (run.last_elapsed_s if run else 0.0),
+        duration_s=last.elapsed_s if last else (run.last_elapsed_s if run else 0.0),
         latency={op: metrics.percentiles(h) for op, h in sorted(histograms.items())},
-        rates={g: gauge_sums[g] / gauge_counts[g] for g in sorted(gauge_sums)},
-        totals=samples[-1].totals if samples else Totals(),
+        rates=rates,
+        unavailable=server_minute.unavailable(last.t - last.elapsed_s, last.t, rates, totals) if last else {},
+        totals=totals,
         errors_by_code=dict(errors),
         breakdown={op: combine(bs) for op, bs in sorted(breakdowns.items())},
     )

@@ -119,8 +119,10 @@ class Worker:
         self.seen: SeenLedger | None = None
         self.started_at = 0.0
         self.cpu_at_begin = 0.0
-        self.server_gauges: dict[str, float] = {}
-        self.sys_latencies: SysLatencies | None = None  # read anew, not yet sent
+        # the stats loop's latest server gauges, the end of the SPANNER_SYS minute its minute gauges
+        # come from and that minute's latencies: replaced whole, so a report never pairs one
+        # minute's figures with another's end
+        self.server_reading: tuple[dict[str, float], float | None, SysLatencies | None] = ({}, None, None)
         self.done = threading.Event()
         self.seq = 0
         self._report_lock = threading.Lock()
@@ -290,13 +292,13 @@ class Worker:
                         counters[Counter.DROPPED] = counters.get(Counter.DROPPED, 0) + dropped
             if self.watcher is not None:
                 gauges.update(self.watcher.gauges())
-            gauges.update(self.server_gauges)
+            server_gauges, sys_interval_end, sys_latencies = self.server_reading
+            gauges.update(server_gauges)
             sessions = self.conn.session_gauges() if self.conn is not None else None
             if sessions is not None:
                 gauges[Gauge.SESSIONS_IN_USE], gauges[Gauge.SESSIONS_IDLE], gauges[Gauge.SESSIONS_WAITING] = (
                     float(v) for v in sessions
                 )
-            sys_latencies, self.sys_latencies = self.sys_latencies, None
             interval = self.config.report_interval_s
             now = time.time()
             if due is not None:
@@ -316,6 +318,7 @@ class Worker:
                     cpu_s=cpu_seconds() - self.cpu_at_begin,
                     timings=self.stats.take_timings(),
                     sys_latencies=sys_latencies,
+                    sys_interval_end=sys_interval_end,
                 )
             )
             self.seq += 1
@@ -324,6 +327,8 @@ class Worker:
         """Every report interval the running totals (a gauge per interval where the target has them),
         every SAMPLE_EVERY_S the minute tables."""
         minute: dict[str, float] = {}
+        minute_end: float | None = None
+        minute_latencies: SysLatencies | None = None
         minute_due = 0.0
         while not self.done.wait(self.config.report_interval_s):
             if self.stats_reader is None:
@@ -332,8 +337,9 @@ class Worker:
                 with deadline.operation():
                     if (now := time.monotonic()) >= minute_due:
                         minute, minute_due = self.stats_reader.read(), now + SAMPLE_EVERY_S
-                    self.server_gauges = {**minute, **self.stats_reader.read_counters()}
-                self.sys_latencies = self.stats_reader.latencies
+                        minute_end, minute_latencies = self.stats_reader.interval_end, self.stats_reader.latencies
+                    counters = self.stats_reader.read_counters()
+                self.server_reading = ({**minute, **counters}, minute_end, minute_latencies)
             except Exception as err:
                 logger.warning("reading SPANNER_SYS statistics failed: %s", err)
 

@@ -19,11 +19,26 @@ export function makeComparison(): ComparePublic {
       ],
     },
     summaries: [a.summary, b.summary],
+    key_metrics: [
+      { metric: "rates.updater.tps", label: "achieved tx/s" },
+      { metric: "latency.updater.txn.p99", label: "updater latency p99 (ms)" },
+      { metric: "rates.server.poll_avg_latency_s", label: "poll at the server, SPANNER_SYS avg (s)" },
+    ],
     metrics: [
-      { metric: "latency.updater.txn.p99", better: "lower", values: [8, 12], delta: [0, 4], percent_change: [0, 50] },
-      { metric: "duration_s", better: null, values: [60, 60], delta: [0, 0], percent_change: [0, 0] },
-      { metric: "rates.updater.tps", better: "higher", values: [1, 9.9], delta: [0, 8.9], percent_change: [0, 890] },
-      { metric: "rates.errors_ps", better: "lower", values: [0, 0.5], delta: [0, 0.5], percent_change: [null, null] },
+      { metric: "latency.updater.txn.p99", better: "lower", values: [8, 12], delta: [0, 4], percent_change: [0, 50], unavailable: [null, null], uncertainty: [null, 1.2], significant: [null, true] },
+      { metric: "duration_s", better: null, values: [60, 60], delta: [0, 0], percent_change: [0, 0], unavailable: [null, null], uncertainty: [null, null], significant: [null, null] },
+      { metric: "rates.updater.tps", better: "higher", values: [1, 9.9], delta: [0, 8.9], percent_change: [0, 890], unavailable: [null, null], uncertainty: [null, 0.4], significant: [null, true] },
+      { metric: "rates.errors_ps", better: "lower", values: [0, 0.5], delta: [0, 0.5], percent_change: [null, null], unavailable: [null, null], uncertainty: [null, 0.6], significant: [null, false] },
+      {
+        metric: "rates.server.poll_avg_latency_s",
+        better: null,
+        values: [null, null],
+        delta: [null, null],
+        percent_change: [null, null],
+        unavailable: ["no complete minute inside the run yet", "no complete minute inside the run yet"],
+        uncertainty: [null, null],
+        significant: [null, null],
+      },
     ],
   };
 }

@@ -44,6 +44,7 @@ export function makeSummary(overrides: Partial<Summary> = {}): Summary {
     duration_s: 60,
     latency: { "updater.txn": { count: 600, p50: 2, p90: 3, p95: 4, p99: 8, p999: 9, max: 12, mean: 2.4 } },
     rates: { "updater.tps": 9.9 },
+    unavailable: {},
     totals: { transactions: 600, mutations: 3000, received_changes: 2990, polls: 60, reads: 0, errors: 0, aborts: 0 },
     errors_by_code: {},
     reconciliation: {

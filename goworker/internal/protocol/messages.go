@@ -108,6 +108,9 @@ type Report struct {
 	Timings map[string]*OpTiming `json:"timings,omitempty"`
 	// SysLatencies are SPANNER_SYS statement and commit latencies, when read anew (worker 0).
 	SysLatencies *SysLatencies `json:"sys_latencies,omitempty"`
+	// SysIntervalEnd is the end (unix seconds) of the SPANNER_SYS minute the minute gauges and
+	// SysLatencies come from; the aggregator keeps them only for a minute inside the run.
+	SysIntervalEnd *float64 `json:"sys_interval_end,omitempty"`
 }
 
 // SysLatencies are the SPANNER_SYS averages of the last complete minute (model.breakdown).

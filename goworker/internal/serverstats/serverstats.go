@@ -3,6 +3,10 @@
 // latency and participants from TXN_STATS_TOP_MINUTE, and (the local Spanner only) the
 // interval's participants, commit latency, server CPU and splits from the running totals of
 // SPANLOAD_COUNTERS. A target without a table goes quiet.
+//
+// A read keeps the figures of one minute, the newest either table has, and says which (its
+// INTERVAL_END); whether that minute belongs to the run is the aggregator's call
+// (model/server_minute.py), not the worker's.
 package serverstats
 
 import (
@@ -27,10 +31,10 @@ const SampleEvery = 10 * time.Second
 const minuteS = 60.0
 
 const (
-	querySQL = "SELECT TEXT, EXECUTION_COUNT, AVG_LATENCY_SECONDS, AVG_CPU_SECONDS " +
+	querySQL = "SELECT TEXT, EXECUTION_COUNT, AVG_LATENCY_SECONDS, AVG_CPU_SECONDS, INTERVAL_END " +
 		"FROM SPANNER_SYS.QUERY_STATS_TOP_MINUTE " +
 		"WHERE INTERVAL_END = (SELECT MAX(INTERVAL_END) FROM SPANNER_SYS.QUERY_STATS_TOP_MINUTE)"
-	txnSQL = "SELECT COMMIT_ATTEMPT_COUNT, AVG_COMMIT_LATENCY_SECONDS, AVG_PARTICIPANTS " +
+	txnSQL = "SELECT COMMIT_ATTEMPT_COUNT, AVG_COMMIT_LATENCY_SECONDS, AVG_PARTICIPANTS, INTERVAL_END " +
 		"FROM SPANNER_SYS.TXN_STATS_TOP_MINUTE " +
 		"WHERE INTERVAL_END = (SELECT MAX(INTERVAL_END) FROM SPANNER_SYS.TXN_STATS_TOP_MINUTE)"
 	countersSQL = "SELECT COMMIT_COUNT, PARTICIPANTS, COMMIT_LATENCY_SECONDS, MODEL_CPU_SECONDS, " +
@@ -42,6 +46,7 @@ type QueryStat struct {
 	Text                 string
 	Executions           int64
 	AvgLatencyS, AvgCPUS float64
+	End                  time.Time
 }
 
 // PollQueryGauges are the latency and CPU share of the queries whose text starts like the poll.
@@ -66,6 +71,48 @@ func PollQueryGauges(rows []QueryStat, prefix string, out map[string]float64) {
 type TxnStat struct {
 	Commits                     int64
 	AvgCommitS, AvgParticipants float64
+	End                         time.Time
+}
+
+// Minute is what one read of the minute tables gave: the gauges and latencies of one minute, and
+// the end of that minute (nil: neither table had a minute).
+type Minute struct {
+	Gauges    map[string]float64
+	End       *float64 // unix seconds
+	Latencies *protocol.SysLatencies
+}
+
+// newest returns the rows of the newest minute of either table, and its end.
+func newest(queries []QueryStat, txns []TxnStat) ([]QueryStat, []TxnStat, *time.Time) {
+	var end *time.Time
+	for _, q := range queries {
+		if end == nil || q.End.After(*end) {
+			e := q.End
+			end = &e
+		}
+	}
+	for _, t := range txns {
+		if end == nil || t.End.After(*end) {
+			e := t.End
+			end = &e
+		}
+	}
+	if end == nil {
+		return nil, nil, nil
+	}
+	var qs []QueryStat
+	for _, q := range queries {
+		if q.End.Equal(*end) {
+			qs = append(qs, q)
+		}
+	}
+	var ts []TxnStat
+	for _, t := range txns {
+		if t.End.Equal(*end) {
+			ts = append(ts, t)
+		}
+	}
+	return qs, ts, end
 }
 
 // TxnGauges are the commit-weighted average commit latency and participants.
@@ -121,8 +168,7 @@ type Reader struct {
 	mu          sync.Mutex
 	prefix      string
 	unavailable map[string]bool
-	latencies   *protocol.SysLatencies // read anew, not yet sent
-	counters    *Counters              // the previous read of SPANLOAD_COUNTERS
+	counters    *Counters // the previous read of SPANLOAD_COUNTERS
 }
 
 func NewReader(prefix string) *Reader {
@@ -135,9 +181,8 @@ func (r *Reader) SetPrefix(prefix string) {
 	r.mu.Unlock()
 }
 
-// Read returns the gauges of the last complete minute.
-func (r *Reader) Read(ctx context.Context, client *spanner.Client) (map[string]float64, error) {
-	out := map[string]float64{}
+// Read returns the gauges of the newest minute either table has, with its end.
+func (r *Reader) Read(ctx context.Context, client *spanner.Client) (Minute, error) {
 	r.mu.Lock()
 	prefix := r.prefix
 	r.mu.Unlock()
@@ -146,42 +191,61 @@ func (r *Reader) Read(ctx context.Context, client *spanner.Client) (map[string]f
 		var text spanner.NullString
 		var n spanner.NullInt64
 		var lat, cpu spanner.NullFloat64
-		if err := row.Columns(&text, &n, &lat, &cpu); err != nil {
+		var end spanner.NullTime
+		if err := row.Columns(&text, &n, &lat, &cpu, &end); err != nil {
 			return err
 		}
-		queries = append(queries, QueryStat{text.StringVal, n.Int64, lat.Float64, cpu.Float64})
+		if end.Valid {
+			queries = append(queries, QueryStat{text.StringVal, n.Int64, lat.Float64, cpu.Float64, end.Time})
+		}
 		return nil
 	})
 	if err != nil {
-		return out, err
+		return Minute{}, err
 	}
-	PollQueryGauges(queries, prefix, out)
+	var txns []TxnStat
+	err = r.query(ctx, client, "TXN_STATS_TOP_MINUTE", txnSQL, func(row *spanner.Row) error {
+		var n spanner.NullInt64
+		var lat, parts spanner.NullFloat64
+		var end spanner.NullTime
+		if err := row.Columns(&n, &lat, &parts, &end); err != nil {
+			return err
+		}
+		if end.Valid {
+			txns = append(txns, TxnStat{n.Int64, lat.Float64, parts.Float64, end.Time})
+		}
+		return nil
+	})
+	if err != nil {
+		return Minute{}, err
+	}
+	return MinuteOf(queries, txns, prefix), nil
+}
+
+// MinuteOf turns both tables' rows into the gauges and latencies of their newest minute.
+func MinuteOf(queries []QueryStat, txns []TxnStat, prefix string) Minute {
+	out := Minute{Gauges: map[string]float64{}}
+	queries, txns, end := newest(queries, txns)
+	if end == nil {
+		return out
+	}
+	unix := float64(end.UnixNano()) / 1e9
+	out.End = &unix
+	PollQueryGauges(queries, prefix, out.Gauges)
 	latencies := &protocol.SysLatencies{QueryS: map[string]float64{}}
 	for _, q := range queries {
 		if q.Executions > 0 {
 			latencies.QueryS[strings.TrimSpace(q.Text)] = q.AvgLatencyS
 		}
 	}
-	var txns []TxnStat
-	err = r.query(ctx, client, "TXN_STATS_TOP_MINUTE", txnSQL, func(row *spanner.Row) error {
-		var n spanner.NullInt64
-		var lat, parts spanner.NullFloat64
-		if err := row.Columns(&n, &lat, &parts); err != nil {
-			return err
-		}
-		txns = append(txns, TxnStat{n.Int64, lat.Float64, parts.Float64})
-		return nil
-	})
-	TxnGauges(txns, out)
-	if commit, ok := out[protocol.GaugeServerTxnAvgCommitLatencyS]; ok {
+	TxnGauges(txns, out.Gauges)
+	if commit, ok := out.Gauges[protocol.GaugeServerTxnAvgCommitLatencyS]; ok {
 		latencies.CommitS = &commit
 	}
-	r.mu.Lock()
 	if len(latencies.QueryS) > 0 || latencies.CommitS != nil {
-		r.latencies = latencies
+		out.Latencies = latencies
 	}
-	r.mu.Unlock()
-	return out, err
+	return out
 }
 
 // ReadCounters returns the interval's gauges from SPANLOAD_COUNTERS since the previous call
@@ -208,16 +272,6 @@ func (r *Reader) ReadCounters(ctx context.Context, client *spanner.Client) (map[
 	r.mu.Unlock()
 	CounterGauges(prev, *cur, out)
 	return out, nil
-}
-
-// TakeLatencies returns the statement and commit latencies read since the previous call, for
-// the breakdown; nil if there are none new.
-func (r *Reader) TakeLatencies() *protocol.SysLatencies {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := r.latencies
-	r.latencies = nil
-	return out
 }
 
 func (r *Reader) query(ctx context.Context, client *spanner.Client, table, sql string, each func(*spanner.Row) error) error {

@@ -52,3 +52,38 @@ func TestCounterGauges(t *testing.T) {
 		})
 	}
 }
+
+// A read keeps the newest minute either table has, and says which: the tables may end at different
+// minutes (no commits in the newest one), and an older minute's figures must not pass as the newest's.
+// The same case as tests/engine/test_server_minute_rule.py.
+func TestMinuteOfKeepsTheNewestMinuteAndItsEnd(t *testing.T) {
+	older, newer := time.Unix(1_800_000_000, 0), time.Unix(1_800_000_060, 0)
+	queries := []QueryStat{
+		{"SELECT poll", 10, 0.020, 0.006, older}, // the previous minute: not this read's
+		{"SELECT poll", 30, 0.004, 0.002, newer},
+		{"SELECT other", 5, 0.100, 0.050, newer},
+	}
+	txns := []TxnStat{{Commits: 40, AvgCommitS: 0.028, AvgParticipants: 2, End: older}}
+	m := MinuteOf(queries, txns, "SELECT poll")
+	if m.End == nil || *m.End != 1_800_000_060 {
+		t.Fatalf("End = %v, want 1800000060", m.End)
+	}
+	want := map[string]float64{
+		protocol.GaugeServerPollAvgLatencyS: 0.004,
+		protocol.GaugeServerPollCPUFraction: 30 * 0.002 / 60,
+	}
+	if len(m.Gauges) != len(want) {
+		t.Fatalf("gauges %v, want %v (no commit figures: the newest minute had none)", m.Gauges, want)
+	}
+	for k, v := range want {
+		if math.Abs(m.Gauges[k]-v) > 1e-12 {
+			t.Errorf("%s = %v, want %v", k, m.Gauges[k], v)
+		}
+	}
+	if m.Latencies == nil || m.Latencies.CommitS != nil || m.Latencies.QueryS["SELECT other"] != 0.100 {
+		t.Errorf("latencies %+v", m.Latencies)
+	}
+	if empty := MinuteOf(nil, nil, "SELECT poll"); empty.End != nil || len(empty.Gauges) != 0 {
+		t.Errorf("no rows: %+v", empty)
+	}
+}

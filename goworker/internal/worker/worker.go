@@ -54,12 +54,15 @@ type Worker struct {
 	seen        *ledger.SeenLedger
 	serverStats *serverstats.Reader
 	server      map[string]float64
-	startedAt   float64
-	cpuAtBegin  float64
-	seq         int
-	reportMu    sync.Mutex
-	done        chan struct{}
-	doneOnce    sync.Once
+	// serverMinute is the minute the minute gauges in server come from (its end and latencies),
+	// set with server under mu so a report never pairs one minute's figures with another's end
+	serverMinute serverstats.Minute
+	startedAt    float64
+	cpuAtBegin   float64
+	seq          int
+	reportMu     sync.Mutex
+	done         chan struct{}
+	doneOnce     sync.Once
 	// TableRows is what worker 0 counted in the run's table at setup, when the config asks for a
 	// preload (nil otherwise).
 	TableRows *int64
@@ -307,6 +310,7 @@ func (w *Worker) sendReport(final bool, due float64) {
 	for k, v := range w.server {
 		gauges[k] = v
 	}
+	minute := w.serverMinute
 	w.mu.Unlock()
 	if conn := w.Conn(); conn != nil {
 		if inUse, idle, waiting, ok := conn.SessionGauges(); ok {
@@ -325,14 +329,10 @@ func (w *Worker) sendReport(final bool, due float64) {
 		length = math.Max(now-(w.startedAt+float64(w.seq)*interval), 1e-3)
 	}
 	cpu := max(0, CPUSeconds()-w.cpuAtBegin)
-	var sysLatencies *protocol.SysLatencies
-	if w.serverStats != nil {
-		sysLatencies = w.serverStats.TakeLatencies()
-	}
 	if err := w.channel.Send(&protocol.Report{
 		Worker: w.index, Seq: w.seq, T: now, IntervalS: length, Counters: counters, Gauges: gauges,
 		ErrorsByCode: errs, Hdr: hdr, Final: final, CPUS: &cpu, Timings: w.stats.TakeTimings(),
-		SysLatencies: sysLatencies,
+		SysLatencies: minute.Latencies, SysIntervalEnd: minute.End,
 	}); err != nil {
 		slog.Error("could not send a report", "err", err)
 	}
@@ -342,7 +342,7 @@ func (w *Worker) sendReport(final bool, due float64) {
 // statsLoop reads, every report interval, the local Spanner's running totals (gauges of that
 // interval) and, every serverstats.SampleEvery, the minute tables (workers/process.py).
 func (w *Worker) statsLoop() {
-	minute := map[string]float64{}
+	var minute serverstats.Minute
 	var minuteDue time.Time
 	for {
 		t := time.NewTimer(time.Duration(w.Config().ReportIntervalS * float64(time.Second)))
@@ -363,7 +363,7 @@ func (w *Worker) statsLoop() {
 			}
 		}
 		gauges := map[string]float64{}
-		maps.Copy(gauges, minute)
+		maps.Copy(gauges, minute.Gauges)
 		if cfg.Target.Kind == protocol.TargetLocal { // no other target has the table
 			counters, err := w.serverStats.ReadCounters(ctx, client)
 			if err != nil {
@@ -374,6 +374,7 @@ func (w *Worker) statsLoop() {
 		cancel()
 		w.mu.Lock()
 		w.server = gauges
+		w.serverMinute = minute
 		w.mu.Unlock()
 	}
 }

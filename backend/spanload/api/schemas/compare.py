@@ -31,10 +31,28 @@ class MetricComparison(BaseModel):
     values: list[float | None]
     delta: list[float | None] = Field(description="value minus the baseline's (the first run)")
     percent_change: list[float | None] = Field(description="delta as a percentage of the baseline")
+    unavailable: list[str | None] = Field(
+        description="why a run has no value for it, where the run says (e.g. no complete SPANNER_SYS minute)"
+    )
+    uncertainty: list[float | None] = Field(
+        description="half-width of the delta's 99 % interval, from both runs' interval-to-interval variation "
+        "(a bootstrap over their report intervals); null for the baseline and where it cannot be told"
+    )
+    significant: list[bool | None] = Field(
+        description="the delta lies beyond that interval; null: not assessed (baseline, totals, too few intervals)"
+    )
+
+
+class KeyMetric(BaseModel):
+    metric: str = Field(description="a metric of ``metrics``")
+    label: str = Field(description="what it measures, in words")
 
 
 class ComparePublic(BaseModel):
     runs: list[RunPublic]
+    key_metrics: list[KeyMetric] = Field(
+        description="the compared workloads' key figures (model/key_figures.py), the rows compare opens with"
+    )
     config_diff: list[ConfigDiffEntry]
     series: CompareSeries
     summaries: list[Summary | None]

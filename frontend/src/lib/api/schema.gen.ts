@@ -14,7 +14,8 @@ export interface paths {
         /**
          * Compare Runs
          * @description Configs, the fields where they differ, series aligned by elapsed time, and whole-run summaries
-         *     with each metric's delta and percent change against the first run.
+         *     with each metric's delta and percent change against the first run, and whether that delta lies
+         *     beyond the runs' own interval-to-interval noise.
          */
         get: operations["compare_runs_api_compare_get"];
         put?: never;
@@ -461,6 +462,11 @@ export interface components {
         ComparePublic: {
             /** Config Diff */
             config_diff: components["schemas"]["ConfigDiffEntry"][];
+            /**
+             * Key Metrics
+             * @description the compared workloads' key figures (model/key_figures.py), the rows compare opens with
+             */
+            key_metrics: components["schemas"]["KeyMetric"][];
             /** Metrics */
             metrics: components["schemas"]["MetricComparison"][];
             /** Runs */
@@ -739,6 +745,19 @@ export interface components {
         InsertStep: {
             insert: components["schemas"]["MutationParams"];
         };
+        /** KeyMetric */
+        KeyMetric: {
+            /**
+             * Label
+             * @description what it measures, in words
+             */
+            label: string;
+            /**
+             * Metric
+             * @description a metric of ``metrics``
+             */
+            metric: string;
+        };
         /** KeyParams */
         KeyParams: {
             /**
@@ -848,6 +867,21 @@ export interface components {
              * @description delta as a percentage of the baseline
              */
             percent_change: (number | null)[];
+            /**
+             * Significant
+             * @description the delta lies beyond that interval; null: not assessed (baseline, totals, too few intervals)
+             */
+            significant: (boolean | null)[];
+            /**
+             * Unavailable
+             * @description why a run has no value for it, where the run says (e.g. no complete SPANNER_SYS minute)
+             */
+            unavailable: (string | null)[];
+            /**
+             * Uncertainty
+             * @description half-width of the delta's 99 % interval, from both runs' interval-to-interval variation (a bootstrap over their report intervals); null for the baseline and where it cannot be told
+             */
+            uncertainty: (number | null)[];
             /** Values */
             values: (number | null)[];
         };
@@ -1706,6 +1740,13 @@ export interface components {
             totals?: components["schemas"]["Totals"];
             /** @description workload tpcc: tpmC, the mix, aborts and retries per type, consistency 1-4 */
             tpcc?: components["schemas"]["TpccSummary"] | null;
+            /**
+             * Unavailable
+             * @description Gauge -> why the run has no figure for it (SPANNER_SYS minute figures: model.server_minute)
+             */
+            unavailable?: {
+                [key: string]: string;
+            };
             /**
              * Workers
              * @description one per worker process, by index

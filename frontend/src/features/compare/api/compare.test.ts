@@ -26,17 +26,19 @@ describe("compare transforms", () => {
     expect(parseIds(null)).toEqual([]);
   });
 
-  it("gives one cell per run per metric, throughput and latency first", () => {
+  it("gives one cell per run per metric, the API's key figures first", () => {
     const rows = metricRows(makeComparison());
-    expect(rows.map((r) => r.name)).toEqual(["rates.updater.tps", "latency.updater.txn.p99", "rates.errors_ps", "duration_s"]);
+    expect(rows.map((r) => r.name)).toEqual(["rates.updater.tps", "latency.updater.txn.p99", "rates.server.poll_avg_latency_s", "duration_s", "rates.errors_ps"]);
     expect(rows[0]).toEqual({
       name: "rates.updater.tps",
+      label: "achieved tx/s",
       better: "higher",
       cells: [
-        { value: 1, delta: 0, percent: 0 },
-        { value: 9.9, delta: 8.9, percent: 890 },
+        { value: 1, delta: 0, percent: 0, uncertainty: null, significant: null, unavailable: null },
+        { value: 9.9, delta: 8.9, percent: 890, uncertainty: 0.4, significant: true, unavailable: null },
       ],
     });
+    expect(rows[3]?.label).toBeNull();
   });
 
   it("turns aligned series into chart rows with a column per run", () => {

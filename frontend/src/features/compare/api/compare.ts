@@ -16,43 +16,44 @@ export interface MetricCell {
   value: number | null;
   delta: number | null;
   percent: number | null;
+  /** Half-width of the delta's 99 % interval from both runs' interval-to-interval noise; null: not told. */
+  uncertainty: number | null;
+  /** The delta lies beyond that noise; null: not assessed (baseline, totals, too few intervals). */
+  significant: boolean | null;
+  /** Why the run has no value, where it says (e.g. no complete SPANNER_SYS minute). */
+  unavailable: string | null;
 }
 
 export interface MetricRow {
   name: string;
+  /** The API's words for a key figure; null for the others. */
+  label: string | null;
   better: "lower" | "higher" | null;
   /** One cell per run, in run order; the first run is the baseline. */
   cells: MetricCell[];
 }
 
-/** The headline metrics of the summary table, in this order, with their names; the rest follow. */
-export const KEY_METRICS: Record<string, string> = {
-  "rates.updater.tps": "achieved tx/s",
-  "rates.updater.mutations_ps": "mutations/s",
-  "latency.updater.txn.p50": "updater latency p50 (ms)",
-  "latency.updater.txn.p99": "updater latency p99 (ms)",
-  "latency.updater.txn_intended.p99": "updater p99 from intended start (ms)",
-  "latency.watcher.notify.p50": "change notification p50 (ms)",
-  "latency.watcher.notify.p99": "change notification p99 (ms)",
-  "latency.watcher.poll.p50": "poll duration p50 (ms)",
-  "rates.watcher.changes_ps": "changes received/s",
-  "latency.reader.read.p50": "reader latency p50 (ms)",
-  "latency.reader.read.p99": "reader latency p99 (ms)",
-  "rates.reader.rps": "reads/s",
-  "rates.errors_ps": "errors/s",
-  "rates.aborts_ps": "aborts/s",
-};
-const FIRST = Object.keys(KEY_METRICS);
-
+/** Every metric, the compared workloads' key figures first (in the API's order), the rest as they come. */
 export function metricRows(payload: ComparePublic): MetricRow[] {
+  const keys = payload.key_metrics ?? [];
+  const labels = new Map(keys.map((k) => [k.metric, k.label]));
   const rows = (payload.metrics ?? []).map((m) => ({
     name: m.metric,
+    label: labels.get(m.metric) ?? null,
     better: m.better,
-    cells: payload.runs.map((_, i) => ({ value: m.values[i] ?? null, delta: m.delta[i] ?? null, percent: m.percent_change[i] ?? null })),
+    cells: payload.runs.map((_, i) => ({
+      value: m.values[i] ?? null,
+      delta: m.delta[i] ?? null,
+      percent: m.percent_change[i] ?? null,
+      uncertainty: m.uncertainty?.[i] ?? null,
+      significant: m.significant?.[i] ?? null,
+      unavailable: m.unavailable?.[i] ?? null,
+    })),
   }));
+  const first = keys.map((k) => k.metric);
   const rank = (name: string) => {
-    const i = FIRST.indexOf(name);
-    return i === -1 ? FIRST.length : i;
+    const i = first.indexOf(name);
+    return i === -1 ? first.length : i;
   };
   return rows.map((r, i) => ({ r, i })).sort((a, b) => rank(a.r.name) - rank(b.r.name) || a.i - b.i).map(({ r }) => r);
 }

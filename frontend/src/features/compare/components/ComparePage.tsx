@@ -46,7 +46,10 @@ export function ComparePage() {
       ) : (
         <>
           <h2>Summary</h2>
-          <p className="muted small">Deltas against the baseline, {labels[0]}. Green is better (lower latency, higher throughput), red is worse.</p>
+          <p className="muted small">
+            Deltas against the baseline, {labels[0]}, each with its 99 % interval from the runs' own second-to-second variation. Only a delta beyond that noise is coloured:
+            green better (lower latency, higher throughput), red worse; one inside it is marked not significant.
+          </p>
           <CompareSummaryTable comparison={comparison.data} labels={labels} />
           <h2>Where the time goes</h2>
           <CompareBreakdown comparison={comparison.data} labels={labels} />

@@ -5,26 +5,32 @@ import { legendLabels } from "../utils/legend";
 import { CompareSummaryTable } from "./CompareSummaryTable";
 
 describe("CompareSummaryTable", () => {
-  it("shows the API's deltas, coloured better or worse against the baseline", () => {
+  it("colours a delta beyond the noise, shows one inside it neutral with its interval, and n/a with its reason", () => {
     const comparison = makeComparison();
     render(<CompareSummaryTable comparison={comparison} labels={legendLabels(comparison.runs, comparison.config_diff)} />);
-    // Headline metrics first; the rest behind a toggle.
-    expect(screen.queryByTestId("cell-duration_s-1")).toBeNull();
-    fireEvent.click(screen.getByTestId("show-all-metrics"));
+    // The workloads' key figures first, in the API's order, with its words; the rest behind a toggle.
+    expect(screen.getAllByTestId("compare-metric").map((r) => r.dataset.metric)).toEqual(["rates.updater.tps", "latency.updater.txn.p99", "rates.server.poll_avg_latency_s"]);
+    expect(screen.getByRole("rowheader", { name: "achieved tx/s" })).toBeInTheDocument();
     const tps = screen.getByTestId("cell-rates.updater.tps-1");
     expect(tps).toHaveAttribute("data-tone", "better");
-    expect(tps).toHaveAttribute("data-delta", "8.9");
-    expect(tps).toHaveTextContent("+8.90 (+890.0%)");
+    expect(tps).toHaveTextContent("+890.0% ± 40.0%");
     const p99 = screen.getByTestId("cell-latency.updater.txn.p99-1");
     expect(p99).toHaveAttribute("data-tone", "worse");
     expect(p99).toHaveClass("tone-worse");
-    expect(p99).toHaveTextContent("+4.00 (+50.0%)");
-    // Errors went from 0 to 0.5/s: worse even though the percent change is undefined.
-    expect(screen.getByTestId("cell-rates.errors_ps-1")).toHaveAttribute("data-tone", "worse");
+    expect(p99).toHaveTextContent("+50.0% ± 15.0%");
+    const poll = screen.getByTestId("cell-rates.server.poll_avg_latency_s-1");
+    expect(poll).toHaveTextContent("n/a");
+    expect(poll).toHaveTextContent("no complete minute inside the run yet");
+    expect(poll).toHaveAttribute("data-tone", "neutral");
+
+    fireEvent.click(screen.getByTestId("show-all-metrics"));
+    // Errors went from 0 to 0.5/s, inside the noise: neutral, and it says so.
+    const errors = screen.getByTestId("cell-rates.errors_ps-1");
+    expect(errors).toHaveAttribute("data-tone", "noise");
+    expect(errors).toHaveTextContent("+0.50 ± 0.60, not significant");
     expect(screen.getByTestId("cell-duration_s-1")).toHaveAttribute("data-tone", "neutral");
     // The baseline column shows values only.
     expect(screen.getByTestId("cell-rates.updater.tps-0")).toHaveAttribute("data-tone", "neutral");
-    expect(screen.getByRole("rowheader", { name: "achieved tx/s" })).toBeInTheDocument();
     expect(screen.getAllByRole("columnheader").map((h) => h.textContent)).toEqual(["metric", "#1 light (tx/s=1)baseline", "#2 medium (tx/s=10)"]);
   });
 });

@@ -32,4 +32,14 @@ describe("SummarySection", () => {
       ["updater.tps", "4.87"],
     ]);
   });
+
+  it("shows a SPANNER_SYS figure the run has no minute of as n/a with the reason, never a number", () => {
+    const summary = makeSummary({
+      rates: { "updater.tps": 4.87 },
+      unavailable: { "server.poll_avg_latency_s": "no complete minute inside the run yet" },
+    });
+    render(<SummarySection summary={summary} />);
+    const rows = screen.getAllByTestId("unavailable-row").map((r) => [...r.children].map((c) => c.textContent));
+    expect(rows).toEqual([["server.poll_avg_latency", "n/a: no complete minute inside the run yet"]]);
+  });
 });

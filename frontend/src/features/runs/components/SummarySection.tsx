@@ -1,5 +1,5 @@
 // A finished run's whole-run figures: percentiles (overall and per worker), rates, totals,
-// errors by code, the change reconciliation, and each worker process with its client CPU per op.
+// errors by code (a figure the run has none of: n/a with why), the change reconciliation, and each worker process with its client CPU per op.
 import { PercentileTable } from "@/components/PercentileTable";
 import { formatAverage, formatDuration, formatNumber } from "@/lib/format";
 import type { Summary, WorkerCost } from "@/lib/types";
@@ -74,6 +74,14 @@ export function SummarySection({ summary, status }: { summary: Summary | null | 
                 </tr>
               );
             })}
+            {Object.entries(summary.unavailable ?? {}).map(([k, reason]) => (
+              <tr key={k} data-testid="unavailable-row">
+                <th scope="row">{formatAverage(k, null)[0]}</th>
+                <td className="num muted" title={reason}>
+                  n/a: {reason}
+                </td>
+              </tr>
+            ))}
           </tbody>
         </table>
         <table className="table compact">

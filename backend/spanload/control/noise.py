@@ -1,0 +1,121 @@
+"""How much of a delta between two runs is noise: a bootstrap over each run's report intervals.
+
+The choice, and why:
+
+- **Resample intervals, not operations.** The operations of one interval share its conditions (a
+  split, a compaction, a neighbour on the machine), so they are not independent draws: resampling
+  single operations would make nearly every delta between two busy runs "significant". The
+  interval-to-interval variation of a run is what a rerun of the same config would vary by, and it is
+  what the issue asks the uncertainty to come from.
+- **Over per-interval values, not merged histograms.** Every stored sample keeps its interval's
+  percentiles and gauges for good, while interval histograms are rolled up as a run ages; and
+  re-merging HdrHistograms per replicate costs ~47k buckets each, in Python. A replicate's latency
+  percentile is the count-weighted mean of its intervals' percentiles: a rougher estimate of the
+  spread of the merged percentile, wider for tails (an interval's p99 moves more than the run's), so
+  it errs towards "not significant", the safe side.
+- **Blocks of consecutive intervals** (at most :data:`MAX_BLOCKS` per run), so neighbouring intervals
+  that move together are resampled together and long runs cost no more than short ones.
+
+A delta is significant when it lies outside the central 99 % of the bootstrap's deltas (each run
+resampled on its own), i.e. ``|delta| > half-width``. Each metric is judged on its own: among the ~80
+metrics of two identical configs, about one may still come out significant by chance (at 95 %, four).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from spanload.model.samples import Sample
+
+MAX_BLOCKS = 60
+MIN_BLOCKS = 5  # fewer intervals with a value: too few to tell noise from a difference
+REPLICATES = 400
+CONFIDENCE = 0.99  # a compare lists ~80 metrics: at 95 % four would be coloured by chance each time
+SEED = 23  # one fixed seed: the same comparison gives the same answer every time it is asked
+
+# Latency fields whose interval values are means over the interval's operations; others (count,
+# max) have no interval-level mean to resample.
+_LATENCY_FIELDS = ("p50", "p90", "p95", "p99", "p999", "mean")
+
+
+@dataclass(frozen=True)
+class Noise:
+    """A delta's uncertainty: half the width of its 99 % bootstrap interval, in the metric's unit."""
+
+    half_width: float
+    significant: bool
+
+
+def _series(sample: Sample) -> dict[str, tuple[float, float]]:
+    """Per summary metric name (``latency.<op>.p50``, ``rates.<gauge>``): this interval's value and
+    its weight (operations for latencies, 1 for rates)."""
+    out: dict[str, tuple[float, float]] = {}
+    for op, pct in sample.latency.items():
+        if not pct.count:
+            continue
+        for field in _LATENCY_FIELDS:
+            value = getattr(pct, field)
+            if value is not None:
+                out[f"latency.{op}.{field}"] = (float(value), float(pct.count))
+    for gauge, value in sample.gauges.items():
+        out[f"rates.{gauge}"] = (float(value), 1.0)
+    if "tpcc.tpmc" in sample.gauges:
+        out["tpcc.tpmc"] = (float(sample.gauges["tpcc.tpmc"]), 1.0)
+    return out
+
+
+def blocks(samples: Sequence[Sample]) -> dict[str, list[tuple[float, float]]]:
+    """Per metric, the run's blocks of consecutive intervals as (weighted sum, weight)."""
+    size = max(1, -(-len(samples) // MAX_BLOCKS))
+    out: dict[str, list[tuple[float, float]]] = {}
+    for start in range(0, len(samples), size):
+        sums: dict[str, list[float]] = {}
+        for sample in samples[start : start + size]:
+            for name, (value, weight) in _series(sample).items():
+                acc = sums.setdefault(name, [0.0, 0.0])
+                acc[0] += value * weight
+                acc[1] += weight
+        for name, (total, weight) in sums.items():
+            out.setdefault(name, []).append((total, weight))
+    return out
+
+
+def _replicates(blocks_of_metric: Sequence[tuple[float, float]], draws: Sequence[Sequence[int]]) -> list[float]:
+    """The metric's weighted mean in each replicate (block indices drawn with replacement)."""
+    out = []
+    for draw in draws:
+        total = weight = 0.0
+        for i in draw:
+            t, w = blocks_of_metric[i]
+            total += t
+            weight += w
+        out.append(total / weight if weight else 0.0)
+    return out
+
+
+def _draws(rng: random.Random, n: int) -> list[list[int]]:
+    return [[rng.randrange(n) for _ in range(n)] for _ in range(REPLICATES)]
+
+
+def noise(
+    baseline: dict[str, list[tuple[float, float]]],
+    other: dict[str, list[tuple[float, float]]],
+    metric: str,
+    delta: float,
+) -> Noise | None:
+    """The uncertainty of ``delta`` (other minus baseline) from both runs' interval variation; None
+    where either run has fewer than :data:`MIN_BLOCKS` blocks with the metric."""
+    a, b = baseline.get(metric, []), other.get(metric, [])
+    if len(a) < MIN_BLOCKS or len(b) < MIN_BLOCKS:
+        return None
+    rng = random.Random(f"{SEED}:{metric}")
+    deltas = sorted(
+        y - x for x, y in zip(_replicates(a, _draws(rng, len(a))), _replicates(b, _draws(rng, len(b))), strict=True)
+    )
+    tail = (1 - CONFIDENCE) / 2
+    low = deltas[int(tail * (REPLICATES - 1))]
+    high = deltas[int((1 - tail) * (REPLICATES - 1))]
+    half_width = (high - low) / 2
+    return Noise(half_width=half_width, significant=abs(delta) > half_width)
