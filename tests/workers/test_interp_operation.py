@@ -289,3 +289,9 @@ def test_what_cannot_run_as_written_is_refused_at_compile_naming_the_place(op: d
     with pytest.raises(DefinitionError, match=message) as err:
         compile_operation(d, "op", d.knob_values({}))
     assert "operations.op.steps.0" in str(err.value)
+
+
+def test_a_postgresql_definition_is_refused_until_the_interpreter_speaks_it() -> None:
+    d = definition({"op": {"rate": 1, "steps": [{"sql": "SELECT 1"}]}}, dialect="postgresql")
+    with pytest.raises(DefinitionError, match="postgresql"):
+        compile_operation(d, "op", d.knob_values({}))

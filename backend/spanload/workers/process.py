@@ -51,6 +51,7 @@ from spanload.spanner import client as spanner_client
 from spanload.spanner import deadline, schemas, tpcc_schema
 from spanload.spanner.stats import SAMPLE_EVERY_S, StatsReader
 from spanload.workers import preload as preloading
+from spanload.workers.interp.operation import DefinitionError
 from spanload.workers.interp.runner import Interpreter
 from spanload.workers.interp.watch import DefinitionWatcher
 from spanload.workers.ledger import FreshKeys, SeenLedger
@@ -390,7 +391,11 @@ class Worker:
         if self.tpcc is not None:
             self.tpcc.apply(config.tpcc)
         if self.interp is not None:
-            self.interp.apply(config)
+            try:
+                self.interp.apply(config)
+            except DefinitionError as err:  # e.g. a knob that puts a generator's min above its max
+                logger.error("worker %d keeps its operations as they were: %s", self.index, err)
+                self.channel.send(Error(worker=self.index, message=f"the patch cannot apply: {err}", fatal=False))
         if self.definition_watcher is not None:
             self.definition_watcher.apply(config.knob_values())
         if self.updater is not None:

@@ -27,6 +27,7 @@ from spanload.model.pacing import knob_duration_ms
 from spanload.model.workload import (
     BARE_GENERATORS,
     DeleteStep,
+    Dialect,
     KeyParams,
     KnobValue,
     MutationParams,
@@ -454,6 +455,10 @@ def compile_operation(
 ) -> CompiledOperation:
     """Operation ``name`` of ``definition`` with every knob's value in ``knobs``. Raises
     :class:`DefinitionError` naming ``operations.<name>...`` when it cannot run as written."""
+    if definition.dialect is not Dialect.GOOGLESQL:
+        raise DefinitionError(
+            f"dialect: {definition.dialect.value} is not run by the Python interpreter yet (googlesql only)"
+        )
     op: Operation = definition.operations[name]
     compiler = _Compiler(definition, knobs, draws or DrawCache())
     bound: dict[str, str] = {}

@@ -160,12 +160,15 @@ class Interpreter:
             load.start()
 
     def apply(self, config: RunConfig) -> None:
-        """A live patch: new knob values and per-operation overrides, from the next execution on."""
+        """A live patch: new knob values and per-operation overrides, from the next execution on.
+        Raises :class:`DefinitionError` (and changes nothing) when the knobs make an operation
+        impossible to run."""
         knobs: dict[str, KnobValue] = config.knob_values()
-        if knobs != self._knobs:
+        if knobs != self._knobs:  # every operation compiles before any changes: all or nothing
+            plans = {op: compile_operation(self.definition, op, knobs, self._draws) for op in self.operations}
             self._knobs = knobs
             for op, load in self.operations.items():
-                load.set_plan(compile_operation(self.definition, op, knobs, self._draws))
+                load.set_plan(plans[op])
         for op, load in self.operations.items():
             load.set_pacing(self._pacing(op, config))
 
