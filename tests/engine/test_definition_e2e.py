@@ -24,7 +24,7 @@ from spanload.engine.supervisor import Supervisor
 from spanload.model.config import RunConfig
 from spanload.model.live import EventKind
 from spanload.model.op_metrics import OpHistogram, name
-from spanload.model.samples import Op, Summary
+from spanload.model.samples import Gauge, Op, Summary
 from spanload.model.settings import Settings
 from spanload.model.state import RunState
 from spanload.model.workload import DEFAULT_ALPHABET, WorkloadDefinition
@@ -150,6 +150,10 @@ def test_inventory_keeps_its_total_stock_and_every_operation_matches_the_databas
     # the watcher saw the movements (each change once per poller; one poller)
     assert summary.totals.received_changes == movements
     assert summary.latency[Op.WATCHER_NOTIFY].count == movements
+    # worker 0 reads the local Spanner's own counters for a definition as for the built-ins
+    assert any(
+        Gauge.SERVER_SPLITS in sample.gauges and Gauge.SERVER_CPU_FRACTION in sample.gauges for sample in sink.samples
+    )
     # client CPU per operation counts every operation of the definition, and the watcher's polls
     ops = sum(count(summary, op) for op in definition.operations)
     assert sum(w.operations for w in summary.workers) == ops + summary.totals.polls

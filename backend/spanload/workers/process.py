@@ -66,6 +66,7 @@ logger = logging.getLogger("spanload.worker")
 
 CLIENT_NAME = "google-cloud-spanner"
 CONSISTENCY_TIMEOUT_S = 20.0  # the TPC-C check's aggregate queries, inside the stop grace
+NO_POLL_QUERY = "\0"  # the poll-query prefix of a definition without a watcher: no statement starts so
 
 
 class Channel:
@@ -151,8 +152,9 @@ class Worker:
         admin = spanner_client.make_client(self.config.target, start.emulator_host)
         try:
             spanner_client.probe(admin, self.config.target, start.emulator_host, deadline.timeout_s())
-            if self.definition is not None:
-                pass  # the control plane runs the definition's ddl before the workers start
+            if self.definition is not None:  # the control plane runs its ddl before the workers start
+                if start.setup_schema:
+                    schemas.apply_database_options(admin, self.config.target)
             elif start.setup_schema and self.schema is None:
                 tpcc_schema.ensure_tpcc_schema(admin, self.config.target)
             elif start.setup_schema:
@@ -175,10 +177,15 @@ class Worker:
         """The interpreter's operations on this worker; worker 0 also watches, if the definition says so."""
         start = self.start_msg
         self.interp = Interpreter(self.database, definition, self.config, self.stats, self.index, start.workers)
-        if self.index == 0 and definition.watch is not None:
+        if self.index != 0:
+            return
+        prefix = NO_POLL_QUERY
+        if definition.watch is not None:
             self.definition_watcher = DefinitionWatcher(
                 self.database, definition, self.config.knob_values(), self.stats, start_timestamp(self.database())
             )
+            prefix = self.definition_watcher.next_sql[:60]
+        self.stats_reader = StatsReader(self.database(), prefix)
 
     def _setup_report_workload(self, schema: schemas.SchemaSpec) -> None:
         start = self.start_msg
@@ -272,6 +279,7 @@ class Worker:
                 if self.preloaded:  # the loaded rows are not changes: watch from now
                     self.definition_watcher.set_start(start_timestamp(self.database()))
                 self.definition_watcher.start()
+            threading.Thread(target=self._stats_loop, name="server-stats", daemon=True).start()
             self.interp.start()
             threading.Thread(target=self._report_loop, name="reporter", daemon=True).start()
             return
