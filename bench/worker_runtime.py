@@ -17,7 +17,11 @@ Goals: go CPU/op at most 0.2 of python's for commits and reads; one go worker at
 commits/s at the requested rate with achieved/scheduled at least 0.99. ``--profile DIR`` writes a
 pprof CPU profile of every Go worker there (``spanload-worker-go --cpuprofile``) and prints its top.
 
-    .venv/bin/python bench/worker_runtime.py [--seconds 10] [--rate 800] [--max-rate 5000]
+``--interpreter`` runs only the commit workloads, each also as a definition (``commit-def``: the same
+single-use upserts of 1..2 Singers rows, run by the Python interpreter) and prints the
+interpreter's client CPU per operation over the hand-written updater's (goal <= 1.10).
+
+    .venv/bin/python bench/worker_runtime.py [--seconds 10] [--rate 800] [--max-rate 5000] [--interpreter]
         [--go-worker PATH] [--only null|local] [--profile DIR]
 """
 
@@ -48,6 +52,8 @@ RUNTIMES = (WorkerRuntime.PYTHON, WorkerRuntime.GO)
 CPU_GOAL = 0.2
 MAX_RATE_GOAL = 5000.0
 ACHIEVED_GOAL = 0.99
+INTERPRETED = "-def"  # the same workload as a definition, run by the Python interpreter
+INTERPRETER_GOAL = 1.10  # its client CPU per op against the hand-written updater's
 
 
 class Sink:
@@ -110,9 +116,54 @@ def process_cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) * TICK_S
 
 
+def commit_definition(parallelism: int) -> dict[str, object]:
+    """The updater's ``commit`` as a definition: single-use commits upserting 1..2 rows of the
+    Singers table (the same columns, payloads of the same sizes, a commit timestamp)."""
+    columns = {
+        "SingerId": {"uniform": {"min": 0, "max": 99_999}},
+        "FirstName": {"string": {"length": 9}},
+        "LastName": {"string": {"length": 9}},
+        "SingerInfo": {"bytes": {"length": 12}},
+        "Version": {"uniform": {"min": 1, "max": 1_000_000}},
+        "WriterId": "bench",
+        "LastUpdated": "commit_timestamp",
+    }
+    return {
+        "name": "bench_commit",
+        "knobs": {"rate": {"default": 100.0, "min": 0.1, "max": 100_000}},
+        "operations": {
+            "commit": {
+                "rate": "$rate",
+                "max_in_flight": parallelism,
+                "transaction": "single_use",
+                "steps": [
+                    {
+                        "insert_or_update": {
+                            "table": "Singers",
+                            "rows": {"uniform": {"min": 1, "max": 2}},
+                            "columns": columns,
+                        }
+                    }
+                ],
+            }
+        },
+    }
+
+
 def workload_config(address: str, workload: str, rate: float, seconds: float, runtime: WorkerRuntime) -> RunConfig:
     reads = workload.startswith("read")
-    parallelism = 64 if workload.endswith("-max") else 8
+    parallelism = 64 if "-max" in workload else 8
+    if workload.endswith(INTERPRETED):  # the same database as the hand-written run: its Singers table
+        return RunConfig.model_validate(
+            {
+                "target": {"kind": "local", "emulator_host": address, "database": f"bench-rt-{workload[:-4]}"},
+                "runtime": runtime.value,
+                "duration_s": seconds,
+                "workload": "definition",
+                "definition": commit_definition(parallelism),
+                "knobs": {"rate": rate},
+            }
+        )
     return RunConfig.model_validate(
         {
             "target": {"kind": "local", "emulator_host": address, "database": f"bench-rt-{workload}"},
@@ -180,7 +231,7 @@ def measure(
     profile_dir: Path | None = None,
 ) -> list[Result]:
     out = []
-    for runtime in RUNTIMES:
+    for runtime in (WorkerRuntime.PYTHON,) if workload.endswith(INTERPRETED) else RUNTIMES:
         config = workload_config(address, workload, rate, seconds, runtime)
         run_settings, profile = (
             profiled(settings, profile_dir, f"go-{target}-{workload}")
@@ -192,6 +243,8 @@ def measure(
         done_key, scheduled_key = (
             (Gauge.READER_RPS, Gauge.READER_SCHEDULED_RPS)
             if workload.startswith("read")
+            else ("op.commit.ps", "op.commit.scheduled_ps")
+            if workload.endswith(INTERPRETED)
             else (Gauge.UPDATER_TPS, Gauge.UPDATER_SCHEDULED_TPS)
         )
         achieved = summary.rates.get(done_key, 0.0)
@@ -237,6 +290,14 @@ def table(results: list[Result]) -> list[str]:
 def ratios(results: list[Result]) -> list[str]:
     lines = []
     by = {(r.target, r.workload, r.runtime): r for r in results}
+    for r in results:
+        hand = by.get((r.target, r.workload.removesuffix(INTERPRETED), r.runtime))
+        if r.workload.endswith(INTERPRETED) and hand is not None and hand.cpu_ms_per_op:
+            cost = r.cpu_ms_per_op / hand.cpu_ms_per_op
+            lines.append(
+                f"{r.target} {r.workload}: interpreter/updater client CPU per op {cost:.3f} "
+                f"({verdict(cost <= INTERPRETER_GOAL)} <= {INTERPRETER_GOAL})"
+            )
     for target, workload in dict.fromkeys((r.target, r.workload) for r in results):
         py, go = by.get((target, workload, WorkerRuntime.PYTHON)), by.get((target, workload, WorkerRuntime.GO))
         if py is None or go is None or not py.cpu_ms_per_op or not py.achieved:
@@ -264,6 +325,11 @@ def main() -> int:
     parser.add_argument("--go-worker", type=Path, help="spanload-worker-go (default: beside this Python)")
     parser.add_argument("--only", choices=["null", "local"], help="one target only")
     parser.add_argument("--profile", type=Path, metavar="DIR", help="write a CPU profile of each Go worker here")
+    parser.add_argument(
+        "--interpreter",
+        action="store_true",
+        help="only the commit workloads, each also as a definition run by the Python interpreter (its cost)",
+    )
     args = parser.parse_args()
     if args.profile:
         args.profile = args.profile.resolve()
@@ -274,12 +340,14 @@ def main() -> int:
         server = NullServer(build_null_server())
         try:
             pid = server.process.pid
-            plan = (
+            plan: tuple[tuple[str, float], ...] = (
                 ("commit", args.rate),
                 ("read", args.rate),
                 ("commit-max", args.max_rate),
                 ("read-max", args.max_rate),
             )
+            if args.interpreter:
+                plan = tuple((w + suffix, r) for w, r in plan[::2] for suffix in ("", INTERPRETED))
             for workload, rate in plan:
                 results += measure("null", server.address, workload, rate, args.seconds, settings, pid, args.profile)
         finally:
@@ -288,7 +356,7 @@ def main() -> int:
         local = start_local_spanner("127.0.0.1", 0, None, settings.local_spanner_binary)
         try:
             pid = local.process.pid
-            for workload in ("commit", "read"):
+            for workload in ("commit", "commit" + INTERPRETED) if args.interpreter else ("commit", "read"):
                 results += measure(
                     "local", local.address, workload, args.rate, args.seconds, settings, pid, args.profile
                 )

@@ -9,17 +9,19 @@ fails with the failing step and the server's own message if something is missing
 
 from __future__ import annotations
 
+import asyncio
 import os
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import pytest
 
 os.environ.setdefault("SPANNER_DISABLE_BUILTIN_METRICS", "true")
 
 from spanload.model.config import RunConfig, SchemaKind, WorkerRuntime
-from spanload.model.samples import Reconciliation, Summary
+from spanload.model.samples import Reconciliation, Sample, Summary
 from spanload.model.settings import Settings
 from spanload.spanner.local_server import LocalSpannerError, start_local_spanner
 from tests.ray_cluster import RayCluster
@@ -62,6 +64,29 @@ def assert_reconciled_exactly(summary: Summary | None) -> Reconciliation:
     assert summary.totals.mutations == r.versions_written
     assert summary.totals.received_changes == r.versions_received
     return r
+
+
+class HasSamples(Protocol):
+    samples: list[Sample]
+
+
+async def run_with_patch(
+    sink: HasSamples, config: RunConfig, run_id: str, patch: dict[str, Any], before: int, after: int
+) -> None:
+    """Run ``config`` under a real supervisor reporting to ``sink``: ``before`` samples, then
+    ``patch`` (live), then ``after`` more samples, then a graceful stop."""
+    from spanload.engine.supervisor import Supervisor
+    from spanload.model.config import ConfigPatch
+
+    supervisor = Supervisor(Settings(), sink)  # type: ignore[arg-type]
+    await supervisor.start(run_id, config)
+    while len(sink.samples) < before:
+        await asyncio.sleep(0.05)
+    await supervisor.patch(run_id, ConfigPatch.model_validate(patch), "test")
+    seen = len(sink.samples)
+    while len(sink.samples) < seen + after:
+        await asyncio.sleep(0.05)
+    await supervisor.stop(run_id)
 
 
 def _fresh_name() -> str:

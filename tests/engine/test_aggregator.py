@@ -115,3 +115,36 @@ def test_summary_averages_each_gauge_over_the_intervals_that_have_it() -> None:
     assert rates[Gauge.WATCHER_LAG_MS] == pytest.approx(30.0)  # in every interval: (10+...+50) / 5
     assert rates[Gauge.UPDATER_TPS] == pytest.approx(2.0)  # rates still come from the counters
     assert Gauge.READER_RPS not in rates  # no interval had it: no value, not 0
+
+
+def test_a_definitions_operations_get_rates_summed_gauges_and_count_as_operations() -> None:
+    def report(worker: int, seq: int, done: int, scheduled: int, target: float, behind: float, lag: float) -> Report:
+        return Report(
+            worker=worker,
+            seq=seq,
+            t=T0 + seq + 1,
+            interval_s=1.0,
+            counters={
+                "op.move_stock.done": done,
+                "op.move_stock.scheduled": scheduled,
+                "op.move_stock.rows": 3 * done,
+                Counter.POLLS: 1,
+            },
+            gauges={"op.move_stock.target_ps": target, "op.move_stock.behind": behind, Gauge.WATCHER_LAG_MS: lag},
+            hdr={"op.move_stock": _hdr([1000] * done)},
+        )
+
+    agg = Aggregator(T0, 1.0, workers=2)
+    agg.add(report(0, 0, 4, 5, 10.0, 1.0, 7.0))
+    [sample] = agg.add(report(1, 0, 6, 6, 10.0, 0.0, 9.0))
+    assert sample.gauges["op.move_stock.ps"] == pytest.approx(10.0)
+    assert sample.gauges["op.move_stock.scheduled_ps"] == pytest.approx(11.0)
+    assert (sample.gauges["op.move_stock.target_ps"], sample.gauges["op.move_stock.behind"]) == (20.0, 1.0)
+    assert sample.gauges[Gauge.WATCHER_LAG_MS] == 9.0  # other gauges: the worst process
+    assert "op.move_stock.rows.ps" not in sample.gauges and "op.move_stock.done" not in sample.gauges
+    agg.add(report(0, 1, 2, 2, 10.0, 0.0, 1.0))
+    agg.add(report(1, 1, 0, 0, 10.0, 0.0, 1.0))
+    assert agg.worker_usage(0)[0] == 4 + 1 + 2 + 1 and agg.worker_usage(1)[0] == 6 + 1 + 0 + 1  # executions + polls
+    summary = agg.summary()
+    assert summary.rates["op.move_stock.ps"] == pytest.approx(12 / 2.0)
+    assert summary.latency["op.move_stock"].count == 12

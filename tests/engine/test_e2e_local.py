@@ -27,7 +27,7 @@ from spanload.model.presets import get_preset
 from spanload.model.samples import Gauge, Op
 from spanload.model.settings import Settings
 from spanload.model.state import RunState
-from tests.engine.conftest import LocalTarget, assert_reconciled_exactly
+from tests.engine.conftest import LocalTarget, assert_reconciled_exactly, run_with_patch
 from tests.engine.test_supervisor import Recorder
 from tests.helpers import VENV_BIN
 
@@ -350,21 +350,9 @@ def test_switching_to_a_session_pool_live_shows_session_gauges(
         runtime=runtime,
     )
 
-    async def scenario() -> Recorder:
-        sink = Recorder()
-        supervisor = Supervisor(Settings(), sink)
-        await supervisor.start("pool", config)
-        while len(sink.samples) < 2:
-            await asyncio.sleep(0.05)
-        patch = {"client": {"multiplexed_sessions": False, "session_pool_size": 5}}
-        await supervisor.patch("pool", ConfigPatch.model_validate(patch), "t")
-        seen = len(sink.samples)
-        while len(sink.samples) < seen + 3:
-            await asyncio.sleep(0.05)
-        await supervisor.stop("pool")
-        return sink
-
-    sink = asyncio.run(scenario())
+    sink = Recorder()
+    patch = {"client": {"multiplexed_sessions": False, "session_pool_size": 5}}
+    asyncio.run(run_with_patch(sink, config, "pool", patch, before=2, after=3))
     assert Gauge.SESSIONS_IN_USE not in sink.samples[0].gauges  # multiplexed sessions: no pool to show
     pooled = [s for s in sink.samples if Gauge.SESSIONS_IN_USE in s.gauges]
     assert pooled, "no sample after the patch shows session gauges"

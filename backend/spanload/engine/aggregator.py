@@ -10,11 +10,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from hdrh.histogram import HdrHistogram
 
-from spanload.model import metrics, server_minute, tpcc
+from spanload.model import metrics, op_metrics, server_minute, tpcc
 from spanload.model.breakdown import OpTiming, SysLatencies, breakdown, merge_timings
+from spanload.model.op_metrics import OpCounter, OpGauge
 from spanload.model.protocol import OPERATION_COUNTERS, Counter, Report
 from spanload.model.samples import Gauge, Percentiles, Sample, Summary, Totals
 
@@ -56,6 +58,45 @@ WORKER_RATES = {
     Gauge.WATCHER_CHANGES_PS: Counter.RECEIVED_CHANGES,
 }
 WORKER_GAUGES = (Gauge.UPDATER_TARGET_TPS, Gauge.READER_TARGET_RPS)
+
+
+# A definition's per-operation gauges that add up across processes (op_metrics); the rest take the maximum.
+SUMMED_OP_GAUGES = frozenset({OpGauge.TARGET_PS, OpGauge.BEHIND, OpGauge.IN_FLIGHT})
+
+
+def _op_counter(name: str) -> tuple[str, StrEnum] | None:
+    """``("place_order", OpCounter.DONE)`` for ``"op.place_order.done"``; None for other counters."""
+    parts = op_metrics.split(name) if name.startswith(op_metrics.OP_PREFIX) else None
+    return parts if parts is not None and isinstance(parts[1], OpCounter) else None
+
+
+def operations_in(counters: dict[str, int]) -> int:
+    """The operations a report's counters count: transactions, polls and reads of the built-in
+    workloads, and every definition operation's executions (``op.<op>.done``)."""
+    n = sum(counters.get(name, 0) for name in OPERATION_COUNTERS)
+    for name, value in counters.items():
+        parts = _op_counter(name)
+        if parts is not None and parts[1] is OpCounter.DONE:
+            n += value
+    return n
+
+
+def op_rates(counters: dict[str, int], seconds: float) -> dict[str, float]:
+    """Each operation's rates derived from its counters (``op.<op>.ps``...), per second of ``seconds``."""
+    out: dict[str, float] = {}
+    counted = {c: g for g, c in op_metrics.RATE_OF.items()}
+    for name, value in counters.items():
+        parts = _op_counter(name)
+        if parts is not None and parts[1] in counted:
+            out[op_metrics.name(counted[parts[1]], parts[0])] = value / seconds  # type: ignore[index]
+    return out
+
+
+def _summed(name: str) -> bool:
+    if name in SUMMED_GAUGES:
+        return True
+    parts = op_metrics.split(name) if name.startswith(op_metrics.OP_PREFIX) else None
+    return parts is not None and parts[1] in SUMMED_OP_GAUGES
 
 
 def by_worker(reports: Iterable[Report], interval_s: float) -> dict[str, dict[str, float]]:
@@ -102,7 +143,7 @@ def merge_gauges(reports: Iterable[Report]) -> dict[str, float]:
     for report in reports:
         for name, value in report.gauges.items():
             if name in out:
-                out[name] = out[name] + value if name in SUMMED_GAUGES else max(out[name], value)
+                out[name] = out[name] + value if _summed(name) else max(out[name], value)
             else:
                 out[name] = value
     return out
@@ -131,9 +172,7 @@ class Aggregator:
     def add(self, report: Report) -> list[Sample]:
         """Take one worker report; return the samples that became complete, in order."""
         worker = report.worker
-        self._operations[worker] = self._operations.get(worker, 0) + sum(
-            report.counters.get(name, 0) for name in OPERATION_COUNTERS
-        )
+        self._operations[worker] = self._operations.get(worker, 0) + operations_in(report.counters)
         if report.cpu_s is not None:  # cumulative: the latest is the whole
             self._cpu_s[worker] = max(self._cpu_s.get(worker, 0.0), report.cpu_s)
         report = self._own_minute(report)
@@ -204,6 +243,7 @@ class Aggregator:
         for gauge, counter in RATE_GAUGES.items():
             if counter in counters:
                 gauges[gauge] = counters[counter] / interval_s
+        gauges.update(op_rates(counters, interval_s))
         if counters.get(Counter.POLLS):
             gauges[Gauge.WATCHER_ROWS_PER_POLL] = counters.get(Counter.ROWS_POLLED, 0) / counters[Counter.POLLS]
         if (tpmc := tpcc.tpmc(counters, interval_s)) is not None:
@@ -239,6 +279,7 @@ class Aggregator:
             for gauge, counter in RATE_GAUGES.items():
                 if counter in self._counters:
                     rates[gauge] = self._counters[counter] / duration
+            rates.update(op_rates(self._counters, duration))
         polls = self._counters.get(Counter.POLLS, 0)
         if polls:
             rates[Gauge.WATCHER_ROWS_PER_POLL] = self._counters.get(Counter.ROWS_POLLED, 0) / polls

@@ -50,7 +50,8 @@ def _knob_number(definition: WorkloadDefinition, knobs: dict[str, KnobValue], va
     return float(value)
 
 
-def _duration(definition: WorkloadDefinition, knobs: dict[str, KnobValue], value: str) -> float:
+def knob_duration_ms(definition: WorkloadDefinition, knobs: dict[str, KnobValue], value: str) -> float:
+    """A duration field's milliseconds: ``"250ms"``, or a ``$knob`` (whose value is in ms)."""
     return _knob_number(definition, knobs, value) if is_ref(value) else duration_ms(value)
 
 
@@ -77,7 +78,9 @@ def resolve(
         rate=rate,
         max_in_flight=o.max_in_flight or int(_knob_number(definition, knobs, op.max_in_flight)),
         concurrency=concurrency,
-        think_time_ms=o.think_time_ms if o.think_time_ms is not None else _duration(definition, knobs, op.think_time),
+        think_time_ms=o.think_time_ms
+        if o.think_time_ms is not None
+        else knob_duration_ms(definition, knobs, op.think_time),
     )
 
 

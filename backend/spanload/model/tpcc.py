@@ -176,8 +176,11 @@ def load_units(tpcc: TpccConfig) -> list[Unit]:
 
 
 def preload_rows(config: RunConfig) -> int:
-    """What the run's load phase counts: TPC-C's units (always loaded, skipped when present), else
-    ``preload.rows`` rows of the watched table."""
+    """What the run's load phase counts: TPC-C's units (always loaded, skipped when present), a
+    definition's rows of every table of its ``load``, else ``preload.rows`` rows of the watched table."""
     if config.workload is Workload.TPCC:
         return len(load_units(config.tpcc))
+    if config.definition is not None:  # every table of its ``load``, concatenated
+        knobs = config.knob_values()
+        return sum(int(config.definition.numeric_knob(t.rows, knobs)) for t in config.definition.load.values())
     return config.preload.rows

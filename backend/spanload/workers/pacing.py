@@ -188,14 +188,20 @@ class Pacer:
             self._threads.append(thread)
             thread.start()
 
+    def _exits_locked(self, me: threading.Thread) -> bool:
+        """True if thread ``me`` must exit: the pacer stops, or it is a thread too many (it leaves)."""
+        if self._stopping:
+            return True
+        if len(self._threads) > self._wanted_threads and me in self._threads:
+            self._threads.remove(me)
+            return True
+        return False
+
     def _claim_locked(self) -> float | None:
         """The intended start of this thread's next operation, once it is due; None: exit."""
         me = threading.current_thread()
         while True:
-            if self._stopping:
-                return None
-            if len(self._threads) > self._wanted_threads and me in self._threads:
-                self._threads.remove(me)
+            if self._exits_locked(me):
                 return None
             if self._paused or self._schedule.rate <= 0:
                 self._cond.wait()
@@ -272,3 +278,33 @@ class PacedLoad:
             scheduled, self._pacer.scheduled = self._pacer.scheduled, 0
             dropped, self._pacer.dropped = self._pacer.dropped, 0
         return scheduled, dropped
+
+
+class ClosedLoopPacer(Pacer):
+    """Closed loop: ``parallelism`` executors run ``operation`` back to back, each pausing
+    ``think_time_s`` after an execution. No schedule: an execution's intended start is its actual
+    start, and nothing is ever behind or counted as scheduled."""
+
+    def __init__(
+        self,
+        name: str,
+        operation: Operation,
+        parallelism: int,
+        think_time_s: float = 0.0,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        super().__init__(name, operation, 0.0, parallelism, think_time_s, clock)
+
+    @property
+    def rate(self) -> float:
+        return 0.0
+
+    def _claim_locked(self) -> float | None:
+        me = threading.current_thread()
+        while True:
+            if self._exits_locked(me):
+                return None
+            if self._paused:
+                self._cond.wait()
+                continue
+            return self._clock()

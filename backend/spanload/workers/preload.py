@@ -35,6 +35,7 @@ from google.cloud.spanner_v1 import param_types
 from spanload.model.config import WORKLOAD_SCHEMAS, RunConfig, Workload
 from spanload.spanner import deadline, mutations, schemas
 from spanload.spanner.schemas import SchemaSpec
+from spanload.workers.interp.load import loader_functions as definition_loader
 from spanload.workers.tpcc.load import loader_functions
 
 logger = logging.getLogger(__name__)
@@ -82,6 +83,11 @@ def loader_for(config: RunConfig) -> Loader:
     if config.workload is Workload.TPCC:
         write, count = loader_functions(config.tpcc)
         return Loader(write=write, count=count, batch_rows=1)
+    if config.definition is not None:
+        dwrite, dcount, rows = definition_loader(
+            config.definition, config.knob_values(), config.seed or 0, batch_timeout_s
+        )
+        return Loader(write=dwrite, count=dcount, batch_rows=rows)
     name = loader_name(config)
     try:
         return _LOADERS[name]

@@ -46,10 +46,14 @@ from spanload.model.protocol import (
 )
 from spanload.model.samples import Gauge
 from spanload.model.tpcc import preload_rows
+from spanload.model.workload import WorkloadDefinition
 from spanload.spanner import client as spanner_client
 from spanload.spanner import deadline, schemas, tpcc_schema
 from spanload.spanner.stats import SAMPLE_EVERY_S, StatsReader
 from spanload.workers import preload as preloading
+from spanload.workers.interp.operation import DefinitionError
+from spanload.workers.interp.runner import Interpreter
+from spanload.workers.interp.watch import DefinitionWatcher
 from spanload.workers.ledger import FreshKeys, SeenLedger
 from spanload.workers.reader import Reader
 from spanload.workers.stats import WorkerStats
@@ -62,6 +66,7 @@ logger = logging.getLogger("spanload.worker")
 
 CLIENT_NAME = "google-cloud-spanner"
 CONSISTENCY_TIMEOUT_S = 20.0  # the TPC-C check's aggregate queries, inside the stop grace
+NO_POLL_QUERY = "\0"  # the poll-query prefix of a definition without a watcher: no statement starts so
 
 
 class Channel:
@@ -109,8 +114,12 @@ class Worker:
         self.channel = channel
         self.stats = WorkerStats()
         tpcc = self.config.workload is Workload.TPCC
-        self.schema: schemas.SchemaSpec | None = None if tpcc else schemas.spec(self.config.schema_)
+        self.definition = self.config.definition  # the start message's, kept for the whole run
+        builtin = not tpcc and self.definition is None
+        self.schema: schemas.SchemaSpec | None = schemas.spec(self.config.schema_) if builtin else None
         self.tpcc: TpccLoad | None = None
+        self.interp: Interpreter | None = None
+        self.definition_watcher: DefinitionWatcher | None = None
         self.conn: spanner_client.Connection | None = None
         self.updater: Updater | None = None
         self.reader: Reader | None = None
@@ -145,7 +154,10 @@ class Worker:
         admin = spanner_client.make_client(self.config.target, start.emulator_host)
         try:
             spanner_client.probe(admin, self.config.target, start.emulator_host, deadline.timeout_s())
-            if start.setup_schema and self.schema is None:
+            if self.definition is not None:  # the control plane runs its ddl before the workers start
+                if start.setup_schema:
+                    schemas.apply_database_options(admin, self.config.target)
+            elif start.setup_schema and self.schema is None:
                 tpcc_schema.ensure_tpcc_schema(admin, self.config.target)
             elif start.setup_schema:
                 schemas.ensure_schema(admin, self.config.target, self.config.schema_)
@@ -155,10 +167,27 @@ class Worker:
         self.conn = spanner_client.connect(self.config.target, self.config.client, start.emulator_host)
         if start.setup_schema and preload_rows(self.config) > 0:
             self.table_rows = preloading.loader_for(self.config).count(self.database(), 0, None)
+        if self.definition is not None:
+            self._setup_definition(self.definition)
+            return
         if self.schema is None:
             self.tpcc = TpccLoad(self.database, self.config.tpcc, self.stats, self.index, start.workers)
             return
         self._setup_report_workload(self.schema)
+
+    def _setup_definition(self, definition: WorkloadDefinition) -> None:
+        """The interpreter's operations on this worker; worker 0 also watches, if the definition says so."""
+        start = self.start_msg
+        self.interp = Interpreter(self.database, definition, self.config, self.stats, self.index, start.workers)
+        if self.index != 0:
+            return
+        prefix = NO_POLL_QUERY
+        if definition.watch is not None:
+            self.definition_watcher = DefinitionWatcher(
+                self.database, definition, self.config.knob_values(), self.stats, start_timestamp(self.database())
+            )
+            prefix = self.definition_watcher.next_sql[:60]
+        self.stats_reader = StatsReader(self.database(), prefix)
 
     def _setup_report_workload(self, schema: schemas.SchemaSpec) -> None:
         start = self.start_msg
@@ -247,6 +276,15 @@ class Worker:
             self.tpcc.start()
             threading.Thread(target=self._report_loop, name="reporter", daemon=True).start()
             return
+        if self.interp is not None:
+            if self.definition_watcher is not None:
+                if self.preloaded:  # the loaded rows are not changes: watch from now
+                    self.definition_watcher.set_start(start_timestamp(self.database()))
+                self.definition_watcher.start()
+            threading.Thread(target=self._stats_loop, name="server-stats", daemon=True).start()
+            self.interp.start()
+            threading.Thread(target=self._report_loop, name="reporter", daemon=True).start()
+            return
         assert self.updater is not None and self.reader is not None
         if self.watcher is not None and self.preloaded:
             # the loaded rows are not changes: watch from now
@@ -290,8 +328,15 @@ class Worker:
                         counters[scheduled_counter] = scheduled
                     if dropped:
                         counters[Counter.DROPPED] = counters.get(Counter.DROPPED, 0) + dropped
-            if self.watcher is not None:
-                gauges.update(self.watcher.gauges())
+            if self.interp is not None:
+                gauges.update(self.interp.gauges())
+                scheduled_by_op, dropped = self.interp.take_counts()
+                counters.update(scheduled_by_op)
+                if dropped:
+                    counters[Counter.DROPPED] = counters.get(Counter.DROPPED, 0) + dropped
+            for watcher in (self.watcher, self.definition_watcher):
+                if watcher is not None:
+                    gauges.update(watcher.gauges())
             server_gauges, sys_interval_end, sys_latencies = self.server_reading
             gauges.update(server_gauges)
             sessions = self.conn.session_gauges() if self.conn is not None else None
@@ -359,6 +404,14 @@ class Worker:
                     self.stats_reader = StatsReader(self.conn.database, self.stats_reader.poll_sql_prefix)
         if self.tpcc is not None:
             self.tpcc.apply(config.tpcc)
+        if self.interp is not None:
+            try:
+                self.interp.apply(config)
+            except DefinitionError as err:  # e.g. a knob that puts a generator's min above its max
+                logger.error("worker %d keeps its operations as they were: %s", self.index, err)
+                self.channel.send(Error(worker=self.index, message=f"the patch cannot apply: {err}", fatal=False))
+        if self.definition_watcher is not None:
+            self.definition_watcher.apply(config.knob_values())
         if self.updater is not None:
             self.updater.apply(config.updater)
         if self.reader is not None:
@@ -369,13 +422,17 @@ class Worker:
                 self.stats_reader.poll_sql_prefix = poll_sql(self.schema, config.watcher)[:60]
 
     def set_paused(self, paused: bool) -> None:
-        for part in (self.updater, self.reader, self.watcher, self.tpcc):
+        for part in (self.updater, self.reader, self.watcher, self.tpcc, self.interp, self.definition_watcher):
             if part is not None:
                 part.set_paused(paused)
 
     def stop_writers(self) -> None:
         if self.tpcc is not None:
             self.tpcc.stop()
+            self.channel.send(WritersStopped(worker=self.index, writer_id=writer_id(self.start_msg.run_id, self.index)))
+            return
+        if self.interp is not None:
+            self.interp.stop()
             self.channel.send(WritersStopped(worker=self.index, writer_id=writer_id(self.start_msg.run_id, self.index)))
             return
         assert self.updater is not None and self.reader is not None
@@ -389,10 +446,11 @@ class Worker:
             self.tpcc.stop()
             if self.index == 0:
                 self.channel.send(self._tpcc_checked())
-        if self.updater is not None:
-            self.updater.stop()
-        if self.reader is not None:
-            self.reader.stop()
+        for part in (self.updater, self.reader, self.interp):
+            if part is not None:
+                part.stop()
+        if self.definition_watcher is not None:
+            self.definition_watcher.stop_and_drain()
         if self.watcher is not None and self.seen is not None:
             if self.config.watcher.enabled:
                 self.watcher.stop_and_drain()
@@ -417,7 +475,7 @@ class Worker:
         """The supervisor is gone: stop generating load at once, report nothing."""
         self.done.set()
         self.preload_stop.set()
-        for part in (self.updater, self.reader, self.watcher, self.tpcc):
+        for part in (self.updater, self.reader, self.watcher, self.tpcc, self.interp, self.definition_watcher):
             if part is not None:
                 part.stop()
 

@@ -18,13 +18,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from google.cloud.spanner_v1 import param_types
-
 from spanload.model.config import UpdaterConfig, UpdaterMode
 from spanload.model.protocol import Counter
 from spanload.model.samples import Gauge, Op
 from spanload.spanner import deadline, timing
 from spanload.spanner.schemas import SchemaSpec
+from spanload.workers.interp.operation import literal_type
 from spanload.workers.ledger import FreshKeys, WriteLedger
 from spanload.workers.pacing import PacedLoad, Pacer
 from spanload.workers.stats import UNKNOWN_OUTCOME, WorkerStats
@@ -133,7 +132,7 @@ class Updater(PacedLoad):
 
         def run(transaction: Any, sql: str, batch: list[tuple[Any, ...]]) -> list[int]:
             statements = [
-                (sql, {f"p{i}": v for i, v in enumerate(row)}, {f"p{i}": _param_type(v) for i, v in enumerate(row)})
+                (sql, {f"p{i}": v for i, v in enumerate(row)}, {f"p{i}": literal_type(v) for i, v in enumerate(row)})
                 for row in batch
             ]
             status, counts = transaction.batch_update(
@@ -171,15 +170,3 @@ def dml_statements(schema: SchemaSpec) -> tuple[str, str]:
 
 class DmlError(RuntimeError):
     """A statement of a batch DML failed (the client reports it as a status, not an exception)."""
-
-
-def _param_type(value: Any) -> Any:
-    if isinstance(value, bool):
-        return param_types.BOOL
-    if isinstance(value, int):
-        return param_types.INT64
-    if isinstance(value, bytes):
-        return param_types.BYTES
-    if isinstance(value, float):
-        return param_types.FLOAT64
-    return param_types.STRING

@@ -75,24 +75,31 @@ class DrainError(RuntimeError):
     """The final drain could not poll the target: the watcher's proof cannot be completed."""
 
 
-class _Group(threading.Thread):
-    """Polls one shard group until stopped; after ``drain`` it polls until a page is not full."""
+class PollLoop(threading.Thread):
+    """A poller's thread: polls every ``interval_s()`` until stopped, at once again after a full
+    page, after a short pause on error, idle while ``paused()``; :meth:`drain` polls until a page is
+    not full. Subclasses say what one poll is (:meth:`poll_once`)."""
 
-    def __init__(self, watcher: Watcher, index: int, shards: list[int], start_ts: dt.datetime, lag: LagMeter) -> None:
-        super().__init__(name=f"watcher-{index}", daemon=True)
-        self.watcher = watcher
-        self.shards = shards
-        self.last_ts = start_ts
-        self.last_key = -(1 << 63)
-        self.skip: dict[int, tuple[dt.datetime, int]] = {}  # shard -> position a previous group reached
+    def __init__(self, name: str, lag: LagMeter) -> None:
+        super().__init__(name=name, daemon=True)
         self.lag = lag
         self.last_error: str | None = None
         self.stop_event = threading.Event()
         self.wake = threading.Event()
 
+    def paused(self) -> bool:
+        raise NotImplementedError
+
+    def interval_s(self) -> float:
+        raise NotImplementedError
+
+    def poll_once(self) -> bool | None:
+        """One poll; True if the page was full, None on error (``last_error`` says which)."""
+        raise NotImplementedError
+
     def run(self) -> None:
         while not self.stop_event.is_set():
-            if self.watcher.paused:
+            if self.paused():
                 self.lag.pause(time.monotonic())
                 self.wake.wait(0.05)
                 self.wake.clear()
@@ -105,7 +112,7 @@ class _Group(threading.Thread):
                 continue
             if full:
                 continue
-            wait = self.watcher.config.poll_interval_ms / 1000 - (time.monotonic() - started)
+            wait = self.interval_s() - (time.monotonic() - started)
             if wait > 0:
                 self.wake.wait(wait)
                 self.wake.clear()
@@ -122,6 +129,24 @@ class _Group(threading.Thread):
                     failed_for = f"the final drain failed for {DRAIN_GIVE_UP_S:.0f} s"
                     raise DrainError(f"{self.name}: {failed_for}; last error: {self.last_error}")
                 time.sleep(ERROR_BACKOFF_S)
+
+
+class _Group(PollLoop):
+    """Polls one shard group until stopped; after ``drain`` it polls until a page is not full."""
+
+    def __init__(self, watcher: Watcher, index: int, shards: list[int], start_ts: dt.datetime, lag: LagMeter) -> None:
+        super().__init__(f"watcher-{index}", lag)
+        self.watcher = watcher
+        self.shards = shards
+        self.last_ts = start_ts
+        self.last_key = -(1 << 63)
+        self.skip: dict[int, tuple[dt.datetime, int]] = {}  # shard -> position a previous group reached
+
+    def paused(self) -> bool:
+        return self.watcher.paused
+
+    def interval_s(self) -> float:
+        return self.watcher.config.poll_interval_ms / 1000
 
     def poll_once(self) -> bool | None:
         """One poll; True if the page was full, None on error."""

@@ -86,7 +86,111 @@ def build() -> dict[str, Any]:
                 "load_rows": {"rows": [0, 1, 999], "values": load_rows},
             }
         )
+    out["definition"] = definition_draws()
     return out
+
+
+# A definition whose executions and load rows pin the order of draws (workloads/README.md, "Order of
+# draws"): values in ``values`` order whatever order the statement names them in, params in the order
+# of ``params``, a step's ``rows`` before its rows' inline generators, a load row's values first.
+DEFINITION: dict[str, Any] = {
+    "name": "golden",
+    "knobs": {"top": {"default": 1000}, "lines": {"default": 2}},
+    "values": {
+        "customer": {"zipf": {"n": "$top", "s": 1.1}},
+        "order_id": "uuid",
+        "unused": {"uniform": {"min": 1, "max": 9}},
+        "amount": {"decimal": {"min": 1, "max": 500, "scale": 2}},
+        "serial": {"sequence": {"start": 10, "step": 3}},
+    },
+    "load": {
+        "Customers": {
+            "rows": 10,
+            "columns": {
+                "CustomerId": {"sequence": {"start": 1}},
+                "Name": {"string": {"length": [3, 6]}},
+                "Amount": "$amount",
+                "Kind": {"choice": {"values": ["a", "b"], "weights": [3, 1]}},
+            },
+        }
+    },
+    "operations": {
+        "place_order": {
+            "rate": 1,
+            "steps": [
+                {
+                    "sql": "SELECT @amount, @customer, @p, @q",
+                    "params": {"q": {"float": {"min": 0, "max": 1}}, "p": {"uniform": {"min": 1, "max": 6}}},
+                },
+                {
+                    "insert": {
+                        "table": "Lines",
+                        "rows": {"uniform": {"min": 1, "max": "$lines"}},
+                        "columns": {
+                            "OrderId": "$order_id",
+                            "Line": {"sequence": {"start": 1}},
+                            "Sku": {"string": {"length": 4}, "null_fraction": 0.3},
+                            "Qty": {"uniform": {"min": 1, "max": 5}},
+                            "Serial": "$serial",
+                            "At": "commit_timestamp",
+                        },
+                    }
+                },
+                {
+                    "read": {
+                        "table": "Customers",
+                        "key": {"CustomerId": {"uniform": {"min": 1, "max": 10}}},
+                        "columns": ["Name"],
+                    }
+                },
+            ],
+        }
+    },
+}
+DEFINITION_WORKER, DEFINITION_WORKERS = 1, 2
+
+
+def definition_draws() -> dict[str, Any]:
+    """Executions 0..3 of ``place_order`` on worker 1 of 2, and rows 0, 1 and 7 of the load."""
+    from spanload.model.workload_file import validate_data
+    from spanload.workers.interp.load import tables
+    from spanload.workers.interp.operation import compile_operation
+    from spanload.workers.interp.prng import load_label, operation_label
+
+    definition = validate_data(DEFINITION)
+    knobs = definition.knob_values({})
+    plan = compile_operation(definition, "place_order", knobs)
+    seq = Sequence(DEFINITION_WORKER, DEFINITION_WORKERS)
+    label = operation_label("place_order", DEFINITION_WORKER)
+    executions = []
+    for n in range(4):
+        env, steps = plan.draw(stream(SEED, label, n), seq)
+        executions.append(
+            {
+                "values": {k: wire(v) for k, v in env.items() if k in definition.values},
+                "steps": [[[wire(v) for v in row] for row in rows] for rows in steps],
+            }
+        )
+    (customers,) = tables(definition, knobs, SEED)
+    load_seq = Sequence()
+    return {
+        "readme": (
+            "executions: execution n of the operation on this worker; values: the values it refers to, "
+            "in values order; steps: per step, per row, what its inline generators drew, in the order "
+            "written (a statement's params in the order of params). load.rows: row i's columns as written"
+        ),
+        "definition": DEFINITION,
+        "worker": DEFINITION_WORKER,
+        "workers": DEFINITION_WORKERS,
+        "operation": "place_order",
+        "label": label,
+        "executions": executions,
+        "load": {
+            "table": "Customers",
+            "label": load_label("Customers"),
+            "rows": {str(i): [wire(v) for v in customers.row(i, load_seq)] for i in (0, 1, 7)},
+        },
+    }
 
 
 def main() -> int:

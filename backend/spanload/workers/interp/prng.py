@@ -54,7 +54,18 @@ class SplitMix64:
 
 def stream(seed: int, label: str, index: int) -> SplitMix64:
     """The generator of draw sequence ``index`` under ``label`` (an operation's execution, a load row)."""
-    return SplitMix64(mix((mix((seed ^ fnv1a(label)) & MASK) + index) & MASK))
+    return stream_at(label_base(seed, label), index)
+
+
+def label_base(seed: int, label: str) -> int:
+    """``mix(seed ^ fnv1a(label))``: computed once per label, so that each execution's stream costs
+    one ``mix`` (:func:`stream_at`)."""
+    return mix((seed ^ fnv1a(label)) & MASK)
+
+
+def stream_at(base: int, index: int) -> SplitMix64:
+    """``stream(seed, label, index)`` from ``label_base(seed, label)``."""
+    return SplitMix64(mix((base + index) & MASK))
 
 
 def operation_label(operation: str, worker: int) -> str:

@@ -1,0 +1,479 @@
+"""An operation of a definition, compiled for the hot path, and one execution of it
+(workloads/README.md, "Operations" and "Order of draws").
+
+:func:`compile_operation` resolves everything that does not change between executions: which
+values the operation refers to (in ``values`` order), each step's parameters (the ``@name``\\ s of
+its SQL outside literals and hints, with ``params`` beside them), its mutation columns and read
+keys, where each value comes from (a ``$name``, an inline generator, a literal) and its Spanner
+type. An execution then draws everything first (:meth:`CompiledOperation.draw`: the values, then
+each step's rows and inline generators in the order written), so a read-write transaction that the
+client retries after an abort runs again with the same values, and executes the steps in one
+transaction of its kind with the official client (:meth:`CompiledOperation.execute`).
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.cloud.spanner_v1 import COMMIT_TIMESTAMP, KeySet, param_types
+from google.cloud.spanner_v1.types import Type
+from pydantic import BaseModel
+
+from spanload.model.pacing import knob_duration_ms
+from spanload.model.workload import (
+    BARE_GENERATORS,
+    DeleteStep,
+    Dialect,
+    KeyParams,
+    KnobValue,
+    MutationParams,
+    Operation,
+    ReadStep,
+    SqlStep,
+    TransactionKind,
+    WorkloadDefinition,
+    generator_kind,
+    is_ref,
+    ref_name,
+    step_kind,
+)
+from spanload.spanner import deadline
+from spanload.workers.interp import generators
+from spanload.workers.interp.generators import Draw, Sequence, compile_generator, integer
+from spanload.workers.interp.prng import SplitMix64
+from spanload.workers.interp.sql import is_dml, scan
+
+REF, DRAWN, LITERAL = 0, 1, 2  # where a slot's value comes from
+
+_GENERATOR_TYPES: dict[str, Type] = {
+    "uniform": param_types.INT64,
+    "zipf": param_types.INT64,
+    "sequence": param_types.INT64,
+    "string": param_types.STRING,
+    "uuid": param_types.STRING,
+    "bytes": param_types.BYTES,
+    "decimal": param_types.NUMERIC,
+    "float": param_types.FLOAT64,
+    "date": param_types.DATE,
+    "timestamp": param_types.TIMESTAMP,
+    "now": param_types.TIMESTAMP,
+    "commit_timestamp": param_types.TIMESTAMP,
+}
+
+
+def literal_type(value: object) -> Type:
+    """The Spanner type of a literal (a knob's value, a ``choice`` or ``const`` value)."""
+    if isinstance(value, bool):
+        return param_types.BOOL
+    if isinstance(value, int):
+        return param_types.INT64
+    if isinstance(value, float):
+        return param_types.FLOAT64
+    if isinstance(value, bytes):
+        return param_types.BYTES
+    return param_types.STRING
+
+
+def generator_type(gen: Any) -> Type:
+    """The Spanner type a generator draws (the README's table)."""
+    kind = generator_kind(gen)
+    if kind == "choice":
+        return literal_type(gen.choice.values[0])
+    if kind == "const":
+        return literal_type(gen.const)
+    return _GENERATOR_TYPES[kind]
+
+
+class DefinitionError(ValueError):
+    """A definition the interpreter cannot run as written; the message names the place."""
+
+
+def is_generator(item: object) -> bool:
+    """A parsed generator (a model, or a bare word), not a ``$name`` or a literal."""
+    return isinstance(item, BaseModel) or (isinstance(item, str) and item in BARE_GENERATORS)
+
+
+def client_value(value: Any) -> Any:
+    """A drawn value as the Python client takes it: its commit-timestamp sentinel, BYTES in base64."""
+    if value is generators.COMMIT_TIMESTAMP:
+        return COMMIT_TIMESTAMP
+    if value.__class__ is bytes:
+        return base64.b64encode(value)
+    return value
+
+
+@dataclass(slots=True)
+class Slot:
+    """One parameter, column or key part: ``how`` (REF, DRAWN, LITERAL) and ``what`` (the name, the
+    index among its row's inline draws, the value); ``type`` None for a column bound at run time."""
+
+    name: str
+    how: int
+    what: Any
+    type: Type | None
+
+
+@dataclass(slots=True)
+class Step:
+    kind: str  # sql, read, or a mutation kind
+    slots: list[Slot]
+    inline: list[Draw]  # the row's inline generators, in the order written
+    rows: int | Draw = 1
+    sql: str = ""
+    dml: bool = False
+    table: str = ""
+    columns: tuple[str, ...] = ()
+    index: str = ""
+    limit: int = 0
+    bind: list[tuple[str, str]] = field(default_factory=list)
+
+
+Drawn = tuple[dict[str, Any], list[list[list[Any]]]]
+"""An execution's draws: the environment (knobs and values) and, per step, per row, its inline draws."""
+
+
+class CompiledOperation:
+    """One operation with the run's knob values: :meth:`draw` then :meth:`execute`."""
+
+    def __init__(
+        self,
+        name: str,
+        transaction: TransactionKind,
+        env: dict[str, Any],
+        values: list[tuple[str, Draw]],
+        steps: list[Step],
+        snapshot_args: dict[str, dt.timedelta],
+        types: dict[str, Type],
+    ) -> None:
+        self.name = name
+        self.transaction = transaction
+        self._env = env
+        self._values = values
+        self.steps = steps
+        self._snapshot_args = snapshot_args
+        self._types = types
+        self.on_retries: Callable[[int], None] | None = None  # read-write attempts after the first
+        self._run = {
+            TransactionKind.SINGLE_USE: self._single_use,
+            TransactionKind.READ_ONLY: self._read_only,
+            TransactionKind.READ_WRITE: self._read_write,
+            TransactionKind.BATCH_WRITE: self._batch_write,
+            TransactionKind.PARTITIONED_DML: self._partitioned_dml,
+        }[transaction]
+
+    # -- draws ------------------------------------------------------------------------------------
+
+    def draw(self, rng: SplitMix64, seq: Sequence) -> Drawn:
+        """Every draw of one execution, in the README's order."""
+        env = self._env.copy()
+        for name, gen in self._values:
+            env[name] = client_value(gen.draw(rng, seq))
+        per_step: list[list[list[Any]]] = []
+        for step in self.steps:
+            rows = step.rows if isinstance(step.rows, int) else _row_count(step.rows.draw(rng, seq))
+            inline = step.inline
+            if inline:
+                per_step.append([[client_value(g.draw(rng, seq)) for g in inline] for _ in range(rows)])
+            else:
+                per_step.append([[]] * rows)
+        return env, per_step
+
+    # -- execution --------------------------------------------------------------------------------
+
+    def execute(self, database: Any, drawn: Drawn) -> int:
+        """Run one execution in a transaction of the operation's kind; returns the rows it read or
+        wrote. Raises the client's error."""
+        return self._run(database, drawn)
+
+    def _single_use(self, database: Any, drawn: Drawn) -> int:
+        env, per_step = drawn
+        if self.steps[0].kind in ("sql", "read"):
+            with database.snapshot(**self._snapshot_args) as snapshot:
+                return self._step(snapshot, self.steps[0], env, self._types.copy(), per_step[0])
+        with database.batch(timeout_secs=deadline.timeout_s()) as batch:
+            return sum(
+                self._step(batch, s, env, self._types, rows) for s, rows in zip(self.steps, per_step, strict=True)
+            )
+
+    def _read_only(self, database: Any, drawn: Drawn) -> int:
+        env, per_step = drawn
+        types = self._types.copy()
+        with database.snapshot(multi_use=True, **self._snapshot_args) as snapshot:
+            return sum(self._step(snapshot, s, env, types, rows) for s, rows in zip(self.steps, per_step, strict=True))
+
+    def _read_write(self, database: Any, drawn: Drawn) -> int:
+        env, per_step = drawn
+        attempts = 0
+
+        def work(transaction: Any) -> int:
+            nonlocal attempts
+            attempts += 1
+            scope, types = env.copy(), self._types.copy()  # binds of an aborted attempt do not leak
+            return sum(
+                self._step(transaction, s, scope, types, rows) for s, rows in zip(self.steps, per_step, strict=True)
+            )
+
+        try:
+            rows: int = database.run_in_transaction(work, timeout_secs=deadline.timeout_s())
+        finally:
+            if attempts > 1 and self.on_retries is not None:
+                self.on_retries(attempts - 1)
+        return rows
+
+    def _batch_write(self, database: Any, drawn: Drawn) -> int:
+        env, per_step = drawn
+        with database.mutation_groups() as groups:
+            group = groups.group()
+            rows = sum(self._step(group, s, env, self._types, r) for s, r in zip(self.steps, per_step, strict=True))
+            for response in groups.batch_write():
+                if response.status.code != 0:
+                    raise BatchWriteError(
+                        f"batch write failed with code {response.status.code}: {response.status.message}"
+                    )
+        return rows
+
+    def _partitioned_dml(self, database: Any, drawn: Drawn) -> int:
+        env, per_step = drawn
+        step = self.steps[0]
+        params, types = _params(step, env, self._types, per_step[0][0])
+        count: int = database.execute_partitioned_dml(step.sql, params=params or None, param_types=types or None)
+        return count
+
+    def _step(self, txn: Any, step: Step, env: dict[str, Any], types: dict[str, Type], rows: list[list[Any]]) -> int:
+        """One step on a snapshot, transaction, batch or mutation group; returns rows read or written."""
+        kind = step.kind
+        if kind == "sql":
+            params, ptypes = _params(step, env, types, rows[0])
+            if step.dml:
+                count: int = txn.execute_update(
+                    step.sql,
+                    params=params or None,
+                    param_types=ptypes or None,
+                    retry=deadline.rpc_retry(),
+                    timeout=deadline.rpc_timeout(),
+                )
+                return count
+            result = txn.execute_sql(
+                step.sql,
+                params=params or None,
+                param_types=ptypes or None,
+                retry=deadline.rpc_retry(),
+                timeout=deadline.rpc_timeout(),
+            )
+            return _consume(result, step, env, types)
+        if kind == "read":
+            key = [_value(slot, env, rows[0]) for slot in step.slots]
+            result = txn.read(
+                step.table,
+                step.columns,
+                KeySet(keys=[key]),  # type: ignore[no-untyped-call]
+                index=step.index,
+                limit=step.limit,
+                retry=deadline.rpc_retry(),
+                timeout=deadline.rpc_timeout(),
+            )
+            return _consume(result, step, env, types)
+        slots = step.slots
+        values = [tuple([_value(slot, env, row) for slot in slots]) for row in rows]
+        if kind == "delete":
+            txn.delete(step.table, KeySet(keys=[list(v) for v in values]))  # type: ignore[no-untyped-call]
+        else:
+            getattr(txn, kind)(step.table, step.columns, values)
+        return len(values)
+
+
+class BatchWriteError(RuntimeError):
+    """BatchWrite answered a group with a failed status (it is not raised by the client)."""
+
+
+def _row_count(value: Any) -> int:
+    if value is None:
+        return 0
+    return max(0, int(value))
+
+
+def _value(slot: Slot, env: dict[str, Any], row: list[Any]) -> Any:
+    how = slot.how
+    if how == REF:
+        return env[slot.what]
+    if how == DRAWN:
+        return row[slot.what]
+    return slot.what
+
+
+def _params(
+    step: Step, env: dict[str, Any], types: dict[str, Type], row: list[Any]
+) -> tuple[dict[str, Any], dict[str, Type]]:
+    params: dict[str, Any] = {}
+    ptypes: dict[str, Type] = {}
+    for slot in step.slots:
+        params[slot.name] = _value(slot, env, row)
+        t = slot.type if slot.type is not None else types.get(slot.what)
+        if t is not None:
+            ptypes[slot.name] = t
+    return params, ptypes
+
+
+def _consume(result: Any, step: Step, env: dict[str, Any], types: dict[str, Type]) -> int:
+    """Read every row; bind the first row's columns; returns the row count."""
+    n = 0
+    first = None
+    for row in result:
+        if first is None:
+            first = row
+        n += 1
+    if step.bind:
+        fields = result.fields or []
+        position = {f.name: i for i, f in enumerate(fields)}
+        for name, column in step.bind:
+            i = position.get(column)
+            if i is None:
+                raise DefinitionError(f"bind {name}: the result has no column {column!r}")
+            env[name] = None if first is None else client_value(first[i])
+            types[name] = fields[i].type_
+    return n
+
+
+# -- the compiler -----------------------------------------------------------------------------------
+
+
+class _Compiler:
+    def __init__(self, definition: WorkloadDefinition, knobs: dict[str, KnobValue], draws: DrawCache) -> None:
+        self.definition = definition
+        self.knobs = knobs
+        self.draws = draws
+
+    def slot(self, path: str, name: str, item: Any, inline: list[Draw], bound: dict[str, str], sql: bool) -> Slot:
+        """Where ``item`` (a ``$name``, a generator or a literal) comes from."""
+        if is_ref(item):
+            ref = ref_name(item)
+            if ref in self.definition.values:
+                return Slot(name, REF, ref, generator_type(self.definition.values[ref]))
+            if ref in self.knobs:
+                return Slot(name, REF, ref, literal_type(self.knobs[ref]))
+            if ref in bound:
+                return Slot(name, REF, ref, None)
+            raise DefinitionError(f"{path}: {item} names no knob, value or column bound by an earlier step")
+        if is_generator(item):
+            kind = generator_kind(item)
+            if sql and kind == "commit_timestamp":
+                raise DefinitionError(
+                    f"{path}: commit_timestamp goes in a mutation; in DML write PENDING_COMMIT_TIMESTAMP()"
+                )
+            draw = self.draws.get(item, self.knobs)
+            if draw.null_fraction == 0 and kind in ("const", "commit_timestamp"):
+                return Slot(name, LITERAL, client_value(draw.draw(None, None)), generator_type(item))  # type: ignore[arg-type]
+            inline.append(draw)
+            return Slot(name, DRAWN, len(inline) - 1, generator_type(item))
+        return Slot(name, LITERAL, item, literal_type(item) if item is not None else None)
+
+    def rows(self, path: str, value: Any) -> int | Draw:
+        if is_generator(value):
+            return self.draws.get(value, self.knobs)
+        n = integer(value, self.knobs, f"{path}.rows")
+        if n < 0:
+            raise DefinitionError(f"{path}.rows: {n} is negative")
+        return n
+
+    def step(self, path: str, step: Any, bound: dict[str, str], tx: TransactionKind, refs: set[str]) -> Step:
+        kind = step_kind(step)
+        inline: list[Draw] = []
+        if isinstance(step, SqlStep):
+            names, first = scan(step.sql)
+            dml = is_dml(first)
+            if dml and tx in (TransactionKind.SINGLE_USE, TransactionKind.READ_ONLY):
+                raise DefinitionError(f"{path}: a DML statement cannot run in a {tx.value} transaction")
+            if tx is TransactionKind.PARTITIONED_DML and not dml:
+                raise DefinitionError(f"{path}: partitioned_dml runs a DML statement (INSERT, UPDATE or DELETE)")
+            slots = []
+            for name, item in step.params.items():  # first: their inline generators draw in this order
+                if name not in names:
+                    raise DefinitionError(f"{path}.params.{name}: the statement has no @{name}")
+                slots.append(self.slot(f"{path}.params.{name}", name, item, inline, bound, sql=True))
+            for name in names:
+                if name not in step.params:
+                    slots.append(self.slot(f"{path}.sql.@{name}", name, f"${name}", inline, bound, sql=True))
+            _note_refs(slots, refs, self.definition)
+            return Step(kind, slots, inline, sql=step.sql, dml=dml, bind=list(step.bind.items()))
+        if isinstance(step, ReadStep):
+            p = step.read
+            slots = [self.slot(f"{path}.read.key.{c}", c, v, inline, bound, sql=False) for c, v in p.key.items()]
+            _note_refs(slots, refs, self.definition)
+            return Step(
+                kind,
+                slots,
+                inline,
+                table=p.table,
+                columns=tuple(p.columns),
+                index=p.index or "",
+                limit=p.limit or 0,
+                bind=list(step.bind.items()),
+            )
+        params: MutationParams | KeyParams = getattr(step, kind)
+        rows = self.rows(f"{path}.{kind}", params.rows)
+        items = params.key if isinstance(step, DeleteStep) else params.columns  # type: ignore[union-attr]
+        slots = [self.slot(f"{path}.{kind}.{c}", c, v, inline, bound, sql=False) for c, v in items.items()]
+        _note_refs(slots, refs, self.definition)
+        return Step(kind, slots, inline, rows=rows, table=params.table, columns=tuple(items))
+
+
+def _note_refs(slots: list[Slot], refs: set[str], definition: WorkloadDefinition) -> None:
+    refs.update(s.what for s in slots if s.how == REF and s.what in definition.values)
+
+
+class DrawCache:
+    """Compiled generators, kept across recompiles: a live knob change recompiles only the
+    generators whose parameters name a knob that changed (the rest keep their compiled state)."""
+
+    def __init__(self) -> None:
+        self._cache: dict[int, tuple[Any, tuple[Any, ...], Draw]] = {}
+
+    def get(self, gen: Any, knobs: dict[str, KnobValue]) -> Draw:
+        from spanload.model.workload import generator_refs
+
+        key = tuple(knobs.get(name) for name in generator_refs(gen))
+        hit = self._cache.get(id(gen))
+        if hit is not None and hit[0] is gen and hit[1] == key:
+            return hit[2]
+        try:
+            draw = compile_generator(gen, knobs)
+        except ValueError as err:
+            raise DefinitionError(str(err)) from None
+        self._cache[id(gen)] = (gen, key, draw)
+        return draw
+
+
+def compile_operation(
+    definition: WorkloadDefinition,
+    name: str,
+    knobs: dict[str, KnobValue],
+    draws: DrawCache | None = None,
+) -> CompiledOperation:
+    """Operation ``name`` of ``definition`` with every knob's value in ``knobs``. Raises
+    :class:`DefinitionError` naming ``operations.<name>...`` when it cannot run as written."""
+    if definition.dialect is not Dialect.GOOGLESQL:
+        raise DefinitionError(
+            f"dialect: {definition.dialect.value} is not run by the Python interpreter yet (googlesql only)"
+        )
+    op: Operation = definition.operations[name]
+    compiler = _Compiler(definition, knobs, draws or DrawCache())
+    bound: dict[str, str] = {}
+    refs: set[str] = set()
+    steps: list[Step] = []
+    for i, step in enumerate(op.steps):
+        steps.append(compiler.step(f"operations.{name}.steps.{i}", step, bound, op.transaction, refs))
+        bound.update(getattr(step, "bind", {}))
+    values = [(v, compiler.draws.get(gen, knobs)) for v, gen in definition.values.items() if v in refs]
+    snapshot_args: dict[str, dt.timedelta] = {}
+    if op.staleness is not None:
+        which, text = ("exact", op.staleness.exact) if op.staleness.exact is not None else ("max", op.staleness.max)
+        assert text is not None
+        ms = knob_duration_ms(definition, knobs, text)
+        snapshot_args[f"{which}_staleness"] = dt.timedelta(milliseconds=ms)
+    env: dict[str, Any] = dict(knobs)
+    types: dict[str, Type] = {}
+    return CompiledOperation(name, op.transaction, env, values, steps, snapshot_args, types)

@@ -1,0 +1,188 @@
+"""A definition's ``watch``: poll a table by its commit-timestamp column (workloads/README.md, "Watch").
+
+Each of ``watchers`` pollers keeps the last (commit timestamp, key) it has seen and asks, in a
+strong read, for the rows after it in (timestamp, key) order, ``limit`` rows a poll, every
+``poll_interval`` (at once again after a full page), as the Change Watcher's watcher does for its
+own table (:mod:`spanload.workers.watcher`), but for any table: the key is ``watch.key`` or the
+table's primary key from INFORMATION_SCHEMA. A change's notification latency is the time it was
+received minus its commit timestamp ("watcher.notify"); each poll's time is "watcher.poll".
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from google.cloud.spanner_v1 import param_types
+from google.cloud.spanner_v1.types import Type
+
+from spanload.model.pacing import knob_duration_ms
+from spanload.model.protocol import Counter
+from spanload.model.samples import Gauge, Op
+from spanload.model.workload import KnobValue, Watch, WorkloadDefinition
+from spanload.spanner import client as spanner_client
+from spanload.spanner import deadline, timing
+from spanload.workers.lag import LagMeter
+from spanload.workers.stats import WorkerStats
+from spanload.workers.watcher import US_PER_S, PollLoop, to_unix
+
+logger = logging.getLogger(__name__)
+
+
+def primary_key(database: Any, table: str) -> list[str]:
+    """The key columns of ``table``, in key order."""
+    sql = (
+        "SELECT COLUMN_NAME FROM INFORMATION_SCHEMA.INDEX_COLUMNS WHERE TABLE_SCHEMA = '' "
+        "AND TABLE_NAME = @table AND INDEX_NAME = 'PRIMARY_KEY' ORDER BY ORDINAL_POSITION"
+    )
+    with deadline.operation(), database.snapshot() as snapshot:
+        rows = list(snapshot.execute_sql(sql, params={"table": table}, param_types={"table": param_types.STRING}))
+    if not rows:
+        raise ValueError(f"watch.table: no table {table!r} (or it has no primary key)")
+    return [str(r[0]) for r in rows]
+
+
+def poll_statements(watch: Watch, key: list[str]) -> tuple[str, str]:
+    """(the first poll: after ``@ts``; the next ones: after ``(@ts, @k0, @k1...)``)."""
+    ts = watch.timestamp
+    columns = ", ".join([*key, ts])
+    order = ", ".join([ts, *key])
+    after_key = ""
+    for i in reversed(range(len(key))):
+        later = f"{key[i]} > @k{i}"
+        after_key = later if not after_key else f"({later} OR ({key[i]} = @k{i} AND {after_key}))"
+    head = f"SELECT {columns} FROM {watch.table} WHERE "
+    tail = f" ORDER BY {order} LIMIT @limit"
+    return (
+        f"{head}{ts} > @ts{tail}",
+        f"{head}{ts} >= @ts AND ({ts} > @ts OR {after_key}){tail}",
+    )
+
+
+class _Poller(PollLoop):
+    def __init__(self, watcher: DefinitionWatcher, index: int, start_ts: dt.datetime) -> None:
+        super().__init__(f"watch-{index}", LagMeter(time.monotonic()))
+        self.watcher = watcher
+        self.last_ts = start_ts
+        self.last_key: list[Any] | None = None
+        self.key_types: list[Type] = []
+
+    def paused(self) -> bool:
+        return self.watcher.paused
+
+    def interval_s(self) -> float:
+        return self.watcher.poll_interval_s
+
+    def poll_once(self) -> bool | None:
+        """One poll; True if the page was full, None on error."""
+        w = self.watcher
+        limit = w.limit
+        params: dict[str, Any] = {"ts": self.last_ts, "limit": limit}
+        types: dict[str, Any] = {"ts": param_types.TIMESTAMP, "limit": param_types.INT64}
+        sql = w.first_sql
+        started = time.monotonic()
+        if self.last_key is not None:
+            sql = w.next_sql
+            for i, (value, t) in enumerate(zip(self.last_key, self.key_types, strict=True)):
+                params[f"k{i}"], types[f"k{i}"] = value, t
+        start = time.perf_counter()
+        timing.begin()
+        try:
+            with deadline.operation(), w.database().snapshot() as snapshot:
+                result = snapshot.execute_sql(
+                    sql, params=params, param_types=types, retry=deadline.rpc_retry(), timeout=deadline.rpc_timeout()
+                )
+                rows = list(result)
+                fields = result.fields
+        except Exception as err:
+            w.stats.failed(Op.WATCHER_POLL_FAILED, err, (time.perf_counter() - start) * US_PER_S)
+            timing.take()
+            logger.debug("%s: poll failed: %s", self.name, err)
+            self.last_error = spanner_client.status_text(err)
+            return None
+        w.stats.succeeded(Op.WATCHER_POLL, start)
+        seen_at = time.time()
+        w.stats.count(Counter.POLLS)
+        w.stats.count(Counter.ROWS_POLLED, len(rows))
+        if rows:
+            keys = len(w.key)
+            w.stats.recorder.record_many(Op.WATCHER_NOTIFY, [(seen_at - to_unix(r[keys])) * US_PER_S for r in rows])
+            w.stats.count(Counter.RECEIVED_CHANGES, len(rows))
+            last = rows[-1]
+            self.last_ts, self.last_key = last[keys], list(last[:keys])
+            self.key_types = [f.type_ for f in fields[:keys]]
+        full = len(rows) >= limit
+        self.lag.polled(started, time.monotonic(), full)
+        return full
+
+
+class DefinitionWatcher:
+    """``watch.watchers`` pollers of the watched table, each seeing every change."""
+
+    def __init__(
+        self,
+        database: Callable[[], Any],
+        definition: WorkloadDefinition,
+        knobs: dict[str, KnobValue],
+        stats: WorkerStats,
+        start_ts: dt.datetime,
+    ) -> None:
+        assert definition.watch is not None
+        self.database = database
+        self.definition = definition
+        self.watch = definition.watch
+        self.stats = stats
+        self.key = self.watch.key or primary_key(database(), self.watch.table)
+        self.first_sql, self.next_sql = poll_statements(self.watch, self.key)
+        self._start_ts = start_ts
+        self._run_paused = False
+        self._pollers: list[_Poller] = []
+        self.apply(knobs)
+
+    @property
+    def paused(self) -> bool:
+        return self._run_paused
+
+    def apply(self, knobs: dict[str, KnobValue]) -> None:
+        watch, d = self.watch, self.definition
+        interval = watch.poll_interval
+        self.poll_interval_s = knob_duration_ms(d, knobs, interval) / 1000
+        self.limit = max(1, int(d.numeric_knob(watch.limit, knobs)))
+        self.watchers = max(1, int(d.numeric_knob(watch.watchers, knobs)))
+        for poller in self._pollers:
+            poller.wake.set()
+
+    def set_start(self, start_ts: dt.datetime) -> None:
+        self._start_ts = start_ts
+
+    def start(self) -> None:
+        self._pollers = [_Poller(self, i, self._start_ts) for i in range(self.watchers)]
+        for poller in self._pollers:
+            poller.start()
+
+    def set_paused(self, paused: bool) -> None:
+        self._run_paused = paused
+
+    def stop(self) -> None:
+        for poller in self._pollers:
+            poller.stop_event.set()
+            poller.wake.set()
+        for poller in self._pollers:
+            poller.join(5)
+
+    def stop_and_drain(self) -> None:
+        """Stop polling on the interval, then poll each poller until a page is not full: called
+        after every writer stopped, every poller has then seen every change. Raises
+        :class:`~spanload.workers.watcher.DrainError` when the target cannot be polled."""
+        self.stop()
+        for poller in self._pollers:
+            poller.drain()
+
+    def gauges(self) -> dict[str, float]:
+        """The watcher lag of the interval that ends now (workers/lag.py): its slowest poller's."""
+        now = time.monotonic()
+        lags = [lag for p in self._pollers if (lag := p.lag.take(now)) is not None]
+        return {Gauge.WATCHER_LAG_MS: max(lags) * 1000} if lags else {}
