@@ -30,7 +30,8 @@ type Pacer struct {
 	paused    bool
 	stopping  bool
 	started   bool
-	gen       int // bumped by every change that voids claimed future arrivals
+	closed    bool // closed loop: no schedule, each goroutine runs back to back (then thinks)
+	gen       int  // bumped by every change that voids claimed future arrivals
 	running   int
 	wanted    int
 	live      int
@@ -53,6 +54,15 @@ func New(name string, op Operation, rate float64, parallelism int, think time.Du
 		think:    think,
 		wanted:   parallelism,
 	}
+}
+
+// NewClosed is a closed-loop pacer that has not started: concurrency goroutines each run the
+// operation back to back, pausing think after each; an operation's intended start is its actual
+// start (no schedule, nothing scheduled or behind).
+func NewClosed(name string, op Operation, concurrency int, think time.Duration, clock func() float64) *Pacer {
+	p := New(name, op, 0, concurrency, think, clock)
+	p.closed = true
+	return p
 }
 
 func (p *Pacer) wakeLocked() {
@@ -230,9 +240,12 @@ func (p *Pacer) claimLocked() (float64, bool) {
 		if p.live > p.wanted {
 			return 0, false
 		}
-		if p.paused || p.schedule.Rate() <= 0 {
+		if p.paused || !p.closed && p.schedule.Rate() <= 0 {
 			p.waitLocked(-1)
 			continue
+		}
+		if p.closed {
+			return p.clock(), true
 		}
 		p.collectDueLocked(p.clock())
 		if len(p.due) > p.dueHead {

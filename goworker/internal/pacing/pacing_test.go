@@ -172,3 +172,34 @@ func TestBacklogBeyondTheLimitIsDropped(t *testing.T) {
 	close(b.release)
 	p.Stop(10 * time.Second)
 }
+
+// TestClosedLoopRunsConcurrencyBackToBackAndHoldsStillWhenPaused: a closed-loop pacer has as many
+// operations in flight as its concurrency whatever the clock, none while paused, and schedules
+// nothing (its intended start is its actual start).
+func TestClosedLoopRunsConcurrencyBackToBackAndHoldsStillWhenPaused(t *testing.T) {
+	clock := &fakeClock{now: 7}
+	b := newBlocking()
+	p := NewClosed("closed", b.op, 3, 0, clock.Now)
+	load := NewLoad(p, true)
+	load.SetPaused(true)
+	load.Start()
+	if p.InFlight() != 0 {
+		t.Fatalf("paused, yet %d in flight", p.InFlight())
+	}
+	load.SetPaused(false)
+	waitFor(t, "three operations in flight", func() bool { return p.InFlight() == 3 })
+	p.SetParallelism(5)
+	waitFor(t, "five operations in flight", func() bool { return p.InFlight() == 5 })
+	b.mu.Lock()
+	for _, at := range b.intended {
+		if at != 7 {
+			t.Errorf("a closed-loop operation was intended at %g, not its actual start 7", at)
+		}
+	}
+	b.mu.Unlock()
+	if scheduled, dropped := p.TakeCounts(); scheduled != 0 || dropped != 0 || p.Behind() != 0 {
+		t.Errorf("a closed loop scheduled %d, dropped %d, is behind %d", scheduled, dropped, p.Behind())
+	}
+	close(b.release)
+	load.Stop()
+}

@@ -38,15 +38,20 @@ func Count(ctx context.Context, client *spanner.Client, spec *schema.Spec, lo, h
 		stmt.SQL += fmt.Sprintf(" WHERE %s >= @lo AND %s < @hi", spec.Key, spec.Key)
 		stmt.Params = map[string]any{"lo": lo, "hi": hi}
 	}
+	return CountWith(ctx, client, stmt, spec.Table)
+}
+
+// CountWith runs stmt, a SELECT COUNT(*) of table, in a single-use read.
+func CountWith(ctx context.Context, client *spanner.Client, stmt spanner.Statement, table string) (int64, error) {
 	it := client.Single().Query(ctx, stmt)
 	defer it.Stop()
 	row, err := it.Next()
 	if err != nil {
-		return 0, fmt.Errorf("count the rows of %s: %w", spec.Table, err)
+		return 0, fmt.Errorf("count the rows of %s: %w", table, err)
 	}
 	var n int64
 	if err := row.Columns(&n); err != nil {
-		return 0, fmt.Errorf("count the rows of %s: %w", spec.Table, err)
+		return 0, fmt.Errorf("count the rows of %s: %w", table, err)
 	}
 	return n, nil
 }
@@ -78,6 +83,37 @@ type Progress struct {
 // Attempts times, or ctx's error once ctx ends.
 func Run(ctx context.Context, client *spanner.Client, spec *schema.Spec, start, count int64, resume bool,
 	timeout time.Duration, progress *Progress) error {
+	return RunBatches(ctx, start, count, BatchRows, timeout, progress, func(ctx context.Context, lo, hi int64) (bool, error) {
+		if resume {
+			n, err := Count(ctx, client, spec, lo, hi)
+			if err != nil {
+				return false, err
+			}
+			if n >= hi-lo {
+				return true, nil
+			}
+		}
+		return false, Write(ctx, client, spec, lo, hi)
+	})
+}
+
+// Batch writes rows [lo, hi) under ctx (the batch's deadline), or says they are there already
+// (skipped).
+type Batch func(ctx context.Context, lo, hi int64) (skipped bool, err error)
+
+// BatchEnds cuts batches of [start, start+count) at multiples of size and at the given ends
+// (each load table's last row), so no batch spans two tables.
+type BatchEnds func(lo int64) (hi int64)
+
+// RunBatches runs write over [start, start+count) in batches of at most size rows, InFlight at a
+// time, each tried Attempts times; it returns the first batch that failed, or ctx's error once
+// ctx ends.
+func RunBatches(ctx context.Context, start, count, size int64, timeout time.Duration, progress *Progress, write Batch) error {
+	return RunCut(ctx, start, count, func(lo int64) int64 { return min(lo+size, start+count) }, timeout, progress, write)
+}
+
+// RunCut is RunBatches with batches cut by next (the end of the batch that starts at lo).
+func RunCut(ctx context.Context, start, count int64, next BatchEnds, timeout time.Duration, progress *Progress, write Batch) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	timeout = max(timeout, MinBatchTimeout)
@@ -88,8 +124,8 @@ func Run(ctx context.Context, client *spanner.Client, spec *schema.Spec, start, 
 	fail := func(err error) {
 		once.Do(func() { failure = err; cancel() })
 	}
-	for lo := start; lo < start+count; lo += BatchRows {
-		hi := min(lo+BatchRows, start+count)
+	end := start + count
+	for lo, hi := start, min(next(start), end); lo < end; lo, hi = hi, min(next(hi), end) {
 		select {
 		case slots <- struct{}{}:
 		case <-ctx.Done():
@@ -101,7 +137,7 @@ func Run(ctx context.Context, client *spanner.Client, spec *schema.Spec, start, 
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			if err := batch(ctx, client, spec, lo, hi, resume, timeout, progress); err != nil {
+			if err := batch(ctx, lo, hi, timeout, progress, write); err != nil {
 				fail(err)
 			}
 		}()
@@ -113,8 +149,7 @@ func Run(ctx context.Context, client *spanner.Client, spec *schema.Spec, start, 
 	return ctx.Err()
 }
 
-func batch(ctx context.Context, client *spanner.Client, spec *schema.Spec, lo, hi int64, resume bool,
-	timeout time.Duration, progress *Progress) error {
+func batch(ctx context.Context, lo, hi int64, timeout time.Duration, progress *Progress, write Batch) error {
 	var err error
 	for attempt := 1; attempt <= Attempts; attempt++ {
 		if ctx.Err() != nil {
@@ -123,19 +158,12 @@ func batch(ctx context.Context, client *spanner.Client, spec *schema.Spec, lo, h
 		err = func() error {
 			opCtx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
-			if resume {
-				n, err := Count(opCtx, client, spec, lo, hi)
-				if err != nil {
-					return err
-				}
-				if n >= hi-lo {
-					progress.Skipped.Add(hi - lo)
-					progress.Rows.Add(hi - lo)
-					return nil
-				}
-			}
-			if err := Write(opCtx, client, spec, lo, hi); err != nil {
+			skipped, err := write(opCtx, lo, hi)
+			if err != nil {
 				return err
+			}
+			if skipped {
+				progress.Skipped.Add(hi - lo)
 			}
 			progress.Rows.Add(hi - lo)
 			return nil

@@ -1,6 +1,9 @@
 package protocol
 
-import "fmt"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // RunConfig mirrors backend/spanload/model/config.py. The supervisor always sends the whole,
 // already validated config, so the worker never applies defaults or bounds of its own.
@@ -19,6 +22,26 @@ type RunConfig struct {
 	Watcher         WatcherConfig `json:"watcher"`
 	Reader          ReaderConfig  `json:"reader"`
 	Client          ClientConfig  `json:"client"`
+	// Definition is workload "definition"'s workload, in the user's form (interp decodes it).
+	Definition json.RawMessage `json:"definition,omitempty"`
+	// Knobs are the definition's knob values; unset knobs keep their defaults.
+	Knobs map[string]json.RawMessage `json:"knobs,omitempty"`
+	// Operations are per-operation pacing overrides (model/pacing.py OperationPacing).
+	Operations map[string]OperationPacing `json:"operations,omitempty"`
+	// Seed is the generators' seed (nil: 0).
+	Seed *uint64 `json:"seed,omitempty"`
+}
+
+// WorkloadDefinition is the workload of a config that carries a definition.
+const WorkloadDefinition = "definition"
+
+// OperationPacing overrides one operation's pacing; nil fields keep the definition's.
+type OperationPacing struct {
+	Enabled     *bool    `json:"enabled,omitempty"`
+	Rate        *float64 `json:"rate,omitempty"`
+	MaxInFlight *int     `json:"max_in_flight,omitempty"`
+	Concurrency *int     `json:"concurrency,omitempty"`
+	ThinkTimeMs *float64 `json:"think_time_ms,omitempty"`
 }
 
 // PreloadConfig is the load phase: fill the run's table up to Rows rows before the measured phase.
@@ -115,6 +138,9 @@ func (c RunConfig) SchemaKind() (string, error) {
 	}
 	if kind, ok := workloadSchemas[c.Workload]; ok {
 		return kind, nil
+	}
+	if c.Workload == WorkloadDefinition {
+		return "", nil // no schema of its own: the definition's DDL, run by the control plane
 	}
 	if c.Workload == "tpcc" {
 		return "", fmt.Errorf("workload tpcc is not implemented by the Go worker (runtime go); run it with runtime python")

@@ -2,8 +2,6 @@ package worker
 
 import (
 	"bufio"
-	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -145,27 +143,7 @@ func TestAgainstTheLocalSpannerEveryWriteIsReceivedOnce(t *testing.T) {
 }
 
 func runE2E(t *testing.T, addr, database string, c e2eCase) {
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	p := &peer{t: t, in: inW, lines: make(chan map[string]any, 1000)}
-	go func() {
-		defer close(p.lines)
-		s := bufio.NewScanner(outR)
-		s.Buffer(nil, 1<<26)
-		for s.Scan() {
-			var m map[string]any
-			if err := json.Unmarshal(s.Bytes(), &m); err != nil {
-				t.Errorf("not JSON: %s", s.Bytes())
-				return
-			}
-			p.lines <- m
-		}
-	}()
-	code := make(chan int, 1)
-	go func() {
-		code <- Serve(context.Background(), 0, inR, protocol.NewChannel(outW), "test")
-		_ = outW.Close()
-	}()
+	p, code := startWorker(t, 0)
 
 	hello := p.next("hello", nil)
 	if host, _ := os.Hostname(); hello["language"] != "go" || hello["worker"] != 0.0 || hello["v"] != 1.0 || hello["host"] != host {

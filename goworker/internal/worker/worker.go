@@ -14,6 +14,7 @@ import (
 
 	"cloud.google.com/go/spanner"
 
+	"github.com/spanload/spanload/goworker/internal/interp"
 	"github.com/spanload/spanload/goworker/internal/ledger"
 	"github.com/spanload/spanload/goworker/internal/metrics"
 	"github.com/spanload/spanload/goworker/internal/preload"
@@ -67,6 +68,9 @@ type Worker struct {
 	// preload (nil otherwise).
 	TableRows *int64
 	preloaded bool
+	// a definition's workload (config.workload "definition"), instead of updater, reader, watcher
+	interp   *interp.Runtime
+	defWatch *interp.Watcher
 }
 
 func New(start *protocol.Start, channel *protocol.Channel) (*Worker, error) {
@@ -74,9 +78,11 @@ func New(start *protocol.Start, channel *protocol.Channel) (*Worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec, err := schema.Get(kind)
-	if err != nil {
-		return nil, err
+	var spec *schema.Spec
+	if start.Config.Workload != protocol.WorkloadDefinition {
+		if spec, err = schema.Get(kind); err != nil {
+			return nil, err
+		}
 	}
 	return &Worker{start: start, index: start.Worker, channel: channel, stats: metrics.NewStats(), spec: spec,
 		config: start.Config, server: map[string]float64{}, done: make(chan struct{})}, nil
@@ -110,8 +116,11 @@ func (w *Worker) Setup(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := schema.Ensure(ctx, spanclient.PathsOf(cfg.Target), w.spec, opts...); err != nil {
-			return err
+		// a definition's DDL is the control plane's to run, before any worker starts
+		if w.spec != nil {
+			if err := schema.Ensure(ctx, spanclient.PathsOf(cfg.Target), w.spec, opts...); err != nil {
+				return err
+			}
 		}
 		if cfg.Target.Kind == protocol.TargetLocal { // no other target has the option
 			if err := schema.SetLatencyModel(ctx, spanclient.PathsOf(cfg.Target), cfg.Target.LatencyModel, opts...); err != nil {
@@ -124,6 +133,9 @@ func (w *Worker) Setup(ctx context.Context) error {
 		return err
 	}
 	w.conn = conn
+	if w.spec == nil {
+		return w.setupDefinition(ctx)
+	}
 	if w.start.SetupSchema {
 		if err := schema.Seed(ctx, conn.Client, w.spec); err != nil {
 			return err
@@ -183,10 +195,16 @@ func (w *Worker) Run(startedAt float64) {
 	}
 	if w.watcher != nil {
 		w.watcher.Start()
+	}
+	if w.serverStats != nil {
 		go w.statsLoop()
 	}
-	w.updater.Start()
-	w.reader.Start()
+	if w.interp != nil {
+		w.runDefinition()
+	} else {
+		w.updater.Start()
+		w.reader.Start()
+	}
 	go w.reportLoop()
 }
 
@@ -225,8 +243,13 @@ func (w *Worker) Preload(m *protocol.Preload) {
 				}
 			}
 		}()
-		err := preload.Run(ctx, w.Conn().Client, w.spec, m.Start, m.Count, m.Resume,
-			spanclient.OperationTimeout(w.Config().Client), progress)
+		var err error
+		if w.interp != nil {
+			err = w.loadDefinition(ctx, m, progress)
+		} else {
+			err = preload.Run(ctx, w.Conn().Client, w.spec, m.Start, m.Count, m.Resume,
+				spanclient.OperationTimeout(w.Config().Client), progress)
+		}
 		close(finished)
 		select {
 		case <-w.done:
@@ -286,21 +309,28 @@ func (w *Worker) sendReport(final bool, due float64) {
 		slog.Error("could not encode a histogram", "err", err)
 	}
 	gauges := map[string]float64{}
-	for _, part := range []struct {
-		load      interface{ Gauges(map[string]float64) }
-		counts    func() (int64, int64)
-		scheduled string
-	}{
-		{w.updater, w.updater.Pacer.TakeCounts, protocol.CounterScheduled},
-		{w.reader, w.reader.Pacer.TakeCounts, protocol.CounterReadsScheduled},
-	} {
-		part.load.Gauges(gauges)
-		scheduled, dropped := part.counts()
-		if scheduled > 0 {
-			counters[part.scheduled] = scheduled
+	if w.interp != nil {
+		w.interp.Report(counters, gauges)
+		if w.defWatch != nil {
+			w.defWatch.Gauges(gauges)
 		}
-		if dropped > 0 {
-			counters[protocol.CounterDropped] += dropped
+	} else {
+		for _, part := range []struct {
+			load      interface{ Gauges(map[string]float64) }
+			counts    func() (int64, int64)
+			scheduled string
+		}{
+			{w.updater, w.updater.Pacer.TakeCounts, protocol.CounterScheduled},
+			{w.reader, w.reader.Pacer.TakeCounts, protocol.CounterReadsScheduled},
+		} {
+			part.load.Gauges(gauges)
+			scheduled, dropped := part.counts()
+			if scheduled > 0 {
+				counters[part.scheduled] = scheduled
+			}
+			if dropped > 0 {
+				counters[protocol.CounterDropped] += dropped
+			}
 		}
 	}
 	if w.watcher != nil {
@@ -398,6 +428,9 @@ func (w *Worker) Apply(cfg protocol.RunConfig) {
 		w.watcher.Apply(cfg.Watcher)
 		w.serverStats.SetPrefix(pollPrefix(w.spec, cfg.Watcher))
 	}
+	if w.interp != nil {
+		w.applyDefinition(cfg)
+	}
 }
 
 func (w *Worker) SetPaused(paused bool) {
@@ -410,10 +443,21 @@ func (w *Worker) SetPaused(paused bool) {
 	if w.watcher != nil {
 		w.watcher.SetPaused(paused)
 	}
+	if w.interp != nil {
+		w.interp.SetPaused(paused)
+	}
+	if w.defWatch != nil {
+		w.defWatch.SetPaused(paused)
+	}
 }
 
 // StopWriters stops the updater and the reader and sends the updater's ledger.
 func (w *Worker) StopWriters() error {
+	if w.interp != nil {
+		w.interp.Stop()
+		return w.channel.Send(&protocol.WritersStopped{Worker: w.index, WriterID: WriterID(w.start.RunID, w.index),
+			Ledger: [][3]int64{}, UncertainKeys: []int64{}})
+	}
 	w.updater.Stop()
 	w.reader.Stop()
 	rows, uncertain := w.updater.Ledger.Rows()
@@ -423,6 +467,9 @@ func (w *Worker) StopWriters() error {
 
 // Stop ends the run: the watcher drains and sends its ledger, then the final report and stopped.
 func (w *Worker) Stop() error {
+	if err := w.stopDefinition(); err != nil {
+		return err
+	}
 	if w.updater != nil {
 		w.updater.Stop()
 	}
@@ -459,6 +506,12 @@ func (w *Worker) Abandon() {
 	}
 	if w.watcher != nil {
 		w.watcher.Stop()
+	}
+	if w.interp != nil {
+		w.interp.Abandon()
+	}
+	if w.defWatch != nil {
+		w.defWatch.Stop()
 	}
 }
 

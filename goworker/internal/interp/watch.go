@@ -1,0 +1,350 @@
+package interp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"time"
+
+	"cloud.google.com/go/spanner"
+	"google.golang.org/api/iterator"
+	"google.golang.org/grpc/codes"
+
+	"github.com/spanload/spanload/goworker/internal/metrics"
+	"github.com/spanload/spanload/goworker/internal/pacing"
+	"github.com/spanload/spanload/goworker/internal/protocol"
+	"github.com/spanload/spanload/goworker/internal/spanclient"
+)
+
+const (
+	watchErrorBackoff = 200 * time.Millisecond
+	watchPausedNap    = 50 * time.Millisecond
+	// DefaultPollIntervalMs and DefaultWatchLimit are model/workload.py Watch's defaults.
+	DefaultPollIntervalMs = 1000
+	DefaultWatchLimit     = 10_000
+)
+
+// WatchSQL is the poll of a definition's watch: the rows whose commit timestamp is at or past the
+// newest seen (at: rows seen at that very timestamp are skipped by key, so that a full page that
+// ends inside one commit loses nothing), oldest first.
+func WatchSQL(w *Watch, key []string) string {
+	cols := append(append([]string{}, key...), w.Timestamp)
+	return fmt.Sprintf("SELECT %s FROM %s WHERE %s >= @since ORDER BY %s LIMIT @limit",
+		strings.Join(cols, ", "), w.Table, w.Timestamp, w.Timestamp)
+}
+
+// PrimaryKey reads table's key columns from INFORMATION_SCHEMA.
+func PrimaryKey(ctx context.Context, client *spanner.Client, table string) ([]string, error) {
+	it := client.Single().Query(ctx, spanner.Statement{
+		SQL: "SELECT COLUMN_NAME FROM INFORMATION_SCHEMA.INDEX_COLUMNS WHERE TABLE_SCHEMA = '' AND " +
+			"TABLE_NAME = @table AND INDEX_NAME = 'PRIMARY_KEY' ORDER BY ORDINAL_POSITION",
+		Params: map[string]any{"table": table}})
+	var key []string
+	err := it.Do(func(r *spanner.Row) error {
+		var c string
+		if err := r.Columns(&c); err != nil {
+			return err
+		}
+		key = append(key, c)
+		return nil
+	})
+	if err == nil && len(key) == 0 {
+		err = fmt.Errorf("table %s has no primary key columns in INFORMATION_SCHEMA", table)
+	}
+	return key, err
+}
+
+// Watcher polls a definition's watched table: `watchers` pollers, each on its own, every
+// poll_interval (at once again after a full page), `limit` rows a poll; it records watcher.poll
+// (the poll's time) and watcher.notify (per row: received minus its commit timestamp).
+type Watcher struct {
+	def    *Watch
+	key    []string
+	sql    string
+	conn   func() *spanclient.Conn
+	stats  *metrics.Stats
+	mu     sync.Mutex
+	knobs  Knobs
+	paused bool
+	start  time.Time
+	polls  []*poller
+}
+
+type poller struct {
+	w      *Watcher
+	since  time.Time
+	atLast map[string]bool // keys seen at since
+	mu     sync.Mutex
+	newest time.Time
+	stop   chan struct{}
+	once   sync.Once
+	done   chan struct{}
+}
+
+func (p *poller) halt() { p.once.Do(func() { close(p.stop) }) }
+
+// NewWatcher watches def from start (the server's time at the run's start), with key the table's
+// key columns (def.Key, else PrimaryKey).
+func NewWatcher(def *Watch, key []string, knobs Knobs, conn func() *spanclient.Conn, stats *metrics.Stats, start time.Time) *Watcher {
+	return &Watcher{def: def, key: key, sql: WatchSQL(def, key), conn: conn, stats: stats, knobs: knobs, start: start}
+}
+
+// SQL is the poll statement (for SPANNER_SYS query statistics).
+func (w *Watcher) SQL() string { return w.sql }
+
+// SetStart moves the start (before Start): after a load phase, whose rows are not changes.
+func (w *Watcher) SetStart(ts time.Time) { w.start = ts }
+
+func (w *Watcher) figures() (intervalMs float64, limit int64, watchers int) {
+	w.mu.Lock()
+	knobs := w.knobs
+	w.mu.Unlock()
+	intervalMs, limit, watchers = DefaultPollIntervalMs, DefaultWatchLimit, 1
+	if d := w.def.PollInterval; d != nil {
+		if v, err := knobs.duration(*d); err == nil {
+			intervalMs = v
+		}
+	}
+	if n := w.def.Limit; n != nil {
+		if v, err := knobs.integer(*n, "limit"); err == nil && v > 0 {
+			limit = v
+		}
+	}
+	if n := w.def.Watchers; n != nil {
+		if v, err := knobs.integer(*n, "watchers"); err == nil && v > 0 {
+			watchers = int(v)
+		}
+	}
+	return intervalMs, limit, watchers
+}
+
+// Apply takes new knob values (poll_interval, limit; a new count of watchers applies at once).
+func (w *Watcher) Apply(knobs Knobs) {
+	w.mu.Lock()
+	w.knobs = knobs
+	w.mu.Unlock()
+	_, _, watchers := w.figures()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for len(w.polls) < watchers && len(w.polls) > 0 {
+		w.startPollerLocked(w.polls[0].position())
+	}
+	for len(w.polls) > watchers {
+		last := w.polls[len(w.polls)-1]
+		w.polls = w.polls[:len(w.polls)-1]
+		last.halt()
+	}
+}
+
+func (w *Watcher) SetPaused(paused bool) {
+	w.mu.Lock()
+	w.paused = paused
+	w.mu.Unlock()
+}
+
+func (w *Watcher) isPaused() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.paused
+}
+
+func (w *Watcher) Start() {
+	_, _, watchers := w.figures()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for range watchers {
+		w.startPollerLocked(w.start)
+	}
+}
+
+func (w *Watcher) startPollerLocked(since time.Time) {
+	p := &poller{w: w, since: since, atLast: map[string]bool{}, stop: make(chan struct{}), done: make(chan struct{})}
+	w.polls = append(w.polls, p)
+	go p.run()
+}
+
+func (p *poller) position() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.since
+}
+
+func (p *poller) run() {
+	defer close(p.done)
+	for {
+		select {
+		case <-p.stop:
+			return
+		default:
+		}
+		if p.w.isPaused() {
+			p.sleep(watchPausedNap)
+			continue
+		}
+		began := time.Now()
+		full, err := p.poll()
+		switch {
+		case err != nil:
+			p.sleep(watchErrorBackoff)
+		case !full:
+			intervalMs, _, _ := p.w.figures()
+			p.sleep(msDuration(intervalMs) - time.Since(began))
+		}
+	}
+}
+
+func (p *poller) sleep(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-p.stop:
+	}
+}
+
+// poll runs one poll; full says the page was full (poll again at once).
+func (p *poller) poll() (bool, error) {
+	w := p.w
+	_, limit, _ := w.figures()
+	p.mu.Lock()
+	since, skip := p.since, len(p.atLast)
+	p.mu.Unlock()
+	stmt := spanner.Statement{SQL: w.sql, Params: map[string]any{"since": since, "limit": limit + int64(skip)}}
+	conn := w.conn()
+	start := pacing.Now()
+	ctx, timing, done, err := conn.Begin(context.Background())
+	lastRPC := codes.OK
+	type change struct {
+		key string
+		ts  time.Time
+	}
+	var rows []change
+	if err == nil {
+		it := conn.Client.Single().Query(ctx, stmt)
+		for {
+			r, err2 := it.Next()
+			if errors.Is(err2, iterator.Done) {
+				break
+			}
+			if err2 != nil {
+				err = err2
+				break
+			}
+			var ts time.Time
+			if err2 := r.Column(len(w.key), &ts); err2 != nil {
+				err = fmt.Errorf("decode %s: %w", w.def.Timestamp, err2)
+				break
+			}
+			rows = append(rows, change{rowKey(r, len(w.key)), ts})
+		}
+		it.Stop()
+		done()
+		lastRPC = timing.LastFailure()
+	}
+	if err != nil {
+		w.stats.Failed(protocol.OpWatcherPoll, err, (pacing.Now()-start)*usPerS, lastRPC)
+		return false, err
+	}
+	w.stats.Succeeded(protocol.OpWatcherPoll, -1, start, pacing.Now(), timing.Parts())
+	seenAt := time.Now()
+	w.stats.Count(protocol.CounterPolls, 1)
+	w.stats.Count(protocol.CounterRowsPolled, int64(len(rows)))
+	latencies := make([]float64, 0, len(rows))
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range rows {
+		if c.ts.Equal(p.since) && p.atLast[c.key] {
+			continue
+		}
+		if c.ts.After(p.since) {
+			p.since = c.ts
+			clear(p.atLast)
+		}
+		p.atLast[c.key] = true
+		latencies = append(latencies, float64(seenAt.Sub(c.ts).Microseconds()))
+		p.newest = c.ts
+	}
+	if len(latencies) > 0 {
+		w.stats.Recorder.RecordMany(protocol.OpWatcherNotify, latencies)
+		w.stats.Count(protocol.CounterReceivedChanges, int64(len(latencies)))
+	}
+	return int64(len(rows)) >= limit+int64(skip), nil
+}
+
+// rowKey is a row's first n columns, as text that tells keys apart.
+func rowKey(r *spanner.Row, n int) string {
+	var b strings.Builder
+	for i := range n {
+		var v spanner.GenericColumnValue
+		if err := r.Column(i, &v); err == nil {
+			b.WriteString(v.Value.String())
+		}
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+// StopAndDrain stops polling on the interval, then polls each poller until a page is not full.
+func (w *Watcher) StopAndDrain(giveUp time.Duration) error {
+	w.mu.Lock()
+	polls := w.polls
+	w.mu.Unlock()
+	w.Stop()
+	for _, p := range polls {
+		deadline := time.Now().Add(giveUp)
+		for {
+			full, err := p.poll()
+			if err == nil && !full {
+				break
+			}
+			if err != nil && !time.Now().Before(deadline) {
+				return fmt.Errorf("the watcher's final drain failed for %s; last error: %w", giveUp, err)
+			}
+			if err != nil {
+				time.Sleep(watchErrorBackoff)
+			}
+		}
+	}
+	return nil
+}
+
+// Stop stops every poller, waiting for its poll to end.
+func (w *Watcher) Stop() {
+	w.mu.Lock()
+	polls := w.polls
+	w.polls = nil
+	w.mu.Unlock()
+	for _, p := range polls {
+		p.halt()
+	}
+	for _, p := range polls {
+		<-p.done
+	}
+	w.mu.Lock()
+	w.polls = polls // kept for the drain and the gauges
+	w.mu.Unlock()
+}
+
+// Gauges adds watcher.lag_ms: now minus the oldest of the pollers' newest commit seen.
+func (w *Watcher) Gauges(out map[string]float64) {
+	w.mu.Lock()
+	polls := w.polls
+	w.mu.Unlock()
+	oldest := math.Inf(1)
+	for _, p := range polls {
+		p.mu.Lock()
+		if !p.newest.IsZero() {
+			oldest = math.Min(oldest, float64(p.newest.UnixNano())/1e9)
+		}
+		p.mu.Unlock()
+	}
+	if !math.IsInf(oldest, 1) {
+		out[protocol.GaugeWatcherLagMs] = math.Max(0, float64(time.Now().UnixNano())/1e9-oldest) * 1000
+	}
+}

@@ -1,0 +1,110 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spanload/spanload/goworker/internal/interp"
+	"github.com/spanload/spanload/goworker/internal/preload"
+	"github.com/spanload/spanload/goworker/internal/protocol"
+	"github.com/spanload/spanload/goworker/internal/serverstats"
+	"github.com/spanload/spanload/goworker/internal/spanclient"
+)
+
+// watchDrainGiveUp bounds the definition watcher's final drain, as the built-in watcher's.
+const watchDrainGiveUp = 20 * time.Second
+
+// setupDefinition compiles the config's definition (the schema is there: the control plane ran
+// its DDL); worker 0 counts the load's rows when there is one, and sets up the watcher.
+func (w *Worker) setupDefinition(ctx context.Context) error {
+	cfg := w.config
+	rt, err := interp.New(cfg, w.index, w.start.Workers, w.Conn, w.stats)
+	if err != nil {
+		return err
+	}
+	w.interp = rt
+	_, knobs, err := interp.Decode(cfg)
+	if err != nil {
+		return err
+	}
+	client := w.conn.Client
+	if w.start.SetupSchema && len(rt.Def.Load) > 0 {
+		plan, err := interp.LoadPlan(rt.Def, knobs, interp.Seed(cfg))
+		if err != nil {
+			return err
+		}
+		n, err := interp.Loaded(ctx, client, plan)
+		if err != nil {
+			return err
+		}
+		w.TableRows = &n
+	}
+	if w.index != 0 {
+		return nil
+	}
+	prefix := ""
+	if watch := rt.Def.Watch; watch != nil {
+		key := watch.Key
+		if len(key) == 0 {
+			if key, err = interp.PrimaryKey(ctx, client, watch.Table); err != nil {
+				return fmt.Errorf("watch: %w", err)
+			}
+		}
+		w.defWatch = interp.NewWatcher(watch, key, knobs, w.Conn, w.stats, startTimestamp(ctx, client))
+		prefix = w.defWatch.SQL()[:min(len(w.defWatch.SQL()), pollPrefixLen)]
+	}
+	w.serverStats = serverstats.NewReader(prefix)
+	return nil
+}
+
+func (w *Worker) runDefinition() {
+	if w.defWatch != nil {
+		if w.preloaded { // the loaded rows are not changes: watch from now
+			w.defWatch.SetStart(startTimestamp(context.Background(), w.Conn().Client))
+		}
+		w.defWatch.Start()
+	}
+	w.interp.Start()
+}
+
+// loadDefinition writes this worker's share of the definition's load: m.Start and m.Count index
+// the concatenated rows of every load table, in the order written.
+func (w *Worker) loadDefinition(ctx context.Context, m *protocol.Preload, progress *preload.Progress) error {
+	cfg := w.Config()
+	_, knobs, err := interp.Decode(cfg)
+	if err != nil {
+		return err
+	}
+	plan, err := interp.LoadPlan(w.interp.Def, knobs, interp.Seed(cfg))
+	if err != nil {
+		return err
+	}
+	return interp.Load(ctx, w.Conn().Client, plan, m.Start, m.Count, m.Resume,
+		spanclient.OperationTimeout(cfg.Client), progress)
+}
+
+func (w *Worker) applyDefinition(cfg protocol.RunConfig) {
+	if err := w.interp.Apply(cfg); err != nil {
+		w.stats.Error(err)
+		_ = w.channel.Send(&protocol.Error{Worker: w.index, Message: fmt.Sprintf("patch: %v", err)})
+		return
+	}
+	if w.defWatch != nil {
+		if _, knobs, err := interp.Decode(cfg); err == nil {
+			w.defWatch.Apply(knobs)
+		}
+	}
+}
+
+// stopDefinition stops the operations, then drains the watcher.
+func (w *Worker) stopDefinition() error {
+	if w.interp == nil {
+		return nil
+	}
+	w.interp.Stop()
+	if w.defWatch != nil {
+		return w.defWatch.StopAndDrain(watchDrainGiveUp)
+	}
+	return nil
+}

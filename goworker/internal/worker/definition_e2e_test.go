@@ -1,0 +1,330 @@
+package worker
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/spanner"
+
+	"github.com/spanload/spanload/goworker/internal/interp"
+	"github.com/spanload/spanload/goworker/internal/protocol"
+	"github.com/spanload/spanload/goworker/internal/schema"
+	"github.com/spanload/spanload/goworker/internal/spanclient"
+)
+
+// A definition run end to end: the test creates the definition's schema with the admin client
+// (the control plane's job), plays the supervisor for every worker through the protocol (start,
+// ready, preload, begin, stop_writers, stop) and checks the database against the reports.
+
+const testdata = "../interp/testdata/"
+
+type defRun struct {
+	t        *testing.T
+	addr, db string
+	def      []byte
+	knobs    string
+	extra    string // more config fields
+	workers  int
+	seconds  int // of load, in 0.5 s reports
+	seed     uint64
+	peers    []*peer
+	codes    []chan int
+	reports  [][]map[string]any // per worker
+	ready    []map[string]any
+	progress []map[string]any // the last preload_progress of each worker
+}
+
+func startWorker(t *testing.T, index int) (*peer, chan int) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	p := &peer{t: t, in: inW, lines: make(chan map[string]any, 10000)}
+	go func() {
+		defer close(p.lines)
+		s := bufio.NewScanner(outR)
+		s.Buffer(nil, 1<<26)
+		for s.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(s.Bytes(), &m); err != nil {
+				t.Errorf("not JSON: %s", s.Bytes())
+				return
+			}
+			p.lines <- m
+		}
+	}()
+	code := make(chan int, 1)
+	go func() {
+		code <- Serve(context.Background(), index, inR, protocol.NewChannel(outW), "test")
+		_ = outW.Close()
+	}()
+	return p, code
+}
+
+func (r *defRun) config() string {
+	return fmt.Sprintf(`{"target":{"kind":"local","emulator_host":%q,"project":"p","instance":"i","database":%q},`+
+		`"workload":"definition","processes":%d,"report_interval_s":0.5,"seed":%d,`+
+		`"client":{"multiplexed_sessions":true,"session_pool_size":10},"knobs":%s,"definition":%s%s}`,
+		r.addr, r.db, r.workers, r.seed, r.knobs, compact(r.t, r.def), r.extra)
+}
+
+// compact is data on one line, keys in their order (the order of a definition's maps matters).
+func compact(t *testing.T, data []byte) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, data); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// createSchema runs the definition's DDL with the admin client, as the control plane does.
+func createSchema(t *testing.T, addr, db string, defJSON []byte) *interp.Definition {
+	var def interp.Definition
+	if err := json.Unmarshal(defJSON, &def); err != nil {
+		t.Fatal(err)
+	}
+	target := protocol.Target{Kind: protocol.TargetLocal, EmulatorHost: &addr, Project: "p", Instance: "i", Database: db}
+	opts, err := spanclient.Options(target, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schema.Ensure(context.Background(), spanclient.PathsOf(target), &schema.Spec{Kind: def.Name, DDL: def.DDL}, opts...); err != nil {
+		t.Fatal(err)
+	}
+	return &def
+}
+
+func client(t *testing.T, addr, db string) *spanner.Client {
+	target := protocol.Target{Kind: protocol.TargetLocal, EmulatorHost: &addr, Project: "p", Instance: "i", Database: db}
+	conn, err := spanclient.Connect(context.Background(), target, protocol.ClientConfig{MultiplexedSessions: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Close)
+	return conn.Client
+}
+
+// run plays the supervisor: start every worker, preload what worker 0 says is missing, begin, let
+// the load run, then stop in two phases.
+func (r *defRun) run() {
+	t := r.t
+	for i := range r.workers {
+		p, code := startWorker(t, i)
+		r.peers, r.codes = append(r.peers, p), append(r.codes, code)
+		p.next("hello", nil)
+		p.send(fmt.Sprintf(`{"type":"start","v":1,"run_id":"def-e2e","worker":%d,"workers":%d,"setup_schema":%v,"config":%s}`,
+			i, r.workers, i == 0, r.config()))
+	}
+	for _, p := range r.peers {
+		r.ready = append(r.ready, p.next("ready", nil))
+	}
+	wanted := interp.Wanted(loadPlan(t, r.def, r.knobs, r.seed))
+	present := int64(0)
+	if n, ok := r.ready[0]["table_rows"].(float64); ok {
+		present = int64(n)
+	}
+	if wanted > 0 && present < wanted {
+		share := (wanted + int64(r.workers) - 1) / int64(r.workers)
+		for i, p := range r.peers {
+			start := min(int64(i)*share, wanted)
+			p.send(fmt.Sprintf(`{"type":"preload","v":1,"rows":%d,"start":%d,"count":%d,"resume":%v}`,
+				wanted, start, min(share, wanted-start), present > 0))
+		}
+		for _, p := range r.peers {
+			m := p.next("preload_progress", nil)
+			for m["done"] != true {
+				m = p.next("preload_progress", nil)
+			}
+			r.progress = append(r.progress, m)
+		}
+	}
+	begin := float64(time.Now().UnixNano()) / 1e9
+	for _, p := range r.peers {
+		p.send(fmt.Sprintf(`{"type":"begin","v":1,"started_at":%f}`, begin))
+	}
+	r.reports = make([][]map[string]any, r.workers)
+	var wg sync.WaitGroup
+	for i, p := range r.peers {
+		wg.Go(func() {
+			for len(r.reports[i]) < 2*r.seconds {
+				r.reports[i] = append(r.reports[i], p.next("report", nil))
+			}
+		})
+	}
+	wg.Wait()
+	for i, p := range r.peers {
+		p.send(`{"type":"stop_writers","v":1}`)
+		p.next("writers_stopped", &r.reports[i])
+	}
+	for i, p := range r.peers {
+		p.send(`{"type":"stop","v":1}`)
+		final := p.next("report", nil)
+		for final["final"] != true {
+			r.reports[i] = append(r.reports[i], final)
+			final = p.next("report", nil)
+		}
+		r.reports[i] = append(r.reports[i], final)
+		p.next("stopped", nil)
+		if c := <-r.codes[i]; c != 0 {
+			t.Fatalf("worker %d exited %d", i, c)
+		}
+	}
+}
+
+// loadPlan is the definition's load with knobs (a JSON object) and seed.
+func loadPlan(t *testing.T, def []byte, knobs string, seed uint64) []*interp.LoadTable {
+	cfg := protocol.RunConfig{Definition: def}
+	if err := json.Unmarshal([]byte(knobs), &cfg.Knobs); err != nil {
+		t.Fatal(err)
+	}
+	d, k, err := interp.Decode(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := interp.LoadPlan(d, k, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plan
+}
+
+func (r *defRun) all() []map[string]any {
+	var out []map[string]any
+	for _, rs := range r.reports {
+		out = append(out, rs...)
+	}
+	return out
+}
+
+func (r *defRun) counter(name string) int64 { return sumCounter(r.all(), name) }
+
+func (r *defRun) histogram(name string) int64 { return histogramCount(r.t, r.all(), name) }
+
+// queryOne is the one value sql returns.
+func queryOne[T any](t *testing.T, c *spanner.Client, sql string) T {
+	var v T
+	row, err := c.Single().Query(context.Background(), spanner.NewStatement(sql)).Next()
+	if err == nil {
+		err = row.Columns(&v)
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return v
+}
+
+func queryInt(t *testing.T, c *spanner.Client, sql string) int64 {
+	return queryOne[spanner.NullInt64](t, c, sql).Int64
+}
+
+func queryNumeric(t *testing.T, c *spanner.Client, sql string) *big.Rat {
+	n := queryOne[spanner.NullNumeric](t, c, sql)
+	return &n.Numeric
+}
+
+type check struct {
+	name      string
+	got, want int64
+}
+
+func expect(t *testing.T, checks []check) {
+	t.Helper()
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s: %d; want %d", c.name, c.got, c.want)
+		}
+	}
+}
+
+func readFile(t *testing.T, name string) []byte {
+	data, err := os.ReadFile(testdata + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestDefinitionInventoryKeepsItsStockAndCountsMatchTheDatabase runs the inventory definition on
+// two workers: every kind of transaction, binds from a query and a read, a load split between the
+// workers, a closed-loop operation, and the watcher on Movements.
+func TestDefinitionInventoryKeepsItsStockAndCountsMatchTheDatabase(t *testing.T) {
+	addr := startLocalSpanner(t)
+	data := readFile(t, "inventory.json")
+	createSchema(t, addr, "inventory", data)
+	r := &defRun{t: t, addr: addr, db: "inventory", def: data, knobs: `{"slots":30,"move_rate":60.0}`, workers: 2, seconds: 3, seed: 99}
+	r.run()
+	c := client(t, addr, "inventory")
+	if r.ready[0]["table_rows"] != 0.0 {
+		t.Errorf("worker 0 said table_rows %v before the load; want 0", r.ready[0]["table_rows"])
+	}
+	moves := r.counter("op.move.done")
+	expect(t, []check{
+		{"loaded Stock rows", queryInt(t, c, "SELECT COUNT(*) FROM Stock"), 30},
+		{"preloaded rows reported", int64(r.progress[0]["rows_done"].(float64) + r.progress[1]["rows_done"].(float64)), 30},
+		{"total stock after the moves", queryInt(t, c, "SELECT SUM(Quantity) FROM Stock"), 30 * 100},
+		{"Movements rows = op.move.done", queryInt(t, c, "SELECT COUNT(*) FROM Movements"), moves},
+		{"op.move latencies = op.move.done", r.histogram("op.move"), moves},
+		{"op.move server-timed = op.move.done", r.histogram("op.move_server"), moves},
+		{"op.move rows = 5 a move (2 read, 2 updated, 1 inserted)", r.counter("op.move.rows"), 5 * moves},
+		{"Notes rows = op.note.rows", queryInt(t, c, "SELECT COUNT(*) FROM Notes"), r.counter("op.note.rows")},
+		{"op.audit rows = op.audit.done (one sum each)", r.counter("op.audit.rows"), r.counter("op.audit.done")},
+		{"op.peek rows = op.peek.done (every slot exists)", r.counter("op.peek.rows"), r.counter("op.peek.done")},
+		{"op.touch rows = op.touch.done (one slot each)", r.counter("op.touch.rows"), r.counter("op.touch.done")},
+		{"changes received = Movements rows", r.counter(protocol.CounterReceivedChanges), moves},
+		{"notify latencies = changes received", r.histogram(protocol.OpWatcherNotify), moves},
+		{"errors", r.counter(protocol.CounterErrors), 0},
+	})
+	for _, op := range []string{"move", "audit", "peek", "note", "touch"} {
+		if r.counter("op."+op+".done") == 0 {
+			t.Errorf("operation %s never ran", op)
+		}
+	}
+	if r.counter("op.move.scheduled") < moves {
+		t.Errorf("op.move.scheduled %d < done %d", r.counter("op.move.scheduled"), moves)
+	}
+	if r.histogram("op.audit_intended") != r.counter("op.audit.done") {
+		t.Errorf("closed loop: %d intended-start latencies for %d executions", r.histogram("op.audit_intended"), r.counter("op.audit.done"))
+	}
+}
+
+// TestDefinitionShopConservesBalanceAndWatchesEveryOrder runs workloads/shop.yaml (its JSON twin):
+// every order's amount leaves its customer's balance, in the same transaction that inserts it.
+func TestDefinitionShopConservesBalanceAndWatchesEveryOrder(t *testing.T) {
+	addr := startLocalSpanner(t)
+	data := readFile(t, "shop.json")
+	createSchema(t, addr, "shop", data)
+	r := &defRun{t: t, addr: addr, db: "shop", def: data, knobs: `{"customers":200,"order_rate":40}`, workers: 1, seconds: 3, seed: 12345}
+	r.run()
+	c := client(t, addr, "shop")
+	orders := r.counter("op.place_order.done")
+	expect(t, []check{
+		{"Customers loaded", queryInt(t, c, "SELECT COUNT(*) FROM Customers"), 200},
+		{"Orders rows = op.place_order.done", queryInt(t, c, "SELECT COUNT(*) FROM Orders"), orders},
+		{"op.place_order rows = 3 an order (1 read, 1 inserted, 1 updated)", r.counter("op.place_order.rows"), 3 * orders},
+		{"changes received = Orders rows", r.counter(protocol.CounterReceivedChanges), orders},
+		{"errors", r.counter(protocol.CounterErrors), 0},
+	})
+	if orders == 0 || r.counter("op.recent_orders.done") == 0 {
+		t.Errorf("%d orders, %d recent_orders reads", orders, r.counter("op.recent_orders.done"))
+	}
+	// the load's balances, drawn again from the same seed, less every order's amount
+	loaded := new(big.Rat)
+	plan := loadPlan(t, data, r.knobs, r.seed)
+	for i := range plan[0].Rows {
+		d := plan[0].Row(i)[2].(interp.Decimal)
+		loaded.Add(loaded, &d.Rat)
+	}
+	spent := queryNumeric(t, c, "SELECT SUM(Amount) FROM Orders")
+	balance := queryNumeric(t, c, "SELECT SUM(Balance) FROM Customers")
+	if want := new(big.Rat).Sub(loaded, spent); balance.Cmp(want) != 0 {
+		t.Errorf("balances sum to %s; the load's %s less the orders' %s is %s", balance.FloatString(2),
+			loaded.FloatString(2), spent.FloatString(2), want.FloatString(2))
+	}
+}
