@@ -36,6 +36,9 @@ func ParseJSON(s string, round bool) (string, error) {
 	dec.UseNumber()
 	var b strings.Builder
 	if err := (jsonNormalizer{dec: dec, round: round}).value(&b, 0); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return "", errors.New("unexpected end of input")
+		}
 		return "", err
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
