@@ -21,8 +21,11 @@ var mathFuncs = map[string]string{
 	"POW": "POW", "POWER": "POW", "EXP": "EXP", "LN": "LN", "LOG": "LOG", "LOG10": "LOG10",
 }
 
-func (c *compiler) callArgs(x *ast.CallExpr) ([]ast.Expr, error) {
-	if len(x.NamedArgs) > 0 || x.NullHandling != nil || x.Having != nil || x.OrderBy != nil || x.Limit != nil {
+// namedArgs lists the functions that take named arguments, and their names.
+var namedArgs = map[string][]string{"PARSE_JSON": {"wide_number_mode"}}
+
+func (c *compiler) callArgs(x *ast.CallExpr, name string) ([]ast.Expr, error) {
+	if len(x.NamedArgs) > 0 && namedArgs[name] == nil || x.NullHandling != nil || x.Having != nil || x.OrderBy != nil || x.Limit != nil {
 		return nil, c.unsupported(x, "this form of "+x.Func.SQL()+"(...)")
 	}
 	out := make([]ast.Expr, len(x.Args))
@@ -145,6 +148,7 @@ var funcFamilies = []struct {
 	{[]string{"FORMAT_TIMESTAMP", "FORMAT_DATE"}, callFormatTime},
 	{[]string{"FORMAT"}, callFormat},
 	{[]string{"TO_JSON_STRING"}, callToJSONString},
+	{[]string{"PARSE_JSON"}, callParseJSON},
 	{mathNames(), callMath},
 }
 
@@ -184,7 +188,7 @@ func (c *compiler) call(x *ast.CallExpr, sc *scope, hint *spannerpb.Type) (expr,
 
 // unsafeCall compiles a call of the function name (without its SAFE. prefix).
 func (c *compiler) unsafeCall(x *ast.CallExpr, name string, sc *scope, hint *spannerpb.Type) (expr, error) {
-	args, err := c.callArgs(x)
+	args, err := c.callArgs(x, name)
 	if err != nil {
 		return expr{}, err
 	}
@@ -433,6 +437,31 @@ func callToJSONString(c *compiler, k *callSite) (expr, error) {
 		return expr{}, k.sig(es)
 	}
 	return expr{sql: "sp_to_json_string(" + es[0].sql + ", '" + typeName(es[0].t) + "')", t: tString}, nil
+}
+
+// callParseJSON compiles PARSE_JSON(json_string_expr[, wide_number_mode=>mode]), mode
+// 'exact' (the default: a number that does not round-trip through a double is an
+// error) or 'round' (it becomes the nearest double), as GoogleSQL's JSON functions
+// define it; sp_parse_json checks the mode and the text when the row is read.
+func callParseJSON(c *compiler, k *callSite) (expr, error) {
+	if err := k.nargs(1, 1); err != nil {
+		return expr{}, err
+	}
+	args := []ast.Expr{k.args[0], &ast.StringLiteral{Value: "exact"}}
+	for _, na := range k.x.NamedArgs {
+		if !strings.EqualFold(na.Name.Name, "wide_number_mode") {
+			return expr{}, c.invalid(na, "Named argument %s not found in signature for call to function PARSE_JSON", na.Name.Name)
+		}
+		args[1] = na.Value
+	}
+	es, err := c.argExprs(args, k.sc, tString, tString)
+	if err != nil {
+		return expr{}, err
+	}
+	if !hasType(es[0], tcString) || !hasType(es[1], tcString) {
+		return expr{}, k.sig(es[:1+len(k.x.NamedArgs)])
+	}
+	return fnCall("sp_parse_json", tJSON, es), nil
 }
 
 // callMath compiles the mathFuncs (ROUND, SQRT, POW, ...).

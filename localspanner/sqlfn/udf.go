@@ -78,6 +78,7 @@ var udfs = []struct {
 	{"sp_format_time", udfFormatTime, true},
 	{"sp_format", udfFormat, true},
 	{"sp_to_json_string", udfToJSONString, true},
+	{"sp_parse_json", udfParseJSON, true},
 	{"sp_uuid", udfUUID, false},
 	{"sp_scan", udfScan, false},
 }

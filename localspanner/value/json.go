@@ -21,19 +21,40 @@ const maxJSONDepth = 80
 
 // NormalizeJSON parses JSON text and prints it normalized (see above).
 func NormalizeJSON(s string) (string, error) {
+	out, err := ParseJSON(s, false)
+	if err != nil {
+		return "", invalid("Invalid JSON value %q: %v", s, err)
+	}
+	return out, nil
+}
+
+// ParseJSON is NormalizeJSON with GoogleSQL's wide_number_mode (PARSE_JSON): when
+// round is set, a number that does not round-trip through a double becomes the
+// nearest double instead of an error. Its errors are the parser's own words.
+func ParseJSON(s string, round bool) (string, error) {
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
 	var b strings.Builder
-	if err := normalizeJSONValue(dec, &b, 0); err != nil {
-		return "", invalid("Invalid JSON value %q: %v", s, err)
+	if err := (jsonNormalizer{dec: dec, round: round}).value(&b, 0); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return "", errors.New("unexpected end of input")
+		}
+		return "", err
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return "", invalid("Invalid JSON value %q: trailing data", s)
+		return "", errors.New("trailing data")
 	}
 	return b.String(), nil
 }
 
-func normalizeJSONValue(dec *json.Decoder, b *strings.Builder, depth int) error {
+// jsonNormalizer prints the JSON values dec reads, normalized.
+type jsonNormalizer struct {
+	dec   *json.Decoder
+	round bool // wide_number_mode 'round' (else 'exact')
+}
+
+func (n jsonNormalizer) value(b *strings.Builder, depth int) error {
+	dec := n.dec
 	tok, err := dec.Token()
 	if err != nil {
 		return err
@@ -44,15 +65,15 @@ func normalizeJSONValue(dec *json.Decoder, b *strings.Builder, depth int) error 
 			return errors.New("nested deeper than 80 levels")
 		}
 		if t == '[' {
-			return normalizeJSONArray(dec, b, depth+1)
+			return n.array(b, depth+1)
 		}
-		return normalizeJSONObject(dec, b, depth+1)
+		return n.object(b, depth+1)
 	case json.Number:
-		n, err := jsonNumber(string(t))
+		num, err := jsonNumber(string(t), n.round)
 		if err != nil {
 			return err
 		}
-		b.WriteString(n)
+		b.WriteString(num)
 	case string:
 		writeJSONString(b, t)
 	case bool:
@@ -63,13 +84,14 @@ func normalizeJSONValue(dec *json.Decoder, b *strings.Builder, depth int) error 
 	return nil
 }
 
-func normalizeJSONArray(dec *json.Decoder, b *strings.Builder, depth int) error {
+func (n jsonNormalizer) array(b *strings.Builder, depth int) error {
+	dec := n.dec
 	b.WriteByte('[')
 	for i := 0; dec.More(); i++ {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		if err := normalizeJSONValue(dec, b, depth); err != nil {
+		if err := n.value(b, depth); err != nil {
 			return err
 		}
 	}
@@ -78,7 +100,8 @@ func normalizeJSONArray(dec *json.Decoder, b *strings.Builder, depth int) error 
 	return err
 }
 
-func normalizeJSONObject(dec *json.Decoder, b *strings.Builder, depth int) error {
+func (n jsonNormalizer) object(b *strings.Builder, depth int) error {
+	dec := n.dec
 	members := map[string]string{}
 	var keys []string
 	for dec.More() {
@@ -88,7 +111,7 @@ func normalizeJSONObject(dec *json.Decoder, b *strings.Builder, depth int) error
 		}
 		key, _ := tok.(string)
 		var v strings.Builder
-		if err := normalizeJSONValue(dec, &v, depth); err != nil {
+		if err := n.value(&v, depth); err != nil {
 			return err
 		}
 		if _, dup := members[key]; !dup {
@@ -129,8 +152,9 @@ func writeJSONString(b *strings.Builder, s string) {
 // with the 17 significant digits that name every double, so a text with the value of
 // either form round-trips: the Go client's integration test writes
 // 0.39240506000000003, the 17-digit form of the double 0.39240506. The message is
-// ZetaSQL's for a number that does not (CheckNumberRoundtrip).
-func jsonNumber(s string) (string, error) {
+// ZetaSQL's for a number that does not (CheckNumberRoundtrip). With round (PARSE_JSON's
+// wide_number_mode 'round') such a number becomes its double's shortest form instead.
+func jsonNumber(s string, round bool) (string, error) {
 	if _, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return s, nil
 	}
@@ -148,6 +172,9 @@ func jsonNumber(s string) (string, error) {
 				return s, nil
 			}
 		}
+	}
+	if round {
+		return strconv.FormatFloat(f, 'g', -1, 64), nil
 	}
 	return "", errors.New("input number " + s + " cannot round-trip through string representation")
 }

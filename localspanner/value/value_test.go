@@ -122,3 +122,12 @@ func TestInvalidValues(t *testing.T) {
 		t.Errorf("huge NUMERIC: %v", err)
 	}
 }
+
+// PARSE_JSON's text (value.ParseJSON): a cut-off document says so, in words.
+func TestParseJSONEndOfInput(t *testing.T) {
+	for _, text := range []string{"{", `{"a": [1,`, ""} {
+		if _, err := ParseJSON(text, false); err == nil || err.Error() != "unexpected end of input" {
+			t.Errorf("ParseJSON(%q) error %v, want \"unexpected end of input\"", text, err)
+		}
+	}
+}

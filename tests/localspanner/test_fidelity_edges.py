@@ -219,6 +219,46 @@ def test_json_values_spanner_refuses(edb: SpannerDb, case: str) -> None:
         _rows(edb, "SELECT @j", {"j": JSON_REFUSED[case]}, {"j": T.JSON})
 
 
+# "Work with JSON data": "SELECT JSON '2.2412421353246235436' fails. A functional workaround is
+# PARSE_JSON('2.2412421353246235436', wide_number_mode=>'round'), which returns JSON '2.2412421353246237'." The
+# default mode is 'exact'. Errors are ZetaSQL's (reference implementation, ParseJsonFunction): OUT_OF_RANGE "Invalid
+# `wide_number_mode` specified for PARSE_JSON: ..." and "Invalid input to PARSE_JSON: ...".
+PARSE_JSON_CASES: dict[str, tuple[str, list[list[Any]]]] = {
+    "the documentation's workaround rounds to the nearest double": (
+        "SELECT TO_JSON_STRING(PARSE_JSON('2.2412421353246235436', wide_number_mode=>'round'))",
+        [["2.2412421353246237"]],
+    ),
+    "normalized as any JSON value": (
+        """SELECT TO_JSON_STRING(PARSE_JSON('{"b": 1, "a": [0.39240506000000003]}', wide_number_mode=>'exact'))""",
+        [['{"a":[0.39240506000000003],"b":1}']],
+    ),
+    "NULL in, NULL out": ("SELECT PARSE_JSON(NULL) IS NULL", [[True]]),
+}
+
+
+@pytest.mark.parametrize("case", list(PARSE_JSON_CASES))
+def test_parse_json(edb: SpannerDb, case: str) -> None:
+    sql, want = PARSE_JSON_CASES[case]
+    assert _rows(edb, sql) == want
+
+
+@pytest.mark.parametrize(
+    "sql, message",
+    [
+        ("SELECT PARSE_JSON('2.2412421353246235436')", "Invalid input to PARSE_JSON: "),
+        (
+            "SELECT PARSE_JSON('1', wide_number_mode=>'nope')",
+            "Invalid `wide_number_mode` specified for PARSE_JSON: nope",
+        ),
+    ],
+    ids=["exact by default", "unknown mode"],
+)
+def test_parse_json_errors_are_out_of_range(edb: SpannerDb, sql: str, message: str) -> None:
+    with pytest.raises(gexc.OutOfRange) as info:
+        _rows(edb, sql)
+    assert str(info.value.message).startswith(message), info.value.message
+
+
 def test_json_nesting_up_to_80_levels_is_accepted(edb: SpannerDb) -> None:
     deep = "[" * 80 + "]" * 80
     assert _rows(edb, "SELECT TO_JSON_STRING(@j)", {"j": deep}, {"j": T.JSON}) == [[deep]]
