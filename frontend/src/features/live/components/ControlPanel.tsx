@@ -1,8 +1,10 @@
 // The live control panel: sliders with numeric inputs for the live knobs. Apply sends the patch;
 // the change shows as confirmed once the run's timeline (the websocket) records it.
 import { type FormEvent, useEffect, useMemo, useState } from "react";
+import { ApiError } from "@/lib/api/client";
 import { patchConfig } from "@/lib/api/runs";
 import { diffPatch, flatten, formatValue, getPath, type Knob, KNOBS, sectionUsed, setPath, validateConfig } from "@/lib/knobs";
+import { serverFieldErrors } from "@/lib/serverErrors";
 import type { RunConfig, RunEvent } from "@/lib/types";
 import { useApplyConfirmation } from "../hooks/useApplyConfirmation";
 
@@ -93,6 +95,7 @@ export function ControlPanel({ runId, config, events, editable }: ControlPanelPr
   const [draft, setDraft] = useState<RunConfig | null>(config);
   const [dirty, setDirty] = useState(false);
   const [sendError, setSendError] = useState<string | null>(null);
+  const [serverErrors, setServerErrors] = useState<Record<string, string>>({});
   const [sending, setSending] = useState(false);
   const confirmation = useApplyConfirmation(events, config);
 
@@ -101,7 +104,7 @@ export function ControlPanel({ runId, config, events, editable }: ControlPanelPr
     if (!dirty) setDraft(config);
   }, [config, dirty]);
 
-  const errors = useMemo(() => (draft ? validateConfig(draft, CONTROL_KNOBS) : {}), [draft]);
+  const errors = useMemo(() => ({ ...(draft ? validateConfig(draft, CONTROL_KNOBS) : {}), ...serverErrors }), [draft, serverErrors]);
   const patch = useMemo(() => (config && draft ? diffPatch(config, draft, CONTROL_KNOBS) : {}), [config, draft]);
   const changes = flatten(patch);
   const hasChanges = Object.keys(changes).length > 0;
@@ -120,6 +123,7 @@ export function ControlPanel({ runId, config, events, editable }: ControlPanelPr
       setDirty(false);
     } catch (err) {
       confirmation.cancel();
+      if (err instanceof ApiError) setServerErrors(serverFieldErrors(err, (p) => CONTROL_KNOBS.some((k) => k.path === p)));
       setSendError(err instanceof Error ? err.message : String(err));
     } finally {
       setSending(false);
@@ -128,6 +132,7 @@ export function ControlPanel({ runId, config, events, editable }: ControlPanelPr
 
   const set = (knob: Knob, value: unknown) => {
     setDirty(true);
+    setServerErrors({});
     setDraft((d) => (d ? setPath(d, knob.path, value) : d));
   };
 
