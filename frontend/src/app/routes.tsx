@@ -1,12 +1,16 @@
 // Every page of the app, and the shell around them.
+import { lazy, Suspense } from "react";
 import { Link, Navigate, Route, Routes, useLocation } from "react-router-dom";
 import { ComparePage } from "@/features/compare/components/ComparePage";
 import { LivePage } from "@/features/live/components/LivePage";
 import { NewRunPage } from "@/features/new-run/components/NewRunPage";
 import { RunDetailPage } from "@/features/runs/components/RunDetailPage";
 import { RunsPage } from "@/features/runs/components/RunsPage";
-import { Empty } from "@/components/States";
+import { Empty, Loading } from "@/components/States";
 import { Layout } from "./Layout";
+
+/** The Workloads page carries the editor (CodeMirror, a YAML parser): its own chunk, loaded when opened. */
+const WorkloadsPage = lazy(() => import("@/features/workloads/components/WorkloadsPage").then((m) => ({ default: m.WorkloadsPage })));
 
 export function AppRoutes() {
   return (
@@ -18,6 +22,14 @@ export function AppRoutes() {
         <Route path="runs/:id" element={<RunDetailPage />} />
         <Route path="runs/:id/live" element={<LivePage />} />
         <Route path="compare" element={<ComparePage />} />
+        <Route
+          path="workloads"
+          element={
+            <Suspense fallback={<Loading what="Loading the workload editor" />}>
+              <WorkloadsPage />
+            </Suspense>
+          }
+        />
         <Route
           path="*"
           element={
