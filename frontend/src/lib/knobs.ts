@@ -105,10 +105,11 @@ function kindOf(schema: JsonSchema): KnobKind {
   }
 }
 
-function fromSchema(spec: KnobSpec): Knob {
-  const field = fieldSchema("RunConfig", spec.path);
-  if (!field) throw new Error(`knob ${spec.path} is not a RunConfig field in the OpenAPI schema`);
-  const { schema, nullable, description } = field;
+/** A knob from its field's schema (`model`'s field at `field`, else `spec.path` in RunConfig). */
+function fromSchema(spec: KnobSpec, model = "RunConfig", field = spec.path, live?: boolean): Knob {
+  const found = fieldSchema(model, field);
+  if (!found) throw new Error(`knob ${field} is not a ${model} field in the OpenAPI schema`);
+  const { schema, nullable, description } = found;
   const kind = kindOf(schema);
   const min = schema.minimum ?? schema.exclusiveMinimum;
   const max = kind === "text" ? schema.maxLength : schema.maximum;
@@ -116,7 +117,7 @@ function fromSchema(spec: KnobSpec): Knob {
     ...spec,
     help: sentence(description ?? ""),
     kind,
-    live: fieldSchema("ConfigPatch", spec.path) !== undefined,
+    live: live ?? fieldSchema("ConfigPatch", spec.path) !== undefined,
     optional: nullable,
     slider: spec.slider && { min: spec.slider.min, max: spec.slider.max ?? max ?? spec.slider.min, step: spec.slider.step },
   };
@@ -125,6 +126,13 @@ function fromSchema(spec: KnobSpec): Knob {
   if (max !== undefined) knob.max = max;
   if (schema.enum) knob.options = schema.enum;
   return knob;
+}
+
+/** A definition operation's pacing field (`operations.<op>.rate`...) as a live knob: its bounds and
+ * help from the backend's OperationPacing. */
+export function pacingKnob(operation: string, field: "rate" | "concurrency", unit: string, slider: { min: number; max: number; step: number }): Knob {
+  const knob = fromSchema({ path: `operations.${operation}.${field}`, section: "run", label: `${operation}: ${field}`, short: `${operation} ${field}`, unit, slider }, "OperationPacing", field, true);
+  return { ...knob, optional: false };
 }
 
 /** A model's defaults from the schema: a field's default, null for an optional field (an optional
@@ -197,7 +205,7 @@ const KNOB_SPECS: readonly KnobSpec[] = [
   { path: "client.session_pool_size", section: "client", label: "Session pool size", short: "pool", unit: "sessions" },
   { path: "client.timeout_ms", section: "client", label: "Operation timeout", short: "timeout", unit: "ms", control: true, slider: { min: 100, max: 30_000, step: 100 } },
 ];
-export const KNOBS: readonly Knob[] = KNOB_SPECS.map(fromSchema);
+export const KNOBS: readonly Knob[] = KNOB_SPECS.map((spec) => fromSchema(spec));
 
 export const KNOB_BY_PATH: ReadonlyMap<string, Knob> = new Map(KNOBS.map((k) => [k.path, k]));
 
