@@ -26,10 +26,13 @@ from google.api_core import exceptions as gexc
 from google.auth.exceptions import DefaultCredentialsError
 from google.cloud.spanner_v1 import ExecuteSqlRequest, param_types
 
+from spanload.engine.workload_dry_run import DryRunResult
+from spanload.engine.workload_dry_run import dry_run as run_once
 from spanload.model.config import Target, TargetKind
 from spanload.model.errors import Unavailable
 from spanload.model.workload import (
     KeyParams,
+    KnobValue,
     MutationParams,
     ReadStep,
     SqlStep,
@@ -282,6 +285,7 @@ class CheckResult:
     problems: list[DefinitionProblem]
     creates: list[str]  # objects the definition's DDL would create on the target ("TABLE Orders")
     scratch: bool  # statements were analysed on a scratch database
+    dry_run: list[DryRunResult] | None = None  # each operation executed once, when asked and valid
 
 
 class TargetUnusable(Unavailable):
@@ -295,12 +299,15 @@ def check(
     emulator_host: str | None = None,
     data: Any = None,
     positions: Positions | None = None,
+    dry_run: dict[str, KnobValue] | None = None,
 ) -> CheckResult:
     """Validate ``definition`` against ``target`` (None: offline). ``scratch_host`` is a local
-    Spanner for the scratch database, which is dropped afterwards. Raises :class:`TargetUnusable`
-    with one sentence when the target cannot be reached or used."""
+    Spanner for the scratch database, which is dropped afterwards. With ``dry_run`` (the knob
+    values to run with), a valid definition's operations are each executed once there, writes
+    rolled back. Raises :class:`TargetUnusable` with one sentence when the target cannot be reached
+    or used."""
     try:
-        return _check(definition, scratch_host, target, emulator_host, data, positions)
+        return _check(definition, scratch_host, target, emulator_host, data, positions, dry_run)
     except (
         spanner_client.TargetError,
         spanner_client.TargetUnreachableError,
@@ -319,6 +326,7 @@ def _check(
     emulator_host: str | None = None,
     data: Any = None,
     positions: Positions | None = None,
+    dry_run: dict[str, KnobValue] | None = None,
 ) -> CheckResult:
     checker = Checker(definition, data, positions)
     if target is None:
@@ -331,23 +339,27 @@ def _check(
             database = client.instance(target.instance).database(target.database)
             plan = schemas.plan_ddl(database, definition.ddl)
             if plan.database_exists and not plan.missing:
-                _check_on(checker, database)
-                return CheckResult(checker.problems, [], scratch=False)
+                ran = _check_on(checker, database, dry_run)
+                return CheckResult(checker.problems, [], scratch=False, dry_run=ran)
             base_ddl = list(database.ddl_statements) if plan.database_exists else []
             missing = list(plan.missing)
         finally:
             client.close()
     creates = schemas.created_objects(missing)
+    ran = None
     with _scratch(scratch_host, base_ddl, missing, checker) as database:
         if database is not None:
-            _check_on(checker, database)
-    return CheckResult(checker.problems, creates, scratch=True)
+            ran = _check_on(checker, database, dry_run)
+    return CheckResult(checker.problems, creates, scratch=True, dry_run=ran)
 
 
-def _check_on(checker: Checker, database: Any) -> None:
+def _check_on(checker: Checker, database: Any, dry_run: dict[str, KnobValue] | None) -> list[DryRunResult] | None:
     catalog = read_catalog(database)
     checker.check_schema(catalog)
     checker.check_statements(database, catalog)
+    if dry_run is None or checker.problems:
+        return None
+    return run_once(database, checker.definition, dry_run)
 
 
 @contextlib.contextmanager

@@ -189,6 +189,18 @@ class CompiledOperation:
         wrote. Raises the client's error."""
         return self._run(database, drawn)
 
+    @property
+    def snapshot_args(self) -> dict[str, dt.timedelta]:
+        """The staleness of its snapshots (``exact_staleness`` / ``max_staleness``); empty: strong."""
+        return self._snapshot_args
+
+    def run_steps(self, txn: Any, drawn: Drawn) -> int:
+        """Every step on one transaction (a snapshot or a read-write transaction), whatever the
+        operation's kind: a dry run's way to execute it once and roll it back."""
+        env, per_step = drawn
+        scope, types = env.copy(), self._types.copy()
+        return sum(self._step(txn, s, scope, types, rows) for s, rows in zip(self.steps, per_step, strict=True))
+
     def _single_use(self, database: Any, drawn: Drawn) -> int:
         env, per_step = drawn
         if self.steps[0].kind in ("sql", "read"):

@@ -637,6 +637,23 @@ export interface components {
              */
             type: "dropped";
         };
+        /** DryRunResult */
+        DryRunResult: {
+            /** Error */
+            error?: string | null;
+            /** Ok */
+            ok: boolean;
+            /** Operation */
+            operation: string;
+            /**
+             * Rolled Back
+             * @description its writes were rolled back (nothing was committed)
+             */
+            rolled_back: boolean;
+            /** Steps */
+            steps?: components["schemas"]["StepResult"][];
+            transaction: components["schemas"]["TransactionKind"];
+        };
         /**
          * EventKind
          * @enum {string}
@@ -1653,6 +1670,34 @@ export interface components {
              */
             type: "status";
         };
+        /** StepResult */
+        StepResult: {
+            /** Columns */
+            columns?: string[];
+            /**
+             * Kind
+             * @description sql, read, or a mutation kind
+             */
+            kind: string;
+            /**
+             * Row Count
+             * @description rows returned, changed by DML, or written by a mutation
+             * @default 0
+             */
+            row_count: number;
+            /**
+             * Rows
+             * @description the first 5 rows, as JSON
+             */
+            rows?: unknown[][];
+            /** Step */
+            step: number;
+            /**
+             * What
+             * @description the statement, or the table read or written
+             */
+            what: string;
+        };
         /**
          * StopInfo
          * @description How a stopped run ended: did every worker drain and exit within the grace?
@@ -2137,6 +2182,11 @@ export interface components {
              * @description objects the definition's DDL would create on the target
              */
             creates: string[];
+            /**
+             * Dry Run
+             * @description each operation executed once, when asked
+             */
+            dry_run?: components["schemas"]["DryRunResult"][] | null;
             /** Name */
             name: string;
             /** Problems */
@@ -2374,6 +2424,19 @@ export interface components {
             definition?: {
                 [key: string]: unknown;
             } | null;
+            /**
+             * Dry Run
+             * @description execute each operation once (writes rolled back) and show the results
+             * @default false
+             */
+            dry_run: boolean;
+            /**
+             * Knobs
+             * @description knob values for the dry run
+             */
+            knobs?: {
+                [key: string]: boolean | number | string;
+            };
             /** Source */
             source?: string | null;
             target?: components["schemas"]["Target"] | null;
