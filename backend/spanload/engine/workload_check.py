@@ -24,7 +24,7 @@ from typing import Any
 
 from google.api_core import exceptions as gexc
 from google.auth.exceptions import DefaultCredentialsError
-from google.cloud.spanner_v1 import ExecuteSqlRequest, param_types
+from google.cloud.spanner_v1 import ExecuteSqlRequest
 
 from spanload.engine.workload_dry_run import DryRunResult
 from spanload.engine.workload_dry_run import dry_run as run_once
@@ -44,36 +44,15 @@ from spanload.model.workload_types import value_type
 from spanload.spanner import client as spanner_client
 from spanload.spanner import schemas
 from spanload.spanner.client import status_text
+from spanload.workers.interp.operation import PARAM_TYPES
+from spanload.workers.interp.sql import is_dml, scan
 
 logger = logging.getLogger(__name__)
 
 SCRATCH_INSTANCE = "spanload-validate"
 PLAN = ExecuteSqlRequest.QueryMode.PLAN
-_PARAM = re.compile(r"@([A-Za-z_][A-Za-z0-9_]*)")
-_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
 _AT = re.compile(r"\[at (\d+):(\d+)\]")
 _REQUEST_ID = re.compile(r",?\s*request_id = [\w.]+")
-TYPES: dict[str, Any] = {
-    "INT64": param_types.INT64,
-    "STRING": param_types.STRING,
-    "BYTES": param_types.BYTES,
-    "NUMERIC": param_types.NUMERIC,
-    "FLOAT64": param_types.FLOAT64,
-    "BOOL": param_types.BOOL,
-    "DATE": param_types.DATE,
-    "TIMESTAMP": param_types.TIMESTAMP,
-    "JSON": param_types.JSON,
-}
-
-
-def sql_params(sql: str) -> list[str]:
-    """The ``@name`` parameters of a statement, in order of first use; quoted text and ``@{hints}``
-    are not parameters."""
-    names: list[str] = []
-    for name in _PARAM.findall(_QUOTED.sub("''", sql)):
-        if name not in names:
-            names.append(name)
-    return names
 
 
 @dataclass
@@ -218,7 +197,7 @@ class Checker:
 
     def _statement(self, database: Any, path: str, step: SqlStep, bound: dict[str, str]) -> None:
         types: dict[str, Any] = {}
-        for param in sql_params(step.sql):
+        for param in scan(step.sql)[0]:
             value = step.params.get(param, f"${param}")
             try:
                 typ = value_type(value, self.definition, bound)
@@ -226,7 +205,7 @@ class Checker:
                 self.add(path, f"@{param} names no value, knob or column bound by an earlier step", step.sql)
                 return
             if typ:
-                types[param] = TYPES[typ]
+                types[param] = PARAM_TYPES[typ]
         params = dict.fromkeys(types)  # PLAN analyses types only: each parameter is a NULL of its type
         try:
             fields = _plan(database, step.sql, params, types)
@@ -246,7 +225,7 @@ class Checker:
 
 def _plan(database: Any, sql: str, params: dict[str, Any], types: dict[str, Any]) -> dict[str, str]:
     """Spanner's analysis of one statement (PLAN mode: nothing runs). Returns its columns' types."""
-    if _is_query(sql):
+    if not is_dml(scan(sql)[1]):
         with database.snapshot() as snap:
             result = snap.execute_sql(sql, params=params, param_types=types, query_mode=PLAN)
             list(result)
@@ -263,11 +242,6 @@ def _plan(database: Any, sql: str, params: dict[str, Any], types: dict[str, Any]
     with contextlib.suppress(_Rollback):
         database.run_in_transaction(plan_dml)
     return {}
-
-
-def _is_query(sql: str) -> bool:
-    head = sql.lstrip().lstrip("(").split(None, 1)[0].upper() if sql.strip() else ""
-    return head in ("SELECT", "WITH", "@{")
 
 
 def _type_name(typ: Any) -> str:

@@ -23,6 +23,7 @@ from google.cloud.spanner_v1 import COMMIT_TIMESTAMP, KeySet, param_types
 from google.cloud.spanner_v1.types import Type
 from pydantic import BaseModel
 
+from spanload.model import workload_types
 from spanload.model.pacing import knob_duration_ms
 from spanload.model.workload import (
     BARE_GENERATORS,
@@ -49,43 +50,28 @@ from spanload.workers.interp.sql import is_dml, scan
 
 REF, DRAWN, LITERAL = 0, 1, 2  # where a slot's value comes from
 
-_GENERATOR_TYPES: dict[str, Type] = {
-    "uniform": param_types.INT64,
-    "zipf": param_types.INT64,
-    "sequence": param_types.INT64,
-    "string": param_types.STRING,
-    "uuid": param_types.STRING,
-    "bytes": param_types.BYTES,
-    "decimal": param_types.NUMERIC,
-    "float": param_types.FLOAT64,
-    "date": param_types.DATE,
-    "timestamp": param_types.TIMESTAMP,
-    "now": param_types.TIMESTAMP,
-    "commit_timestamp": param_types.TIMESTAMP,
+PARAM_TYPES: dict[str, Type] = {
+    "INT64": param_types.INT64,
+    "STRING": param_types.STRING,
+    "BYTES": param_types.BYTES,
+    "NUMERIC": param_types.NUMERIC,
+    "FLOAT64": param_types.FLOAT64,
+    "BOOL": param_types.BOOL,
+    "DATE": param_types.DATE,
+    "TIMESTAMP": param_types.TIMESTAMP,
+    "JSON": param_types.JSON,
 }
+"""The client's type of each Spanner type name of model/workload_types.py (the one table of types)."""
 
 
 def literal_type(value: object) -> Type:
     """The Spanner type of a literal (a knob's value, a ``choice`` or ``const`` value)."""
-    if isinstance(value, bool):
-        return param_types.BOOL
-    if isinstance(value, int):
-        return param_types.INT64
-    if isinstance(value, float):
-        return param_types.FLOAT64
-    if isinstance(value, bytes):
-        return param_types.BYTES
-    return param_types.STRING
+    return PARAM_TYPES[workload_types.literal_type(value) or "STRING"]
 
 
 def generator_type(gen: Any) -> Type:
     """The Spanner type a generator draws (the README's table)."""
-    kind = generator_kind(gen)
-    if kind == "choice":
-        return literal_type(gen.choice.values[0])
-    if kind == "const":
-        return literal_type(gen.const)
-    return _GENERATOR_TYPES[kind]
+    return PARAM_TYPES[workload_types.generator_type(gen) or "STRING"]
 
 
 class DefinitionError(ValueError):
