@@ -54,7 +54,9 @@ func startWorker(t *testing.T, index int) (*peer, chan int) {
 		for s.Scan() {
 			var m map[string]any
 			if err := json.Unmarshal(s.Bytes(), &m); err != nil {
-				t.Errorf("not JSON: %s", s.Bytes())
+				// handed to the test's own goroutine (next fails on it): a t.Errorf from here could
+				// come after the (sub)test returned, which the testing package forbids
+				p.lines <- map[string]any{"type": "error", "message": fmt.Sprintf("not JSON: %s", s.Bytes())}
 				return
 			}
 			p.lines <- m
