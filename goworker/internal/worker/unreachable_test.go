@@ -25,7 +25,7 @@ func TestAnUnreachableTargetIsAFatalErrorNamingTheAddress(t *testing.T) {
 		`"updater":{"enabled":true,"transactions_per_second":1,"mutations_per_transaction":1,"parallelism":1,"mode":"mutations","batch_rows":1,"key_space":10},` +
 		`"watcher":{"enabled":true,"watchers":1,"poll_interval_ms":100,"limit":10,"table_hint":true,"shard_filter":"fixed"},` +
 		`"reader":{"enabled":false,"reads_per_second":1,"concurrency":1,"think_time_ms":0,"query":"point","staleness_s":0},` +
-		`"client":{"multiplexed_sessions":true,"session_pool_size":1,"timeout_ms":300}}}` + "\n"
+		`"client":{"multiplexed_sessions":true,"session_pool_size":1,"timeout_ms":3000}}}` + "\n" // the probe ends at the first refused dial; 300 ms could end first on a loaded machine
 	var out bytes.Buffer
 	code := Serve(context.Background(), 0, strings.NewReader(start), protocol.NewChannel(&out), "test")
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
