@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import logging
 import os
+import queue
 import shutil
 import signal
 import socket
@@ -25,6 +26,10 @@ BINARY_NAME = "spanload-local-spanner"
 READY_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 10.0
 READY_MARKER = " listening on "
+# A server that exits before its ready line is reported when it exits (checked every _POLL_S), with
+# the output it printed until then (waited for at most EXIT_OUTPUT_GRACE_S after the exit).
+_POLL_S = 0.1
+EXIT_OUTPUT_GRACE_S = 2.0
 
 
 class LocalSpannerError(Unavailable):
@@ -249,28 +254,68 @@ def start_local_spanner(
         start_new_session=True,  # Ctrl-C reaches serve, which stops the server in order
         preexec_fn=_die_with_parent,
     )
-    deadline = time.monotonic() + READY_TIMEOUT_S
-    assert process.stdout is not None
+    output: queue.Queue[str | None] = queue.Queue()
+    reader = threading.Thread(target=_read_output, args=(process, output), name="local-spanner-log", daemon=True)
+    reader.start()
     lines: list[str] = []
+    ended = False  # its output ended
+    deadline = time.monotonic() + READY_TIMEOUT_S
     while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if not line:
-            break
-        lines.append(line.rstrip())
+        code = process.poll()
+        if code is not None:  # it died: report it now, with what it printed
+            if not ended:  # a grandchild may hold the pipe open: the rest is waited for briefly
+                lines += _remaining(output, EXIT_OUTPUT_GRACE_S)
+            raise LocalSpannerError(f"{exe.name} {exit_description(code)} before it was ready: {_tail(lines)}")
+        try:
+            line = output.get(timeout=_POLL_S)
+        except queue.Empty:
+            continue
+        if line is None:
+            ended = True
+            continue
+        lines.append(line)
         if READY_MARKER in line:
             address = line.rsplit(READY_MARKER, 1)[1].strip()
             version = line.split(READY_MARKER, 1)[0].strip().rsplit(" ", 1)[-1]
-            server = LocalSpanner(process=process, address=address, version=version)
-            server._log_thread = threading.Thread(
-                target=_forward_logs, args=(process,), name="local-spanner-log", daemon=True
-            )
-            server._log_thread.start()
             logger.info("local Spanner %s listening on %s", version, address)
-            return server
+            return LocalSpanner(process=process, address=address, version=version, _log_thread=reader)
     process.kill()
     process.wait()
-    tail = "\n".join(lines[-5:]) or "(no output)"
-    raise LocalSpannerError(f"{exe.name} did not become ready within {READY_TIMEOUT_S:.0f} s: {tail}")
+    raise LocalSpannerError(f"{exe.name} did not become ready within {READY_TIMEOUT_S:.0f} s: {_tail(lines)}")
+
+
+def _read_output(process: subprocess.Popen[str], lines: queue.Queue[str | None]) -> None:
+    """The server's output: each line to ``lines`` until its ready line (included), then to the log;
+    None at its end."""
+    assert process.stdout is not None
+    ready = False
+    for line in process.stdout:
+        if ready:
+            logger.info("local-spanner: %s", line.rstrip())
+            continue
+        lines.put(line.rstrip())
+        ready = READY_MARKER in line
+    if not ready:
+        lines.put(None)
+
+
+def _remaining(lines: queue.Queue[str | None], wait_s: float) -> list[str]:
+    """The lines still to come from a server that exited, up to the end of its output or ``wait_s``."""
+    found: list[str] = []
+    deadline = time.monotonic() + wait_s
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            line = lines.get(timeout=left)
+        except queue.Empty:
+            break
+        if line is None:
+            break
+        found.append(line)
+    return found
+
+
+def _tail(lines: list[str]) -> str:
+    return "\n".join(lines[-5:]) or "(no output)"
 
 
 _PR_SET_PDEATHSIG = 1
@@ -284,12 +329,6 @@ def _die_with_parent() -> None:
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
     except (OSError, AttributeError):  # not Linux: the server is stopped by `stop()` only
         pass
-
-
-def _forward_logs(process: subprocess.Popen[str]) -> None:
-    assert process.stdout is not None
-    for line in process.stdout:
-        logger.info("local-spanner: %s", line.rstrip())
 
 
 def exec_local_spanner(host: str, port: int, data_dir: str | None) -> int:
