@@ -1,4 +1,4 @@
-"""`spanload serve | run | local-spanner | openapi`: parse the command and run it. An error of the
+"""`spanload serve | run | experiment | local-spanner | openapi`: parse the command and run it. An error of the
 tree (model/errors.py) becomes one sentence on stderr and its exit code."""
 
 from __future__ import annotations
@@ -48,6 +48,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser("run", help="run a load test headless and print live status")
     headless.add_arguments(run)
+
+    from spanload.cli import experiment
+
+    experiment.add_arguments(
+        commands.add_parser(
+            "experiment", help="run a seed report's variants back to back and compare their key figures"
+        )
+    )
     return parser
 
 
@@ -84,6 +92,10 @@ def _command(args: argparse.Namespace) -> int:
             from spanload.cli import headless
 
             return headless.main(args)
+        case "experiment":
+            from spanload.cli import experiment
+
+            return experiment.main(args)
     return EXIT_USAGE
 
 
