@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from spanload.control import noise
 from spanload.model.config import RunConfig, Workload
+from spanload.model.live import LiveChange
 from spanload.model.samples import Sample, Summary
 from spanload.model.series import PERCENTILE_FIELDS, flatten
 
@@ -60,16 +61,21 @@ def workload_of(config: dict[str, Any]) -> Workload:
         return Workload.CHANGE_WATCHER
 
 
-def config_diff(configs: Sequence[dict[str, Any]]) -> list[tuple[str, list[Any]]]:
-    """Fields whose value differs between any two configs (each in its current form), with each
-    config's value."""
+def config_diff(
+    configs: Sequence[dict[str, Any]], changed: Sequence[Sequence[LiveChange]] | None = None
+) -> list[tuple[str, list[Any], list[Any]]]:
+    """Fields whose start value differs between any two configs (each in its current form), and
+    fields any run changed live (``changed``: each run's live changes), with each run's value at start
+    and at the end."""
     flat = [flatten_config(current_form(c)) for c in configs]
-    fields = sorted({f for c in flat for f in c})
+    ends: list[dict[str, Any]] = [{c.field: c.at_end for c in run} for run in (changed or [[] for _ in configs])]
+    fields = sorted({f for c in flat for f in c} | {f for e in ends for f in e})
     out = []
     for field in fields:
         values = [c.get(field) for c in flat]
-        if any(v != values[0] for v in values[1:]):
-            out.append((field, values))
+        at_end = [e.get(field, v) for v, e in zip(values, ends, strict=True)]
+        if any(v != values[0] for v in values[1:]) or any(field in e for e in ends):
+            out.append((field, values, at_end))
     return out
 
 

@@ -8,8 +8,8 @@ export function makeComparison(): ComparePublic {
   return {
     runs: [a, b],
     config_diff: [
-      { field: "name", values: ["light", "medium"] },
-      { field: "updater.transactions_per_second", values: [1, 10] },
+      { field: "name", values: ["light", "medium"], at_end: ["light", "medium"] },
+      { field: "updater.transactions_per_second", values: [1, 10], at_end: [1, 10] },
     ],
     series: {
       elapsed_s: [1, 2, 3],

@@ -12,7 +12,8 @@ from spanload.model.samples import Summary
 
 class ConfigDiffEntry(BaseModel):
     field: str = Field(description="dotted path, e.g. updater.transactions_per_second")
-    values: list[Any] = Field(description="the value in each run, in the order of ids")
+    values: list[Any] = Field(description="the value in each run at its start, in the order of ids")
+    at_end: list[Any] = Field(description="the value in each run at its end (differs where it was changed live)")
 
 
 class RunSeries(BaseModel):

@@ -395,13 +395,18 @@ export interface components {
         /** ConfigDiffEntry */
         ConfigDiffEntry: {
             /**
+             * At End
+             * @description the value in each run at its end (differs where it was changed live)
+             */
+            at_end: unknown[];
+            /**
              * Field
              * @description dotted path, e.g. updater.transactions_per_second
              */
             field: string;
             /**
              * Values
-             * @description the value in each run, in the order of ids
+             * @description the value in each run at its start, in the order of ids
              */
             values: unknown[];
         };
@@ -531,6 +536,36 @@ export interface components {
          * @enum {string}
          */
         LatencyModel: "none" | "production_like";
+        /**
+         * LiveChange
+         * @description One config field a run changed while it ran: its value at start, at the end, and each change.
+         */
+        LiveChange: {
+            /** At End */
+            at_end: unknown;
+            /** At Start */
+            at_start: unknown;
+            /**
+             * Field
+             * @description dotted path, e.g. updater.transactions_per_second
+             */
+            field: string;
+            /** Steps */
+            steps: components["schemas"]["LiveChangeStep"][];
+        };
+        /** LiveChangeStep */
+        LiveChangeStep: {
+            /**
+             * Elapsed S
+             * @description seconds into the run
+             */
+            elapsed_s: number;
+            /**
+             * Value
+             * @description the field's value from then on
+             */
+            value: unknown;
+        };
         LiveMessage: components["schemas"]["SnapshotMessage"] | components["schemas"]["SampleMessage"] | components["schemas"]["StatusMessage"] | components["schemas"]["ConfigChangeMessage"] | components["schemas"]["EventMessage"] | components["schemas"]["PreloadMessage"] | components["schemas"]["SummaryMessage"] | components["schemas"]["DroppedMessage"];
         /** LocalSpannerPublic */
         LocalSpannerPublic: {
@@ -949,6 +984,11 @@ export interface components {
             headline: components["schemas"]["Headline"];
             /** Id */
             id: string;
+            /**
+             * Live Changes
+             * @description each field changed while the run ran: at start, at end, and when
+             */
+            live_changes?: components["schemas"]["LiveChange"][];
             /** Name */
             name: string;
             /** Notes */
