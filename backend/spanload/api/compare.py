@@ -60,8 +60,11 @@ def compare_runs(
     present = {m.metric for m in deltas}
     events = run_store.config_change_events(session, run_ids)
     runs = [run_public(row, summary=s, events=events[row.id]) for row, s in zip(found, runs_summaries, strict=True)]
+    breakdowns, notes = compare.common_breakdowns(runs_summaries)
     return ComparePublic(
         runs=runs,
+        breakdowns=breakdowns,
+        breakdown_notes=notes,
         key_metrics=[
             KeyMetric(metric=m, label=label)
             for m, label in key_figures(compare.workload_of(row.config) for row in found)

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from spanload.control import noise
+from spanload.model.breakdown import Breakdown, is_split, unsplit
 from spanload.model.config import RunConfig, Workload
 from spanload.model.live import LiveChange
 from spanload.model.samples import Sample, Summary
@@ -195,3 +196,37 @@ def metric_deltas(
             )
         )
     return out
+
+
+def common_breakdowns(
+    summaries: Sequence[Summary | None],
+) -> tuple[list[dict[str, Breakdown]], dict[str, str]]:
+    """Each run's breakdown per operation kind, decomposed the same way in every run: where some
+    runs split the server's time by SPANNER_SYS and others cannot, every run shows it whole, and the
+    note for that operation kind says which runs lacked the split and why."""
+    runs = [dict(s.breakdown) if s is not None else {} for s in summaries]
+    notes: dict[str, str] = {}
+    for op in sorted({op for r in runs for op in r}):
+        present = [(i, r[op]) for i, r in enumerate(runs) if op in r and r[op].count]
+        split = [i for i, b in present if is_split(b)]
+        if not split or len(split) == len(present):
+            continue
+        whole = [i for i, _ in present if i not in split]
+        for r in runs:
+            if op in r:
+                r[op] = unsplit(r[op])
+        why = "; ".join(f"#{i + 1}: {_no_split_reason(summaries[i])}" for i in whole)
+        notes[op] = (
+            f"The server's time is shown whole for every run: {_runs(whole)} no SPANNER_SYS split of {op} ({why})."
+        )
+    return runs, notes
+
+
+def _runs(indexes: Sequence[int]) -> str:
+    names = ", ".join(f"#{i + 1}" for i in indexes)
+    return f"{names} {'has' if len(indexes) == 1 else 'have'}"
+
+
+def _no_split_reason(summary: Summary | None) -> str:
+    reasons = set(summary.unavailable.values()) if summary is not None else set()
+    return "; ".join(sorted(reasons)) if reasons else "SPANNER_SYS gave no latency of its statements"

@@ -350,6 +350,20 @@ export interface components {
         };
         /** ComparePublic */
         ComparePublic: {
+            /**
+             * Breakdown Notes
+             * @description operation kind -> why its server time is shown whole: which run lacked the split
+             */
+            breakdown_notes: {
+                [key: string]: string;
+            };
+            /**
+             * Breakdowns
+             * @description each run's breakdown per operation kind, with the same parts in every run (where one run cannot split the server's time by SPANNER_SYS, no run does)
+             */
+            breakdowns: {
+                [key: string]: components["schemas"]["Breakdown"];
+            }[];
             /** Config Diff */
             config_diff: components["schemas"]["ConfigDiffEntry"][];
             /**
