@@ -11,7 +11,9 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from spanload.control import noise
+from spanload.model.breakdown import Breakdown, is_split, unsplit
 from spanload.model.config import RunConfig, Workload
+from spanload.model.live import LiveChange
 from spanload.model.samples import Sample, Summary
 from spanload.model.series import PERCENTILE_FIELDS, flatten
 
@@ -60,16 +62,21 @@ def workload_of(config: dict[str, Any]) -> Workload:
         return Workload.CHANGE_WATCHER
 
 
-def config_diff(configs: Sequence[dict[str, Any]]) -> list[tuple[str, list[Any]]]:
-    """Fields whose value differs between any two configs (each in its current form), with each
-    config's value."""
+def config_diff(
+    configs: Sequence[dict[str, Any]], changed: Sequence[Sequence[LiveChange]] | None = None
+) -> list[tuple[str, list[Any], list[Any]]]:
+    """Fields whose start value differs between any two configs (each in its current form), and
+    fields any run changed live (``changed``: each run's live changes), with each run's value at start
+    and at the end."""
     flat = [flatten_config(current_form(c)) for c in configs]
-    fields = sorted({f for c in flat for f in c})
+    ends: list[dict[str, Any]] = [{c.field: c.at_end for c in run} for run in (changed or [[] for _ in configs])]
+    fields = sorted({f for c in flat for f in c} | {f for e in ends for f in e})
     out = []
     for field in fields:
         values = [c.get(field) for c in flat]
-        if any(v != values[0] for v in values[1:]):
-            out.append((field, values))
+        at_end = [e.get(field, v) for v, e in zip(values, ends, strict=True)]
+        if any(v != values[0] for v in values[1:]) or any(field in e for e in ends):
+            out.append((field, values, at_end))
     return out
 
 
@@ -189,3 +196,37 @@ def metric_deltas(
             )
         )
     return out
+
+
+def common_breakdowns(
+    summaries: Sequence[Summary | None],
+) -> tuple[list[dict[str, Breakdown]], dict[str, str]]:
+    """Each run's breakdown per operation kind, decomposed the same way in every run: where some
+    runs split the server's time by SPANNER_SYS and others cannot, every run shows it whole, and the
+    note for that operation kind says which runs lacked the split and why."""
+    runs = [dict(s.breakdown) if s is not None else {} for s in summaries]
+    notes: dict[str, str] = {}
+    for op in sorted({op for r in runs for op in r}):
+        present = [(i, r[op]) for i, r in enumerate(runs) if op in r and r[op].count]
+        split = [i for i, b in present if is_split(b)]
+        if not split or len(split) == len(present):
+            continue
+        whole = [i for i, _ in present if i not in split]
+        for r in runs:
+            if op in r:
+                r[op] = unsplit(r[op])
+        why = "; ".join(f"#{i + 1}: {_no_split_reason(summaries[i])}" for i in whole)
+        notes[op] = (
+            f"The server's time is shown whole for every run: {_runs(whole)} no SPANNER_SYS split of {op} ({why})."
+        )
+    return runs, notes
+
+
+def _runs(indexes: Sequence[int]) -> str:
+    names = ", ".join(f"#{i + 1}" for i in indexes)
+    return f"{names} {'has' if len(indexes) == 1 else 'have'}"
+
+
+def _no_split_reason(summary: Summary | None) -> str:
+    reasons = set(summary.unavailable.values()) if summary is not None else set()
+    return "; ".join(sorted(reasons)) if reasons else "SPANNER_SYS gave no latency of its statements"

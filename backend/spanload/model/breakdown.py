@@ -197,3 +197,21 @@ def combine(breakdowns: Iterable[Breakdown]) -> Breakdown:
     ordered = [BreakdownPart(part=part, ms=total / count, source=source) for part, (total, source) in parts.items()]
     ordered.sort(key=lambda p: list(Part).index(p.part))
     return Breakdown(count=count, round_trip_ms=round_trip / count, parts=ordered)
+
+
+def unsplit(b: Breakdown) -> Breakdown:
+    """The same breakdown with the server's time whole: ``server_frontend`` and ``query_commit``
+    (SPANNER_SYS's split) added back into one measured ``server`` part, for a comparison with a run
+    that has no such split."""
+    inner = [p for p in b.parts if p.part in (Part.SERVER_FRONTEND, Part.QUERY_COMMIT)]
+    if not inner:
+        return b
+    parts = [p for p in b.parts if p not in inner]
+    parts.append(BreakdownPart(part=Part.SERVER, ms=sum(p.ms for p in inner), source=Source.MEASURED))
+    parts.sort(key=lambda p: list(Part).index(p.part))
+    return b.model_copy(update={"parts": parts})
+
+
+def is_split(b: Breakdown) -> bool:
+    """Is the server's time split by SPANNER_SYS (query / commit apart from the front end)?"""
+    return any(p.part is Part.QUERY_COMMIT for p in b.parts)

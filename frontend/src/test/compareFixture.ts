@@ -8,8 +8,8 @@ export function makeComparison(): ComparePublic {
   return {
     runs: [a, b],
     config_diff: [
-      { field: "name", values: ["light", "medium"] },
-      { field: "updater.transactions_per_second", values: [1, 10] },
+      { field: "name", values: ["light", "medium"], at_end: ["light", "medium"] },
+      { field: "updater.transactions_per_second", values: [1, 10], at_end: [1, 10] },
     ],
     series: {
       elapsed_s: [1, 2, 3],
@@ -19,6 +19,8 @@ export function makeComparison(): ComparePublic {
       ],
     },
     summaries: [a.summary, b.summary],
+    breakdowns: [a.summary?.breakdown ?? {}, b.summary?.breakdown ?? {}],
+    breakdown_notes: {},
     key_metrics: [
       { metric: "rates.updater.tps", label: "achieved tx/s" },
       { metric: "latency.updater.txn.p99", label: "updater latency p99 (ms)" },

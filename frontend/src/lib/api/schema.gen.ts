@@ -460,6 +460,20 @@ export interface components {
         };
         /** ComparePublic */
         ComparePublic: {
+            /**
+             * Breakdown Notes
+             * @description operation kind -> why its server time is shown whole: which run lacked the split
+             */
+            breakdown_notes: {
+                [key: string]: string;
+            };
+            /**
+             * Breakdowns
+             * @description each run's breakdown per operation kind, with the same parts in every run (where one run cannot split the server's time by SPANNER_SYS, no run does)
+             */
+            breakdowns: {
+                [key: string]: components["schemas"]["Breakdown"];
+            }[];
             /** Config Diff */
             config_diff: components["schemas"]["ConfigDiffEntry"][];
             /**
@@ -505,13 +519,18 @@ export interface components {
         /** ConfigDiffEntry */
         ConfigDiffEntry: {
             /**
+             * At End
+             * @description the value in each run at its end (differs where it was changed live)
+             */
+            at_end: unknown[];
+            /**
              * Field
              * @description dotted path, e.g. updater.transactions_per_second
              */
             field: string;
             /**
              * Values
-             * @description the value in each run, in the order of ids
+             * @description the value in each run at its start, in the order of ids
              */
             values: unknown[];
         };
@@ -839,6 +858,36 @@ export interface components {
          * @enum {string}
          */
         LatencyModel: "none" | "production_like";
+        /**
+         * LiveChange
+         * @description One config field a run changed while it ran: its value at start, at the end, and each change.
+         */
+        LiveChange: {
+            /** At End */
+            at_end: unknown;
+            /** At Start */
+            at_start: unknown;
+            /**
+             * Field
+             * @description dotted path, e.g. updater.transactions_per_second
+             */
+            field: string;
+            /** Steps */
+            steps: components["schemas"]["LiveChangeStep"][];
+        };
+        /** LiveChangeStep */
+        LiveChangeStep: {
+            /**
+             * Elapsed S
+             * @description seconds into the run
+             */
+            elapsed_s: number;
+            /**
+             * Value
+             * @description the field's value from then on
+             */
+            value: unknown;
+        };
         LiveMessage: components["schemas"]["SnapshotMessage"] | components["schemas"]["SampleMessage"] | components["schemas"]["StatusMessage"] | components["schemas"]["ConfigChangeMessage"] | components["schemas"]["EventMessage"] | components["schemas"]["PreloadMessage"] | components["schemas"]["SummaryMessage"] | components["schemas"]["DroppedMessage"];
         /** LocalSpannerPublic */
         LocalSpannerPublic: {
@@ -1405,6 +1454,11 @@ export interface components {
             headline: components["schemas"]["Headline"];
             /** Id */
             id: string;
+            /**
+             * Live Changes
+             * @description each field changed while the run ran: at start, at end, and when
+             */
+            live_changes?: components["schemas"]["LiveChange"][];
             /** Name */
             name: string;
             /** Notes */
