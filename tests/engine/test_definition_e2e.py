@@ -259,3 +259,33 @@ def test_pause_holds_every_operation_still_and_resume_goes_on(local_spanner: Loc
     assert paused == still and paused[0] > 0 and paused[1] > 0
     assert after[0] > still[0] and after[1] > still[1]
     assert after[0] == count(sink.summary, "transfer")
+
+
+def test_failed_executions_count_by_code_in_their_own_histogram(local_spanner: LocalTarget) -> None:
+    """Every execution inserts the same key: the first commits, every other one fails ALREADY_EXISTS."""
+    definition = WorkloadDefinition.model_validate(
+        {
+            "name": "one_key",
+            "ddl": ["CREATE TABLE OneKey (K INT64 NOT NULL, V STRING(16)) PRIMARY KEY (K)"],
+            "operations": {
+                "put": {
+                    "rate": 20,
+                    "transaction": "single_use",
+                    "steps": [{"insert": {"table": "OneKey", "columns": {"K": 1, "V": {"string": {"length": 8}}}}}],
+                }
+            },
+        }
+    )
+    config = local_spanner.config(
+        {
+            "workload": "definition",
+            "definition": definition.model_dump(mode="json", exclude_unset=True),
+            "duration_s": 3.0,
+        }
+    )
+    create_schema(local_spanner, config, definition)
+    summary, _ = run(config, "one-key")
+    ((rows,),) = query(local_spanner, config, "SELECT COUNT(*) FROM OneKey")
+    failed = summary.latency[name(OpHistogram.FAILED, "put")].count
+    assert rows == count(summary, "put") == 1
+    assert failed > 0 and summary.errors_by_code == {"ALREADY_EXISTS": failed} and summary.totals.errors == failed
