@@ -11,6 +11,7 @@ from spanload.model.workload_file import parse_definition, validate_data
 from spanload.workers.interp.load import loader_functions
 from spanload.workers.interp.operation import compile_operation
 from spanload.workers.interp.prng import stream
+from tests.workers.test_interp_operation import Ctx
 
 SEED = 5
 DEFINITION = validate_data(
@@ -60,17 +61,11 @@ class Database:
         db = self
 
         class Snapshot:
-            def __enter__(self) -> Snapshot:
-                return self
-
-            def __exit__(self, *exc: object) -> None:
-                return None
-
             def execute_sql(self, sql: str, params: Any = None, param_types: Any = None) -> list[list[int]]:
                 db.calls.append((sql, params))
                 return [[db.counts[sql.split("FROM ")[1].split()[0] + (" range" if params else "")]]]
 
-        return Snapshot()
+        return Ctx(Snapshot())
 
 
 def people_row(i: int) -> tuple[Any, ...]:
