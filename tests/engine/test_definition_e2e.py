@@ -205,3 +205,87 @@ def delete(local: LocalTarget, config: RunConfig, dml: str) -> None:
         database.run_in_transaction(lambda txn: txn.execute_update(dml))
     finally:
         client.close()
+
+
+def test_pause_holds_every_operation_still_and_resume_goes_on(local_spanner: LocalTarget) -> None:
+    definition = inventory()
+    config = local_spanner.config(
+        {
+            "workload": "definition",
+            "definition": definition.model_dump(mode="json", exclude_unset=True),
+            "knobs": {"transfer_rate": 30.0},
+            "operations": {"price": {"enabled": False}, "sweep": {"enabled": False}},
+            "seed": SEED,
+        }
+    )
+    create_schema(local_spanner, config, definition)
+    counts: list[tuple[int, int]] = []
+
+    def written() -> tuple[int, int]:
+        ((movements,),) = query(local_spanner, config, "SELECT COUNT(*) FROM Movements")
+        ((audits,),) = query(local_spanner, config, "SELECT COUNT(*) FROM Audits")
+        return movements, audits
+
+    async def scenario() -> PreloadRecorder:
+        sink = PreloadRecorder()
+        supervisor = Supervisor(Settings(), sink)
+        await supervisor.start("pause", config)
+        while len(sink.samples) < 2:
+            await asyncio.sleep(0.05)
+        await supervisor.pause("pause")
+        # two intervals later, a sample that says nothing runs any more: from then on nothing can start
+        seen = len(sink.samples)
+        while len(sink.samples) < seen + 2 or not idle(sink.samples[-1].gauges):
+            await asyncio.sleep(0.05)
+        counts.append(await asyncio.to_thread(written))
+        seen = len(sink.samples)
+        while len(sink.samples) < seen + 2:
+            await asyncio.sleep(0.05)
+        counts.append(await asyncio.to_thread(written))
+        await supervisor.resume("pause")
+        seen = len(sink.samples)
+        while len(sink.samples) < seen + 2:
+            await asyncio.sleep(0.05)
+        await supervisor.stop("pause")
+        counts.append(await asyncio.to_thread(written))
+        return sink
+
+    def idle(gauges: dict[str, float]) -> bool:
+        return all(gauges.get(f"op.{op}.in_flight", 0.0) == 0.0 for op in definition.operations)
+
+    sink = asyncio.run(scenario())
+    assert sink.states[-1] == (RunState.FINISHED, None) and sink.summary is not None
+    paused, still, after = counts
+    assert paused == still and paused[0] > 0 and paused[1] > 0
+    assert after[0] > still[0] and after[1] > still[1]
+    assert after[0] == count(sink.summary, "transfer")
+
+
+def test_failed_executions_count_by_code_in_their_own_histogram(local_spanner: LocalTarget) -> None:
+    """Every execution inserts the same key: the first commits, every other one fails ALREADY_EXISTS."""
+    definition = WorkloadDefinition.model_validate(
+        {
+            "name": "one_key",
+            "ddl": ["CREATE TABLE OneKey (K INT64 NOT NULL, V STRING(16)) PRIMARY KEY (K)"],
+            "operations": {
+                "put": {
+                    "rate": 20,
+                    "transaction": "single_use",
+                    "steps": [{"insert": {"table": "OneKey", "columns": {"K": 1, "V": {"string": {"length": 8}}}}}],
+                }
+            },
+        }
+    )
+    config = local_spanner.config(
+        {
+            "workload": "definition",
+            "definition": definition.model_dump(mode="json", exclude_unset=True),
+            "duration_s": 3.0,
+        }
+    )
+    create_schema(local_spanner, config, definition)
+    summary, _ = run(config, "one-key")
+    ((rows,),) = query(local_spanner, config, "SELECT COUNT(*) FROM OneKey")
+    failed = summary.latency[name(OpHistogram.FAILED, "put")].count
+    assert rows == count(summary, "put") == 1
+    assert failed > 0 and summary.errors_by_code == {"ALREADY_EXISTS": failed} and summary.totals.errors == failed

@@ -133,7 +133,6 @@ class CompiledOperation:
         values: list[tuple[str, Draw]],
         steps: list[Step],
         snapshot_args: dict[str, dt.timedelta],
-        types: dict[str, Type],
     ) -> None:
         self.name = name
         self.transaction = transaction
@@ -141,7 +140,6 @@ class CompiledOperation:
         self._values = values
         self.steps = steps
         self._snapshot_args = snapshot_args
-        self._types = types
         self.on_retries: Callable[[int], None] | None = None  # read-write attempts after the first
         self._run = {
             TransactionKind.SINGLE_USE: self._single_use,
@@ -191,15 +189,13 @@ class CompiledOperation:
         env, per_step = drawn
         if self.steps[0].kind in ("sql", "read"):
             with database.snapshot(**self._snapshot_args) as snapshot:
-                return self._step(snapshot, self.steps[0], env, self._types.copy(), per_step[0])
+                return self._step(snapshot, self.steps[0], env, {}, per_step[0])
         with database.batch(timeout_secs=deadline.timeout_s()) as batch:
-            return sum(
-                self._step(batch, s, env, self._types, rows) for s, rows in zip(self.steps, per_step, strict=True)
-            )
+            return sum(self._step(batch, s, env, {}, rows) for s, rows in zip(self.steps, per_step, strict=True))
 
     def _read_only(self, database: Any, drawn: Drawn) -> int:
         env, per_step = drawn
-        types = self._types.copy()
+        types: dict[str, Type] = {}  # the bound columns' types, from the results' metadata
         with database.snapshot(multi_use=True, **self._snapshot_args) as snapshot:
             return sum(self._step(snapshot, s, env, types, rows) for s, rows in zip(self.steps, per_step, strict=True))
 
@@ -210,7 +206,8 @@ class CompiledOperation:
         def work(transaction: Any) -> int:
             nonlocal attempts
             attempts += 1
-            scope, types = env.copy(), self._types.copy()  # binds of an aborted attempt do not leak
+            scope = env.copy()  # binds of an aborted attempt do not leak
+            types: dict[str, Type] = {}
             return sum(
                 self._step(transaction, s, scope, types, rows) for s, rows in zip(self.steps, per_step, strict=True)
             )
@@ -226,7 +223,7 @@ class CompiledOperation:
         env, per_step = drawn
         with database.mutation_groups() as groups:
             group = groups.group()
-            rows = sum(self._step(group, s, env, self._types, r) for s, r in zip(self.steps, per_step, strict=True))
+            rows = sum(self._step(group, s, env, {}, r) for s, r in zip(self.steps, per_step, strict=True))
             for response in groups.batch_write():
                 if response.status.code != 0:
                     raise BatchWriteError(
@@ -237,7 +234,7 @@ class CompiledOperation:
     def _partitioned_dml(self, database: Any, drawn: Drawn) -> int:
         env, per_step = drawn
         step = self.steps[0]
-        params, types = _params(step, env, self._types, per_step[0][0])
+        params, types = _params(step, env, {}, per_step[0][0])
         count: int = database.execute_partitioned_dml(step.sql, params=params or None, param_types=types or None)
         return count
 
@@ -473,5 +470,4 @@ def compile_operation(
         ms = knob_duration_ms(definition, knobs, text)
         snapshot_args[f"{which}_staleness"] = dt.timedelta(milliseconds=ms)
     env: dict[str, Any] = dict(knobs)
-    types: dict[str, Type] = {}
-    return CompiledOperation(name, op.transaction, env, values, steps, snapshot_args, types)
+    return CompiledOperation(name, op.transaction, env, values, steps, snapshot_args)
