@@ -32,10 +32,10 @@ type defRun struct {
 	addr, db string
 	def      []byte
 	knobs    string
-	extra    string // more config fields
 	workers  int
 	seconds  int // of load, in 0.5 s reports
 	seed     uint64
+	script   func(r *defRun) // what the supervisor does after the first seconds of load
 	peers    []*peer
 	codes    []chan int
 	reports  [][]map[string]any // per worker
@@ -68,11 +68,14 @@ func startWorker(t *testing.T, index int) (*peer, chan int) {
 	return p, code
 }
 
-func (r *defRun) config() string {
+func (r *defRun) config() string { return r.configWith(r.knobs, "") }
+
+// configWith is the run's config with other knob values and more fields (`,"operations":{...}`).
+func (r *defRun) configWith(knobs, extra string) string {
 	return fmt.Sprintf(`{"target":{"kind":"local","emulator_host":%q,"project":"p","instance":"i","database":%q},`+
 		`"workload":"definition","processes":%d,"report_interval_s":0.5,"seed":%d,`+
 		`"client":{"multiplexed_sessions":true,"session_pool_size":10},"knobs":%s,"definition":%s%s}`,
-		r.addr, r.db, r.workers, r.seed, r.knobs, compact(r.t, r.def), r.extra)
+		r.addr, r.db, r.workers, r.seed, knobs, compact(r.t, r.def), extra)
 }
 
 // compact is data on one line, keys in their order (the order of a definition's maps matters).
@@ -159,6 +162,9 @@ func (r *defRun) run() {
 		})
 	}
 	wg.Wait()
+	if r.script != nil {
+		r.script(r)
+	}
 	for i, p := range r.peers {
 		p.send(`{"type":"stop_writers","v":1}`)
 		p.next("writers_stopped", &r.reports[i])
@@ -193,6 +199,86 @@ func loadPlan(t *testing.T, def []byte, knobs string, seed uint64) []*interp.Loa
 		t.Fatal(err)
 	}
 	return plan
+}
+
+func (r *defRun) sendAll(line string) {
+	for _, p := range r.peers {
+		p.send(line)
+	}
+}
+
+// round takes the next report of every worker.
+func (r *defRun) round() []map[string]any {
+	out := make([]map[string]any, r.workers)
+	for i, p := range r.peers {
+		out[i] = p.next("report", nil)
+		r.reports[i] = append(r.reports[i], out[i])
+	}
+	return out
+}
+
+// until takes rounds of reports until every worker's satisfies cond (no time limit but the
+// peer's, 60 s a report).
+func (r *defRun) until(what string, cond func(m map[string]any) bool) {
+	for range 100 {
+		ok := true
+		for _, m := range r.round() {
+			ok = ok && cond(m)
+		}
+		if ok {
+			return
+		}
+	}
+	r.t.Fatalf("never, in 100 reports: %s (last: %v)", what, r.reports[0][len(r.reports[0])-1]["gauges"])
+}
+
+func gauge(m map[string]any, name string) float64 {
+	v, ok := m["gauges"].(map[string]any)[name].(float64)
+	if !ok {
+		return -1
+	}
+	return v
+}
+
+func counterOf(m map[string]any, name string) int64 {
+	v, _ := m["counters"].(map[string]any)[name].(float64)
+	return int64(v)
+}
+
+// inventoryScript patches knobs and pacing, then pauses and resumes, checking each through the
+// reports: the new targets, and nothing run while an operation is off or the run paused.
+func inventoryScript(r *defRun) {
+	t := r.t
+	ops := []string{"move", "audit", "peek", "note", "touch"}
+	patch := r.configWith(`{"slots":30,"move_rate":20.0}`, `,"operations":{"peek":{"rate":5},"audit":{"enabled":false}}`)
+	r.sendAll(`{"type":"patch","v":1,"config":` + patch + `}`)
+	r.until("the patched pacing (move 20/s and peek 5/s over 2 workers, audit off)", func(m map[string]any) bool {
+		return gauge(m, "op.move.target_ps") == 10 && gauge(m, "op.peek.target_ps") == 2.5 && gauge(m, "op.audit.in_flight") == 0
+	})
+	for _, m := range r.round() {
+		if n := counterOf(m, "op.audit.done"); n != 0 {
+			t.Errorf("worker %v ran audit %d times after it was disabled", m["worker"], n)
+		}
+	}
+	r.sendAll(`{"type":"pause","v":1}`)
+	r.until("paused with nothing in flight", func(m map[string]any) bool {
+		idle := gauge(m, "op.move.target_ps") == 0
+		for _, op := range ops {
+			idle = idle && gauge(m, "op."+op+".in_flight") == 0
+		}
+		return idle
+	})
+	for _, m := range r.round() {
+		for _, op := range ops {
+			if n := counterOf(m, "op."+op+".done"); n != 0 {
+				t.Errorf("worker %v: %s ran %d times while paused", m["worker"], op, n)
+			}
+		}
+	}
+	r.sendAll(`{"type":"resume","v":1}`)
+	r.until("moves again at the patched rate", func(m map[string]any) bool {
+		return gauge(m, "op.move.target_ps") == 10 && counterOf(m, "op.move.done") > 0
+	})
 }
 
 func (r *defRun) all() []map[string]any {
@@ -253,12 +339,14 @@ func readFile(t *testing.T, name string) []byte {
 
 // TestDefinitionInventoryKeepsItsStockAndCountsMatchTheDatabase runs the inventory definition on
 // two workers: every kind of transaction, binds from a query and a read, a load split between the
-// workers, a closed-loop operation, and the watcher on Movements.
+// workers, a closed-loop operation, the watcher on Movements, a live patch of knobs and pacing, a
+// pause and a resume.
 func TestDefinitionInventoryKeepsItsStockAndCountsMatchTheDatabase(t *testing.T) {
 	addr := startLocalSpanner(t)
 	data := readFile(t, "inventory.json")
 	createSchema(t, addr, "inventory", data)
-	r := &defRun{t: t, addr: addr, db: "inventory", def: data, knobs: `{"slots":30,"move_rate":60.0}`, workers: 2, seconds: 3, seed: 99}
+	r := &defRun{t: t, addr: addr, db: "inventory", def: data, knobs: `{"slots":30,"move_rate":60.0}`, workers: 2, seconds: 2, seed: 99,
+		script: inventoryScript}
 	r.run()
 	c := client(t, addr, "inventory")
 	if r.ready[0]["table_rows"] != 0.0 {
