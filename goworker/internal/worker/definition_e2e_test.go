@@ -232,6 +232,16 @@ func (r *defRun) until(what string, cond func(m map[string]any) bool) {
 	r.t.Fatalf("never, in 100 reports: %s (last: %v)", what, r.reports[0][len(r.reports[0])-1]["gauges"])
 }
 
+func errorsByCode(reports []map[string]any, code string) int64 {
+	var n int64
+	for _, r := range reports {
+		if v, ok := r["errors_by_code"].(map[string]any)[code].(float64); ok {
+			n += int64(v)
+		}
+	}
+	return n
+}
+
 func gauge(m map[string]any, name string) float64 {
 	v, ok := m["gauges"].(map[string]any)[name].(float64)
 	if !ok {
@@ -249,7 +259,7 @@ func counterOf(m map[string]any, name string) int64 {
 // reports: the new targets, and nothing run while an operation is off or the run paused.
 func inventoryScript(r *defRun) {
 	t := r.t
-	ops := []string{"move", "audit", "peek", "note", "touch"}
+	ops := []string{"move", "audit", "peek", "note", "touch", "by_warehouse", "first_note"}
 	patch := r.configWith(`{"slots":30,"move_rate":20.0}`, `,"operations":{"peek":{"rate":5},"audit":{"enabled":false}}`)
 	r.sendAll(`{"type":"patch","v":1,"config":` + patch + `}`)
 	r.until("the patched pacing (move 20/s and peek 5/s over 2 workers, audit off)", func(m map[string]any) bool {
@@ -353,6 +363,18 @@ func TestDefinitionInventoryKeepsItsStockAndCountsMatchTheDatabase(t *testing.T)
 		t.Errorf("worker 0 said table_rows %v before the load; want 0", r.ready[0]["table_rows"])
 	}
 	moves := r.counter("op.move.done")
+	// the load is the seed's: every warehouse holds at least 3 slots, so a read of 3 by the
+	// warehouse index always finds 3
+	perWarehouse := map[int64]int{}
+	for i := range int64(30) {
+		perWarehouse[loadPlan(t, r.def, r.knobs, r.seed)[0].Row(i)[1].(int64)]++
+	}
+	for w := int64(1); w <= 4; w++ {
+		if perWarehouse[w] < 3 {
+			t.Fatalf("seed %d puts %d slots in warehouse %d; the checks below want 3", r.seed, perWarehouse[w], w)
+		}
+	}
+	failed := r.histogram("op.first_note.failed")
 	expect(t, []check{
 		{"loaded Stock rows", queryInt(t, c, "SELECT COUNT(*) FROM Stock"), 30},
 		{"preloaded rows reported", int64(r.progress[0]["rows_done"].(float64) + r.progress[1]["rows_done"].(float64)), 30},
@@ -361,15 +383,22 @@ func TestDefinitionInventoryKeepsItsStockAndCountsMatchTheDatabase(t *testing.T)
 		{"op.move latencies = op.move.done", r.histogram("op.move"), moves},
 		{"op.move server-timed = op.move.done", r.histogram("op.move_server"), moves},
 		{"op.move rows = 5 a move (2 read, 2 updated, 1 inserted)", r.counter("op.move.rows"), 5 * moves},
-		{"Notes rows = op.note.rows", queryInt(t, c, "SELECT COUNT(*) FROM Notes"), r.counter("op.note.rows")},
+		{"Notes rows = op.note.rows + the one first note", queryInt(t, c, "SELECT COUNT(*) FROM Notes"),
+			r.counter("op.note.rows") + 1},
+		{"first_note succeeded once over both workers", r.counter("op.first_note.done"), 1},
+		{"every other first_note failed ALREADY_EXISTS", errorsByCode(r.all(), "ALREADY_EXISTS"), failed},
 		{"op.audit rows = op.audit.done (one sum each)", r.counter("op.audit.rows"), r.counter("op.audit.done")},
 		{"op.peek rows = op.peek.done (every slot exists)", r.counter("op.peek.rows"), r.counter("op.peek.done")},
 		{"op.touch rows = op.touch.done (one slot each)", r.counter("op.touch.rows"), r.counter("op.touch.done")},
+		{"op.by_warehouse rows = 3 a read (its limit)", r.counter("op.by_warehouse.rows"), 3 * r.counter("op.by_warehouse.done")},
 		{"changes received = Movements rows", r.counter(protocol.CounterReceivedChanges), moves},
 		{"notify latencies = changes received", r.histogram(protocol.OpWatcherNotify), moves},
-		{"errors", r.counter(protocol.CounterErrors), 0},
+		{"errors = the failed first notes", r.counter(protocol.CounterErrors), failed},
 	})
-	for _, op := range []string{"move", "audit", "peek", "note", "touch"} {
+	if queryInt(t, c, "SELECT COUNT(*) FROM Notes WHERE Body IS NULL") == 0 || failed == 0 {
+		t.Errorf("no note has a NULL body (null_fraction 0.3), or no first_note failed (%d)", failed)
+	}
+	for _, op := range []string{"move", "audit", "peek", "note", "touch", "by_warehouse"} {
 		if r.counter("op."+op+".done") == 0 {
 			t.Errorf("operation %s never ran", op)
 		}
