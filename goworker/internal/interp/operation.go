@@ -16,7 +16,6 @@ import (
 	"github.com/spanload/spanload/goworker/internal/pacing"
 	"github.com/spanload/spanload/goworker/internal/protocol"
 	"github.com/spanload/spanload/goworker/internal/spanclient"
-	"github.com/spanload/spanload/goworker/internal/updater"
 )
 
 const usPerS = 1e6
@@ -133,11 +132,11 @@ func New(cfg protocol.RunConfig, worker, workers int, conn func() *spanclient.Co
 		}
 		var p *pacing.Pacer
 		if r.closed {
-			p = pacing.NewClosed(o.Name, r.execute, updater.ShareThreads(figures.concurrency, worker, workers),
+			p = pacing.NewClosed(o.Name, r.execute, pacing.ShareThreads(figures.concurrency, worker, workers),
 				msDuration(figures.thinkMs), nil)
 		} else {
-			p = pacing.New(o.Name, r.execute, updater.Share(figures.rate, workers),
-				updater.ShareThreads(figures.maxInFlight, worker, workers), 0, nil)
+			p = pacing.New(o.Name, r.execute, pacing.Share(figures.rate, workers),
+				pacing.ShareThreads(figures.maxInFlight, worker, workers), 0, nil)
 		}
 		r.load = pacing.NewLoad(p, figures.enabled)
 		rt.ops = append(rt.ops, r)
@@ -254,11 +253,11 @@ func (rt *Runtime) Apply(cfg protocol.RunConfig) error {
 		}
 		p := r.load.Pacer
 		if r.closed {
-			p.SetParallelism(updater.ShareThreads(f.concurrency, rt.worker, rt.workers))
+			p.SetParallelism(pacing.ShareThreads(f.concurrency, rt.worker, rt.workers))
 			p.SetThinkTime(msDuration(f.thinkMs))
 		} else {
-			p.SetRate(updater.Share(f.rate, rt.workers))
-			p.SetParallelism(updater.ShareThreads(f.maxInFlight, rt.worker, rt.workers))
+			p.SetRate(pacing.Share(f.rate, rt.workers))
+			p.SetParallelism(pacing.ShareThreads(f.maxInFlight, rt.worker, rt.workers))
 		}
 		r.load.SetEnabled(f.enabled)
 	}
