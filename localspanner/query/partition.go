@@ -23,9 +23,9 @@ const notRootPartitionable = "Query is not root partitionable since it does not 
 // operations (each puts a global operator above the distributed union), or a
 // SELECT without FROM. DML is refused too: PartitionQuery takes queries only.
 func CheckPartitionable(cat *schema.Catalog, sql string) error {
-	stmt, err := parseStatement(sql)
+	stmt, err := parseFor(cat, sql)
 	if err != nil {
-		return errorf(codes.InvalidArgument, "Syntax error: %v", err)
+		return err
 	}
 	qs, ok := stmt.(*ast.QueryStatement)
 	if !ok {
