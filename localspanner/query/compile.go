@@ -263,7 +263,7 @@ func buildQueryTemplate(cat *schema.Catalog, sqlText string, params Params, src 
 		tmpl.types = append(tmpl.types, t)
 	}
 	if cat.Dialect() == schema.PostgreSQL {
-		pgAnnotate(tmpl.fields)
+		PGAnnotate(tmpl.fields)
 	}
 	return tmpl, nil
 }

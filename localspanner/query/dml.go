@@ -78,7 +78,7 @@ func buildDMLTemplate(cat *schema.Catalog, sqlText string, params Params, src So
 	}
 	tmpl.binds = c.binds
 	if cat.Dialect() == schema.PostgreSQL {
-		pgAnnotate(tmpl.returning)
+		PGAnnotate(tmpl.returning)
 	}
 	return tmpl, nil
 }

@@ -67,10 +67,10 @@ func pgSyntaxError(err error) error {
 // pgParamName is the wire name of $n.
 func pgParamName(n int32) string { return "p" + strconv.Itoa(int(n)) }
 
-// pgAnnotate gives result columns the type annotations Cloud Spanner puts on a
+// PGAnnotate gives result columns the type annotations Cloud Spanner puts on a
 // PostgreSQL database's NUMERIC and JSON values (PG_NUMERIC, PG_JSONB), which the
 // clients read to tell numeric and jsonb from GoogleSQL's NUMERIC and JSON.
-func pgAnnotate(fields []*spannerpb.StructType_Field) {
+func PGAnnotate(fields []*spannerpb.StructType_Field) {
 	for _, f := range fields {
 		f.Type = pgAnnotated(f.GetType())
 	}

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from google.api_core import exceptions
-from google.cloud.spanner_v1 import TypeAnnotationCode, TypeCode, param_types
+from google.cloud.spanner_v1 import KeySet, TypeAnnotationCode, TypeCode, param_types
 from google.cloud.spanner_v1.database import Database
 from google.cloud.spanner_v1.instance import Instance
 
@@ -256,3 +256,21 @@ def test_query_errors_carry_postgresql_wording(pgdb: Database) -> None:
         query(pgdb, "SELEC 1")
     with pytest.raises(exceptions.NotFound, match=r'\[ERROR\] relation "nosuch" does not exist'):
         query(pgdb, "SELECT * FROM nosuch")
+
+
+def test_read_by_key_annotates_numeric_and_jsonb(clean: Database) -> None:
+    clean.run_in_transaction(
+        lambda tx: tx.execute_update(
+            """INSERT INTO singers (singer_id, price, info) VALUES (4, 2.5, '{"k": 1}'::jsonb)"""
+        )
+    )
+    with clean.snapshot() as snap:
+        res = snap.read("singers", ["singer_id", "price", "info"], KeySet(keys=[[4]]))
+        rows = [list(r) for r in res]
+        fields = res.fields
+    assert rows == [[4, decimal.Decimal("2.5"), {"k": 1}]]
+    assert [(f.type_.code, f.type_.type_annotation) for f in fields] == [
+        (TypeCode.INT64, TypeAnnotationCode.TYPE_ANNOTATION_CODE_UNSPECIFIED),
+        (TypeCode.NUMERIC, TypeAnnotationCode.PG_NUMERIC),
+        (TypeCode.JSON, TypeAnnotationCode.PG_JSONB),
+    ]
