@@ -19,6 +19,8 @@ type pgLower struct {
 	cat  *schema.Catalog
 	// ctes are the WITH names in scope (lower-cased), which are not catalog tables.
 	ctes map[string]bool
+	// hints are the hint comments of the text (pgHints).
+	hints map[int32]string
 }
 
 func pos(loc int32) token.Pos {

@@ -218,7 +218,11 @@ func (l *pgLower) tableExpr(n *pg.Node, tables *[]string) (ast.TableExpr, error)
 			}
 			*tables = append(*tables, name)
 		}
-		return &ast.TableName{Table: ident(name, rv.GetLocation()), As: as}, nil
+		hint, err := l.tableHint(rv)
+		if err != nil {
+			return nil, err
+		}
+		return &ast.TableName{Table: ident(name, rv.GetLocation()), As: as, Hint: hint}, nil
 	case n.GetJoinExpr() != nil:
 		j := n.GetJoinExpr()
 		if j.GetIsNatural() || j.GetAlias() != nil || j.GetJoinUsingAlias() != nil {

@@ -52,7 +52,7 @@ func parsePG(cat *schema.Catalog, text string) (ast.Statement, error) {
 	if len(res.Stmts) != 1 {
 		return nil, errorf(codes.InvalidArgument, "[ERROR] cannot insert multiple commands into a prepared statement")
 	}
-	l := &pgLower{text: text, cat: cat, ctes: map[string]bool{}}
+	l := &pgLower{text: text, cat: cat, ctes: map[string]bool{}, hints: pgHints(text)}
 	return l.statement(res.Stmts[0].Stmt)
 }
 

@@ -274,3 +274,18 @@ def test_read_by_key_annotates_numeric_and_jsonb(clean: Database) -> None:
         (TypeCode.NUMERIC, TypeAnnotationCode.PG_NUMERIC),
         (TypeCode.JSON, TypeAnnotationCode.PG_JSONB),
     ]
+
+
+def test_a_table_hint_comment_forces_the_index(clean: Database) -> None:
+    # Spanner's PostgreSQL hints are comments: FROM t /*@ FORCE_INDEX = i */. Forced through a
+    # partial (null-filtered) index, the rows whose key column is NULL are not seen.
+    clean.run_in_transaction(
+        lambda tx: (
+            tx.execute_update("INSERT INTO singers (singer_id) VALUES (1)"),
+            tx.execute_update("INSERT INTO albums (singer_id, album_id, title) VALUES (1, 10, 'x'), (1, 11, NULL)"),
+        )
+    )
+    plain, _ = query(clean, "SELECT album_id FROM albums ORDER BY album_id")
+    forced, _ = query(clean, "SELECT a.album_id FROM albums /*@ FORCE_INDEX = albums_by_title */ AS a ORDER BY 1")
+    assert plain == [[10], [11]]
+    assert forced == [[10]]
