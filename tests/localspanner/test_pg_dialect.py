@@ -115,3 +115,11 @@ def test_the_dialect_survives_a_restart(tmp_path: Path, monkeypatch: pytest.Monk
         for server in lives:
             if server.alive():
                 server.stop()
+
+
+def test_the_clients_table_listing_sees_the_public_schema(pgdb: Database) -> None:
+    # The client lists a PostgreSQL database's tables with "WHERE TABLE_SCHEMA = $1", $1 = 'public'
+    # (Spanner's PostgreSQL information schema puts user tables in schema public).
+    assert sorted(t.table_id for t in pgdb.list_tables()) == ["albums", "concerts", "singers"]
+    assert pgdb.table("singers").exists()
+    assert not pgdb.table("nosuch").exists()
