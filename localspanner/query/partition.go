@@ -121,10 +121,10 @@ func hasAggregate(n ast.Node) bool {
 // statements that each touch one row of the table and no other table, so a
 // statement with a sub-query (another table, or a self-join) is refused, with
 // INVALID_ARGUMENT as for any other statement Partitioned DML cannot run.
-func CheckFullyPartitionable(sql string) error {
-	stmt, err := parseStatement(sql)
+func CheckFullyPartitionable(cat *schema.Catalog, sql string) error {
+	stmt, err := parseFor(cat, sql)
 	if err != nil {
-		return errorf(codes.InvalidArgument, "Syntax error: %v", err)
+		return err
 	}
 	found := false
 	ast.Inspect(stmt, func(n ast.Node) bool {
