@@ -399,12 +399,20 @@ func (l *pgLower) limit(s *pg.SelectStmt) (*ast.Limit, error) {
 	return lim, nil
 }
 
-func (l *pgLower) target(rv *pg.RangeVar) (*ast.Path, *ast.AsAlias, error) {
+// target is the table a DML statement writes; columns are the columns it names, each
+// checked to exist (PostgreSQL's "column ... of relation ... does not exist").
+func (l *pgLower) target(rv *pg.RangeVar, columns []*pg.Node) (*ast.Path, *ast.AsAlias, error) {
 	if s := rv.GetSchemaname(); s != "" && s != "public" {
 		return nil, nil, errorf(codes.NotFound, "[ERROR] relation \"%s.%s\" does not exist", s, rv.GetRelname())
 	}
-	if _, ok := l.cat.Table(rv.GetRelname()); !ok {
+	t, ok := l.cat.Table(rv.GetRelname())
+	if !ok {
 		return nil, nil, errorf(codes.NotFound, "[ERROR] relation \"%s\" does not exist", rv.GetRelname())
+	}
+	for _, c := range columns {
+		if name := c.GetResTarget().GetName(); findColumn(t, name) == nil {
+			return nil, nil, errorf(codes.NotFound, "[ERROR] column \"%s\" of relation \"%s\" does not exist", name, rv.GetRelname())
+		}
 	}
 	as, err := asAlias(rv.GetAlias())
 	if err != nil {
@@ -428,7 +436,7 @@ func (l *pgLower) insert(s *pg.InsertStmt) (ast.Statement, error) {
 	if s.GetWithClause() != nil {
 		return nil, l.unsupported(-1, "WITH before INSERT")
 	}
-	table, as, err := l.target(s.GetRelation())
+	table, as, err := l.target(s.GetRelation(), s.GetCols())
 	if err != nil {
 		return nil, err
 	}
@@ -535,7 +543,7 @@ func (l *pgLower) update(s *pg.UpdateStmt) (ast.Statement, error) {
 	if s.GetWithClause() != nil || len(s.GetFromClause()) > 0 {
 		return nil, l.unsupported(-1, "WITH and FROM in UPDATE")
 	}
-	table, as, err := l.target(s.GetRelation())
+	table, as, err := l.target(s.GetRelation(), s.GetTargetList())
 	if err != nil {
 		return nil, err
 	}
@@ -566,7 +574,7 @@ func (l *pgLower) delete(s *pg.DeleteStmt) (ast.Statement, error) {
 	if s.GetWithClause() != nil || len(s.GetUsingClause()) > 0 {
 		return nil, l.unsupported(-1, "WITH and USING in DELETE")
 	}
-	table, as, err := l.target(s.GetRelation())
+	table, as, err := l.target(s.GetRelation(), nil)
 	if err != nil {
 		return nil, err
 	}
