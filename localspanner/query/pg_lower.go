@@ -110,6 +110,8 @@ func (l *pgLower) expr(n *pg.Node) (ast.Expr, error) {
 			return l.call("CURRENT_DATE", nil, f.GetLocation())
 		}
 		return nil, l.unsupported(f.GetLocation(), "this SQL value function")
+	case n.GetAIndirection() != nil:
+		return l.subscript(n.GetAIndirection())
 	case n.GetAArrayExpr() != nil:
 		a := n.GetAArrayExpr()
 		vals, err := l.exprs(a.GetElements())
@@ -464,6 +466,8 @@ func colName(n *pg.Node) string {
 		}
 		names := n.GetTypeCast().GetTypeName().GetNames()
 		return strVal(names[len(names)-1])
+	case n.GetAIndirection() != nil:
+		return colName(n.GetAIndirection().GetArg())
 	case n.GetCaseExpr() != nil:
 		return "case"
 	case n.GetCoalesceExpr() != nil:
@@ -494,4 +498,25 @@ func colName(n *pg.Node) string {
 		}
 	}
 	return "?column?"
+}
+
+// subscript lowers arr[i]: PostgreSQL's arrays count from 1 and an index out of range
+// gives NULL, which is GoogleSQL's arr[SAFE_ORDINAL(i)].
+func (l *pgLower) subscript(ind *pg.A_Indirection) (ast.Expr, error) {
+	e, err := l.expr(ind.GetArg())
+	if err != nil {
+		return nil, err
+	}
+	for _, step := range ind.GetIndirection() {
+		ix := step.GetAIndices()
+		if ix == nil || ix.GetIsSlice() {
+			return nil, l.unsupported(-1, "array slices and field selection")
+		}
+		i, err := l.expr(ix.GetUidx())
+		if err != nil {
+			return nil, err
+		}
+		e = &ast.IndexExpr{Expr: e, Index: &ast.SubscriptSpecifierKeyword{Keyword: ast.PositionKeywordSafeOrdinal, Expr: i}}
+	}
+	return e, nil
 }

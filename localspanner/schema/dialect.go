@@ -26,8 +26,13 @@ func ParseDialect(s string) Dialect {
 	return GoogleSQL
 }
 
-// Dialect returns the dialect of the catalog's database.
-func (c *Catalog) Dialect() Dialect { return c.dialect }
+// Dialect returns the dialect of the catalog's database (GoogleSQL for a nil catalog).
+func (c *Catalog) Dialect() Dialect {
+	if c == nil {
+		return GoogleSQL
+	}
+	return c.dialect
+}
 
 // WithDialect returns a copy of c (sharing its immutable tables and indexes) for a
 // database of dialect d. The statements a catalog is built from are always GoogleSQL:

@@ -291,3 +291,14 @@ def test_a_table_hint_comment_forces_the_index(clean: Database) -> None:
     forced, _ = query(clean, "SELECT a.album_id FROM albums /*@ FORCE_INDEX = albums_by_title */ AS a ORDER BY 1")
     assert plain == [[10], [11]]
     assert forced == [[10]]
+
+
+def test_integer_division_truncates_and_arrays_count_from_one(clean: Database) -> None:
+    # PostgreSQL: "integer division truncates the result towards zero"; array subscripts start
+    # at 1, and a subscript out of range gives NULL.
+    clean.run_in_transaction(
+        lambda tx: tx.execute_update("INSERT INTO singers (singer_id, marks) VALUES (1, ARRAY[10, 20])")
+    )
+    rows, fields = query(clean, "SELECT 7 / 2, -7 / 2, marks[1], marks[2], marks[3] FROM singers")
+    assert rows == [[3, -3, 10, 20, None]]
+    assert fields[0].type_.code == TypeCode.INT64
