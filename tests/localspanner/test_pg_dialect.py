@@ -123,3 +123,23 @@ def test_the_clients_table_listing_sees_the_public_schema(pgdb: Database) -> Non
     assert sorted(t.table_id for t in pgdb.list_tables()) == ["albums", "concerts", "singers"]
     assert pgdb.table("singers").exists()
     assert not pgdb.table("nosuch").exists()
+
+
+def test_information_schema_columns_names_types_in_postgresql(pgdb: Database) -> None:
+    # Spanner's PostgreSQL information schema: COLUMNS.spanner_type and data_type in PostgreSQL's
+    # names (data_type 'ARRAY' for arrays, as PostgreSQL's own information_schema has it).
+    with pgdb.snapshot() as snap:
+        rows = [
+            list(r)
+            for r in snap.execute_sql(
+                "SELECT column_name, data_type, spanner_type FROM information_schema.columns"
+                " WHERE table_schema = 'public' AND table_name = 'singers' ORDER BY ordinal_position"
+            )
+        ]
+    assert rows[:3] == [
+        ["singer_id", "bigint", "bigint"],
+        ["first_name", "character varying", "character varying(1024)"],
+        ["last_name", "character varying", "character varying"],
+    ]
+    assert ["tags", "ARRAY", "character varying[]"] in rows
+    assert ["updated", "timestamp with time zone", "timestamp with time zone"] in rows
