@@ -227,7 +227,7 @@ func compileQueryOpts(cat *schema.Catalog, sqlText string, params Params, src So
 		var err error
 		tmpl, err = buildQueryTemplate(cat, sqlText, params, src, profile)
 		if err != nil {
-			return nil, err
+			return nil, pgWording(cat, err)
 		}
 		cachePut(k, tmpl)
 	}

@@ -44,7 +44,7 @@ func compileDML(cat *schema.Catalog, sqlText string, params Params, src Source) 
 		var err error
 		tmpl, err = buildDMLTemplate(cat, sqlText, params, src)
 		if err != nil {
-			return nil, err
+			return nil, pgWording(cat, err)
 		}
 		cachePut(k, tmpl)
 	}

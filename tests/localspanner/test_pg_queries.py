@@ -256,6 +256,8 @@ def test_query_errors_carry_postgresql_wording(pgdb: Database) -> None:
         query(pgdb, "SELEC 1")
     with pytest.raises(exceptions.NotFound, match=r'\[ERROR\] relation "nosuch" does not exist'):
         query(pgdb, "SELECT * FROM nosuch")
+    with pytest.raises(exceptions.InvalidArgument, match=r'\[ERROR\] column "nosuch" does not exist'):
+        query(pgdb, "SELECT nosuch FROM singers")
     with pytest.raises(exceptions.NotFound, match=r'\[ERROR\] column "nosuch" of relation "singers" does not exist'):
         pgdb.run_in_transaction(lambda tx: tx.execute_update("UPDATE singers SET nosuch = 1 WHERE singer_id = 1"))
 
