@@ -237,6 +237,9 @@ func (l *pgLower) aExpr(a *pg.A_Expr) (ast.Expr, error) {
 
 // prefix lowers a prefix operator (-x, +x, ~x).
 func (l *pgLower) prefix(a *pg.A_Expr, op string) (ast.Expr, error) {
+	if op == "@" { // absolute value
+		return l.call("ABS", []*pg.Node{a.GetRexpr()}, a.GetLocation())
+	}
 	uop, ok := map[string]ast.UnaryOp{"-": ast.OpMinus, "+": ast.OpPlus, "~": ast.OpBitNot}[op]
 	if !ok || a.GetKind() != pg.A_Expr_Kind_AEXPR_OP {
 		return nil, l.unsupported(a.GetLocation(), "the prefix operator "+op)

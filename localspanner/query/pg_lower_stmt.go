@@ -125,6 +125,9 @@ func (l *pgLower) selectCore(s *pg.SelectStmt) (*ast.Select, []string, error) {
 		}
 		sel.From = &ast.From{Source: src}
 	}
+	if len(s.GetTargetList()) == 0 {
+		return nil, nil, errorf(codes.InvalidArgument, "[ERROR] a SELECT without a select list is not supported")
+	}
 	items, err := l.selectItems(s.GetTargetList())
 	if err != nil {
 		return nil, nil, err

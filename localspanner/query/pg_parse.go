@@ -3,6 +3,7 @@ package query
 import (
 	"errors"
 	"strconv"
+	"strings"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"github.com/cloudspannerecosystem/memefish/ast"
@@ -44,6 +45,10 @@ func parseFor(cat *schema.Catalog, text string) (ast.Statement, error) {
 func parsePG(cat *schema.Catalog, text string) (ast.Statement, error) {
 	if err := schema.CheckNesting(text); err != nil {
 		return nil, err
+	}
+	if i := strings.IndexByte(text, 0); i >= 0 {
+		// libpg_query reads a C string: it would stop at the NUL. PostgreSQL refuses it.
+		return nil, errorf(codes.InvalidArgument, "[ERROR] invalid byte sequence for encoding \"UTF8\": 0x00")
 	}
 	res, err := pg.Parse(text)
 	if err != nil {
