@@ -3,7 +3,6 @@ package query
 import (
 	"errors"
 	"strconv"
-	"strings"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"github.com/cloudspannerecosystem/memefish/ast"
@@ -46,9 +45,8 @@ func parsePG(cat *schema.Catalog, text string) (ast.Statement, error) {
 	if err := schema.CheckNesting(text); err != nil {
 		return nil, err
 	}
-	if i := strings.IndexByte(text, 0); i >= 0 {
-		// libpg_query reads a C string: it would stop at the NUL. PostgreSQL refuses it.
-		return nil, errorf(codes.InvalidArgument, "[ERROR] invalid byte sequence for encoding \"UTF8\": 0x00")
+	if err := schema.CheckPGText(text); err != nil {
+		return nil, err
 	}
 	res, err := pg.Parse(text)
 	if err != nil {

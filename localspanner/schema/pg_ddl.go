@@ -29,6 +29,9 @@ import (
 // ...] [INTERLEAVE IN t]; DROP TABLE / INDEX [IF EXISTS]; ALTER TABLE ADD COLUMN, DROP
 // COLUMN, ADD / DROP CONSTRAINT. Anything else is UNIMPLEMENTED, naming the statement.
 func LowerPG(stmt string) (string, error) {
+	if err := CheckPGText(stmt); err != nil {
+		return "", err
+	}
 	text, inter, err := cutInterleave(stmt)
 	if err != nil {
 		return "", err
@@ -55,6 +58,15 @@ func LowerPG(stmt string) (string, error) {
 		return lowerAlterTable(n.GetAlterTableStmt())
 	}
 	return "", spanerr.Unimplemented("This DDL statement is not supported by the local Spanner server for PostgreSQL databases: %s", firstWords(stmt))
+}
+
+// CheckPGText refuses text that libpg_query cannot be handed: it reads a C string, so
+// it would stop at a NUL byte and parse only what comes before. PostgreSQL refuses it.
+func CheckPGText(text string) error {
+	if strings.IndexByte(text, 0) >= 0 {
+		return spanerr.InvalidArgument("[ERROR] invalid byte sequence for encoding \"UTF8\": 0x00")
+	}
+	return nil
 }
 
 // pgDDLSyntaxError is Cloud Spanner's answer to a DDL statement PostgreSQL cannot parse.

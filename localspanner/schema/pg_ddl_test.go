@@ -44,6 +44,7 @@ func TestLowerPG(t *testing.T) {
 		{"partial index on another condition", "CREATE INDEX ix ON t (a) WHERE a > 1", codes.Unimplemented, ""},
 		{"DEFAULT", "CREATE TABLE t (id bigint PRIMARY KEY, a bigint DEFAULT 1)", codes.Unimplemented, ""},
 		{"two statements", "DROP TABLE a; DROP TABLE b", codes.InvalidArgument, ""},
+		{"a NUL byte", "DROP TABLE a\x00; DROP TABLE b", codes.InvalidArgument, ""},
 		{"another schema", "CREATE TABLE s.t (id bigint PRIMARY KEY)", codes.Unimplemented, ""},
 	}
 	for _, tt := range tests {
