@@ -182,7 +182,8 @@ class CompiledOperation:
         """Every step on one transaction (a snapshot or a read-write transaction), whatever the
         operation's kind: a dry run's way to execute it once and roll it back."""
         env, per_step = drawn
-        scope, types = env.copy(), self._types.copy()
+        scope: dict[str, Any] = env.copy()
+        types: dict[str, Type] = {}  # the bound columns' types, from the results' metadata
         return sum(self._step(txn, s, scope, types, rows) for s, rows in zip(self.steps, per_step, strict=True))
 
     def _single_use(self, database: Any, drawn: Drawn) -> int:
