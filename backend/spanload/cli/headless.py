@@ -114,11 +114,13 @@ def main(args: argparse.Namespace) -> int:
     worker_command(config.runtime, settings.go_worker_binary)  # a missing runtime fails before any server starts
     server = None
     if config.target.kind is TargetKind.LOCAL and not config.target.emulator_host:
-        from spanload.spanner.local_server import ensure_local_spanner
+        from spanload.spanner.local_server import ensure_local_spanner, local_spanner_data_dir
 
-        data_dir = None if settings.local_spanner_in_memory else settings.data_dir / "local-spanner"
         address, server = ensure_local_spanner(
-            settings.local_spanner_host, settings.local_spanner_port, data_dir, settings.local_spanner_binary
+            settings.local_spanner_host,
+            settings.local_spanner_port,
+            local_spanner_data_dir(settings),
+            settings.local_spanner_binary,
         )
         config = config.model_copy(update={"target": config.target.model_copy(update={"emulator_host": address})})
     sink = PrintingSink(out, quiet=args.quiet)
