@@ -8,12 +8,16 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
+import grpc
 import pytest
 
-from spanload.spanner.local_server import LocalSpanner, start_local_spanner
+from spanload.spanner.local_server import LocalSpanner, LocalSpannerError, local_spanner_at, start_local_spanner
 from tests.helpers import VENV_BIN, ServeProcess, alive, free_port
 
 SERVE_TIMEOUT_S = 180  # a hang guard: serve must exit by itself
@@ -111,3 +115,90 @@ def test_a_local_spanner_of_its_own_data_directory_is_used(tmp_path: Path) -> No
         assert alive(server.process.pid), "serve stopped a local Spanner it did not start"
     finally:
         server.stop()
+
+
+def test_a_usage_problem_with_the_port_exits_2(tmp_path: Path) -> None:
+    result = _serve(tmp_path, 70000)
+    assert result.returncode == 2, result.stderr
+    assert _one_sentence(result) == (
+        "spanload serve: SPANLOAD_LOCAL_SPANNER_PORT: Input should be less than or equal to 65535."
+    )
+
+
+# What holds the port, told apart by the probe alone (no serve process): a Spanner that is not
+# Spanload's, a gRPC server without Spanner's API, something that closes the connection.
+
+_INSTANCE_ADMIN = "google.spanner.admin.instance.v1.InstanceAdmin"
+
+
+@contextmanager
+def _grpc_server(*handlers: grpc.GenericRpcHandler) -> Iterator[int]:
+    server = grpc.server(ThreadPoolExecutor(max_workers=2))
+    server.add_generic_rpc_handlers(handlers)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        yield port
+    finally:
+        server.stop(grace=None)
+
+
+@contextmanager
+def _closing_listener() -> Iterator[int]:
+    """Accepts every connection and closes it at once."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.settimeout(0.2)
+        done = threading.Event()
+
+        def serve() -> None:
+            while not done.is_set():
+                try:
+                    conn, _ = listener.accept()
+                except TimeoutError:
+                    continue
+                conn.close()
+
+        thread = threading.Thread(target=serve, daemon=True)
+        thread.start()
+        try:
+            yield listener.getsockname()[1]
+        finally:
+            done.set()
+            thread.join()
+
+
+def _refusal(port: int, data_dir: Path) -> str:
+    with pytest.raises(LocalSpannerError) as raised:
+        local_spanner_at("127.0.0.1", port, data_dir)
+    return str(raised.value)
+
+
+def test_the_probe_tells_what_holds_the_port(tmp_path: Path) -> None:
+    def answer(_request: bytes, _context: grpc.ServicerContext) -> bytes:
+        return b""  # an empty ListInstanceConfigsResponse, and no identity
+
+    spanner = grpc.method_handlers_generic_handler(
+        _INSTANCE_ADMIN, {"ListInstanceConfigs": grpc.unary_unary_rpc_method_handler(answer)}
+    )
+    with _grpc_server(spanner) as port:
+        assert _refusal(port, tmp_path) == (
+            f"127.0.0.1:{port}, where the local Spanner is to listen, is held by a Spanner server that is not a "
+            f"Spanload local Spanner (the official emulator?); {HOW_TO_MOVE}"
+        )
+    with _grpc_server() as port:
+        assert _refusal(port, tmp_path) == (
+            f"127.0.0.1:{port}, where the local Spanner is to listen, is held by a gRPC server that does not "
+            f"serve Spanner's API; {HOW_TO_MOVE}"
+        )
+    with _closing_listener() as port:
+        assert _refusal(port, tmp_path) == (
+            f"127.0.0.1:{port}, where the local Spanner is to listen, is held by something that does not speak "
+            f"Spanner's gRPC API; {HOW_TO_MOVE}"
+        )
+
+
+def test_a_free_port_or_port_0_means_start_one(tmp_path: Path) -> None:
+    assert local_spanner_at("127.0.0.1", free_port(), tmp_path) is None
+    assert local_spanner_at("127.0.0.1", 0, tmp_path) is None
