@@ -109,11 +109,13 @@ def local_target(config: RunConfig, settings: Settings) -> Iterator[RunConfig]:
     if config.target.kind is not TargetKind.LOCAL or config.target.emulator_host:
         yield config
         return
-    from spanload.spanner.local_server import ensure_local_spanner
+    from spanload.spanner.local_server import ensure_local_spanner, local_spanner_data_dir
 
-    data_dir = None if settings.local_spanner_in_memory else settings.data_dir / "local-spanner"
     address, server = ensure_local_spanner(
-        settings.local_spanner_host, settings.local_spanner_port, data_dir, settings.local_spanner_binary
+        settings.local_spanner_host,
+        settings.local_spanner_port,
+        local_spanner_data_dir(settings),
+        settings.local_spanner_binary,
     )
     try:
         yield config.model_copy(update={"target": config.target.model_copy(update={"emulator_host": address})})
