@@ -289,3 +289,38 @@ def test_failed_executions_count_by_code_in_their_own_histogram(local_spanner: L
     failed = summary.latency[name(OpHistogram.FAILED, "put")].count
     assert rows == count(summary, "put") == 1
     assert failed > 0 and summary.errors_by_code == {"ALREADY_EXISTS": failed} and summary.totals.errors == failed
+
+
+def test_the_issues_shop_example_keeps_its_money(local_spanner: LocalTarget) -> None:
+    """workloads/shop.yaml, the issue's example: every order takes its amount off the customer's
+    balance in the same read-write transaction, so balances plus order amounts are what the load
+    put there (NUMERIC parameters, an interleaved table, uuid keys, zipf customers, stale reads)."""
+    definition = parse_definition((WORKLOADS / "shop.yaml").read_text(), "shop.yaml")
+    customers = 200
+    config = local_spanner.config(
+        {
+            "workload": "definition",
+            "definition": definition.model_dump(mode="json", exclude_unset=True),
+            "knobs": {"customers": customers, "order_rate": 30.0},
+            "operations": {"recent_orders": {"rate": 20}},
+            "seed": SEED,
+            "duration_s": 3.0,
+        }
+    )
+    create_schema(local_spanner, config, definition)
+    summary, _ = run(config, "shop")
+    assert summary.totals.errors == 0, summary.errors_by_code
+    ((orders, spent),) = query(local_spanner, config, "SELECT COUNT(*), COALESCE(SUM(Amount), 0) FROM Orders")
+    ((balances, rows),) = query(local_spanner, config, "SELECT SUM(Balance), COUNT(*) FROM Customers")
+    assert orders == count(summary, "place_order") > 0 and rows == customers
+    assert balances + spent == sum(customer_balance(i) for i in range(customers))
+    assert count(summary, "recent_orders") > 0
+
+
+def customer_balance(i: int) -> Decimal:
+    """Row i of shop's Customers load: Name {string: {length: [8, 24]}}, then Balance {decimal:
+    {min: 0, max: 1000, scale: 2}}."""
+    g = stream(SEED, "load/Customers", i)
+    for _ in range(g.between(8, 24)):
+        g.below(len(DEFAULT_ALPHABET))
+    return Decimal(g.between(0, 100_000)) / 100
