@@ -20,6 +20,9 @@ import (
 
 const usPerS = 1e6
 
+// DialectGoogleSQL is the one dialect this interpreter runs (PostgreSQL comes with its own issue).
+const DialectGoogleSQL = "googlesql"
+
 // OpName is a per-operation metric name: template (protocol.OpHistogram*, OpCounter*, OpGauge*)
 // with the operation's name in place of its placeholder.
 func OpName(template, op string) string {
@@ -107,6 +110,9 @@ func New(cfg protocol.RunConfig, worker, workers int, conn func() *spanclient.Co
 	def, knobs, err := Decode(cfg)
 	if err != nil {
 		return nil, err
+	}
+	if def.Dialect != "" && def.Dialect != DialectGoogleSQL {
+		return nil, fmt.Errorf("dialect %q: the Go interpreter runs %s definitions only", def.Dialect, DialectGoogleSQL)
 	}
 	rt := &Runtime{Def: def, worker: worker, workers: workers, seed: Seed(cfg), conn: conn, stats: stats,
 		seqs: &sequencers{worker: int64(worker), workers: int64(workers), byPath: map[string]*Sequencer{}}}
