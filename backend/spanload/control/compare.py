@@ -28,7 +28,17 @@ _HIGHER_IS_BETTER_RATES = {
     "reader.rps",
 }
 TPCC_TYPE_FIELDS = ("completed", "share_pct", "aborts", "retries", "errors")
-_LOWER_IS_BETTER_RATES = {"updater.behind", "watcher.lag_ms", "errors_ps", "aborts_ps", "sessions.waiting"}
+_LOWER_IS_BETTER_RATES = {
+    "updater.behind",
+    "watcher.lag_ms",
+    "errors_ps",
+    "aborts_ps",
+    "sessions.waiting",
+    "server.poll_avg_latency_s",
+    "server.txn_avg_commit_latency_s",
+    "server.commit_latency_s",
+    "server.cpu_per_commit_ms",
+}
 _HIGHER_IS_BETTER_TOTALS = {"transactions", "mutations", "received_changes", "polls", "reads"}
 
 

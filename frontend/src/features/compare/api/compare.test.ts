@@ -41,6 +41,16 @@ describe("compare transforms", () => {
     expect(rows[3]?.label).toBeNull();
   });
 
+  it("shows a server latency the API gives in seconds in ms, its delta and interval too", () => {
+    const c = makeComparison();
+    c.metrics.push({ metric: "rates.server.commit_latency_s", better: "lower", values: [0.004, 0.006], delta: [0, 0.002], percent_change: [0, 50], unavailable: [null, null], uncertainty: [null, 0.0005], significant: [null, true] });
+    const row = metricRows(c).find((r) => r.name === "rates.server.commit_latency_s");
+    expect(row?.cells[1]?.value).toBeCloseTo(6, 9);
+    expect(row?.cells[1]?.delta).toBeCloseTo(2, 9);
+    expect(row?.cells[1]?.uncertainty).toBeCloseTo(0.5, 9);
+    expect(row?.cells[1]?.percent).toBe(50);
+  });
+
   it("turns aligned series into chart rows with a column per run", () => {
     const c = makeComparison();
     expect(compareRows(c.series, "gauges.updater.tps")).toEqual([

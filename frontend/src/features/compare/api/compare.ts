@@ -33,19 +33,25 @@ export interface MetricRow {
   cells: MetricCell[];
 }
 
+/** Server latencies come in seconds (``rates.server.*_latency_s``); the table shows them in ms as every other latency. */
+export function metricScale(metric: string): number {
+  return metric.endsWith("latency_s") ? 1000 : 1;
+}
+
 /** Every metric, the compared workloads' key figures first (in the API's order), the rest as they come. */
 export function metricRows(payload: ComparePublic): MetricRow[] {
   const keys = payload.key_metrics ?? [];
   const labels = new Map(keys.map((k) => [k.metric, k.label]));
+  const scaled = (value: number | null | undefined, k: number) => (value == null ? null : value * k);
   const rows = (payload.metrics ?? []).map((m) => ({
     name: m.metric,
     label: labels.get(m.metric) ?? null,
     better: m.better,
     cells: payload.runs.map((_, i) => ({
-      value: m.values[i] ?? null,
-      delta: m.delta[i] ?? null,
+      value: scaled(m.values[i], metricScale(m.metric)),
+      delta: scaled(m.delta[i], metricScale(m.metric)),
       percent: m.percent_change[i] ?? null,
-      uncertainty: m.uncertainty?.[i] ?? null,
+      uncertainty: scaled(m.uncertainty?.[i], metricScale(m.metric)),
       significant: m.significant?.[i] ?? null,
       unavailable: m.unavailable?.[i] ?? null,
     })),
