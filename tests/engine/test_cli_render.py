@@ -37,3 +37,13 @@ def test_a_latency_average_in_seconds_prints_in_ms() -> None:
     lines = summary_table(Summary(rates={"server.commit_latency_s": 0.00235, "updater.tps": 4.87}))
     averages = next(line for line in lines if line.startswith("averages:"))
     assert averages == "averages: server.commit_latency 2.4 ms  updater.tps 4.87"
+
+
+def test_a_server_figure_without_a_minute_of_its_own_prints_as_n_a_with_its_reason() -> None:
+    unavailable = dict.fromkeys(
+        ("server.poll_cpu_fraction", "server.poll_avg_latency_s"), "no complete minute inside the run yet"
+    )
+    lines = summary_table(Summary(rates={"updater.tps": 4.87}, unavailable=unavailable))
+    assert [line for line in lines if line.startswith("n/a")] == [
+        "n/a (no complete minute inside the run yet): server.poll_avg_latency_s, server.poll_cpu_fraction"
+    ]
