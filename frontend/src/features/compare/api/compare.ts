@@ -26,6 +26,8 @@ export interface MetricCell {
 
 export interface MetricRow {
   name: string;
+  /** Multiplies the API's values into the unit shown (server latencies: seconds -> ms); cells keep the API's numbers. */
+  scale: number;
   /** The API's words for a key figure; null for the others. */
   label: string | null;
   better: "lower" | "higher" | null;
@@ -34,6 +36,11 @@ export interface MetricRow {
 }
 
 /** Server latencies come in seconds (``rates.server.*_latency_s``); the table shows them in ms as every other latency. */
+export function scaleCell(cell: MetricCell, scale: number): MetricCell {
+  const k = (v: number | null) => (v === null ? null : v * scale);
+  return { ...cell, value: k(cell.value), delta: k(cell.delta), uncertainty: k(cell.uncertainty) };
+}
+
 export function metricScale(metric: string): number {
   return metric.endsWith("latency_s") ? 1000 : 1;
 }
@@ -42,16 +49,16 @@ export function metricScale(metric: string): number {
 export function metricRows(payload: ComparePublic): MetricRow[] {
   const keys = payload.key_metrics ?? [];
   const labels = new Map(keys.map((k) => [k.metric, k.label]));
-  const scaled = (value: number | null | undefined, k: number) => (value == null ? null : value * k);
   const rows = (payload.metrics ?? []).map((m) => ({
     name: m.metric,
+    scale: metricScale(m.metric),
     label: labels.get(m.metric) ?? null,
     better: m.better,
     cells: payload.runs.map((_, i) => ({
-      value: scaled(m.values[i], metricScale(m.metric)),
-      delta: scaled(m.delta[i], metricScale(m.metric)),
+      value: m.values[i] ?? null,
+      delta: m.delta[i] ?? null,
       percent: m.percent_change[i] ?? null,
-      uncertainty: scaled(m.uncertainty?.[i], metricScale(m.metric)),
+      uncertainty: m.uncertainty?.[i] ?? null,
       significant: m.significant?.[i] ?? null,
       unavailable: m.unavailable?.[i] ?? null,
     })),
