@@ -71,4 +71,13 @@ def test_a_definition_runs_status_block_has_a_line_per_operation_and_no_updater_
         "recent_orders:     0.0/s (target 0.0)  -  from intended -  behind 0",
         "Watcher:     9.0 changes/s  notify p50 400.0 ms  p99 900.0 ms  lag -",
         "Errors this interval:        ABORTED 1",
+
+
+def test_a_server_figure_without_a_minute_of_its_own_prints_as_n_a_with_its_reason() -> None:
+    unavailable = dict.fromkeys(
+        ("server.poll_cpu_fraction", "server.poll_avg_latency_s"), "no complete minute inside the run yet"
+    )
+    lines = summary_table(Summary(rates={"updater.tps": 4.87}, unavailable=unavailable))
+    assert [line for line in lines if line.startswith("n/a")] == [
+        "n/a (no complete minute inside the run yet): server.poll_avg_latency_s, server.poll_cpu_fraction"
     ]

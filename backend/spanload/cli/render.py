@@ -161,6 +161,10 @@ def summary_table(summary: Summary) -> list[str]:
         )
     rates = "  ".join(_average(k, v) for k, v in sorted(summary.rates.items()))
     lines.append(f"averages: {rates}")
+    by_reason: dict[str, list[str]] = {}
+    for name, reason in sorted(summary.unavailable.items()):
+        by_reason.setdefault(reason, []).append(name)
+    lines += [f"n/a ({reason}): {', '.join(names)}" for reason, names in by_reason.items()]
     if summary.errors_by_code:
         lines.append("errors by code: " + ", ".join(f"{k} {v}" for k, v in sorted(summary.errors_by_code.items())))
     r = summary.reconciliation

@@ -28,7 +28,17 @@ _HIGHER_IS_BETTER_RATES = {
     "reader.rps",
 }
 TPCC_TYPE_FIELDS = ("completed", "share_pct", "aborts", "retries", "errors")
-_LOWER_IS_BETTER_RATES = {"updater.behind", "watcher.lag_ms", "errors_ps", "aborts_ps", "sessions.waiting"}
+_LOWER_IS_BETTER_RATES = {
+    "updater.behind",
+    "watcher.lag_ms",
+    "errors_ps",
+    "aborts_ps",
+    "sessions.waiting",
+    "server.poll_avg_latency_s",
+    "server.txn_avg_commit_latency_s",
+    "server.commit_latency_s",
+    "server.cpu_per_commit_ms",
+}
 _HIGHER_IS_BETTER_TOTALS = {"transactions", "mutations", "received_changes", "polls", "reads"}
 
 
@@ -171,7 +181,7 @@ def metric_deltas(
     reasons: list[dict[str, str]] = [
         {f"rates.{g}": why for g, why in s.unavailable.items()} if s is not None else {} for s in summaries
     ]
-    runs_blocks = [noise.blocks(s) for s in samples] if samples is not None else [{} for _ in summaries]
+    runs_noise = [noise.RunNoise(s, seed=str(i)) for i, s in enumerate(samples or [[] for _ in summaries])]
     names = sorted({n for f in flat for n in f} | {n for r in reasons for n in r})
     out = []
     for name in names:
@@ -180,8 +190,8 @@ def metric_deltas(
         deltas = [None if base is None or v is None else v - base for v in values]
         percents = [None if d is None or not base else 100.0 * d / abs(base) for d in deltas]
         judged = [
-            None if i == 0 or d is None else noise.noise(runs_blocks[0], blocks, name, d)
-            for i, (d, blocks) in enumerate(zip(deltas, runs_blocks, strict=True))
+            None if i == 0 or d is None else noise.noise(runs_noise[0], run, name, d)
+            for i, (d, run) in enumerate(zip(deltas, runs_noise, strict=True))
         ]
         out.append(
             MetricDelta(

@@ -180,7 +180,12 @@ def breakdown(timing: OpTiming, sys: SysLatencies | None = None) -> Breakdown:
 
 def combine(breakdowns: Iterable[Breakdown]) -> Breakdown:
     """Several intervals' breakdowns of one operation kind as one (means weighted by their counts);
-    a part's source is the latest interval's. For summaries recomputed from stored samples."""
+    a part's source is the latest interval's. For summaries recomputed from stored samples. Intervals
+    before the run's first whole SPANNER_SYS minute have the server's time whole, later ones split:
+    then every interval's server time is taken whole, so the run has one decomposition."""
+    breakdowns = list(breakdowns)
+    if len({is_split(b) for b in breakdowns if b.count}) > 1:
+        breakdowns = [unsplit(b) for b in breakdowns]
     count = 0
     round_trip = 0.0
     parts: dict[Part, tuple[float, Source]] = {}

@@ -24,7 +24,7 @@ export function makeComparison(): ComparePublic {
     key_metrics: [
       { metric: "rates.updater.tps", label: "achieved tx/s" },
       { metric: "latency.updater.txn.p99", label: "updater latency p99 (ms)" },
-      { metric: "rates.server.poll_avg_latency_s", label: "poll at the server, SPANNER_SYS avg (s)" },
+      { metric: "rates.server.poll_avg_latency_s", label: "poll at the server, SPANNER_SYS avg (ms)" },
     ],
     metrics: [
       { metric: "latency.updater.txn.p99", better: "lower", values: [8, 12], delta: [0, 4], percent_change: [0, 50], unavailable: [null, null], uncertainty: [null, 1.2], significant: [null, true] },

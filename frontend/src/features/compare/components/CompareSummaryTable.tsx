@@ -6,7 +6,7 @@ import { LiveChangeBadge } from "@/components/LiveChanges";
 import { formatNumber } from "@/lib/format";
 import { describeChanges } from "@/lib/liveChanges";
 import type { ComparePublic } from "@/lib/types";
-import { metricRows } from "../api/compare";
+import { metricRows, scaleCell } from "../api/compare";
 import { deltaText, deltaTone } from "../utils/deltas";
 
 const MIXED = "Part of this run (or of the baseline) ran with another config: it was changed live.";
@@ -34,13 +34,14 @@ export function CompareSummaryTable({ comparison, labels }: { comparison: Compar
           </tr>
         </thead>
         <tbody>
-          {metrics.map(({ name, label, better, cells }) => (
+          {metrics.map(({ name, label, better, cells, scale }) => (
             <tr key={name} data-testid="compare-metric" data-metric={name}>
               <th scope="row" title={name}>
                 {label ?? name}
               </th>
               {cells.map((cell, i) => {
                 const tone = i === 0 ? "neutral" : deltaTone(cell, better);
+                const shown = scaleCell(cell, scale);
                 return (
                   <td
                     key={comparison.runs[i]?.id ?? i}
@@ -52,11 +53,11 @@ export function CompareSummaryTable({ comparison, labels }: { comparison: Compar
                     data-tone={tone}
                     title={cell.unavailable ?? undefined}
                   >
-                    <span className="cell-value">{cell.value === null && cell.unavailable ? "n/a" : formatNumber(cell.value, 2)}</span>
+                    <span className="cell-value">{cell.value === null && cell.unavailable ? "n/a" : formatNumber(shown.value, 2)}</span>
                     {cell.value === null && cell.unavailable ? (
                       <span className="cell-delta">{cell.unavailable}</span>
                     ) : (
-                      i > 0 && <span className="cell-delta">{deltaText(cell, cells[0]?.value ?? null)}</span>
+                      i > 0 && <span className="cell-delta">{deltaText(shown, cells[0]?.value == null ? null : cells[0].value * scale)}</span>
                     )}
                     {cell.delta !== null && (mixed[i] || (i > 0 && mixed[0])) && (
                       <span className="cell-note" title={MIXED}>
