@@ -71,6 +71,7 @@ def test_a_definition_runs_status_block_has_a_line_per_operation_and_no_updater_
         "recent_orders:     0.0/s (target 0.0)  -  from intended -  behind 0",
         "Watcher:     9.0 changes/s  notify p50 400.0 ms  p99 900.0 ms  lag -",
         "Errors this interval:        ABORTED 1",
+    ]
 
 
 def test_a_server_figure_without_a_minute_of_its_own_prints_as_n_a_with_its_reason() -> None:
