@@ -9,8 +9,9 @@ over the run (1/sqrt(expected count)), so a deviation within it is the schedule,
 Counts (``--counts``, issue 23's doubt: a 15 s run at 5 tx/s scheduled 49 arrivals, 75 expected):
 the arrivals of many short runs, set against the Poisson distribution they must follow, from each
 layer that could lose some: each runtime's schedule drawn alone, each runtime's pacer on the real
-clock (many side by side, an operation that does nothing), and ``--engine-runs`` whole runs of the
-``light`` preset through the engine with real worker processes of both runtimes.
+clock (many side by side, each counting the arrivals whose intended start falls within its own
+window), and ``--engine-runs`` whole runs of the ``light`` preset through the engine with real
+worker processes of both runtimes.
 
     .venv/bin/python bench/pacing.py [--duration 20] [--rates 1,10,100,500] [--emulator-host H:P]
     .venv/bin/python bench/pacing.py --counts 400 [--rate 5] [--seconds 15] [--engine-runs 8]
@@ -29,6 +30,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,6 +92,7 @@ async def measure(address: str, rate: float, duration_s: float) -> Figures:
 
 
 GOWORKER = Path(__file__).resolve().parent.parent / "goworker"
+COUNT_GRACE_S = 2.0  # counted pacers run this long past their window: what fell due in it has run
 
 
 def python_schedule_counts(runs: int, rate: float, seconds: float) -> list[int]:
@@ -97,15 +100,26 @@ def python_schedule_counts(runs: int, rate: float, seconds: float) -> list[int]:
 
 
 def python_pacer_counts(runs: int, rate: float, seconds: float) -> list[int]:
-    """``runs`` real pacers side by side for ``seconds`` of wall-clock time."""
-    pacers = [Pacer(f"count-{i}", lambda intended, actual: None, rate, parallelism=4) for i in range(runs)]
-    for pacer in pacers:
+    """``runs`` real pacers side by side: each counts the arrivals it ran whose intended start lies
+    within ``seconds`` of its own start (starting thousands of threads takes a while)."""
+    counts = [0] * runs
+    lock = threading.Lock()
+
+    def counter(i: int, started: float) -> Callable[[float, float], None]:
+        def operation(intended: float, actual: float) -> None:
+            if intended - started <= seconds:
+                with lock:
+                    counts[i] += 1
+
+        return operation
+
+    pacers = []
+    for i in range(runs):
+        started = time.perf_counter()  # start() restarts the schedule from its clock, a moment later
+        pacer = Pacer(f"count-{i}", counter(i, started), rate, parallelism=4)
+        pacers.append(pacer)
         pacer.start()
-    time.sleep(seconds)
-    counts = []
-    for pacer in pacers:
-        _ = pacer.behind  # collects what fell due unclaimed, so it counts
-        counts.append(pacer.scheduled)
+    time.sleep(seconds + COUNT_GRACE_S)  # the last pacer's window, and time to run its last arrivals
     stoppers = [threading.Thread(target=p.stop) for p in pacers]
     for t in stoppers:
         t.start()
@@ -135,7 +149,7 @@ def go_counts(mode: str, runs: int, rate: float, seconds: float) -> list[int]:
 
 
 async def engine_count(address: str, runtime: WorkerRuntime, seconds: float, index: int) -> int:
-    """Arrivals one ``light`` run scheduled over its measured phase (its samples' scheduled tx/s)."""
+    """Arrivals one ``light`` run scheduled in its ``seconds`` of measured phase (its samples' scheduled tx/s)."""
     config = get_preset("light").config.model_copy(
         update={
             "target": RunConfig().target.model_copy(
@@ -150,7 +164,11 @@ async def engine_count(address: str, runtime: WorkerRuntime, seconds: float, ind
     run_id = f"counts-{runtime.value}-{index}"
     await supervisor.start(run_id, config)
     await supervisor.wait_finished(run_id)
-    return round(sum(s.gauges.get(Gauge.UPDATER_SCHEDULED_TPS, 0.0) * s.interval_s for s in sink.samples))
+    # the measured phase's intervals by number (their elapsed_s is when the report was made, a little
+    # late under load): the stop's short last interval, and any stopping tail, are not the window
+    intervals = round(seconds / config.report_interval_s)
+    window = [s for s in sink.samples if s.seq < intervals]
+    return round(sum(s.gauges.get(Gauge.UPDATER_SCHEDULED_TPS, 0.0) * s.interval_s for s in window))
 
 
 def engine_counts(address: str, runtime: WorkerRuntime, runs: int, seconds: float, at_once: int = 2) -> list[int]:
@@ -209,6 +227,7 @@ def counts_main(args: argparse.Namespace) -> int:
             for runtime in (WorkerRuntime.PYTHON, WorkerRuntime.GO):
                 counts = engine_counts(address, runtime, args.engine_runs, seconds)
                 print_distribution(f"engine, light, {runtime.value}", counts, mean, low)
+                print(" " * 26 + "counts: " + " ".join(str(c) for c in sorted(counts)), flush=True)
     print("chi2 over the 8 bands has 7 degrees of freedom: above 18.5 happens by chance 1 time in 100")
     return 0
 

@@ -12,7 +12,7 @@ measured, then against the local Spanner:
 
 - ``interp`` (do-nothing server only, Go): the write benchmark's updater (single-use commits
   upserting 1..2 rows into Tweets) against a workload definition that does the same
-  (``WRITE_DEFINITION``), each asked ``--max-rate`` with 64 in flight, alternating ``--rounds``
+  (``write_benchmark.json``), each asked ``--max-rate`` with 64 in flight, alternating ``--rounds``
   times; this bench speaks the protocol to ``spanload-worker-go`` itself, as the engine does not run
   definitions yet. Goal: the interpreter costs at most 10 % more client CPU per commit.
 
@@ -69,40 +69,9 @@ INTERPRETER_GOAL = 1.10  # its client CPU per op against the hand-written update
 INTERP_GOAL = 1.10
 INTERP_IN_FLIGHT = 64
 
-WRITE_DEFINITION: dict[str, Any] = {
-    "name": "write_benchmark",
-    "description": "The write benchmark's updater as data: single-use commits upserting 1..2 Tweets rows",
-    "knobs": {
-        "rate": {"default": 800.0, "min": 0.1, "max": 100000},
-        "in_flight": {"default": 8, "min": 1, "max": 4096},
-        "key_space": {"default": 100000, "min": 1},
-        "max_rows": {"default": 2, "min": 1, "max": 1000},
-    },
-    "operations": {
-        "write": {
-            "rate": "$rate",
-            "max_in_flight": "$in_flight",
-            "transaction": "single_use",
-            "steps": [
-                {
-                    "insert_or_update": {
-                        "table": "Tweets",
-                        "rows": {"uniform": {"min": 1, "max": "$max_rows"}},
-                        "columns": {
-                            "Id": {"uniform": {"min": 0, "max": "$key_space"}},
-                            "Author": {"string": {"length": [7, 9], "alphabet": "author0123456789"}},
-                            "Content": {"string": {"length": [20, 139], "alphabet": "x"}},
-                            "Sort": {"uniform": {"min": 0, "max": 1099511627775}},
-                            "Version": {"sequence": {"start": 1}},
-                            "WriterId": "bench/0",
-                            "LastUpdated": "commit_timestamp",
-                        },
-                    }
-                }
-            ],
-        }
-    },
-}
+WRITE_DEFINITION_FILE = REPO / "goworker" / "internal" / "interp" / "testdata" / "write_benchmark.json"
+"""The write benchmark's updater as a definition: single-use commits upserting 1..2 Tweets rows (the Go
+interpreter's benchmark of its own work per execution reads the same file)."""
 
 
 class Sink:
@@ -377,7 +346,7 @@ def interp_config(address: str, definition: bool, rate: float) -> RunConfig:
     if definition:
         base |= {
             "workload": "definition",
-            "definition": WRITE_DEFINITION,
+            "definition": json.loads(WRITE_DEFINITION_FILE.read_text()),
             "knobs": {"rate": rate, "in_flight": INTERP_IN_FLIGHT},
             "updater": {"enabled": False},
         }
@@ -458,9 +427,10 @@ def interp_vs_updater(
             ops = result["counters"].get("op.write.done" if definition else "transactions", 0)
             cpu_ms = result["cpu_s"] * 1000 / max(ops, 1)
             figures[definition].append((cpu_ms, ops / result["span_s"]))
+            errors = result["counters"].get("errors", 0)
             lines.append(
                 f"  round {round_ + 1} {name:<8} {ops / result['span_s']:>8,.1f} commits/s  "
-                f"client CPU {cpu_ms:.4f} ms/commit"
+                f"client CPU {cpu_ms:.4f} ms/commit  errors {errors}"
             )
             print(lines[-1], flush=True)
             if profile is not None:

@@ -21,7 +21,7 @@ const module = "github.com/spanload/spanload/localspanner/"
 // storage knows nothing of SQL compilation: it imports only schema, value and sqlfn.
 var allowed = map[string][]string{
 	"cmd/spanload-local-spanner": {"frontend", "storage"},
-	"frontend":                   {"exec", "internal/spanerr", "stats", "storage", "txn"},
+	"frontend":                   {"exec", "internal/spanerr", "schema", "stats", "storage", "txn"},
 	"exec":                       {"internal/spanerr", "query", "schema", "storage", "txn", "value"},
 	"txn":                        {"internal/spanerr", "schema", "storage", "value"},
 	"query":                      {"internal/spanerr", "schema", "sqlfn", "value"},

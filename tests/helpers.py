@@ -48,20 +48,66 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-def wait_for(probe: Callable[[], T | None], timeout_s: float, what: str, every_s: float = 0.1) -> T:
-    """Call ``probe`` until it returns something other than None, or fail naming ``what``."""
+TRANSIENT: tuple[type[BaseException], ...] = (OSError, httpx.TransportError)
+"""What a polled thing raises while it is not up yet: a refused or reset connection, a timeout."""
+
+
+def wait_for(
+    probe: Callable[[], T | None],
+    timeout_s: float,
+    what: str,
+    every_s: float = 0.1,
+    transient: tuple[type[BaseException], ...] = TRANSIENT,
+) -> T:
+    """Call ``probe`` until it returns something other than None, or fail naming ``what``.
+
+    Only ``transient`` errors are retried (the thing polled is not up yet); any other exception,
+    an AssertionError in the probe above all, reaches the test at once."""
     deadline = time.monotonic() + timeout_s
-    last_error: Exception | None = None
+    last_error: BaseException | None = None
     while time.monotonic() < deadline:
         try:
             result = probe()
-        except Exception as err:  # the thing polled is not up yet
+        except transient as err:
             last_error = err
         else:
             if result is not None:
                 return result
         time.sleep(every_s)
     raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what}; last error: {last_error}")
+
+
+class Poller:
+    """Runs ``poll`` every ``every_s`` on a thread until stopped; an exception in it stops the thread
+    and is raised again by :meth:`stop` (and by :meth:`check`), so it reaches the test at once
+    instead of dying with the thread."""
+
+    def __init__(self, poll: Callable[[], None], every_s: float, name: str) -> None:
+        self._poll = poll
+        self._every_s = every_s
+        self._stop = threading.Event()
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.wait(self._every_s):
+                self._poll()
+        except BaseException as err:  # handed to the test by check() / stop()
+            self.error = err
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def check(self) -> None:
+        if self.error is not None:
+            raise AssertionError(f"{self._thread.name} failed: {self.error!r}") from self.error
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+        assert not self._thread.is_alive(), f"{self._thread.name} did not stop"
+        self.check()
 
 
 class ServeProcess:

@@ -6,8 +6,15 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "backend" / "spanload"
-# The worker process speaks its protocol on stdout and logs to stderr: a wire, not printing.
-WIRE = {("workers/process.py", "sys.stdout"), ("workers/process.py", "sys.stderr")}
+# The worker process speaks its protocol on stdout and logs to stderr: a wire, not printing. The
+# generators (`python -m ...`) write the file they generate to stdout: their product, not a message.
+WIRE = {
+    ("workers/process.py", "sys.stdout"),
+    ("workers/process.py", "sys.stderr"),
+    ("model/names_go.py", "sys.stdout"),
+    ("model/names_ts.py", "sys.stdout"),
+    ("workers/interp/golden.py", "sys.stdout"),
+}
 
 
 def _printing(path: Path) -> list[tuple[int, str]]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -14,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from tests.helpers import ServeProcess, wait_for
+from tests.helpers import Poller, ServeProcess, wait_for
 
 RUN_S = 20
 KILL_AFTER_SAMPLES = 4
@@ -25,29 +24,34 @@ OUTAGE_CODES = {"UNAVAILABLE", "DEADLINE_EXCEEDED"}
 
 
 class HealthWatch:
-    """Polls /api/health every 0.1 s on a thread and keeps every (state, restarts, pid) it saw change."""
+    """Polls /api/health every 0.1 s on a thread and keeps every (state, restarts, pid) it saw change;
+    a poll that fails is raised in the test (by ``seen_now`` and on exit), not lost with the thread."""
 
     def __init__(self, url: str) -> None:
-        self.url = url
-        self.seen: list[tuple[str, int, int | None]] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._poll, name="health-watch", daemon=True)
+        self._api = httpx.Client(base_url=url, timeout=5)
+        self._seen: list[tuple[str, int, int | None]] = []
+        self._poller = Poller(self._poll, 0.1, "health-watch")
 
     def _poll(self) -> None:
-        with httpx.Client(base_url=self.url, timeout=5) as api:
-            while not self._stop.wait(0.1):
-                local = api.get("/api/health").json()["local_spanner"]
-                seen = (local["state"], local["restarts"], local["pid"])
-                if not self.seen or self.seen[-1] != seen:
-                    self.seen.append(seen)
+        local = self._api.get("/api/health").json()["local_spanner"]
+        seen = (local["state"], local["restarts"], local["pid"])
+        if not self._seen or self._seen[-1] != seen:
+            self._seen.append(seen)
+
+    @property
+    def seen(self) -> list[tuple[str, int, int | None]]:
+        self._poller.check()
+        return self._seen
 
     def __enter__(self) -> HealthWatch:
-        self._thread.start()
+        self._poller.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=10)
+        try:
+            self._poller.stop()
+        finally:
+            self._api.close()
 
 
 def test_a_killed_local_spanner_is_restarted_and_the_run_recovers_with_its_data_intact(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from spanload.control.service import RunService
 from spanload.engine.engine_thread import EngineThread
 from spanload.model.settings import Settings, get_settings
 from spanload.model.state import RunEngine, RunSink
-from spanload.spanner.local_server import SupervisedLocalSpanner, TargetChange
+from spanload.spanner.local_server import ServeLocalSpanner, TargetChange, supervise_local_spanner
 from spanload.store.db import make_engine, make_sessionmaker
 from spanload.store.migrate import upgrade_to_head
 from spanload.store.recovery import recover_interrupted
@@ -33,8 +33,14 @@ def _supervisor(settings: Settings, sink: RunSink) -> RunEngine:
     return EngineThread(settings, sink, Supervisor)
 
 
-def create_app(settings: Settings | None = None, engine_factory: EngineFactory | None = None) -> FastAPI:
-    """The app. ``engine_factory`` builds the load engine (default: the runs Supervisor)."""
+def create_app(
+    settings: Settings | None = None,
+    engine_factory: EngineFactory | None = None,
+    local_spanner: ServeLocalSpanner | None = None,
+) -> FastAPI:
+    """The app. ``engine_factory`` builds the load engine (default: the runs Supervisor).
+    ``local_spanner``: the local Spanner started (or found) already, which the app stops when it ends;
+    without it, the app starts one if ``settings.local_spanner_start``."""
     settings = settings or get_settings()
     make_run_engine = engine_factory or _supervisor
 
@@ -49,21 +55,16 @@ def create_app(settings: Settings | None = None, engine_factory: EngineFactory |
             if hub is not None:
                 loop.call_soon_threadsafe(hub.on_target_change, change)
 
-        if settings.local_spanner_start:
-            data_dir = None if settings.local_spanner_in_memory else settings.data_dir / "local-spanner"
-            # started from this thread, which outlives it: Linux ends the child with the thread
-            # that started it (PR_SET_PDEATHSIG); restarts come from the supervising thread
-            app.state.local_spanner = SupervisedLocalSpanner(
-                settings.local_spanner_host,
-                settings.local_spanner_port,
-                data_dir,
-                settings.local_spanner_binary,
-                backoff_s=settings.local_spanner_restart_backoff_s,
-                backoff_max_s=settings.local_spanner_restart_backoff_max_s,
-                on_change=target_changed,
-            )
+        # started from the main thread, which outlives it: Linux ends the child with the thread that
+        # started it (PR_SET_PDEATHSIG); restarts come from the supervising thread
+        if local_spanner is not None:  # serve's, started before the app to report a failure plainly
+            app.state.local_spanner = local_spanner
+        elif settings.local_spanner_start:
+            app.state.local_spanner = supervise_local_spanner(settings)
         engine_settings = settings
-        if app.state.local_spanner is not None:  # port 0 means "any free port": tell runs which one
+        if app.state.local_spanner is not None:
+            app.state.local_spanner.on_change = target_changed
+            # port 0 means "any free port": tell runs which one
             host, _, port = app.state.local_spanner.address.rpartition(":")
             engine_settings = settings.model_copy(update={"local_spanner_host": host, "local_spanner_port": int(port)})
         db = None

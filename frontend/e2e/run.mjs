@@ -355,18 +355,30 @@ async function main() {
         assert(apiDelta === null ? shownDelta === "" : Number(shownDelta) === apiDelta, `${metric.metric}: shown delta ${shownDelta}, API ${apiDelta}`);
         if (apiDelta !== null) {
           const text = await cell.locator(".cell-delta").textContent();
-          const expected = `${apiDelta > 0 ? "+" : ""}${apiDelta.toFixed(2)}`;
-          assert(text.startsWith(expected), `${metric.metric}: shows "${text}", API delta ${apiDelta}`);
           const percent = metric.percent_change[1];
-          if (percent !== null) assert(text.includes(`${percent > 0 ? "+" : ""}${percent.toFixed(1)}%`), `${metric.metric}: shows "${text}", API percent ${percent}`);
+          const significant = metric.significant[1];
+          const scale = metric.metric.endsWith("latency_s") ? 1000 : 1; // server latencies are shown in ms
+          if (significant === null) {
+            // not judged against the noise (totals): the delta and its percent, as before
+            const expected = `${apiDelta > 0 ? "+" : ""}${(apiDelta * scale).toFixed(2)}`;
+            assert(text.startsWith(expected), `${metric.metric}: shows "${text}", API delta ${apiDelta}`);
+            if (percent !== null) assert(text.includes(`${percent > 0 ? "+" : ""}${percent.toFixed(1)}%`), `${metric.metric}: shows "${text}", API percent ${percent}`);
+          } else {
+            // the change with its interval, and "not significant" exactly when the API says so
+            const change = percent !== null && metric.values[0] ? `${percent > 0 ? "+" : ""}${percent.toFixed(1)}%` : `${apiDelta > 0 ? "+" : ""}${(apiDelta * scale).toFixed(2)}`;
+            assert(text.startsWith(`${change} ± `), `${metric.metric}: shows "${text}", API change ${change}`);
+            assert(text.endsWith(", not significant") === !significant, `${metric.metric}: shows "${text}", API significant ${significant}`);
+          }
           checked += 1;
         }
       }
       assert(checked >= 5, `only ${checked} deltas were checked`);
+      // only a delta beyond the noise is coloured; one inside it is marked noise
       const tps = compare.body.metrics.find((m) => m.metric === "rates.updater.tps");
-      if (tps && tps.delta[1] !== null && Math.abs(tps.percent_change[1] ?? 100) >= 1) {
+      if (tps && tps.delta[1] !== null && tps.significant[1] !== null) {
         const tone = await page.getByTestId("cell-rates.updater.tps-1").getAttribute("data-tone");
-        assert(tone === (tps.delta[1] > 0 ? "better" : "worse"), `achieved tx/s delta ${tps.delta[1]} is coloured ${tone}`);
+        const expected = tps.significant[1] ? (tps.delta[1] > 0 ? "better" : "worse") : "noise";
+        assert(tone === expected, `achieved tx/s delta ${tps.delta[1]} (significant ${tps.significant[1]}) is coloured ${tone}`);
       }
       const diff = await page.getByTestId("config-diff-row").allTextContents();
       assert(diff.some((d) => d.includes("updater.transactions_per_second")), `config diff: ${diff.join(" | ")}`);

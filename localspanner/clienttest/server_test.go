@@ -49,6 +49,12 @@ func startServer(t *testing.T) {
 // newDatabase creates an instance and a database with ddl and returns a client.
 func newDatabase(t *testing.T, name string, ddl []string) *spanner.Client {
 	t.Helper()
+	return createDatabase(t, newInstance(t, name), &databasepb.CreateDatabaseRequest{CreateStatement: "CREATE DATABASE `db`", ExtraStatements: ddl})
+}
+
+// newInstance creates an instance and returns its name.
+func newInstance(t *testing.T, name string) string {
+	t.Helper()
 	ctx := context.Background()
 	ia, err := instance.NewInstanceAdminClient(ctx)
 	if err != nil {
@@ -66,14 +72,21 @@ func newDatabase(t *testing.T, name string, ddl []string) *spanner.Client {
 	if _, err := op.Wait(ctx); err != nil {
 		t.Fatalf("create instance: %v", err)
 	}
+	return instName
+}
+
+// createDatabase creates the database req asks for (its Parent set to instName; the
+// database is named "db") and returns a client of it.
+func createDatabase(t *testing.T, instName string, req *databasepb.CreateDatabaseRequest) *spanner.Client {
+	t.Helper()
+	ctx := context.Background()
 	da, err := database.NewDatabaseAdminClient(ctx)
 	if err != nil {
 		t.Fatalf("database admin client: %v", err)
 	}
 	defer da.Close()
-	dop, err := da.CreateDatabase(ctx, &databasepb.CreateDatabaseRequest{
-		Parent: instName, CreateStatement: "CREATE DATABASE `db`", ExtraStatements: ddl,
-	})
+	req.Parent = instName
+	dop, err := da.CreateDatabase(ctx, req)
 	if err != nil {
 		t.Fatalf("create database: %v", err)
 	}

@@ -22,9 +22,13 @@ func compileColumnExpr(t *schema.Table, expr string) (string, error) {
 // protoDescriptors (the request's FileDescriptorSet, or nil) go with the CREATE and
 // ALTER PROTO BUNDLE statements.
 func ApplyDDL(ctx context.Context, db *storage.DB, stmts []string, protoDescriptors []byte) (int, error) {
+	comp := schema.Compilers{Expr: compileColumnExpr, View: query.ViewColumns, Default: query.CheckColumnDefault}
+	if db.Dialect() == schema.PostgreSQL {
+		return applyPGDDL(ctx, db, stmts, comp)
+	}
 	withDesc := make([]string, len(stmts))
 	for i, s := range stmts {
 		withDesc[i] = schema.WithDescriptors(s, protoDescriptors)
 	}
-	return db.ApplyDDL(ctx, withDesc, schema.Compilers{Expr: compileColumnExpr, View: query.ViewColumns, Default: query.CheckColumnDefault})
+	return db.ApplyDDL(ctx, withDesc, comp)
 }

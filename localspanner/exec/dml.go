@@ -77,7 +77,7 @@ func checkPartitionedDML(t *txn.Txn, st Statement) error {
 	if plan.Kind != query.DMLUpdate && plan.Kind != query.DMLDelete {
 		return spanerr.InvalidArgument("INSERT is not supported for Partitioned DML")
 	}
-	return query.CheckFullyPartitionable(st.SQL)
+	return query.CheckFullyPartitionable(t.DB.Catalog(), st.SQL)
 }
 
 // BatchDML runs DML statements in order in a read-write transaction, stopping

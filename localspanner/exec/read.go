@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/spanload/spanload/localspanner/internal/spanerr"
+	"github.com/spanload/spanload/localspanner/query"
 	"github.com/spanload/spanload/localspanner/schema"
 	"github.com/spanload/spanload/localspanner/storage"
 	"github.com/spanload/spanload/localspanner/txn"
@@ -182,6 +183,9 @@ func (e *Engine) Read(ctx context.Context, db *storage.DB, t *txn.Txn, req ReadA
 	fields := make([]*spannerpb.StructType_Field, len(spec.Columns))
 	for i, c := range spec.Columns {
 		fields[i] = &spannerpb.StructType_Field{Name: c.Name, Type: c.Type}
+	}
+	if db.Dialect() == schema.PostgreSQL {
+		query.PGAnnotate(fields)
 	}
 	src := t.Source()
 	q, args, err := spec.SQL(src)

@@ -22,6 +22,9 @@ type Backend struct {
 	Exec *exec.Engine
 	ops  *operations
 
+	// Version is the server's version, told with its identity (identity.go).
+	Version string
+
 	collector *stats.Collector
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spanload/spanload/localspanner/exec"
 	"github.com/spanload/spanload/localspanner/internal/spanerr"
+	"github.com/spanload/spanload/localspanner/schema"
 	"github.com/spanload/spanload/localspanner/storage"
 )
 
@@ -28,7 +29,7 @@ func databasePB(db *storage.DB) *dbpb.Database {
 		CreateTime:             timestamppb.New(db.Created),
 		VersionRetentionPeriod: "1h",
 		EarliestVersionTime:    timestamppb.New(earliestVersion(db, time.Now())),
-		DatabaseDialect:        dbpb.DatabaseDialect_GOOGLE_STANDARD_SQL,
+		DatabaseDialect:        dialectPB(db.Dialect()),
 	}
 	cat := db.Catalog()
 	if o, ok := cat.Option("version_retention_period"); ok {
@@ -55,12 +56,13 @@ func createStatementName(stmt string) (string, error) {
 	if len(f) != 3 || !strings.EqualFold(f[0], "CREATE") || !strings.EqualFold(f[1], "DATABASE") {
 		return "", spanerr.InvalidArgument("Invalid create statement: %q; want CREATE DATABASE name", stmt)
 	}
-	return strings.Trim(f[2], "`"), nil
+	return strings.Trim(f[2], "`\""), nil
 }
 
 func (s *databaseAdmin) CreateDatabase(ctx context.Context, req *dbpb.CreateDatabaseRequest) (*longrunningpb.Operation, error) {
-	if req.DatabaseDialect == dbpb.DatabaseDialect_POSTGRESQL {
-		return nil, spanerr.Unimplemented("The PostgreSQL dialect is not supported by the local Spanner server.")
+	dialect, err := requestDialect(req)
+	if err != nil {
+		return nil, err
 	}
 	id, err := createStatementName(req.CreateStatement)
 	if err != nil {
@@ -69,6 +71,12 @@ func (s *databaseAdmin) CreateDatabase(ctx context.Context, req *dbpb.CreateData
 	name := req.Parent + "/databases/" + id
 	db, err := s.b.Reg.CreateDatabase(name)
 	if err != nil {
+		return nil, err
+	}
+	if err := db.SetDialect(ctx, dialect); err != nil {
+		if _, derr := s.b.Reg.DropDatabase(name); derr != nil {
+			return nil, derr
+		}
 		return nil, err
 	}
 	meta := &dbpb.CreateDatabaseMetadata{Database: name}
@@ -155,6 +163,9 @@ func (s *databaseAdmin) GetDatabaseDdl(_ context.Context, req *dbpb.GetDatabaseD
 		return nil, err
 	}
 	resp := &dbpb.GetDatabaseDdlResponse{Statements: db.DDL()}
+	if db.Dialect() == schema.PostgreSQL {
+		resp.Statements = db.Catalog().RenderPG()
+	}
 	if b := db.Catalog().Protos(); b != nil {
 		resp.ProtoDescriptors = b.Descriptors
 	}

@@ -45,7 +45,9 @@ func configPB(project, id string) *instpb.InstanceConfig {
 	}
 }
 
-func (s *instanceAdmin) ListInstanceConfigs(_ context.Context, req *instpb.ListInstanceConfigsRequest) (*instpb.ListInstanceConfigsResponse, error) {
+// ListInstanceConfigs lists the one config; its answer carries IdentityHeader.
+func (s *instanceAdmin) ListInstanceConfigs(ctx context.Context, req *instpb.ListInstanceConfigsRequest) (*instpb.ListInstanceConfigsResponse, error) {
+	s.b.sendIdentity(ctx)
 	return &instpb.ListInstanceConfigsResponse{InstanceConfigs: []*instpb.InstanceConfig{configPB(req.Parent, localConfigID)}}, nil
 }
 

@@ -227,7 +227,7 @@ func compileQueryOpts(cat *schema.Catalog, sqlText string, params Params, src So
 		var err error
 		tmpl, err = buildQueryTemplate(cat, sqlText, params, src, profile)
 		if err != nil {
-			return nil, err
+			return nil, pgWording(cat, err)
 		}
 		cachePut(k, tmpl)
 	}
@@ -239,9 +239,9 @@ func compileQueryOpts(cat *schema.Catalog, sqlText string, params Params, src So
 }
 
 func buildQueryTemplate(cat *schema.Catalog, sqlText string, params Params, src Source, profile bool) (*template, error) {
-	stmt, err := parseStatement(sqlText)
+	stmt, err := parseFor(cat, sqlText)
 	if err != nil {
-		return nil, syntaxError(sqlText, err)
+		return nil, err
 	}
 	qs, ok := stmt.(*ast.QueryStatement)
 	if !ok {
@@ -261,6 +261,9 @@ func buildQueryTemplate(cat *schema.Catalog, sqlText string, params Params, src 
 		}
 		tmpl.fields = append(tmpl.fields, &spannerpb.StructType_Field{Name: f.name, Type: t})
 		tmpl.types = append(tmpl.types, t)
+	}
+	if cat.Dialect() == schema.PostgreSQL {
+		PGAnnotate(tmpl.fields)
 	}
 	return tmpl, nil
 }
@@ -396,6 +399,8 @@ func (c *compiler) param(n *ast.Param, hint *spannerpb.Type) (expr, error) {
 	t := p.Type
 	if t == nil {
 		t = inferParamType(p.Value, hint)
+	} else if c.cat.Dialect() == schema.PostgreSQL {
+		t = pgPlain(t)
 	}
 	key := name + "\x00" + typeName(t)
 	if i, ok := c.bindIdx[key]; ok {

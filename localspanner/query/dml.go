@@ -44,7 +44,7 @@ func compileDML(cat *schema.Catalog, sqlText string, params Params, src Source) 
 		var err error
 		tmpl, err = buildDMLTemplate(cat, sqlText, params, src)
 		if err != nil {
-			return nil, err
+			return nil, pgWording(cat, err)
 		}
 		cachePut(k, tmpl)
 	}
@@ -57,9 +57,9 @@ func compileDML(cat *schema.Catalog, sqlText string, params Params, src Source) 
 }
 
 func buildDMLTemplate(cat *schema.Catalog, sqlText string, params Params, src Source) (*dmlTemplate, error) {
-	stmt, err := parseStatement(sqlText)
+	stmt, err := parseFor(cat, sqlText)
 	if err != nil {
-		return nil, syntaxError(sqlText, err)
+		return nil, err
 	}
 	c := newCompiler(cat, sqlText, params, src)
 	var tmpl *dmlTemplate
@@ -77,6 +77,9 @@ func buildDMLTemplate(cat *schema.Catalog, sqlText string, params Params, src So
 		return nil, err
 	}
 	tmpl.binds = c.binds
+	if cat.Dialect() == schema.PostgreSQL {
+		PGAnnotate(tmpl.returning)
+	}
 	return tmpl, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"github.com/cloudspannerecosystem/memefish/ast"
 
+	"github.com/spanload/spanload/localspanner/schema"
 	"github.com/spanload/spanload/localspanner/sqlfn"
 	"github.com/spanload/spanload/localspanner/value"
 )
@@ -584,6 +585,10 @@ func (c *compiler) arith(x *ast.BinaryExpr, a, b expr, mismatch func() error) (e
 		return expr{sql: "sp_numeric_op(" + a.sql + ", " + b.sql + ", '" + string(x.Op) + "')", t: tNumeric}, nil
 	}
 	if x.Op == ast.OpDiv {
+		if code(t) == spannerpb.TypeCode_INT64 && c.cat.Dialect() == schema.PostgreSQL {
+			// PostgreSQL divides integers as integers, truncating toward zero (DIV).
+			return fnCall("sp_idiv", tInt64, []expr{a, b}), nil
+		}
 		return expr{sql: "sp_div(" + a.sql + ", " + b.sql + ")", t: tFloat64}, nil
 	}
 	if code(t) == spannerpb.TypeCode_INT64 {

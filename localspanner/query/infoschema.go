@@ -168,6 +168,9 @@ func (c *compiler) infoSchemaTable(x *ast.PathTableExpr, sc *scope) (string, err
 	if !ok {
 		return "", c.unsupported(x, "INFORMATION_SCHEMA."+name)
 	}
+	if c.cat.Dialect() == schema.PostgreSQL {
+		pgInfoSchema(it)
+	}
 	var b strings.Builder
 	b.WriteString("(")
 	if len(it.rows) == 0 {

@@ -23,9 +23,9 @@ const notRootPartitionable = "Query is not root partitionable since it does not 
 // operations (each puts a global operator above the distributed union), or a
 // SELECT without FROM. DML is refused too: PartitionQuery takes queries only.
 func CheckPartitionable(cat *schema.Catalog, sql string) error {
-	stmt, err := parseStatement(sql)
+	stmt, err := parseFor(cat, sql)
 	if err != nil {
-		return errorf(codes.InvalidArgument, "Syntax error: %v", err)
+		return err
 	}
 	qs, ok := stmt.(*ast.QueryStatement)
 	if !ok {
@@ -121,10 +121,10 @@ func hasAggregate(n ast.Node) bool {
 // statements that each touch one row of the table and no other table, so a
 // statement with a sub-query (another table, or a self-join) is refused, with
 // INVALID_ARGUMENT as for any other statement Partitioned DML cannot run.
-func CheckFullyPartitionable(sql string) error {
-	stmt, err := parseStatement(sql)
+func CheckFullyPartitionable(cat *schema.Catalog, sql string) error {
+	stmt, err := parseFor(cat, sql)
 	if err != nil {
-		return errorf(codes.InvalidArgument, "Syntax error: %v", err)
+		return err
 	}
 	found := false
 	ast.Inspect(stmt, func(n ast.Node) bool {

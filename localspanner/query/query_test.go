@@ -163,6 +163,9 @@ func TestQueryErrors(t *testing.T) {
 		{"SELECT STRUCT(1 AS x).y", nil, codes.InvalidArgument, "Field name y does not exist"},
 		{"SELECT Name, COUNT(*) FROM Players", nil, codes.InvalidArgument, "SELECT list expression references column Name which is neither grouped nor aggregated [at 1:8]"},
 		{"SELECT Game, Score FROM Scores GROUP BY Game", nil, codes.InvalidArgument, "references column Score which is neither grouped"},
+		// ZetaSQL's resolver (resolver_query.cc): grouping by an ordinal or alias of an aggregate; found by FuzzCompile
+		{"SELECT MIN(Score)&SUM(Score), AVG(Score) FROM Scores GROUP BY 1", nil, codes.InvalidArgument, "Column 1 contains an aggregation function, which is not allowed in GROUP BY"},
+		{"SELECT Game, MAX(Score) AS top FROM Scores GROUP BY Game, top", nil, codes.InvalidArgument, "Column top contains an aggregation function, which is not allowed in GROUP BY"},
 		{"SELECT " + strings.Repeat("(", 5000) + "1" + strings.Repeat(")", 5000), nil, codes.InvalidArgument, "maximum depth"},
 		{"SELECT " + strings.Repeat("NOT ", 3000) + "TRUE", nil, codes.InvalidArgument, "maximum depth"},
 		{"SELECT NOPE_FN(1)", nil, codes.InvalidArgument, "Function not found: NOPE_FN"},

@@ -276,6 +276,9 @@ func (c *compiler) selectQuery(sel *ast.Select, ob *ast.OrderBy, lim *ast.Limit,
 			if i > 0 {
 				b.WriteString(", ")
 			}
+			if desc, agg := aggregateItem(g, sel.Results, len(items)); agg {
+				return nil, c.invalid(g, "Column %s contains an aggregation function, which is not allowed in GROUP BY", desc)
+			}
 			e, err := c.itemRef(g, sc, items)
 			if err != nil {
 				return nil, err
@@ -397,6 +400,30 @@ func (c *compiler) selectItems(it ast.SelectItem, sc *scope) ([]selectItem, erro
 		return []selectItem{{field{x.As.Alias.Name, e.t}, e.sql}}, nil
 	}
 	return nil, c.unsupported(it, "this select item")
+}
+
+// aggregateItem reports whether a GROUP BY entry names, by ordinal or alias, a select-list item
+// that aggregates, and how ZetaSQL's message names it ("1", or the alias): grouping by an
+// aggregate is an error in GoogleSQL (SQLite would fail on it with its own words). An ordinal
+// is judged only when no * widened the list (then results and items line up one to one).
+func aggregateItem(g ast.Expr, results []ast.SelectItem, items int) (string, bool) {
+	if len(results) != items {
+		return "", false
+	}
+	switch x := g.(type) {
+	case *ast.IntLiteral:
+		n, err := strconv.Atoi(x.Value)
+		if err == nil && n >= 1 && n <= len(results) && hasAggregate(results[n-1]) {
+			return x.Value, true
+		}
+	case *ast.Ident:
+		for _, r := range results {
+			if a, ok := r.(*ast.Alias); ok && strings.EqualFold(a.As.Alias.Name, x.Name) && hasAggregate(a.Expr) {
+				return x.Name, true
+			}
+		}
+	}
+	return "", false
 }
 
 // itemRef compiles a GROUP BY / ORDER BY expression: an ordinal or a select-list alias

@@ -37,6 +37,7 @@ type Catalog struct {
 	options map[string]DatabaseOption
 	dbName  string
 	protos  *ProtoBundle
+	dialect Dialect
 }
 
 // Table is one Spanner table.

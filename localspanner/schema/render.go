@@ -17,31 +17,44 @@ func (t *Table) HistoryName() string { return quote("_h_" + t.Name) }
 // DDL returns the canonical Spanner DDL of the catalog: tables in creation order
 // (parents before children), each followed by its indexes.
 func (c *Catalog) DDL() []string {
-	var out, later []string
+	var out []string
 	if o := c.optionsDDL(); o != "" {
 		out = append(out, o)
 	}
 	if c.protos != nil {
 		out = append(out, c.protos.ddl())
 	}
-	seen := map[*Table]bool{}
-	for _, t := range c.Tables {
-		seen[t] = true
-		out = append(out, t.DDL(seen))
-		for _, ix := range t.Indexes {
-			out = append(out, ix.DDL())
-		}
-		for _, fk := range t.ForeignKeys {
-			if !seen[fk.RefTable] {
-				later = append(later, "ALTER TABLE "+t.Name+" ADD CONSTRAINT "+fk.Name+" "+fk.clauseDDL())
-			}
-		}
-	}
-	out = append(out, later...)
+	out = append(out, c.tablesDDL(
+		(*Table).DDL,
+		(*Index).DDL,
+		func(t *Table, fk *ForeignKey) string {
+			return "ALTER TABLE " + t.Name + " ADD CONSTRAINT " + fk.Name + " " + fk.clauseDDL()
+		})...)
 	for _, v := range c.Views {
 		out = append(out, v.DDL())
 	}
 	return out
+}
+
+// tablesDDL renders the tables in creation order (parents before children), each
+// followed by its indexes, then the foreign keys that reference a table created later
+// (left out of their CREATE TABLE, which sees only the tables before it).
+func (c *Catalog) tablesDDL(table func(*Table, map[*Table]bool) string, index func(*Index) string, laterFK func(*Table, *ForeignKey) string) []string {
+	var out, later []string
+	seen := map[*Table]bool{}
+	for _, t := range c.Tables {
+		seen[t] = true
+		out = append(out, table(t, seen))
+		for _, ix := range t.Indexes {
+			out = append(out, index(ix))
+		}
+		for _, fk := range t.ForeignKeys {
+			if !seen[fk.RefTable] {
+				later = append(later, laterFK(t, fk))
+			}
+		}
+	}
+	return append(out, later...)
 }
 
 // DDL is the canonical CREATE TABLE statement of t. Its foreign keys that reference

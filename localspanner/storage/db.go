@@ -162,6 +162,9 @@ func (d *DB) load(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("load schema: %w", err)
 	}
+	if cat, err = d.loadDialect(ctx, cat); err != nil {
+		return err
+	}
 	d.cat.Store(cat)
 	if err := d.loadSplits(ctx); err != nil {
 		return err

@@ -113,6 +113,6 @@ func (d *DB) applyOne(ctx context.Context, stmt string, comp schema.Compilers) e
 	d.ddl = append(d.ddl, stmt)
 	d.forgetSplits(dropped)
 	d.resetStmts()
-	d.cat.Store(ch.Catalog)
+	d.cat.Store(ch.Catalog.WithDialect(d.Dialect()))
 	return nil
 }

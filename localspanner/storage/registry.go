@@ -30,6 +30,7 @@ type Instance struct {
 type Registry struct {
 	dir  string
 	temp bool
+	lock *os.File // the data directory's lock (lock.go), held until Close; nil for a temporary one
 
 	mu        sync.RWMutex
 	instances map[string]*Instance
@@ -39,8 +40,10 @@ type Registry struct {
 	OnOpen func(*DB)
 }
 
-// OpenRegistry opens the data directory (creating it); with dir == "" the data
-// lives in a temporary directory (in memory where /dev/shm exists) removed by Close.
+// OpenRegistry opens the data directory (creating it) and locks it for this
+// process until Close: a directory another server holds is a *DirInUseError.
+// With dir == "" the data lives in a temporary directory (in memory where
+// /dev/shm exists) removed by Close.
 func OpenRegistry(dir string) (*Registry, error) {
 	r := &Registry{dir: dir, instances: map[string]*Instance{}, dbs: map[string]*DB{}}
 	if dir == "" {
@@ -59,7 +62,16 @@ func OpenRegistry(dir string) (*Registry, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	return r, r.load()
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	r.lock = lock
+	if err := r.load(); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
 }
 
 // PersistentDir is the data directory, or "" when the data lives in a
@@ -143,6 +155,10 @@ func (r *Registry) Close() {
 	r.dbs = map[string]*DB{}
 	if r.temp {
 		_ = os.RemoveAll(r.dir)
+	}
+	if r.lock != nil {
+		_ = r.lock.Close() // releases the lock
+		r.lock = nil
 	}
 }
 

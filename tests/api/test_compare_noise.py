@@ -78,3 +78,9 @@ def test_too_few_intervals_are_not_judged() -> None:
     # totals grow with the run's length: never judged against interval noise
     [tx] = [m for m in metric_deltas([sa, sb], [xa, xb]) if m.metric == "totals.transactions"]
     assert tx.significant == [None, None]
+
+
+def test_server_latencies_are_better_lower_so_a_significant_change_is_coloured() -> None:
+    rates = {"server.poll_avg_latency_s": 0.022, "server.commit_latency_s": 0.004, "server.cpu_per_commit_ms": 0.1}
+    better = {m.metric: m.better for m in metric_deltas([Summary(rates=rates), Summary(rates=rates)])}
+    assert {name: better[f"rates.{name}"] for name in rates} == dict.fromkeys(rates, "lower")

@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 from google.cloud.spanner_v1 import Client
 
 from spanload.model.config import Target, TargetKind
+from spanload.model.workload_file import parse_definition
 from spanload.spanner.client import make_client
 from spanload.spanner.local_server import LocalSpanner
 from spanload.spanner.schemas import ensure_ddl
@@ -47,6 +48,7 @@ def test_a_valid_definition_is_valid_offline(client: TestClient) -> None:
         "creates": ["TABLE Customers", "TABLE Orders"],
         "scratch": True,
         "problems": [],
+        "dry_run": None,
     }
 
 
@@ -165,3 +167,48 @@ def test_a_users_own_schema_validates_and_a_bound_column_is_typed_from_the_table
         ),
     ]
     assert problems[2]["line"] == _line_of(broken, "SELECT COUNT(*) AS same")
+
+
+INVENTORY = (Path(__file__).parents[2] / "workloads" / "inventory.yaml").read_text()
+
+
+def test_a_dry_run_executes_each_operation_once_and_rolls_its_writes_back(
+    client: TestClient, local_spanner: LocalSpanner
+) -> None:
+    address = local_spanner.address
+    database = f"dry-{uuid.uuid4().hex[:10]}"
+    target = Target(kind=TargetKind.LOCAL, emulator_host=address, database=database)
+    admin: Client = make_client(target, address)
+    try:
+        definition = parse_definition(INVENTORY)
+        db = ensure_ddl(admin, target, definition.ddl, "inventory")
+        with db.batch() as batch:
+            batch.insert("Stock", ("StockId", "Quantity"), [(i, 7) for i in range(1, 401)])
+        body = {
+            "source": INVENTORY,
+            "target": {"kind": "local", "emulator_host": address, "database": database},
+            "dry_run": True,
+            "knobs": {"audit_rows": 3},
+        }
+        response = client.post("/api/workloads/validate", json=body)
+        assert response.status_code == 200, response.text
+        ran = {r["operation"]: r for r in response.json()["dry_run"]}
+        assert list(ran) == ["transfer", "stock_report", "price", "audit", "sweep"]
+        assert all(r["ok"] for r in ran.values()), [r["error"] for r in ran.values()]
+        transfer = ran["transfer"]
+        assert transfer["rolled_back"] is True
+        assert [(s["kind"], s["row_count"]) for s in transfer["steps"]] == [
+            ("sql", 1), ("sql", 1), ("sql", 1), ("insert", 1),
+        ]  # fmt: skip
+        assert transfer["steps"][0]["rows"] == [["7"]]  # every Stock row holds 7 (INT64 in JSON: a string)
+        assert [s["row_count"] for s in ran["audit"]["steps"]] == [3]  # the knob given for the dry run
+        assert ran["stock_report"]["rolled_back"] is False
+        report = ran["stock_report"]["steps"][0]  # a 1 s stale read: whether it sees the rows depends on the clock
+        assert (report["columns"], report["row_count"]) == (["Units"], 1)
+        with db.snapshot(multi_use=True) as snap:  # nothing was committed
+            movements = list(snap.execute_sql("SELECT COUNT(*) FROM Movements"))
+            audits = list(snap.execute_sql("SELECT COUNT(*) FROM Audits"))
+            units = list(snap.execute_sql("SELECT SUM(Quantity) FROM Stock"))
+        assert (movements, audits, units) == ([[0]], [[0]], [[400 * 7]])
+    finally:
+        admin.close()

@@ -15,9 +15,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.helpers import REPO, ServeProcess, free_port, wait_for
+from tests.browser.frontend_script import FRONTEND, run_script
+from tests.helpers import ServeProcess, free_port, wait_for
 
-FRONTEND = REPO / "frontend"
 CHROMIUM = Path("/usr/bin/chromium")
 E2E_TIMEOUT_S = 240
 
@@ -39,14 +39,10 @@ def test_light_run_live_tuning_and_compare_in_the_browser(tmp_path: Path, front:
     # Through the proxy only the steps that use the proxied API: the pages are the same build.
     scope = "proxy" if front == "vite-preview" else "full"
     with ServeProcess(tmp_path, env=env) as serve, _ui_server(front, serve, preview_url) as ui_url:
-        result = subprocess.run(
+        result = run_script(
             [npm, "run", "--silent", "e2e"],
-            cwd=FRONTEND,
-            env={**serve.env, "SPANLOAD_URL": ui_url, "SPANLOAD_E2E_SCOPE": scope},
-            capture_output=True,
-            text=True,
-            timeout=E2E_TIMEOUT_S,
-            check=False,
+            {**serve.env, "SPANLOAD_URL": ui_url, "SPANLOAD_E2E_SCOPE": scope},
+            E2E_TIMEOUT_S,
         )
         returncode = serve.stop()
     report = f"{result.stdout}\n{result.stderr}\nserve's output:\n{serve.output[-4000:]}"

@@ -110,6 +110,19 @@ def test_combine_weights_intervals_by_their_counts() -> None:
     assert whole.parts[0].ms == pytest.approx(4.0)
 
 
+def test_combine_takes_the_server_whole_when_only_some_intervals_are_split() -> None:
+    """Issue 23: a run's intervals before its first whole SPANNER_SYS minute cannot split the server's
+    time, the later ones can; the run's recomputed breakdown uses one decomposition, not both."""
+    t = OpTiming(count=2, total_us=20_000, server_us=8_000, server_count=2, statements={"SELECT 1": 2})
+    before, after = breakdown(t), breakdown(t, SysLatencies(query_s={"SELECT 1": 0.003}))
+    assert Part.QUERY_COMMIT in _parts(after) and Part.QUERY_COMMIT not in _parts(before)
+    whole = combine([before, after])
+    assert set(_parts(whole)) == {Part.QUEUE, Part.SESSION_WAIT, Part.CLIENT, Part.SERVER}
+    assert _parts(whole)[Part.SERVER] == (pytest.approx(4.0), Source.MEASURED)
+    assert sum(p.ms for p in whole.parts) == pytest.approx(whole.round_trip_ms)
+    assert Part.QUERY_COMMIT in _parts(combine([after, after]))  # all split: kept split
+
+
 def test_reports_carry_timings_and_old_reports_still_decode() -> None:
     report = Report(
         worker=0,

@@ -37,3 +37,48 @@ def test_a_latency_average_in_seconds_prints_in_ms() -> None:
     lines = summary_table(Summary(rates={"server.commit_latency_s": 0.00235, "updater.tps": 4.87}))
     averages = next(line for line in lines if line.startswith("averages:"))
     assert averages == "averages: server.commit_latency 2.4 ms  updater.tps 4.87"
+
+
+def test_a_definition_runs_status_block_has_a_line_per_operation_and_no_updater_figures() -> None:
+    from pathlib import Path
+
+    from spanload.cli.render import status_block
+    from spanload.model.samples import Percentiles
+    from spanload.model.workload_file import parse_definition
+
+    shop = parse_definition((Path(__file__).parents[2] / "workloads" / "shop.yaml").read_text())
+    config = RunConfig.model_validate({"workload": "definition", "definition": shop.model_dump(mode="json")})
+    sample = Sample(
+        seq=3,
+        t=0,
+        elapsed_s=4,
+        interval_s=1,
+        latency={
+            "op.place_order": Percentiles(count=9, p50=2.5, p99=9.0),
+            "watcher.notify": Percentiles(count=9, p50=400, p99=900),
+        },
+        gauges={
+            "op.place_order.ps": 9.0,
+            "op.place_order.target_ps": 10.0,
+            "op.place_order.behind": 2.0,
+            "watcher.changes_ps": 9.0,
+        },
+        errors_by_code={"ABORTED": 1},
+    )
+    assert status_block(sample, config) == [
+        "Test duration:               00:00:04",
+        "place_order:       9.0/s (target 10.0)  p50 2.5 ms  p99 9.0 ms  from intended -  behind 2",
+        "recent_orders:     0.0/s (target 0.0)  -  from intended -  behind 0",
+        "Watcher:     9.0 changes/s  notify p50 400.0 ms  p99 900.0 ms  lag -",
+        "Errors this interval:        ABORTED 1",
+    ]
+
+
+def test_a_server_figure_without_a_minute_of_its_own_prints_as_n_a_with_its_reason() -> None:
+    unavailable = dict.fromkeys(
+        ("server.poll_cpu_fraction", "server.poll_avg_latency_s"), "no complete minute inside the run yet"
+    )
+    lines = summary_table(Summary(rates={"updater.tps": 4.87}, unavailable=unavailable))
+    assert [line for line in lines if line.startswith("n/a")] == [
+        "n/a (no complete minute inside the run yet): server.poll_avg_latency_s, server.poll_cpu_fraction"
+    ]

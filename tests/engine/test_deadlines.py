@@ -84,7 +84,7 @@ def test_a_target_that_is_down_fails_each_operation_within_its_deadline_as_unava
     config = RunConfig.model_validate(
         {"target": {"kind": "emulator", "emulator_host": address}, "reader": {"enabled": True}}
     )
-    deadline.configure(400)
+    deadline.configure(2000)  # a refused dial must be seen before it ends: 400 ms was too short on a loaded machine
     try:
         stats = WorkerStats()
         updater = _updater(config, address, stats)

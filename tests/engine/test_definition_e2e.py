@@ -44,6 +44,14 @@ def inventory() -> WorkloadDefinition:
     return parse_definition((WORKLOADS / "inventory.yaml").read_text(), "inventory.yaml")
 
 
+def prepared(local: LocalTarget, definition: WorkloadDefinition, fields: dict[str, Any]) -> RunConfig:
+    """A config that runs ``definition`` with ``fields`` and SEED, on a fresh database holding its schema."""
+    data = definition.model_dump(mode="json", exclude_unset=True)
+    config = local.config({"workload": "definition", "definition": data, "seed": SEED, **fields})
+    create_schema(local, config, definition)
+    return config
+
+
 def create_schema(local: LocalTarget, config: RunConfig, definition: WorkloadDefinition) -> None:
     client = spanner_client.make_client(config.target, local.address)
     try:
@@ -95,17 +103,11 @@ def count(summary: Summary, op: str) -> int:
 
 def test_inventory_keeps_its_total_stock_and_every_operation_matches_the_database(local_spanner: LocalTarget) -> None:
     definition = inventory()
-    config = local_spanner.config(
-        {
-            "workload": "definition",
-            "definition": definition.model_dump(mode="json", exclude_unset=True),
-            "knobs": {"transfer_rate": 40.0, "max_move": 400},
-            "seed": SEED,
-            "duration_s": 5.0,
-            "processes": 2,
-        }
+    config = prepared(
+        local_spanner,
+        definition,
+        {"knobs": {"transfer_rate": 40.0, "max_move": 400}, "duration_s": 5.0, "processes": 2},
     )
-    create_schema(local_spanner, config, definition)
     summary, sink = run(config, "inventory")
     assert sink.event(EventKind.PRELOAD_FINISHED)["rows"] == 4 + 100 + 400
 
@@ -163,16 +165,14 @@ def test_a_live_patch_changes_knobs_and_pacing_from_the_next_execution_and_a_sec
     local_spanner: LocalTarget,
 ) -> None:
     definition = inventory()
-    config = local_spanner.config(
+    config = prepared(
+        local_spanner,
+        definition,
         {
-            "workload": "definition",
-            "definition": definition.model_dump(mode="json", exclude_unset=True),
             "knobs": {"transfer_rate": 5.0},
             "operations": {"price": {"enabled": False}, "sweep": {"enabled": False}, "audit": {"rate": 20}},
-            "seed": SEED,
-        }
+        },
     )
-    create_schema(local_spanner, config, definition)
 
     sink = PreloadRecorder()
     patch = {"knobs": {"audit_rows": 5, "transfer_rate": 7.0}, "operations": {"stock_report": {"enabled": False}}}
@@ -205,3 +205,130 @@ def delete(local: LocalTarget, config: RunConfig, dml: str) -> None:
         database.run_in_transaction(lambda txn: txn.execute_update(dml))
     finally:
         client.close()
+
+
+def test_pause_holds_every_operation_still_and_resume_goes_on(local_spanner: LocalTarget) -> None:
+    definition = inventory()
+    config = prepared(
+        local_spanner,
+        definition,
+        {"knobs": {"transfer_rate": 30.0}, "operations": {"price": {"enabled": False}, "sweep": {"enabled": False}}},
+    )
+    counts: list[tuple[int, int]] = []
+
+    def written() -> tuple[int, int]:
+        ((movements,),) = query(local_spanner, config, "SELECT COUNT(*) FROM Movements")
+        ((audits,),) = query(local_spanner, config, "SELECT COUNT(*) FROM Audits")
+        return movements, audits
+
+    async def scenario() -> PreloadRecorder:
+        sink = PreloadRecorder()
+        supervisor = Supervisor(Settings(), sink)
+        await supervisor.start("pause", config)
+        while len(sink.samples) < 2:
+            await asyncio.sleep(0.05)
+        await supervisor.pause("pause")
+        # two intervals later, a sample that says nothing runs any more: from then on nothing can start
+        seen = len(sink.samples)
+        while len(sink.samples) < seen + 2 or not idle(sink.samples[-1].gauges):
+            await asyncio.sleep(0.05)
+        counts.append(await asyncio.to_thread(written))
+        seen = len(sink.samples)
+        while len(sink.samples) < seen + 2:
+            await asyncio.sleep(0.05)
+        counts.append(await asyncio.to_thread(written))
+        await supervisor.resume("pause")
+        seen = len(sink.samples)
+        while len(sink.samples) < seen + 2:
+            await asyncio.sleep(0.05)
+        await supervisor.stop("pause")
+        counts.append(await asyncio.to_thread(written))
+        return sink
+
+    def idle(gauges: dict[str, float]) -> bool:
+        return all(gauges.get(f"op.{op}.in_flight", 0.0) == 0.0 for op in definition.operations)
+
+    sink = asyncio.run(scenario())
+    assert sink.states[-1] == (RunState.FINISHED, None) and sink.summary is not None
+    paused, still, after = counts
+    assert paused == still and paused[0] > 0 and paused[1] > 0
+    assert after[0] > still[0] and after[1] > still[1]
+    assert after[0] == count(sink.summary, "transfer")
+
+
+def test_failed_executions_count_by_code_in_their_own_histogram(local_spanner: LocalTarget) -> None:
+    """Every execution inserts the same key: the first commits, every other one fails ALREADY_EXISTS."""
+    definition = WorkloadDefinition.model_validate(
+        {
+            "name": "one_key",
+            "ddl": ["CREATE TABLE OneKey (K INT64 NOT NULL, V STRING(16)) PRIMARY KEY (K)"],
+            "operations": {
+                "put": {
+                    "rate": 20,
+                    "transaction": "single_use",
+                    "steps": [{"insert": {"table": "OneKey", "columns": {"K": 1, "V": {"string": {"length": 8}}}}}],
+                }
+            },
+        }
+    )
+    config = prepared(local_spanner, definition, {"duration_s": 3.0})
+    summary, _ = run(config, "one-key")
+    ((rows,),) = query(local_spanner, config, "SELECT COUNT(*) FROM OneKey")
+    failed = summary.latency[name(OpHistogram.FAILED, "put")].count
+    assert rows == count(summary, "put") == 1
+    assert failed > 0 and summary.errors_by_code == {"ALREADY_EXISTS": failed} and summary.totals.errors == failed
+
+
+def test_the_issues_shop_example_keeps_its_money(local_spanner: LocalTarget) -> None:
+    """workloads/shop.yaml, the issue's example: every order takes its amount off the customer's
+    balance in the same read-write transaction, so balances plus order amounts are what the load
+    put there (NUMERIC parameters, an interleaved table, uuid keys, zipf customers, stale reads)."""
+    definition = parse_definition((WORKLOADS / "shop.yaml").read_text(), "shop.yaml")
+    customers = 200
+    config = prepared(
+        local_spanner,
+        definition,
+        {
+            "knobs": {"customers": customers, "order_rate": 30.0},
+            "operations": {"recent_orders": {"rate": 20}},
+            "duration_s": 3.0,
+        },
+    )
+    summary, _ = run(config, "shop")
+    assert summary.totals.errors == 0, summary.errors_by_code
+    ((orders, spent),) = query(local_spanner, config, "SELECT COUNT(*), COALESCE(SUM(Amount), 0) FROM Orders")
+    ((balances, rows),) = query(local_spanner, config, "SELECT SUM(Balance), COUNT(*) FROM Customers")
+    assert orders == count(summary, "place_order") > 0 and rows == customers
+    assert balances + spent == sum(customer_balance(i) for i in range(customers))
+    assert count(summary, "recent_orders") > 0
+
+
+def customer_balance(i: int) -> Decimal:
+    """Row i of shop's Customers load: Name {string: {length: [8, 24]}}, then Balance {decimal:
+    {min: 0, max: 1000, scale: 2}}."""
+    g = stream(SEED, "load/Customers", i)
+    for _ in range(g.between(8, 24)):
+        g.below(len(DEFAULT_ALPHABET))
+    return Decimal(g.between(0, 100_000)) / 100
+
+
+def test_read_write_transactions_the_client_re_runs_after_aborts_write_once(local_spanner: LocalTarget) -> None:
+    """inventory's transfers, all on one item between two warehouses, from two processes: they
+    conflict, the client re-runs the aborted ones, and still each transfer wrote one movement and
+    the stock is whole (everything an execution draws is drawn before its first attempt)."""
+    data = inventory().model_dump(mode="json", exclude_unset=True)
+    data["values"]["item"] = {"uniform": {"min": 1, "max": 1}}
+    data["values"]["from_wh"] = data["values"]["to_wh"] = {"uniform": {"min": 1, "max": 2}}
+    for op in ("stock_report", "price", "audit", "sweep"):
+        data["operations"][op]["enabled"] = False
+    definition = WorkloadDefinition.model_validate(data)
+    config = prepared(
+        local_spanner, definition, {"knobs": {"transfer_rate": 200.0, "max_move": 3}, "duration_s": 4.0, "processes": 2}
+    )
+    summary, _ = run(config, "contended")
+    ((units,),) = query(local_spanner, config, "SELECT SUM(Quantity) FROM Stock")
+    ((movements,),) = query(local_spanner, config, "SELECT COUNT(*) FROM Movements")
+    assert units == 400 * definition.knobs["initial_quantity"].default
+    failed = summary.latency.get(name(OpHistogram.FAILED, "transfer"))
+    assert movements == count(summary, "transfer") > 0, (failed, summary.errors_by_code)
+    assert summary.rates.get(Gauge.RETRIES_PS, 0.0) > 0  # the conflicts did happen

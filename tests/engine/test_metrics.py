@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import threading
 
 import pytest
 
@@ -86,6 +87,46 @@ def test_server_timing_values_parse_and_sum_per_thread() -> None:
     assert timing.header_ms([("other", "dur=9")]) is None
     timing.begin()
     assert timing.take() is None  # no RPC said anything
+
+
+def test_server_timing_sums_a_threads_rpcs_and_keeps_other_threads_out() -> None:
+    """Through the real interceptor: two threads' operations overlap RPC by RPC, and each one's total
+    is the sum of its own RPCs' headers (the Commit counted, the statements kept in order)."""
+    from types import SimpleNamespace
+
+    from spanload.spanner import timing
+
+    interceptor = timing.ServerTimingInterceptor()
+    step = threading.Barrier(2)
+
+    def rpc(method: str, ms: str, sql: str | None = None) -> None:
+        call = SimpleNamespace(initial_metadata=lambda: [("x-spanload-server-timing", f"dur={ms}")])
+        details = SimpleNamespace(method=f"/google.spanner.v1.Spanner/{method}")
+        interceptor.intercept_unary_unary(lambda d, r: call, details, SimpleNamespace(sql=sql))
+        step.wait()  # the other thread's RPC lands between this one and the next
+
+    taken: dict[str, timing.OpParts] = {}
+
+    def operation(name: str, rpcs: list[tuple[str, str, str | None]]) -> None:
+        timing.begin()
+        for method, ms, sql in rpcs:
+            rpc(method, ms, sql)
+        taken[name] = timing.take_parts()
+
+    a = [("ExecuteSql", "1.5", "SELECT 1"), ("ExecuteSql", "2.25", "UPDATE T"), ("Commit", "0.5", None)]
+    b = [("ExecuteSql", "10", "SELECT 2"), ("ExecuteSql", "20", "SELECT 3"), ("ExecuteSql", "40", "SELECT 4")]
+    threads = [threading.Thread(target=operation, args=(n, r)) for n, r in (("a", a), ("b", b))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not [t for t in threads if t.is_alive()]
+    assert (taken["a"].server_ms, taken["a"].commits, taken["a"].statements) == (4.25, 1, ["SELECT 1", "UPDATE T"])
+    assert (taken["b"].server_ms, taken["b"].commits, taken["b"].statements) == (
+        70.0,
+        0,
+        ["SELECT 2", "SELECT 3", "SELECT 4"],
+    )
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

@@ -14,8 +14,7 @@ import signal
 import subprocess
 
 import pytest
-
-pytest.importorskip("ray", reason="ray is not installed: `make install` installs it from backend/uv.lock")
+import ray  # noqa: F401  (a pinned dependency: a broken install fails here, it is never skipped)
 
 from spanload.engine.supervisor import RunError, Supervisor, describe_exit
 from spanload.model.config import ConfigPatch, RunConfig, WorkerRuntime

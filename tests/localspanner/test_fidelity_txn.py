@@ -95,6 +95,7 @@ def _run_pair(db: SpannerDb, rows: tuple[int, int]) -> tuple[list[int], list[lis
         t.start()
     for t in threads:
         t.join(OVERLAP_TIMEOUT_S * 2)
+    assert not [t.name for t in threads if t.is_alive()], "a transaction thread is still running (a hang)"
     assert not errors, errors
     return attempts, [results[0], results[1]]
 

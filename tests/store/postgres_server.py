@@ -20,8 +20,12 @@ APT_PACKAGES = "postgresql"
 START_TIMEOUT_S = 60
 
 
-class PostgresUnavailable(RuntimeError):
-    pass
+class PostgresNotInstalled(RuntimeError):
+    """No PostgreSQL binaries on this machine: the one reason to skip the PostgreSQL suite."""
+
+
+class PostgresFailed(RuntimeError):
+    """PostgreSQL is installed but could not be set up or started: an error, never a skip."""
 
 
 class PostgresServer:
@@ -29,7 +33,7 @@ class PostgresServer:
 
     def __init__(self) -> None:
         if not PG_ROOTS:
-            raise PostgresUnavailable(
+            raise PostgresNotInstalled(
                 f"PostgreSQL binaries not found under /usr/lib/postgresql; `apt-get install -y {APT_PACKAGES}`"
             )
         self.bin = PG_ROOTS[0]
@@ -41,7 +45,7 @@ class PostgresServer:
             try:
                 pw = pwd.getpwnam("postgres")
             except KeyError as err:
-                raise PostgresUnavailable("running as root and there is no 'postgres' user to run the server") from err
+                raise PostgresFailed("running as root and there is no 'postgres' user to run the server") from err
             os.chown(self.dir, pw.pw_uid, pw.pw_gid)
             self._as_user = ["runuser", "-u", "postgres", "--"]
         self.url = f"postgresql+psycopg://spanload@127.0.0.1:{self.port}/postgres"
@@ -49,9 +53,18 @@ class PostgresServer:
     def _run(self, *args: str) -> None:
         result = subprocess.run([*self._as_user, *args], capture_output=True, text=True, timeout=START_TIMEOUT_S)
         if result.returncode != 0:
-            raise PostgresUnavailable(f"{Path(args[0]).name} failed: {result.stderr.strip() or result.stdout.strip()}")
+            raise PostgresFailed(f"{Path(args[0]).name} failed: {result.stderr.strip() or result.stdout.strip()}")
 
     def start(self) -> PostgresServer:
+        """initdb and pg_ctl start. Raises :class:`PostgresFailed`; the temp dir is gone then."""
+        try:
+            self._start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _start(self) -> None:
         self._run(str(self.bin / "initdb"), "-D", str(self.data), "-U", "spanload", "--auth=trust", "-E", "UTF8")
         self._run(
             str(self.bin / "pg_ctl"),
@@ -66,7 +79,6 @@ class PostgresServer:
             f"-h 127.0.0.1 -p {self.port} -k {self.dir} -F",
             "start",
         )
-        return self
 
     def create_database(self) -> str:
         """A new empty database on this server; returns its URL."""

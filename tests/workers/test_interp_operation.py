@@ -152,11 +152,11 @@ class FakeDatabase:
 
     def snapshot(self, **kwargs: Any) -> Any:
         self.calls.append(("snapshot", kwargs))
-        return _Ctx(FakeTxn(self.calls))
+        return Ctx(FakeTxn(self.calls))
 
     def batch(self, **_: Any) -> Any:
         self.calls.append(("batch",))
-        return _Ctx(FakeTxn(self.calls))
+        return Ctx(FakeTxn(self.calls))
 
     def mutation_groups(self) -> Any:
         calls = self.calls
@@ -170,14 +170,14 @@ class FakeDatabase:
                 calls.append(("batch_write",))
                 return [type("R", (), {"status": type("S", (), {"code": 0, "message": ""})()})()]
 
-        return _Ctx(Groups())
+        return Ctx(Groups())
 
     def execute_partitioned_dml(self, sql: str, params: Any = None, param_types: Any = None) -> int:
         self.calls.append(("execute_partitioned_dml", sql, params, param_types))
         return 10
 
 
-class _Ctx:
+class Ctx:
     def __init__(self, inner: Any) -> None:
         self.inner = inner
 

@@ -58,14 +58,22 @@ def compare_runs(
     axis, aligned = compare.align(runs_samples, max_points)
     deltas = compare.metric_deltas(runs_summaries, runs_samples)
     present = {m.metric for m in deltas}
+    events = run_store.config_change_events(session, run_ids)
+    runs = [run_public(row, summary=s, events=events[row.id]) for row, s in zip(found, runs_summaries, strict=True)]
+    breakdowns, notes = compare.common_breakdowns(runs_summaries)
     return ComparePublic(
-        runs=[run_public(row, summary=s) for row, s in zip(found, runs_summaries, strict=True)],
+        runs=runs,
+        breakdowns=breakdowns,
+        breakdown_notes=notes,
         key_metrics=[
             KeyMetric(metric=m, label=label)
             for m, label in key_figures(compare.workload_of(row.config) for row in found)
             if m in present
         ],
-        config_diff=[ConfigDiffEntry(field=f, values=v) for f, v in compare.config_diff([row.config for row in found])],
+        config_diff=[
+            ConfigDiffEntry(field=f, values=v, at_end=e)
+            for f, v, e in compare.config_diff([row.config for row in found], [r.live_changes for r in runs])
+        ],
         series=CompareSeries(
             elapsed_s=axis, runs=[RunSeries(run_id=row.id, values=v) for row, v in zip(found, aligned, strict=True)]
         ),

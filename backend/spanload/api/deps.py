@@ -13,7 +13,7 @@ from starlette.requests import HTTPConnection
 from spanload.control.hub import Hub
 from spanload.control.service import RunService
 from spanload.model.settings import Settings, get_settings
-from spanload.spanner.local_server import SupervisedLocalSpanner
+from spanload.spanner.local_server import ServeLocalSpanner
 
 
 def _app_settings(conn: HTTPConnection) -> Settings:
@@ -25,12 +25,12 @@ SettingsDep = Annotated[Settings, Depends(_app_settings)]
 """The settings of the app serving the request (create_app's), not the process-wide ones."""
 
 
-def _local_spanner(request: Request) -> SupervisedLocalSpanner | None:
-    server: SupervisedLocalSpanner | None = getattr(request.app.state, "local_spanner", None)
+def _local_spanner(request: Request) -> ServeLocalSpanner | None:
+    server: ServeLocalSpanner | None = getattr(request.app.state, "local_spanner", None)
     return server
 
 
-LocalSpannerDep = Annotated[SupervisedLocalSpanner | None, Depends(_local_spanner)]
+LocalSpannerDep = Annotated[ServeLocalSpanner | None, Depends(_local_spanner)]
 
 
 # --- the control plane's dependencies ----------------------------------------------------------

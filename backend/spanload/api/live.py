@@ -41,9 +41,10 @@ def _snapshot(sessions: Any, hub: Any, run_id: str, max_points: int) -> Snapshot
         samples = sample_store.list_samples(session, run_id)
         summary = None if row.status.is_active else summaries.summary_of(session, row)
         points = downsample(samples, max_points)
+        events = run_store.list_events(session, run_id)
         return SnapshotMessage(
-            run=run_public(row, summary=summary, latest=hub.latest.get(run_id)),
-            events=[event_public(e) for e in run_store.list_events(session, run_id)],
+            run=run_public(row, summary=summary, latest=hub.latest.get(run_id), events=events),
+            events=[event_public(e) for e in events],
             samples=points,
             total_samples=len(samples),
             downsampled=len(points) < len(samples),

@@ -25,7 +25,7 @@ from spanload.model.state import RunState
 from spanload.model.workload_library import builtin_workload
 from spanload.store import runs as run_store
 from spanload.store import summaries
-from spanload.store.models import RunRow
+from spanload.store.models import EventRow, RunRow
 
 router = APIRouter(prefix="/runs", tags=["runs"])
 
@@ -36,8 +36,13 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-async def _public(service: ServiceDep, hub: HubDep, row: RunRow) -> RunPublic:
-    return run_public(row, latest=hub.latest.get(row.id), live=hub.states.get(row.id))
+async def _public(service: ServiceDep, hub: HubDep, row: RunRow, sessions: SessionsDep) -> RunPublic:
+    def events() -> list[EventRow]:
+        with sessions() as session:
+            return run_store.config_change_events(session, [row.id])[row.id]
+
+    changes = await asyncio.to_thread(events)
+    return run_public(row, latest=hub.latest.get(row.id), live=hub.states.get(row.id), events=changes)
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, responses=ERRORS)
@@ -58,7 +63,7 @@ async def create_run(body: RunCreate, service: ServiceDep, hub: HubDep, sessions
 
         updated = await asyncio.to_thread(meta)
         row = updated or row
-    return await _public(service, hub, row)
+    return await _public(service, hub, row, sessions)
 
 
 @router.get("", responses=ERRORS)
@@ -73,8 +78,10 @@ def list_runs(
 ) -> RunsPublic:
     """Runs newest first, filtered by status, preset and name, one page at a time."""
     rows, count = run_store.list_runs(session, status=status, preset=preset, name=name, limit=limit, offset=offset)
+    events = run_store.config_change_events(session, [r.id for r in rows])
     return RunsPublic(
-        data=[run_public(r, latest=hub.latest.get(r.id), live=hub.states.get(r.id)) for r in rows], count=count
+        data=[run_public(r, latest=hub.latest.get(r.id), live=hub.states.get(r.id), events=events[r.id]) for r in rows],
+        count=count,
     )
 
 
@@ -82,12 +89,13 @@ def list_runs(
 async def get_run(run_id: str, service: ServiceDep, hub: HubDep, sessions: SessionsDep) -> RunPublic:
     row = await service.get(run_id, flush=False)
 
-    def summary() -> Any:
+    def stored() -> tuple[Any, list[EventRow]]:
         with sessions() as session:
-            return summaries.summary_of(session, row) if not row.status.is_active else None
+            summary = summaries.summary_of(session, row) if not row.status.is_active else None
+            return summary, run_store.config_change_events(session, [run_id])[run_id]
 
-    summary_ = await asyncio.to_thread(summary)
-    return run_public(row, summary=summary_, latest=hub.latest.get(run_id), live=hub.states.get(run_id))
+    summary_, events = await asyncio.to_thread(stored)
+    return run_public(row, summary=summary_, latest=hub.latest.get(run_id), live=hub.states.get(run_id), events=events)
 
 
 @router.patch("/{run_id}", responses=ERRORS)
@@ -104,7 +112,7 @@ async def update_run(
     row = await asyncio.to_thread(update)
     if row is None:
         raise RunNotFound.of(run_id)
-    return await _public(service, hub, row)
+    return await _public(service, hub, row, sessions)
 
 
 @router.delete("/{run_id}", status_code=status.HTTP_204_NO_CONTENT, responses=ERRORS)
@@ -116,25 +124,25 @@ async def delete_run(run_id: str, service: ServiceDep) -> Response:
 
 @router.patch("/{run_id}/config", responses=ERRORS)
 async def patch_config(
-    run_id: str, patch: ConfigPatch, request: Request, service: ServiceDep, hub: HubDep
+    run_id: str, patch: ConfigPatch, request: Request, service: ServiceDep, hub: HubDep, sessions: SessionsDep
 ) -> RunPublic:
     """A live change: validated, recorded as an event on the run's timeline, and applied by the workers.
     409 when the run is not running (or paused)."""
     who = f"api {request.client.host}" if request.client else "api"
     row = await service.patch_config(run_id, patch, who=who)
-    return await _public(service, hub, row)
+    return await _public(service, hub, row, sessions)
 
 
 @router.post("/{run_id}/pause", responses=ERRORS)
-async def pause_run(run_id: str, service: ServiceDep, hub: HubDep) -> RunPublic:
-    return await _public(service, hub, await service.pause(run_id))
+async def pause_run(run_id: str, service: ServiceDep, hub: HubDep, sessions: SessionsDep) -> RunPublic:
+    return await _public(service, hub, await service.pause(run_id), sessions)
 
 
 @router.post("/{run_id}/resume", responses=ERRORS)
-async def resume_run(run_id: str, service: ServiceDep, hub: HubDep) -> RunPublic:
-    return await _public(service, hub, await service.resume(run_id))
+async def resume_run(run_id: str, service: ServiceDep, hub: HubDep, sessions: SessionsDep) -> RunPublic:
+    return await _public(service, hub, await service.resume(run_id), sessions)
 
 
 @router.post("/{run_id}/stop", responses=ERRORS)
-async def stop_run(run_id: str, service: ServiceDep, hub: HubDep) -> RunPublic:
-    return await _public(service, hub, await service.stop(run_id))
+async def stop_run(run_id: str, service: ServiceDep, hub: HubDep, sessions: SessionsDep) -> RunPublic:
+    return await _public(service, hub, await service.stop(run_id), sessions)

@@ -64,9 +64,10 @@ def export_run(run_id: str, session: SessionDep, hub: HubDep, format: ExportForm
     if format is ExportFormat.CSV:
         return Response(_csv(sample_store.list_samples(session, run_id)), media_type="text/csv", headers=headers)
     summary = None if row.status.is_active else summaries.summary_of(session, row)
+    events = run_store.list_events(session, run_id)
     export = RunExport(
-        run=run_public(row, summary=summary, latest=hub.latest.get(run_id)),
-        events=[event_public(e) for e in run_store.list_events(session, run_id)],
+        run=run_public(row, summary=summary, latest=hub.latest.get(run_id), events=events),
+        events=[event_public(e) for e in events],
         samples=sample_store.list_samples_with_hdr(session, run_id),
         hdr_rollups=[
             {"first_seq": r.first_seq, "last_seq": r.last_seq, "hdr": unpack_b64(r.hdr)}

@@ -11,9 +11,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from spanload.api.deps import LocalSpannerDep, SettingsDep
 from spanload.engine import workload_check
+from spanload.engine.workload_dry_run import DryRunResult
 from spanload.model.config import Target
-from spanload.model.errors import Unavailable
-from spanload.model.workload import Dialect, Knob, WorkloadDefinition
+from spanload.model.errors import RunInvalid, Unavailable
+from spanload.model.workload import Dialect, Knob, KnobValue, WorkloadDefinition
 from spanload.model.workload_file import DefinitionInvalid, DefinitionProblem, read_document, validate_data
 from spanload.model.workload_library import builtin_workload, builtin_workloads
 from spanload.spanner.local_server import is_listening
@@ -54,6 +55,8 @@ class WorkloadValidate(BaseModel):
     source: str | None = Field(None, max_length=1_000_000)
     definition: dict[str, Any] | None = None
     target: Target | None = None
+    dry_run: bool = Field(False, description="execute each operation once (writes rolled back) and show the results")
+    knobs: dict[str, KnobValue] = Field(default_factory=dict, description="knob values for the dry run")
 
 
 class ValidationPublic(BaseModel):
@@ -62,6 +65,7 @@ class ValidationPublic(BaseModel):
     creates: list[str] = Field(description="objects the definition's DDL would create on the target")
     scratch: bool = Field(description="statements were analysed on a scratch database")
     problems: list[DefinitionProblem] = Field(default_factory=list)
+    dry_run: list[DryRunResult] | None = Field(None, description="each operation executed once, when asked")
 
 
 def _summary(definition: WorkloadDefinition) -> WorkloadSummary:
@@ -110,7 +114,17 @@ async def validate_workload(body: WorkloadValidate, settings: SettingsDep, local
     host = body.target.emulator_host if body.target is not None else None
     if body.target is not None and host is None and body.target.kind.value == "local":
         host = scratch
-    result = await asyncio.to_thread(workload_check.check, definition, scratch, body.target, host, data, positions)
+    knobs = None
+    if body.dry_run:
+        try:
+            knobs = definition.knob_values(body.knobs)
+        except ValueError as err:
+            raise RunInvalid(f"knobs.{err}", "knobs") from None
+    result = await asyncio.to_thread(
+        workload_check.check, definition, scratch, body.target, host, data, positions, knobs
+    )
     if result.problems:
         raise DefinitionInvalid(result.problems, definition.name)
-    return ValidationPublic(valid=True, name=definition.name, creates=result.creates, scratch=result.scratch)
+    return ValidationPublic(
+        valid=True, name=definition.name, creates=result.creates, scratch=result.scratch, dry_run=result.dry_run
+    )

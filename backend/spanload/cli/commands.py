@@ -1,5 +1,5 @@
-"""`spanload serve | run | validate | workloads | local-spanner | openapi`: parse the command and run
-it. An error of the tree (model/errors.py) becomes one sentence on stderr and its exit code."""
+"""`spanload serve | run | validate | workloads | experiment | local-spanner | openapi`: parse the command
+and run it. An error of the tree (model/errors.py) becomes one sentence on stderr and its exit code."""
 
 from __future__ import annotations
 
@@ -53,6 +53,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     workloads.add_validate_arguments(validate)
     workloads.add_workloads_arguments(commands.add_parser("workloads", help="the built-in workload definitions"))
+
+    from spanload.cli import experiment
+
+    experiment.add_arguments(
+        commands.add_parser(
+            "experiment", help="run a seed report's variants back to back and compare their key figures"
+        )
+    )
     return parser
 
 
@@ -97,6 +105,10 @@ def _command(args: argparse.Namespace) -> int:
             from spanload.cli import workloads
 
             return workloads.workloads_main(args)
+        case "experiment":
+            from spanload.cli import experiment
+
+            return experiment.main(args)
     return EXIT_USAGE
 
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import signal
 import sys
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 from spanload.cli.flags import add_knob_flags, overrides_from
@@ -100,6 +102,28 @@ async def run_headless(config: RunConfig, settings: Settings, sink: PrintingSink
         await supervisor.shutdown()
 
 
+@contextlib.contextmanager
+def local_target(config: RunConfig, settings: Settings) -> Iterator[RunConfig]:
+    """``config``, pointed at a local Spanner when its target is local without an address: one
+    already listening on the settings' port, else one started here and stopped after."""
+    if config.target.kind is not TargetKind.LOCAL or config.target.emulator_host:
+        yield config
+        return
+    from spanload.spanner.local_server import ensure_local_spanner, local_spanner_data_dir
+
+    address, server = ensure_local_spanner(
+        settings.local_spanner_host,
+        settings.local_spanner_port,
+        local_spanner_data_dir(settings),
+        settings.local_spanner_binary,
+    )
+    try:
+        yield config.model_copy(update={"target": config.target.model_copy(update={"emulator_host": address})})
+    finally:
+        if server is not None:
+            server.stop()
+
+
 def main(args: argparse.Namespace) -> int:
     """`spanload run`. Returns the exit code; a :class:`RunError` (bad flags, no local Spanner, a run
     that could not start) goes up to the command line, which prints it and exits with its code."""
@@ -112,22 +136,10 @@ def main(args: argparse.Namespace) -> int:
     checks = [thresholds.parse(t) for t in args.threshold]
     settings = get_settings()
     worker_command(config.runtime, settings.go_worker_binary)  # a missing runtime fails before any server starts
-    server = None
-    if config.target.kind is TargetKind.LOCAL and not config.target.emulator_host:
-        from spanload.spanner.local_server import ensure_local_spanner
-
-        data_dir = None if settings.local_spanner_in_memory else settings.data_dir / "local-spanner"
-        address, server = ensure_local_spanner(
-            settings.local_spanner_host, settings.local_spanner_port, data_dir, settings.local_spanner_binary
-        )
-        config = config.model_copy(update={"target": config.target.model_copy(update={"emulator_host": address})})
     sink = PrintingSink(out, quiet=args.quiet)
-    sink.config = config
-    try:
+    with local_target(config, settings) as config:
+        sink.config = config
         interrupted = asyncio.run(run_headless(config, settings, sink))
-    finally:
-        if server is not None:
-            server.stop()
     if sink.summary is not None:
         out.write("\n".join(summary_table(sink.summary)) + "\n")
     if args.json:

@@ -10,12 +10,14 @@ from typing import TextIO
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TaskProgressColumn, TextColumn
 
-from spanload.model import tpcc
+from spanload.model import op_metrics, tpcc
 from spanload.model.breakdown import Source
 from spanload.model.config import ConfigPatch, RunConfig, Workload
 from spanload.model.live import EventKind, PreloadStatus
+from spanload.model.op_metrics import OpGauge, OpHistogram
 from spanload.model.samples import Gauge, Op, Percentiles, Sample, Summary
 from spanload.model.state import RunState
+from spanload.model.workload import WorkloadDefinition
 
 
 def _fmt_ms(value: float | None) -> str:
@@ -48,11 +50,39 @@ def _tpcc_status(sample: Sample) -> list[str]:
     return lines
 
 
+def _definition_status(sample: Sample, definition: WorkloadDefinition) -> list[str]:
+    """One line per operation of a definition, then its watcher's."""
+    g = sample.gauges
+    lines = [f"Test duration:               {_hms(sample.elapsed_s)}"]
+    width = max(len(name) for name in definition.operations) + 1
+    for name, op in definition.operations.items():
+        rate = g.get(op_metrics.name(OpGauge.PS, name), 0.0)
+        pacing = (
+            f"(target {g.get(op_metrics.name(OpGauge.TARGET_PS, name), 0.0):.1f})"
+            if op.rate is not None
+            else f"({g.get(op_metrics.name(OpGauge.IN_FLIGHT, name), 0.0):.0f} in flight)"
+        )
+        latency = _lat(sample.latency, op_metrics.name(OpHistogram.LATENCY, name))
+        lines.append(
+            f"{name + ':':<{width}} {rate:7.1f}/s {pacing}  {latency}"
+            f"  from intended {_lat(sample.latency, op_metrics.name(OpHistogram.INTENDED, name))}"
+            + (f"  behind {g.get(op_metrics.name(OpGauge.BEHIND, name), 0.0):.0f}" if op.rate is not None else "")
+        )
+    if definition.watch is not None:
+        lines.append(
+            f"Watcher: {g.get(Gauge.WATCHER_CHANGES_PS, 0.0):7.1f} changes/s  notify "
+            f"{_lat(sample.latency, Op.WATCHER_NOTIFY)}  lag {_fmt_ms(g.get(Gauge.WATCHER_LAG_MS))}"
+        )
+    return lines
+
+
 def status_block(sample: Sample, config: RunConfig) -> list[str]:
     """The live status lines for one interval."""
+    errors = ", ".join(f"{code} {n}" for code, n in sorted(sample.errors_by_code.items())) or "none"
     if config.workload is Workload.TPCC:
-        errors = ", ".join(f"{code} {n}" for code, n in sorted(sample.errors_by_code.items())) or "none"
         return [*_tpcc_status(sample), f"Errors this interval:        {errors}"]
+    if config.definition is not None:
+        return [*_definition_status(sample, config.definition), f"Errors this interval:        {errors}"]
     g = sample.gauges
     t = sample.totals
     lines = [
@@ -105,7 +135,8 @@ def _average(name: str, value: float) -> str:
 def summary_table(summary: Summary) -> list[str]:
     """The end-of-run table: latency percentiles per operation, rates and totals, reconciliation."""
     lines = [f"Summary ({_hms(summary.duration_s)})", ""]
-    header = f"{'operation':<22}{'count':>9}{'p50':>11}{'p90':>11}{'p99':>11}{'p99.9':>11}{'max':>11}"
+    width = max([22, *(len(op) + 2 for op in summary.latency)])
+    header = f"{'operation':<{width}}{'count':>9}{'p50':>11}{'p90':>11}{'p99':>11}{'p99.9':>11}{'max':>11}"
     lines.append(header)
     lines.append("-" * len(header))
     known = [op.value for op in Op]
@@ -114,17 +145,26 @@ def summary_table(summary: Summary) -> list[str]:
         if p is None or not p.count:
             continue
         lines.append(
-            f"{op:<22}{p.count:>9,}{_fmt_ms(p.p50):>11}{_fmt_ms(p.p90):>11}{_fmt_ms(p.p99):>11}"
+            f"{op:<{width}}{p.count:>9,}{_fmt_ms(p.p50):>11}{_fmt_ms(p.p90):>11}{_fmt_ms(p.p99):>11}"
             f"{_fmt_ms(p.p999):>11}{_fmt_ms(p.max):>11}"
         )
     lines.append("")
     t = summary.totals
-    lines.append(
-        f"transactions {t.transactions:,}  mutations {t.mutations:,}  received changes {t.received_changes:,}  "
-        f"polls {t.polls:,}  reads {t.reads:,}  errors {t.errors:,}  aborts {t.aborts:,}"
-    )
+    if any(op_metrics.split(op) is not None for op in summary.latency):  # a definition's run: no updater
+        lines.append(
+            f"received changes {t.received_changes:,}  polls {t.polls:,}  errors {t.errors:,}  aborts {t.aborts:,}"
+        )
+    else:
+        lines.append(
+            f"transactions {t.transactions:,}  mutations {t.mutations:,}  received changes {t.received_changes:,}  "
+            f"polls {t.polls:,}  reads {t.reads:,}  errors {t.errors:,}  aborts {t.aborts:,}"
+        )
     rates = "  ".join(_average(k, v) for k, v in sorted(summary.rates.items()))
     lines.append(f"averages: {rates}")
+    by_reason: dict[str, list[str]] = {}
+    for name, reason in sorted(summary.unavailable.items()):
+        by_reason.setdefault(reason, []).append(name)
+    lines += [f"n/a ({reason}): {', '.join(names)}" for reason, names in by_reason.items()]
     if summary.errors_by_code:
         lines.append("errors by code: " + ", ".join(f"{k} {v}" for k, v in sorted(summary.errors_by_code.items())))
     r = summary.reconciliation

@@ -13,6 +13,14 @@ from pydantic import ValidationError
 
 from spanload.main import create_app
 from spanload.model.settings import Settings
+from spanload.spanner.local_server import (
+    ExternalLocalSpanner,
+    ServeLocalSpanner,
+    describe_holder,
+    local_spanner_at,
+    local_spanner_data_dir,
+    supervise_local_spanner,
+)
 
 
 def _is_loopback(host: str) -> bool:
@@ -51,6 +59,26 @@ def serve(args: argparse.Namespace) -> int:
         )
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    local: ServeLocalSpanner | None = None
+    if settings.local_spanner_start:
+        # before the app, so that a port or data directory held by another server is one sentence
+        # and exit 1 at once (a LocalSpannerError), not a traceback from the app's startup
+        found = local_spanner_at(
+            settings.local_spanner_host, settings.local_spanner_port, local_spanner_data_dir(settings)
+        )
+        if found is not None:
+            print(
+                f"Using {describe_holder(found)}, already listening on {found.address}; "
+                "serve does not supervise it and leaves it running.",
+                flush=True,
+            )
+            local = ExternalLocalSpanner(found)
+        else:
+            local = supervise_local_spanner(settings)
     print(f"Spanload dashboard: http://{settings.host}:{settings.port}", flush=True)
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_level="info")
+    try:
+        uvicorn.run(create_app(settings, local_spanner=local), host=settings.host, port=settings.port, log_level="info")
+    finally:
+        if local is not None:  # the app stops it too; this is for an app that never started up
+            local.stop()
     return 0

@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from spanload.model.config import Target, TargetKind
-from spanload.model.errors import EXIT_OK, RunInvalid
+from spanload.model.errors import EXIT_OK, RunError, RunInvalid
 from spanload.model.settings import get_settings
 from spanload.model.workload import KnobValue, WorkloadDefinition
 from spanload.model.workload_file import DefinitionInvalid, Positions, read_document, validate_data
@@ -32,6 +32,10 @@ def add_validate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--project", default="spanload")
     parser.add_argument("--instance", default="spanload")
     parser.add_argument("--database", default="spanload")
+    parser.add_argument(
+        "--dry-run", action="store_true", help="execute each operation once (writes rolled back) and print the results"
+    )
+    parser.add_argument("--set", action="append", default=[], metavar="KNOB=VALUE", help="a knob for the dry run")
 
 
 def add_workloads_arguments(parser: argparse.ArgumentParser) -> None:
@@ -87,7 +91,13 @@ def validate_main(args: argparse.Namespace) -> int:
     settings = get_settings()
     scratch = start_local_spanner(binary=settings.local_spanner_binary)
     try:
-        result = check(definition, scratch.address, target, args.emulator_host, data, positions)
+        knobs = None
+        if args.dry_run:
+            try:
+                knobs = definition.knob_values(parse_sets(args.set))
+            except ValueError as err:
+                raise RunInvalid(f"knobs.{err}", "knobs") from None
+        result = check(definition, scratch.address, target, args.emulator_host, data, positions, knobs)
     finally:
         scratch.stop()
     if result.problems:
@@ -100,6 +110,19 @@ def validate_main(args: argparse.Namespace) -> int:
         + (f"; would create {', '.join(result.creates)}" if result.creates and target is not None else "")
         + "\n"
     )
+    for ran in result.dry_run or []:
+        state = "ok" if ran.ok else f"FAILED: {ran.error}"
+        out.write(f"\n{ran.operation} ({ran.transaction.value}{', rolled back' if ran.rolled_back else ''}): {state}\n")
+        for step in ran.steps:
+            rows = f"{step.row_count} row{'s' if step.row_count != 1 else ''}"
+            out.write(f"  step {step.step} {step.kind} {step.what}: {rows}\n")
+            if step.columns:
+                out.write(f"    {' | '.join(step.columns)}\n")
+            for row in step.rows:
+                out.write(f"    {' | '.join(str(v) for v in row)}\n")
+    failed = [r.operation for r in result.dry_run or [] if not r.ok]
+    if failed:
+        raise RunError(f"the dry run failed in {', '.join(failed)}")
     return EXIT_OK
 
 

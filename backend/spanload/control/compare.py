@@ -11,7 +11,9 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from spanload.control import noise
+from spanload.model.breakdown import Breakdown, is_split, unsplit
 from spanload.model.config import RunConfig, Workload
+from spanload.model.live import LiveChange
 from spanload.model.samples import Sample, Summary
 from spanload.model.series import PERCENTILE_FIELDS, flatten
 
@@ -26,7 +28,17 @@ _HIGHER_IS_BETTER_RATES = {
     "reader.rps",
 }
 TPCC_TYPE_FIELDS = ("completed", "share_pct", "aborts", "retries", "errors")
-_LOWER_IS_BETTER_RATES = {"updater.behind", "watcher.lag_ms", "errors_ps", "aborts_ps", "sessions.waiting"}
+_LOWER_IS_BETTER_RATES = {
+    "updater.behind",
+    "watcher.lag_ms",
+    "errors_ps",
+    "aborts_ps",
+    "sessions.waiting",
+    "server.poll_avg_latency_s",
+    "server.txn_avg_commit_latency_s",
+    "server.commit_latency_s",
+    "server.cpu_per_commit_ms",
+}
 _HIGHER_IS_BETTER_TOTALS = {"transactions", "mutations", "received_changes", "polls", "reads"}
 
 
@@ -60,16 +72,21 @@ def workload_of(config: dict[str, Any]) -> Workload:
         return Workload.CHANGE_WATCHER
 
 
-def config_diff(configs: Sequence[dict[str, Any]]) -> list[tuple[str, list[Any]]]:
-    """Fields whose value differs between any two configs (each in its current form), with each
-    config's value."""
+def config_diff(
+    configs: Sequence[dict[str, Any]], changed: Sequence[Sequence[LiveChange]] | None = None
+) -> list[tuple[str, list[Any], list[Any]]]:
+    """Fields whose start value differs between any two configs (each in its current form), and
+    fields any run changed live (``changed``: each run's live changes), with each run's value at start
+    and at the end."""
     flat = [flatten_config(current_form(c)) for c in configs]
-    fields = sorted({f for c in flat for f in c})
+    ends: list[dict[str, Any]] = [{c.field: c.at_end for c in run} for run in (changed or [[] for _ in configs])]
+    fields = sorted({f for c in flat for f in c} | {f for e in ends for f in e})
     out = []
     for field in fields:
         values = [c.get(field) for c in flat]
-        if any(v != values[0] for v in values[1:]):
-            out.append((field, values))
+        at_end = [e.get(field, v) for v, e in zip(values, ends, strict=True)]
+        if any(v != values[0] for v in values[1:]) or any(field in e for e in ends):
+            out.append((field, values, at_end))
     return out
 
 
@@ -164,7 +181,7 @@ def metric_deltas(
     reasons: list[dict[str, str]] = [
         {f"rates.{g}": why for g, why in s.unavailable.items()} if s is not None else {} for s in summaries
     ]
-    runs_blocks = [noise.blocks(s) for s in samples] if samples is not None else [{} for _ in summaries]
+    runs_noise = [noise.RunNoise(s, seed=str(i)) for i, s in enumerate(samples or [[] for _ in summaries])]
     names = sorted({n for f in flat for n in f} | {n for r in reasons for n in r})
     out = []
     for name in names:
@@ -173,8 +190,8 @@ def metric_deltas(
         deltas = [None if base is None or v is None else v - base for v in values]
         percents = [None if d is None or not base else 100.0 * d / abs(base) for d in deltas]
         judged = [
-            None if i == 0 or d is None else noise.noise(runs_blocks[0], blocks, name, d)
-            for i, (d, blocks) in enumerate(zip(deltas, runs_blocks, strict=True))
+            None if i == 0 or d is None else noise.noise(runs_noise[0], run, name, d)
+            for i, (d, run) in enumerate(zip(deltas, runs_noise, strict=True))
         ]
         out.append(
             MetricDelta(
@@ -189,3 +206,37 @@ def metric_deltas(
             )
         )
     return out
+
+
+def common_breakdowns(
+    summaries: Sequence[Summary | None],
+) -> tuple[list[dict[str, Breakdown]], dict[str, str]]:
+    """Each run's breakdown per operation kind, decomposed the same way in every run: where some
+    runs split the server's time by SPANNER_SYS and others cannot, every run shows it whole, and the
+    note for that operation kind says which runs lacked the split and why."""
+    runs = [dict(s.breakdown) if s is not None else {} for s in summaries]
+    notes: dict[str, str] = {}
+    for op in sorted({op for r in runs for op in r}):
+        present = [(i, r[op]) for i, r in enumerate(runs) if op in r and r[op].count]
+        split = [i for i, b in present if is_split(b)]
+        if not split or len(split) == len(present):
+            continue
+        whole = [i for i, _ in present if i not in split]
+        for r in runs:
+            if op in r:
+                r[op] = unsplit(r[op])
+        why = "; ".join(f"#{i + 1}: {_no_split_reason(summaries[i])}" for i in whole)
+        notes[op] = (
+            f"The server's time is shown whole for every run: {_runs(whole)} no SPANNER_SYS split of {op} ({why})."
+        )
+    return runs, notes
+
+
+def _runs(indexes: Sequence[int]) -> str:
+    names = ", ".join(f"#{i + 1}" for i in indexes)
+    return f"{names} {'has' if len(indexes) == 1 else 'have'}"
+
+
+def _no_split_reason(summary: Summary | None) -> str:
+    reasons = set(summary.unavailable.values()) if summary is not None else set()
+    return "; ".join(sorted(reasons)) if reasons else "SPANNER_SYS gave no latency of its statements"

@@ -66,56 +66,57 @@ def _series(sample: Sample) -> dict[str, tuple[float, float]]:
     return out
 
 
-def blocks(samples: Sequence[Sample]) -> dict[str, list[tuple[float, float]]]:
-    """Per metric, the run's blocks of consecutive intervals as (weighted sum, weight)."""
-    size = max(1, -(-len(samples) // MAX_BLOCKS))
-    out: dict[str, list[tuple[float, float]]] = {}
-    for start in range(0, len(samples), size):
-        sums: dict[str, list[float]] = {}
-        for sample in samples[start : start + size]:
-            for name, (value, weight) in _series(sample).items():
-                acc = sums.setdefault(name, [0.0, 0.0])
-                acc[0] += value * weight
-                acc[1] += weight
-        for name, (total, weight) in sums.items():
-            out.setdefault(name, []).append((total, weight))
-    return out
+class RunNoise:
+    """One run's blocks of consecutive intervals and its bootstrap replicates per metric.
+
+    The blocks are drawn once per run (the same resampled intervals for every metric, as a rerun
+    would vary them all at once) and each metric's replicates are kept, so a baseline compared with
+    five runs is resampled once."""
+
+    def __init__(self, samples: Sequence[Sample], seed: str) -> None:
+        size = max(1, -(-len(samples) // MAX_BLOCKS))
+        self.n = -(-len(samples) // size) if samples else 0
+        self.blocks: dict[str, list[tuple[float, float]]] = {}  # metric -> (weighted sum, weight) per block
+        for b, start in enumerate(range(0, len(samples), size)):
+            for sample in samples[start : start + size]:
+                for name, (value, weight) in _series(sample).items():
+                    row = self.blocks.setdefault(name, [(0.0, 0.0)] * self.n)
+                    total, w = row[b]
+                    row[b] = (total + value * weight, w + weight)
+        rng = random.Random(f"{SEED}:{seed}")
+        self.draws = [rng.choices(range(self.n), k=self.n) for _ in range(REPLICATES)] if self.n else []
+        self._replicates: dict[str, list[float] | None] = {}
+
+    def replicates(self, metric: str) -> list[float] | None:
+        """The metric's weighted mean in each replicate that drew a block holding it; None where
+        fewer than :data:`MIN_BLOCKS` blocks hold it."""
+        if metric not in self._replicates:
+            row = self.blocks.get(metric, [])
+            if sum(1 for _, w in row if w > 0) < MIN_BLOCKS:
+                self._replicates[metric] = None
+            else:
+                out = []
+                for draw in self.draws:
+                    total = weight = 0.0
+                    for i in draw:
+                        t, w = row[i]
+                        total += t
+                        weight += w
+                    if weight:
+                        out.append(total / weight)
+                self._replicates[metric] = out
+        return self._replicates[metric]
 
 
-def _replicates(blocks_of_metric: Sequence[tuple[float, float]], draws: Sequence[Sequence[int]]) -> list[float]:
-    """The metric's weighted mean in each replicate (block indices drawn with replacement)."""
-    out = []
-    for draw in draws:
-        total = weight = 0.0
-        for i in draw:
-            t, w = blocks_of_metric[i]
-            total += t
-            weight += w
-        out.append(total / weight if weight else 0.0)
-    return out
-
-
-def _draws(rng: random.Random, n: int) -> list[list[int]]:
-    return [[rng.randrange(n) for _ in range(n)] for _ in range(REPLICATES)]
-
-
-def noise(
-    baseline: dict[str, list[tuple[float, float]]],
-    other: dict[str, list[tuple[float, float]]],
-    metric: str,
-    delta: float,
-) -> Noise | None:
+def noise(baseline: RunNoise, other: RunNoise, metric: str, delta: float) -> Noise | None:
     """The uncertainty of ``delta`` (other minus baseline) from both runs' interval variation; None
     where either run has fewer than :data:`MIN_BLOCKS` blocks with the metric."""
-    a, b = baseline.get(metric, []), other.get(metric, [])
-    if len(a) < MIN_BLOCKS or len(b) < MIN_BLOCKS:
+    a, b = baseline.replicates(metric), other.replicates(metric)
+    if a is None or b is None:
         return None
-    rng = random.Random(f"{SEED}:{metric}")
-    deltas = sorted(
-        y - x for x, y in zip(_replicates(a, _draws(rng, len(a))), _replicates(b, _draws(rng, len(b))), strict=True)
-    )
+    deltas = sorted(y - x for x, y in zip(a, b, strict=False))
     tail = (1 - CONFIDENCE) / 2
-    low = deltas[int(tail * (REPLICATES - 1))]
-    high = deltas[int((1 - tail) * (REPLICATES - 1))]
+    low = deltas[int(tail * (len(deltas) - 1))]
+    high = deltas[int((1 - tail) * (len(deltas) - 1))]
     half_width = (high - low) / 2
     return Noise(half_width=half_width, significant=abs(delta) > half_width)

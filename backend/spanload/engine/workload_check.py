@@ -24,12 +24,15 @@ from typing import Any
 
 from google.api_core import exceptions as gexc
 from google.auth.exceptions import DefaultCredentialsError
-from google.cloud.spanner_v1 import ExecuteSqlRequest, param_types
+from google.cloud.spanner_v1 import ExecuteSqlRequest
 
+from spanload.engine.workload_dry_run import DryRunResult
+from spanload.engine.workload_dry_run import dry_run as run_once
 from spanload.model.config import Target, TargetKind
 from spanload.model.errors import Unavailable
 from spanload.model.workload import (
     KeyParams,
+    KnobValue,
     MutationParams,
     ReadStep,
     SqlStep,
@@ -41,36 +44,15 @@ from spanload.model.workload_types import value_type
 from spanload.spanner import client as spanner_client
 from spanload.spanner import schemas
 from spanload.spanner.client import status_text
+from spanload.workers.interp.operation import PARAM_TYPES
+from spanload.workers.interp.sql import is_dml, scan
 
 logger = logging.getLogger(__name__)
 
 SCRATCH_INSTANCE = "spanload-validate"
 PLAN = ExecuteSqlRequest.QueryMode.PLAN
-_PARAM = re.compile(r"@([A-Za-z_][A-Za-z0-9_]*)")
-_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
 _AT = re.compile(r"\[at (\d+):(\d+)\]")
 _REQUEST_ID = re.compile(r",?\s*request_id = [\w.]+")
-TYPES: dict[str, Any] = {
-    "INT64": param_types.INT64,
-    "STRING": param_types.STRING,
-    "BYTES": param_types.BYTES,
-    "NUMERIC": param_types.NUMERIC,
-    "FLOAT64": param_types.FLOAT64,
-    "BOOL": param_types.BOOL,
-    "DATE": param_types.DATE,
-    "TIMESTAMP": param_types.TIMESTAMP,
-    "JSON": param_types.JSON,
-}
-
-
-def sql_params(sql: str) -> list[str]:
-    """The ``@name`` parameters of a statement, in order of first use; quoted text and ``@{hints}``
-    are not parameters."""
-    names: list[str] = []
-    for name in _PARAM.findall(_QUOTED.sub("''", sql)):
-        if name not in names:
-            names.append(name)
-    return names
 
 
 @dataclass
@@ -215,7 +197,7 @@ class Checker:
 
     def _statement(self, database: Any, path: str, step: SqlStep, bound: dict[str, str]) -> None:
         types: dict[str, Any] = {}
-        for param in sql_params(step.sql):
+        for param in scan(step.sql)[0]:
             value = step.params.get(param, f"${param}")
             try:
                 typ = value_type(value, self.definition, bound)
@@ -223,7 +205,7 @@ class Checker:
                 self.add(path, f"@{param} names no value, knob or column bound by an earlier step", step.sql)
                 return
             if typ:
-                types[param] = TYPES[typ]
+                types[param] = PARAM_TYPES[typ]
         params = dict.fromkeys(types)  # PLAN analyses types only: each parameter is a NULL of its type
         try:
             fields = _plan(database, step.sql, params, types)
@@ -243,7 +225,7 @@ class Checker:
 
 def _plan(database: Any, sql: str, params: dict[str, Any], types: dict[str, Any]) -> dict[str, str]:
     """Spanner's analysis of one statement (PLAN mode: nothing runs). Returns its columns' types."""
-    if _is_query(sql):
+    if not is_dml(scan(sql)[1]):
         with database.snapshot() as snap:
             result = snap.execute_sql(sql, params=params, param_types=types, query_mode=PLAN)
             list(result)
@@ -262,11 +244,6 @@ def _plan(database: Any, sql: str, params: dict[str, Any], types: dict[str, Any]
     return {}
 
 
-def _is_query(sql: str) -> bool:
-    head = sql.lstrip().lstrip("(").split(None, 1)[0].upper() if sql.strip() else ""
-    return head in ("SELECT", "WITH", "@{")
-
-
 def _type_name(typ: Any) -> str:
     code = typ.code.name if hasattr(typ.code, "name") else str(typ.code)
     if code == "ARRAY":
@@ -282,6 +259,7 @@ class CheckResult:
     problems: list[DefinitionProblem]
     creates: list[str]  # objects the definition's DDL would create on the target ("TABLE Orders")
     scratch: bool  # statements were analysed on a scratch database
+    dry_run: list[DryRunResult] | None = None  # each operation executed once, when asked and valid
 
 
 class TargetUnusable(Unavailable):
@@ -295,12 +273,15 @@ def check(
     emulator_host: str | None = None,
     data: Any = None,
     positions: Positions | None = None,
+    dry_run: dict[str, KnobValue] | None = None,
 ) -> CheckResult:
     """Validate ``definition`` against ``target`` (None: offline). ``scratch_host`` is a local
-    Spanner for the scratch database, which is dropped afterwards. Raises :class:`TargetUnusable`
-    with one sentence when the target cannot be reached or used."""
+    Spanner for the scratch database, which is dropped afterwards. With ``dry_run`` (the knob
+    values to run with), a valid definition's operations are each executed once there, writes
+    rolled back. Raises :class:`TargetUnusable` with one sentence when the target cannot be reached
+    or used."""
     try:
-        return _check(definition, scratch_host, target, emulator_host, data, positions)
+        return _check(definition, scratch_host, target, emulator_host, data, positions, dry_run)
     except (
         spanner_client.TargetError,
         spanner_client.TargetUnreachableError,
@@ -319,6 +300,7 @@ def _check(
     emulator_host: str | None = None,
     data: Any = None,
     positions: Positions | None = None,
+    dry_run: dict[str, KnobValue] | None = None,
 ) -> CheckResult:
     checker = Checker(definition, data, positions)
     if target is None:
@@ -331,23 +313,27 @@ def _check(
             database = client.instance(target.instance).database(target.database)
             plan = schemas.plan_ddl(database, definition.ddl)
             if plan.database_exists and not plan.missing:
-                _check_on(checker, database)
-                return CheckResult(checker.problems, [], scratch=False)
+                ran = _check_on(checker, database, dry_run)
+                return CheckResult(checker.problems, [], scratch=False, dry_run=ran)
             base_ddl = list(database.ddl_statements) if plan.database_exists else []
             missing = list(plan.missing)
         finally:
             client.close()
     creates = schemas.created_objects(missing)
+    ran = None
     with _scratch(scratch_host, base_ddl, missing, checker) as database:
         if database is not None:
-            _check_on(checker, database)
-    return CheckResult(checker.problems, creates, scratch=True)
+            ran = _check_on(checker, database, dry_run)
+    return CheckResult(checker.problems, creates, scratch=True, dry_run=ran)
 
 
-def _check_on(checker: Checker, database: Any) -> None:
+def _check_on(checker: Checker, database: Any, dry_run: dict[str, KnobValue] | None) -> list[DryRunResult] | None:
     catalog = read_catalog(database)
     checker.check_schema(catalog)
     checker.check_statements(database, catalog)
+    if dry_run is None or checker.problems:
+        return None
+    return run_once(database, checker.definition, dry_run)
 
 
 @contextlib.contextmanager

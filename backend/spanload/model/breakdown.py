@@ -180,7 +180,12 @@ def breakdown(timing: OpTiming, sys: SysLatencies | None = None) -> Breakdown:
 
 def combine(breakdowns: Iterable[Breakdown]) -> Breakdown:
     """Several intervals' breakdowns of one operation kind as one (means weighted by their counts);
-    a part's source is the latest interval's. For summaries recomputed from stored samples."""
+    a part's source is the latest interval's. For summaries recomputed from stored samples. Intervals
+    before the run's first whole SPANNER_SYS minute have the server's time whole, later ones split:
+    then every interval's server time is taken whole, so the run has one decomposition."""
+    breakdowns = list(breakdowns)
+    if len({is_split(b) for b in breakdowns if b.count}) > 1:
+        breakdowns = [unsplit(b) for b in breakdowns]
     count = 0
     round_trip = 0.0
     parts: dict[Part, tuple[float, Source]] = {}
@@ -197,3 +202,21 @@ def combine(breakdowns: Iterable[Breakdown]) -> Breakdown:
     ordered = [BreakdownPart(part=part, ms=total / count, source=source) for part, (total, source) in parts.items()]
     ordered.sort(key=lambda p: list(Part).index(p.part))
     return Breakdown(count=count, round_trip_ms=round_trip / count, parts=ordered)
+
+
+def unsplit(b: Breakdown) -> Breakdown:
+    """The same breakdown with the server's time whole: ``server_frontend`` and ``query_commit``
+    (SPANNER_SYS's split) added back into one measured ``server`` part, for a comparison with a run
+    that has no such split."""
+    inner = [p for p in b.parts if p.part in (Part.SERVER_FRONTEND, Part.QUERY_COMMIT)]
+    if not inner:
+        return b
+    parts = [p for p in b.parts if p not in inner]
+    parts.append(BreakdownPart(part=Part.SERVER, ms=sum(p.ms for p in inner), source=Source.MEASURED))
+    parts.sort(key=lambda p: list(Part).index(p.part))
+    return b.model_copy(update={"parts": parts})
+
+
+def is_split(b: Breakdown) -> bool:
+    """Is the server's time split by SPANNER_SYS (query / commit apart from the front end)?"""
+    return any(p.part is Part.QUERY_COMMIT for p in b.parts)

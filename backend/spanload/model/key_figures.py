@@ -1,8 +1,10 @@
 """Each workload's key figures: what its field report measured, the figures a comparison opens with.
 
 Names are compare's metric names (``control/compare.flatten_summary``): ``latency.<op>.<field>``
-(milliseconds), ``rates.<gauge>``, ``tpcc.tpmc``. The Change Watcher report's table hint moves the
-poll's time at the server and at the client; its tx/s and notification latency come after them.
+(milliseconds), ``rates.<gauge>``, ``tpcc.tpmc``. Labels name the unit the UI shows: it shows the
+server latencies that come in seconds (``rates.server.*_latency_s``) in milliseconds, as every
+latency. The Change Watcher report's table hint moves the poll's time at the server and at the
+client; its tx/s and notification latency come after them.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ KEY_FIGURES: dict[Workload, tuple[tuple[str, str], ...]] = {
     Workload.CHANGE_WATCHER: (
         ("latency.watcher.poll_server.p50", "poll at the server p50 (ms, server-timing)"),
         ("latency.watcher.poll.p50", "poll at the client p50 (ms)"),
-        ("rates.server.poll_avg_latency_s", "poll at the server, SPANNER_SYS avg (s)"),
+        ("rates.server.poll_avg_latency_s", "poll at the server, SPANNER_SYS avg (ms)"),
         ("latency.watcher.poll.p99", "poll at the client p99 (ms)"),
         ("latency.watcher.notify.p50", "change notification p50 (ms)"),
         ("latency.watcher.notify.p99", "change notification p99 (ms)"),
@@ -39,7 +41,7 @@ KEY_FIGURES: dict[Workload, tuple[tuple[str, str], ...]] = {
     ),
     Workload.PARTICIPANTS: (
         ("rates.server.commit_participants", "participants per commit"),
-        ("rates.server.commit_latency_s", "server commit latency (s)"),
+        ("rates.server.commit_latency_s", "server commit latency (ms)"),
         ("latency.updater.txn.p50", "commit latency p50 (ms)"),
         ("rates.server.cpu_per_commit_ms", "server CPU per commit (ms)"),
         ("rates.updater.tps", "achieved tx/s"),

@@ -37,6 +37,20 @@ class PreloadStatus(BaseModel):
     done: bool = False
 
 
+class LiveChangeStep(BaseModel):
+    elapsed_s: float = Field(description="seconds into the run")
+    value: Any = Field(description="the field's value from then on")
+
+
+class LiveChange(BaseModel):
+    """One config field a run changed while it ran: its value at start, at the end, and each change."""
+
+    field: str = Field(description="dotted path, e.g. updater.transactions_per_second")
+    at_start: Any
+    at_end: Any
+    steps: list[LiveChangeStep]
+
+
 class EventPublic(BaseModel):
     """A point on a run's timeline: a live config change, a status change, or its target going
     down or coming back."""

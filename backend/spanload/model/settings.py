@@ -73,7 +73,12 @@ class Settings(BaseSettings):
         description="path of spanload-worker-go (the go runtime); default: found beside the Python executable",
     )
     local_spanner_host: str = "127.0.0.1"
-    local_spanner_port: int = 9010
+    local_spanner_port: int = Field(
+        default=9010,
+        ge=0,
+        le=65535,
+        description="the local Spanner's gRPC port (also the official emulator's); 0: any free port",
+    )
     local_spanner_start: bool = Field(default=True, description="start the local Spanner with `serve`")
     local_spanner_in_memory: bool = Field(default=False, description="keep local Spanner data in memory")
     local_spanner_restart_backoff_s: float = Field(

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ctypes
+import json
 import logging
 import os
+import queue
 import shutil
 import signal
 import socket
@@ -18,6 +20,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from spanload.model.errors import Unavailable
+from spanload.model.settings import Settings
 
 logger = logging.getLogger(__name__)
 
@@ -25,6 +28,10 @@ BINARY_NAME = "spanload-local-spanner"
 READY_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 10.0
 READY_MARKER = " listening on "
+# A server that exits before its ready line is reported when it exits (checked every _POLL_S), with
+# the output it printed until then (waited for at most EXIT_OUTPUT_GRACE_S after the exit).
+_POLL_S = 0.1
+EXIT_OUTPUT_GRACE_S = 2.0
 
 
 class LocalSpannerError(Unavailable):
@@ -231,6 +238,53 @@ class SupervisedLocalSpanner:
         self._thread.join(timeout=STOP_TIMEOUT_S)
 
 
+class ExternalLocalSpanner:
+    """A local Spanner of `serve`'s data directory that was listening on its address already (started
+    by `spanload run` or `spanload local-spanner`): used as it is, reported up while it listens, and
+    neither restarted nor stopped by `serve`."""
+
+    restarts = 0
+    last_exit: str | None = None
+
+    def __init__(self, holder: PortHolder) -> None:
+        self.address = holder.address
+        self.version = holder.version
+        self._pid = holder.pid
+        self.on_change: Callable[[TargetChange], None] | None = None  # never called: nothing is supervised
+
+    @property
+    def state(self) -> ServerState:
+        return ServerState.UP if is_listening(self.address) else ServerState.DOWN
+
+    @property
+    def pid(self) -> int | None:
+        return self._pid if self.state is ServerState.UP else None
+
+    def stop(self) -> None:
+        """Nothing: it is not serve's to stop."""
+
+
+ServeLocalSpanner = SupervisedLocalSpanner | ExternalLocalSpanner
+"""The local Spanner that `serve` targets: its own child, or one it found running."""
+
+
+def local_spanner_data_dir(settings: Settings) -> Path | None:
+    """Where the local Spanner of these settings keeps its data; None: in memory."""
+    return None if settings.local_spanner_in_memory else settings.data_dir / "local-spanner"
+
+
+def supervise_local_spanner(settings: Settings) -> SupervisedLocalSpanner:
+    """`serve`'s local Spanner, started now as the settings say. Raises :class:`LocalSpannerError`."""
+    return SupervisedLocalSpanner(
+        settings.local_spanner_host,
+        settings.local_spanner_port,
+        local_spanner_data_dir(settings),
+        settings.local_spanner_binary,
+        backoff_s=settings.local_spanner_restart_backoff_s,
+        backoff_max_s=settings.local_spanner_restart_backoff_max_s,
+    )
+
+
 def start_local_spanner(
     host: str = "127.0.0.1", port: int = 0, data_dir: Path | None = None, binary: Path | None = None
 ) -> LocalSpanner:
@@ -249,28 +303,68 @@ def start_local_spanner(
         start_new_session=True,  # Ctrl-C reaches serve, which stops the server in order
         preexec_fn=_die_with_parent,
     )
-    deadline = time.monotonic() + READY_TIMEOUT_S
-    assert process.stdout is not None
+    output: queue.Queue[str | None] = queue.Queue()
+    reader = threading.Thread(target=_read_output, args=(process, output), name="local-spanner-log", daemon=True)
+    reader.start()
     lines: list[str] = []
+    ended = False  # its output ended
+    deadline = time.monotonic() + READY_TIMEOUT_S
     while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if not line:
-            break
-        lines.append(line.rstrip())
+        code = process.poll()
+        if code is not None:  # it died: report it now, with what it printed
+            if not ended:  # a grandchild may hold the pipe open: the rest is waited for briefly
+                lines += _remaining(output, EXIT_OUTPUT_GRACE_S)
+            raise LocalSpannerError(f"{exe.name} {exit_description(code)} before it was ready: {_tail(lines)}")
+        try:
+            line = output.get(timeout=_POLL_S)
+        except queue.Empty:
+            continue
+        if line is None:
+            ended = True
+            continue
+        lines.append(line)
         if READY_MARKER in line:
             address = line.rsplit(READY_MARKER, 1)[1].strip()
             version = line.split(READY_MARKER, 1)[0].strip().rsplit(" ", 1)[-1]
-            server = LocalSpanner(process=process, address=address, version=version)
-            server._log_thread = threading.Thread(
-                target=_forward_logs, args=(process,), name="local-spanner-log", daemon=True
-            )
-            server._log_thread.start()
             logger.info("local Spanner %s listening on %s", version, address)
-            return server
+            return LocalSpanner(process=process, address=address, version=version, _log_thread=reader)
     process.kill()
     process.wait()
-    tail = "\n".join(lines[-5:]) or "(no output)"
-    raise LocalSpannerError(f"{exe.name} did not become ready within {READY_TIMEOUT_S:.0f} s: {tail}")
+    raise LocalSpannerError(f"{exe.name} did not become ready within {READY_TIMEOUT_S:.0f} s: {_tail(lines)}")
+
+
+def _read_output(process: subprocess.Popen[str], lines: queue.Queue[str | None]) -> None:
+    """The server's output: each line to ``lines`` until its ready line (included), then to the log;
+    None at its end."""
+    assert process.stdout is not None
+    ready = False
+    for line in process.stdout:
+        if ready:
+            logger.info("local-spanner: %s", line.rstrip())
+            continue
+        lines.put(line.rstrip())
+        ready = READY_MARKER in line
+    if not ready:
+        lines.put(None)
+
+
+def _remaining(lines: queue.Queue[str | None], wait_s: float) -> list[str]:
+    """The lines still to come from a server that exited, up to the end of its output or ``wait_s``."""
+    found: list[str] = []
+    deadline = time.monotonic() + wait_s
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            line = lines.get(timeout=left)
+        except queue.Empty:
+            break
+        if line is None:
+            break
+        found.append(line)
+    return found
+
+
+def _tail(lines: list[str]) -> str:
+    return "\n".join(lines[-5:]) or "(no output)"
 
 
 _PR_SET_PDEATHSIG = 1
@@ -284,12 +378,6 @@ def _die_with_parent() -> None:
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
     except (OSError, AttributeError):  # not Linux: the server is stopped by `stop()` only
         pass
-
-
-def _forward_logs(process: subprocess.Popen[str]) -> None:
-    assert process.stdout is not None
-    for line in process.stdout:
-        logger.info("local-spanner: %s", line.rstrip())
 
 
 def exec_local_spanner(host: str, port: int, data_dir: str | None) -> int:
@@ -310,6 +398,102 @@ def is_listening(address: str, timeout_s: float = 0.5) -> bool:
             return True
     except (OSError, ValueError):
         return False
+
+
+# What holds a port: asked with one InstanceAdmin.ListInstanceConfigs call, whose answer from a
+# Spanload local Spanner carries IDENTITY_HEADER (localspanner/frontend/identity.go).
+IDENTITY_HEADER = "x-spanload-local-spanner-bin"
+PROBE_TIMEOUT_S = 5.0
+_PROBE_METHOD = "/google.spanner.admin.instance.v1.InstanceAdmin/ListInstanceConfigs"
+PORT_SETTING = "SPANLOAD_LOCAL_SPANNER_PORT"
+
+
+@dataclass(frozen=True)
+class PortHolder:
+    """What answers at an address: a Spanload local Spanner (``version`` set, ``data_dir`` None
+    when it keeps its data in memory), another Spanner server, or something else (``what``)."""
+
+    address: str
+    what: str
+    version: str | None = None
+    pid: int | None = None
+    data_dir: Path | None = None
+
+    @property
+    def is_local_spanner(self) -> bool:
+        return self.version is not None
+
+    def serves(self, data_dir: Path | None) -> bool:
+        """Whether it is a local Spanner of ``data_dir`` (never one for data kept in memory)."""
+        if not self.is_local_spanner or self.data_dir is None or data_dir is None:
+            return False
+        try:
+            return os.path.samefile(self.data_dir, data_dir)
+        except OSError:
+            return False
+
+
+def probe_port(address: str, timeout_s: float = PROBE_TIMEOUT_S) -> PortHolder:
+    """Ask what listens at ``host:port`` (call only when something does)."""
+    import grpc  # here: `spanload local-spanner` and the engine import this module and need no gRPC
+    from google.cloud.spanner_admin_instance_v1.types import ListInstanceConfigsRequest
+
+    request = ListInstanceConfigsRequest.serialize(ListInstanceConfigsRequest(parent="projects/spanload-probe"))
+    with grpc.insecure_channel(address) as channel:
+        call = channel.unary_unary(_PROBE_METHOD)
+        try:
+            _, answer = call.with_call(request, timeout=timeout_s)
+            code, headers = grpc.StatusCode.OK, dict(answer.initial_metadata() or ())
+        except grpc.RpcError as err:  # also a grpc.Call: its headers, if the server sent any
+            code, headers = err.code(), dict(err.initial_metadata() or ())
+    identity = headers.get(IDENTITY_HEADER)
+    if identity is not None:
+        found = json.loads(identity)
+        return PortHolder(
+            address,
+            "a Spanload local Spanner",
+            version=found["version"],
+            pid=found["pid"],
+            data_dir=Path(found["data_dir"]) if found["data_dir"] else None,
+        )
+    match code:
+        case grpc.StatusCode.OK:
+            return PortHolder(address, "a Spanner server that is not a Spanload local Spanner (the official emulator?)")
+        case grpc.StatusCode.UNIMPLEMENTED:
+            return PortHolder(address, "a gRPC server that does not serve Spanner's API")
+        case grpc.StatusCode.DEADLINE_EXCEEDED:
+            return PortHolder(address, f"something that did not answer a Spanner request within {timeout_s:.0f} s")
+        case _:
+            return PortHolder(address, "something that does not speak Spanner's gRPC API")
+
+
+def describe_holder(holder: PortHolder) -> str:
+    """``holder`` as the subject of a sentence: "a Spanload local Spanner 0.1.0 (pid 7) of /data"."""
+    if not holder.is_local_spanner:
+        return holder.what
+    place = f"of {holder.data_dir}" if holder.data_dir is not None else "with its data in memory"
+    return f"{holder.what} {holder.version} (pid {holder.pid}) {place}"
+
+
+def local_spanner_at(host: str, port: int, data_dir: Path | None) -> PortHolder | None:
+    """The local Spanner of ``data_dir`` already listening at ``host:port``, to be used as it is;
+    None when nothing listens there (or ``port`` is 0), so one is to be started. Raises
+    :class:`LocalSpannerError` naming what holds the port otherwise, and how to choose another."""
+    address = f"{host}:{port}"
+    if not port or not is_listening(address):
+        return None
+    holder = probe_port(address)
+    if holder.serves(data_dir):
+        return holder
+    held_by = describe_holder(holder)
+    if holder.is_local_spanner and data_dir is not None:  # say why it is not the one wanted
+        held_by += f", not of {data_dir}"
+    elif holder.is_local_spanner:
+        held_by += ", while SPANLOAD_LOCAL_SPANNER_IN_MEMORY asks for a server of its own"
+    raise LocalSpannerError(
+        f"{address}, where the local Spanner is to listen, is held by {held_by}; stop it, or set "
+        f"{PORT_SETTING} to another port (0 picks a free one)."
+    )
 
 
 def ensure_local_spanner(

@@ -198,6 +198,19 @@ def list_events(session: Session, run_id: str) -> Sequence[EventRow]:
     return session.scalars(select(EventRow).where(EventRow.run_id == run_id).order_by(EventRow.id)).all()
 
 
+def config_change_events(session: Session, run_ids: Sequence[str]) -> dict[str, list[EventRow]]:
+    """Each run's live config changes, in order (one query for a page of runs)."""
+    out: dict[str, list[EventRow]] = {run_id: [] for run_id in run_ids}
+    query = (
+        select(EventRow)
+        .where(EventRow.run_id.in_(list(run_ids)), EventRow.kind == EventKind.CONFIG_CHANGE.value)
+        .order_by(EventRow.id)
+    )
+    for event in session.scalars(query):
+        out[event.run_id].append(event)
+    return out
+
+
 def set_summary(session: Session, run_id: str, summary: Summary) -> bool:
     row = session.get(RunRow, run_id)
     if row is None:

@@ -26,4 +26,15 @@ describe("ConfigTable", () => {
     expect(screen.getByTestId("config-processes")).toHaveTextContent(/^2 processes$/);
     expect(screen.getByTestId("config-watcher.watchers")).toHaveTextContent(/^2 watchers$/);
   });
+
+  it("shows a field changed live as at start → at end, with when it changed", () => {
+    const changes = [
+      { field: "updater.transactions_per_second", at_start: 10, at_end: 20, steps: [{ elapsed_s: 20, value: 20 }] },
+      { field: "watcher.poll_interval_ms", at_start: 1000, at_end: 500, steps: [{ elapsed_s: 20, value: 250 }, { elapsed_s: 65, value: 500 }] },
+    ];
+    render(<ConfigTable config={{ ...DEFAULT_CONFIG, workload: "change_watcher" }} changes={changes} />);
+    expect(screen.getByTestId("config-updater.transactions_per_second")).toHaveTextContent("10 → 20 tx/s changed live at +20s");
+    expect(screen.getByTestId("config-watcher.poll_interval_ms")).toHaveTextContent("1000 → 500 ms changed live at +20s, +1m 05s");
+    expect(screen.getByTestId("config-updater.key_space")).not.toHaveAttribute("data-changed");
+  });
 });

@@ -1,8 +1,11 @@
 // A run config as a table of knobs, grouped by section, with units; only the sections its workload uses.
+// A field changed while the run ran shows "at start → at end" and when it changed.
 import { formatValue, getPath, KNOBS, SECTION_TITLES, sectionUsed, unitFor } from "@/lib/knobs";
-import type { RunConfig } from "@/lib/types";
+import type { LiveChange, RunConfig } from "@/lib/types";
+import { changeTimes, startToEnd } from "@/lib/liveChanges";
 
-export function ConfigTable({ config }: { config: RunConfig }) {
+export function ConfigTable({ config, changes = [] }: { config: RunConfig; changes?: readonly LiveChange[] }) {
+  const changed = new Map(changes.map((c) => [c.field, c]));
   const sections = (Object.keys(SECTION_TITLES) as (keyof typeof SECTION_TITLES)[]).filter((s) => sectionUsed(s, config.workload));
   return (
     <div className="config-table" data-testid="config-table">
@@ -13,10 +16,16 @@ export function ConfigTable({ config }: { config: RunConfig }) {
             {KNOBS.filter((k) => k.section === section).map((k) => (
               <tr key={k.path} title={k.help}>
                 <th scope="row">{k.label}</th>
-                <td data-testid={`config-${k.path}`}>
-                  {formatValue(getPath(config, k.path))}
-                  {k.unit && getPath(config, k.path) != null ? <span className="muted"> {unitFor(k, getPath(config, k.path))}</span> : null}
-                </td>
+                {changed.has(k.path) ? (
+                  <td data-testid={`config-${k.path}`} data-changed="true">
+                    <strong>{startToEnd(changed.get(k.path) as LiveChange)}</strong> <span className="muted small">changed live at {changeTimes(changed.get(k.path) as LiveChange)}</span>
+                  </td>
+                ) : (
+                  <td data-testid={`config-${k.path}`}>
+                    {formatValue(getPath(config, k.path))}
+                    {k.unit && getPath(config, k.path) != null ? <span className="muted"> {unitFor(k, getPath(config, k.path))}</span> : null}
+                  </td>
+                )}
               </tr>
             ))}
           </tbody>

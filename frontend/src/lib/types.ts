@@ -75,6 +75,8 @@ export function isActive(state: RunState | string | null | undefined): boolean {
 export type RunEvent = Served<Schemas["EventPublic"]>;
 export type Headline = Served<Schemas["Headline"]>;
 export type RunPublic = Served<Schemas["RunPublic"]>;
+/** A config field a run changed while it ran: at start, at end, and each change's time. */
+export type LiveChange = Served<Schemas["LiveChange"]>;
 export type RunsPublic = Served<Schemas["RunsPublic"]>;
 /** Start a run from a whole config, or from a preset with overrides deep-merged onto it. */
 export type RunCreate = Schemas["RunCreate"];

@@ -8,8 +8,8 @@ export function makeComparison(): ComparePublic {
   return {
     runs: [a, b],
     config_diff: [
-      { field: "name", values: ["light", "medium"] },
-      { field: "updater.transactions_per_second", values: [1, 10] },
+      { field: "name", values: ["light", "medium"], at_end: ["light", "medium"] },
+      { field: "updater.transactions_per_second", values: [1, 10], at_end: [1, 10] },
     ],
     series: {
       elapsed_s: [1, 2, 3],
@@ -19,10 +19,12 @@ export function makeComparison(): ComparePublic {
       ],
     },
     summaries: [a.summary, b.summary],
+    breakdowns: [a.summary?.breakdown ?? {}, b.summary?.breakdown ?? {}],
+    breakdown_notes: {},
     key_metrics: [
       { metric: "rates.updater.tps", label: "achieved tx/s" },
       { metric: "latency.updater.txn.p99", label: "updater latency p99 (ms)" },
-      { metric: "rates.server.poll_avg_latency_s", label: "poll at the server, SPANNER_SYS avg (s)" },
+      { metric: "rates.server.poll_avg_latency_s", label: "poll at the server, SPANNER_SYS avg (ms)" },
     ],
     metrics: [
       { metric: "latency.updater.txn.p99", better: "lower", values: [8, 12], delta: [0, 4], percent_change: [0, 50], unavailable: [null, null], uncertainty: [null, 1.2], significant: [null, true] },

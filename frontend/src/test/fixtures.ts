@@ -78,6 +78,7 @@ export function makeRun(id: string, overrides: Partial<RunPublic> = {}): RunPubl
     target_kind: "local",
     config: { ...DEFAULT_CONFIG, preset: "light" },
     current_config: { ...DEFAULT_CONFIG, preset: "light" },
+    live_changes: [],
     created_at: new Date(T0 * 1000).toISOString(),
     started_at: new Date(T0 * 1000).toISOString(),
     ended_at: new Date((T0 + 60) * 1000).toISOString(),

@@ -1,8 +1,8 @@
 // Command spanload-pacing-counts prints the arrival counts of the Go worker's Poisson schedule
 // over many short runs, one count a line, for bench/pacing.py --counts to set against the
 // Poisson distribution they should follow. -mode schedule draws the schedule alone (no clock);
-// -mode pacer runs that many real pacers side by side for -seconds of wall-clock time, with an
-// operation that does nothing, and counts the arrivals each one scheduled.
+// -mode pacer runs that many real pacers side by side on the real clock, with an operation that
+// only counts the arrivals whose intended start lies within -seconds of its pacer's start.
 package main
 
 import (
@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spanload/spanload/goworker/internal/pacing"
@@ -41,23 +42,32 @@ func main() {
 	}
 }
 
-// pacers runs n pacers at once for the given seconds and returns what each scheduled.
+// grace is how long counted pacers run past their window: what fell due in it has run by then.
+const grace = 2 * time.Second
+
+// pacers runs n pacers side by side; each counts the arrivals it ran whose intended start lies
+// within seconds of its own start.
 func pacers(n int, rate, seconds float64, parallelism int) []int64 {
+	counts := make([]atomic.Int64, n)
 	all := make([]*pacing.Pacer, n)
 	for i := range all {
-		all[i] = pacing.New(fmt.Sprintf("count-%d", i), func(float64, float64) {}, rate, parallelism, 0, nil)
+		started := pacing.Now() // Start restarts the schedule from the clock, a moment later
+		all[i] = pacing.New(fmt.Sprintf("count-%d", i), func(intended, _ float64) {
+			if intended-started <= seconds {
+				counts[i].Add(1)
+			}
+		}, rate, parallelism, 0, nil)
+		all[i].Start()
 	}
-	for _, p := range all {
-		p.Start()
-	}
-	time.Sleep(time.Duration(seconds * float64(time.Second)))
-	counts := make([]int64, n)
+	time.Sleep(time.Duration(seconds*float64(time.Second)) + grace)
 	var wg sync.WaitGroup
-	for i, p := range all {
-		p.Behind() // collects what fell due unclaimed, so it counts
-		counts[i], _ = p.TakeCounts()
+	for _, p := range all {
 		wg.Go(func() { p.Stop(10 * time.Second) })
 	}
 	wg.Wait()
-	return counts
+	out := make([]int64, n)
+	for i := range counts {
+		out[i] = counts[i].Load()
+	}
+	return out
 }

@@ -16,7 +16,8 @@ type LoadTable struct {
 	Rows   int64
 	cols   []string
 	srcs   []source
-	values []*Gen // the definition's values, for $value columns (drawn per row like an inline one)
+	values []*Gen // the definition's values, for $value columns (drawn per row, before the columns)
+	uses   []int  // the values the columns refer to, in the order values lists them
 	base   uint64
 }
 
@@ -43,17 +44,31 @@ func LoadPlan(def *Definition, knobs Knobs, seed uint64) ([]*LoadTable, error) {
 			lt.cols = append(lt.cols, c.Name)
 			lt.srcs = append(lt.srcs, src)
 		}
+		for v := range p.values {
+			for _, src := range lt.srcs {
+				if src.kind == srcValue && src.index == v {
+					lt.uses = append(lt.uses, v)
+					break
+				}
+			}
+		}
 		plan = append(plan, lt)
 	}
 	return plan, nil
 }
 
-// Row is row i of the table.
+// Row is row i of the table: first the values its columns refer to ($name), in the order values
+// lists them, then each column's own generator in the order written (workloads/README.md, "Order
+// of draws"), so Python's interpreter writes the same row.
 func (t *LoadTable) Row(i int64) []any {
 	r := StreamAt(t.base, uint64(i))
+	drawn := map[int]any{}
+	for _, v := range t.uses {
+		drawn[v] = t.values[v].Draw(&r, i)
+	}
 	row := make([]any, len(t.srcs))
 	for k, src := range t.srcs {
-		row[k] = src.draw(&r, i, func(v int) any { return t.values[v].Draw(&r, i) })
+		row[k] = src.draw(&r, i, func(v int) any { return drawn[v] })
 	}
 	return row
 }

@@ -16,10 +16,12 @@ import (
 	"github.com/spanload/spanload/goworker/internal/pacing"
 	"github.com/spanload/spanload/goworker/internal/protocol"
 	"github.com/spanload/spanload/goworker/internal/spanclient"
-	"github.com/spanload/spanload/goworker/internal/updater"
 )
 
 const usPerS = 1e6
+
+// DialectGoogleSQL is the one dialect this interpreter runs (PostgreSQL comes with its own issue).
+const DialectGoogleSQL = "googlesql"
 
 // OpName is a per-operation metric name: template (protocol.OpHistogram*, OpCounter*, OpGauge*)
 // with the operation's name in place of its placeholder.
@@ -109,6 +111,9 @@ func New(cfg protocol.RunConfig, worker, workers int, conn func() *spanclient.Co
 	if err != nil {
 		return nil, err
 	}
+	if def.Dialect != "" && def.Dialect != DialectGoogleSQL {
+		return nil, fmt.Errorf("dialect %q: the Go interpreter runs %s definitions only", def.Dialect, DialectGoogleSQL)
+	}
 	rt := &Runtime{Def: def, worker: worker, workers: workers, seed: Seed(cfg), conn: conn, stats: stats,
 		seqs: &sequencers{worker: int64(worker), workers: int64(workers), byPath: map[string]*Sequencer{}}}
 	prog, err := compile(def, knobs, rt.seqs)
@@ -133,11 +138,11 @@ func New(cfg protocol.RunConfig, worker, workers int, conn func() *spanclient.Co
 		}
 		var p *pacing.Pacer
 		if r.closed {
-			p = pacing.NewClosed(o.Name, r.execute, updater.ShareThreads(figures.concurrency, worker, workers),
+			p = pacing.NewClosed(o.Name, r.execute, pacing.ShareThreads(figures.concurrency, worker, workers),
 				msDuration(figures.thinkMs), nil)
 		} else {
-			p = pacing.New(o.Name, r.execute, updater.Share(figures.rate, workers),
-				updater.ShareThreads(figures.maxInFlight, worker, workers), 0, nil)
+			p = pacing.New(o.Name, r.execute, pacing.Share(figures.rate, workers),
+				pacing.ShareThreads(figures.maxInFlight, worker, workers), 0, nil)
 		}
 		r.load = pacing.NewLoad(p, figures.enabled)
 		rt.ops = append(rt.ops, r)
@@ -254,11 +259,11 @@ func (rt *Runtime) Apply(cfg protocol.RunConfig) error {
 		}
 		p := r.load.Pacer
 		if r.closed {
-			p.SetParallelism(updater.ShareThreads(f.concurrency, rt.worker, rt.workers))
+			p.SetParallelism(pacing.ShareThreads(f.concurrency, rt.worker, rt.workers))
 			p.SetThinkTime(msDuration(f.thinkMs))
 		} else {
-			p.SetRate(updater.Share(f.rate, rt.workers))
-			p.SetParallelism(updater.ShareThreads(f.maxInFlight, rt.worker, rt.workers))
+			p.SetRate(pacing.Share(f.rate, rt.workers))
+			p.SetParallelism(pacing.ShareThreads(f.maxInFlight, rt.worker, rt.workers))
 		}
 		r.load.SetEnabled(f.enabled)
 	}

@@ -22,7 +22,6 @@ import (
 	"github.com/spanload/spanload/goworker/internal/protocol"
 	"github.com/spanload/spanload/goworker/internal/schema"
 	"github.com/spanload/spanload/goworker/internal/spanclient"
-	"github.com/spanload/spanload/goworker/internal/updater"
 )
 
 const (
@@ -68,8 +67,8 @@ func New(conn func() *spanclient.Conn, spec *schema.Spec, cfg protocol.ReaderCon
 	stats *metrics.Stats, worker, workers int) *Reader {
 	r := &Reader{conn: conn, spec: spec, keySpace: keySpace, stats: stats, worker: worker, workers: workers, config: cfg}
 	r.rngPool.New = func() any { return rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())) }
-	p := pacing.New("reader", r.read, updater.Share(cfg.ReadsPerSecond, workers),
-		updater.ShareThreads(cfg.Concurrency, worker, workers), thinkTime(cfg), nil)
+	p := pacing.New("reader", r.read, pacing.Share(cfg.ReadsPerSecond, workers),
+		pacing.ShareThreads(cfg.Concurrency, worker, workers), thinkTime(cfg), nil)
 	r.Load = pacing.NewLoad(p, cfg.Enabled)
 	return r
 }
@@ -82,8 +81,8 @@ func (r *Reader) Apply(cfg protocol.ReaderConfig) {
 	r.mu.Lock()
 	r.config = cfg
 	r.mu.Unlock()
-	r.Pacer.SetRate(updater.Share(cfg.ReadsPerSecond, r.workers))
-	r.Pacer.SetParallelism(updater.ShareThreads(cfg.Concurrency, r.worker, r.workers))
+	r.Pacer.SetRate(pacing.Share(cfg.ReadsPerSecond, r.workers))
+	r.Pacer.SetParallelism(pacing.ShareThreads(cfg.Concurrency, r.worker, r.workers))
 	r.Pacer.SetThinkTime(thinkTime(cfg))
 	r.SetEnabled(cfg.Enabled)
 }

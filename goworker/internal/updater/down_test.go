@@ -22,7 +22,7 @@ func TestATargetThatIsDownFailsEachTransactionAsUnavailable(t *testing.T) {
 	}
 	addr := lis.Addr().String()
 	_ = lis.Close()
-	timeoutMs := 1000.0 // long enough for a refused dial to be seen on a loaded machine (300 ms saw none: DEADLINE_EXCEEDED)
+	timeoutMs := 3000.0 // long enough for a refused dial to be seen on a loaded machine (300 ms, then 1 s at a load average of 12, saw DEADLINE_EXCEEDED)
 	target := protocol.Target{Kind: protocol.TargetEmulator, EmulatorHost: &addr, Project: "p", Instance: "i", Database: "d"}
 	conn, err := spanclient.Connect(context.Background(), target,
 		protocol.ClientConfig{MultiplexedSessions: true, SessionPoolSize: 1, TimeoutMs: &timeoutMs}, nil)

@@ -25,18 +25,6 @@ const (
 	usPerS = 1_000_000
 )
 
-// Share is this worker's part of a rate split evenly between workers.
-func Share(total float64, workers int) float64 { return total / float64(workers) }
-
-// ShareThreads is this worker's part of a thread count: the remainder goes to the first workers.
-func ShareThreads(total, worker, workers int) int {
-	n := total / workers
-	if worker < total%workers {
-		n++
-	}
-	return max(1, n)
-}
-
 // Updater is the write workload of one worker.
 type Updater struct {
 	*pacing.Load
@@ -60,8 +48,8 @@ func New(conn func() *spanclient.Conn, spec *schema.Spec, cfg protocol.UpdaterCo
 		Ledger: ledger.NewWriteLedger(worker, workers, cfg.KeySpace, nil), config: cfg}
 	u.rngPool.New = func() any { return rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())) }
 	u.update, u.insert = spec.DMLStatements()
-	p := pacing.New("updater", u.transaction, Share(cfg.TransactionsPerSecond, workers),
-		ShareThreads(cfg.Parallelism, worker, workers), 0, nil)
+	p := pacing.New("updater", u.transaction, pacing.Share(cfg.TransactionsPerSecond, workers),
+		pacing.ShareThreads(cfg.Parallelism, worker, workers), 0, nil)
 	u.Load = pacing.NewLoad(p, cfg.Enabled)
 	return u
 }
@@ -71,8 +59,8 @@ func (u *Updater) Apply(cfg protocol.UpdaterConfig) {
 	u.mu.Lock()
 	u.config = cfg
 	u.mu.Unlock()
-	u.Pacer.SetRate(Share(cfg.TransactionsPerSecond, u.workers))
-	u.Pacer.SetParallelism(ShareThreads(cfg.Parallelism, u.worker, u.workers))
+	u.Pacer.SetRate(pacing.Share(cfg.TransactionsPerSecond, u.workers))
+	u.Pacer.SetParallelism(pacing.ShareThreads(cfg.Parallelism, u.worker, u.workers))
 	u.Ledger.SetKeySpace(cfg.KeySpace)
 	u.SetEnabled(cfg.Enabled)
 }

@@ -15,15 +15,11 @@ import (
 // watchDrainGiveUp bounds the definition watcher's final drain, as the built-in watcher's.
 const watchDrainGiveUp = 20 * time.Second
 
-// setupDefinition compiles the config's definition (the schema is there: the control plane ran
-// its DDL); worker 0 counts the load's rows when there is one, and sets up the watcher.
+// setupDefinition: worker 0 counts the load's rows when there is one, and sets up the watcher (the
+// definition compiled in New; its schema is there: the control plane ran its DDL).
 func (w *Worker) setupDefinition(ctx context.Context) error {
 	cfg := w.config
-	rt, err := interp.New(cfg, w.index, w.start.Workers, w.Conn, w.stats)
-	if err != nil {
-		return err
-	}
-	w.interp = rt
+	rt := w.interp
 	_, knobs, err := interp.Decode(cfg)
 	if err != nil {
 		return err

@@ -32,10 +32,10 @@ type defRun struct {
 	addr, db string
 	def      []byte
 	knobs    string
-	extra    string // more config fields
 	workers  int
 	seconds  int // of load, in 0.5 s reports
 	seed     uint64
+	script   func(r *defRun) // what the supervisor does after the first seconds of load
 	peers    []*peer
 	codes    []chan int
 	reports  [][]map[string]any // per worker
@@ -54,7 +54,9 @@ func startWorker(t *testing.T, index int) (*peer, chan int) {
 		for s.Scan() {
 			var m map[string]any
 			if err := json.Unmarshal(s.Bytes(), &m); err != nil {
-				t.Errorf("not JSON: %s", s.Bytes())
+				// handed to the test's own goroutine (next fails on it): a t.Errorf from here could
+				// come after the (sub)test returned, which the testing package forbids
+				p.lines <- map[string]any{"type": "error", "message": fmt.Sprintf("not JSON: %s", s.Bytes())}
 				return
 			}
 			p.lines <- m
@@ -68,11 +70,14 @@ func startWorker(t *testing.T, index int) (*peer, chan int) {
 	return p, code
 }
 
-func (r *defRun) config() string {
+func (r *defRun) config() string { return r.configWith(r.knobs, "") }
+
+// configWith is the run's config with other knob values and more fields (`,"operations":{...}`).
+func (r *defRun) configWith(knobs, extra string) string {
 	return fmt.Sprintf(`{"target":{"kind":"local","emulator_host":%q,"project":"p","instance":"i","database":%q},`+
 		`"workload":"definition","processes":%d,"report_interval_s":0.5,"seed":%d,`+
 		`"client":{"multiplexed_sessions":true,"session_pool_size":10},"knobs":%s,"definition":%s%s}`,
-		r.addr, r.db, r.workers, r.seed, r.knobs, compact(r.t, r.def), r.extra)
+		r.addr, r.db, r.workers, r.seed, knobs, compact(r.t, r.def), extra)
 }
 
 // compact is data on one line, keys in their order (the order of a definition's maps matters).
@@ -159,6 +164,9 @@ func (r *defRun) run() {
 		})
 	}
 	wg.Wait()
+	if r.script != nil {
+		r.script(r)
+	}
 	for i, p := range r.peers {
 		p.send(`{"type":"stop_writers","v":1}`)
 		p.next("writers_stopped", &r.reports[i])
@@ -193,6 +201,98 @@ func loadPlan(t *testing.T, def []byte, knobs string, seed uint64) []*interp.Loa
 		t.Fatal(err)
 	}
 	return plan
+}
+
+func (r *defRun) sendAll(line string) {
+	for _, p := range r.peers {
+		p.send(line)
+	}
+}
+
+// round takes the next report of every worker.
+func (r *defRun) round() []map[string]any {
+	out := make([]map[string]any, r.workers)
+	for i, p := range r.peers {
+		out[i] = p.next("report", nil)
+		r.reports[i] = append(r.reports[i], out[i])
+	}
+	return out
+}
+
+// until takes rounds of reports until every worker's satisfies cond (no time limit but the
+// peer's, 60 s a report).
+func (r *defRun) until(what string, cond func(m map[string]any) bool) {
+	for range 100 {
+		ok := true
+		for _, m := range r.round() {
+			ok = ok && cond(m)
+		}
+		if ok {
+			return
+		}
+	}
+	r.t.Fatalf("never, in 100 reports: %s (last: %v)", what, r.reports[0][len(r.reports[0])-1]["gauges"])
+}
+
+func errorsByCode(reports []map[string]any, code string) int64 {
+	var n int64
+	for _, r := range reports {
+		if v, ok := r["errors_by_code"].(map[string]any)[code].(float64); ok {
+			n += int64(v)
+		}
+	}
+	return n
+}
+
+func gauge(m map[string]any, name string) float64 {
+	v, ok := m["gauges"].(map[string]any)[name].(float64)
+	if !ok {
+		return -1
+	}
+	return v
+}
+
+func counterOf(m map[string]any, name string) int64 {
+	v, _ := m["counters"].(map[string]any)[name].(float64)
+	return int64(v)
+}
+
+// inventoryScript patches knobs and pacing, then pauses and resumes, checking each through the
+// reports: the new targets, and nothing run while an operation is off or the run paused.
+func inventoryScript(r *defRun) {
+	t := r.t
+	ops := []string{"move", "audit", "peek", "note", "touch", "by_warehouse", "first_note"}
+	patch := r.configWith(`{"slots":30,"move_rate":20.0}`, `,"operations":{"peek":{"rate":5},"audit":{"enabled":false}}`)
+	r.sendAll(`{"type":"patch","v":1,"config":` + patch + `}`)
+	r.until("the patched pacing (move 20/s and peek 5/s over 2 workers, audit off)", func(m map[string]any) bool {
+		return gauge(m, "op.move.target_ps") == 10 && gauge(m, "op.peek.target_ps") == 2.5 && gauge(m, "op.audit.in_flight") == 0
+	})
+	r.round() // a report's counters are taken before its gauges: one that ended in between counts here
+	for _, m := range r.round() {
+		if n := counterOf(m, "op.audit.done"); n != 0 {
+			t.Errorf("worker %v ran audit %d times after it was disabled", m["worker"], n)
+		}
+	}
+	r.sendAll(`{"type":"pause","v":1}`)
+	r.until("paused with nothing in flight", func(m map[string]any) bool {
+		idle := gauge(m, "op.move.target_ps") == 0
+		for _, op := range ops {
+			idle = idle && gauge(m, "op."+op+".in_flight") == 0
+		}
+		return idle
+	})
+	r.round() // as above
+	for _, m := range r.round() {
+		for _, op := range ops {
+			if n := counterOf(m, "op."+op+".done"); n != 0 {
+				t.Errorf("worker %v: %s ran %d times while paused", m["worker"], op, n)
+			}
+		}
+	}
+	r.sendAll(`{"type":"resume","v":1}`)
+	r.until("moves again at the patched rate", func(m map[string]any) bool {
+		return gauge(m, "op.move.target_ps") == 10 && counterOf(m, "op.move.done") > 0
+	})
 }
 
 func (r *defRun) all() []map[string]any {
@@ -253,18 +353,32 @@ func readFile(t *testing.T, name string) []byte {
 
 // TestDefinitionInventoryKeepsItsStockAndCountsMatchTheDatabase runs the inventory definition on
 // two workers: every kind of transaction, binds from a query and a read, a load split between the
-// workers, a closed-loop operation, and the watcher on Movements.
+// workers, a closed-loop operation, the watcher on Movements, a live patch of knobs and pacing, a
+// pause and a resume.
 func TestDefinitionInventoryKeepsItsStockAndCountsMatchTheDatabase(t *testing.T) {
 	addr := startLocalSpanner(t)
 	data := readFile(t, "inventory.json")
 	createSchema(t, addr, "inventory", data)
-	r := &defRun{t: t, addr: addr, db: "inventory", def: data, knobs: `{"slots":30,"move_rate":60.0}`, workers: 2, seconds: 3, seed: 99}
+	r := &defRun{t: t, addr: addr, db: "inventory", def: data, knobs: `{"slots":30,"move_rate":60.0}`, workers: 2, seconds: 2, seed: 99,
+		script: inventoryScript}
 	r.run()
 	c := client(t, addr, "inventory")
 	if r.ready[0]["table_rows"] != 0.0 {
 		t.Errorf("worker 0 said table_rows %v before the load; want 0", r.ready[0]["table_rows"])
 	}
 	moves := r.counter("op.move.done")
+	// the load is the seed's: every warehouse holds at least 3 slots, so a read of 3 by the
+	// warehouse index always finds 3
+	perWarehouse := map[int64]int{}
+	for i := range int64(30) {
+		perWarehouse[loadPlan(t, r.def, r.knobs, r.seed)[0].Row(i)[1].(int64)]++
+	}
+	for w := int64(1); w <= 4; w++ {
+		if perWarehouse[w] < 3 {
+			t.Fatalf("seed %d puts %d slots in warehouse %d; the checks below want 3", r.seed, perWarehouse[w], w)
+		}
+	}
+	failed := r.histogram("op.first_note.failed")
 	expect(t, []check{
 		{"loaded Stock rows", queryInt(t, c, "SELECT COUNT(*) FROM Stock"), 30},
 		{"preloaded rows reported", int64(r.progress[0]["rows_done"].(float64) + r.progress[1]["rows_done"].(float64)), 30},
@@ -273,15 +387,22 @@ func TestDefinitionInventoryKeepsItsStockAndCountsMatchTheDatabase(t *testing.T)
 		{"op.move latencies = op.move.done", r.histogram("op.move"), moves},
 		{"op.move server-timed = op.move.done", r.histogram("op.move_server"), moves},
 		{"op.move rows = 5 a move (2 read, 2 updated, 1 inserted)", r.counter("op.move.rows"), 5 * moves},
-		{"Notes rows = op.note.rows", queryInt(t, c, "SELECT COUNT(*) FROM Notes"), r.counter("op.note.rows")},
+		{"Notes rows = op.note.rows + the one first note", queryInt(t, c, "SELECT COUNT(*) FROM Notes"),
+			r.counter("op.note.rows") + 1},
+		{"first_note succeeded once over both workers", r.counter("op.first_note.done"), 1},
+		{"every other first_note failed ALREADY_EXISTS", errorsByCode(r.all(), "ALREADY_EXISTS"), failed},
 		{"op.audit rows = op.audit.done (one sum each)", r.counter("op.audit.rows"), r.counter("op.audit.done")},
 		{"op.peek rows = op.peek.done (every slot exists)", r.counter("op.peek.rows"), r.counter("op.peek.done")},
 		{"op.touch rows = op.touch.done (one slot each)", r.counter("op.touch.rows"), r.counter("op.touch.done")},
+		{"op.by_warehouse rows = 3 a read (its limit)", r.counter("op.by_warehouse.rows"), 3 * r.counter("op.by_warehouse.done")},
 		{"changes received = Movements rows", r.counter(protocol.CounterReceivedChanges), moves},
 		{"notify latencies = changes received", r.histogram(protocol.OpWatcherNotify), moves},
-		{"errors", r.counter(protocol.CounterErrors), 0},
+		{"errors = the failed first notes", r.counter(protocol.CounterErrors), failed},
 	})
-	for _, op := range []string{"move", "audit", "peek", "note", "touch"} {
+	if queryInt(t, c, "SELECT COUNT(*) FROM Notes WHERE Body IS NULL") == 0 || failed == 0 {
+		t.Errorf("no note has a NULL body (null_fraction 0.3), or no first_note failed (%d)", failed)
+	}
+	for _, op := range []string{"move", "audit", "peek", "note", "touch", "by_warehouse"} {
 		if r.counter("op."+op+".done") == 0 {
 			t.Errorf("operation %s never ran", op)
 		}
@@ -326,5 +447,67 @@ func TestDefinitionShopConservesBalanceAndWatchesEveryOrder(t *testing.T) {
 	if want := new(big.Rat).Sub(loaded, spent); balance.Cmp(want) != 0 {
 		t.Errorf("balances sum to %s; the load's %s less the orders' %s is %s", balance.FloatString(2),
 			loaded.FloatString(2), spent.FloatString(2), want.FloatString(2))
+	}
+}
+
+// twoTables loads A (10 rows) then B (25): the load's row numbers run over both, and a worker's
+// share can span the two.
+const twoTables = `{"name":"two","ddl":["CREATE TABLE A (Id INT64 NOT NULL, V STRING(20)) PRIMARY KEY (Id)",
+"CREATE TABLE B (Id INT64 NOT NULL, W INT64) PRIMARY KEY (Id)"],
+"load":{"A":{"rows":10,"columns":{"Id":{"sequence":{"start":0}},"V":{"string":{"length":[3,9]}}}},
+"B":{"rows":"$b","columns":{"Id":{"sequence":{"start":100,"step":2}},"W":{"uniform":{"min":1,"max":1000}}}}},
+"knobs":{"b":{"default":25}},
+"operations":{"idle":{"rate":1,"transaction":"single_use","steps":[{"sql":"SELECT 1"}]}}}`
+
+// TestDefinitionLoadFillsTablesInOrderAndResumes: two workers load the concatenated rows of two
+// tables with the values their streams draw; a second run, after rows went missing from B, is told
+// what is there (ready.table_rows), skips A and fills B again.
+func TestDefinitionLoadFillsTablesInOrderAndResumes(t *testing.T) {
+	addr := startLocalSpanner(t)
+	def := []byte(twoTables)
+	createSchema(t, addr, "two", def)
+	c := client(t, addr, "two")
+	plan := loadPlan(t, def, `{}`, 7)
+	check := func(when string) {
+		for _, table := range plan {
+			it := c.Single().Read(context.Background(), table.Table, spanner.AllKeys(), []string{"Id", map[string]string{"A": "V", "B": "W"}[table.Table]})
+			n := int64(0)
+			err := it.Do(func(row *spanner.Row) error {
+				var v spanner.GenericColumnValue
+				if err := row.Column(1, &v); err != nil {
+					return err
+				}
+				want := table.Row(n)
+				var id int64
+				if err := row.Column(0, &id); err != nil {
+					return err
+				}
+				if id != want[0].(int64) || fmt.Sprint(interp.Wire(want[1])) != v.Value.GetStringValue() {
+					t.Errorf("%s: %s row %d is (%d, %v); its stream draws (%v, %v)", when, table.Table, n, id, v.Value, want[0], want[1])
+				}
+				n++
+				return nil
+			})
+			if err != nil || n != table.Rows {
+				t.Errorf("%s: %s has %d rows (%v); want %d", when, table.Table, n, err, table.Rows)
+			}
+		}
+	}
+	first := &defRun{t: t, addr: addr, db: "two", def: def, knobs: `{}`, workers: 2, seconds: 1, seed: 7}
+	first.run()
+	check("after the load")
+	if first.ready[0]["table_rows"] != 0.0 || first.progress[0]["rows_done"] != 18.0 || first.progress[1]["rows_done"] != 17.0 {
+		t.Errorf("first load: table_rows %v, rows done %v and %v; want 0, 18 and 17", first.ready[0]["table_rows"],
+			first.progress[0]["rows_done"], first.progress[1]["rows_done"])
+	}
+	if _, err := c.Apply(context.Background(), []*spanner.Mutation{spanner.Delete("B", spanner.KeySetFromKeys(spanner.Key{int64(100)}, spanner.Key{int64(148)}))}); err != nil {
+		t.Fatal(err)
+	}
+	second := &defRun{t: t, addr: addr, db: "two", def: def, knobs: `{}`, workers: 2, seconds: 1, seed: 7}
+	second.run()
+	check("after the resumed load")
+	skipped := second.progress[0]["rows_skipped"].(float64) + second.progress[1]["rows_skipped"].(float64)
+	if second.ready[0]["table_rows"] != 33.0 || skipped != 10 {
+		t.Errorf("resumed load: table_rows %v, %v rows skipped; want 33 (10 + 23) and 10 (table A)", second.ready[0]["table_rows"], skipped)
 	}
 }

@@ -78,14 +78,19 @@ func New(start *protocol.Start, channel *protocol.Channel) (*Worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	var spec *schema.Spec
-	if start.Config.Workload != protocol.WorkloadDefinition {
-		if spec, err = schema.Get(kind); err != nil {
-			return nil, err
+	w := &Worker{start: start, index: start.Worker, channel: channel, stats: metrics.NewStats(),
+		config: start.Config, server: map[string]float64{}, done: make(chan struct{})}
+	if start.Config.Workload == protocol.WorkloadDefinition {
+		// compiled before any connection: a definition that cannot run fails at once, saying why
+		if w.interp, err = interp.New(start.Config, w.index, start.Workers, w.Conn, w.stats); err != nil {
+			return nil, &definitionError{err}
 		}
+		return w, nil
 	}
-	return &Worker{start: start, index: start.Worker, channel: channel, stats: metrics.NewStats(), spec: spec,
-		config: start.Config, server: map[string]float64{}, done: make(chan struct{})}, nil
+	if w.spec, err = schema.Get(kind); err != nil {
+		return nil, err
+	}
+	return w, nil
 }
 
 func (w *Worker) Conn() *spanclient.Conn {
@@ -168,6 +173,12 @@ func (w *Worker) Setup(ctx context.Context) error {
 type unreachableError struct{ error }
 
 func (e *unreachableError) Unwrap() error { return e.error }
+
+// definitionError is a definition this runtime cannot run: its message is the whole story too.
+type definitionError struct{ error }
+
+func (e *definitionError) Error() string { return "workload definition: " + e.error.Error() }
+func (e *definitionError) Unwrap() error { return e.error }
 
 // startTimestamp is the server's current time (a strong read), so the watcher starts exactly at
 // the run's start; this machine's clock if the server cannot say.

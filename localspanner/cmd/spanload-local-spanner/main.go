@@ -78,7 +78,7 @@ func run(args []string) int {
 	srv := frontend.NewGRPCServer()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	frontend.Start(ctx, srv, reg)
+	frontend.Start(ctx, srv, reg).Version = version
 
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)

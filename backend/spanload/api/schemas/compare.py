@@ -7,12 +7,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from spanload.api.schemas.runs import RunPublic
+from spanload.model.breakdown import Breakdown
 from spanload.model.samples import Summary
 
 
 class ConfigDiffEntry(BaseModel):
     field: str = Field(description="dotted path, e.g. updater.transactions_per_second")
-    values: list[Any] = Field(description="the value in each run, in the order of ids")
+    values: list[Any] = Field(description="the value in each run at its start, in the order of ids")
+    at_end: list[Any] = Field(description="the value in each run at its end (differs where it was changed live)")
 
 
 class RunSeries(BaseModel):
@@ -50,6 +52,13 @@ class KeyMetric(BaseModel):
 
 class ComparePublic(BaseModel):
     runs: list[RunPublic]
+    breakdowns: list[dict[str, Breakdown]] = Field(
+        description="each run's breakdown per operation kind, with the same parts in every run (where one run "
+        "cannot split the server's time by SPANNER_SYS, no run does)"
+    )
+    breakdown_notes: dict[str, str] = Field(
+        description="operation kind -> why its server time is shown whole: which run lacked the split"
+    )
     key_metrics: list[KeyMetric] = Field(
         description="the compared workloads' key figures (model/key_figures.py), the rows compare opens with"
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any, Self
@@ -9,8 +10,9 @@ from typing import Annotated, Any, Self
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from spanload.api.schemas.common import Name, Tag, Text, reject_nul
+from spanload.control.live_changes import live_changes
 from spanload.model.config import RunConfig
-from spanload.model.live import EventKind, EventPublic
+from spanload.model.live import EventKind, EventPublic, LiveChange
 from spanload.model.samples import Gauge, Op, Sample, Summary
 from spanload.model.state import RunState
 from spanload.store.models import EventRow, RunRow
@@ -74,6 +76,9 @@ class RunPublic(BaseModel):
     status: RunState
     config: RunConfig = Field(description="the config the run started with")
     current_config: RunConfig = Field(description="the config after every live change")
+    live_changes: list[LiveChange] = Field(
+        default_factory=list, description="each field changed while the run ran: at start, at end, and when"
+    )
     notes: str
     tags: list[str]
     created_at: datetime
@@ -133,10 +138,15 @@ def headline(summary: Summary | None, latest: Sample | None = None) -> Headline:
 
 
 def run_public(
-    row: RunRow, summary: Summary | None = None, latest: Sample | None = None, live: RunState | None = None
+    row: RunRow,
+    summary: Summary | None = None,
+    latest: Sample | None = None,
+    live: RunState | None = None,
+    events: Sequence[EventRow] = (),
 ) -> RunPublic:
     """``live`` is the engine's newest state, which the store may not hold yet (its writer runs behind):
-    it wins while both say the run is going, so a GET after a live status message never reads an older one."""
+    it wins while both say the run is going, so a GET after a live status message never reads an older one.
+    ``events``: the run's timeline (its config changes at least), for ``live_changes``."""
     status = live if live is not None and live.is_active and row.status.is_active else row.status
     if summary is None and row.summary is not None:
         summary = Summary.model_validate(row.summary)
@@ -148,6 +158,7 @@ def run_public(
         status=status,
         config=RunConfig.model_validate(row.config),
         current_config=RunConfig.model_validate(row.current_config),
+        live_changes=live_changes(row.config, events),
         notes=row.notes,
         tags=list(row.tags),
         created_at=datetime.fromtimestamp(row.created_at, UTC),

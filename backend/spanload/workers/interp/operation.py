@@ -23,6 +23,7 @@ from google.cloud.spanner_v1 import COMMIT_TIMESTAMP, KeySet, param_types
 from google.cloud.spanner_v1.types import Type
 from pydantic import BaseModel
 
+from spanload.model import workload_types
 from spanload.model.pacing import knob_duration_ms
 from spanload.model.workload import (
     BARE_GENERATORS,
@@ -49,43 +50,28 @@ from spanload.workers.interp.sql import is_dml, scan
 
 REF, DRAWN, LITERAL = 0, 1, 2  # where a slot's value comes from
 
-_GENERATOR_TYPES: dict[str, Type] = {
-    "uniform": param_types.INT64,
-    "zipf": param_types.INT64,
-    "sequence": param_types.INT64,
-    "string": param_types.STRING,
-    "uuid": param_types.STRING,
-    "bytes": param_types.BYTES,
-    "decimal": param_types.NUMERIC,
-    "float": param_types.FLOAT64,
-    "date": param_types.DATE,
-    "timestamp": param_types.TIMESTAMP,
-    "now": param_types.TIMESTAMP,
-    "commit_timestamp": param_types.TIMESTAMP,
+PARAM_TYPES: dict[str, Type] = {
+    "INT64": param_types.INT64,
+    "STRING": param_types.STRING,
+    "BYTES": param_types.BYTES,
+    "NUMERIC": param_types.NUMERIC,
+    "FLOAT64": param_types.FLOAT64,
+    "BOOL": param_types.BOOL,
+    "DATE": param_types.DATE,
+    "TIMESTAMP": param_types.TIMESTAMP,
+    "JSON": param_types.JSON,
 }
+"""The client's type of each Spanner type name of model/workload_types.py (the one table of types)."""
 
 
 def literal_type(value: object) -> Type:
     """The Spanner type of a literal (a knob's value, a ``choice`` or ``const`` value)."""
-    if isinstance(value, bool):
-        return param_types.BOOL
-    if isinstance(value, int):
-        return param_types.INT64
-    if isinstance(value, float):
-        return param_types.FLOAT64
-    if isinstance(value, bytes):
-        return param_types.BYTES
-    return param_types.STRING
+    return PARAM_TYPES[workload_types.literal_type(value) or "STRING"]
 
 
 def generator_type(gen: Any) -> Type:
     """The Spanner type a generator draws (the README's table)."""
-    kind = generator_kind(gen)
-    if kind == "choice":
-        return literal_type(gen.choice.values[0])
-    if kind == "const":
-        return literal_type(gen.const)
-    return _GENERATOR_TYPES[kind]
+    return PARAM_TYPES[workload_types.generator_type(gen) or "STRING"]
 
 
 class DefinitionError(ValueError):
@@ -147,7 +133,6 @@ class CompiledOperation:
         values: list[tuple[str, Draw]],
         steps: list[Step],
         snapshot_args: dict[str, dt.timedelta],
-        types: dict[str, Type],
     ) -> None:
         self.name = name
         self.transaction = transaction
@@ -155,7 +140,6 @@ class CompiledOperation:
         self._values = values
         self.steps = steps
         self._snapshot_args = snapshot_args
-        self._types = types
         self.on_retries: Callable[[int], None] | None = None  # read-write attempts after the first
         self._run = {
             TransactionKind.SINGLE_USE: self._single_use,
@@ -189,19 +173,30 @@ class CompiledOperation:
         wrote. Raises the client's error."""
         return self._run(database, drawn)
 
+    @property
+    def snapshot_args(self) -> dict[str, dt.timedelta]:
+        """The staleness of its snapshots (``exact_staleness`` / ``max_staleness``); empty: strong."""
+        return self._snapshot_args
+
+    def run_steps(self, txn: Any, drawn: Drawn) -> int:
+        """Every step on one transaction (a snapshot or a read-write transaction), whatever the
+        operation's kind: a dry run's way to execute it once and roll it back."""
+        env, per_step = drawn
+        scope: dict[str, Any] = env.copy()
+        types: dict[str, Type] = {}  # the bound columns' types, from the results' metadata
+        return sum(self._step(txn, s, scope, types, rows) for s, rows in zip(self.steps, per_step, strict=True))
+
     def _single_use(self, database: Any, drawn: Drawn) -> int:
         env, per_step = drawn
         if self.steps[0].kind in ("sql", "read"):
             with database.snapshot(**self._snapshot_args) as snapshot:
-                return self._step(snapshot, self.steps[0], env, self._types.copy(), per_step[0])
+                return self._step(snapshot, self.steps[0], env, {}, per_step[0])
         with database.batch(timeout_secs=deadline.timeout_s()) as batch:
-            return sum(
-                self._step(batch, s, env, self._types, rows) for s, rows in zip(self.steps, per_step, strict=True)
-            )
+            return sum(self._step(batch, s, env, {}, rows) for s, rows in zip(self.steps, per_step, strict=True))
 
     def _read_only(self, database: Any, drawn: Drawn) -> int:
         env, per_step = drawn
-        types = self._types.copy()
+        types: dict[str, Type] = {}  # the bound columns' types, from the results' metadata
         with database.snapshot(multi_use=True, **self._snapshot_args) as snapshot:
             return sum(self._step(snapshot, s, env, types, rows) for s, rows in zip(self.steps, per_step, strict=True))
 
@@ -212,7 +207,8 @@ class CompiledOperation:
         def work(transaction: Any) -> int:
             nonlocal attempts
             attempts += 1
-            scope, types = env.copy(), self._types.copy()  # binds of an aborted attempt do not leak
+            scope = env.copy()  # binds of an aborted attempt do not leak
+            types: dict[str, Type] = {}
             return sum(
                 self._step(transaction, s, scope, types, rows) for s, rows in zip(self.steps, per_step, strict=True)
             )
@@ -228,7 +224,7 @@ class CompiledOperation:
         env, per_step = drawn
         with database.mutation_groups() as groups:
             group = groups.group()
-            rows = sum(self._step(group, s, env, self._types, r) for s, r in zip(self.steps, per_step, strict=True))
+            rows = sum(self._step(group, s, env, {}, r) for s, r in zip(self.steps, per_step, strict=True))
             for response in groups.batch_write():
                 if response.status.code != 0:
                     raise BatchWriteError(
@@ -239,7 +235,7 @@ class CompiledOperation:
     def _partitioned_dml(self, database: Any, drawn: Drawn) -> int:
         env, per_step = drawn
         step = self.steps[0]
-        params, types = _params(step, env, self._types, per_step[0][0])
+        params, types = _params(step, env, {}, per_step[0][0])
         count: int = database.execute_partitioned_dml(step.sql, params=params or None, param_types=types or None)
         return count
 
@@ -475,5 +471,4 @@ def compile_operation(
         ms = knob_duration_ms(definition, knobs, text)
         snapshot_args[f"{which}_staleness"] = dt.timedelta(milliseconds=ms)
     env: dict[str, Any] = dict(knobs)
-    types: dict[str, Type] = {}
-    return CompiledOperation(name, op.transaction, env, values, steps, snapshot_args, types)
+    return CompiledOperation(name, op.transaction, env, values, steps, snapshot_args)

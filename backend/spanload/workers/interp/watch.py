@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -75,6 +76,10 @@ class _Poller(PollLoop):
 
     def interval_s(self) -> float:
         return self.watcher.poll_interval_s
+
+    def position(self) -> tuple[dt.datetime, bool]:
+        """How far this poller has read (a poller that has seen a row is past one at the same time)."""
+        return self.last_ts, self.last_key is not None
 
     def poll_once(self) -> bool | None:
         """One poll; True if the page was full, None on error."""
@@ -140,6 +145,8 @@ class DefinitionWatcher:
         self._start_ts = start_ts
         self._run_paused = False
         self._pollers: list[_Poller] = []
+        self._started = False
+        self._lock = threading.Lock()
         self.apply(knobs)
 
     @property
@@ -152,25 +159,46 @@ class DefinitionWatcher:
         self.poll_interval_s = knob_duration_ms(d, knobs, interval) / 1000
         self.limit = max(1, int(d.numeric_knob(watch.limit, knobs)))
         self.watchers = max(1, int(d.numeric_knob(watch.watchers, knobs)))
-        for poller in self._pollers:
+        with self._lock:
+            if self._started:
+                self._resize_locked()
+            for poller in self._pollers:
+                poller.wake.set()
+
+    def _resize_locked(self) -> None:
+        """As many pollers as ``watchers``: a new one starts where the most advanced one is (it
+        sees the changes from then on); the last ones go."""
+        while len(self._pollers) > self.watchers:
+            poller = self._pollers.pop()
+            poller.stop_event.set()
             poller.wake.set()
+        if len(self._pollers) < self.watchers:
+            ahead = max(self._pollers, key=lambda p: p.position(), default=None)
+            while len(self._pollers) < self.watchers:
+                poller = _Poller(self, len(self._pollers), self._start_ts)
+                if ahead is not None:
+                    poller.last_ts, poller.last_key, poller.key_types = ahead.last_ts, ahead.last_key, ahead.key_types
+                self._pollers.append(poller)
+                poller.start()
 
     def set_start(self, start_ts: dt.datetime) -> None:
         self._start_ts = start_ts
 
     def start(self) -> None:
-        self._pollers = [_Poller(self, i, self._start_ts) for i in range(self.watchers)]
-        for poller in self._pollers:
-            poller.start()
+        with self._lock:
+            self._started = True
+            self._resize_locked()
 
     def set_paused(self, paused: bool) -> None:
         self._run_paused = paused
 
     def stop(self) -> None:
-        for poller in self._pollers:
+        with self._lock:
+            pollers = list(self._pollers)
+        for poller in pollers:
             poller.stop_event.set()
             poller.wake.set()
-        for poller in self._pollers:
+        for poller in pollers:
             poller.join(5)
 
     def stop_and_drain(self) -> None:

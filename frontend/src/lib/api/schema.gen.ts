@@ -460,6 +460,20 @@ export interface components {
         };
         /** ComparePublic */
         ComparePublic: {
+            /**
+             * Breakdown Notes
+             * @description operation kind -> why its server time is shown whole: which run lacked the split
+             */
+            breakdown_notes: {
+                [key: string]: string;
+            };
+            /**
+             * Breakdowns
+             * @description each run's breakdown per operation kind, with the same parts in every run (where one run cannot split the server's time by SPANNER_SYS, no run does)
+             */
+            breakdowns: {
+                [key: string]: components["schemas"]["Breakdown"];
+            }[];
             /** Config Diff */
             config_diff: components["schemas"]["ConfigDiffEntry"][];
             /**
@@ -505,13 +519,18 @@ export interface components {
         /** ConfigDiffEntry */
         ConfigDiffEntry: {
             /**
+             * At End
+             * @description the value in each run at its end (differs where it was changed live)
+             */
+            at_end: unknown[];
+            /**
              * Field
              * @description dotted path, e.g. updater.transactions_per_second
              */
             field: string;
             /**
              * Values
-             * @description the value in each run, in the order of ids
+             * @description the value in each run at its start, in the order of ids
              */
             values: unknown[];
         };
@@ -636,6 +655,23 @@ export interface components {
              * @enum {string}
              */
             type: "dropped";
+        };
+        /** DryRunResult */
+        DryRunResult: {
+            /** Error */
+            error?: string | null;
+            /** Ok */
+            ok: boolean;
+            /** Operation */
+            operation: string;
+            /**
+             * Rolled Back
+             * @description its writes were rolled back (nothing was committed)
+             */
+            rolled_back: boolean;
+            /** Steps */
+            steps?: components["schemas"]["StepResult"][];
+            transaction: components["schemas"]["TransactionKind"];
         };
         /**
          * EventKind
@@ -822,6 +858,36 @@ export interface components {
          * @enum {string}
          */
         LatencyModel: "none" | "production_like";
+        /**
+         * LiveChange
+         * @description One config field a run changed while it ran: its value at start, at the end, and each change.
+         */
+        LiveChange: {
+            /** At End */
+            at_end: unknown;
+            /** At Start */
+            at_start: unknown;
+            /**
+             * Field
+             * @description dotted path, e.g. updater.transactions_per_second
+             */
+            field: string;
+            /** Steps */
+            steps: components["schemas"]["LiveChangeStep"][];
+        };
+        /** LiveChangeStep */
+        LiveChangeStep: {
+            /**
+             * Elapsed S
+             * @description seconds into the run
+             */
+            elapsed_s: number;
+            /**
+             * Value
+             * @description the field's value from then on
+             */
+            value: unknown;
+        };
         LiveMessage: components["schemas"]["SnapshotMessage"] | components["schemas"]["SampleMessage"] | components["schemas"]["StatusMessage"] | components["schemas"]["ConfigChangeMessage"] | components["schemas"]["EventMessage"] | components["schemas"]["PreloadMessage"] | components["schemas"]["SummaryMessage"] | components["schemas"]["DroppedMessage"];
         /** LocalSpannerPublic */
         LocalSpannerPublic: {
@@ -1391,6 +1457,11 @@ export interface components {
             headline: components["schemas"]["Headline"];
             /** Id */
             id: string;
+            /**
+             * Live Changes
+             * @description each field changed while the run ran: at start, at end, and when
+             */
+            live_changes?: components["schemas"]["LiveChange"][];
             /** Name */
             name: string;
             /** Notes */
@@ -1655,6 +1726,34 @@ export interface components {
              * @enum {string}
              */
             type: "status";
+        };
+        /** StepResult */
+        StepResult: {
+            /** Columns */
+            columns?: string[];
+            /**
+             * Kind
+             * @description sql, read, or a mutation kind
+             */
+            kind: string;
+            /**
+             * Row Count
+             * @description rows returned, changed by DML, or written by a mutation
+             * @default 0
+             */
+            row_count: number;
+            /**
+             * Rows
+             * @description the first 5 rows, as JSON
+             */
+            rows?: unknown[][];
+            /** Step */
+            step: number;
+            /**
+             * What
+             * @description the statement, or the table read or written
+             */
+            what: string;
         };
         /**
          * StopInfo
@@ -2146,6 +2245,11 @@ export interface components {
              * @description objects the definition's DDL would create on the target
              */
             creates: string[];
+            /**
+             * Dry Run
+             * @description each operation executed once, when asked
+             */
+            dry_run?: components["schemas"]["DryRunResult"][] | null;
             /** Name */
             name: string;
             /** Problems */
@@ -2386,6 +2490,19 @@ export interface components {
             definition?: {
                 [key: string]: unknown;
             } | null;
+            /**
+             * Dry Run
+             * @description execute each operation once (writes rolled back) and show the results
+             * @default false
+             */
+            dry_run: boolean;
+            /**
+             * Knobs
+             * @description knob values for the dry run
+             */
+            knobs?: {
+                [key: string]: boolean | number | string;
+            };
             /** Source */
             source?: string | null;
             target?: components["schemas"]["Target"] | null;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { makeComparison } from "@/test/compareFixture";
 import { configEvent, statusEvent, targetEvent } from "@/test/fixtures";
-import { compareCharts, compareMarkers, compareRows, metricRows, parseIds } from "./compare";
+import { compareCharts, compareMarkers, compareRows, metricRows, parseIds, scaleCell } from "./compare";
 
 describe("compare transforms", () => {
   it("marks each run's live changes in its colour, numbered as in the legend", () => {
@@ -31,6 +31,7 @@ describe("compare transforms", () => {
     expect(rows.map((r) => r.name)).toEqual(["rates.updater.tps", "latency.updater.txn.p99", "rates.server.poll_avg_latency_s", "duration_s", "rates.errors_ps"]);
     expect(rows[0]).toEqual({
       name: "rates.updater.tps",
+      scale: 1,
       label: "achieved tx/s",
       better: "higher",
       cells: [
@@ -39,6 +40,19 @@ describe("compare transforms", () => {
       ],
     });
     expect(rows[3]?.label).toBeNull();
+  });
+
+  it("shows a server latency the API gives in seconds in ms, its delta and interval too", () => {
+    const c = makeComparison();
+    c.metrics.push({ metric: "rates.server.commit_latency_s", better: "lower", values: [0.004, 0.006], delta: [0, 0.002], percent_change: [0, 50], unavailable: [null, null], uncertainty: [null, 0.0005], significant: [null, true] });
+    const row = metricRows(c).find((r) => r.name === "rates.server.commit_latency_s");
+    if (!row?.cells[1]) throw new Error("the row is there");
+    expect(row.cells[1].delta).toBe(0.002); // the API's number, kept for data attributes
+    const shown = scaleCell(row.cells[1], row.scale);
+    expect(shown.value).toBeCloseTo(6, 9);
+    expect(shown.delta).toBeCloseTo(2, 9);
+    expect(shown.uncertainty).toBeCloseTo(0.5, 9);
+    expect(shown.percent).toBe(50);
   });
 
   it("turns aligned series into chart rows with a column per run", () => {

@@ -26,11 +26,23 @@ export interface MetricCell {
 
 export interface MetricRow {
   name: string;
+  /** Multiplies the API's values into the unit shown (server latencies: seconds -> ms); cells keep the API's numbers. */
+  scale: number;
   /** The API's words for a key figure; null for the others. */
   label: string | null;
   better: "lower" | "higher" | null;
   /** One cell per run, in run order; the first run is the baseline. */
   cells: MetricCell[];
+}
+
+/** Server latencies come in seconds (``rates.server.*_latency_s``); the table shows them in ms as every other latency. */
+export function scaleCell(cell: MetricCell, scale: number): MetricCell {
+  const k = (v: number | null) => (v === null ? null : v * scale);
+  return { ...cell, value: k(cell.value), delta: k(cell.delta), uncertainty: k(cell.uncertainty) };
+}
+
+export function metricScale(metric: string): number {
+  return metric.endsWith("latency_s") ? 1000 : 1;
 }
 
 /** Every metric, the compared workloads' key figures first (in the API's order), the rest as they come. */
@@ -39,6 +51,7 @@ export function metricRows(payload: ComparePublic): MetricRow[] {
   const labels = new Map(keys.map((k) => [k.metric, k.label]));
   const rows = (payload.metrics ?? []).map((m) => ({
     name: m.metric,
+    scale: metricScale(m.metric),
     label: labels.get(m.metric) ?? null,
     better: m.better,
     cells: payload.runs.map((_, i) => ({

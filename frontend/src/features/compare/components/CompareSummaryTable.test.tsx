@@ -33,4 +33,17 @@ describe("CompareSummaryTable", () => {
     expect(screen.getByTestId("cell-rates.updater.tps-0")).toHaveAttribute("data-tone", "neutral");
     expect(screen.getAllByRole("columnheader").map((h) => h.textContent)).toEqual(["metric", "#1 light (tx/s=1)baseline", "#2 medium (tx/s=10)"]);
   });
+
+  it("badges a run changed live and says its deltas mix two configs", () => {
+    const comparison = makeComparison();
+    const [, b] = comparison.runs;
+    if (!b) throw new Error("the fixture has two runs");
+    b.live_changes = [{ field: "updater.transactions_per_second", at_start: 10, at_end: 20, steps: [{ elapsed_s: 20, value: 20 }] }];
+    render(<CompareSummaryTable comparison={comparison} labels={["#1 a", "#2 b"]} />);
+    expect(screen.queryByTestId("live-changed-0")).toBeNull();
+    expect(screen.getByTestId("live-changed-1")).toHaveTextContent("changed live");
+    expect(screen.getByTestId("cell-rates.updater.tps-1")).toHaveTextContent("mixed config");
+    expect(screen.getByTestId("cell-rates.updater.tps-0")).not.toHaveTextContent("mixed config");
+    expect(screen.getByTestId("mixed-config-1")).toHaveTextContent("#2 b was changed live, so part of it ran with another config: Write rate 10 → 20 tx/s at +20s.");
+  });
 });

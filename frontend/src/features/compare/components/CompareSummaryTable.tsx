@@ -2,16 +2,21 @@
 // runs' own interval-to-interval noise: coloured better or worse only beyond the noise. The compared
 // workloads' key figures come first; every metric is one click away.
 import { useState } from "react";
+import { LiveChangeBadge } from "@/components/LiveChanges";
 import { formatNumber } from "@/lib/format";
+import { describeChanges } from "@/lib/liveChanges";
 import type { ComparePublic } from "@/lib/types";
-import { metricRows } from "../api/compare";
+import { metricRows, scaleCell } from "../api/compare";
 import { deltaText, deltaTone } from "../utils/deltas";
+
+const MIXED = "Part of this run (or of the baseline) ran with another config: it was changed live.";
 
 export function CompareSummaryTable({ comparison, labels }: { comparison: ComparePublic; labels: readonly string[] }) {
   const [showAll, setShowAll] = useState(false);
   const all = metricRows(comparison);
   if (all.length === 0) return <p className="muted">These runs have no summaries yet.</p>;
   const key = all.filter((m) => m.label !== null);
+  const mixed = comparison.runs.map((r) => r.live_changes.length > 0);
   const metrics = showAll || key.length === 0 ? all : key;
   return (
     <div className="table-scroll">
@@ -23,18 +28,20 @@ export function CompareSummaryTable({ comparison, labels }: { comparison: Compar
               <th key={r.id} className="num">
                 {labels[i]}
                 {i === 0 && <span className="tag">baseline</span>}
+                <LiveChangeBadge changes={r.live_changes} testId={`live-changed-${i}`} />
               </th>
             ))}
           </tr>
         </thead>
         <tbody>
-          {metrics.map(({ name, label, better, cells }) => (
+          {metrics.map(({ name, label, better, cells, scale }) => (
             <tr key={name} data-testid="compare-metric" data-metric={name}>
               <th scope="row" title={name}>
                 {label ?? name}
               </th>
               {cells.map((cell, i) => {
                 const tone = i === 0 ? "neutral" : deltaTone(cell, better);
+                const shown = scaleCell(cell, scale);
                 return (
                   <td
                     key={comparison.runs[i]?.id ?? i}
@@ -46,11 +53,16 @@ export function CompareSummaryTable({ comparison, labels }: { comparison: Compar
                     data-tone={tone}
                     title={cell.unavailable ?? undefined}
                   >
-                    <span className="cell-value">{cell.value === null && cell.unavailable ? "n/a" : formatNumber(cell.value, 2)}</span>
+                    <span className="cell-value">{cell.value === null && cell.unavailable ? "n/a" : formatNumber(shown.value, 2)}</span>
                     {cell.value === null && cell.unavailable ? (
                       <span className="cell-delta">{cell.unavailable}</span>
                     ) : (
-                      i > 0 && <span className="cell-delta">{deltaText(cell, cells[0]?.value ?? null)}</span>
+                      i > 0 && <span className="cell-delta">{deltaText(shown, cells[0]?.value == null ? null : cells[0].value * scale)}</span>
+                    )}
+                    {cell.delta !== null && (mixed[i] || (i > 0 && mixed[0])) && (
+                      <span className="cell-note" title={MIXED}>
+                        mixed config
+                      </span>
                     )}
                   </td>
                 );
@@ -59,6 +71,15 @@ export function CompareSummaryTable({ comparison, labels }: { comparison: Compar
           ))}
         </tbody>
       </table>
+      {comparison.runs.map(
+        (r, i) =>
+          mixed[i] && (
+            <p key={r.id} className="small muted" data-testid={`mixed-config-${i}`}>
+              {labels[i]} was changed live, so part of it ran with another config: {describeChanges(r.live_changes)}.
+              Its deltas mix both.
+            </p>
+          ),
+      )}
       {key.length > 0 && key.length < all.length && (
         <button type="button" className="link-button" onClick={() => setShowAll((s) => !s)} data-testid="show-all-metrics">
           {showAll ? `Show the ${key.length} key figures only` : `Show all ${all.length} metrics`}

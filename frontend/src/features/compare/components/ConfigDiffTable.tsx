@@ -1,4 +1,6 @@
-// Only the config fields that differ between the compared runs.
+// Only the config fields that differ between the compared runs, or that a run changed live: those
+// show "at start → at end" and when.
+import { changeTimes, startToEnd } from "@/lib/liveChanges";
 import { formatValue, KNOB_BY_PATH } from "@/lib/knobs";
 import type { ComparePublic } from "@/lib/types";
 
@@ -23,9 +25,18 @@ export function ConfigDiffTable({ comparison, labels }: { comparison: ComparePub
                 {KNOB_BY_PATH.get(d.field)?.label ?? d.field}
                 {KNOB_BY_PATH.has(d.field) && <span className="muted small"> {d.field}</span>}
               </th>
-              {comparison.runs.map((r, i) => (
-                <td key={r.id}>{formatValue(d.values[i])}</td>
-              ))}
+              {comparison.runs.map((r, i) => {
+                const live = r.live_changes.find((c) => c.field === d.field);
+                return live ? (
+                  <td key={r.id} data-testid={`config-diff-${d.field}-${i}`} data-changed="true">
+                    <strong>{startToEnd(live)}</strong> <span className="muted small">changed live at {changeTimes(live)}</span>
+                  </td>
+                ) : (
+                  <td key={r.id} data-testid={`config-diff-${d.field}-${i}`}>
+                    {formatValue(d.values[i])}
+                  </td>
+                );
+              })}
             </tr>
           ))}
         </tbody>

@@ -1,7 +1,7 @@
 // The live control panel: sliders with numeric inputs for the live knobs. Apply sends the patch;
 // the change shows as confirmed once the run's timeline (the websocket) records it. A definition
 // run's controls are generated from its definition: its knobs and each operation's pacing.
-import { type FormEvent, useEffect, useMemo, useState } from "react";
+import { type FormEvent, useEffect, useMemo, useRef, useState } from "react";
 import { ApiError } from "@/lib/api/client";
 import { patchConfig } from "@/lib/api/runs";
 import { definitionControls, definitionValues } from "@/lib/definition";
@@ -9,6 +9,7 @@ import { diffPatch, flatten, formatValue, getPath, type Knob, KNOBS, sectionUsed
 import { serverFieldErrors } from "@/lib/serverErrors";
 import type { RunConfig, RunEvent, WorkloadDefinition } from "@/lib/types";
 import { useApplyConfirmation } from "../hooks/useApplyConfirmation";
+import { useFitToWindow } from "../hooks/useFitToWindow";
 
 const CONTROL_KNOBS = KNOBS.filter((k) => k.control);
 
@@ -116,6 +117,11 @@ export function ControlPanel({ runId, config: served, events, editable }: Contro
   const [sendError, setSendError] = useState<string | null>(null);
   const [serverErrors, setServerErrors] = useState<Record<string, string>>({});
   const [sending, setSending] = useState(false);
+  // On a narrow screen the panel comes before the charts, folded to its title until opened; on a
+  // wide one it sits beside them and is always open (styles.css ignores this there).
+  const [open, setOpen] = useState(false);
+  const panel = useRef<HTMLElement>(null);
+  useFitToWindow(panel, config !== null && draft !== null);
   const confirmation = useApplyConfirmation(events, config);
 
   // Follow the server's config while the user is not editing.
@@ -156,45 +162,57 @@ export function ControlPanel({ runId, config: served, events, editable }: Contro
   };
 
   return (
-    <aside className="control-panel" data-testid="control-panel">
-      <form onSubmit={submit} noValidate>
-        <h2>Live controls</h2>
-        {!editable && <p className="muted small">The run is not going: knobs are read-only.</p>}
-        {knobs.map((knob) => (
-          <KnobControl key={knob.path} knob={knob} value={getPath(draft, knob.path)} error={errors[knob.path]} disabled={!editable || sending || !knob.live} onChange={(v) => set(knob, v)} />
-        ))}
-        <div className="control-actions">
-          <button type="submit" className="primary" disabled={!editable || !hasChanges || !valid || sending} data-testid="apply-config">
-            {sending ? "Applying…" : hasChanges ? `Apply ${Object.keys(changes).length} change${Object.keys(changes).length > 1 ? "s" : ""}` : "Apply"}
-          </button>
-          <button
-            type="button"
-            disabled={!dirty}
-            onClick={() => {
-              setDirty(false);
-              setDraft(config);
-            }}
-          >
-            Revert
+    <aside ref={panel} className={`control-panel${open ? " open" : ""}`} data-testid="control-panel" data-open={open}>
+      <form onSubmit={submit} noValidate className="control-form">
+        <div className="control-head">
+          <h2>Live controls</h2>
+          <button type="button" className="panel-toggle" aria-expanded={open} onClick={() => setOpen((o) => !o)} data-testid="toggle-controls">
+            {open ? "Hide" : "Show"}
           </button>
         </div>
-        {hasChanges && (
-          <p className="small muted" data-testid="pending-changes">
-            {Object.entries(changes)
-              .map(([k, v]) => `${k.split(".").pop()}: ${formatValue(getPath(config, k))} → ${formatValue(v)}`)
-              .join("; ")}
-          </p>
-        )}
-        {sendError && (
-          <p className="field-error" role="alert" data-testid="apply-error">
-            {sendError}
-          </p>
-        )}
-        {confirmation.state !== "idle" && (
-          <p className={`apply-status apply-${confirmation.state}`} data-testid="apply-status" data-state={confirmation.state}>
-            {confirmation.state === "pending" ? "Sent; waiting for the run to confirm…" : `Confirmed: ${confirmation.label}`}
-          </p>
-        )}
+        {/* The knobs scroll in their own box; Apply and what it says never scroll out of the panel. */}
+        <div className="control-body">
+          <div className="control-knobs" data-testid="control-knobs">
+            {!editable && <p className="muted small">The run is not going: knobs are read-only.</p>}
+            {knobs.map((knob) => (
+              <KnobControl key={knob.path} knob={knob} value={getPath(draft, knob.path)} error={errors[knob.path]} disabled={!editable || sending || !knob.live} onChange={(v) => set(knob, v)} />
+            ))}
+          </div>
+          <div className="control-footer" data-testid="control-footer">
+            <div className="control-actions">
+              <button type="submit" className="primary" disabled={!editable || !hasChanges || !valid || sending} data-testid="apply-config">
+                {sending ? "Applying…" : hasChanges ? `Apply ${Object.keys(changes).length} change${Object.keys(changes).length > 1 ? "s" : ""}` : "Apply"}
+              </button>
+              <button
+                type="button"
+                disabled={!dirty}
+                onClick={() => {
+                  setDirty(false);
+                  setDraft(config);
+                }}
+              >
+                Revert
+              </button>
+            </div>
+            {hasChanges && (
+              <p className="small muted" data-testid="pending-changes">
+                {Object.entries(changes)
+                  .map(([k, v]) => `${k.split(".").pop()}: ${formatValue(getPath(config, k))} → ${formatValue(v)}`)
+                  .join("; ")}
+              </p>
+            )}
+            {sendError && (
+              <p className="field-error" role="alert" data-testid="apply-error">
+                {sendError}
+              </p>
+            )}
+            {confirmation.state !== "idle" && (
+              <p className={`apply-status apply-${confirmation.state}`} data-testid="apply-status" data-state={confirmation.state}>
+                {confirmation.state === "pending" ? "Sent; waiting for the run to confirm…" : `Confirmed: ${confirmation.label}`}
+              </p>
+            )}
+          </div>
+        </div>
       </form>
     </aside>
   );

@@ -71,7 +71,6 @@ export function LivePage() {
   };
 
   const name = run.data?.name ?? live.config?.name ?? id;
-  const failure = live.reason ?? run.data?.failure_reason ?? null;
   const workload = live.config?.workload;
   const participantsChart = hasParticipants(participants) && <ParticipantsChart rows={participants} syncId="live" />;
   return (
@@ -122,9 +121,8 @@ export function LivePage() {
         </div>
       )}
       {finished && (
-        <div className={`banner ${status === "failed" ? "banner-error" : "banner-info"}`} data-testid="run-ended-banner">
-          {ENDED[status] ?? `The run is ${status}.`}
-          {status === "failed" && failure && ` ${failure}`} <Link to={`/runs/${id}`}>See its details and summary</Link>.
+        <div className="banner banner-info" data-testid="run-ended-banner">
+          {ENDED[status] ?? `The run is ${status}.`} <Link to={`/runs/${id}`}>See its details and summary</Link>.
         </div>
       )}
       {action.error && (

@@ -174,7 +174,7 @@ export function RunDetailPage() {
         </div>
         <div>
           <h2>Config</h2>
-          {r.config ? <ConfigTable config={r.config} /> : <p className="muted">No config stored.</p>}
+          {r.config ? <ConfigTable config={r.config} changes={r.live_changes} /> : <p className="muted">No config stored.</p>}
         </div>
       </div>
     </section>

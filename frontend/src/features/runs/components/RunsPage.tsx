@@ -2,6 +2,7 @@
 import { useCallback, useMemo, useState } from "react";
 import { Link, useNavigate, useSearchParams } from "react-router-dom";
 import { Empty, ErrorState, Loading } from "@/components/States";
+import { LiveChangeBadge } from "@/components/LiveChanges";
 import { StatusBadge } from "@/components/StatusBadge";
 import { fetchPresets } from "@/lib/api/presets";
 import { listRuns } from "@/lib/api/runs";
@@ -180,7 +181,8 @@ export function RunsPage() {
                       <td>
                         <Link to={active ? `/runs/${run.id}/live` : `/runs/${run.id}`} data-testid="run-link">
                           {run.name ?? run.id}
-                        </Link>
+                        </Link>{" "}
+                        <LiveChangeBadge changes={run.live_changes} />
                       </td>
                       <td>{run.preset ?? "—"}</td>
                       <td>{runTarget(run)}</td>

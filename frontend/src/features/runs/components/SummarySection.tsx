@@ -78,11 +78,20 @@ export function SummarySection({ summary, status }: { summary: Summary | null | 
               <tr key={k} data-testid="unavailable-row">
                 <th scope="row">{formatAverage(k, null)[0]}</th>
                 <td className="num muted" title={reason}>
-                  n/a: {reason}
+                  n/a
                 </td>
               </tr>
             ))}
           </tbody>
+          {Object.keys(summary.unavailable ?? {}).length > 0 && (
+            <tfoot>
+              <tr>
+                <td colSpan={2} className="small muted" data-testid="unavailable-reasons">
+                  n/a: {[...new Set(Object.values(summary.unavailable ?? {}))].join("; ")}
+                </td>
+              </tr>
+            </tfoot>
+          )}
         </table>
         <table className="table compact">
           <caption>Totals</caption>

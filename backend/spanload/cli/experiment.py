@@ -1,0 +1,127 @@
+"""`spanload experiment NAME`: a seed report's variants back to back on one database
+(model/experiments.py), then their key figures side by side, each with its ratio to the first
+variant, and what the report found.
+
+Exit codes: 0 every variant ran, 1 one failed, 2 bad flags or an unknown experiment, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from spanload.cli.flags import parse_duration
+from spanload.cli.headless import local_target, run_headless
+from spanload.cli.render import PrintingSink, write_json
+from spanload.engine.runtimes import worker_command
+from spanload.engine.thresholds import metrics_of
+from spanload.model import presets
+from spanload.model.config import RunConfig, WorkerRuntime
+from spanload.model.errors import EXIT_INTERRUPTED, EXIT_OK, RunError, RunInvalid
+from spanload.model.experiments import EXPERIMENTS, Experiment, get_experiment
+from spanload.model.settings import Settings, get_settings
+from spanload.model.state import RunState
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("name", nargs="?", metavar="NAME", help=f"the experiment: {', '.join(EXPERIMENTS)}")
+    parser.add_argument("--list", action="store_true", help="print the experiments and exit")
+    parser.add_argument("--duration", type=parse_duration, metavar="DURATION", help="length of each variant, e.g. 60s")
+    parser.add_argument("--preload-rows", type=int, metavar="N", help="rows the table holds before the first variant")
+    parser.add_argument("--runtime", choices=[r.value for r in WorkerRuntime], help="worker runtime of every variant")
+    parser.add_argument("--emulator-host", metavar="HOST:PORT", help="a running local Spanner (default: start one)")
+    parser.add_argument("--json", type=Path, metavar="DIR", help="write each variant's run as DIR/VARIANT.json")
+
+
+@dataclass
+class VariantRun:
+    variant: str
+    config: RunConfig
+    sink: PrintingSink
+
+
+def variant_configs(experiment: Experiment, args: argparse.Namespace) -> list[RunConfig]:
+    """Each variant's config: its preset, the experiment's overrides and the flags'. Raises RunInvalid."""
+    overrides: dict[str, Any] = {**experiment.overrides}
+    if args.duration is not None:
+        overrides["duration_s"] = args.duration
+    if args.preload_rows is not None:
+        overrides["preload"] = {"rows": args.preload_rows}
+    if args.runtime is not None:
+        overrides["runtime"] = args.runtime
+    if args.emulator_host is not None:
+        overrides["target"] = {**overrides.get("target", {}), "emulator_host": args.emulator_host}
+    return [
+        presets.make_config(v, overrides, prefix=f"experiment {experiment.name}, variant {v}: ")
+        for v in experiment.variants
+    ]
+
+
+def run_experiment(
+    experiment: Experiment, configs: list[RunConfig], settings: Settings, out: TextIO
+) -> list[VariantRun]:
+    """Run the variants in order on one local Spanner; stops at the first that fails or is interrupted."""
+    runs: list[VariantRun] = []
+    with local_target(configs[0], settings) as first:
+        target = first.target
+        for variant, config in zip(experiment.variants, configs, strict=True):
+            config = config.model_copy(
+                update={"target": config.target.model_copy(update={"emulator_host": target.emulator_host})}
+            )
+            out.write(f"[{len(runs) + 1}/{len(configs)}] {variant}: {presets.get_preset(variant).description}\n")
+            out.flush()
+            sink = PrintingSink(out, quiet=True)
+            sink.config = config
+            interrupted = asyncio.run(run_headless(config, settings, sink))
+            runs.append(VariantRun(variant, config, sink))
+            if interrupted or sink.state is RunState.FAILED:
+                break
+    return runs
+
+
+def figures_table(experiment: Experiment, runs: list[VariantRun]) -> list[str]:
+    """One row per variant: each key figure and its ratio to the first variant's."""
+    values = [metrics_of(r.sink.summary) if r.sink.summary else {} for r in runs]
+    width = max(len(v) for v in experiment.variants) + 2
+    head = f"{'variant':<{width}}" + "".join(f"{f.label:>28}{'ratio':>8}" for f in experiment.figures)
+    lines = [head]
+    for run, figures in zip(runs, values, strict=True):
+        row = f"{run.variant:<{width}}"
+        for f in experiment.figures:
+            value, base = figures.get(f.metric), values[0].get(f.metric)
+            ratio = f"{value / base:.2f}x" if value is not None and base else "n/a"
+            row += f"{value:>28.2f}{ratio:>8}" if value is not None else f"{'n/a':>28}{'n/a':>8}"
+        lines.append(row)
+    return lines
+
+
+def main(args: argparse.Namespace) -> int:
+    out = sys.stdout
+    if args.list:
+        for experiment in EXPERIMENTS.values():
+            out.write(f"{experiment.name:<16}{experiment.description} ({', '.join(experiment.variants)})\n")
+        return EXIT_OK
+    if args.name is None:
+        raise RunInvalid(f"name an experiment: {', '.join(EXPERIMENTS)} (or --list)")
+    experiment = get_experiment(args.name)
+    configs = variant_configs(experiment, args)
+    settings = get_settings()
+    worker_command(configs[0].runtime, settings.go_worker_binary)  # a missing runtime fails before anything runs
+    out.write(
+        f"experiment {experiment.name}: {experiment.description}; {configs[0].duration_s:g} s each on database "
+        f"{configs[0].target.database}, preloaded to {configs[0].preload.rows:,} rows\n"
+    )
+    runs = run_experiment(experiment, configs, settings, out)
+    out.write("\n".join(figures_table(experiment, runs)) + "\n" + experiment.report + "\n")
+    if args.json:
+        args.json.mkdir(parents=True, exist_ok=True)
+        for run in runs:
+            write_json(args.json / f"{run.variant}.json", run.config, run.sink)
+    last = runs[-1].sink
+    if last.state is RunState.FAILED:
+        raise RunError(f"variant {runs[-1].variant} failed: {last.reason}")
+    return EXIT_INTERRUPTED if len(runs) < len(configs) else EXIT_OK

@@ -1,0 +1,80 @@
+"""`spanload experiment NAME` (cli/experiment.py): a report's variants back to back on one database,
+preloaded once, then their key figures side by side with ratios to the first variant."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import re
+import uuid
+
+import pytest
+
+from spanload.cli import commands
+from spanload.cli.experiment import figures_table, run_experiment, variant_configs
+from spanload.engine.thresholds import metrics_of
+from spanload.model.config import ShardFilter
+from spanload.model.experiments import EXPERIMENTS, HINT
+from spanload.model.live import EventKind
+from spanload.model.presets import get_preset
+from spanload.model.settings import Settings
+from spanload.model.state import RunState
+from tests.engine.conftest import LocalTarget
+
+PRELOAD_ROWS = 3000
+
+
+def test_every_experiment_names_presets_and_a_figure_first() -> None:
+    for experiment in EXPERIMENTS.values():
+        assert [get_preset(v).name for v in experiment.variants] == list(experiment.variants)
+        assert len(experiment.variants) >= 2 and experiment.figures
+
+
+@pytest.mark.parametrize(
+    ("argv", "sentence"),
+    [
+        (
+            ["experiment", "nope"],
+            "spanload experiment: unknown experiment 'nope'; experiments are: hint, session-pool\n",
+        ),
+        (["experiment"], "spanload experiment: name an experiment: hint, session-pool (or --list)\n"),
+    ],
+)
+def test_a_bad_experiment_is_exit_2_with_a_sentence(
+    argv: list[str], sentence: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert commands.main(argv) == 2
+    assert capsys.readouterr().err == sentence
+
+
+def test_the_hint_experiment_runs_its_variants_in_order_on_one_table_loaded_once(local_spanner: LocalTarget) -> None:
+    args = argparse.Namespace(
+        duration=3.0, preload_rows=PRELOAD_ROWS, runtime=None, emulator_host=local_spanner.address
+    )
+    database = f"exp-{uuid.uuid4().hex[:8]}"
+    configs = [
+        c.model_copy(update={"target": c.target.model_copy(update={"database": database})})
+        for c in variant_configs(HINT, args)
+    ]
+    # the variants differ where their presets do, and nowhere else that matters here
+    assert [(c.watcher.table_hint, c.watcher.shard_filter) for c in configs] == [
+        (True, ShardFilter.FIXED),
+        (False, ShardFilter.FIXED),
+        (True, ShardFilter.NOT_NULL),
+    ]
+    out = io.StringIO()
+    runs = run_experiment(HINT, configs, Settings(), out)
+    assert [r.variant for r in runs] == ["medium", "medium-no-hint", "medium-not-null"]
+    assert [r.sink.state for r in runs] == [RunState.FINISHED] * 3
+    preloads = [[(kind, changes) for kind, changes in r.sink.events if kind.value.startswith("preload_")] for r in runs]
+    assert [kind for kind, _ in preloads[0]] == [EventKind.PRELOAD_STARTED, EventKind.PRELOAD_FINISHED]
+    assert preloads[0][1][1]["loaded"] == PRELOAD_ROWS
+    assert [[kind for kind, _ in p] for p in preloads[1:]] == [[EventKind.PRELOAD_SKIPPED]] * 2
+
+    table = figures_table(HINT, runs)
+    assert [line.split()[0] for line in table[1:]] == ["medium", "medium-no-hint", "medium-not-null"]
+    first_metric = HINT.figures[0].metric
+    values = [metrics_of(r.sink.summary)[first_metric] for r in runs if r.sink.summary]
+    ratios = [re.findall(r"(\d+\.\d\d)x", line)[0] for line in table[1:]]
+    assert ratios == [f"{v / values[0]:.2f}" for v in values]
+    assert ratios[0] == "1.00"

@@ -1,0 +1,59 @@
+"""A PostgreSQL-dialect database for the conformance tests: its schema and helpers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.cloud.spanner_admin_database_v1 import DatabaseDialect
+from google.cloud.spanner_v1.database import Database
+from google.cloud.spanner_v1.instance import Instance
+
+from .conftest import OPERATION_TIMEOUT_S, unique
+
+SCHEMA = [
+    """CREATE TABLE singers (
+        singer_id bigint PRIMARY KEY,
+        first_name varchar(1024),
+        last_name text,
+        active boolean,
+        score double precision,
+        price numeric,
+        born date,
+        seen timestamptz,
+        info jsonb,
+        photo bytea,
+        tags text[],
+        marks bigint[],
+        updated spanner.commit_timestamp
+    )""",
+    """CREATE TABLE albums (
+        singer_id bigint NOT NULL,
+        album_id bigint NOT NULL,
+        title varchar(100),
+        PRIMARY KEY (singer_id, album_id)
+    ) INTERLEAVE IN PARENT singers ON DELETE CASCADE""",
+    "CREATE INDEX albums_by_title ON albums (title DESC) INCLUDE (album_id) WHERE title IS NOT NULL",
+    """CREATE TABLE concerts (
+        concert_id bigint NOT NULL,
+        singer_id bigint,
+        PRIMARY KEY (concert_id),
+        CONSTRAINT fk_concerts_singers FOREIGN KEY (singer_id) REFERENCES singers (singer_id)
+    )""",
+]
+
+
+def create_pg_database(instance: Instance, ddl: list[str]) -> Database:
+    database = instance.database(unique("pg"), database_dialect=DatabaseDialect.POSTGRESQL)
+    database.create().result(OPERATION_TIMEOUT_S)
+    if ddl:
+        database.update_ddl(ddl).result(OPERATION_TIMEOUT_S)
+    return database
+
+
+def query(
+    database: Database, sql: str, params: dict[str, Any] | None = None, types: dict[str, Any] | None = None
+) -> tuple[list[list[Any]], Any]:
+    with database.snapshot() as snap:
+        res = snap.execute_sql(sql, params=params, param_types=types)
+        rows = [list(r) for r in res]
+        return rows, res.fields

@@ -1,0 +1,145 @@
+"""Issue 24, "Local Spanner: the POSTGRESQL dialect": dialect, DDL, GetDatabaseDdl, with the official Python client.
+
+Expected values come from Spanner's PostgreSQL-dialect documentation ("PostgreSQL data types",
+"PostgreSQL DDL", "PostgreSQL DML", "Work with PostgreSQL-dialect databases": databases created
+with database_dialect=POSTGRESQL, their schema sent through UpdateDatabaseDdl, parameters $1, $2 ...
+named p1, p2 ... on the wire) and from PostgreSQL's documentation (name folding, result column
+names, NULL ordering, RETURNING, ON CONFLICT), never from the server's own output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from google.api_core import exceptions
+from google.cloud.spanner_admin_database_v1 import DatabaseDialect
+from google.cloud.spanner_v1.database import Database
+from google.cloud.spanner_v1.instance import Instance
+
+from .conftest import OPERATION_TIMEOUT_S, create_instance, make_client, unique
+from .pg import SCHEMA, create_pg_database
+from .server_process import ServerProcess, start_server
+
+
+@pytest.fixture(scope="module")
+def pgdb(instance: Instance) -> Iterator[Database]:
+    database = create_pg_database(instance, SCHEMA)
+    yield database
+    database.drop()
+
+
+def test_the_dialect_is_reported_and_kept_by_get_and_list(instance: Instance, pgdb: Database) -> None:
+    got = instance.database(pgdb.database_id)
+    got.reload()
+    assert got.database_dialect == DatabaseDialect.POSTGRESQL
+    dialects = {db.name: db.database_dialect for db in instance.list_databases()}
+    assert dialects[pgdb.name] == DatabaseDialect.POSTGRESQL
+
+
+def test_get_database_ddl_answers_in_postgresql(pgdb: Database) -> None:
+    pgdb.reload()
+    ddl = list(pgdb.ddl_statements)
+    assert len(ddl) == 4
+    singers = ddl[0]
+    # PostgreSQL's canonical type names; spanner.commit_timestamp as the column's type.
+    for column in [
+        "singer_id bigint NOT NULL",
+        "first_name character varying(1024)",
+        "last_name character varying,",
+        "active boolean",
+        "score double precision",
+        "price numeric",
+        "born date",
+        "seen timestamp with time zone",
+        "info jsonb",
+        "photo bytea",
+        "tags character varying[]",
+        "marks bigint[]",
+        "updated spanner.commit_timestamp",
+        "PRIMARY KEY(singer_id)",
+    ]:
+        assert column in singers, (column, singers)
+    assert ddl[1].endswith("INTERLEAVE IN PARENT singers ON DELETE CASCADE")
+    assert ddl[2] == "CREATE INDEX albums_by_title ON albums (title DESC) INCLUDE (album_id) WHERE (title IS NOT NULL)"
+    assert "CONSTRAINT fk_concerts_singers FOREIGN KEY (singer_id) REFERENCES singers(singer_id)" in ddl[3]
+
+
+def test_the_ddl_it_answers_builds_the_same_schema(instance: Instance, pgdb: Database) -> None:
+    pgdb.reload()
+    copy = create_pg_database(instance, list(pgdb.ddl_statements))
+    try:
+        copy.reload()
+        assert list(copy.ddl_statements) == list(pgdb.ddl_statements)
+    finally:
+        copy.drop()
+
+
+def test_ddl_errors_carry_postgresql_wording(pgdb: Database) -> None:
+    with pytest.raises(
+        exceptions.InvalidArgument, match=r'\[ERROR\] syntax error at or near "`"; failed to parse the DDL statements'
+    ):
+        pgdb.update_ddl(["CREATE TABLE `t` (id bigint PRIMARY KEY)"]).result(OPERATION_TIMEOUT_S)
+
+
+def test_googlesql_ddl_is_a_syntax_error_in_a_postgresql_database(pgdb: Database) -> None:
+    # PostgreSQL's grammar reads INT64 as a type name; the table-level PRIMARY KEY after ")" is the error.
+    with pytest.raises(exceptions.InvalidArgument, match=r'\[ERROR\] syntax error at or near "PRIMARY"'):
+        pgdb.update_ddl(["CREATE TABLE t (id INT64) PRIMARY KEY (id)"]).result(OPERATION_TIMEOUT_S)
+
+
+def test_the_dialect_survives_a_restart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    lives: list[ServerProcess] = []
+
+    def start() -> Any:
+        server = start_server(tmp_path / f"server-{len(lives)}.log", data_dir=data)
+        lives.append(server)
+        monkeypatch.setenv("SPANNER_EMULATOR_HOST", server.address)
+        return make_client(server.address)
+
+    try:
+        inst = create_instance(start(), unique("rs"))
+        db = create_pg_database(inst, ["CREATE TABLE kept (id bigint PRIMARY KEY, v text)"])
+        assert lives[-1].stop() == 0
+        again = start().instance(inst.instance_id).database(db.database_id)
+        again.reload()
+        assert again.database_dialect == DatabaseDialect.POSTGRESQL
+        assert list(again.ddl_statements) == [
+            "CREATE TABLE kept (\n  id bigint NOT NULL,\n  v character varying,\n  PRIMARY KEY(id)\n)"
+        ]
+    finally:
+        for server in lives:
+            if server.alive():
+                server.stop()
+
+
+def test_the_clients_table_listing_sees_the_public_schema(pgdb: Database) -> None:
+    # The client lists a PostgreSQL database's tables with "WHERE TABLE_SCHEMA = $1", $1 = 'public'
+    # (Spanner's PostgreSQL information schema puts user tables in schema public).
+    assert sorted(t.table_id for t in pgdb.list_tables()) == ["albums", "concerts", "singers"]
+    assert pgdb.table("singers").exists()
+    assert not pgdb.table("nosuch").exists()
+
+
+def test_information_schema_columns_names_types_in_postgresql(pgdb: Database) -> None:
+    # Spanner's PostgreSQL information schema: COLUMNS.spanner_type and data_type in PostgreSQL's
+    # names (data_type 'ARRAY' for arrays, as PostgreSQL's own information_schema has it).
+    with pgdb.snapshot() as snap:
+        rows = [
+            list(r)
+            for r in snap.execute_sql(
+                "SELECT column_name, data_type, spanner_type FROM information_schema.columns"
+                " WHERE table_schema = 'public' AND table_name = 'singers' ORDER BY ordinal_position"
+            )
+        ]
+    assert rows[:3] == [
+        ["singer_id", "bigint", "bigint"],
+        ["first_name", "character varying", "character varying(1024)"],
+        ["last_name", "character varying", "character varying"],
+    ]
+    assert ["tags", "ARRAY", "character varying[]"] in rows
+    assert ["updated", "timestamp with time zone", "timestamp with time zone"] in rows
