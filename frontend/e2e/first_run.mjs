@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { check, stepper } from "./steps.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const RESULTS = join(HERE, "..", "test-results", "first-run");
@@ -30,24 +31,8 @@ if (!BASE) {
   process.exit(2);
 }
 
-let failed = 0;
-
-async function step(name, fn) {
-  const started = Date.now();
-  try {
-    const result = await fn();
-    console.log(`ok   ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-    return result;
-  } catch (err) {
-    failed += 1;
-    console.log(`FAIL ${name}: ${err instanceof Error ? err.message : String(err)}`);
-    return undefined;
-  }
-}
-
-function assert(condition, message) {
-  if (!condition) throw new Error(message);
-}
+const { step, failures } = stepper();
+const assert = check;
 
 async function shot(page, name) {
   await page.screenshot({ path: join(RESULTS, `${name}.png`), fullPage: false });
@@ -246,8 +231,8 @@ async function main() {
     await context.close();
     rmSync(profile, { recursive: true, force: true });
   }
-  if (failed > 0) {
-    console.log(`${failed} step(s) failed`);
+  if (failures() > 0) {
+    console.log(`${failures()} step(s) failed`);
     process.exit(1);
   }
   console.log("all steps passed");

@@ -6,7 +6,6 @@ and stop a run), so the Origin check's allow-list is proven with a real browser.
 from __future__ import annotations
 
 import contextlib
-import shutil
 import subprocess
 import time
 from collections.abc import Iterator
@@ -15,10 +14,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.browser.frontend_script import FRONTEND, run_script
+from tests.browser.frontend_script import FRONTEND, npm_script, run_script
 from tests.helpers import ServeProcess, free_port, wait_for
 
-CHROMIUM = Path("/usr/bin/chromium")
 E2E_TIMEOUT_S = 240
 
 pytestmark = pytest.mark.browser
@@ -28,11 +26,7 @@ pytestmark = pytest.mark.browser
 def test_light_run_live_tuning_and_compare_in_the_browser(tmp_path: Path, front: str) -> None:
     """Through serve's own pages, and through vite's preview server (a UI served elsewhere, proxying
     /api to serve, whose origin serve allows through SPANLOAD_ALLOWED_ORIGINS)."""
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium (run it as root)")
-    assert (FRONTEND / "dist" / "index.html").exists(), "the UI is not built: run `make install`"
-    npm = shutil.which("npm")
-    assert npm, "npm is not on PATH"
+    command = npm_script("e2e")
     started = time.time()
     preview_url = f"http://127.0.0.1:{free_port()}"
     env = {"SPANLOAD_ALLOWED_ORIGINS": preview_url} if front == "vite-preview" else {}
@@ -40,7 +34,7 @@ def test_light_run_live_tuning_and_compare_in_the_browser(tmp_path: Path, front:
     scope = "proxy" if front == "vite-preview" else "full"
     with ServeProcess(tmp_path, env=env) as serve, _ui_server(front, serve, preview_url) as ui_url:
         result = run_script(
-            [npm, "run", "--silent", "e2e"],
+            command,
             {**serve.env, "SPANLOAD_URL": ui_url, "SPANLOAD_E2E_SCOPE": scope},
             E2E_TIMEOUT_S,
         )
