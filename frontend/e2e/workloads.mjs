@@ -6,7 +6,8 @@
 // It writes a definition for a schema the project never saw (a library: books and loans, three
 // operations) in the editor with a misspelt column, validates it and sees the error placed on that
 // line, fixes it, validates and dry-runs it, starts it, moves a generated knob live and sees that
-// operation's target move to the new value. Screenshots at 1280 and 390 px of the Workloads page,
+// operation's target move to the new value, then runs it again with another definition and sees
+// compare's definition diff. Screenshots at 1280 and 390 px of the Workloads page,
 // the editor with the error and the live page go to frontend/test-results/workloads/.
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -173,6 +174,28 @@ try {
   await step("stop the run", async () => {
     await page.click('[data-testid="stop-run"]');
     await page.waitForSelector(`[data-testid="live-page"][data-run-id="${runId}"][data-status="finished"], [data-testid="live-page"][data-status="stopped"]`);
+  });
+
+  await step("run it again with browse at 20/s in its definition and lend_rate 8, and compare: the definition diff beside the config diff", async () => {
+    await page.goto(`${BASE}/workloads`);
+    await page.waitForSelector(".cm-content");
+    await setText(page, library("Copies").replace("    rate: 10\n", "    rate: 20\n").replace("default: 4,", "default: 8,"));
+    await page.fill('[data-testid="duration"]', "5");
+    await page.click('[data-testid="start-definition"]');
+    await page.waitForURL(/\/runs\/[^/]+\/live$/);
+    const second = page.url().split("/").slice(-2)[0];
+    check(second !== runId, "the second start opened the first run");
+    await page.waitForSelector('[data-testid="live-page"][data-status="finished"]');
+    await page.goto(`${BASE}/compare?ids=${runId},${second}`);
+    const diff = page.getByTestId("definition-diff-1");
+    await diff.waitFor();
+    const added = await diff.locator(".diff-added").allTextContents();
+    const removed = await diff.locator(".diff-removed").allTextContents();
+    check(added.some((t) => t.includes("operations.browse.rate: 20")) && removed.some((t) => t.includes("operations.browse.rate: 10")), `the diff shows -${removed} +${added}`);
+    check(added.some((t) => t.includes("knobs.lend_rate.default: 8")), `the knob's new default is not in the diff: +${added}`);
+    // The config diff and the definition diff, side by side.
+    const section = page.getByTestId("definition-diff").locator("xpath=..");
+    await section.screenshot({ path: join(RESULTS, "compare-definition-diff-1280.png") });
   });
 } catch {
   // reported by step()

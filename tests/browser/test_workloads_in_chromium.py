@@ -2,7 +2,8 @@
 against a real `spanload serve` with the local Spanner: issue 26's proof, in
 frontend/e2e/workloads.mjs. A definition for a schema the project never saw is written in the
 editor with a misspelt column, its error is placed on its line, it is fixed, started, and a knob
-generated from it is moved live until that operation's target follows."""
+generated from it is moved live until that operation's target follows; a second run of it with
+another definition is compared with the first, and compare shows the definition diff."""
 
 from __future__ import annotations
 
@@ -27,13 +28,19 @@ def test_write_validate_fix_start_and_tune_a_definition_in_the_browser(tmp_path:
         returncode = serve.stop()
     report = f"{result.stdout}\n{result.stderr}\nserve's output:\n{serve.output[-4000:]}"
     assert result.returncode == 0, f"browser test failed:\n{report}"
-    assert "see the error on line" in result.stdout and "see lend's target move" in result.stdout, report
+    for seen in ("see the error on line", "see lend's target move", "the definition diff beside the config diff"):
+        assert seen in result.stdout, report
     assert returncode == 0, serve.output[-4000:]
     assert not serve.leftover_children()
     shots = FRONTEND / "test-results" / "workloads"
     fresh = sorted(p.name for p in shots.glob("*.png") if p.stat().st_mtime >= started)
     assert fresh == sorted(
-        f"{name}-{width}.png"
-        for name in ("workloads-page", "editor-error", "live-three-operations")
-        for width in (1280, 390)
+        [
+            *(
+                f"{name}-{width}.png"
+                for name in ("workloads-page", "editor-error", "live-three-operations")
+                for width in (1280, 390)
+            ),
+            "compare-definition-diff-1280.png",
+        ]
     ), fresh

@@ -12,6 +12,7 @@ import { CompareBreakdown } from "./CompareBreakdown";
 import { CompareCharts } from "./CompareCharts";
 import { CompareSummaryTable } from "./CompareSummaryTable";
 import { ConfigDiffTable } from "./ConfigDiffTable";
+import { DefinitionDiff } from "./DefinitionDiff";
 import { RunPicker } from "./RunPicker";
 
 export function ComparePage() {
@@ -54,7 +55,10 @@ export function ComparePage() {
           <h2>Where the time goes</h2>
           <CompareBreakdown comparison={comparison.data} labels={labels} />
           <h2>Config differences</h2>
-          <ConfigDiffTable comparison={comparison.data} labels={labels} />
+          <div className={comparison.data.runs.some((r) => r.config.definition) ? "two-col" : undefined}>
+            <ConfigDiffTable comparison={comparison.data} labels={labels} />
+            <DefinitionDiff comparison={comparison.data} labels={labels} />
+          </div>
           <h2>Charts</h2>
           <CompareCharts comparison={comparison.data} labels={labels} markers={compareMarkers(timelines.data ?? [])} />
         </>

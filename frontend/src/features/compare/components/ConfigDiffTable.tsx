@@ -5,7 +5,8 @@ import { formatValue, KNOB_BY_PATH } from "@/lib/knobs";
 import type { ComparePublic } from "@/lib/types";
 
 export function ConfigDiffTable({ comparison, labels }: { comparison: ComparePublic; labels: readonly string[] }) {
-  const diff = comparison.config_diff.filter((d) => d.field !== "name");
+  // A definition's own fields are in the definition diff beside this table.
+  const diff = comparison.config_diff.filter((d) => d.field !== "name" && !d.field.startsWith("definition."));
   if (diff.length === 0) return <p className="muted">The configs are the same.</p>;
   return (
     <div className="table-scroll">

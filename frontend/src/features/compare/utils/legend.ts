@@ -6,7 +6,8 @@ import type { ConfigDiffEntry, RunPublic } from "@/lib/types";
 const IGNORED = new Set(["name", "preset"]);
 
 export function legendLabels(runs: readonly RunPublic[], diff: readonly ConfigDiffEntry[], maxFields = 3): string[] {
-  const fields = diff.filter((d) => !IGNORED.has(d.field)).slice(0, maxFields);
+  // A definition's own fields are long and many: its knob values (knobs.<name>) name the run instead.
+  const fields = diff.filter((d) => !IGNORED.has(d.field) && !d.field.startsWith("definition.")).slice(0, maxFields);
   return runs.map((run, i) => {
     const name = run.name ?? run.preset ?? run.id.slice(0, 8);
     const parts = fields.map((d) => `${KNOB_BY_PATH.get(d.field)?.short ?? d.field}=${formatValue(d.values[i])}`);
