@@ -331,7 +331,7 @@ class RunConfig(_Strict):
     )
     create_schema: bool = Field(
         default=False,
-        description="consent to run the definition's DDL on a database that holds other tables",
+        description="consent to create the workload's tables in a database that holds tables not Spanload's own",
     )
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
