@@ -52,9 +52,9 @@ var pgFuncs = map[string]string{
 	"reverse": "REVERSE", "lpad": "LPAD", "rpad": "RPAD", "starts_with": "STARTS_WITH", "strpos": "STRPOS",
 	"abs": "ABS", "mod": "MOD", "round": "ROUND", "trunc": "TRUNC", "ceil": "CEIL", "ceiling": "CEIL",
 	"floor": "FLOOR", "sqrt": "SQRT", "power": "POW", "pow": "POW", "exp": "EXP", "ln": "LN", "log": "LOG10",
-	"sign": "SIGN", "now": "CURRENT_TIMESTAMP", "textregexeq": "REGEXP_CONTAINS",
+	"sign": "SIGN", "now": "CURRENT_TIMESTAMP",
 	"pending_commit_timestamp": "PENDING_COMMIT_TIMESTAMP", "farm_fingerprint": "FARM_FINGERPRINT",
-	"generate_uuid": "GENERATE_UUID", "gen_random_uuid": "GENERATE_UUID",
+	"generate_uuid": "GENERATE_UUID",
 }
 
 // spannerOnly are the functions reachable only with the spanner. prefix.
