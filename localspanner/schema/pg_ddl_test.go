@@ -76,6 +76,7 @@ func TestRenderPGRoundTrip(t *testing.T) {
 		"CREATE TABLE albums (id bigint NOT NULL, aid bigint NOT NULL, title text, PRIMARY KEY (id, aid)) INTERLEAVE IN PARENT singers ON DELETE CASCADE",
 		"CREATE INDEX by_title ON albums (title DESC) INCLUDE (aid) INTERLEAVE IN singers WHERE title IS NOT NULL",
 		"CREATE TABLE \"Mixed Case\" (k text PRIMARY KEY, sid bigint, CONSTRAINT fk FOREIGN KEY (sid) REFERENCES singers (id))",
+		`CREATE TABLE "select" ("user" text PRIMARY KEY, "order" bigint, name text)`,
 	}
 	build := func(stmts []string) *Catalog {
 		t.Helper()
