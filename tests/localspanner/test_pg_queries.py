@@ -314,3 +314,18 @@ def test_is_distinct_from_treats_null_as_a_value(clean: Database) -> None:
         " NULL IS NOT DISTINCT FROM NULL, 1 IS NOT DISTINCT FROM NULL, 2 IS NOT DISTINCT FROM 2",
     )
     assert rows == [[False, True, True, False, True, False, True]]
+
+
+def test_for_update_reads_the_same_rows(clean: Database) -> None:
+    # Spanner's PostgreSQL dialect accepts SELECT ... FOR UPDATE in read-write transactions; it
+    # changes locking, not results. FOR SHARE it does not have.
+    clean.run_in_transaction(
+        lambda tx: tx.execute_update("INSERT INTO singers (singer_id, first_name) VALUES (1, 'a')")
+    )
+
+    def read(tx: Any) -> list[list[Any]]:
+        return [list(r) for r in tx.execute_sql("SELECT first_name FROM singers WHERE singer_id = 1 FOR UPDATE")]
+
+    assert clean.run_in_transaction(read) == [["a"]]
+    with pytest.raises(exceptions.MethodNotImplemented, match="FOR SHARE"):
+        query(clean, "SELECT first_name FROM singers FOR SHARE")
