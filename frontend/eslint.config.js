@@ -4,7 +4,7 @@ import reactRefresh from "eslint-plugin-react-refresh";
 import globals from "globals";
 import tseslint from "typescript-eslint";
 
-const FEATURES = ["runs", "live", "compare", "new-run"];
+const FEATURES = ["runs", "live", "compare", "new-run", "workloads"];
 
 export default tseslint.config(
   { ignores: ["dist", "node_modules", "test-results", "src/**/*.gen.ts"] },

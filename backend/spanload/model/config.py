@@ -184,9 +184,9 @@ class Target(_Strict):
     emulator_host: str | None = Field(
         default=None, description="host:port of the emulator or of a running local Spanner"
     )
-    project: str = "spanload"
-    instance: str = "spanload"
-    database: str = "spanload"
+    project: str = Field(default="spanload", description="Google Cloud project id")
+    instance: str = Field(default="spanload", description="Spanner instance id")
+    database: str = Field(default="spanload", description="database id; a definition's tables are created when missing")
     latency_model: LatencyModel = Field(
         default=LatencyModel.NONE,
         description="local target only: production_like adds a commit round per 2PC round and CPU per participant",
@@ -205,13 +205,16 @@ class Target(_Strict):
 
 
 class UpdaterConfig(_Strict):
-    enabled: bool = Field(default=True, description="write")
+    enabled: bool = Field(default=True, description="run the updater, which writes at the target rate")
     transactions_per_second: Rate = Field(default=1.0, description="transactions per second (may be below 1)")
     mutations_per_transaction: Mutations = Field(
         default=5, description="mean mutations per transaction (uniform 1..2m)"
     )
     parallelism: InFlight = Field(default=8, description="transactions in flight at most")
-    mode: UpdaterMode = UpdaterMode.MUTATIONS
+    mode: UpdaterMode = Field(
+        default=UpdaterMode.MUTATIONS,
+        description="mutations: single-use commits; dml: read-write transactions with DML; batch_insert: row batches",
+    )
     batch_rows: BatchRows = Field(default=6, description="rows per commit in batch_insert mode")
     key_space: KeySpace = Field(
         default=100_000, description="keys the updater picks from (uniformly); fewer keys, more overwrites"
@@ -219,12 +222,14 @@ class UpdaterConfig(_Strict):
 
 
 class WatcherConfig(_Strict):
-    enabled: bool = Field(default=True, description="poll for changes")
+    enabled: bool = Field(default=True, description="run the change watchers, which poll by commit timestamp")
     watchers: Watchers = Field(default=1, description="watchers splitting the shard values")
     poll_interval_ms: PollIntervalMs = Field(default=1000, description="time between polls, e.g. 1s or 500ms")
     limit: RowLimit = Field(default=10_000, description="rows per poll; a full page re-polls at once")
     table_hint: bool = Field(default=True, description="FORCE_INDEX the poll query")
-    shard_filter: ShardFilter = ShardFilter.FIXED
+    shard_filter: ShardFilter = Field(
+        default=ShardFilter.FIXED, description="fixed: ShardId IN (-18..18); not_null and none need exactly 1 watcher"
+    )
 
     @model_validator(mode="after")
     def _filter_needs_one_watcher(self) -> Self:
@@ -237,11 +242,14 @@ class WatcherConfig(_Strict):
 
 
 class ReaderConfig(_Strict):
-    enabled: bool = Field(default=False, description="read")
+    enabled: bool = Field(default=False, description="run readers competing with the writes")
     reads_per_second: Rate = Field(default=10.0, description="reads per second")
     concurrency: InFlight = Field(default=4, description="reads in flight at most")
     think_time_ms: ThinkTimeMs = Field(default=0, description="pause after each read, e.g. 100ms")
-    query: ReaderQuery = ReaderQuery.POINT
+    query: ReaderQuery = Field(
+        default=ReaderQuery.POINT,
+        description="point: one row by key; recent_changes: the newest rows; leaderboard: a join (session_pool)",
+    )
     staleness_s: StalenessS = Field(default=0.0, description="exact staleness of reads; 0 is strong")
 
 

@@ -13,7 +13,9 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
-_LEADING_FIELD = re.compile(r"^([a-z_][a-z0-9_]*(?:\.[A-Za-z0-9_]+)+): ")
+# A cross-field rule's message starts with the dotted field it is about: "reader.query 'leaderboard'
+# needs ...", or "field: sentence" (then the prefix is taken off the sentence).
+_LEADING_FIELD = re.compile(r"^([a-z_][a-z0-9_]*(?:\.[A-Za-z0-9_]+)+)(: |\s)")
 
 
 class RunError(Exception):
@@ -60,11 +62,16 @@ class RunInvalid(RunError, ValueError):
             loc = ".".join(str(x) for x in e["loc"] if x != "schema_")
             message = str(e["msg"]).removeprefix("Value error, ")
             inner = _LEADING_FIELD.match(message)
+            named = False
             if inner is not None:  # a cross-field rule's message starts with the field it is about
-                loc = f"{loc}.{inner.group(1)}" if loc else inner.group(1)
-                message = message[inner.end() :]
+                # A section's rule names its field from the top ("watcher.shard_filter" under "watcher").
+                field = inner.group(1)
+                loc = field if not loc or field.startswith(f"{loc}.") else f"{loc}.{field}"
+                named = inner.group(2) != ": "
+                if not named:
+                    message = message[inner.end() :]
             first = first or loc or None
-            parts.append(f"{loc}: {message}" if loc else message)
+            parts.append(f"{loc}: {message}" if loc and not named else message)
         return cls(prefix + "; ".join(parts), first)
 
 

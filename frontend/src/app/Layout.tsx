@@ -34,6 +34,9 @@ export function Layout() {
           <NavLink to="/compare" data-testid="nav-compare">
             Compare
           </NavLink>
+          <NavLink to="/workloads" data-testid="nav-workloads">
+            Workloads
+          </NavLink>
         </nav>
         <LocalSpannerState health={health.health} />
       </header>

@@ -1,12 +1,22 @@
 // Every page of the app, and the shell around them.
+import { lazy, type ReactNode, Suspense } from "react";
 import { Link, Navigate, Route, Routes, useLocation } from "react-router-dom";
 import { ComparePage } from "@/features/compare/components/ComparePage";
-import { LivePage } from "@/features/live/components/LivePage";
 import { NewRunPage } from "@/features/new-run/components/NewRunPage";
 import { RunDetailPage } from "@/features/runs/components/RunDetailPage";
 import { RunsPage } from "@/features/runs/components/RunsPage";
-import { Empty } from "@/components/States";
+import { Empty, Loading } from "@/components/States";
 import { Layout } from "./Layout";
+
+/** The Workloads page carries the editor (CodeMirror, a YAML parser): its own chunk, loaded when
+ * opened. The live page (its controls and charts generated from a definition) is one too, so the
+ * first page, the runs list, carries neither. */
+const WorkloadsPage = lazy(() => import("@/features/workloads/components/WorkloadsPage").then((m) => ({ default: m.WorkloadsPage })));
+const LivePage = lazy(() => import("@/features/live/components/LivePage").then((m) => ({ default: m.LivePage })));
+
+function Later({ what, children }: { what: string; children: ReactNode }) {
+  return <Suspense fallback={<Loading what={what} />}>{children}</Suspense>;
+}
 
 export function AppRoutes() {
   return (
@@ -16,8 +26,23 @@ export function AppRoutes() {
         <Route path="runs" element={<ToRuns />} />
         <Route path="runs/new" element={<NewRunPage />} />
         <Route path="runs/:id" element={<RunDetailPage />} />
-        <Route path="runs/:id/live" element={<LivePage />} />
+        <Route
+          path="runs/:id/live"
+          element={
+            <Later what="Loading the live page">
+              <LivePage />
+            </Later>
+          }
+        />
         <Route path="compare" element={<ComparePage />} />
+        <Route
+          path="workloads"
+          element={
+            <Later what="Loading the workload editor">
+              <WorkloadsPage />
+            </Later>
+          }
+        />
         <Route
           path="*"
           element={

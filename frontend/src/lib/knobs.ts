@@ -1,6 +1,8 @@
-// Every knob of a run config: its label, unit and one line of help, written here; its type,
-// range, options, whether it may be empty and whether it is live, read from the backend's OpenAPI
-// schema (lib/api/openapi.json, `make types`). And the validation the forms run before submit.
+// Every knob of a run config: where it appears, its label and unit, written here; its help (the
+// field's description), type, range, options, whether it may be empty and whether it is live, read
+// from the backend's OpenAPI schema (lib/api/openapi.json, `make types`). The forms check each field
+// against its own bounds as it is typed; rules that tie fields together are the backend's alone,
+// and its 422 names the field at fault (`field`), where the form places the answer.
 import openapi from "./api/openapi.json";
 import type { ConfigPatch, RunConfig } from "./types";
 
@@ -15,7 +17,6 @@ interface KnobSpec {
   /** A few characters for chart markers. */
   short: string;
   unit?: string;
-  help: string;
   /** Shown in the live control panel. */
   control?: boolean;
   /** Slider range for the control panel (the numeric input still takes the full range); max defaults to the bound. */
@@ -23,6 +24,8 @@ interface KnobSpec {
 }
 
 export interface Knob extends Omit<KnobSpec, "slider"> {
+  /** One line of help: the field's description in the backend's schema. */
+  help: string;
   kind: KnobKind;
   min?: number;
   /** True when min itself is not allowed (pydantic gt). */
@@ -50,6 +53,7 @@ interface JsonSchema {
   exclusiveMinimum?: number;
   maxLength?: number;
   default?: unknown;
+  description?: string;
 }
 
 const SCHEMAS = openapi.components.schemas as unknown as Record<string, JsonSchema>;
@@ -61,17 +65,25 @@ function deref(schema: JsonSchema): JsonSchema {
   return target;
 }
 
+interface Field {
+  schema: JsonSchema;
+  nullable: boolean;
+  /** The property's own description, else its model's. */
+  description?: string;
+}
+
 /** The schema of a field, with `null` taken out of an anyOf (then `nullable`). */
-function unwrap(schema: JsonSchema): { schema: JsonSchema; nullable: boolean } {
+function unwrap(schema: JsonSchema): Field {
   const branches = schema.anyOf ?? [schema];
   const nonNull = branches.filter((b) => b.type !== "null");
   const only = nonNull.length === 1 ? nonNull[0] : undefined;
-  return { schema: deref(only ?? schema), nullable: branches.length !== nonNull.length };
+  const target = deref(only ?? schema);
+  return { schema: target, nullable: branches.length !== nonNull.length, description: schema.description ?? target.description };
 }
 
 /** The schema of a dotted path under a model, e.g. ("RunConfig", "watcher.limit"), or undefined. */
-export function fieldSchema(model: string, path: string): { schema: JsonSchema; nullable: boolean } | undefined {
-  let current: { schema: JsonSchema; nullable: boolean } | undefined = { schema: SCHEMAS[model] ?? {}, nullable: false };
+export function fieldSchema(model: string, path: string): Field | undefined {
+  let current: Field | undefined = { schema: SCHEMAS[model] ?? {}, nullable: false };
   for (const part of path.split(".")) {
     const prop: JsonSchema | undefined = current?.schema.properties?.[part];
     current = prop ? unwrap(prop) : undefined;
@@ -93,17 +105,19 @@ function kindOf(schema: JsonSchema): KnobKind {
   }
 }
 
-function fromSchema(spec: KnobSpec): Knob {
-  const field = fieldSchema("RunConfig", spec.path);
-  if (!field) throw new Error(`knob ${spec.path} is not a RunConfig field in the OpenAPI schema`);
-  const { schema, nullable } = field;
+/** A knob from its field's schema (`model`'s field at `field`, else `spec.path` in RunConfig). */
+function fromSchema(spec: KnobSpec, model = "RunConfig", field = spec.path, live?: boolean): Knob {
+  const found = fieldSchema(model, field);
+  if (!found) throw new Error(`knob ${field} is not a ${model} field in the OpenAPI schema`);
+  const { schema, nullable, description } = found;
   const kind = kindOf(schema);
   const min = schema.minimum ?? schema.exclusiveMinimum;
   const max = kind === "text" ? schema.maxLength : schema.maximum;
   const knob: Knob = {
     ...spec,
+    help: sentence(description ?? ""),
     kind,
-    live: fieldSchema("ConfigPatch", spec.path) !== undefined,
+    live: live ?? fieldSchema("ConfigPatch", spec.path) !== undefined,
     optional: nullable,
     slider: spec.slider && { min: spec.slider.min, max: spec.slider.max ?? max ?? spec.slider.min, step: spec.slider.step },
   };
@@ -112,6 +126,13 @@ function fromSchema(spec: KnobSpec): Knob {
   if (max !== undefined) knob.max = max;
   if (schema.enum) knob.options = schema.enum;
   return knob;
+}
+
+/** A definition operation's pacing field (`operations.<op>.rate`...) as a live knob: its bounds and
+ * help from the backend's OperationPacing. */
+export function pacingKnob(operation: string, field: "rate" | "concurrency", unit: string, slider: { min: number; max: number; step: number }): Knob {
+  const knob = fromSchema({ path: `operations.${operation}.${field}`, section: "run", label: `${operation}: ${field}`, short: `${operation} ${field}`, unit, slider }, "OperationPacing", field, true);
+  return { ...knob, optional: false };
 }
 
 /** A model's defaults from the schema: a field's default, null for an optional field (an optional
@@ -127,57 +148,64 @@ function defaultsOf(model: JsonSchema): Record<string, unknown> {
   return out;
 }
 
+/** "rows per poll" -> "Rows per poll." */
+function sentence(text: string): string {
+  if (!text) return "";
+  const first = text.charAt(0).toUpperCase() + text.slice(1);
+  return /[.!?)]$/.test(first) ? first : `${first}.`;
+}
+
 const KNOB_SPECS: readonly KnobSpec[] = [
-  { path: "name", section: "run", label: "Name", short: "name", help: "A name to find the run by later (optional)." },
-  { path: "duration_s", section: "run", label: "Duration", short: "duration", unit: "s", help: "How long the run lasts; empty runs until stopped." },
-  { path: "workload", section: "run", label: "Workload", short: "workload", help: "change_watcher: the Singers table; write_benchmark: Tweets; session_pool: Players / Scores; tpcc: the TPC-C tables and transactions." },
-  { path: "processes", section: "run", label: "Worker processes", short: "procs", unit: "processes", help: "One Python client process saturates one core at ~1,100 commits/s." },
-  { path: "runtime", section: "run", label: "Worker runtime", short: "runtime", help: "python: google-cloud-spanner; go: the Go client, 7-12x less client CPU per operation (spanload-worker-go)." },
-  { path: "preload.rows", section: "run", label: "Preload rows", short: "preload", unit: "rows", help: "Fill the table up to this many rows before the measured phase (batched, every process); 0 loads nothing, and a table already that full is not loaded again." },
-  { path: "report_interval_s", section: "run", label: "Report interval", short: "interval", unit: "s", help: "How often workers report; one sample per interval." },
+  { path: "name", section: "run", label: "Name", short: "name" },
+  { path: "duration_s", section: "run", label: "Duration", short: "duration", unit: "s" },
+  { path: "workload", section: "run", label: "Workload", short: "workload" },
+  { path: "processes", section: "run", label: "Worker processes", short: "procs", unit: "processes" },
+  { path: "runtime", section: "run", label: "Worker runtime", short: "runtime" },
+  { path: "preload.rows", section: "run", label: "Preload rows", short: "preload", unit: "rows" },
+  { path: "report_interval_s", section: "run", label: "Report interval", short: "interval", unit: "s" },
 
-  { path: "target.kind", section: "target", label: "Target", short: "target", help: "local: the built-in Spanner server; emulator: the official emulator; cloud: real Cloud Spanner (ADC)." },
-  { path: "target.emulator_host", section: "target", label: "Emulator host", short: "host", unit: "host:port", help: "Where the emulator or local server listens; required for the emulator." },
-  { path: "target.project", section: "target", label: "Project", short: "project", help: "Google Cloud project id." },
-  { path: "target.instance", section: "target", label: "Instance", short: "instance", help: "Spanner instance id." },
-  { path: "target.database", section: "target", label: "Database", short: "database", help: "Database id; tables and indexes are created if missing." },
+  { path: "target.kind", section: "target", label: "Target", short: "target" },
+  { path: "target.emulator_host", section: "target", label: "Emulator host", short: "host", unit: "host:port" },
+  { path: "target.project", section: "target", label: "Project", short: "project" },
+  { path: "target.instance", section: "target", label: "Instance", short: "instance" },
+  { path: "target.database", section: "target", label: "Database", short: "database" },
 
-  { path: "tpcc.warehouses", section: "tpcc", label: "Warehouses", short: "W", unit: "warehouses", help: "The scale: 10 districts, the stock and the customers of each warehouse are loaded before the run." },
-  { path: "tpcc.mode", section: "tpcc", label: "Pacing", short: "pacing", help: "closed: terminals run transactions back to back; open: Poisson arrivals at the rate below." },
-  { path: "tpcc.terminals", section: "tpcc", label: "Terminals", short: "terms", unit: "terminals", help: "Closed: terminals; open: transactions in flight at most (split over the processes).", control: true, slider: { min: 1, max: 128, step: 1 } },
-  { path: "tpcc.transactions_per_second", section: "tpcc", label: "Transaction rate", short: "tx/s", unit: "tx/s", help: "Open pacing: transactions per second of all five types (45/43/4/4/4).", control: true, slider: { min: 1, max: 1000, step: 1 } },
-  { path: "tpcc.keying_think_times", section: "tpcc", label: "Keying and think times", short: "think", help: "The specification's keying and think times per terminal; off measures throughput.", control: true },
-  { path: "tpcc.items", section: "tpcc", label: "Items", short: "items", unit: "items", help: "Items, and stock rows per warehouse (the specification: 100,000)." },
-  { path: "tpcc.customers_per_district", section: "tpcc", label: "Customers per district", short: "cust", unit: "customers", help: "Customers and initial orders per district (the specification: 3,000)." },
+  { path: "tpcc.warehouses", section: "tpcc", label: "Warehouses", short: "W", unit: "warehouses" },
+  { path: "tpcc.mode", section: "tpcc", label: "Pacing", short: "pacing" },
+  { path: "tpcc.terminals", section: "tpcc", label: "Terminals", short: "terms", unit: "terminals", control: true, slider: { min: 1, max: 128, step: 1 } },
+  { path: "tpcc.transactions_per_second", section: "tpcc", label: "Transaction rate", short: "tx/s", unit: "tx/s", control: true, slider: { min: 1, max: 1000, step: 1 } },
+  { path: "tpcc.keying_think_times", section: "tpcc", label: "Keying and think times", short: "think", control: true },
+  { path: "tpcc.items", section: "tpcc", label: "Items", short: "items", unit: "items" },
+  { path: "tpcc.customers_per_district", section: "tpcc", label: "Customers per district", short: "cust", unit: "customers" },
 
-  { path: "updater.enabled", section: "updater", label: "Updater on", short: "updater", help: "Run the updater, which writes at the target rate." },
-  { path: "updater.transactions_per_second", section: "updater", label: "Write rate", short: "tx/s", unit: "tx/s", help: "Target transactions per second, paced as Poisson arrivals (open loop).", control: true, slider: { min: 0.5, max: 500, step: 0.5 } },
-  { path: "updater.mutations_per_transaction", section: "updater", label: "Mutations per tx", short: "mut/tx", unit: "mutations", help: "Mean mutations per transaction m; each transaction writes uniform 1..2m.", control: true, slider: { min: 1, max: 500, step: 1 } },
-  { path: "updater.parallelism", section: "updater", label: "Updater parallelism", short: "par", unit: "threads", help: "Transactions in flight at once per process." },
-  { path: "updater.mode", section: "updater", label: "Write mode", short: "mode", help: "mutations: single-use commits; dml: read-write transactions with DML; batch_insert: batches of inserts." },
-  { path: "updater.batch_rows", section: "updater", label: "Rows per batch", short: "rows", unit: "rows", help: "Inserts per commit in batch_insert mode (the 2PC report used 6)." },
+  { path: "updater.enabled", section: "updater", label: "Updater on", short: "updater" },
+  { path: "updater.transactions_per_second", section: "updater", label: "Write rate", short: "tx/s", unit: "tx/s", control: true, slider: { min: 0.5, max: 500, step: 0.5 } },
+  { path: "updater.mutations_per_transaction", section: "updater", label: "Mutations per tx", short: "mut/tx", unit: "mutations", control: true, slider: { min: 1, max: 500, step: 1 } },
+  { path: "updater.parallelism", section: "updater", label: "Updater parallelism", short: "par", unit: "threads" },
+  { path: "updater.mode", section: "updater", label: "Write mode", short: "mode" },
+  { path: "updater.batch_rows", section: "updater", label: "Rows per batch", short: "rows", unit: "rows" },
 
-  { path: "updater.key_space", section: "updater", label: "Key space", short: "keys", unit: "keys", help: "Keys the updater picks from uniformly; fewer keys, more overwrites." },
+  { path: "updater.key_space", section: "updater", label: "Key space", short: "keys", unit: "keys" },
 
-  { path: "watcher.enabled", section: "watcher", label: "Watchers on", short: "watchers on", help: "Run the change watchers, which poll by commit timestamp." },
-  { path: "watcher.watchers", section: "watcher", label: "Watchers", short: "watchers", unit: "watchers", help: "Watchers splitting the fixed shard list, at most one per shard.", control: true, slider: { min: 1, step: 1 } },
-  { path: "watcher.poll_interval_ms", section: "watcher", label: "Poll interval", short: "poll", unit: "ms", help: "Time between two polls of one watcher.", control: true, slider: { min: 10, max: 10_000, step: 10 } },
-  { path: "watcher.limit", section: "watcher", label: "Row limit", short: "limit", unit: "rows", help: "LIMIT of the poll query.", control: true, slider: { min: 1, max: 100_000, step: 1 } },
-  { path: "watcher.table_hint", section: "watcher", label: "FORCE_INDEX hint", short: "hint", help: "Force the (ShardId, LastUpdated) index with a table hint.", control: true },
-  { path: "watcher.shard_filter", section: "watcher", label: "Shard filter", short: "filter", help: "fixed: ShardId IN (-18..18); not_null / none need exactly 1 watcher.", control: true },
+  { path: "watcher.enabled", section: "watcher", label: "Watchers on", short: "watchers on" },
+  { path: "watcher.watchers", section: "watcher", label: "Watchers", short: "watchers", unit: "watchers", control: true, slider: { min: 1, step: 1 } },
+  { path: "watcher.poll_interval_ms", section: "watcher", label: "Poll interval", short: "poll", unit: "ms", control: true, slider: { min: 10, max: 10_000, step: 10 } },
+  { path: "watcher.limit", section: "watcher", label: "Row limit", short: "limit", unit: "rows", control: true, slider: { min: 1, max: 100_000, step: 1 } },
+  { path: "watcher.table_hint", section: "watcher", label: "FORCE_INDEX hint", short: "hint", control: true },
+  { path: "watcher.shard_filter", section: "watcher", label: "Shard filter", short: "filter", control: true },
 
-  { path: "reader.enabled", section: "reader", label: "Readers on", short: "readers on", help: "Run reader workers competing with the writes." },
-  { path: "reader.reads_per_second", section: "reader", label: "Read rate", short: "reads/s", unit: "reads/s", help: "Target reads per second across all readers.", control: true, slider: { min: 1, max: 1000, step: 1 } },
-  { path: "reader.concurrency", section: "reader", label: "Reader concurrency", short: "conc", unit: "readers", help: "Reads in flight at once per process.", control: true, slider: { min: 1, max: 128, step: 1 } },
-  { path: "reader.think_time_ms", section: "reader", label: "Think time", short: "think", unit: "ms", help: "Pause of each reader between two reads.", control: true, slider: { min: 0, max: 5000, step: 10 } },
-  { path: "reader.query", section: "reader", label: "Read query", short: "query", help: "point: read one row by key; recent_changes: newest rows; leaderboard: a join." },
-  { path: "reader.staleness_s", section: "reader", label: "Staleness", short: "stale", unit: "s", help: "Exact staleness of reads; 0 reads strongly." },
+  { path: "reader.enabled", section: "reader", label: "Readers on", short: "readers on" },
+  { path: "reader.reads_per_second", section: "reader", label: "Read rate", short: "reads/s", unit: "reads/s", control: true, slider: { min: 1, max: 1000, step: 1 } },
+  { path: "reader.concurrency", section: "reader", label: "Reader concurrency", short: "conc", unit: "readers", control: true, slider: { min: 1, max: 128, step: 1 } },
+  { path: "reader.think_time_ms", section: "reader", label: "Think time", short: "think", unit: "ms", control: true, slider: { min: 0, max: 5000, step: 10 } },
+  { path: "reader.query", section: "reader", label: "Read query", short: "query" },
+  { path: "reader.staleness_s", section: "reader", label: "Staleness", short: "stale", unit: "s" },
 
-  { path: "client.multiplexed_sessions", section: "client", label: "Multiplexed sessions", short: "mux", help: "Off: the pool sends GetSession before each operation (throughput roughly halves)." },
-  { path: "client.session_pool_size", section: "client", label: "Session pool size", short: "pool", unit: "sessions", help: "Sessions in the client's pool; too few and clients wait for one." },
-  { path: "client.timeout_ms", section: "client", label: "Operation timeout", short: "timeout", unit: "ms", help: "Deadline of one transaction, read or poll, client retries included; past it the operation counts as an error and the run goes on.", control: true, slider: { min: 100, max: 30_000, step: 100 } },
+  { path: "client.multiplexed_sessions", section: "client", label: "Multiplexed sessions", short: "mux" },
+  { path: "client.session_pool_size", section: "client", label: "Session pool size", short: "pool", unit: "sessions" },
+  { path: "client.timeout_ms", section: "client", label: "Operation timeout", short: "timeout", unit: "ms", control: true, slider: { min: 100, max: 30_000, step: 100 } },
 ];
-export const KNOBS: readonly Knob[] = KNOB_SPECS.map(fromSchema);
+export const KNOBS: readonly Knob[] = KNOB_SPECS.map((spec) => fromSchema(spec));
 
 export const KNOB_BY_PATH: ReadonlyMap<string, Knob> = new Map(KNOBS.map((k) => [k.path, k]));
 
@@ -247,27 +275,13 @@ export function validateKnob(knob: Knob, value: unknown): string | null {
 
 export type FieldErrors = Record<string, string>;
 
-/** Validate a whole config: every knob, then the rules that tie fields together. */
+/** Check every knob of a config against its own bounds; rules that tie fields together are the
+ * backend's, which answers 422 with the field at fault. */
 export function validateConfig(config: RunConfig, knobs: readonly Knob[] = KNOBS): FieldErrors {
   const errors: FieldErrors = {};
   for (const knob of knobs) {
     const message = validateKnob(knob, getPath(config, knob.path));
     if (message) errors[knob.path] = message;
-  }
-  if (config.watcher.shard_filter !== "fixed" && config.watcher.watchers !== 1 && !errors["watcher.watchers"]) {
-    errors["watcher.shard_filter"] = `Shard filter '${config.watcher.shard_filter}' needs exactly 1 watcher (got ${config.watcher.watchers}): only a fixed shard list can be split between watchers.`;
-  }
-  if (config.reader.query === "leaderboard" && config.workload !== "session_pool") {
-    errors["reader.query"] = `Read query 'leaderboard' needs workload 'session_pool' (got '${config.workload}').`;
-  }
-  if (config.workload === "tpcc" && config.runtime !== "python") {
-    errors["runtime"] = `Workload 'tpcc' runs on the python runtime only (got '${config.runtime}'): the Go worker does not implement TPC-C.`;
-  }
-  if (!errors["updater.key_space"] && !errors["processes"] && config.updater.key_space < config.processes) {
-    errors["updater.key_space"] = `Key space (${config.updater.key_space}) must be at least the number of worker processes (${config.processes}).`;
-  }
-  if (config.target.kind === "emulator" && !config.target.emulator_host) {
-    errors["target.emulator_host"] = "Emulator host is required when the target is the emulator.";
   }
   return errors;
 }

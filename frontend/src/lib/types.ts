@@ -115,3 +115,13 @@ export type LiveMessage =
   | PreloadMessage
   | SummaryMessage
   | DroppedMessage;
+
+// ---- workload definitions --------------------------------------------------------------------
+
+export type WorkloadDefinition = Schemas["WorkloadDefinition"];
+export type DefinitionKnob = Schemas["Knob"];
+export type DefinitionOperation = Schemas["Operation"];
+export type WorkloadSummary = Served<Schemas["WorkloadSummary"]>;
+export type WorkloadsPublic = Served<Schemas["WorkloadsPublic"]>;
+export type WorkloadPublic = Schemas["WorkloadPublic"];
+export type ValidationPublic = Served<Schemas["ValidationPublic"]>;

@@ -4,16 +4,32 @@ import { announceUnauthorized, getToken } from "@/lib/token";
 
 export const API_BASE = "/api";
 
-/** An HTTP error with the server's `{detail}` message (or a sentence about the transport). */
+/** A problem of a workload definition, placed on its line and column (1-based) when known. */
+export interface DefinitionProblem {
+  path: string;
+  line: number | null;
+  column: number | null;
+  message: string;
+  statement?: string | null;
+}
+
+/** An HTTP error with the server's `{detail}` message (or a sentence about the transport), the
+ * dotted config field at fault when the server names one (`field`), and a broken definition's
+ * `problems`. */
 export class ApiError extends Error {
   readonly status: number;
   readonly detail: unknown;
+  readonly field: string | null;
+  readonly problems: readonly DefinitionProblem[];
 
-  constructor(status: number, message: string, detail: unknown = null) {
+  constructor(status: number, message: string, detail: unknown = null, body: unknown = null) {
     super(message);
     this.name = "ApiError";
     this.status = status;
     this.detail = detail;
+    const fields = body && typeof body === "object" ? (body as { field?: unknown; problems?: unknown }) : {};
+    this.field = typeof fields.field === "string" ? fields.field : null;
+    this.problems = Array.isArray(fields.problems) ? (fields.problems as DefinitionProblem[]) : [];
   }
 
   /** True when the server could not be reached at all. */
@@ -92,7 +108,7 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
   if (!response.ok) {
     if (response.status === 401) announceUnauthorized();
     const detail = payload && typeof payload === "object" && "detail" in payload ? (payload as { detail: unknown }).detail : payload;
-    throw new ApiError(response.status, detailMessage(detail, `${method} ${path} failed with HTTP ${response.status}`), detail);
+    throw new ApiError(response.status, detailMessage(detail, `${method} ${path} failed with HTTP ${response.status}`), detail, payload);
   }
   return payload as T;
 }

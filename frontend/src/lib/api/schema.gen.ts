@@ -1175,11 +1175,14 @@ export interface components {
             concurrency: number;
             /**
              * Enabled
-             * @description read
+             * @description run readers competing with the writes
              * @default false
              */
             enabled: boolean;
-            /** @default point */
+            /**
+             * @description point: one row by key; recent_changes: the newest rows; leaderboard: a join (session_pool)
+             * @default point
+             */
             query: components["schemas"]["ReaderQuery"];
             /**
              * Reads Per Second
@@ -1331,7 +1334,7 @@ export interface components {
             client?: components["schemas"]["ClientConfig"];
             /**
              * Create Schema
-             * @description consent to run the definition's DDL on a database that holds other tables
+             * @description consent to create the workload's tables in a database that holds tables not Spanload's own
              * @default false
              */
             create_schema: boolean;
@@ -1879,6 +1882,7 @@ export interface components {
         Target: {
             /**
              * Database
+             * @description database id; a definition's tables are created when missing
              * @default spanload
              */
             database: string;
@@ -1889,6 +1893,7 @@ export interface components {
             emulator_host?: string | null;
             /**
              * Instance
+             * @description Spanner instance id
              * @default spanload
              */
             instance: string;
@@ -1904,6 +1909,7 @@ export interface components {
             latency_model: components["schemas"]["LatencyModel"];
             /**
              * Project
+             * @description Google Cloud project id
              * @default spanload
              */
             project: string;
@@ -2160,7 +2166,7 @@ export interface components {
             batch_rows: number;
             /**
              * Enabled
-             * @description write
+             * @description run the updater, which writes at the target rate
              * @default true
              */
             enabled: boolean;
@@ -2170,7 +2176,10 @@ export interface components {
              * @default 100000
              */
             key_space: number;
-            /** @default mutations */
+            /**
+             * @description mutations: single-use commits; dml: read-write transactions with DML; batch_insert: row batches
+             * @default mutations
+             */
             mode: components["schemas"]["UpdaterMode"];
             /**
              * Mutations Per Transaction
@@ -2292,7 +2301,7 @@ export interface components {
         WatcherConfig: {
             /**
              * Enabled
-             * @description poll for changes
+             * @description run the change watchers, which poll by commit timestamp
              * @default true
              */
             enabled: boolean;
@@ -2308,7 +2317,10 @@ export interface components {
              * @default 1000
              */
             poll_interval_ms: number;
-            /** @default fixed */
+            /**
+             * @description fixed: ShardId IN (-18..18); not_null and none need exactly 1 watcher
+             * @default fixed
+             */
             shard_filter: components["schemas"]["ShardFilter"];
             /**
              * Table Hint

@@ -1,13 +1,33 @@
 // The live control panel: sliders with numeric inputs for the live knobs. Apply sends the patch;
-// the change shows as confirmed once the run's timeline (the websocket) records it.
+// the change shows as confirmed once the run's timeline (the websocket) records it. A definition
+// run's controls are generated from its definition: its knobs and each operation's pacing.
 import { type FormEvent, useEffect, useMemo, useRef, useState } from "react";
+import { ApiError } from "@/lib/api/client";
 import { patchConfig } from "@/lib/api/runs";
+import { definitionControls, definitionValues } from "@/lib/definition";
 import { diffPatch, flatten, formatValue, getPath, type Knob, KNOBS, sectionUsed, setPath, validateConfig } from "@/lib/knobs";
-import type { RunConfig, RunEvent } from "@/lib/types";
+import { serverFieldErrors } from "@/lib/serverErrors";
+import type { RunConfig, RunEvent, WorkloadDefinition } from "@/lib/types";
 import { useApplyConfirmation } from "../hooks/useApplyConfirmation";
 import { useFitToWindow } from "../hooks/useFitToWindow";
 
 const CONTROL_KNOBS = KNOBS.filter((k) => k.control);
+
+function Help({ knob }: { knob: Knob }) {
+  return (
+    <p className="help">
+      {knob.help}
+      {!knob.live && <span className="muted" data-testid={`fixed-${knob.path}`}> (fixed once the run starts)</span>}
+    </p>
+  );
+}
+
+/** The controls of a run: generated from its definition, or the config's live knobs of its workload. */
+function controlsFor(config: RunConfig | null): { knobs: readonly Knob[]; base: RunConfig | null } {
+  const definition = config?.definition as WorkloadDefinition | null | undefined;
+  if (!config || config.workload !== "definition" || !definition) return { knobs: CONTROL_KNOBS.filter((k) => !config || sectionUsed(k.section, config.workload)), base: config };
+  return { knobs: definitionControls(definition), base: { ...config, ...definitionValues(config) } as RunConfig };
+}
 
 function KnobControl({ knob, value, error, disabled, onChange }: { knob: Knob; value: unknown; error?: string; disabled: boolean; onChange: (v: unknown) => void }) {
   const id = `ctl-${knob.path}`;
@@ -18,7 +38,7 @@ function KnobControl({ knob, value, error, disabled, onChange }: { knob: Knob; v
           <input id={id} type="checkbox" checked={value === true} disabled={disabled} onChange={(e) => onChange(e.target.checked)} data-testid={`control-${knob.path}`} />{" "}
           {knob.label}
         </label>
-        <p className="help">{knob.help}</p>
+        <Help knob={knob} />
       </div>
     );
   }
@@ -36,7 +56,7 @@ function KnobControl({ knob, value, error, disabled, onChange }: { knob: Knob; v
           ))}
         </select>
         {error && <p className="field-error">{error}</p>}
-        <p className="help">{knob.help}</p>
+        <Help knob={knob} />
       </div>
     );
   }
@@ -77,7 +97,7 @@ function KnobControl({ knob, value, error, disabled, onChange }: { knob: Knob; v
           {error}
         </p>
       )}
-      <p className="help">{knob.help}</p>
+      <Help knob={knob} />
     </div>
   );
 }
@@ -90,10 +110,12 @@ export interface ControlPanelProps {
   editable: boolean;
 }
 
-export function ControlPanel({ runId, config, events, editable }: ControlPanelProps) {
+export function ControlPanel({ runId, config: served, events, editable }: ControlPanelProps) {
+  const { knobs, base: config } = useMemo(() => controlsFor(served), [served]);
   const [draft, setDraft] = useState<RunConfig | null>(config);
   const [dirty, setDirty] = useState(false);
   const [sendError, setSendError] = useState<string | null>(null);
+  const [serverErrors, setServerErrors] = useState<Record<string, string>>({});
   const [sending, setSending] = useState(false);
   // On a narrow screen the panel comes before the charts, folded to its title until opened; on a
   // wide one it sits beside them and is always open (styles.css ignores this there).
@@ -107,8 +129,8 @@ export function ControlPanel({ runId, config, events, editable }: ControlPanelPr
     if (!dirty) setDraft(config);
   }, [config, dirty]);
 
-  const errors = useMemo(() => (draft ? validateConfig(draft, CONTROL_KNOBS) : {}), [draft]);
-  const patch = useMemo(() => (config && draft ? diffPatch(config, draft, CONTROL_KNOBS) : {}), [config, draft]);
+  const errors = useMemo(() => ({ ...(draft ? validateConfig(draft, knobs) : {}), ...serverErrors }), [draft, serverErrors, knobs]);
+  const patch = useMemo(() => (config && draft ? diffPatch(config, draft, knobs) : {}), [config, draft, knobs]);
   const changes = flatten(patch);
   const hasChanges = Object.keys(changes).length > 0;
   const valid = Object.keys(errors).length === 0;
@@ -126,6 +148,7 @@ export function ControlPanel({ runId, config, events, editable }: ControlPanelPr
       setDirty(false);
     } catch (err) {
       confirmation.cancel();
+      if (err instanceof ApiError) setServerErrors(serverFieldErrors(err, (p) => knobs.some((k) => k.path === p)));
       setSendError(err instanceof Error ? err.message : String(err));
     } finally {
       setSending(false);
@@ -134,6 +157,7 @@ export function ControlPanel({ runId, config, events, editable }: ControlPanelPr
 
   const set = (knob: Knob, value: unknown) => {
     setDirty(true);
+    setServerErrors({});
     setDraft((d) => (d ? setPath(d, knob.path, value) : d));
   };
 
@@ -150,8 +174,8 @@ export function ControlPanel({ runId, config, events, editable }: ControlPanelPr
         <div className="control-body">
           <div className="control-knobs" data-testid="control-knobs">
             {!editable && <p className="muted small">The run is not going: knobs are read-only.</p>}
-            {CONTROL_KNOBS.filter((knob) => sectionUsed(knob.section, config.workload)).map((knob) => (
-              <KnobControl key={knob.path} knob={knob} value={getPath(draft, knob.path)} error={errors[knob.path]} disabled={!editable || sending} onChange={(v) => set(knob, v)} />
+            {knobs.map((knob) => (
+              <KnobControl key={knob.path} knob={knob} value={getPath(draft, knob.path)} error={errors[knob.path]} disabled={!editable || sending || !knob.live} onChange={(v) => set(knob, v)} />
             ))}
           </div>
           <div className="control-footer" data-testid="control-footer">

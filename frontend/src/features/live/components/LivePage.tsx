@@ -7,11 +7,13 @@ import { RunCharts } from "@/components/RunCharts";
 import { NoSuchRun } from "@/components/States";
 import { ApiError } from "@/lib/api/client";
 import { getRun, pauseRun, resumeRun, stopRun } from "@/lib/api/runs";
+import { definitionCharts, errorCodes } from "@/lib/definition";
 import { chartsFor, configMarkers, emptyReasons, offCharts, participantsFirst, toRows } from "@/lib/series";
-import { isActive } from "@/lib/types";
+import { isActive, type WorkloadDefinition } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
 import { useLiveRun } from "../hooks/useLiveRun";
 import { ControlPanel } from "./ControlPanel";
+import { OperationsNow } from "./OperationsNow";
 import { ParticipantsChart } from "@/components/ParticipantsChart";
 import { hasParticipants, participantsRows } from "@/lib/participants";
 import { PreloadProgress } from "./PreloadProgress";
@@ -42,7 +44,11 @@ export function LivePage() {
   const [action, setAction] = useState<{ busy: string | null; error: string | null }>({ busy: null, error: null });
   const retryIn = useSecondsUntil(live.connection === "reconnecting" ? live.retryAt : null);
 
-  const rows = useMemo(() => toRows(live.samples), [live.samples]);
+  // A definition run's charts are generated from its definition: each operation's, then errors by code.
+  const definition = live.config?.workload === "definition" ? ((live.config.definition ?? null) as WorkloadDefinition | null) : null;
+  const codes = errorCodes(live.samples).join(",");
+  const opCharts = useMemo(() => (definition ? definitionCharts(definition, codes ? codes.split(",") : []) : null), [definition, codes]);
+  const rows = useMemo(() => toRows(live.samples, opCharts ?? undefined), [live.samples, opCharts]);
   const participants = useMemo(() => participantsRows(live.samples), [live.samples]);
   const markers = useMemo(() => configMarkers(live.events, live.samples), [live.events, live.samples]);
   const emptyText = useMemo(() => emptyReasons(live.config), [live.config]);
@@ -126,7 +132,7 @@ export function LivePage() {
       )}
 
       <PreloadProgress status={status} preload={live.preload} />
-      <StatusLine status={status} latest={latest} reconciliation={live.summary?.reconciliation} reason={live.reason} />
+      <StatusLine status={status} latest={latest} reconciliation={live.summary?.reconciliation} reason={live.reason} definition={definition !== null} />
 
       <div className="live-layout">
         <div className="live-charts">
@@ -139,7 +145,8 @@ export function LivePage() {
             <>
               {participantsFirst(workload) && participantsChart}
               {/* A run that has ended draws only the charts that have data (like its detail page). */}
-              <RunCharts rows={rows} markers={markers} syncId="live" emptyText={emptyText} off={off} charts={chartsFor(workload, off)} hideEmpty={finished} />
+              {definition && <OperationsNow operations={Object.keys(definition.operations)} latest={latest} />}
+              <RunCharts rows={rows} markers={markers} syncId="live" emptyText={emptyText} off={off} charts={opCharts ?? chartsFor(workload, off)} hideEmpty={finished} />
               {!participantsFirst(workload) && participantsChart}
               <BreakdownCharts samples={live.samples} syncId="live" />
             </>

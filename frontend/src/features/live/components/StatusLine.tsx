@@ -15,7 +15,16 @@ export function ReconciliationText({ rec }: { rec: Reconciliation | null | undef
   );
 }
 
-export function StatusLine({ status, latest, reconciliation, reason }: { status: RunState | null; latest: Sample | undefined; reconciliation: Reconciliation | null | undefined; reason: string | null }) {
+interface StatusLineProps {
+  status: RunState | null;
+  latest: Sample | undefined;
+  reconciliation: Reconciliation | null | undefined;
+  reason: string | null;
+  /** A definition run: its rates are per operation (the table under this line), not the updater's. */
+  definition?: boolean;
+}
+
+export function StatusLine({ status, latest, reconciliation, reason, definition = false }: StatusLineProps) {
   const totals = latest?.totals;
   return (
     <div className="status-line" data-testid="status-line">
@@ -23,22 +32,29 @@ export function StatusLine({ status, latest, reconciliation, reason }: { status:
       <span>
         elapsed <strong data-testid="elapsed">{formatDuration(latest?.elapsed_s ?? 0)}</strong>
       </span>
-      <span>
-        achieved <strong data-testid="achieved-tps">{formatNumber(latest?.gauges?.[Gauge.UPDATER_TPS] ?? null)}</strong> tx/s of{" "}
-        {formatNumber(latest?.gauges?.[Gauge.UPDATER_TARGET_TPS] ?? null)}
-      </span>
+      {!definition && (
+        <span>
+          achieved <strong data-testid="achieved-tps">{formatNumber(latest?.gauges?.[Gauge.UPDATER_TPS] ?? null)}</strong> tx/s of{" "}
+          {formatNumber(latest?.gauges?.[Gauge.UPDATER_TARGET_TPS] ?? null)}
+        </span>
+      )}
       {latest?.gauges?.[TPCC_TPMC] != null && (
         <span>
           <strong data-testid="tpmc">{formatNumber(latest.gauges[TPCC_TPMC], 0)}</strong> tpmC
         </span>
       )}
-      {totals && (
+      {totals && definition && (
+        <span data-testid="totals">
+          {formatNumber(totals.errors, 0)} errors · {formatNumber(totals.aborts, 0)} aborts
+        </span>
+      )}
+      {totals && !definition && (
         <span data-testid="totals">
           {formatNumber(totals.transactions, 0)} tx · {formatNumber(totals.mutations, 0)} mutations · {formatNumber(totals.received_changes, 0)} changes received ·{" "}
           {formatNumber(totals.polls, 0)} polls · {formatNumber(totals.reads, 0)} reads · {formatNumber(totals.errors, 0)} errors · {formatNumber(totals.aborts, 0)} aborts
         </span>
       )}
-      <ReconciliationText rec={reconciliation} />
+      {(!definition || reconciliation) && <ReconciliationText rec={reconciliation} />}
       {reason && <span className="bad">{reason}</span>}
     </div>
   );

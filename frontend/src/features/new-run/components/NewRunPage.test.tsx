@@ -7,7 +7,8 @@ import { NewRunPage } from "./NewRunPage";
 
 const light = { name: "light", description: "1 tx/s, 5 mutations, 1 watcher", config: setPath(setPath(DEFAULT_CONFIG, "updater.transactions_per_second", 1), "preset", "light") };
 
-function renderPage(created: unknown[]) {
+/** The page, with POST /runs recording each request in `created` and answering `answer` (a new run by default). */
+function renderPage(created: unknown[], answer: { status: number; body: unknown } = { status: 201, body: makeRun("new1", { status: "starting" }) }) {
   vi.stubGlobal(
     "fetch",
     vi.fn(
@@ -15,7 +16,7 @@ function renderPage(created: unknown[]) {
         "GET /presets": () => ({ body: [light] }),
         "POST /runs": (_url, init) => {
           created.push(JSON.parse(String(init?.body)));
-          return { status: 201, body: makeRun("new1", { status: "starting" }) };
+          return answer;
         },
       }),
     ),
@@ -42,10 +43,6 @@ describe("NewRunPage", () => {
     fireEvent.change(rate, { target: { value: "0" } });
     expect(screen.getByTestId("error-updater.transactions_per_second")).toHaveTextContent("Write rate must be more than 0 tx/s.");
     expect(rate).toHaveAttribute("aria-invalid", "true");
-
-    fireEvent.change(screen.getByTestId("field-watcher.shard_filter"), { target: { value: "none" } });
-    fireEvent.change(screen.getByTestId("field-watcher.watchers"), { target: { value: "3" } });
-    expect(screen.getByTestId("error-watcher.shard_filter")).toHaveTextContent("needs exactly 1 watcher (got 3)");
 
     fireEvent.click(screen.getByTestId("start-run"));
     expect(screen.getByTestId("form-error")).toHaveTextContent("Fix the fields marked in red first.");
@@ -79,24 +76,37 @@ describe("NewRunPage", () => {
     expect(created).toEqual([{ config: { ...DEFAULT_CONFIG, runtime: "go" } }]);
   });
 
-  it("shows the server's field errors next to the fields", async () => {
-    vi.stubGlobal(
-      "fetch",
-      vi.fn(
-        fetchStub({
-          "GET /presets": () => ({ body: [light] }),
-          "POST /runs": () => ({
-            status: 422,
-            body: { detail: [{ loc: ["body", "config", "target", "database"], msg: "Value error, database spanload is locked", type: "value_error" }] },
-          }),
-        }),
-      ),
-    );
-    render(
-      <MemoryRouter>
-        <NewRunPage />
-      </MemoryRouter>,
-    );
+  it("places the server's 422 on the field it names, and sends a rule that ties fields to the server", async () => {
+    const sent: unknown[] = [];
+    renderPage(sent, {
+      status: 422,
+      body: {
+        detail: "watcher.shard_filter 'none' needs watcher.watchers = 1 (got 3): only a fixed shard list can be split between watchers",
+        field: "watcher.shard_filter",
+      },
+    });
+    await screen.findByTestId("preset-select");
+    await act(async () => {});
+    fireEvent.change(screen.getByTestId("field-watcher.shard_filter"), { target: { value: "none" } });
+    fireEvent.change(screen.getByTestId("field-watcher.watchers"), { target: { value: "3" } });
+    // The form knows each field's bounds, not the rule between two of them.
+    expect(screen.queryByTestId("error-watcher.shard_filter")).toBeNull();
+    fireEvent.click(screen.getByTestId("start-run"));
+    const error = await screen.findByTestId("error-watcher.shard_filter");
+    expect(error).toHaveTextContent(/^watcher\.shard_filter 'none' needs watcher\.watchers = 1 \(got 3\)/);
+    expect(screen.getByTestId("section-watcher")).toHaveAttribute("open");
+    expect(screen.getByTestId("field-watcher.shard_filter")).toHaveAttribute("aria-invalid", "true");
+    expect(sent).toHaveLength(1);
+    // Any change may have fixed the rule: the server's answer goes until Start asks again.
+    fireEvent.change(screen.getByTestId("field-watcher.watchers"), { target: { value: "1" } });
+    expect(screen.queryByTestId("error-watcher.shard_filter")).toBeNull();
+  });
+
+  it("places FastAPI's own body errors ({loc, msg}) on their fields too", async () => {
+    renderPage([], {
+      status: 422,
+      body: { detail: [{ loc: ["body", "config", "target", "database"], msg: "Value error, database spanload is locked", type: "value_error" }] },
+    });
     await screen.findByTestId("preset-select");
     fireEvent.click(screen.getByTestId("start-run"));
     expect(await screen.findByTestId("error-target.database")).toHaveTextContent("database spanload is locked");

@@ -1,5 +1,6 @@
-// New run: pick a preset, the target and the duration; expand sections for every knob. Invalid
-// input is explained next to its field as it is typed, and the form cannot be sent until fixed.
+// New run: pick a preset, the target and the duration; expand sections for every knob. A value out
+// of its field's bounds is explained next to it as it is typed; a rule that ties fields together is
+// the server's, and its 422 is placed on the field it names.
 import { type FormEvent, useEffect, useMemo, useState } from "react";
 import { useNavigate, useSearchParams } from "react-router-dom";
 import { ErrorState, Loading } from "@/components/States";
@@ -10,18 +11,8 @@ import { DEFAULT_CONFIG, getPath, type Knob, KNOB_BY_PATH, KNOBS, SECTION_TITLES
 import type { RunConfig } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
 import { overridesFor, withPreset } from "../api/presets";
-import { serverFieldErrors } from "../api/serverErrors";
+import { serverFieldErrors } from "@/lib/serverErrors";
 import { KnobField } from "./KnobField";
-
-/** Fields tied by a rule: editing one shows the other's error too. */
-const RELATED: Record<string, string[]> = {
-  "target.kind": ["target.emulator_host"],
-  "watcher.watchers": ["watcher.shard_filter"],
-  "watcher.shard_filter": ["watcher.watchers"],
-  processes: ["updater.key_space"],
-  workload: ["reader.query", "runtime"],
-  runtime: ["runtime"],
-};
 
 /** Fields shown at the top, outside the sections. */
 const TOP_FIELDS = ["name", "workload", "target.kind", "duration_s"];
@@ -55,13 +46,10 @@ export function NewRunPage() {
 
   const set = (path: string, value: unknown) => {
     setConfig((c) => setPath(c, path, value));
-    setTouched((t) => new Set([...t, path, ...(RELATED[path] ?? [])]));
-    setServerErrors((e) => {
-      if (!(path in e)) return e;
-      const next = { ...e };
-      delete next[path];
-      return next;
-    });
+    setTouched((t) => new Set([...t, path]));
+    // A rule tying fields together is the server's: any change may have fixed it, so its answer
+    // stands only until the next change; Start asks again.
+    setServerErrors({});
   };
 
   const visibleError = (path: string) => (submitted || touched.has(path) ? errors[path] : undefined);
@@ -85,7 +73,7 @@ export function NewRunPage() {
       navigate(`/runs/${run.id}/live`);
     } catch (err) {
       if (err instanceof ApiError) {
-        const fields = serverFieldErrors(err.detail, (p) => KNOB_BY_PATH.has(p));
+        const fields = serverFieldErrors(err, (p) => KNOB_BY_PATH.has(p));
         setServerErrors(fields);
         setFormError(err.message);
       } else {

@@ -1,0 +1,70 @@
+// The definition editor: CodeMirror 6 with YAML, completion of keys from the definition's JSON
+// Schema (GET /api/workloads/schema), and the server's problems placed on their lines. It is loaded
+// only with the Workloads page (a lazy route), so the other pages do not carry the editor.
+import { autocompletion } from "@codemirror/autocomplete";
+import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
+import { yaml } from "@codemirror/lang-yaml";
+import { defaultHighlightStyle, indentOnInput, syntaxHighlighting } from "@codemirror/language";
+import { lintGutter, setDiagnostics } from "@codemirror/lint";
+import { EditorState } from "@codemirror/state";
+import { EditorView, highlightActiveLine, keymap, lineNumbers } from "@codemirror/view";
+import { useEffect, useRef } from "react";
+import type { DefinitionProblem } from "@/lib/api/client";
+import { problemDiagnostics } from "../api/diagnostics";
+import { schemaCompletion, type SchemaNode } from "../api/schemaCompletion";
+
+export interface DefinitionEditorProps {
+  value: string;
+  onChange: (text: string) => void;
+  problems: readonly DefinitionProblem[];
+  schema: SchemaNode | null;
+}
+
+export function DefinitionEditor({ value, onChange, problems, schema }: DefinitionEditorProps) {
+  const host = useRef<HTMLDivElement>(null);
+  const view = useRef<EditorView | null>(null);
+  const changed = useRef(onChange);
+  changed.current = onChange;
+
+  // One editor per schema; the text follows `value` below without rebuilding it.
+  useEffect(() => {
+    if (!host.current) return undefined;
+    const editor = new EditorView({
+      parent: host.current,
+      state: EditorState.create({
+        doc: view.current?.state.doc.toString() ?? value,
+        extensions: [
+          lineNumbers(),
+          lintGutter(),
+          history(),
+          indentOnInput(),
+          highlightActiveLine(),
+          syntaxHighlighting(defaultHighlightStyle),
+          yaml(),
+          autocompletion({ override: schema ? [schemaCompletion(schema)] : [] }),
+          keymap.of([indentWithTab, ...defaultKeymap, ...historyKeymap]),
+          EditorView.updateListener.of((update) => {
+            if (update.docChanged) changed.current(update.state.doc.toString());
+          }),
+          EditorView.contentAttributes.of({ "aria-label": "Workload definition (YAML)", "data-testid": "definition-text" }),
+        ],
+      }),
+    });
+    view.current = editor;
+    return () => editor.destroy();
+    // `value` seeds a new editor only; later values arrive through the effect below.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [schema]);
+
+  useEffect(() => {
+    const editor = view.current;
+    if (editor && editor.state.doc.toString() !== value) editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: value } });
+  }, [value]);
+
+  useEffect(() => {
+    const editor = view.current;
+    if (editor) editor.dispatch(setDiagnostics(editor.state, problemDiagnostics(editor.state.doc, problems)));
+  }, [problems, schema]);
+
+  return <div className="definition-editor" ref={host} data-testid="definition-editor" />;
+}

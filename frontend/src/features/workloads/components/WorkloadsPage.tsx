@@ -1,0 +1,222 @@
+// Workloads: the built-in definitions, and an editor to write one's own: Validate (problems placed on
+// their lines), Dry run (each operation once, what came back) and Start (a run of the definition,
+// then its live page). A lazy route: the editor's code loads with this page only.
+import { useState } from "react";
+import { useNavigate } from "react-router-dom";
+import { parse } from "yaml";
+import { ErrorState, Loading } from "@/components/States";
+import { ApiError, type DefinitionProblem } from "@/lib/api/client";
+import { createRun } from "@/lib/api/runs";
+import { type DryRunResult, getWorkload, getWorkloadSchema, listWorkloads, type Validation, validateWorkload } from "@/lib/api/workloads";
+import { useAsync } from "@/lib/useAsync";
+import type { SchemaNode } from "../api/schemaCompletion";
+import { DefinitionEditor } from "./DefinitionEditor";
+
+/** Where a new definition starts: one table, one knob, one operation. */
+export const STARTER = `name: my_workload
+description: One table, written at a rate you set live.
+ddl:
+  - CREATE TABLE Things (Id INT64 NOT NULL, Name STRING(64), Updated TIMESTAMP OPTIONS (allow_commit_timestamp = true)) PRIMARY KEY (Id)
+knobs:
+  write_rate: {default: 20, min: 1, max: 1000, unit: tx/s, help: writes per second}
+values:
+  id: {uniform: {min: 1, max: 1000}}
+operations:
+  write:
+    rate: $write_rate
+    transaction: single_use
+    steps:
+      - insert_or_update: {table: Things, columns: {Id: $id, Name: {string: {length: 8}}, Updated: commit_timestamp}}
+`;
+
+type Busy = "validate" | "dry-run" | "start" | null;
+
+function DryRun({ results }: { results: readonly DryRunResult[] }) {
+  return (
+    <div className="dry-run" data-testid="dry-run">
+      <h3>Dry run</h3>
+      {results.map((r) => (
+        <div key={r.operation} className="dry-run-op" data-testid={`dry-run-${r.operation}`} data-ok={r.ok}>
+          <p>
+            <strong>{r.operation}</strong> <span className={r.ok ? "good" : "bad"}>{r.ok ? "ran" : "failed"}</span>
+            {r.rolled_back && <span className="muted small"> · rolled back</span>}
+          </p>
+          {r.error && <p className="inline-error">{r.error}</p>}
+          {r.columns && r.columns.length > 0 && (
+            <div className="table-scroll">
+              <table className="data-table small">
+                <thead>
+                  <tr>
+                    {r.columns.map((c) => (
+                      <th key={c}>{c}</th>
+                    ))}
+                  </tr>
+                </thead>
+                <tbody>
+                  {(r.rows ?? []).slice(0, 5).map((row, i) => (
+                    <tr key={i}>
+                      {row.map((cell, j) => (
+                        <td key={j}>{cell === null ? "NULL" : typeof cell === "object" ? JSON.stringify(cell) : String(cell)}</td>
+                      ))}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          {r.ok && !r.columns?.length && <p className="muted small">No rows came back.</p>}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+function Problems({ problems }: { problems: readonly DefinitionProblem[] }) {
+  return (
+    <ul className="problems" data-testid="problems">
+      {problems.map((p, i) => (
+        <li key={i} data-line={p.line ?? ""}>
+          {p.line ? `line ${p.line}${p.column ? `, column ${p.column}` : ""}: ` : ""}
+          {p.path ? <code>{p.path}</code> : null}
+          {p.path ? " " : ""}
+          {p.message}
+          {p.statement && <pre className="small">{p.statement}</pre>}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function WorkloadsPage() {
+  const navigate = useNavigate();
+  const builtins = useAsync((signal) => listWorkloads(signal), []);
+  const schema = useAsync((signal) => getWorkloadSchema(signal) as Promise<SchemaNode>, []);
+  const [text, setText] = useState(STARTER);
+  const [problems, setProblems] = useState<readonly DefinitionProblem[]>([]);
+  const [result, setResult] = useState<Validation | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const [busy, setBusy] = useState<Busy>(null);
+  const [duration, setDuration] = useState("120");
+
+  const edit = (next: string) => {
+    setText(next);
+    setResult(null);
+  };
+
+  const open = async (name: string) => {
+    setMessage(null);
+    try {
+      const found = await getWorkload(name);
+      setText(found.source);
+      setProblems([]);
+      setResult(null);
+    } catch (err) {
+      setMessage(err instanceof Error ? err.message : String(err));
+    }
+  };
+
+  /** Ask the server; problems go on their lines, and the answer (or null) comes back. */
+  const check = async (what: Busy, dryRun: boolean): Promise<Validation | null> => {
+    setBusy(what);
+    setMessage(null);
+    setResult(null);
+    try {
+      const answer = await validateWorkload(text, dryRun);
+      setProblems([]);
+      setResult(answer);
+      return answer;
+    } catch (err) {
+      setProblems(err instanceof ApiError ? err.problems : []);
+      setMessage(err instanceof ApiError && err.problems.length ? `${err.problems.length} problem${err.problems.length > 1 ? "s" : ""}: see the marked lines.` : err instanceof Error ? err.message : String(err));
+      return null;
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const start = async () => {
+    if (!(await check("start", false))) return;
+    setBusy("start");
+    try {
+      const definition = parse(text) as { name?: string };
+      const seconds = Number(duration);
+      const run = await createRun({
+        name: definition.name ?? null,
+        overrides: { workload: "definition", definition, ...(duration.trim() && seconds > 0 ? { duration_s: seconds } : {}) },
+      });
+      navigate(`/runs/${run.id}/live`);
+    } catch (err) {
+      setMessage(err instanceof Error ? err.message : String(err));
+      setBusy(null);
+    }
+  };
+
+  return (
+    <section className="page workloads-page" data-testid="workloads-page">
+      <div className="page-head">
+        <h1>Workloads</h1>
+      </div>
+      <div className="workloads-layout">
+        <aside className="workload-list" data-testid="workload-list">
+          <h2>Built-in definitions</h2>
+          {builtins.error ? (
+            <ErrorState error={builtins.error} onRetry={builtins.reload} title="Could not load the definitions" />
+          ) : !builtins.data ? (
+            <Loading what="Loading the definitions" />
+          ) : (
+            <ul>
+              {builtins.data.data.map((w) => (
+                <li key={w.name} data-testid={`workload-${w.name}`}>
+                  <button type="button" className="link-button" onClick={() => void open(w.name)}>
+                    {w.name}
+                  </button>
+                  <p className="small">{w.description}</p>
+                  <p className="muted small">
+                    {w.operations.length} operation{w.operations.length === 1 ? "" : "s"}: {w.operations.join(", ")}
+                    {Object.keys(w.knobs).length > 0 && ` · knobs: ${Object.keys(w.knobs).join(", ")}`}
+                  </p>
+                </li>
+              ))}
+            </ul>
+          )}
+          <button type="button" onClick={() => edit(STARTER)} data-testid="new-definition">
+            New definition
+          </button>
+          <p className="muted small">The format: workloads/README.md. Ctrl-Space completes a key from the definition's schema.</p>
+        </aside>
+        <div className="workload-editor">
+          <div className="editor-actions">
+            <button type="button" onClick={() => void check("validate", false)} disabled={busy !== null} data-testid="validate">
+              {busy === "validate" ? "Validating…" : "Validate"}
+            </button>
+            <button type="button" onClick={() => void check("dry-run", true)} disabled={busy !== null} data-testid="dry-run-button">
+              {busy === "dry-run" ? "Running each operation…" : "Dry run"}
+            </button>
+            <label className="inline-field">
+              Duration{" "}
+              <input type="number" min="1" className="num-input" value={duration} onChange={(e) => setDuration(e.target.value)} aria-label="Duration in seconds (empty: until stopped)" data-testid="duration" />{" "}
+              s
+            </label>
+            <button type="button" className="primary" onClick={() => void start()} disabled={busy !== null} data-testid="start-definition">
+              {busy === "start" ? "Starting…" : "Start"}
+            </button>
+          </div>
+          {schema.data || schema.error ? <DefinitionEditor value={text} onChange={edit} problems={problems} schema={schema.data ?? null} /> : <Loading what="Loading the definition schema" />}
+          {message && (
+            <p className="inline-error" role="alert" data-testid="editor-message">
+              {message}
+            </p>
+          )}
+          {problems.length > 0 && <Problems problems={problems} />}
+          {result && (
+            <p className="good" role="status" data-testid="valid">
+              Valid: {result.name}{result.scratch ? " (its statements analysed on a scratch database)" : ""}.
+              {result.creates.length > 0 && ` Starting it creates ${result.creates.join(", ")}.`}
+            </p>
+          )}
+          {result?.dry_run && <DryRun results={result.dry_run} />}
+        </div>
+      </div>
+    </section>
+  );
+}

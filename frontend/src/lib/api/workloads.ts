@@ -1,0 +1,23 @@
+// /api/workloads: the built-in definitions, the JSON Schema of a definition file, and validation
+// (with an optional dry run) of a definition's text.
+import type { ValidationPublic, WorkloadPublic, WorkloadsPublic } from "@/lib/types";
+import { enc, request } from "./client";
+
+/** What one operation's dry run gave back: executed once, a read-write one rolled back. */
+export interface DryRunResult {
+  operation: string;
+  ok: boolean;
+  columns?: string[] | null;
+  rows?: unknown[][] | null;
+  error?: string | null;
+  rolled_back?: boolean | null;
+}
+
+export type Validation = ValidationPublic & { dry_run?: DryRunResult[] | null };
+
+export const listWorkloads = (signal?: AbortSignal) => request<WorkloadsPublic>("/workloads", { signal });
+export const getWorkload = (name: string, signal?: AbortSignal) => request<WorkloadPublic>(`/workloads/${enc(name)}`, { signal });
+export const getWorkloadSchema = (signal?: AbortSignal) => request<Record<string, unknown>>("/workloads/schema", { signal });
+/** 200 when the definition is sound; 422 (an ApiError with `problems`, each on its line) when not. */
+export const validateWorkload = (source: string, dryRun = false) =>
+  request<Validation>("/workloads/validate", { method: "POST", body: dryRun ? { source, dry_run: true } : { source } });
