@@ -16,6 +16,9 @@ import signal
 import sys
 import uuid
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 from spanload.cli.flags import add_knob_flags, overrides_from
 from spanload.cli.render import PrintingSink, summary_table, write_json
@@ -29,6 +32,7 @@ from spanload.model.config import (
     TargetKind,
 )
 from spanload.model.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, RunError, RunInvalid
+from spanload.model.profile import parse_stages
 from spanload.model.settings import Settings, get_settings
 from spanload.model.state import RunState
 
@@ -57,6 +61,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a knob of the definition, e.g. --set order_rate=80 (repeatable)",
     )
 
+    parser.add_argument(
+        "--stages",
+        metavar="STAGES",
+        help="a load profile: RATE:DURATION, ramp:FROM-TO:DURATION, step:[FROM+]INCREMENT/EVERY:TO, comma "
+        "separated, e.g. '100:30s,ramp:100-2000:5m,2000:1m'; it drives the updater's rate (see --profile-operation)",
+    )
+    parser.add_argument(
+        "--stages-file", type=Path, metavar="FILE", help="a load profile from a file (YAML or JSON: config.profile)"
+    )
+    parser.add_argument(
+        "--profile-operation", metavar="OP", help="the definition's operation the profile drives (rate or concurrency)"
+    )
+
     add_knob_flags(parser)
 
 
@@ -71,7 +88,41 @@ def build_config(args: argparse.Namespace) -> RunConfig:
         overrides.update(workload="definition", definition=definition.model_dump(mode="json"), knobs=sets)
     elif sets:
         raise RunInvalid("--set gives knobs of a workload definition: add --workload-file FILE", "knobs")
+    profile = profile_from(args)
+    if profile is not None:
+        overrides["profile"] = profile
     return presets.make_config(args.preset, overrides, prefix="invalid run configuration: ")
+
+
+def profile_from(args: argparse.Namespace) -> dict[str, Any] | None:
+    """``config.profile`` from ``--stages`` or ``--stages-file`` and ``--profile-operation``; None
+    without either. Raises :class:`RunInvalid` naming the flag."""
+    stages, path = getattr(args, "stages", None), getattr(args, "stages_file", None)
+    operation = getattr(args, "profile_operation", None)
+    if stages is not None and path is not None:
+        raise RunInvalid("give --stages or --stages-file, not both", "profile")
+    if stages is None and path is None:
+        if operation is not None:
+            raise RunInvalid("--profile-operation goes with --stages or --stages-file", "profile")
+        return None
+    profile: dict[str, Any]
+    if stages is not None:
+        try:
+            profile = {"stages": [s.model_dump() for s in parse_stages(stages)]}
+        except ValueError as err:
+            raise RunInvalid(f"--stages: {err}", "profile") from None
+    else:
+        assert path is not None
+        try:
+            loaded = yaml.safe_load(path.read_text())
+        except (OSError, yaml.YAMLError) as err:
+            raise RunInvalid(f"--stages-file {path}: {err}", "profile") from None
+        profile = {"stages": loaded} if isinstance(loaded, list) else loaded
+        if not isinstance(profile, dict):
+            raise RunInvalid(f"--stages-file {path}: a profile (stages: [...]) or a list of stages", "profile")
+    if operation is not None:
+        profile["operation"] = operation
+    return profile
 
 
 async def run_headless(config: RunConfig, settings: Settings, sink: PrintingSink) -> bool:

@@ -35,6 +35,7 @@ from typing import Any
 
 from spanload.engine import schema_setup
 from spanload.engine.aggregator import Aggregator
+from spanload.engine.profiles import ProfileRunner, Steering
 from spanload.engine.reconcile import reconcile
 from spanload.engine.runtimes import worker_command
 from spanload.engine.transports import LocalLauncher, WorkerLauncher, WorkerSpec, WorkerTransport
@@ -42,6 +43,7 @@ from spanload.model import protocol
 from spanload.model.config import ConfigPatch, Placement, PlacementKind, RunConfig, TargetKind, Workload
 from spanload.model.errors import RunConflict, RunError, RunInvalid, RunNotFound
 from spanload.model.live import EventKind, PreloadStatus
+from spanload.model.profile import ProfileEdit, ProfileStatus
 from spanload.model.samples import Gauge, Sample, StopInfo, WorkerCost
 from spanload.model.settings import Settings
 from spanload.model.state import RunAction, RunSink, RunState, check_action
@@ -103,6 +105,7 @@ class _Run:
     reason: str | None = None
     stop_deadline: float | None = None  # monotonic; set when a stop begins
     stop_detail: str = ""
+    profile: ProfileRunner | None = None  # config.profile followed live (engine/profiles.py)
 
 
 class Supervisor:
@@ -313,6 +316,22 @@ class Supervisor:
             worker.send(protocol.Begin(started_at=started_at))
         self._set_state(run, RunState.RUNNING)
         run.tasks.append(self._task(self._watchdog(run), f"watchdog-{run.id}"))
+        if run.config.profile is not None:
+            run.profile = ProfileRunner(run.config, self._steering(run))
+            run.tasks.append(self._task(run.profile.drive(), f"profile-{run.id}"))
+
+    def _steering(self, run: _Run) -> Steering:
+        """How the engine's own followers (a profile) change and stop a run: as a user would."""
+        return Steering(
+            state=lambda: run.state,
+            patch=lambda patch: self.patch(run.id, patch, "profile"),
+            event=lambda kind, changes: self.sink.on_event(run.id, kind, changes),
+            stop=lambda: self._stop_soon(run),
+        )
+
+    def _stop_soon(self, run: _Run) -> None:
+        if run.stopping is None and run.state in (RunState.RUNNING, RunState.PAUSED):
+            run.stopping = self._task(self._stop(run), f"stop-{run.id}")
 
     async def _preload(self, run: _Run) -> None:
         """The load phase: skipped when the table holds ``preload.rows`` already (an event says so),
@@ -480,7 +499,7 @@ class Supervisor:
                 self._publish(run, run.aggregator.flush_overdue(time.time()))
             duration = run.config.duration_s
             if duration is not None and now - run.begun_monotonic >= duration and run.state is RunState.RUNNING:
-                run.stopping = self._task(self._stop(run), f"stop-{run.id}")
+                self._stop_soon(run)
                 return
 
     # -- control ------------------------------------------------------------------------------------
@@ -503,6 +522,15 @@ class Supervisor:
                 worker.send(protocol.Patch(config=new))
         self.sink.on_config_change(run_id, patch, who)
         return new
+
+    async def edit_profile(self, run_id: str, edit: ProfileEdit) -> ProfileStatus:
+        """Skip to the next stage of the run's profile, extend the current one, or abandon it; at
+        once. Raises :class:`RunNotFound`, or :class:`RunConflict` when it has no profile under way."""
+        run = self._run(run_id)
+        check_action(run_id, run.state, RunAction.CHANGE)
+        if run.profile is None:
+            raise RunConflict(f"run {run_id!r} follows no profile (or has not begun it yet)")
+        return await run.profile.edit(edit)
 
     async def pause(self, run_id: str) -> None:
         """Stop generating load (updater, reader, watcher) until :meth:`resume`."""

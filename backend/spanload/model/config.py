@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 
 from spanload.model.errors import RunInvalid
 from spanload.model.pacing import OperationPacing, check_overrides
+from spanload.model.profile import Profile, check_target, field_of, patch_for
 from spanload.model.workload import KnobValue, WorkloadDefinition
 
 SHARD_COUNT = 37  # ShardId = MOD(FARM_FINGERPRINT(...), 19) takes the values -18..18
@@ -333,6 +334,11 @@ class RunConfig(_Strict):
         default=False,
         description="consent to run the definition's DDL on a database that holds other tables",
     )
+    profile: Profile | None = Field(
+        default=None,
+        description="a schedule of stages (hold, ramp, step) for the updater's rate, or one operation's; "
+        "the engine follows it with live patches",
+    )
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -364,6 +370,7 @@ class RunConfig(_Strict):
                 "workload 'participants' has no index to force (UserTable): set watcher.table_hint false or disable it"
             )
         self._check_definition()
+        self._check_profile()
         if self.updater.key_space < self.processes:
             raise ValueError(
                 f"updater.key_space ({self.updater.key_space}) must be at least processes ({self.processes})"
@@ -385,6 +392,30 @@ class RunConfig(_Strict):
         except ValueError as err:
             raise ValueError(f"knobs.{err}") from None
         check_overrides(self.definition, self.operations)
+
+    def _check_profile(self) -> None:
+        """The profile names what it drives, and every value it sets fits that field's own bounds."""
+        if self.profile is None:
+            return
+        if self.workload is Workload.TPCC:
+            raise ValueError("profile: workload 'tpcc' has no updater rate to drive (use tpcc.transactions_per_second)")
+        check_target(self.profile, self.definition)
+        if self.definition is None and not self.updater.enabled:
+            raise ValueError("profile: it drives updater.transactions_per_second, but updater.enabled is false")
+        for value in (min(self.profile.values()), max(self.profile.values())):
+            try:
+                ConfigPatch.model_validate(patch_for(self.profile, self.definition, value))
+            except ValidationError as err:
+                problem = err.errors()[0]["msg"]
+                raise ValueError(
+                    f"profile: it sets {field_of(self.profile, self.definition)} to {value:g}: {problem}"
+                ) from None
+
+    def profile_peak(self) -> float | None:
+        """The highest rate the profile asks of an open-loop field; None without one (or closed loop)."""
+        if self.profile is None or field_of(self.profile, self.definition).endswith("concurrency"):
+            return None
+        return max(self.profile.values())
 
     def seeded(self) -> RunConfig:
         """This config with a seed: its own, or one drawn now (stored with the run, so a run can be
@@ -429,6 +460,8 @@ class RunConfig(_Strict):
         ]
         if self.workload is Workload.TPCC:  # its pacer's rate is used by TPC-C runs only
             rates.append(("tpcc.transactions_per_second", self.tpcc.transactions_per_second))
+        if (peak := self.profile_peak()) is not None:
+            rates.append(("profile", peak))
         for field, rate in rates:
             if rate > max_tps:
                 raise RunInvalid(
@@ -558,6 +591,7 @@ class ConfigPatch(_Patch):
             "definition",
             "seed",
             "create_schema",
+            "profile",  # edited live through the profile's own actions (skip, extend, abandon)
         }
     )
 

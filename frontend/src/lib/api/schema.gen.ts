@@ -210,6 +210,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{run_id}/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Edit Profile
+         * @description A live edit of the run's load profile: skip to the next stage, extend the current one by
+         *     ``seconds``, or abandon the profile (its last rate holds). On the run's timeline; 409 when the
+         *     run follows no profile, or it is over.
+         */
+        post: operations["edit_profile_api_runs__run_id__profile_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{run_id}/resume": {
         parameters: {
             query?: never;
@@ -641,7 +663,7 @@ export interface components {
          * EventKind
          * @enum {string}
          */
-        EventKind: "config_change" | "status" | "target_down" | "target_up" | "stalled" | "recovered" | "preload_started" | "preload_finished" | "preload_skipped";
+        EventKind: "config_change" | "status" | "target_down" | "target_up" | "stalled" | "recovered" | "preload_started" | "preload_finished" | "preload_skipped" | "profile";
         /**
          * EventMessage
          * @description Another point on the run's timeline: its target went down or came back, a worker stalled.
@@ -736,6 +758,21 @@ export interface components {
             status: string;
             /** Version */
             version: string;
+        };
+        /** HoldStage */
+        HoldStage: {
+            /** Duration S */
+            duration_s: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "hold";
+            /**
+             * Rate
+             * @description the rate held (closed loop: executors)
+             */
+            rate: number;
         };
         /** InsertOrUpdateStep */
         InsertOrUpdateStep: {
@@ -1099,6 +1136,97 @@ export interface components {
             /** Name */
             name: string;
         };
+        /**
+         * Profile
+         * @description A schedule of stages applied to one rate of the run.
+         */
+        Profile: {
+            /**
+             * Operation
+             * @description a definition's operation whose rate (or concurrency, closed loop) it drives; none (or 'updater') for a built-in workload's updater.transactions_per_second
+             */
+            operation?: string | null;
+            /**
+             * Ramp Step S
+             * @description how often a ramp's rate is patched (default: every report interval)
+             */
+            ramp_step_s?: number | null;
+            /** Stages */
+            stages: (components["schemas"]["HoldStage"] | components["schemas"]["RampStage"] | components["schemas"]["StepStage"])[];
+            /**
+             * Stop At End
+             * @description stop the run when the last stage ends
+             * @default true
+             */
+            stop_at_end: boolean;
+        };
+        /**
+         * ProfileAction
+         * @description A live edit of a running profile.
+         * @enum {string}
+         */
+        ProfileAction: "skip" | "extend" | "abandon";
+        /** ProfileEdit */
+        ProfileEdit: {
+            action: components["schemas"]["ProfileAction"];
+            /**
+             * Seconds
+             * @description extend: how many seconds longer
+             */
+            seconds?: number | null;
+        };
+        /**
+         * ProfileStatus
+         * @description Where a running profile is.
+         */
+        ProfileStatus: {
+            /**
+             * Abandoned
+             * @default false
+             */
+            abandoned: boolean;
+            /**
+             * Ended
+             * @default false
+             */
+            ended: boolean;
+            /**
+             * Position S
+             * @description seconds into the profile (paused time not counted)
+             */
+            position_s: number;
+            /**
+             * Rate
+             * @description the value it set last
+             */
+            rate: number | null;
+            /**
+             * Stage
+             * @description 0-based index of the stage under way; None once it ended or was abandoned
+             */
+            stage: number | null;
+            /** Stages */
+            stages: number;
+            /**
+             * Total S
+             * @description the profile's length, skips and extensions included
+             */
+            total_s: number;
+        };
+        /** RampStage */
+        RampStage: {
+            /** Duration S */
+            duration_s: number;
+            /** From Rate */
+            from_rate: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "ramp";
+            /** To Rate */
+            to_rate: number;
+        };
         /** ReaderConfig */
         ReaderConfig: {
             /**
@@ -1307,6 +1435,8 @@ export interface components {
              * @default 1
              */
             processes: number;
+            /** @description a schedule of stages (hold, ramp, step) for the updater's rate, or one operation's; the engine follows it with live patches */
+            profile?: components["schemas"]["Profile"] | null;
             reader?: components["schemas"]["ReaderConfig"];
             /**
              * Report Interval S
@@ -1652,6 +1782,31 @@ export interface components {
              * @enum {string}
              */
             type: "status";
+        };
+        /** StepStage */
+        StepStage: {
+            /** Every S */
+            every_s: number;
+            /**
+             * From Rate
+             * @description the level before the first step; default where the previous stage ended (0 first)
+             */
+            from_rate?: number | null;
+            /**
+             * Increment
+             * @description added every every_s seconds
+             */
+            increment: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "step";
+            /**
+             * To Rate
+             * @description the last level (the increments stop there)
+             */
+            to_rate: number;
         };
         /**
          * StopInfo
@@ -2857,6 +3012,53 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RunPublic"];
+                };
+            };
+            /** @description no run with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the run is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    edit_profile_api_runs__run_id__profile_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProfileEdit"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProfileStatus"];
                 };
             };
             /** @description no run with this id */
