@@ -49,6 +49,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="EXPR",
         help="fail unless it holds, e.g. 'updater.p99_ms<50', 'watcher.changes_ps>10', 'reconciliation.ok==1'",
     )
+    parser.add_argument(
+        "--abort-on",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="stop the run (and fail it) once this holds for a time, judged every interval, "
+        "e.g. 'updater.p99_ms>500 for 30s' (repeatable; config.abort_on)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no live status block")
     parser.add_argument(
         "--workload-file", type=Path, metavar="FILE", help="run a workload definition (YAML or JSON); see workloads/"
@@ -88,6 +96,8 @@ def build_config(args: argparse.Namespace) -> RunConfig:
         overrides.update(workload="definition", definition=definition.model_dump(mode="json"), knobs=sets)
     elif sets:
         raise RunInvalid("--set gives knobs of a workload definition: add --workload-file FILE", "knobs")
+    if getattr(args, "abort_on", None):
+        overrides["abort_on"] = args.abort_on
     profile = profile_from(args)
     if profile is not None:
         overrides["profile"] = profile

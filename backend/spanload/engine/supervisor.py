@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from spanload.engine import schema_setup
+from spanload.engine.abort_rules import AbortWatch
 from spanload.engine.aggregator import Aggregator
 from spanload.engine.profiles import ProfileRunner, Steering
 from spanload.engine.reconcile import reconcile
@@ -106,6 +107,8 @@ class _Run:
     stop_deadline: float | None = None  # monotonic; set when a stop begins
     stop_detail: str = ""
     profile: ProfileRunner | None = None  # config.profile followed live (engine/profiles.py)
+    abort: AbortWatch | None = None  # config.abort_on judged every interval (engine/abort_rules.py)
+    abort_reason: str | None = None  # set when a rule stopped the run: it ends FAILED with it
 
 
 class Supervisor:
@@ -232,6 +235,7 @@ class Supervisor:
         placement = self.placement(config)
         config = config.seeded().model_copy(update={"placement": placement})
         run = _Run(id=run_id, config=config, state=RunState.STARTING)
+        run.abort = AbortWatch(config.abort_on) if config.abort_on else None
         self._runs[run_id] = run
         self.sink.on_state(run_id, RunState.STARTING, None)
         try:
@@ -459,6 +463,14 @@ class Supervisor:
         for sample in samples:
             sample.gauges[Gauge.WORKERS_STALLED] = stalled
             self.sink.on_sample(run.id, sample)
+            if run.abort is not None and run.abort_reason is None and (breach := run.abort.observe(sample)):
+                self._abort(run, breach)
+
+    def _abort(self, run: _Run, breach: dict[str, object]) -> None:
+        run.abort_reason = str(breach["reason"])
+        logger.warning("run %s: %s", run.id, run.abort_reason)
+        self.sink.on_event(run.id, EventKind.ABORTED, breach)
+        self._stop_soon(run)
 
     def _stalled(self, run: _Run, worker: _Worker, silent_s: float) -> None:
         worker.stalled_since = worker.last_heard
@@ -589,7 +601,7 @@ class Supervisor:
             return
         except RunError:
             return
-        reason = _inconsistent(run.tpcc_checked)
+        reason = _inconsistent(run.tpcc_checked) or run.abort_reason
         state = RunState.FAILED if reason else RunState.FINISHED
         await self._end(run, state, reason, reconciled=True, ledgers=list(ledgers), drained=True)
 

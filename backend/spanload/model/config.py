@@ -15,7 +15,7 @@ from enum import StrEnum
 from types import UnionType
 from typing import Annotated, Any, ClassVar, Self, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from spanload.model.errors import RunInvalid
 from spanload.model.pacing import OperationPacing, check_overrides
@@ -136,6 +136,17 @@ DurationS = Annotated[float, Field(gt=0, le=7 * 24 * 3600)]
 Processes = Annotated[int, Field(ge=1, le=64)]
 ReportIntervalS = Annotated[float, Field(ge=0.1, le=60)]
 RunName = Annotated[str, Field(max_length=200)]
+
+
+def _abort_rule(text: str) -> str:
+    from spanload.model.conditions import parse_abort  # conditions -> samples -> tpcc -> this module
+
+    parse_abort(text)
+    return text
+
+
+AbortOn = Annotated[str, Field(max_length=300), AfterValidator(_abort_rule)]
+MAX_ABORT_RULES = 20
 Seed = Annotated[int, Field(ge=0, le=2**63 - 1)]
 RayAddress = Annotated[
     str, Field(pattern=r"^(auto|(ray://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):[0-9]{1,5})$", max_length=300)
@@ -333,6 +344,12 @@ class RunConfig(_Strict):
     create_schema: bool = Field(
         default=False,
         description="consent to run the definition's DDL on a database that holds other tables",
+    )
+    abort_on: list[AbortOn] = Field(
+        default_factory=list,
+        max_length=MAX_ABORT_RULES,
+        description="conditions that stop the run when they hold for a time, judged every interval: "
+        "'updater.p99_ms>500 for 30s', 'errors_ps>10 for 5s'",
     )
     profile: Profile | None = Field(
         default=None,
@@ -591,6 +608,7 @@ class ConfigPatch(_Patch):
             "definition",
             "seed",
             "create_schema",
+            "abort_on",
             "profile",  # edited live through the profile's own actions (skip, extend, abandon)
         }
     )

@@ -663,7 +663,7 @@ export interface components {
          * EventKind
          * @enum {string}
          */
-        EventKind: "config_change" | "status" | "target_down" | "target_up" | "stalled" | "recovered" | "preload_started" | "preload_finished" | "preload_skipped" | "profile";
+        EventKind: "config_change" | "status" | "target_down" | "target_up" | "stalled" | "recovered" | "preload_started" | "preload_finished" | "preload_skipped" | "aborted" | "profile";
         /**
          * EventMessage
          * @description Another point on the run's timeline: its target went down or came back, a worker stalled.
@@ -1390,6 +1390,11 @@ export interface components {
          *     drive the report workloads; ``tpcc`` drives ``workload: tpcc`` (which ignores the other three).
          */
         RunConfig: {
+            /**
+             * Abort On
+             * @description conditions that stop the run when they hold for a time, judged every interval: 'updater.p99_ms>500 for 30s', 'errors_ps>10 for 5s'
+             */
+            abort_on?: string[];
             client?: components["schemas"]["ClientConfig"];
             /**
              * Create Schema
