@@ -52,7 +52,7 @@ def test_a_profile_is_refused_where_it_cannot_drive_anything() -> None:
     base = {"workload": "definition", "definition": INVENTORY.model_dump(mode="json")}
     with pytest.raises(
         ValueError,
-        match=r"name the operation of workload 'inventory' the profile drives \(one of transfer, stock_report",
+        match=r"name the operation of workload 'inventory' it drives \(one of transfer, stock_report",
     ):
         RunConfig.model_validate({**base, "profile": {"stages": parse_stages("1:1s")}})
     # closed loop: the stages are executors, and must fit operations.<op>.concurrency's bounds

@@ -27,7 +27,6 @@ from spanload.model.state import RunState
 
 logger = logging.getLogger(__name__)
 
-WHO = "profile"
 SAME_RATE = 1e-6  # a ramp's rate that moved less than this since the last patch is not patched again
 
 
@@ -128,7 +127,9 @@ class ProfileRunner:
         if self.rate is None or abs(rate - self.rate) > SAME_RATE:
             self.rate = rate
             try:
-                await self.steering.patch(ConfigPatch.model_validate(patch_for(self.profile, self.definition, rate)))
+                await self.steering.patch(
+                    ConfigPatch.model_validate(patch_for(self.profile.operation, self.definition, rate))
+                )
             except RunConflict as err:  # the run moved on (stopping) meanwhile
                 logger.info("profile patch not applied: %s", err)
         return True

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
 import time
 from collections.abc import Coroutine
@@ -36,12 +37,13 @@ from typing import Any
 from spanload.engine import schema_setup
 from spanload.engine.abort_rules import AbortWatch
 from spanload.engine.aggregator import Aggregator
+from spanload.engine.capacity import CapacityRunner
 from spanload.engine.profiles import ProfileRunner, Steering
 from spanload.engine.reconcile import reconcile
 from spanload.engine.runtimes import worker_command
 from spanload.engine.transports import LocalLauncher, WorkerLauncher, WorkerSpec, WorkerTransport
 from spanload.model import protocol
-from spanload.model.config import ConfigPatch, Placement, PlacementKind, RunConfig, TargetKind, Workload
+from spanload.model.config import ConfigPatch, LatencyModel, Placement, PlacementKind, RunConfig, TargetKind, Workload
 from spanload.model.errors import RunConflict, RunError, RunInvalid, RunNotFound
 from spanload.model.live import EventKind, PreloadStatus
 from spanload.model.profile import ProfileEdit, ProfileStatus
@@ -107,6 +109,7 @@ class _Run:
     stop_deadline: float | None = None  # monotonic; set when a stop begins
     stop_detail: str = ""
     profile: ProfileRunner | None = None  # config.profile followed live (engine/profiles.py)
+    capacity: CapacityRunner | None = None  # config.capacity's search (engine/capacity.py)
     abort: AbortWatch | None = None  # config.abort_on judged every interval (engine/abort_rules.py)
     abort_reason: str | None = None  # set when a rule stopped the run: it ends FAILED with it
 
@@ -321,14 +324,23 @@ class Supervisor:
         self._set_state(run, RunState.RUNNING)
         run.tasks.append(self._task(self._watchdog(run), f"watchdog-{run.id}"))
         if run.config.profile is not None:
-            run.profile = ProfileRunner(run.config, self._steering(run))
+            run.profile = ProfileRunner(run.config, self._steering(run, "profile"))
             run.tasks.append(self._task(run.profile.drive(), f"profile-{run.id}"))
+        if run.config.capacity is not None:
+            # a local Spanner shares this machine with local workers; its latency model's CPU is modeled, not spent
+            target = run.config.target
+            shared = target.kind is TargetKind.LOCAL and target.latency_model is LatencyModel.NONE
+            cores = os.cpu_count() if shared and run.config.placement in (None, Placement()) else None
+            steering = self._steering(run, "capacity")
+            run.capacity = CapacityRunner(run.config, steering, lambda: _worker_cpu(run), cores)
+            run.tasks.append(self._task(run.capacity.begin(), f"capacity-{run.id}"))
 
-    def _steering(self, run: _Run) -> Steering:
-        """How the engine's own followers (a profile) change and stop a run: as a user would."""
+    def _steering(self, run: _Run, who: str) -> Steering:
+        """How the engine's own drivers (a profile, a capacity search) change and stop a run: as a
+        user would, the changes on the timeline by ``who``."""
         return Steering(
             state=lambda: run.state,
-            patch=lambda patch: self.patch(run.id, patch, "profile"),
+            patch=lambda patch: self.patch(run.id, patch, who),
             event=lambda kind, changes: self.sink.on_event(run.id, kind, changes),
             stop=lambda: self._stop_soon(run),
         )
@@ -463,6 +475,8 @@ class Supervisor:
         for sample in samples:
             sample.gauges[Gauge.WORKERS_STALLED] = stalled
             self.sink.on_sample(run.id, sample)
+            if run.capacity is not None:
+                run.capacity.observe(sample)
             if run.abort is not None and run.abort_reason is None and (breach := run.abort.observe(sample)):
                 self._abort(run, breach)
 
@@ -645,6 +659,8 @@ class Supervisor:
         if run.aggregator is not None:
             self._publish(run, run.aggregator.flush_all())
             summary = run.aggregator.summary()
+            if run.capacity is not None:
+                summary.capacity = run.capacity.search.final()
             if run.config.workload is Workload.TPCC:
                 summary.tpcc = tpcc_summary(run.aggregator, run.config, run.tpcc_checked)
             if run.stop_deadline is not None and graceful:
@@ -712,6 +728,14 @@ def _worker_cost(hello: protocol.Hello, transport: WorkerTransport, operations: 
         cpu_s=cpu_s,
         cpu_ms_per_op=cpu_s * 1000 / operations if cpu_s is not None and operations else None,
     )
+
+
+def _worker_cpu(run: _Run) -> list[float] | None:
+    """Each worker's CPU seconds since begin, by index; None while one has not said."""
+    if run.aggregator is None:
+        return None
+    cpu = [run.aggregator.worker_usage(w.index)[1] for w in run.workers]
+    return None if None in cpu else [c or 0.0 for c in cpu]
 
 
 def _preload_status(run: _Run, began: float, done: bool = False) -> PreloadStatus:

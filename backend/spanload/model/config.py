@@ -17,9 +17,10 @@ from typing import Annotated, Any, ClassVar, Self, Union, get_args, get_origin
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
+from spanload.model.capacity import CapacityConfig
 from spanload.model.errors import RunInvalid
 from spanload.model.pacing import OperationPacing, check_overrides
-from spanload.model.profile import Profile, check_target, field_of, patch_for
+from spanload.model.profile import Profile, check_target, field_of, is_closed_loop, patch_for
 from spanload.model.workload import KnobValue, WorkloadDefinition
 
 SHARD_COUNT = 37  # ShardId = MOD(FARM_FINGERPRINT(...), 19) takes the values -18..18
@@ -351,6 +352,11 @@ class RunConfig(_Strict):
         description="conditions that stop the run when they hold for a time, judged every interval: "
         "'updater.p99_ms>500 for 30s', 'errors_ps>10 for 5s'",
     )
+    capacity: CapacityConfig | None = Field(
+        default=None,
+        description="capacity search: raise the rate step by step until a stop condition breaks; "
+        "the summary names the knee",
+    )
     profile: Profile | None = Field(
         default=None,
         description="a schedule of stages (hold, ramp, step) for the updater's rate, or one operation's; "
@@ -388,6 +394,7 @@ class RunConfig(_Strict):
             )
         self._check_definition()
         self._check_profile()
+        self._check_capacity()
         if self.updater.key_space < self.processes:
             raise ValueError(
                 f"updater.key_space ({self.updater.key_space}) must be at least processes ({self.processes})"
@@ -414,23 +421,41 @@ class RunConfig(_Strict):
         """The profile names what it drives, and every value it sets fits that field's own bounds."""
         if self.profile is None:
             return
+        self._check_driven("profile", self.profile.operation, self.profile.values())
+
+    def _check_capacity(self) -> None:
+        if self.capacity is None:
+            return
+        if self.profile is not None:
+            raise ValueError("capacity: a capacity search sets the rate itself; it cannot follow a profile too")
+        c = self.capacity
+        self._check_driven("capacity", c.operation, [c.start_rate, c.max_rate])
+        if is_closed_loop(c.operation, self.definition):
+            raise ValueError(f"capacity.operation: {c.operation} is closed loop; a capacity search raises a rate")
+
+    def _check_driven(self, section: str, operation: str | None, values: list[float]) -> None:
+        """``section`` (a profile, a capacity search) drives what it names, within that field's bounds."""
         if self.workload is Workload.TPCC:
-            raise ValueError("profile: workload 'tpcc' has no updater rate to drive (use tpcc.transactions_per_second)")
-        check_target(self.profile, self.definition)
+            raise ValueError(
+                f"{section}: workload 'tpcc' has no updater rate to drive (use tpcc.transactions_per_second)"
+            )
+        check_target(section, operation, self.definition)
         if self.definition is None and not self.updater.enabled:
-            raise ValueError("profile: it drives updater.transactions_per_second, but updater.enabled is false")
-        for value in (min(self.profile.values()), max(self.profile.values())):
+            raise ValueError(f"{section}: it drives updater.transactions_per_second, but updater.enabled is false")
+        for value in (min(values), max(values)):
             try:
-                ConfigPatch.model_validate(patch_for(self.profile, self.definition, value))
+                ConfigPatch.model_validate(patch_for(operation, self.definition, value))
             except ValidationError as err:
                 problem = err.errors()[0]["msg"]
                 raise ValueError(
-                    f"profile: it sets {field_of(self.profile, self.definition)} to {value:g}: {problem}"
+                    f"{section}: it sets {field_of(operation, self.definition)} to {value:g}: {problem}"
                 ) from None
 
     def profile_peak(self) -> float | None:
-        """The highest rate the profile asks of an open-loop field; None without one (or closed loop)."""
-        if self.profile is None or field_of(self.profile, self.definition).endswith("concurrency"):
+        """The highest rate a profile or capacity search asks of an open-loop field; None without one."""
+        if self.capacity is not None:
+            return self.capacity.max_rate
+        if self.profile is None or is_closed_loop(self.profile.operation, self.definition):
             return None
         return max(self.profile.values())
 
@@ -609,6 +634,7 @@ class ConfigPatch(_Patch):
             "seed",
             "create_schema",
             "abort_on",
+            "capacity",
             "profile",  # edited live through the profile's own actions (skip, extend, abandon)
         }
     )

@@ -162,40 +162,41 @@ def at(plan: list[Planned], position_s: float) -> Planned | None:
     return None
 
 
-def is_closed_loop(profile: Profile, definition: WorkloadDefinition | None) -> bool:
-    return definition is not None and definition.operations[profile.operation or ""].rate is None
+def is_closed_loop(operation: str | None, definition: WorkloadDefinition | None) -> bool:
+    return definition is not None and definition.operations[operation or ""].rate is None
 
 
-def patch_for(profile: Profile, definition: WorkloadDefinition | None, value: float) -> dict[str, Any]:
-    """The live patch (ConfigPatch's shape) that sets the profile's rate to ``value``."""
+def patch_for(operation: str | None, definition: WorkloadDefinition | None, value: float) -> dict[str, Any]:
+    """The live patch (ConfigPatch's shape) that sets the driven rate (a profile's, a capacity
+    search's) to ``value``."""
     if definition is None:
         return {"updater": {"transactions_per_second": value}}
-    if is_closed_loop(profile, definition):
-        return {"operations": {profile.operation: {"concurrency": max(1, round(value))}}}
-    return {"operations": {profile.operation: {"rate": value}}}
+    if is_closed_loop(operation, definition):
+        return {"operations": {operation: {"concurrency": max(1, round(value))}}}
+    return {"operations": {operation: {"rate": value}}}
 
 
-def field_of(profile: Profile, definition: WorkloadDefinition | None) -> str:
-    """The dotted config field the profile drives."""
+def field_of(operation: str | None, definition: WorkloadDefinition | None) -> str:
+    """The dotted config field a profile or a capacity search drives."""
     if definition is None:
         return "updater.transactions_per_second"
-    leaf = "concurrency" if is_closed_loop(profile, definition) else "rate"
-    return f"operations.{profile.operation}.{leaf}"
+    leaf = "concurrency" if is_closed_loop(operation, definition) else "rate"
+    return f"operations.{operation}.{leaf}"
 
 
-def check_target(profile: Profile, definition: WorkloadDefinition | None) -> None:
-    """The profile names what it can drive. Raises ValueError naming ``profile.operation``."""
+def check_target(section: str, operation: str | None, definition: WorkloadDefinition | None) -> None:
+    """``section`` (profile, capacity) names what it can drive. Raises ValueError naming its operation."""
     if definition is None:
-        if profile.operation not in (None, UPDATER):
+        if operation not in (None, UPDATER):
             raise ValueError(
-                f"profile.operation {profile.operation!r}: a built-in workload's profile drives the updater "
+                f"{section}.operation {operation!r}: with a built-in workload it drives the updater "
                 "(leave it out); operations belong to a workload definition"
             )
         return
-    if profile.operation is None or profile.operation not in definition.operations:
+    if operation is None or operation not in definition.operations:
         raise ValueError(
-            f"profile.operation: name the operation of workload {definition.name!r} the profile drives "
-            f"(one of {', '.join(definition.operations)}; got {profile.operation!r})"
+            f"{section}.operation: name the operation of workload {definition.name!r} it drives "
+            f"(one of {', '.join(definition.operations)}; got {operation!r})"
         )
 
 

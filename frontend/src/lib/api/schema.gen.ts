@@ -433,6 +433,159 @@ export interface components {
             /** Length */
             length: number | string | (number | string)[];
         };
+        /** CapacityConfig */
+        CapacityConfig: {
+            /**
+             * Achieved Pct
+             * @description breaks when the achieved rate is below this % of it
+             * @default 90
+             */
+            achieved_pct: number | null;
+            /**
+             * Errors Pct
+             * @description breaks when failed operations are above this %
+             * @default 1
+             */
+            errors_pct: number | null;
+            /**
+             * Latency Ms
+             * @description breaks when the percentile (from the intended start) is above this
+             */
+            latency_ms?: number | null;
+            /**
+             * Max Rate
+             * @description the search ends here if nothing broke
+             */
+            max_rate: number;
+            /**
+             * Max Step S
+             * @description a step not yet stable is judged anyway after this
+             * @default 60
+             */
+            max_step_s: number;
+            /**
+             * Min Step S
+             * @description each step holds at least this long
+             * @default 10
+             */
+            min_step_s: number;
+            /**
+             * Operation
+             * @description a definition's open-loop operation to raise; none for the updater
+             */
+            operation?: string | null;
+            /**
+             * Percentile
+             * @description the latency percentile judged
+             * @default p99
+             * @enum {string}
+             */
+            percentile: "p50" | "p95" | "p99";
+            /**
+             * Server Cpu Pct
+             * @description breaks when server.cpu_fraction is above this % of one CPU (where reported)
+             */
+            server_cpu_pct?: number | null;
+            /**
+             * Stability Pct
+             * @description stable: the percentile of the step's latest intervals within this % of the ones before
+             * @default 10
+             */
+            stability_pct: number;
+            /**
+             * Start Rate
+             * @description the first step's rate
+             */
+            start_rate: number;
+            /**
+             * Step
+             * @description added to the rate after each step that held
+             */
+            step: number;
+        };
+        /** CapacityResult */
+        CapacityResult: {
+            /**
+             * Broke By
+             * @description what the step after the knee broke
+             */
+            broke_by?: string[];
+            /**
+             * Knee
+             * @description the rate of the last step that held; None if the first broke
+             */
+            knee: number | null;
+            limited_by: components["schemas"]["Limit"];
+            /**
+             * Note
+             * @default
+             */
+            note: string;
+            /** Steps */
+            steps?: components["schemas"]["CapacityStep"][];
+        };
+        /** CapacityStep */
+        CapacityStep: {
+            /**
+             * Achieved
+             * @description operations per second achieved over the judged intervals
+             */
+            achieved: number;
+            /**
+             * Behind
+             * @description most arrivals due but not started at an interval's end
+             * @default 0
+             */
+            behind: number;
+            /**
+             * Broke By
+             * @description the stop conditions it broke, as sentences
+             */
+            broke_by?: string[];
+            /**
+             * Client Cpu
+             * @description the busiest worker's CPU, fraction of one core
+             */
+            client_cpu?: number | null;
+            /**
+             * Client Cpu Total
+             * @description every worker's CPU, in cores
+             */
+            client_cpu_total?: number | null;
+            /**
+             * Errors Pct
+             * @default 0
+             */
+            errors_pct: number;
+            /** Held */
+            held: boolean;
+            /** P50 */
+            p50?: number | null;
+            /** P95 */
+            p95?: number | null;
+            /** P99 */
+            p99?: number | null;
+            /**
+             * Rate
+             * @description the target of the step
+             */
+            rate: number;
+            /**
+             * Seconds
+             * @description judged intervals' length
+             */
+            seconds: number;
+            /**
+             * Server Cpu
+             * @description mean server.cpu_fraction (fraction of one CPU)
+             */
+            server_cpu?: number | null;
+            /**
+             * Stable
+             * @description the percentile settled before max_step_s
+             */
+            stable: boolean;
+        };
         /** Choice */
         Choice: {
             choice: components["schemas"]["ChoiceParams"];
@@ -663,7 +816,7 @@ export interface components {
          * EventKind
          * @enum {string}
          */
-        EventKind: "config_change" | "status" | "target_down" | "target_up" | "stalled" | "recovered" | "preload_started" | "preload_finished" | "preload_skipped" | "aborted" | "profile";
+        EventKind: "config_change" | "status" | "target_down" | "target_up" | "stalled" | "recovered" | "preload_started" | "preload_finished" | "preload_skipped" | "aborted" | "capacity" | "profile";
         /**
          * EventMessage
          * @description Another point on the run's timeline: its target went down or came back, a worker stalled.
@@ -859,6 +1012,11 @@ export interface components {
          * @enum {string}
          */
         LatencyModel: "none" | "production_like";
+        /**
+         * Limit
+         * @enum {string}
+         */
+        Limit: "database" | "client" | "machine" | "max_rate" | "stopped";
         LiveMessage: components["schemas"]["SnapshotMessage"] | components["schemas"]["SampleMessage"] | components["schemas"]["StatusMessage"] | components["schemas"]["ConfigChangeMessage"] | components["schemas"]["EventMessage"] | components["schemas"]["PreloadMessage"] | components["schemas"]["SummaryMessage"] | components["schemas"]["DroppedMessage"];
         /** LocalSpannerPublic */
         LocalSpannerPublic: {
@@ -1395,6 +1553,8 @@ export interface components {
              * @description conditions that stop the run when they hold for a time, judged every interval: 'updater.p99_ms>500 for 30s', 'errors_ps>10 for 5s'
              */
             abort_on?: string[];
+            /** @description capacity search: raise the rate step by step until a stop condition breaks; the summary names the knee */
+            capacity?: components["schemas"]["CapacityConfig"] | null;
             client?: components["schemas"]["ClientConfig"];
             /**
              * Create Schema
@@ -1874,6 +2034,8 @@ export interface components {
             breakdown?: {
                 [key: string]: components["schemas"]["Breakdown"];
             };
+            /** @description a capacity search's knee, what broke it, and every step's figures */
+            capacity?: components["schemas"]["CapacityResult"] | null;
             /**
              * Duration S
              * @default 0
