@@ -127,3 +127,17 @@ def test_intervals_still_at_the_previous_rate_are_not_counted() -> None:
     assert [search.observe(s) for s in stream] == [None, None, None, None, 200.0]
     result: CapacityResult = search.final()
     assert result.limited_by is Limit.STOPPED and result.knee == 100
+
+
+def test_more_conditions_break_a_step_on_another_histogram_or_a_gauge_mean() -> None:
+    result, _ = _search(_database, latency_ms=None, also=["updater_intended.p50_ms>50"])
+    assert result.knee == KNEE
+    assert result.broke_by == ["updater.txn_intended.p50_ms 79.871 (updater_intended.p50_ms>50)"]
+
+    def behind(rate: float, _: int) -> tuple[float, float, float]:
+        return rate, 5.0, 0.0 if rate <= KNEE else 20.0
+
+    result, _ = _search(behind, also=["updater.behind>10"])
+    assert result.knee == KNEE and result.broke_by == ["updater.behind 20 (updater.behind>10)"]
+    with pytest.raises(ValueError, match=r"threshold name 'nothing\.p99_ms'"):
+        CapacityConfig(start_rate=1, step=1, max_rate=2, also=["nothing.p99_ms>1"])

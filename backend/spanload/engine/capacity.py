@@ -43,6 +43,7 @@ from spanload.model.capacity import (
     CapacityStep,
     Limit,
 )
+from spanload.model.conditions import OPERATORS, parse
 from spanload.model.config import ConfigPatch, RunConfig
 from spanload.model.errors import RunConflict
 from spanload.model.live import EventKind
@@ -99,6 +100,7 @@ class _Step:
     cpu_base: list[float] | None = None
     cpu_last: list[float] | None = None
     window: int = 0  # intervals compared for stability, fixed once min_step_s is reached
+    judged: list[Sample] = field(default_factory=list)  # the intervals counted, for the ``also`` conditions
 
 
 def _merged(histograms: list[HdrHistogram]) -> HdrHistogram:
@@ -115,6 +117,7 @@ class CapacitySearch:
         self.capacity = capacity
         self.names = names
         self.machine_cores = machine_cores
+        self.conditions = [parse(text) for text in capacity.also]
         self.steps: list[CapacityStep] = []
         self.result: CapacityResult | None = None
         self._step = _Step(capacity.start_rate)
@@ -141,6 +144,7 @@ class CapacitySearch:
         step.failed += failed.count if failed is not None else 0
         step.done += sample.gauges.get(self.names.achieved, 0.0) * sample.interval_s
         step.seconds += sample.interval_s
+        step.judged.append(sample)
         step.behind = max(step.behind, sample.gauges.get(self.names.behind, 0.0))
         if (cpu := sample.gauges.get(Gauge.SERVER_CPU_FRACTION)) is not None:
             step.server_cpu.append(cpu)
@@ -169,6 +173,22 @@ class CapacitySearch:
             return False
         return abs(late - early) <= self.capacity.stability_pct / 100 * max(early, late)
 
+    def _also(self, step: _Step) -> list[str]:
+        """The ``also`` conditions that held over the step: a latency from its intervals' merged
+        histogram of that operation, any other figure as its mean over the intervals that have it."""
+        out: list[str] = []
+        for condition in self.conditions:
+            op, _, stat = condition.metric.rpartition(".")
+            if stat.endswith("_ms") and any(op in s.hdr for s in step.judged):
+                merged = _merged([metrics.decode(s.hdr[op]) for s in step.judged if op in s.hdr])
+                value = getattr(metrics.percentiles(merged), stat[:-3])
+            else:
+                values = [s.gauges[condition.metric] for s in step.judged if condition.metric in s.gauges]
+                value = sum(values) / len(values) if values else None
+            if value is not None and OPERATORS[condition.op](value, condition.limit):
+                out.append(f"{condition.metric} {value:.6g} ({condition.text})")
+        return out
+
     def _client_cpu(self, step: _Step) -> list[float] | None:
         """Each worker's CPU over the step's judged intervals, in cores."""
         if step.cpu_base is None or step.cpu_last is None or len(step.cpu_base) != len(step.cpu_last):
@@ -192,6 +212,7 @@ class CapacitySearch:
             broke.append(f"achieved {achieved:.1f}/s is below {c.achieved_pct:g} % of {step.rate:g}/s")
         if c.server_cpu_pct is not None and server_cpu is not None and 100 * server_cpu > c.server_cpu_pct:
             broke.append(f"server CPU {100 * server_cpu:.0f} % is above {c.server_cpu_pct:g} %")
+        broke += self._also(step)
         workers_cpu = self._client_cpu(step)
         client_cpu = max(workers_cpu) if workers_cpu else None
         client_total = sum(workers_cpu) if workers_cpu else None

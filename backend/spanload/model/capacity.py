@@ -42,9 +42,19 @@ class CapacityConfig(BaseModel):
     server_cpu_pct: Annotated[float, Field(gt=0, le=10_000)] | None = Field(
         default=None, description="breaks when server.cpu_fraction is above this % of one CPU (where reported)"
     )
+    also: list[Annotated[str, Field(max_length=300)]] = Field(
+        default_factory=list,
+        max_length=20,
+        description="more conditions that break a step, over its judged intervals: 'notify.p99_ms>2000' "
+        "(a latency from the step's merged histogram), 'watcher.lag_ms>5000' (a gauge's mean)",
+    )
 
     @model_validator(mode="after")
     def _sane(self) -> Self:
+        from spanload.model.conditions import parse  # conditions -> samples -> this module
+
+        for text in self.also:
+            parse(text)
         if self.start_rate > self.max_rate:
             raise ValueError(f"capacity.start_rate {self.start_rate:g} is above capacity.max_rate {self.max_rate:g}")
         if self.min_step_s > self.max_step_s:

@@ -442,6 +442,11 @@ export interface components {
              */
             achieved_pct: number | null;
             /**
+             * Also
+             * @description more conditions that break a step, over its judged intervals: 'notify.p99_ms>2000' (a latency from the step's merged histogram), 'watcher.lag_ms>5000' (a gauge's mean)
+             */
+            also?: string[];
+            /**
              * Errors Pct
              * @description breaks when failed operations are above this %
              * @default 1
