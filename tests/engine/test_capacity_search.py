@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
+from spanload.cli.headless import add_arguments, build_config
+from spanload.cli.render import capacity_table
 from spanload.engine.capacity import CapacitySearch, Names
 from spanload.model import metrics
 from spanload.model.capacity import CapacityConfig, CapacityResult, Limit
 from spanload.model.config import RunConfig
+from spanload.model.errors import RunInvalid
 from spanload.model.samples import Gauge, Op, Sample
 
 NAMES = Names.of(RunConfig())
@@ -141,3 +146,24 @@ def test_more_conditions_break_a_step_on_another_histogram_or_a_gauge_mean() -> 
     assert result.knee == KNEE and result.broke_by == ["updater.behind 20 (updater.behind>10)"]
     with pytest.raises(ValueError, match=r"threshold name 'nothing\.p99_ms'"):
         CapacityConfig(start_rate=1, step=1, max_rate=2, also=["nothing.p99_ms>1"])
+
+
+def test_the_cli_takes_a_search_and_prints_its_step_table(tmp_path: Path) -> None:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    path = tmp_path / "capacity.yaml"
+    path.write_text("start_rate: 5\nstep: 5\nmax_rate: 50\nlatency_ms: 20\nmin_step_s: 2\n")
+    config = build_config(parser.parse_args(["--capacity-file", str(path), "--capacity", "100:100:1000"]))
+    assert config.capacity is not None
+    assert (config.capacity.start_rate, config.capacity.max_rate, config.capacity.min_step_s) == (100, 1000, 2)
+    with pytest.raises(RunInvalid, match="is not START:STEP:MAX"):
+        build_config(parser.parse_args(["--capacity", "100:100"]))
+    result, _ = _search(_database)
+    table = capacity_table(result)
+    assert table[1:4] == [
+        "capacity: knee 300/s, limited by database",
+        "  the next step broke: p99 87.7 ms is above 20 ms",
+        "  the database broke at 400/s",
+    ]
+    assert table[-1].split() == ["400", "400.0", "79.9", "ms", "87.1", "ms", "87.7", "ms", "0.00%", "-", "-", "broke"]
+    assert len(table) == 6 + len(result.steps)

@@ -82,6 +82,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--profile-operation", metavar="OP", help="the definition's operation the profile drives (rate or concurrency)"
     )
 
+    parser.add_argument(
+        "--capacity",
+        metavar="START:STEP:MAX",
+        help="a capacity search: the updater's rate from START up by STEP a step while each step holds, up to MAX "
+        "(e.g. 100:100:5000); the other settings (stop conditions, step times) from --capacity-file or defaults",
+    )
+    parser.add_argument(
+        "--capacity-file",
+        type=Path,
+        metavar="FILE",
+        help="a capacity search from a file (YAML or JSON: config.capacity)",
+    )
+
     add_knob_flags(parser)
 
 
@@ -98,10 +111,39 @@ def build_config(args: argparse.Namespace) -> RunConfig:
         raise RunInvalid("--set gives knobs of a workload definition: add --workload-file FILE", "knobs")
     if getattr(args, "abort_on", None):
         overrides["abort_on"] = args.abort_on
+    capacity = capacity_from(args)
+    if capacity is not None:
+        overrides["capacity"] = capacity
     profile = profile_from(args)
     if profile is not None:
         overrides["profile"] = profile
     return presets.make_config(args.preset, overrides, prefix="invalid run configuration: ")
+
+
+def capacity_from(args: argparse.Namespace) -> dict[str, Any] | None:
+    """``config.capacity`` from ``--capacity-file`` with ``--capacity START:STEP:MAX`` on top; None
+    without either. Raises :class:`RunInvalid` naming the flag."""
+    text, path = getattr(args, "capacity", None), getattr(args, "capacity_file", None)
+    out: dict[str, Any] = {}
+    if path is not None:
+        loaded = _read_yaml(path, "--capacity-file")
+        if not isinstance(loaded, dict):
+            raise RunInvalid(f"--capacity-file {path}: a capacity search (start_rate, step, max_rate...)", "capacity")
+        out.update(loaded)
+    if text is not None:
+        try:
+            start, step, most = (float(part) for part in text.split(":"))
+        except ValueError:
+            raise RunInvalid(f"--capacity {text!r} is not START:STEP:MAX, e.g. 100:100:5000", "capacity") from None
+        out.update(start_rate=start, step=step, max_rate=most)
+    return out or None
+
+
+def _read_yaml(path: Path, flag: str) -> Any:
+    try:
+        return yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as err:
+        raise RunInvalid(f"{flag} {path}: {err}", "profile" if "stages" in flag else "capacity") from None
 
 
 def profile_from(args: argparse.Namespace) -> dict[str, Any] | None:
@@ -123,10 +165,7 @@ def profile_from(args: argparse.Namespace) -> dict[str, Any] | None:
             raise RunInvalid(f"--stages: {err}", "profile") from None
     else:
         assert path is not None
-        try:
-            loaded = yaml.safe_load(path.read_text())
-        except (OSError, yaml.YAMLError) as err:
-            raise RunInvalid(f"--stages-file {path}: {err}", "profile") from None
+        loaded = _read_yaml(path, "--stages-file")
         profile = {"stages": loaded} if isinstance(loaded, list) else loaded
         if not isinstance(profile, dict):
             raise RunInvalid(f"--stages-file {path}: a profile (stages: [...]) or a list of stages", "profile")
