@@ -62,6 +62,14 @@ def test_metrics_of_a_finished_run_equal_its_summary_and_samples(client: TestCli
             {(): last[gauge]} if gauge in last else {}
         )
 
+    # where the time went: the last sample's breakdown of each operation, in seconds
+    parts = {
+        key(operation=op, part=p["part"]): p["ms"] / 1000
+        for op, breakdown in samples[-1]["breakdown"].items()
+        for p in breakdown["parts"]
+    }
+    assert parts and of_run(metrics["spanload_operation_breakdown_seconds"], run_id) == parts
+
     # counters since the run began: the summary's totals and errors by code
     for kind in ("transactions", "mutations", "received_changes", "polls", "aborts"):
         assert of_run(metrics[f"spanload_{kind}_total"], run_id) == {(): summary["totals"][kind]}, kind

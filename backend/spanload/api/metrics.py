@@ -19,7 +19,7 @@ from prometheus_client.registry import Collector, CollectorRegistry
 
 from spanload.api.deps import HubDep, SessionDep
 from spanload.control.hub import Hub
-from spanload.control.run_metrics import LATENCY_BUCKETS_S, Quantity, RunSeries
+from spanload.control.run_metrics import LATENCY_BUCKETS_S, Quantity, RunSeries, classify
 from spanload.model import op_metrics
 from spanload.model.op_metrics import OpGauge
 from spanload.model.samples import Gauge, Op, Sample
@@ -180,6 +180,7 @@ class SpanloadCollector(Collector):
         yield info
         yield from self._histograms(runs)
         yield from self._rates(runs)
+        yield from self._breakdown(runs)
         yield from self._gauges(runs)
         yield from self._counters(runs)
 
@@ -224,6 +225,21 @@ class SpanloadCollector(Collector):
                 for role, operation, value in sorted(_operation_rates(series.latest)):
                     families[role].add_metric([run_id, operation], value)
         yield from families.values()
+
+    def _breakdown(self, runs: list[tuple[str, RunSeries]]) -> Iterator[Metric]:
+        family = GaugeMetricFamily(
+            "spanload_operation_breakdown_seconds",
+            "where an execution's time went (intended start to end), mean per execution, latest interval: "
+            "queue, session_wait, client, server (or server_frontend and query_commit)",
+            labels=[*RUN_OP, "part"],
+        )
+        for run_id, series in runs:
+            latest = series.latest.breakdown if series.latest is not None else {}
+            for key, breakdown in sorted(latest.items()):
+                operation = classify(key)[1]
+                for part in breakdown.parts:
+                    family.add_metric([run_id, operation, part.part.value], part.ms / 1000.0)
+        yield family
 
     def _gauges(self, runs: list[tuple[str, RunSeries]]) -> Iterator[Metric]:
         families = {g: GaugeMetricFamily(name, h, labels=list(RUN)) for g, (name, _, h) in RUN_GAUGES.items()}
