@@ -374,7 +374,8 @@ export interface paths {
         };
         /**
          * Metrics
-         * @description Per live run: the latest interval's gauges, latency quantiles and running totals.
+         * @description Per run: throughput target and achieved, latency histograms, errors, sessions, server stats;
+         *     and the control plane's health. OpenMetrics when the scraper asks for it.
          */
         get: operations["metrics_metrics_get"];
         put?: never;
@@ -3644,6 +3645,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/openmetrics-text": string;
                     "text/plain": string;
                 };
             };
