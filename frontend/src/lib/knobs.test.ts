@@ -116,6 +116,8 @@ describe("knobs from the OpenAPI schema", () => {
       definition: null, // a workload definition's run carries it (with knobs and operations, which default to {})
       seed: null, // drawn by the server when the run is created
       create_schema: false,
+      capacity: null, // a capacity search
+      profile: null, // a load profile
     });
   });
 });
