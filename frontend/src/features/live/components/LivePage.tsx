@@ -8,6 +8,7 @@ import { NoSuchRun } from "@/components/States";
 import { ApiError } from "@/lib/api/client";
 import { getRun, pauseRun, resumeRun, stopRun } from "@/lib/api/runs";
 import { chartsFor, configMarkers, emptyReasons, offCharts, participantsFirst, toRows } from "@/lib/series";
+import { withPlan } from "@/lib/profile";
 import { isActive } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
 import { useLiveRun } from "../hooks/useLiveRun";
@@ -47,6 +48,7 @@ export function LivePage() {
   const markers = useMemo(() => configMarkers(live.events, live.samples), [live.events, live.samples]);
   const emptyText = useMemo(() => emptyReasons(live.config), [live.config]);
   const off = useMemo(() => offCharts(live.config), [live.config]);
+  const planned = useMemo(() => withPlan(rows, chartsFor(live.config?.workload, off), live.config), [rows, off, live.config]);
   const latest = live.samples[live.samples.length - 1];
   const status = live.status ?? run.data?.status ?? null;
   const active = isActive(status);
@@ -141,7 +143,7 @@ export function LivePage() {
             <>
               {participantsFirst(workload) && participantsChart}
               {/* A run that has ended draws only the charts that have data (like its detail page). */}
-              <RunCharts rows={rows} markers={markers} syncId="live" emptyText={emptyText} off={off} charts={chartsFor(workload, off)} hideEmpty={finished} />
+              <RunCharts rows={planned.rows} markers={markers} syncId="live" emptyText={emptyText} off={off} charts={planned.charts} hideEmpty={finished} />
               {!participantsFirst(workload) && participantsChart}
               <BreakdownCharts samples={live.samples} syncId="live" />
             </>
