@@ -76,7 +76,7 @@ def create_app(
             sessions = make_sessionmaker(db)
             await asyncio.to_thread(recover_interrupted, sessions)
             writer = StoreWriter(sessions)
-            hub = Hub(writer)
+            hub = Hub(writer, metrics_retention_s=settings.metrics_retention_s)
             run_engine = make_run_engine(engine_settings, hub)
             app.state.sessions = sessions
             app.state.hub = hub

@@ -14,7 +14,7 @@ import (
 // names the statement as the client sent it.
 func applyPGDDL(ctx context.Context, db *storage.DB, stmts []string, comp schema.Compilers) (int, error) {
 	for i, s := range stmts {
-		g, err := schema.LowerPG(s)
+		g, err := schema.LowerPG(db.Catalog(), s)
 		if err == nil {
 			_, err = db.ApplyDDL(ctx, []string{g}, comp)
 			if inner := errors.Unwrap(err); inner != nil {

@@ -1,6 +1,8 @@
 // Package query compiles GoogleSQL (parsed by memefish) into SQLite SQL over the
 // storage encoding defined in package schema. It never rewrites SQL text: it walks
-// the memefish AST and prints SQLite SQL from it.
+// the memefish AST and prints SQLite SQL from it. A PostgreSQL-dialect database's
+// statements are parsed by PostgreSQL's parser (pg_query_go) and their trees lowered
+// into memefish trees first (pg_parse.go); the compiler after that is the same.
 //
 // The contract with the rest of the server (exec runs the plans; storage, txn):
 //

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/spanload/spanload/localspanner/internal/spanerr"
+	"github.com/spanload/spanload/localspanner/schema"
 	"github.com/spanload/spanload/localspanner/sqlfn"
 )
 
@@ -49,55 +51,60 @@ func FuzzCompile(f *testing.F) {
 		"s":      p(str("x"), nil),
 		"n":      p(structpb.NewNumberValue(2), nil),
 	}
-	f.Fuzz(func(t *testing.T, q string) {
-		var sqlText string
-		var args []any
-		var decode func([]any) ([]*structpb.Value, error)
-		if plan, err := Compile(cat, q, params, nil); err == nil {
-			sqlText, args, decode = plan.SQL, plan.Args, plan.Decode
-		} else if dml, derr := CompileDML(cat, q, params, nil); derr == nil {
-			sqlText, args = dml.SQL, dml.Args
-			decode = func(row []any) ([]*structpb.Value, error) { return dml.DecodeReturning(row) }
-		} else {
-			var qe *spanerr.Error
-			if !errors.As(err, &qe) || !errors.As(derr, &qe) {
-				t.Fatalf("%q: compile errors are not *spanerr.Error: %v / %v", q, err, derr)
-			}
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		rs, err := db.QueryContext(ctx, sqlText, args...)
-		if err == nil {
-			cols, _ := rs.Columns()
-			for rs.Next() {
-				cells := make([]any, len(cols))
-				ptrs := make([]any, len(cols))
-				for i := range cells {
-					ptrs[i] = &cells[i]
-				}
-				if err = rs.Scan(ptrs...); err != nil {
-					break
-				}
-				if _, err = decode(cells); err != nil {
-					break
-				}
-			}
-			if err == nil {
-				err = rs.Err()
-			}
-			_ = rs.Close()
-		}
-		if err == nil || ctx.Err() != nil {
-			return
-		}
+	f.Fuzz(func(t *testing.T, q string) { fuzzOne(t, cat, db, params, q) })
+}
+
+// fuzzOne compiles q (as a query, else as DML) for cat and runs what compiled on db:
+// compiling may fail with an *spanerr.Error and running with a runtime error; nothing may
+// panic, and SQL that compiled must be SQL SQLite accepts.
+func fuzzOne(t *testing.T, cat *schema.Catalog, db *sql.DB, params Params, q string) {
+	var sqlText string
+	var args []any
+	var decode func([]any) ([]*structpb.Value, error)
+	if plan, err := Compile(cat, q, params, nil); err == nil {
+		sqlText, args, decode = plan.SQL, plan.Args, plan.Decode
+	} else if dml, derr := CompileDML(cat, q, params, nil); derr == nil {
+		sqlText, args = dml.SQL, dml.Args
+		decode = func(row []any) ([]*structpb.Value, error) { return dml.DecodeReturning(row) }
+	} else {
 		var qe *spanerr.Error
-		if errors.As(sqlfn.RuntimeError(err), &qe) {
-			return
+		if !errors.As(err, &qe) || !errors.As(derr, &qe) {
+			t.Fatalf("%q: compile errors are not *spanerr.Error: %v / %v", q, err, derr)
 		}
-		if strings.Contains(err.Error(), "interrupted") {
-			return
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	rs, err := db.QueryContext(ctx, sqlText, args...)
+	if err == nil {
+		cols, _ := rs.Columns()
+		for rs.Next() {
+			cells := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range cells {
+				ptrs[i] = &cells[i]
+			}
+			if err = rs.Scan(ptrs...); err != nil {
+				break
+			}
+			if _, err = decode(cells); err != nil {
+				break
+			}
 		}
-		t.Fatalf("%q compiled to SQL that failed: %v\nSQL: %s", q, err, sqlText)
-	})
+		if err == nil {
+			err = rs.Err()
+		}
+		_ = rs.Close()
+	}
+	if err == nil || ctx.Err() != nil {
+		return
+	}
+	var qe *spanerr.Error
+	if errors.As(sqlfn.RuntimeError(err), &qe) {
+		return
+	}
+	if strings.Contains(err.Error(), "interrupted") {
+		return
+	}
+	t.Fatalf("%q compiled to SQL that failed: %v\nSQL: %s", q, err, sqlText)
 }

@@ -52,9 +52,9 @@ var pgFuncs = map[string]string{
 	"reverse": "REVERSE", "lpad": "LPAD", "rpad": "RPAD", "starts_with": "STARTS_WITH", "strpos": "STRPOS",
 	"abs": "ABS", "mod": "MOD", "round": "ROUND", "trunc": "TRUNC", "ceil": "CEIL", "ceiling": "CEIL",
 	"floor": "FLOOR", "sqrt": "SQRT", "power": "POW", "pow": "POW", "exp": "EXP", "ln": "LN", "log": "LOG10",
-	"sign": "SIGN", "now": "CURRENT_TIMESTAMP", "textregexeq": "REGEXP_CONTAINS",
+	"sign": "SIGN", "now": "CURRENT_TIMESTAMP",
 	"pending_commit_timestamp": "PENDING_COMMIT_TIMESTAMP", "farm_fingerprint": "FARM_FINGERPRINT",
-	"generate_uuid": "GENERATE_UUID", "gen_random_uuid": "GENERATE_UUID",
+	"generate_uuid": "GENERATE_UUID",
 }
 
 // spannerOnly are the functions reachable only with the spanner. prefix.
@@ -231,6 +231,8 @@ func (l *pgLower) aExpr(a *pg.A_Expr) (ast.Expr, error) {
 		return &ast.BetweenExpr{Not: a.GetKind() == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN, Left: left, RightStart: items[0], RightEnd: items[1]}, nil
 	case pg.A_Expr_Kind_AEXPR_NULLIF:
 		return callOf("NULLIF", a.GetLocation(), left, right), nil
+	case pg.A_Expr_Kind_AEXPR_DISTINCT, pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
+		return isDistinct(left, right, a.GetKind() == pg.A_Expr_Kind_AEXPR_DISTINCT), nil
 	}
 	return nil, l.unsupported(a.GetLocation(), "this operator ("+strings.TrimPrefix(a.GetKind().String(), "AEXPR_")+")")
 }
@@ -522,4 +524,22 @@ func (l *pgLower) subscript(ind *pg.A_Indirection) (ast.Expr, error) {
 		e = &ast.IndexExpr{Expr: e, Index: &ast.SubscriptSpecifierKeyword{Keyword: ast.PositionKeywordSafeOrdinal, Expr: i}}
 	}
 	return e, nil
+}
+
+// isDistinct is a IS [NOT] DISTINCT FROM b, which GoogleSQL's tree cannot say: NULL is
+// not distinct from NULL and distinct from any value.
+//
+//	CASE WHEN a IS NULL THEN b IS [NOT] NULL WHEN b IS NULL THEN distinct ELSE a != b (a = b) END
+func isDistinct(a, b ast.Expr, distinct bool) ast.Expr {
+	op := ast.OpEqual
+	if distinct {
+		op = ast.OpNotEqual
+	}
+	return &ast.CaseExpr{
+		Whens: []*ast.CaseWhen{
+			{Cond: &ast.IsNullExpr{Left: a}, Then: &ast.IsNullExpr{Left: b, Not: distinct}},
+			{Cond: &ast.IsNullExpr{Left: b}, Then: &ast.BoolLiteral{Value: distinct}},
+		},
+		Else: &ast.CaseElse{Expr: &ast.BinaryExpr{Op: op, Left: a, Right: b}},
+	}
 }

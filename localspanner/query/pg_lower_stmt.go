@@ -31,8 +31,15 @@ func (l *pgLower) query(s *pg.SelectStmt) (ast.QueryExpr, error) {
 	if s == nil {
 		return nil, errorf(codes.InvalidArgument, "[ERROR] a query is expected here")
 	}
-	if len(s.GetLockingClause()) > 0 {
-		return nil, l.unsupported(-1, "FOR UPDATE / FOR SHARE")
+	for _, lc := range s.GetLockingClause() {
+		// FOR UPDATE changes which locks a read-write transaction takes, not the rows:
+		// the local server's transactions already conflict on the rows they read (as
+		// GoogleSQL's FOR UPDATE, which it accepts the same way). Spanner's PostgreSQL
+		// dialect has no other locking clause.
+		c := lc.GetLockingClause()
+		if c.GetStrength() != pg.LockClauseStrength_LCS_FORUPDATE || c.GetWaitPolicy() != pg.LockWaitPolicy_LockWaitBlock || len(c.GetLockedRels()) > 0 {
+			return nil, l.unsupported(-1, "FOR SHARE, FOR NO KEY UPDATE, FOR KEY SHARE, OF, NOWAIT and SKIP LOCKED")
+		}
 	}
 	if s.GetIntoClause() != nil || len(s.GetWindowClause()) > 0 || len(s.GetValuesLists()) > 0 {
 		return nil, l.unsupported(-1, "SELECT INTO, WINDOW and VALUES as a query")

@@ -27,8 +27,10 @@ import (
 // double precision, real, numeric, date, timestamptz, jsonb, spanner.commit_timestamp);
 // CREATE [UNIQUE] INDEX [IF NOT EXISTS] ... [INCLUDE (...)] [WHERE c IS NOT NULL AND
 // ...] [INTERLEAVE IN t]; DROP TABLE / INDEX [IF EXISTS]; ALTER TABLE ADD COLUMN, DROP
-// COLUMN, ADD / DROP CONSTRAINT. Anything else is UNIMPLEMENTED, naming the statement.
-func LowerPG(stmt string) (string, error) {
+// COLUMN, ADD / DROP CONSTRAINT, ALTER COLUMN SET / DROP NOT NULL and TYPE. Anything else
+// is UNIMPLEMENTED, naming the statement. cat is the schema the statement applies to:
+// ALTER COLUMN is lowered to GoogleSQL's whole column definition, which it completes.
+func LowerPG(cat *Catalog, stmt string) (string, error) {
 	if err := CheckPGText(stmt); err != nil {
 		return "", err
 	}
@@ -55,7 +57,7 @@ func LowerPG(stmt string) (string, error) {
 	case n.GetDropStmt() != nil:
 		return lowerDrop(n.GetDropStmt())
 	case n.GetAlterTableStmt() != nil:
-		return lowerAlterTable(n.GetAlterTableStmt())
+		return lowerAlterTable(cat, n.GetAlterTableStmt())
 	}
 	return "", spanerr.Unimplemented("This DDL statement is not supported by the local Spanner server for PostgreSQL databases: %s", firstWords(stmt))
 }
@@ -508,7 +510,7 @@ func lowerDrop(s *pg.DropStmt) (string, error) {
 	return out + name, nil
 }
 
-func lowerAlterTable(s *pg.AlterTableStmt) (string, error) {
+func lowerAlterTable(cat *Catalog, s *pg.AlterTableStmt) (string, error) {
 	table, err := relName(s.GetRelation())
 	if err != nil {
 		return "", err
@@ -541,6 +543,51 @@ func lowerAlterTable(s *pg.AlterTableStmt) (string, error) {
 	case pg.AlterTableType_AT_DropConstraint:
 		n, err := gq(cmd.GetName())
 		return head + "DROP CONSTRAINT " + n, err
+	case pg.AlterTableType_AT_SetNotNull, pg.AlterTableType_AT_DropNotNull, pg.AlterTableType_AT_AlterColumnType:
+		return lowerAlterColumn(cat, s.GetRelation().GetRelname(), cmd)
 	}
 	return "", spanerr.Unimplemented("This ALTER TABLE action is not supported by the local Spanner server for PostgreSQL databases")
+}
+
+// lowerAlterColumn lowers ALTER COLUMN c SET / DROP NOT NULL and ALTER COLUMN c TYPE t to
+// GoogleSQL's ALTER COLUMN with the column's whole definition (its type, or its NOT NULL,
+// kept from the catalog).
+func lowerAlterColumn(cat *Catalog, table string, cmd *pg.AlterTableCmd) (string, error) {
+	t, ok := cat.Table(table)
+	if !ok {
+		return "", spanerr.NotFound("[ERROR] relation \"%s\" does not exist", table)
+	}
+	col, ok := t.Column(cmd.GetName())
+	if !ok {
+		return "", spanerr.NotFound("[ERROR] column \"%s\" of relation \"%s\" does not exist", cmd.GetName(), table)
+	}
+	typ, notNull := TypeDDL(col.Type, col.Length), col.NotNull
+	switch cmd.GetSubtype() {
+	case pg.AlterTableType_AT_SetNotNull:
+		notNull = true
+	case pg.AlterTableType_AT_DropNotNull:
+		notNull = false
+	default:
+		cd := cmd.GetDef().GetColumnDef()
+		if cd.GetRawDefault() != nil {
+			return "", spanerr.Unimplemented("ALTER COLUMN ... TYPE ... USING is not supported by the local Spanner server")
+		}
+		var err error
+		if typ, _, err = lowerType(cd.GetTypeName()); err != nil {
+			return "", err
+		}
+	}
+	tq, err := gq(t.Name)
+	if err != nil {
+		return "", err
+	}
+	cq, err := gq(col.Name)
+	if err != nil {
+		return "", err
+	}
+	out := "ALTER TABLE " + tq + " ALTER COLUMN " + cq + " " + typ
+	if notNull {
+		out += " NOT NULL"
+	}
+	return out, nil
 }

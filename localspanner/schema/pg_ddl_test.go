@@ -38,6 +38,11 @@ func TestLowerPG(t *testing.T) {
 		{"add column", "ALTER TABLE t ADD COLUMN x jsonb NOT NULL", codes.OK, "ALTER TABLE `t` ADD COLUMN `x` JSON NOT NULL"},
 		{"add foreign key", "ALTER TABLE t ADD CONSTRAINT fk FOREIGN KEY (a) REFERENCES p (b)", codes.OK,
 			"ALTER TABLE `t` ADD CONSTRAINT `fk` FOREIGN KEY (`a`) REFERENCES `p` (`b`)"},
+		{"set not null", "ALTER TABLE t ALTER COLUMN s SET NOT NULL", codes.OK, "ALTER TABLE `t` ALTER COLUMN `s` STRING(10) NOT NULL"},
+		{"drop not null", "ALTER TABLE t ALTER COLUMN id DROP NOT NULL", codes.OK, "ALTER TABLE `t` ALTER COLUMN `id` INT64"},
+		{"type", "ALTER TABLE t ALTER COLUMN s TYPE bytea", codes.OK, "ALTER TABLE `t` ALTER COLUMN `s` BYTES(MAX)"},
+		{"type keeps NOT NULL", "ALTER TABLE t ALTER COLUMN id TYPE text", codes.OK, "ALTER TABLE `t` ALTER COLUMN `id` STRING(MAX) NOT NULL"},
+		{"alter an unknown column", "ALTER TABLE t ALTER COLUMN nope SET NOT NULL", codes.NotFound, ""},
 		{"no primary key", "CREATE TABLE t (id bigint)", codes.InvalidArgument, ""},
 		{"a type Spanner lacks", "CREATE TABLE t (id serial PRIMARY KEY)", codes.InvalidArgument, ""},
 		{"GoogleSQL DDL", "CREATE TABLE t (id INT64) PRIMARY KEY (id)", codes.InvalidArgument, ""},
@@ -47,9 +52,13 @@ func TestLowerPG(t *testing.T) {
 		{"a NUL byte", "DROP TABLE a\x00; DROP TABLE b", codes.InvalidArgument, ""},
 		{"another schema", "CREATE TABLE s.t (id bigint PRIMARY KEY)", codes.Unimplemented, ""},
 	}
+	cat, err := Build([]string{"CREATE TABLE t (id INT64 NOT NULL, s STRING(10), ts TIMESTAMP OPTIONS (allow_commit_timestamp = true)) PRIMARY KEY (id)"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := LowerPG(tt.stmt)
+			got, err := LowerPG(cat, tt.stmt)
 			if code := spanerr.Code(err, codes.Unknown); err != nil && code != tt.code || err == nil && tt.code != codes.OK {
 				t.Fatalf("LowerPG(%q) = %q, %v; want code %v", tt.stmt, got, err, tt.code)
 			}
@@ -67,12 +76,13 @@ func TestRenderPGRoundTrip(t *testing.T) {
 		"CREATE TABLE albums (id bigint NOT NULL, aid bigint NOT NULL, title text, PRIMARY KEY (id, aid)) INTERLEAVE IN PARENT singers ON DELETE CASCADE",
 		"CREATE INDEX by_title ON albums (title DESC) INCLUDE (aid) INTERLEAVE IN singers WHERE title IS NOT NULL",
 		"CREATE TABLE \"Mixed Case\" (k text PRIMARY KEY, sid bigint, CONSTRAINT fk FOREIGN KEY (sid) REFERENCES singers (id))",
+		`CREATE TABLE "select" ("user" text PRIMARY KEY, "order" bigint, name text)`,
 	}
 	build := func(stmts []string) *Catalog {
 		t.Helper()
 		var lowered []string
 		for _, s := range stmts {
-			g, err := LowerPG(s)
+			g, err := LowerPG(NewCatalog(), s)
 			if err != nil {
 				t.Fatalf("LowerPG(%q): %v", s, err)
 			}

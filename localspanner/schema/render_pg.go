@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	pg "github.com/pganalyze/pg_query_go/v6"
 )
 
 // RenderPG returns the schema of a PostgreSQL-dialect database as PostgreSQL DDL, as
@@ -21,12 +22,23 @@ func (c *Catalog) RenderPG() []string {
 
 var plainIdent = regexp.MustCompile(`^[a-z_][a-z0-9_$]*$`)
 
-// pgIdent quotes a name unless PostgreSQL reads it back unchanged without quotes.
+// pgIdent quotes a name unless PostgreSQL reads it back unchanged without quotes: lower
+// case letters, digits, _ and $, and not one of PostgreSQL's keywords other than the
+// unreserved ones (its lexer says which: "user", "select", "order" need quotes).
 func pgIdent(name string) string {
-	if plainIdent.MatchString(name) {
+	if plainIdent.MatchString(name) && !pgKeyword(name) {
 		return name
 	}
 	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
+
+func pgKeyword(name string) bool {
+	sc, err := pg.Scan(name)
+	if err != nil || len(sc.GetTokens()) != 1 {
+		return true // quoting is always safe
+	}
+	k := sc.GetTokens()[0].GetKeywordKind()
+	return k != pg.KeywordKind_NO_KEYWORD && k != pg.KeywordKind_UNRESERVED_KEYWORD
 }
 
 func pgIdents(cols []*Column) string {

@@ -12,6 +12,7 @@ from urllib.parse import urljoin
 
 import pytest
 from fastapi.testclient import TestClient
+from prometheus_client.parser import text_string_to_metric_families
 
 os.environ.setdefault("SPANNER_DISABLE_BUILTIN_METRICS", "true")
 
@@ -97,3 +98,22 @@ def start_run(client: TestClient, **body: Any) -> dict[str, Any]:
     assert response.status_code == 201, response.text
     run: dict[str, Any] = response.json()
     return run
+
+
+def scrape(client: TestClient) -> dict[str, dict[tuple[tuple[str, str], ...], float]]:
+    """sample name -> {sorted labels: value}, from the text /metrics serves."""
+    response = client.get("/metrics")
+    assert response.status_code == 200, response.text
+    out: dict[str, dict[tuple[tuple[str, str], ...], float]] = {}
+    for family in text_string_to_metric_families(response.text):
+        for sample in family.samples:
+            out.setdefault(sample.name, {})[tuple(sorted(sample.labels.items()))] = sample.value
+    return out
+
+
+def key(**labels: str) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted(labels.items()))
+
+
+def of_run(series: dict[tuple[tuple[str, str], ...], float], run_id: str) -> dict[tuple[tuple[str, str], ...], float]:
+    return {tuple(kv for kv in k if kv[0] != "run_id"): v for k, v in series.items() if ("run_id", run_id) in k}

@@ -10,7 +10,7 @@ from pydantic import TypeAdapter
 from starlette.websockets import WebSocketDisconnect
 
 from spanload.api.schemas.live import LiveMessage
-from tests.api.conftest import start_run, wait_run
+from tests.api.conftest import key, of_run, scrape, start_run, wait_run
 
 MESSAGES: TypeAdapter[Any] = TypeAdapter(LiveMessage)
 
@@ -41,12 +41,12 @@ def test_live_socket_sends_snapshot_then_samples_status_and_config_changes(clien
         assert change.event.kind == "config_change" and change.event.changes == {"watcher.poll_interval_ms": 500}
         assert change.config["watcher"]["poll_interval_ms"] == 500
 
-        metrics = client.get("/metrics")
-        assert metrics.status_code == 200 and metrics.headers["content-type"].startswith("text/plain")
-        assert f'spanload_run_info{{run_id="{run_id}",name="live"}} 1' in metrics.text
-        assert f'spanload_gauge{{run_id="{run_id}",gauge="updater.tps"}}' in metrics.text
-        assert f'spanload_latency_ms{{run_id="{run_id}",op="updater.txn",quantile="0.99"}}' in metrics.text
-        assert "spanload_live_viewers 1" in metrics.text
+        assert client.get("/metrics").headers["content-type"].startswith("text/plain")
+        metrics = scrape(client)
+        assert of_run(metrics["spanload_run_info"], run_id) == {key(name="live", state="running"): 1.0}
+        assert of_run(metrics["spanload_operation_target_per_second"], run_id)[key(operation="updater.txn")] > 0
+        assert of_run(metrics["spanload_operation_latency_seconds_count"], run_id)[key(operation="updater.txn")] > 0
+        assert metrics["spanload_live_viewers"] == {(): 1.0}
 
         client.post(f"/api/runs/{run_id}/stop")
         kinds = []

@@ -10,11 +10,12 @@ from typing import Any
 from fastapi.testclient import TestClient
 from google.cloud.spanner_v1 import Client
 
-from spanload.model.config import Target, TargetKind
+from spanload.model.config import SchemaKind, Target, TargetKind
 from spanload.model.workload_file import parse_definition
 from spanload.spanner.client import make_client
 from spanload.spanner.local_server import LocalSpanner
-from spanload.spanner.schemas import ensure_ddl
+from spanload.spanner.schemas import ensure_ddl, spec
+from tests.api.conftest import wait_run
 
 SHOP = (Path(__file__).parents[2] / "workloads" / "shop.yaml").read_text()
 
@@ -110,7 +111,7 @@ def _foreign_database(address: str) -> str:
     target = Target(kind=TargetKind.EMULATOR, emulator_host=address, database=name)
     client: Client = make_client(target, address)
     try:
-        ensure_ddl(client, target, ["CREATE TABLE Theirs (Id INT64 NOT NULL) PRIMARY KEY (Id)"], "theirs", consent=True)
+        ensure_ddl(client, target, ["CREATE TABLE Theirs (Id INT64 NOT NULL) PRIMARY KEY (Id)"], "theirs")
     finally:
         client.close()
     return name
@@ -212,3 +213,23 @@ def test_a_dry_run_executes_each_operation_once_and_rolls_its_writes_back(
         assert (movements, audits, units) == ([[0]], [[0]], [[400 * 7]])
     finally:
         admin.close()
+
+
+def test_a_database_holding_only_spanloads_own_tables_needs_no_consent(
+    client: TestClient, local_spanner: LocalSpanner
+) -> None:
+    """Spanload's built-in tables are not someone else's: a definition may add its tables beside them."""
+    name = f"ours-{uuid.uuid4().hex[:10]}"
+    target = Target(kind=TargetKind.EMULATOR, emulator_host=local_spanner.address, database=name)
+    admin: Client = make_client(target, local_spanner.address)
+    try:
+        ensure_ddl(admin, target, spec(SchemaKind.SINGERS).ddl, "singers")
+    finally:
+        admin.close()
+    body = {
+        "definition_name": "shop",
+        "overrides": {"target": target.model_dump(mode="json"), "duration_s": 1, "knobs": {"customers": 10}},
+    }
+    created = client.post("/api/runs", json=body)
+    assert created.status_code == 201, created.text
+    wait_run(client, created.json()["id"], lambda r: r["status"] == "finished", "the run to finish")

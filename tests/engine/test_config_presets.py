@@ -148,3 +148,14 @@ def test_thresholds_parse_check_and_name_the_failure() -> None:
 def test_malformed_thresholds_are_refused(text: str) -> None:
     with pytest.raises(thresholds.ThresholdError):
         thresholds.parse(text)
+
+
+def test_the_capacity_presets_search_the_write_benchmark_and_the_change_watcher() -> None:
+    from spanload.model.presets import get_preset
+
+    write = get_preset("capacity-write-benchmark").config
+    assert write.workload.value == "write_benchmark" and write.capacity is not None
+    assert (write.capacity.step, write.capacity.server_cpu_pct, write.capacity.also) == (200, 65, [])
+    watcher = get_preset("capacity-change-watcher").config
+    assert watcher.workload.value == "change_watcher" and watcher.watcher.enabled
+    assert watcher.capacity is not None and watcher.capacity.also == ["notify.p99_ms>2000"]

@@ -143,3 +143,22 @@ def test_information_schema_columns_names_types_in_postgresql(pgdb: Database) ->
     ]
     assert ["tags", "ARRAY", "character varying[]"] in rows
     assert ["updated", "timestamp with time zone", "timestamp with time zone"] in rows
+
+
+def test_alter_column_set_not_null_and_type(instance: Instance) -> None:
+    db = create_pg_database(instance, ["CREATE TABLE t (id bigint PRIMARY KEY, s varchar(10), b text)"])
+    try:
+        db.update_ddl(["ALTER TABLE t ALTER COLUMN s SET NOT NULL", "ALTER TABLE t ALTER COLUMN b TYPE bytea"]).result(
+            OPERATION_TIMEOUT_S
+        )
+        db.reload()
+        ddl = list(db.ddl_statements)
+        assert ddl == [
+            "CREATE TABLE t (\n  id bigint NOT NULL,\n  s character varying(10) NOT NULL,\n"
+            "  b bytea,\n  PRIMARY KEY(id)\n)"
+        ]
+        # Spanner refuses a row without a value for a NOT NULL column with FAILED_PRECONDITION.
+        with pytest.raises(exceptions.FailedPrecondition):
+            db.run_in_transaction(lambda tx: tx.execute_update("INSERT INTO t (id) VALUES (1)"))
+    finally:
+        db.drop()

@@ -304,3 +304,28 @@ def test_integer_division_truncates_and_arrays_count_from_one(clean: Database) -
     rows, fields = query(clean, "SELECT 7 / 2, -7 / 2, marks[1], marks[2], marks[3] FROM singers")
     assert rows == [[3, -3, 10, 20, None]]
     assert fields[0].type_.code == TypeCode.INT64
+
+
+def test_is_distinct_from_treats_null_as_a_value(clean: Database) -> None:
+    # PostgreSQL: IS DISTINCT FROM is <> with NULL a comparable value (NULL is not distinct from NULL).
+    rows, _ = query(
+        clean,
+        "SELECT 1 IS DISTINCT FROM 1, 1 IS DISTINCT FROM 2, 1 IS DISTINCT FROM NULL, NULL IS DISTINCT FROM NULL,"
+        " NULL IS NOT DISTINCT FROM NULL, 1 IS NOT DISTINCT FROM NULL, 2 IS NOT DISTINCT FROM 2",
+    )
+    assert rows == [[False, True, True, False, True, False, True]]
+
+
+def test_for_update_reads_the_same_rows(clean: Database) -> None:
+    # Spanner's PostgreSQL dialect accepts SELECT ... FOR UPDATE in read-write transactions; it
+    # changes locking, not results. FOR SHARE it does not have.
+    clean.run_in_transaction(
+        lambda tx: tx.execute_update("INSERT INTO singers (singer_id, first_name) VALUES (1, 'a')")
+    )
+
+    def read(tx: Any) -> list[list[Any]]:
+        return [list(r) for r in tx.execute_sql("SELECT first_name FROM singers WHERE singer_id = 1 FOR UPDATE")]
+
+    assert clean.run_in_transaction(read) == [["a"]]
+    with pytest.raises(exceptions.MethodNotImplemented, match="FOR SHARE"):
+        query(clean, "SELECT first_name FROM singers FOR SHARE")

@@ -21,6 +21,7 @@ from spanload.api.schemas.runs import (
 from spanload.control.service import config_from, default_target
 from spanload.model.config import ConfigPatch
 from spanload.model.errors import RunNotFound
+from spanload.model.profile import ProfileEdit, ProfileStatus
 from spanload.model.state import RunState
 from spanload.model.workload_library import builtin_workload
 from spanload.store import runs as run_store
@@ -131,6 +132,14 @@ async def patch_config(
     who = f"api {request.client.host}" if request.client else "api"
     row = await service.patch_config(run_id, patch, who=who)
     return await _public(service, hub, row, sessions)
+
+
+@router.post("/{run_id}/profile", responses=ERRORS)
+async def edit_profile(run_id: str, edit: ProfileEdit, service: ServiceDep) -> ProfileStatus:
+    """A live edit of the run's load profile: skip to the next stage, extend the current one by
+    ``seconds``, or abandon the profile (its last rate holds). On the run's timeline; 409 when the
+    run follows no profile, or it is over."""
+    return await service.edit_profile(run_id, edit)
 
 
 @router.post("/{run_id}/pause", responses=ERRORS)

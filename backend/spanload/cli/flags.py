@@ -21,8 +21,11 @@ _DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*(ms|s|m|h)?\s*$")
 _UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
 
 # `--preset` picks the base config instead; `--ray ADDRESS` (placement.address) implies placement.kind;
-# a definition comes from `--workload-file`, its knobs from `--set name=value`
-NOT_FLAGS = frozenset({"preset", "placement.kind", "definition", "knobs", "operations"})
+# a definition comes from `--workload-file`, its knobs from `--set name=value`; a profile from `--stages`,
+# abort rules from `--abort-on`
+NOT_FLAGS = frozenset(
+    {"preset", "placement.kind", "definition", "knobs", "operations", "profile", "abort_on", "capacity"}
+)
 ALIASES = {  # dotted field -> the flag's older, shorter name (listed first, so errors name it)
     "updater.transactions_per_second": "--tps",
     "updater.mutations_per_transaction": "--mutations",

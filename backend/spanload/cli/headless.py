@@ -18,6 +18,9 @@ import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 from spanload.cli.flags import add_knob_flags, overrides_from
 from spanload.cli.render import PrintingSink, summary_table, write_json
@@ -31,6 +34,7 @@ from spanload.model.config import (
     TargetKind,
 )
 from spanload.model.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, RunError, RunInvalid
+from spanload.model.profile import parse_stages
 from spanload.model.settings import Settings, get_settings
 from spanload.model.state import RunState
 
@@ -47,6 +51,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="EXPR",
         help="fail unless it holds, e.g. 'updater.p99_ms<50', 'watcher.changes_ps>10', 'reconciliation.ok==1'",
     )
+    parser.add_argument(
+        "--abort-on",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="stop the run (and fail it) once this holds for a time, judged every interval, "
+        "e.g. 'updater.p99_ms>500 for 30s' (repeatable; config.abort_on)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no live status block")
     parser.add_argument(
         "--workload-file", type=Path, metavar="FILE", help="run a workload definition (YAML or JSON); see workloads/"
@@ -57,6 +69,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="KNOB=VALUE",
         help="a knob of the definition, e.g. --set order_rate=80 (repeatable)",
+    )
+
+    parser.add_argument(
+        "--stages",
+        metavar="STAGES",
+        help="a load profile: RATE:DURATION, ramp:FROM-TO:DURATION, step:[FROM+]INCREMENT/EVERY:TO, comma "
+        "separated, e.g. '100:30s,ramp:100-2000:5m,2000:1m'; it drives the updater's rate (see --profile-operation)",
+    )
+    parser.add_argument(
+        "--stages-file", type=Path, metavar="FILE", help="a load profile from a file (YAML or JSON: config.profile)"
+    )
+    parser.add_argument(
+        "--profile-operation", metavar="OP", help="the definition's operation the profile drives (rate or concurrency)"
+    )
+
+    parser.add_argument(
+        "--capacity",
+        metavar="START:STEP:MAX",
+        help="a capacity search: the updater's rate from START up by STEP a step while each step holds, up to MAX "
+        "(e.g. 100:100:5000); the other settings (stop conditions, step times) from --capacity-file or defaults",
+    )
+    parser.add_argument(
+        "--capacity-file",
+        type=Path,
+        metavar="FILE",
+        help="a capacity search from a file (YAML or JSON: config.capacity)",
     )
 
     add_knob_flags(parser)
@@ -73,7 +111,69 @@ def build_config(args: argparse.Namespace) -> RunConfig:
         overrides.update(workload="definition", definition=definition.model_dump(mode="json"), knobs=sets)
     elif sets:
         raise RunInvalid("--set gives knobs of a workload definition: add --workload-file FILE", "knobs")
+    if getattr(args, "abort_on", None):
+        overrides["abort_on"] = args.abort_on
+    capacity = capacity_from(args)
+    if capacity is not None:
+        overrides["capacity"] = capacity
+    profile = profile_from(args)
+    if profile is not None:
+        overrides["profile"] = profile
     return presets.make_config(args.preset, overrides, prefix="invalid run configuration: ")
+
+
+def capacity_from(args: argparse.Namespace) -> dict[str, Any] | None:
+    """``config.capacity`` from ``--capacity-file`` with ``--capacity START:STEP:MAX`` on top; None
+    without either. Raises :class:`RunInvalid` naming the flag."""
+    text, path = getattr(args, "capacity", None), getattr(args, "capacity_file", None)
+    out: dict[str, Any] = {}
+    if path is not None:
+        loaded = _read_yaml(path, "--capacity-file")
+        if not isinstance(loaded, dict):
+            raise RunInvalid(f"--capacity-file {path}: a capacity search (start_rate, step, max_rate...)", "capacity")
+        out.update(loaded)
+    if text is not None:
+        try:
+            start, step, most = (float(part) for part in text.split(":"))
+        except ValueError:
+            raise RunInvalid(f"--capacity {text!r} is not START:STEP:MAX, e.g. 100:100:5000", "capacity") from None
+        out.update(start_rate=start, step=step, max_rate=most)
+    return out or None
+
+
+def _read_yaml(path: Path, flag: str) -> Any:
+    try:
+        return yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as err:
+        raise RunInvalid(f"{flag} {path}: {err}", "profile" if "stages" in flag else "capacity") from None
+
+
+def profile_from(args: argparse.Namespace) -> dict[str, Any] | None:
+    """``config.profile`` from ``--stages`` or ``--stages-file`` and ``--profile-operation``; None
+    without either. Raises :class:`RunInvalid` naming the flag."""
+    stages, path = getattr(args, "stages", None), getattr(args, "stages_file", None)
+    operation = getattr(args, "profile_operation", None)
+    if stages is not None and path is not None:
+        raise RunInvalid("give --stages or --stages-file, not both", "profile")
+    if stages is None and path is None:
+        if operation is not None:
+            raise RunInvalid("--profile-operation goes with --stages or --stages-file", "profile")
+        return None
+    profile: dict[str, Any]
+    if stages is not None:
+        try:
+            profile = {"stages": [s.model_dump() for s in parse_stages(stages)]}
+        except ValueError as err:
+            raise RunInvalid(f"--stages: {err}", "profile") from None
+    else:
+        assert path is not None
+        loaded = _read_yaml(path, "--stages-file")
+        profile = {"stages": loaded} if isinstance(loaded, list) else loaded
+        if not isinstance(profile, dict):
+            raise RunInvalid(f"--stages-file {path}: a profile (stages: [...]) or a list of stages", "profile")
+    if operation is not None:
+        profile["operation"] = operation
+    return profile
 
 
 async def run_headless(config: RunConfig, settings: Settings, sink: PrintingSink) -> bool:

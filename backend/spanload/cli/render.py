@@ -12,6 +12,7 @@ from rich.progress import BarColumn, Progress, TaskID, TaskProgressColumn, TextC
 
 from spanload.model import op_metrics, tpcc
 from spanload.model.breakdown import Source
+from spanload.model.capacity import CapacityResult
 from spanload.model.config import ConfigPatch, RunConfig, Workload
 from spanload.model.live import EventKind, PreloadStatus
 from spanload.model.op_metrics import OpGauge, OpHistogram
@@ -132,6 +133,29 @@ def _average(name: str, value: float) -> str:
     return f"{name} {value:,.2f}"
 
 
+def capacity_table(result: CapacityResult) -> list[str]:
+    """A capacity search's knee, what broke and who was the limit, then one line per step."""
+    knee = "none (the first step broke)" if result.knee is None else f"{result.knee:g}/s"
+    lines = ["", f"capacity: knee {knee}, limited by {result.limited_by.value}"]
+    if result.broke_by:
+        lines.append("  the next step broke: " + "; ".join(result.broke_by))
+    if result.note:
+        lines.append(f"  {result.note}")
+    header = (
+        f"{'rate':>9}{'achieved':>10}{'p50':>9}{'p95':>9}{'p99':>9}{'errors':>8}{'server':>8}{'client':>8}  verdict"
+    )
+    lines += [header, "-" * len(header)]
+    for s in result.steps:
+        server = "-" if s.server_cpu is None else f"{s.server_cpu:.0%}"
+        client = "-" if s.client_cpu is None else f"{s.client_cpu:.0%}"
+        verdict = "held" if s.held else "broke"
+        lines.append(
+            f"{s.rate:>9g}{s.achieved:>10.1f}{_fmt_ms(s.p50):>9}{_fmt_ms(s.p95):>9}{_fmt_ms(s.p99):>9}"
+            f"{s.errors_pct:>7.2f}%{server:>8}{client:>8}  {verdict}{'' if s.stable else ' (not stable)'}"
+        )
+    return lines
+
+
 def summary_table(summary: Summary) -> list[str]:
     """The end-of-run table: latency percentiles per operation, rates and totals, reconciliation."""
     lines = [f"Summary ({_hms(summary.duration_s)})", ""]
@@ -172,6 +196,8 @@ def summary_table(summary: Summary) -> list[str]:
         lines.append(f"reconciliation: {'OK' if r.ok else 'FAILED'}: {r.detail}")
     if summary.tpcc is not None:
         lines += tpcc_table(summary.tpcc)
+    if summary.capacity is not None:
+        lines += capacity_table(summary.capacity)
     lines += breakdown_table(summary)
     stop = summary.stop
     if stop is not None and not stop.graceful:

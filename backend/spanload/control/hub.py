@@ -14,6 +14,7 @@ from functools import partial
 
 from sqlalchemy.orm import Session
 
+from spanload.control.run_metrics import RunMetrics
 from spanload.model.config import ConfigPatch, RunConfig, TargetKind
 from spanload.model.live import (
     ConfigChangeMessage,
@@ -37,6 +38,7 @@ from spanload.store.writer import StoreWriter
 
 logger = logging.getLogger(__name__)
 
+METRICS_RETENTION_S = 600.0  # the default of Settings.metrics_retention_s
 VIEWER_BACKLOG_MAX = 64  # messages queued for one viewer before it is dropped
 
 
@@ -72,8 +74,14 @@ class Viewer:
 class Hub:
     """Implements :class:`spanload.model.state.RunSink` for the control plane."""
 
-    def __init__(self, writer: StoreWriter, viewer_backlog: int = VIEWER_BACKLOG_MAX) -> None:
+    def __init__(
+        self,
+        writer: StoreWriter,
+        viewer_backlog: int = VIEWER_BACKLOG_MAX,
+        metrics_retention_s: float = METRICS_RETENTION_S,
+    ) -> None:
         self.writer = writer
+        self.metrics = RunMetrics(metrics_retention_s)  # what /metrics exposes of each run
         self.viewer_backlog = viewer_backlog
         self.latest: dict[str, Sample] = {}
         self.states: dict[str, RunState] = {}
@@ -117,12 +125,14 @@ class Hub:
 
     def on_sample(self, run_id: str, sample: Sample) -> None:
         self.latest[run_id] = sample
+        self.metrics.on_sample(run_id, sample)
         self.writer.submit(partial(sample_store.insert_sample, run_id=run_id, sample=sample))
         self._publish(run_id, SampleMessage(sample=sample.model_copy(update={"hdr": {}}), published_at=time.time()))
 
     def on_state(self, run_id: str, state: RunState, reason: str | None) -> None:
         now = time.time()
         self.states[run_id] = state
+        self.metrics.on_state(run_id, state, now)
         if state is RunState.RUNNING:
             self._started.setdefault(run_id, now)
         if state is not RunState.PRELOADING:

@@ -16,6 +16,7 @@ from spanload.engine.runtimes import worker_command
 from spanload.model.config import ConfigPatch, RunConfig, TargetKind
 from spanload.model.errors import RunConflict, RunInvalid, RunNotFound
 from spanload.model.presets import make_config
+from spanload.model.profile import ProfileEdit, ProfileStatus
 from spanload.model.settings import Settings
 from spanload.model.state import RunAction, RunEngine, RunState, check_action
 from spanload.store import runs as run_store
@@ -113,6 +114,17 @@ class RunService:
         except Exception as err:
             raise RunConflict(f"run {run_id!r} cannot change now: {err}") from err
         return await self.get(run_id)
+
+    async def edit_profile(self, run_id: str, edit: ProfileEdit) -> ProfileStatus:
+        """Skip, extend or abandon the stage under way of the run's profile (the engine records it)."""
+        row = await self.get(run_id)
+        check_action(run_id, row.status, RunAction.CHANGE)
+        try:
+            return await self.engine.edit_profile(run_id, edit)
+        except (RunConflict, RunInvalid):
+            raise
+        except Exception as err:  # unknown to the engine: it ended meanwhile
+            raise RunConflict(f"run {run_id!r} cannot edit its profile now: {err}") from err
 
     async def _control(self, run_id: str, action: RunAction) -> RunRow:
         row = await self.get(run_id)

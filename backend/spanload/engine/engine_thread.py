@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from spanload.model.config import ConfigPatch, RunConfig
 from spanload.model.live import EventKind, PreloadStatus
+from spanload.model.profile import ProfileEdit, ProfileStatus
 from spanload.model.samples import Sample, Summary
 from spanload.model.settings import Settings
 from spanload.model.state import RunEngine, RunSink, RunState
@@ -78,6 +79,9 @@ class EngineThread:
 
     async def patch(self, run_id: str, patch: ConfigPatch, who: str) -> RunConfig:
         return await self._call(self._engine.patch(run_id, patch, who))
+
+    async def edit_profile(self, run_id: str, edit: ProfileEdit) -> ProfileStatus:
+        return await self._call(self._engine.edit_profile(run_id, edit))
 
     async def pause(self, run_id: str) -> None:
         await self._call(self._engine.pause(run_id))

@@ -1,9 +1,10 @@
 """The schema step the control plane takes before any worker starts.
 
 A workload definition's DDL runs here, not in a worker, so no runtime (Python or Go) holds schema
-policy of its own. For every workload, on an emulator or cloud target, the consent rule of
-:func:`spanload.spanner.schemas.ensure_ddl` is checked here first: a run that would add tables to a
-database holding other tables stops with :class:`ConsentRequired` before a worker is spawned.
+policy of its own. No silent DDL on someone's database: for every workload, on an emulator or cloud
+target without ``create_schema``, a run that would add objects to a database holding tables that
+are not Spanload's own stops with :class:`~spanload.spanner.schemas.ConsentRequired` (naming each
+object) before a worker is spawned. The local target, and a database the run creates, need none.
 """
 
 from __future__ import annotations
@@ -19,6 +20,15 @@ from spanload.spanner import schemas
 from spanload.spanner.tpcc_schema import DDL as TPCC_DDL
 
 logger = logging.getLogger(__name__)
+
+
+BUILTIN_TABLES = frozenset(
+    name
+    for statements in (*(spec.ddl for spec in schemas.SCHEMAS.values()), TPCC_DDL)
+    for name in schemas.object_names(statements)
+)
+"""The tables (and indexes) Spanload's own workloads create: a database that holds only these holds
+no one else's tables, so adding a workload's to it needs no consent."""
 
 
 def workload_ddl(config: RunConfig) -> Sequence[str]:
@@ -46,7 +56,7 @@ def check_consent(config: RunConfig, emulator_host: str | None) -> None:
 def _refuse_without_consent(config: RunConfig, emulator_host: str | None) -> None:
     with _client(config, emulator_host) as client:
         database = client.instance(config.target.instance).database(config.target.database)
-        plan = schemas.plan_ddl(database, workload_ddl(config))
+        plan = schemas.plan_ddl(database, workload_ddl(config), BUILTIN_TABLES)
     if plan.needs_consent:
         raise schemas.ConsentRequired(config.target.database, plan.other_tables, schemas.created_objects(plan.missing))
 
@@ -57,7 +67,7 @@ def create_definition_schema(config: RunConfig, emulator_host: str | None) -> No
     definition = config.definition
     assert definition is not None
     with _client(config, emulator_host) as client:
-        schemas.ensure_ddl(client, config.target, definition.ddl, definition.name, config.create_schema)
+        schemas.ensure_ddl(client, config.target, definition.ddl, definition.name)
         schemas.apply_database_options(client, config.target)
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
 import time
 from collections.abc import Coroutine
@@ -34,14 +35,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from spanload.engine import schema_setup
+from spanload.engine.abort_rules import AbortWatch
 from spanload.engine.aggregator import Aggregator
+from spanload.engine.capacity import CapacityRunner
+from spanload.engine.profiles import ProfileRunner, Steering
 from spanload.engine.reconcile import reconcile
 from spanload.engine.runtimes import worker_command
 from spanload.engine.transports import LocalLauncher, WorkerLauncher, WorkerSpec, WorkerTransport
 from spanload.model import protocol
-from spanload.model.config import ConfigPatch, Placement, PlacementKind, RunConfig, TargetKind, Workload
+from spanload.model.config import ConfigPatch, LatencyModel, Placement, PlacementKind, RunConfig, TargetKind, Workload
 from spanload.model.errors import RunConflict, RunError, RunInvalid, RunNotFound
 from spanload.model.live import EventKind, PreloadStatus
+from spanload.model.profile import ProfileEdit, ProfileStatus
 from spanload.model.samples import Gauge, Sample, StopInfo, WorkerCost
 from spanload.model.settings import Settings
 from spanload.model.state import RunAction, RunSink, RunState, check_action
@@ -103,6 +108,10 @@ class _Run:
     reason: str | None = None
     stop_deadline: float | None = None  # monotonic; set when a stop begins
     stop_detail: str = ""
+    profile: ProfileRunner | None = None  # config.profile followed live (engine/profiles.py)
+    capacity: CapacityRunner | None = None  # config.capacity's search (engine/capacity.py)
+    abort: AbortWatch | None = None  # config.abort_on judged every interval (engine/abort_rules.py)
+    abort_reason: str | None = None  # set when a rule stopped the run: it ends FAILED with it
 
 
 class Supervisor:
@@ -229,6 +238,7 @@ class Supervisor:
         placement = self.placement(config)
         config = config.seeded().model_copy(update={"placement": placement})
         run = _Run(id=run_id, config=config, state=RunState.STARTING)
+        run.abort = AbortWatch(config.abort_on) if config.abort_on else None
         self._runs[run_id] = run
         self.sink.on_state(run_id, RunState.STARTING, None)
         try:
@@ -313,6 +323,31 @@ class Supervisor:
             worker.send(protocol.Begin(started_at=started_at))
         self._set_state(run, RunState.RUNNING)
         run.tasks.append(self._task(self._watchdog(run), f"watchdog-{run.id}"))
+        if run.config.profile is not None:
+            run.profile = ProfileRunner(run.config, self._steering(run, "profile"))
+            run.tasks.append(self._task(run.profile.drive(), f"profile-{run.id}"))
+        if run.config.capacity is not None:
+            # a local Spanner shares this machine with local workers; its latency model's CPU is modeled, not spent
+            target = run.config.target
+            shared = target.kind is TargetKind.LOCAL and target.latency_model is LatencyModel.NONE
+            cores = os.cpu_count() if shared and run.config.placement in (None, Placement()) else None
+            steering = self._steering(run, "capacity")
+            run.capacity = CapacityRunner(run.config, steering, lambda: _worker_cpu(run), cores)
+            run.tasks.append(self._task(run.capacity.begin(), f"capacity-{run.id}"))
+
+    def _steering(self, run: _Run, who: str) -> Steering:
+        """How the engine's own drivers (a profile, a capacity search) change and stop a run: as a
+        user would, the changes on the timeline by ``who``."""
+        return Steering(
+            state=lambda: run.state,
+            patch=lambda patch: self.patch(run.id, patch, who),
+            event=lambda kind, changes: self.sink.on_event(run.id, kind, changes),
+            stop=lambda: self._stop_soon(run),
+        )
+
+    def _stop_soon(self, run: _Run) -> None:
+        if run.stopping is None and run.state in (RunState.RUNNING, RunState.PAUSED):
+            run.stopping = self._task(self._stop(run), f"stop-{run.id}")
 
     async def _preload(self, run: _Run) -> None:
         """The load phase: skipped when the table holds ``preload.rows`` already (an event says so),
@@ -440,6 +475,16 @@ class Supervisor:
         for sample in samples:
             sample.gauges[Gauge.WORKERS_STALLED] = stalled
             self.sink.on_sample(run.id, sample)
+            if run.capacity is not None:
+                run.capacity.observe(sample)
+            if run.abort is not None and run.abort_reason is None and (breach := run.abort.observe(sample)):
+                self._abort(run, breach)
+
+    def _abort(self, run: _Run, breach: dict[str, object]) -> None:
+        run.abort_reason = str(breach["reason"])
+        logger.warning("run %s: %s", run.id, run.abort_reason)
+        self.sink.on_event(run.id, EventKind.ABORTED, breach)
+        self._stop_soon(run)
 
     def _stalled(self, run: _Run, worker: _Worker, silent_s: float) -> None:
         worker.stalled_since = worker.last_heard
@@ -480,7 +525,7 @@ class Supervisor:
                 self._publish(run, run.aggregator.flush_overdue(time.time()))
             duration = run.config.duration_s
             if duration is not None and now - run.begun_monotonic >= duration and run.state is RunState.RUNNING:
-                run.stopping = self._task(self._stop(run), f"stop-{run.id}")
+                self._stop_soon(run)
                 return
 
     # -- control ------------------------------------------------------------------------------------
@@ -503,6 +548,15 @@ class Supervisor:
                 worker.send(protocol.Patch(config=new))
         self.sink.on_config_change(run_id, patch, who)
         return new
+
+    async def edit_profile(self, run_id: str, edit: ProfileEdit) -> ProfileStatus:
+        """Skip to the next stage of the run's profile, extend the current one, or abandon it; at
+        once. Raises :class:`RunNotFound`, or :class:`RunConflict` when it has no profile under way."""
+        run = self._run(run_id)
+        check_action(run_id, run.state, RunAction.CHANGE)
+        if run.profile is None:
+            raise RunConflict(f"run {run_id!r} follows no profile (or has not begun it yet)")
+        return await run.profile.edit(edit)
 
     async def pause(self, run_id: str) -> None:
         """Stop generating load (updater, reader, watcher) until :meth:`resume`."""
@@ -561,7 +615,7 @@ class Supervisor:
             return
         except RunError:
             return
-        reason = _inconsistent(run.tpcc_checked)
+        reason = _inconsistent(run.tpcc_checked) or run.abort_reason
         state = RunState.FAILED if reason else RunState.FINISHED
         await self._end(run, state, reason, reconciled=True, ledgers=list(ledgers), drained=True)
 
@@ -605,6 +659,8 @@ class Supervisor:
         if run.aggregator is not None:
             self._publish(run, run.aggregator.flush_all())
             summary = run.aggregator.summary()
+            if run.capacity is not None:
+                summary.capacity = run.capacity.search.final()
             if run.config.workload is Workload.TPCC:
                 summary.tpcc = tpcc_summary(run.aggregator, run.config, run.tpcc_checked)
             if run.stop_deadline is not None and graceful:
@@ -672,6 +728,14 @@ def _worker_cost(hello: protocol.Hello, transport: WorkerTransport, operations: 
         cpu_s=cpu_s,
         cpu_ms_per_op=cpu_s * 1000 / operations if cpu_s is not None and operations else None,
     )
+
+
+def _worker_cpu(run: _Run) -> list[float] | None:
+    """Each worker's CPU seconds since begin, by index; None while one has not said."""
+    if run.aggregator is None:
+        return None
+    cpu = [run.aggregator.worker_usage(w.index)[1] for w in run.workers]
+    return None if None in cpu else [c or 0.0 for c in cpu]
 
 
 def _preload_status(run: _Run, began: float, done: bool = False) -> PreloadStatus:

@@ -15,10 +15,12 @@ from enum import StrEnum
 from types import UnionType
 from typing import Annotated, Any, ClassVar, Self, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
+from spanload.model.capacity import CapacityConfig
 from spanload.model.errors import RunInvalid
 from spanload.model.pacing import OperationPacing, check_overrides
+from spanload.model.profile import Profile, check_target, field_of, is_closed_loop, patch_for
 from spanload.model.workload import KnobValue, WorkloadDefinition
 
 SHARD_COUNT = 37  # ShardId = MOD(FARM_FINGERPRINT(...), 19) takes the values -18..18
@@ -135,6 +137,17 @@ DurationS = Annotated[float, Field(gt=0, le=7 * 24 * 3600)]
 Processes = Annotated[int, Field(ge=1, le=64)]
 ReportIntervalS = Annotated[float, Field(ge=0.1, le=60)]
 RunName = Annotated[str, Field(max_length=200)]
+
+
+def _abort_rule(text: str) -> str:
+    from spanload.model.conditions import parse_abort  # conditions -> samples -> tpcc -> this module
+
+    parse_abort(text)
+    return text
+
+
+AbortOn = Annotated[str, Field(max_length=300), AfterValidator(_abort_rule)]
+MAX_ABORT_RULES = 20
 Seed = Annotated[int, Field(ge=0, le=2**63 - 1)]
 RayAddress = Annotated[
     str, Field(pattern=r"^(auto|(ray://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):[0-9]{1,5})$", max_length=300)
@@ -339,7 +352,23 @@ class RunConfig(_Strict):
     )
     create_schema: bool = Field(
         default=False,
-        description="consent to run the definition's DDL on a database that holds other tables",
+        description="consent to create the workload's tables in a database that holds tables not Spanload's own",
+    )
+    abort_on: list[AbortOn] = Field(
+        default_factory=list,
+        max_length=MAX_ABORT_RULES,
+        description="conditions that stop the run when they hold for a time, judged every interval: "
+        "'updater.p99_ms>500 for 30s', 'errors_ps>10 for 5s'",
+    )
+    capacity: CapacityConfig | None = Field(
+        default=None,
+        description="capacity search: raise the rate step by step until a stop condition breaks; "
+        "the summary names the knee",
+    )
+    profile: Profile | None = Field(
+        default=None,
+        description="a schedule of stages (hold, ramp, step) for the updater's rate, or one operation's; "
+        "the engine follows it with live patches",
     )
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
@@ -372,6 +401,8 @@ class RunConfig(_Strict):
                 "workload 'participants' has no index to force (UserTable): set watcher.table_hint false or disable it"
             )
         self._check_definition()
+        self._check_profile()
+        self._check_capacity()
         if self.updater.key_space < self.processes:
             raise ValueError(
                 f"updater.key_space ({self.updater.key_space}) must be at least processes ({self.processes})"
@@ -393,6 +424,48 @@ class RunConfig(_Strict):
         except ValueError as err:
             raise ValueError(f"knobs.{err}") from None
         check_overrides(self.definition, self.operations)
+
+    def _check_profile(self) -> None:
+        """The profile names what it drives, and every value it sets fits that field's own bounds."""
+        if self.profile is None:
+            return
+        self._check_driven("profile", self.profile.operation, self.profile.values())
+
+    def _check_capacity(self) -> None:
+        if self.capacity is None:
+            return
+        if self.profile is not None:
+            raise ValueError("capacity: a capacity search sets the rate itself; it cannot follow a profile too")
+        c = self.capacity
+        self._check_driven("capacity", c.operation, [c.start_rate, c.max_rate])
+        if is_closed_loop(c.operation, self.definition):
+            raise ValueError(f"capacity.operation: {c.operation} is closed loop; a capacity search raises a rate")
+
+    def _check_driven(self, section: str, operation: str | None, values: list[float]) -> None:
+        """``section`` (a profile, a capacity search) drives what it names, within that field's bounds."""
+        if self.workload is Workload.TPCC:
+            raise ValueError(
+                f"{section}: workload 'tpcc' has no updater rate to drive (use tpcc.transactions_per_second)"
+            )
+        check_target(section, operation, self.definition)
+        if self.definition is None and not self.updater.enabled:
+            raise ValueError(f"{section}: it drives updater.transactions_per_second, but updater.enabled is false")
+        for value in (min(values), max(values)):
+            try:
+                ConfigPatch.model_validate(patch_for(operation, self.definition, value))
+            except ValidationError as err:
+                problem = err.errors()[0]["msg"]
+                raise ValueError(
+                    f"{section}: it sets {field_of(operation, self.definition)} to {value:g}: {problem}"
+                ) from None
+
+    def profile_peak(self) -> float | None:
+        """The highest rate a profile or capacity search asks of an open-loop field; None without one."""
+        if self.capacity is not None:
+            return self.capacity.max_rate
+        if self.profile is None or is_closed_loop(self.profile.operation, self.definition):
+            return None
+        return max(self.profile.values())
 
     def seeded(self) -> RunConfig:
         """This config with a seed: its own, or one drawn now (stored with the run, so a run can be
@@ -437,6 +510,8 @@ class RunConfig(_Strict):
         ]
         if self.workload is Workload.TPCC:  # its pacer's rate is used by TPC-C runs only
             rates.append(("tpcc.transactions_per_second", self.tpcc.transactions_per_second))
+        if (peak := self.profile_peak()) is not None:
+            rates.append(("profile", peak))
         for field, rate in rates:
             if rate > max_tps:
                 raise RunInvalid(
@@ -566,6 +641,9 @@ class ConfigPatch(_Patch):
             "definition",
             "seed",
             "create_schema",
+            "abort_on",
+            "capacity",
+            "profile",  # edited live through the profile's own actions (skip, extend, abandon)
         }
     )
 

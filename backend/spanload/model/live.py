@@ -23,6 +23,9 @@ class EventKind(StrEnum):
     PRELOAD_STARTED = "preload_started"  # the load phase began: {rows, table_rows}
     PRELOAD_FINISHED = "preload_finished"  # ... and ended: {rows, loaded, skipped, seconds, rows_per_s, worker_cpu_s}
     PRELOAD_SKIPPED = "preload_skipped"  # the table already held enough rows: {rows, table_rows, message}
+    ABORTED = "aborted"  # an abort rule held for its time: {rule, metric, value, for_s, breached_s, reason}
+    CAPACITY = "capacity"  # a capacity search judged a step: the step's figures (model.capacity.CapacityStep)
+    PROFILE = "profile"  # the load profile: {event: stage|skip|extend|abandon|end, stage, ...}
 
 
 class PreloadStatus(BaseModel):

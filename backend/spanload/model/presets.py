@@ -133,6 +133,7 @@ def _others() -> list[Preset]:
             ),
         )
     )
+    out += _capacity()
     for agents in SESSION_POOL_CONCURRENCY:
         name = f"session-pool-agents-{agents}"
         out.append(
@@ -163,6 +164,57 @@ def _others() -> list[Preset]:
             )
         )
     return out
+
+
+# The capacity searches: PerfKitBenchmarker's Spanner recipe raises the target 1,000 QPS a step until
+# CPU passes 65 % or p99 a limit; these start lower, for one machine, and go up to 20,000/s.
+CAPACITY_SEARCH = {
+    "start_rate": 200,
+    "step": 200,
+    "max_rate": 20_000,
+    "min_step_s": 20,
+    "max_step_s": 60,
+    "percentile": "p99",
+    "latency_ms": 100,
+    "errors_pct": 1,
+    "achieved_pct": 90,
+    "server_cpu_pct": 65,
+}
+
+
+def _capacity() -> list[Preset]:
+    return [
+        Preset(
+            "capacity-write-benchmark",
+            "Capacity search on the Tweet table: single-row writes from 200 tx/s up by 200 a step (20-60 s each) "
+            "until p99 passes 100 ms, errors 1 %, achieved falls under 90 % or server CPU passes 65 %",
+            _config(
+                "capacity-write-benchmark",
+                {
+                    "workload": "write_benchmark",
+                    "processes": 2,
+                    "updater": {"mutations_per_transaction": 1, "parallelism": 64},
+                    "watcher": {"enabled": False},
+                    "capacity": CAPACITY_SEARCH,
+                },
+            ),
+        ),
+        Preset(
+            "capacity-change-watcher",
+            "Capacity search on the Change Watcher's updater (5 mutations a transaction) with one watcher polling "
+            "every second: up by 200 tx/s a step until the updater's p99 passes 100 ms or a change's notification "
+            "p99 passes 2 s (or errors, achieved, server CPU as for the write benchmark)",
+            _config(
+                "capacity-change-watcher",
+                {
+                    "processes": 2,
+                    "updater": {"mutations_per_transaction": 5, "parallelism": 64},
+                    "watcher": {"watchers": 1, "poll_interval_ms": 1000, "limit": 10_000},
+                    "capacity": {**CAPACITY_SEARCH, "also": ["notify.p99_ms>2000"]},
+                },
+            ),
+        ),
+    ]
 
 
 def _tpcc() -> list[Preset]:

@@ -9,6 +9,7 @@ from enum import StrEnum
 from pydantic import BaseModel, Field
 
 from spanload.model.breakdown import Breakdown
+from spanload.model.capacity import CapacityResult
 from spanload.model.tpcc import TpccSummary
 
 INTENDED_SUFFIX = "_intended"  # "updater.txn" + INTENDED_SUFFIX: timed from the intended start
@@ -180,4 +181,7 @@ class Summary(BaseModel):
     )
     tpcc: TpccSummary | None = Field(
         default=None, description="workload tpcc: tpmC, the mix, aborts and retries per type, consistency 1-4"
+    )
+    capacity: CapacityResult | None = Field(
+        default=None, description="a capacity search's knee, what broke it, and every step's figures"
     )

@@ -63,6 +63,11 @@ class Settings(BaseSettings):
         "and open live streams, e.g. vite's dev server http://127.0.0.1:5173",
     )
     max_tps: float = Field(default=1000.0, description="upper bound on rates for cloud targets")
+    metrics_retention_s: float = Field(
+        default=600.0,
+        ge=0,
+        description="how long /metrics keeps a finished run's series (its final figures) before dropping them",
+    )
 
     local_spanner_binary: Path | None = Field(
         default=None,

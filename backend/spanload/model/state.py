@@ -11,6 +11,7 @@ from spanload.model.samples import Sample, Summary
 
 if TYPE_CHECKING:
     from spanload.model.live import EventKind, PreloadStatus
+    from spanload.model.profile import ProfileEdit, ProfileStatus
 
 
 class RunState(StrEnum):
@@ -90,6 +91,8 @@ class RunEngine(Protocol):
     async def start(self, run_id: str, config: RunConfig) -> None: ...
 
     async def patch(self, run_id: str, patch: ConfigPatch, who: str) -> RunConfig: ...
+
+    async def edit_profile(self, run_id: str, edit: ProfileEdit) -> ProfileStatus: ...
 
     async def pause(self, run_id: str) -> None: ...
 

@@ -216,8 +216,9 @@ class SchemaPlan:
         return self.database_exists and bool(self.other_tables) and bool(self.missing)
 
 
-def plan_ddl(database: Any, ddl: Sequence[str]) -> SchemaPlan:
-    """What ``ddl`` would create on ``database`` (a client database handle), read-only."""
+def plan_ddl(database: Any, ddl: Sequence[str], ours: frozenset[str] = frozenset()) -> SchemaPlan:
+    """What ``ddl`` would create on ``database`` (a client database handle), read-only. Tables named
+    in ``ours`` (upper-cased: the built-in workloads') do not count as the database's other tables."""
     if not database.exists():
         return SchemaPlan(database_exists=False, other_tables=(), missing=tuple(ddl))
     database.reload()
@@ -226,7 +227,7 @@ def plan_ddl(database: Any, ddl: Sequence[str]) -> SchemaPlan:
     tables = {
         m.group(2).upper(): m.group(2) for st in existing if (m := _NAME.search(st)) and m.group(1).upper() == "TABLE"
     }
-    others = tuple(name for upper, name in tables.items() if upper not in wanted)
+    others = tuple(name for upper, name in tables.items() if upper not in wanted and upper not in ours)
     return SchemaPlan(database_exists=True, other_tables=others, missing=tuple(missing_statements(ddl, existing)))
 
 
@@ -235,27 +236,23 @@ def created_objects(statements: Sequence[str]) -> list[str]:
     return [f"{' '.join(m.group(1).upper().split())} {m.group(2)}" for st in statements if (m := _NAME.search(st))]
 
 
-def ensure_schema(client: Any, target: Target, kind: SchemaKind, consent: bool = False) -> None:
+def ensure_schema(client: Any, target: Target, kind: SchemaKind) -> None:
     """Create what is missing: instance (local/emulator only), database, tables, indexes, seed rows.
 
     Safe to call on every run start. On a cloud target the instance must already exist: Spanload
     never creates billable instances.
     """
     schema = spec(kind)
-    database = ensure_ddl(client, target, schema.ddl, kind.value, consent)
+    database = ensure_ddl(client, target, schema.ddl, kind.value)
     if schema.seed is not None:
         schema.seed(database)
 
 
-def ensure_ddl(client: Any, target: Target, ddl: Sequence[str], what: str, consent: bool = False) -> Any:
+def ensure_ddl(client: Any, target: Target, ddl: Sequence[str], what: str) -> Any:
     """Create the instance (local/emulator only) and database if missing, then the tables and
     indexes of ``ddl`` that the database lacks (``what`` names the schema in logs). Returns the
-    database.
-
-    No silent DDL on someone's database: on an emulator or cloud target, a database that already
-    holds other tables gets the missing objects only with ``consent``; without it
-    :class:`ConsentRequired` lists what would be created and nothing changes. The local target,
-    and a database this call creates, need none."""
+    database. Whether it may (consent, on a database holding other tables) is the control plane's
+    decision, taken before any worker starts (engine/schema_setup.py)."""
     instance = client.instance(target.instance)
     if not instance.exists():
         if target.kind is TargetKind.CLOUD:
@@ -268,10 +265,6 @@ def ensure_ddl(client: Any, target: Target, ddl: Sequence[str], what: str, conse
         logger.info("creating instance %s", target.instance)
         _wait(instance.create(), f"create instance {target.instance}")
     database = instance.database(target.database)
-    if target.kind is not TargetKind.LOCAL and not consent:
-        plan = plan_ddl(database, ddl)
-        if plan.needs_consent:
-            raise ConsentRequired(target.database, plan.other_tables, created_objects(plan.missing))
     if not database.exists():
         logger.info("creating database %s with the %s schema", target.database, what)
         try:

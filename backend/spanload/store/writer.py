@@ -7,6 +7,7 @@ import asyncio
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable
 
 from sqlalchemy.orm import Session, sessionmaker
@@ -17,6 +18,7 @@ WRITE_QUEUE_MAX = 10_000
 CLOSE_TIMEOUT_S = 30.0
 
 Job = Callable[[Session], None]
+Queued = tuple[float, Job]  # (time.monotonic() at submit, the job)
 
 
 class StoreWriter:
@@ -25,7 +27,8 @@ class StoreWriter:
 
     def __init__(self, sessions: sessionmaker[Session], max_queue: int = WRITE_QUEUE_MAX) -> None:
         self._sessions = sessions
-        self._queue: queue.Queue[Job | None] = queue.Queue(maxsize=max_queue)
+        self._queue: queue.Queue[Queued | None] = queue.Queue(maxsize=max_queue)
+        self._applying_since: float | None = None  # submit time of the job being applied
         self._thread = threading.Thread(target=self._run, name="store-writer", daemon=True)
         self.dropped = 0
         self.failed = 0
@@ -33,7 +36,7 @@ class StoreWriter:
 
     def submit(self, job: Job) -> bool:
         try:
-            self._queue.put_nowait(job)
+            self._queue.put_nowait((time.monotonic(), job))
         except queue.Full:
             self.dropped += 1
             logger.error("store writer queue is full (%d jobs); dropped a write", self._queue.qsize())
@@ -52,8 +55,19 @@ class StoreWriter:
         def barrier(_: Session) -> None:
             loop.call_soon_threadsafe(release)
 
-        self._queue.put(barrier)
+        self._queue.put((time.monotonic(), barrier))
         await done
+
+    def pending(self) -> int:
+        """Jobs submitted and not applied yet."""
+        return self._queue.qsize() + (self._applying_since is not None)
+
+    def lag_s(self) -> float:
+        """How long the oldest job not applied yet has waited (0 when the writer is idle)."""
+        with self._queue.mutex:
+            head = self._queue.queue[0] if self._queue.queue else None
+        oldest = [t for t in (self._applying_since, head[0] if head else None) if t is not None]
+        return time.monotonic() - min(oldest) if oldest else 0.0
 
     def close(self) -> None:
         """Apply what is queued, then stop the thread."""
@@ -64,9 +78,10 @@ class StoreWriter:
 
     def _run(self) -> None:
         while True:
-            job = self._queue.get()
-            if job is None:
+            item = self._queue.get()
+            if item is None:
                 return
+            self._applying_since, job = item
             with self._sessions() as session:
                 try:
                     job(session)
@@ -74,3 +89,4 @@ class StoreWriter:
                     self.failed += 1
                     session.rollback()
                     logger.exception("a store write failed")
+            self._applying_since = None

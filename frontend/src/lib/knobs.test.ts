@@ -98,6 +98,8 @@ describe("knobs from the OpenAPI schema", () => {
       definition: null, // a workload definition's run carries it (with knobs and operations, which default to {})
       seed: null, // drawn by the server when the run is created
       create_schema: false,
+      profile: null, // no load profile: the rates are the config's
+      capacity: null, // not a capacity search
     });
   });
 });

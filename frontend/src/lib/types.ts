@@ -44,6 +44,7 @@ export type Summary = Served<Schemas["Summary"]>;
 export type WorkerCost = Served<Schemas["WorkerCost"]>;
 /** A TPC-C run's figures: tpmC, the mix per type, consistency conditions 1-4. */
 export type TpccSummary = Served<Schemas["TpccSummary"]>;
+export type CapacityResult = Served<Schemas["CapacityResult"]>;
 /** Where an operation kind's time went: mean parts per operation that add up to its round trip. */
 export type Breakdown = Served<Schemas["Breakdown"]>;
 export type BreakdownPart = Served<Schemas["BreakdownPart"]>;

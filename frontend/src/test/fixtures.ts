@@ -65,6 +65,7 @@ export function makeSummary(overrides: Partial<Summary> = {}): Summary {
     stop: { graceful: true, grace_s: 30, killed_workers: [], detail: "" },
     breakdown: { "updater.txn": makeBreakdown(1, 0, 1.4, 1, 600) },
     tpcc: null,
+    capacity: null,
     ...overrides,
   };
 }

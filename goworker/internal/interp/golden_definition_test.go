@@ -39,17 +39,26 @@ func readGoldenDefinition(t *testing.T) (goldenDefinition, uint64) {
 		t.Fatal(err)
 	}
 	var file struct {
-		Seed       string           `json:"seed"`
 		Definition goldenDefinition `json:"definition"`
 	}
 	if err := json.Unmarshal(data, &file); err != nil {
 		t.Fatal(err)
 	}
-	seed, err := strconv.ParseUint(file.Seed, 10, 64)
+	return file.Definition, u64(t, readGolden(t).Seed)
+}
+
+// decoded is the golden definition decoded as a start message carries it, with its knobs' defaults.
+func (g goldenDefinition) decoded(t *testing.T) (*Definition, Knobs) {
+	t.Helper()
+	var def Definition
+	if err := json.Unmarshal(g.Definition, &def); err != nil {
+		t.Fatal(err)
+	}
+	knobs, err := knobValues(&def, protocol.RunConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return file.Definition, seed
+	return &def, knobs
 }
 
 // wired is a drawn value as the golden file writes it (Spanner's JSON), through a JSON round trip so
@@ -76,16 +85,9 @@ func TestGoldenExecutionsDrawWhatThePythonInterpreterDraws(t *testing.T) {
 	if g.Label != OperationLabel(g.Operation, g.Worker) {
 		t.Fatalf("label %q, want %q", g.Label, OperationLabel(g.Operation, g.Worker))
 	}
-	var def Definition
-	if err := json.Unmarshal(g.Definition, &def); err != nil {
-		t.Fatal(err)
-	}
-	knobs, err := knobValues(&def, protocol.RunConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	def, knobs := g.decoded(t)
 	seqs := &sequencers{worker: int64(g.Worker), workers: int64(g.Workers), byPath: map[string]*Sequencer{}}
-	p, err := compile(&def, knobs, seqs)
+	p, err := compile(def, knobs, seqs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,15 +123,8 @@ func TestGoldenExecutionsDrawWhatThePythonInterpreterDraws(t *testing.T) {
 
 func TestGoldenLoadRowsAreWhatThePythonInterpreterWrites(t *testing.T) {
 	g, seed := readGoldenDefinition(t)
-	var def Definition
-	if err := json.Unmarshal(g.Definition, &def); err != nil {
-		t.Fatal(err)
-	}
-	knobs, err := knobValues(&def, protocol.RunConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := LoadPlan(&def, knobs, seed)
+	def, knobs := g.decoded(t)
+	plan, err := LoadPlan(def, knobs, seed)
 	if err != nil {
 		t.Fatal(err)
 	}

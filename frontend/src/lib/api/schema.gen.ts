@@ -210,6 +210,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{run_id}/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Edit Profile
+         * @description A live edit of the run's load profile: skip to the next stage, extend the current one by
+         *     ``seconds``, or abandon the profile (its last rate holds). On the run's timeline; 409 when the
+         *     run follows no profile, or it is over.
+         */
+        post: operations["edit_profile_api_runs__run_id__profile_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{run_id}/resume": {
         parameters: {
             query?: never;
@@ -352,7 +374,8 @@ export interface paths {
         };
         /**
          * Metrics
-         * @description Per live run: the latest interval's gauges, latency quantiles and running totals.
+         * @description Per run: throughput target and achieved, latency histograms, errors, sessions, server stats;
+         *     and the control plane's health. OpenMetrics when the scraper asks for it.
          */
         get: operations["metrics_metrics_get"];
         put?: never;
@@ -410,6 +433,164 @@ export interface components {
         BytesParams: {
             /** Length */
             length: number | string | (number | string)[];
+        };
+        /** CapacityConfig */
+        CapacityConfig: {
+            /**
+             * Achieved Pct
+             * @description breaks when the achieved rate is below this % of it
+             * @default 90
+             */
+            achieved_pct: number | null;
+            /**
+             * Also
+             * @description more conditions that break a step, over its judged intervals: 'notify.p99_ms>2000' (a latency from the step's merged histogram), 'watcher.lag_ms>5000' (a gauge's mean)
+             */
+            also?: string[];
+            /**
+             * Errors Pct
+             * @description breaks when failed operations are above this %
+             * @default 1
+             */
+            errors_pct: number | null;
+            /**
+             * Latency Ms
+             * @description breaks when the percentile (from the intended start) is above this
+             */
+            latency_ms?: number | null;
+            /**
+             * Max Rate
+             * @description the search ends here if nothing broke
+             */
+            max_rate: number;
+            /**
+             * Max Step S
+             * @description a step not yet stable is judged anyway after this
+             * @default 60
+             */
+            max_step_s: number;
+            /**
+             * Min Step S
+             * @description each step holds at least this long
+             * @default 10
+             */
+            min_step_s: number;
+            /**
+             * Operation
+             * @description a definition's open-loop operation to raise; none for the updater
+             */
+            operation?: string | null;
+            /**
+             * Percentile
+             * @description the latency percentile judged
+             * @default p99
+             * @enum {string}
+             */
+            percentile: "p50" | "p95" | "p99";
+            /**
+             * Server Cpu Pct
+             * @description breaks when server.cpu_fraction is above this % of one CPU (where reported)
+             */
+            server_cpu_pct?: number | null;
+            /**
+             * Stability Pct
+             * @description stable: the percentile of the step's latest intervals within this % of the ones before
+             * @default 10
+             */
+            stability_pct: number;
+            /**
+             * Start Rate
+             * @description the first step's rate
+             */
+            start_rate: number;
+            /**
+             * Step
+             * @description added to the rate after each step that held
+             */
+            step: number;
+        };
+        /** CapacityResult */
+        CapacityResult: {
+            /**
+             * Broke By
+             * @description what the step after the knee broke
+             */
+            broke_by?: string[];
+            /**
+             * Knee
+             * @description the rate of the last step that held; None if the first broke
+             */
+            knee: number | null;
+            limited_by: components["schemas"]["Limit"];
+            /**
+             * Note
+             * @default
+             */
+            note: string;
+            /** Steps */
+            steps?: components["schemas"]["CapacityStep"][];
+        };
+        /** CapacityStep */
+        CapacityStep: {
+            /**
+             * Achieved
+             * @description operations per second achieved over the judged intervals
+             */
+            achieved: number;
+            /**
+             * Behind
+             * @description most arrivals due but not started at an interval's end
+             * @default 0
+             */
+            behind: number;
+            /**
+             * Broke By
+             * @description the stop conditions it broke, as sentences
+             */
+            broke_by?: string[];
+            /**
+             * Client Cpu
+             * @description the busiest worker's CPU, fraction of one core
+             */
+            client_cpu?: number | null;
+            /**
+             * Client Cpu Total
+             * @description every worker's CPU, in cores
+             */
+            client_cpu_total?: number | null;
+            /**
+             * Errors Pct
+             * @default 0
+             */
+            errors_pct: number;
+            /** Held */
+            held: boolean;
+            /** P50 */
+            p50?: number | null;
+            /** P95 */
+            p95?: number | null;
+            /** P99 */
+            p99?: number | null;
+            /**
+             * Rate
+             * @description the target of the step
+             */
+            rate: number;
+            /**
+             * Seconds
+             * @description judged intervals' length
+             */
+            seconds: number;
+            /**
+             * Server Cpu
+             * @description mean server.cpu_fraction (fraction of one CPU)
+             */
+            server_cpu?: number | null;
+            /**
+             * Stable
+             * @description the percentile settled before max_step_s
+             */
+            stable: boolean;
         };
         /** Choice */
         Choice: {
@@ -677,7 +858,7 @@ export interface components {
          * EventKind
          * @enum {string}
          */
-        EventKind: "config_change" | "status" | "target_down" | "target_up" | "stalled" | "recovered" | "preload_started" | "preload_finished" | "preload_skipped";
+        EventKind: "config_change" | "status" | "target_down" | "target_up" | "stalled" | "recovered" | "preload_started" | "preload_finished" | "preload_skipped" | "aborted" | "capacity" | "profile";
         /**
          * EventMessage
          * @description Another point on the run's timeline: its target went down or came back, a worker stalled.
@@ -773,6 +954,21 @@ export interface components {
             /** Version */
             version: string;
         };
+        /** HoldStage */
+        HoldStage: {
+            /** Duration S */
+            duration_s: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "hold";
+            /**
+             * Rate
+             * @description the rate held (closed loop: executors)
+             */
+            rate: number;
+        };
         /** InsertOrUpdateStep */
         InsertOrUpdateStep: {
             insert_or_update: components["schemas"]["MutationParams"];
@@ -858,6 +1054,11 @@ export interface components {
          * @enum {string}
          */
         LatencyModel: "none" | "production_like";
+        /**
+         * Limit
+         * @enum {string}
+         */
+        Limit: "database" | "client" | "machine" | "max_rate" | "stopped";
         /**
          * LiveChange
          * @description One config field a run changed while it ran: its value at start, at the end, and each change.
@@ -1165,6 +1366,97 @@ export interface components {
             /** Name */
             name: string;
         };
+        /**
+         * Profile
+         * @description A schedule of stages applied to one rate of the run.
+         */
+        Profile: {
+            /**
+             * Operation
+             * @description a definition's operation whose rate (or concurrency, closed loop) it drives; none (or 'updater') for a built-in workload's updater.transactions_per_second
+             */
+            operation?: string | null;
+            /**
+             * Ramp Step S
+             * @description how often a ramp's rate is patched (default: every report interval)
+             */
+            ramp_step_s?: number | null;
+            /** Stages */
+            stages: (components["schemas"]["HoldStage"] | components["schemas"]["RampStage"] | components["schemas"]["StepStage"])[];
+            /**
+             * Stop At End
+             * @description stop the run when the last stage ends
+             * @default true
+             */
+            stop_at_end: boolean;
+        };
+        /**
+         * ProfileAction
+         * @description A live edit of a running profile.
+         * @enum {string}
+         */
+        ProfileAction: "skip" | "extend" | "abandon";
+        /** ProfileEdit */
+        ProfileEdit: {
+            action: components["schemas"]["ProfileAction"];
+            /**
+             * Seconds
+             * @description extend: how many seconds longer
+             */
+            seconds?: number | null;
+        };
+        /**
+         * ProfileStatus
+         * @description Where a running profile is.
+         */
+        ProfileStatus: {
+            /**
+             * Abandoned
+             * @default false
+             */
+            abandoned: boolean;
+            /**
+             * Ended
+             * @default false
+             */
+            ended: boolean;
+            /**
+             * Position S
+             * @description seconds into the profile (paused time not counted)
+             */
+            position_s: number;
+            /**
+             * Rate
+             * @description the value it set last
+             */
+            rate: number | null;
+            /**
+             * Stage
+             * @description 0-based index of the stage under way; None once it ended or was abandoned
+             */
+            stage: number | null;
+            /** Stages */
+            stages: number;
+            /**
+             * Total S
+             * @description the profile's length, skips and extensions included
+             */
+            total_s: number;
+        };
+        /** RampStage */
+        RampStage: {
+            /** Duration S */
+            duration_s: number;
+            /** From Rate */
+            from_rate: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "ramp";
+            /** To Rate */
+            to_rate: number;
+        };
         /** ReaderConfig */
         ReaderConfig: {
             /**
@@ -1331,10 +1623,17 @@ export interface components {
          *     drive the report workloads; ``tpcc`` drives ``workload: tpcc`` (which ignores the other three).
          */
         RunConfig: {
+            /**
+             * Abort On
+             * @description conditions that stop the run when they hold for a time, judged every interval: 'updater.p99_ms>500 for 30s', 'errors_ps>10 for 5s'
+             */
+            abort_on?: string[];
+            /** @description capacity search: raise the rate step by step until a stop condition breaks; the summary names the knee */
+            capacity?: components["schemas"]["CapacityConfig"] | null;
             client?: components["schemas"]["ClientConfig"];
             /**
              * Create Schema
-             * @description consent to run the definition's DDL on a database that holds other tables
+             * @description consent to create the workload's tables in a database that holds tables not Spanload's own
              * @default false
              */
             create_schema: boolean;
@@ -1376,6 +1675,8 @@ export interface components {
              * @default 1
              */
             processes: number;
+            /** @description a schedule of stages (hold, ramp, step) for the updater's rate, or one operation's; the engine follows it with live patches */
+            profile?: components["schemas"]["Profile"] | null;
             reader?: components["schemas"]["ReaderConfig"];
             /**
              * Report Interval S
@@ -1755,6 +2056,31 @@ export interface components {
              */
             what: string;
         };
+        /** StepStage */
+        StepStage: {
+            /** Every S */
+            every_s: number;
+            /**
+             * From Rate
+             * @description the level before the first step; default where the previous stage ended (0 first)
+             */
+            from_rate?: number | null;
+            /**
+             * Increment
+             * @description added every every_s seconds
+             */
+            increment: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "step";
+            /**
+             * To Rate
+             * @description the last level (the increments stop there)
+             */
+            to_rate: number;
+        };
         /**
          * StopInfo
          * @description How a stopped run ended: did every worker drain and exit within the grace?
@@ -1816,6 +2142,8 @@ export interface components {
             breakdown?: {
                 [key: string]: components["schemas"]["Breakdown"];
             };
+            /** @description a capacity search's knee, what broke it, and every step's figures */
+            capacity?: components["schemas"]["CapacityResult"] | null;
             /**
              * Duration S
              * @default 0
@@ -3011,6 +3339,53 @@ export interface operations {
             };
         };
     };
+    edit_profile_api_runs__run_id__profile_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProfileEdit"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProfileStatus"];
+                };
+            };
+            /** @description no run with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the run is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     resume_run_api_runs__run_id__resume_post: {
         parameters: {
             query?: never;
@@ -3270,6 +3645,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/openmetrics-text": string;
                     "text/plain": string;
                 };
             };

@@ -9,6 +9,7 @@ import { ApiError } from "@/lib/api/client";
 import { getRun, pauseRun, resumeRun, stopRun } from "@/lib/api/runs";
 import { definitionCharts, errorCodes } from "@/lib/definition";
 import { chartsFor, configMarkers, emptyReasons, offCharts, participantsFirst, toRows } from "@/lib/series";
+import { withPlan } from "@/lib/profile";
 import { isActive, type WorkloadDefinition } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
 import { useLiveRun } from "../hooks/useLiveRun";
@@ -53,6 +54,7 @@ export function LivePage() {
   const markers = useMemo(() => configMarkers(live.events, live.samples), [live.events, live.samples]);
   const emptyText = useMemo(() => emptyReasons(live.config), [live.config]);
   const off = useMemo(() => offCharts(live.config), [live.config]);
+  const planned = useMemo(() => withPlan(rows, opCharts ?? chartsFor(live.config?.workload, off), live.config), [rows, opCharts, off, live.config]);
   const latest = live.samples[live.samples.length - 1];
   const status = live.status ?? run.data?.status ?? null;
   const active = isActive(status);
@@ -146,7 +148,7 @@ export function LivePage() {
               {participantsFirst(workload) && participantsChart}
               {/* A run that has ended draws only the charts that have data (like its detail page). */}
               {definition && <OperationsNow operations={Object.keys(definition.operations)} latest={latest} />}
-              <RunCharts rows={rows} markers={markers} syncId="live" emptyText={emptyText} off={off} charts={opCharts ?? chartsFor(workload, off)} hideEmpty={finished} />
+              <RunCharts rows={planned.rows} markers={markers} syncId="live" emptyText={emptyText} off={off} charts={planned.charts} hideEmpty={finished} />
               {!participantsFirst(workload) && participantsChart}
               <BreakdownCharts samples={live.samples} syncId="live" />
             </>

@@ -25,6 +25,7 @@ import { NotesEditor } from "./NotesEditor";
 import { BreakdownSection } from "./BreakdownSection";
 import { SummarySection } from "./SummarySection";
 import { TpccSection } from "./TpccSection";
+import { CapacitySection } from "./CapacitySection";
 
 /** Points asked of the server for one chart: it downsamples (min/max preserving) beyond this. */
 const MAX_POINTS = 600;
@@ -161,6 +162,7 @@ export function RunDetailPage() {
       <BreakdownSection summary={r.summary} />
 
       {r.summary?.tpcc && <TpccSection tpcc={r.summary.tpcc} />}
+      {r.summary?.capacity && <CapacitySection capacity={r.summary.capacity} />}
 
       <h2>Summary</h2>
       <SummarySection summary={r.summary} status={r.status} />

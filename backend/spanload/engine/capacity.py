@@ -1,0 +1,330 @@
+"""Capacity search (``config.capacity``): raise the rate step by step until a stop condition breaks.
+
+:class:`CapacitySearch` is the whole logic, fed the run's samples in order and nothing else (so it
+is checked against a synthetic stream whose knee is known). Each step:
+
+- counts only intervals whose target gauge is the step's rate, and not the first of them (the
+  interval in which the change landed);
+- holds at least ``min_step_s`` of such intervals, then until its percentile is stable: the merged
+  HdrHistogram of its latest intervals (half of ``min_step_s``'s worth) gives a percentile within
+  ``stability_pct`` of the same number of intervals before them (latency timed from the intended
+  start, so queueing counts); past ``max_step_s`` it is judged anyway, marked unstable;
+- is judged against the stop conditions: the percentile above ``latency_ms``, failed operations
+  above ``errors_pct``, achieved below ``achieved_pct`` of the target, ``server.cpu_fraction``
+  above ``server_cpu_pct``.
+
+A step that held raises the rate by ``step``; the first that broke ends the search, and the knee
+is the step before it. When the busiest worker used ``CLIENT_CPU_BUSY`` of a core, the result
+says the client was the limit, not the database; when the workers and a local Spanner on the same
+machine used its cores between them, that the machine was. "Behind" (arrivals due but not started)
+is in the step table and the note: with ``parallelism`` capping the transactions in flight it grows
+as much when the database slows down as when the client does, so it names no culprit alone.
+
+:class:`CapacityRunner` runs it in the engine with the live patches a user would send.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from hdrh.histogram import HdrHistogram
+
+from spanload.engine.profiles import Steering
+from spanload.model import metrics, op_metrics
+from spanload.model.capacity import (
+    CLIENT_CPU_BUSY,
+    MACHINE_BUSY,
+    CapacityConfig,
+    CapacityResult,
+    CapacityStep,
+    Limit,
+)
+from spanload.model.conditions import OPERATORS, parse
+from spanload.model.config import ConfigPatch, RunConfig
+from spanload.model.errors import RunConflict
+from spanload.model.live import EventKind
+from spanload.model.op_metrics import OpGauge, OpHistogram
+from spanload.model.profile import patch_for
+from spanload.model.samples import Gauge, Op, Sample
+
+logger = logging.getLogger(__name__)
+
+SAME = 1e-6
+
+
+@dataclass(frozen=True)
+class Names:
+    """The metrics of the operation whose rate the search raises."""
+
+    latency: str  # from the intended start
+    failed: str
+    target: str
+    achieved: str
+    behind: str
+
+    @staticmethod
+    def of(config: RunConfig) -> Names:
+        c = config.capacity
+        if config.definition is None or c is None or c.operation is None:
+            return Names(
+                Op.UPDATER_TXN_INTENDED,
+                Op.UPDATER_TXN_FAILED,
+                Gauge.UPDATER_TARGET_TPS,
+                Gauge.UPDATER_TPS,
+                Gauge.UPDATER_BEHIND,
+            )
+        op = c.operation
+        return Names(
+            op_metrics.name(OpHistogram.INTENDED, op),
+            op_metrics.name(OpHistogram.FAILED, op),
+            op_metrics.name(OpGauge.TARGET_PS, op),
+            op_metrics.name(OpGauge.PS, op),
+            op_metrics.name(OpGauge.BEHIND, op),
+        )
+
+
+@dataclass
+class _Step:
+    rate: float
+    seen: int = 0
+    histograms: list[HdrHistogram] = field(default_factory=list)
+    done: float = 0.0
+    failed: int = 0
+    seconds: float = 0.0
+    server_cpu: list[float] = field(default_factory=list)
+    behind: float = 0.0
+    cpu_base: list[float] | None = None
+    cpu_last: list[float] | None = None
+    window: int = 0  # intervals compared for stability, fixed once min_step_s is reached
+    judged: list[Sample] = field(default_factory=list)  # the intervals counted, for the ``also`` conditions
+
+
+def _merged(histograms: list[HdrHistogram]) -> HdrHistogram:
+    out = metrics.new_histogram()
+    for h in histograms:
+        out.add(h)
+    return out
+
+
+class CapacitySearch:
+    def __init__(self, capacity: CapacityConfig, names: Names, machine_cores: int | None = None) -> None:
+        """``machine_cores``: the cores the workers share with the target (a local Spanner on this
+        machine); None when the target runs elsewhere."""
+        self.capacity = capacity
+        self.names = names
+        self.machine_cores = machine_cores
+        self.conditions = [parse(text) for text in capacity.also]
+        self.steps: list[CapacityStep] = []
+        self.result: CapacityResult | None = None
+        self._step = _Step(capacity.start_rate)
+
+    @property
+    def rate(self) -> float:
+        return self._step.rate
+
+    def observe(self, sample: Sample, worker_cpu_s: list[float] | None = None) -> float | None:
+        """Take the next interval (and each worker's cumulative CPU seconds, where known). Returns
+        the next step's rate when a step held; sets :attr:`result` when the search is over."""
+        step = self._step
+        target = sample.gauges.get(self.names.target)
+        if self.result is not None or target is None or abs(target - step.rate) > SAME:
+            return None
+        step.seen += 1
+        step.cpu_last = worker_cpu_s
+        if step.seen == 1:  # the interval the change landed in: part old rate, part new
+            step.cpu_base = worker_cpu_s
+            return None
+        if (encoded := sample.hdr.get(self.names.latency)) is not None:
+            step.histograms.append(metrics.decode(encoded))
+        failed = sample.latency.get(self.names.failed)
+        step.failed += failed.count if failed is not None else 0
+        step.done += sample.gauges.get(self.names.achieved, 0.0) * sample.interval_s
+        step.seconds += sample.interval_s
+        step.judged.append(sample)
+        step.behind = max(step.behind, sample.gauges.get(self.names.behind, 0.0))
+        if (cpu := sample.gauges.get(Gauge.SERVER_CPU_FRACTION)) is not None:
+            step.server_cpu.append(cpu)
+        if step.seconds + SAME < self.capacity.min_step_s:
+            return None
+        stable = self._stable(step)
+        if not stable and step.seconds + SAME < self.capacity.max_step_s:
+            return None
+        return self._judge(step, stable)
+
+    def _percentile(self, histogram: HdrHistogram) -> float | None:
+        value: float | None = getattr(metrics.percentiles(histogram), self.capacity.percentile)
+        return value
+
+    def _stable(self, step: _Step) -> bool:
+        """The percentile of the step's latest intervals (half of ``min_step_s``'s worth) within
+        ``stability_pct`` of the same number of intervals before them."""
+        if step.window == 0:
+            step.window = max(1, len(step.histograms) // 2)
+        n = step.window
+        if len(step.histograms) < 2 * n:
+            return False
+        early = self._percentile(_merged(step.histograms[-2 * n : -n]))
+        late = self._percentile(_merged(step.histograms[-n:]))
+        if early is None or late is None:
+            return False
+        return abs(late - early) <= self.capacity.stability_pct / 100 * max(early, late)
+
+    def _also(self, step: _Step) -> list[str]:
+        """The ``also`` conditions that held over the step: a latency from its intervals' merged
+        histogram of that operation, any other figure as its mean over the intervals that have it."""
+        out: list[str] = []
+        for condition in self.conditions:
+            op, _, stat = condition.metric.rpartition(".")
+            if stat.endswith("_ms") and any(op in s.hdr for s in step.judged):
+                merged = _merged([metrics.decode(s.hdr[op]) for s in step.judged if op in s.hdr])
+                value = getattr(metrics.percentiles(merged), stat[:-3])
+            else:
+                values = [s.gauges[condition.metric] for s in step.judged if condition.metric in s.gauges]
+                value = sum(values) / len(values) if values else None
+            if value is not None and OPERATORS[condition.op](value, condition.limit):
+                out.append(f"{condition.metric} {value:.6g} ({condition.text})")
+        return out
+
+    def _client_cpu(self, step: _Step) -> list[float] | None:
+        """Each worker's CPU over the step's judged intervals, in cores."""
+        if step.cpu_base is None or step.cpu_last is None or len(step.cpu_base) != len(step.cpu_last):
+            return None
+        return [(b - a) / step.seconds for a, b in zip(step.cpu_base, step.cpu_last, strict=True)]
+
+    def _judge(self, step: _Step, stable: bool) -> float | None:
+        c = self.capacity
+        p = metrics.percentiles(_merged(step.histograms))
+        achieved = step.done / step.seconds
+        attempts = step.done + step.failed
+        errors_pct = 100 * step.failed / attempts if attempts else 0.0
+        server_cpu = sum(step.server_cpu) / len(step.server_cpu) if step.server_cpu else None
+        judged = getattr(p, c.percentile)
+        broke: list[str] = []
+        if c.latency_ms is not None and judged is not None and judged > c.latency_ms:
+            broke.append(f"{c.percentile} {judged:.1f} ms is above {c.latency_ms:g} ms")
+        if c.errors_pct is not None and errors_pct > c.errors_pct:
+            broke.append(f"errors {errors_pct:.2f} % are above {c.errors_pct:g} %")
+        if c.achieved_pct is not None and achieved < c.achieved_pct / 100 * step.rate:
+            broke.append(f"achieved {achieved:.1f}/s is below {c.achieved_pct:g} % of {step.rate:g}/s")
+        if c.server_cpu_pct is not None and server_cpu is not None and 100 * server_cpu > c.server_cpu_pct:
+            broke.append(f"server CPU {100 * server_cpu:.0f} % is above {c.server_cpu_pct:g} %")
+        broke += self._also(step)
+        workers_cpu = self._client_cpu(step)
+        client_cpu = max(workers_cpu) if workers_cpu else None
+        client_total = sum(workers_cpu) if workers_cpu else None
+        self.steps.append(
+            CapacityStep(
+                rate=step.rate,
+                achieved=achieved,
+                p50=p.p50,
+                p95=p.p95,
+                p99=p.p99,
+                errors_pct=errors_pct,
+                server_cpu=server_cpu,
+                client_cpu=client_cpu,
+                client_cpu_total=client_total,
+                behind=step.behind,
+                seconds=step.seconds,
+                stable=stable,
+                held=not broke,
+                broke_by=broke,
+            )
+        )
+        if broke:
+            self.result = self._verdict(broke, step.rate, step.behind, client_cpu, client_total, server_cpu)
+            return None
+        following = step.rate + c.step
+        if following > c.max_rate + SAME:
+            self.result = self._result(Limit.MAX_RATE, [], f"nothing broke up to max_rate {c.max_rate:g}/s")
+            return None
+        self._step = _Step(following)
+        return following
+
+    def _verdict(
+        self,
+        broke: list[str],
+        rate: float,
+        behind: float,
+        client_cpu: float | None,
+        client_total: float | None,
+        server_cpu: float | None,
+    ) -> CapacityResult:
+        """Who the broken step's limit was: the client, the machine, or the database."""
+        behind_text = f", up to {behind:.0f} arrivals behind" if behind >= 1 else ""
+        if client_cpu is not None and client_cpu >= CLIENT_CPU_BUSY:
+            return self._result(
+                Limit.CLIENT,
+                broke,
+                f"the workers could not produce {rate:g}/s (the busiest worker used {client_cpu:.0%} of a core"
+                f"{behind_text}): the limit is the client, not the database; add worker processes or use runtime go",
+            )
+        cores = self.machine_cores
+        if cores and client_total is not None and server_cpu is not None:
+            used = client_total + server_cpu
+            if used >= MACHINE_BUSY * cores:
+                return self._result(
+                    Limit.MACHINE,
+                    broke,
+                    f"the workers ({client_total:.2f} cores) and the local Spanner ({server_cpu:.2f}) used "
+                    f"{used:.2f} of this machine's {cores} cores at {rate:g}/s{behind_text}: the limit is the "
+                    "machine they share, not the database's design",
+                )
+        return self._result(Limit.DATABASE, broke, f"the database broke at {rate:g}/s{behind_text}")
+
+    def _result(self, limit: Limit, broke: list[str], note: str = "") -> CapacityResult:
+        held = [s for s in self.steps if s.held]
+        return CapacityResult(
+            knee=held[-1].rate if held else None, limited_by=limit, broke_by=broke, note=note, steps=list(self.steps)
+        )
+
+    def final(self) -> CapacityResult:
+        """The result, or, for a run that ended first, the steps judged so far."""
+        return self.result or self._result(Limit.STOPPED, [], f"the run ended during the step at {self.rate:g}/s")
+
+
+class CapacityRunner:
+    """A capacity search in a running engine: the rate set by live patches (``who``: capacity),
+    each step's verdict an event, the run stopped when the search is over."""
+
+    def __init__(
+        self,
+        config: RunConfig,
+        steering: Steering,
+        worker_cpu: Callable[[], list[float] | None],
+        machine_cores: int | None,
+    ) -> None:
+        assert config.capacity is not None
+        self.search = CapacitySearch(config.capacity, Names.of(config), machine_cores)
+        self.operation = config.capacity.operation
+        self.definition = config.definition
+        self.steering = steering
+        self.worker_cpu = worker_cpu
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    async def begin(self) -> None:
+        await self._set(self.search.rate)
+
+    async def _set(self, rate: float) -> None:
+        try:
+            await self.steering.patch(ConfigPatch.model_validate(patch_for(self.operation, self.definition, rate)))
+        except RunConflict as err:
+            logger.info("capacity patch not applied: %s", err)
+
+    def observe(self, sample: Sample) -> None:
+        if self.search.result is not None:
+            return
+        judged = len(self.search.steps)
+        following = self.search.observe(sample, self.worker_cpu())
+        if len(self.search.steps) > judged:
+            step = self.search.steps[-1]
+            self.steering.event(EventKind.CAPACITY, step.model_dump(mode="json"))
+        if following is not None:
+            task = asyncio.get_running_loop().create_task(self._set(following))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        if self.search.result is not None:
+            self.steering.stop()
