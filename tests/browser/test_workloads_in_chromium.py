@@ -38,7 +38,7 @@ def test_write_validate_fix_start_and_tune_a_definition_in_the_browser(tmp_path:
         [
             *(
                 f"{name}-{width}.png"
-                for name in ("workloads-page", "editor-error", "live-three-operations")
+                for name in ("workloads-page", "editor-error", "dry-run", "live-three-operations")
                 for width in (1280, 390)
             ),
             "compare-definition-diff-1280.png",

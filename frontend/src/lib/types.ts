@@ -126,3 +126,6 @@ export type WorkloadSummary = Served<Schemas["WorkloadSummary"]>;
 export type WorkloadsPublic = Served<Schemas["WorkloadsPublic"]>;
 export type WorkloadPublic = Schemas["WorkloadPublic"];
 export type ValidationPublic = Served<Schemas["ValidationPublic"]>;
+/** One operation of a definition executed once by the validate endpoint's dry run, step by step. */
+export type DryRunResult = Served<Schemas["DryRunResult"]>;
+export type DryRunStep = Served<Schemas["StepResult"]>;

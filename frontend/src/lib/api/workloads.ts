@@ -1,19 +1,9 @@
 // /api/workloads: the built-in definitions, the JSON Schema of a definition file, and validation
-// (with an optional dry run) of a definition's text.
+// (with an optional dry run: each operation executed once, writes rolled back) of a definition's text.
 import type { ValidationPublic, WorkloadPublic, WorkloadsPublic } from "@/lib/types";
 import { enc, request } from "./client";
 
-/** What one operation's dry run gave back: executed once, a read-write one rolled back. */
-export interface DryRunResult {
-  operation: string;
-  ok: boolean;
-  columns?: string[] | null;
-  rows?: unknown[][] | null;
-  error?: string | null;
-  rolled_back?: boolean | null;
-}
-
-export type Validation = ValidationPublic & { dry_run?: DryRunResult[] | null };
+export type Validation = ValidationPublic;
 
 export const listWorkloads = (signal?: AbortSignal) => request<WorkloadsPublic>("/workloads", { signal });
 export const getWorkload = (name: string, signal?: AbortSignal) => request<WorkloadPublic>(`/workloads/${enc(name)}`, { signal });

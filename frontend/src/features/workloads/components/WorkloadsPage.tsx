@@ -7,7 +7,8 @@ import { parse } from "yaml";
 import { ErrorState, Loading } from "@/components/States";
 import { ApiError, type DefinitionProblem } from "@/lib/api/client";
 import { createRun } from "@/lib/api/runs";
-import { type DryRunResult, getWorkload, getWorkloadSchema, listWorkloads, type Validation, validateWorkload } from "@/lib/api/workloads";
+import { getWorkload, getWorkloadSchema, listWorkloads, type Validation, validateWorkload } from "@/lib/api/workloads";
+import type { DryRunResult, DryRunStep } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
 import type { SchemaNode } from "../api/schemaCompletion";
 import { DefinitionEditor } from "./DefinitionEditor";
@@ -31,6 +32,42 @@ operations:
 
 type Busy = "validate" | "dry-run" | "start" | null;
 
+function cell(value: unknown): string {
+  return value === null ? "NULL" : typeof value === "object" ? JSON.stringify(value) : String(value);
+}
+
+function DryRunStepView({ step }: { step: DryRunStep }) {
+  return (
+    <div className="dry-run-step">
+      <p className="small">
+        step {step.step + 1}, {step.kind}: <code>{step.what}</code> <span className="muted">· {step.row_count} row{step.row_count === 1 ? "" : "s"}</span>
+      </p>
+      {step.columns.length > 0 && step.rows.length > 0 && (
+        <div className="table-scroll">
+          <table className="data-table small">
+            <thead>
+              <tr>
+                {step.columns.map((c) => (
+                  <th key={c}>{c}</th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {step.rows.map((row, i) => (
+                <tr key={i}>
+                  {row.map((value, j) => (
+                    <td key={j}>{cell(value)}</td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  );
+}
+
 function DryRun({ results }: { results: readonly DryRunResult[] }) {
   return (
     <div className="dry-run" data-testid="dry-run">
@@ -38,33 +75,13 @@ function DryRun({ results }: { results: readonly DryRunResult[] }) {
       {results.map((r) => (
         <div key={r.operation} className="dry-run-op" data-testid={`dry-run-${r.operation}`} data-ok={r.ok}>
           <p>
-            <strong>{r.operation}</strong> <span className={r.ok ? "good" : "bad"}>{r.ok ? "ran" : "failed"}</span>
+            <strong>{r.operation}</strong> <span className="muted small">{r.transaction}</span> <span className={r.ok ? "good" : "bad"}>{r.ok ? "ran" : "failed"}</span>
             {r.rolled_back && <span className="muted small"> · rolled back</span>}
           </p>
           {r.error && <p className="inline-error">{r.error}</p>}
-          {r.columns && r.columns.length > 0 && (
-            <div className="table-scroll">
-              <table className="data-table small">
-                <thead>
-                  <tr>
-                    {r.columns.map((c) => (
-                      <th key={c}>{c}</th>
-                    ))}
-                  </tr>
-                </thead>
-                <tbody>
-                  {(r.rows ?? []).slice(0, 5).map((row, i) => (
-                    <tr key={i}>
-                      {row.map((cell, j) => (
-                        <td key={j}>{cell === null ? "NULL" : typeof cell === "object" ? JSON.stringify(cell) : String(cell)}</td>
-                      ))}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
-          {r.ok && !r.columns?.length && <p className="muted small">No rows came back.</p>}
+          {r.steps.map((step) => (
+            <DryRunStepView key={step.step} step={step} />
+          ))}
         </div>
       ))}
     </div>
