@@ -1,7 +1,6 @@
 // Every page of the app, and the shell around them.
 import { lazy, type ReactNode, Suspense } from "react";
 import { Link, Navigate, Route, Routes, useLocation } from "react-router-dom";
-import { ComparePage } from "@/features/compare/components/ComparePage";
 import { NewRunPage } from "@/features/new-run/components/NewRunPage";
 import { RunDetailPage } from "@/features/runs/components/RunDetailPage";
 import { RunsPage } from "@/features/runs/components/RunsPage";
@@ -13,6 +12,8 @@ import { Layout } from "./Layout";
  * first page, the runs list, carries neither. */
 const WorkloadsPage = lazy(() => import("@/features/workloads/components/WorkloadsPage").then((m) => ({ default: m.WorkloadsPage })));
 const LivePage = lazy(() => import("@/features/live/components/LivePage").then((m) => ({ default: m.LivePage })));
+/** Compare too: its definition diff is code the runs list does not need. */
+const ComparePage = lazy(() => import("@/features/compare/components/ComparePage").then((m) => ({ default: m.ComparePage })));
 
 function Later({ what, children }: { what: string; children: ReactNode }) {
   return <Suspense fallback={<Loading what={what} />}>{children}</Suspense>;
@@ -34,7 +35,14 @@ export function AppRoutes() {
             </Later>
           }
         />
-        <Route path="compare" element={<ComparePage />} />
+        <Route
+          path="compare"
+          element={
+            <Later what="Loading the comparison">
+              <ComparePage />
+            </Later>
+          }
+        />
         <Route
           path="workloads"
           element={
