@@ -85,7 +85,7 @@ typecheck: $(VENV)/.synced
 FUZZ_TIME ?= 5s
 gotest:
 	cd localspanner && go vet ./... && go test -race -count=1 ./...
-	cd localspanner && go test -run '^$$' -fuzz FuzzCompile -fuzztime $(FUZZ_TIME) ./query
+	cd localspanner && go test -run '^$$' -fuzz '^FuzzCompile$$' -fuzztime $(FUZZ_TIME) ./query
 	cd goworker && go vet ./... && go test -race -count=1 ./...
 
 frontend-test:

@@ -15,7 +15,8 @@ var pgRewordings = []struct {
 	re   *regexp.Regexp
 	repl string
 }{
-	{regexp.MustCompile(`^Unrecognized name: (\S+) \[at [0-9:]+\]$`), `[ERROR] column "$1" does not exist`},
+	// GoogleSQL's message may go on with the statement's line and a caret under the column
+	{regexp.MustCompile(`^Unrecognized name: (\S+) \[at [0-9:]+\](?s:\n.*)?$`), `[ERROR] column "$1" does not exist`},
 }
 
 // pgWording rewords err for cat's database when it is a PostgreSQL one.
