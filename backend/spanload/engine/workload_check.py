@@ -266,6 +266,22 @@ class TargetUnusable(Unavailable):
     """The target (or the scratch local Spanner) could not be reached or prepared."""
 
 
+@contextlib.contextmanager
+def _unusable(target: Target | None) -> Iterator[None]:
+    """A failure to reach or prepare the target (or the scratch local Spanner) as one sentence."""
+    try:
+        yield
+    except (
+        spanner_client.TargetError,
+        spanner_client.TargetUnreachableError,
+        schemas.SchemaError,
+        gexc.GoogleAPICallError,
+        DefaultCredentialsError,
+    ) as err:
+        where = "the scratch local Spanner" if target is None else f"target {target.kind.value}"
+        raise TargetUnusable(f"cannot validate on {where}: {status_text(err)}") from err
+
+
 def check(
     definition: WorkloadDefinition,
     scratch_host: str,
@@ -280,27 +296,18 @@ def check(
     values to run with), a valid definition's operations are each executed once there, writes
     rolled back. Raises :class:`TargetUnusable` with one sentence when the target cannot be reached
     or used."""
-    try:
+    with _unusable(target):
         return _check(definition, scratch_host, target, emulator_host, data, positions, dry_run)
-    except (
-        spanner_client.TargetError,
-        spanner_client.TargetUnreachableError,
-        schemas.SchemaError,
-        gexc.GoogleAPICallError,
-        DefaultCredentialsError,
-    ) as err:
-        where = "the scratch local Spanner" if target is None else f"target {target.kind.value}"
-        raise TargetUnusable(f"cannot validate on {where}: {status_text(err)}") from err
 
 
 def _check(
     definition: WorkloadDefinition,
     scratch_host: str,
-    target: Target | None = None,
-    emulator_host: str | None = None,
-    data: Any = None,
-    positions: Positions | None = None,
-    dry_run: dict[str, KnobValue] | None = None,
+    target: Target | None,
+    emulator_host: str | None,
+    data: Any,
+    positions: Positions | None,
+    dry_run: dict[str, KnobValue] | None,
 ) -> CheckResult:
     checker = Checker(definition, data, positions)
     if target is None:
