@@ -31,7 +31,7 @@ from _common import fmt_rate, verdict
 from spanload.cli.flags import parse_duration
 from spanload.engine.supervisor import Supervisor
 from spanload.model.config import RunConfig, TargetKind, WorkerRuntime
-from spanload.model.live import EventKind, PreloadStatus
+from spanload.model.events import EventKind, PreloadStatus
 from spanload.model.presets import get_preset
 from spanload.model.samples import Op, Sample, Summary
 from spanload.model.settings import Settings

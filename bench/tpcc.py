@@ -30,7 +30,7 @@ from preload import Sink, run  # the same sink and runner as the load-phase benc
 
 from spanload.cli.flags import parse_duration
 from spanload.model.config import RunConfig
-from spanload.model.live import EventKind
+from spanload.model.events import EventKind
 from spanload.model.presets import get_preset
 from spanload.model.tpcc import TxType
 from tests.localspanner.server_process import start_server

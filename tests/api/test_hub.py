@@ -13,7 +13,8 @@ from starlette.websockets import WebSocketDisconnect
 from spanload.control.hub import VIEWER_BACKLOG_MAX, Hub
 from spanload.main import create_app
 from spanload.model.config import RunConfig
-from spanload.model.live import DroppedMessage, EventKind, EventMessage, SampleMessage
+from spanload.model.events import EventKind
+from spanload.model.live import DroppedMessage, EventMessage, SampleMessage
 from spanload.model.samples import Sample
 from spanload.model.state import RunState
 from spanload.store import runs as run_store

@@ -13,7 +13,7 @@ from spanload.engine.abort_rules import AbortWatch
 from spanload.engine.supervisor import Supervisor
 from spanload.model.config import RunConfig, WorkerRuntime
 from spanload.model.errors import RunInvalid
-from spanload.model.live import EventKind
+from spanload.model.events import EventKind
 from spanload.model.samples import Op, Percentiles, Sample
 from spanload.model.settings import Settings
 from spanload.model.state import RunState

@@ -9,7 +9,7 @@ import pytest
 
 from spanload.engine.supervisor import Supervisor
 from spanload.model.capacity import Limit
-from spanload.model.live import EventKind
+from spanload.model.events import EventKind
 from spanload.model.settings import Settings
 from spanload.model.state import RunState
 from tests.engine.conftest import LocalTarget

@@ -22,7 +22,7 @@ import pytest
 
 from spanload.engine.supervisor import Supervisor
 from spanload.model.config import RunConfig
-from spanload.model.live import EventKind
+from spanload.model.events import EventKind
 from spanload.model.op_metrics import OpHistogram, name
 from spanload.model.samples import Gauge, Op, Summary
 from spanload.model.settings import Settings

@@ -14,8 +14,8 @@ from spanload.cli import commands
 from spanload.cli.experiment import figures_table, run_experiment, variant_configs
 from spanload.engine.thresholds import metrics_of
 from spanload.model.config import ShardFilter
+from spanload.model.events import EventKind
 from spanload.model.experiments import EXPERIMENTS, HINT
-from spanload.model.live import EventKind
 from spanload.model.presets import get_preset
 from spanload.model.settings import Settings
 from spanload.model.state import RunState

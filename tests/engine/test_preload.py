@@ -12,7 +12,7 @@ import pytest
 
 from spanload.engine.supervisor import Supervisor
 from spanload.model.config import RunConfig, WorkerRuntime
-from spanload.model.live import EventKind, PreloadStatus
+from spanload.model.events import EventKind, PreloadStatus
 from spanload.model.settings import Settings
 from spanload.model.state import RunState
 from spanload.workers.preload import PRELOAD_WRITER_ID

@@ -7,7 +7,7 @@ import asyncio
 
 from spanload.engine.profiles import ProfileRunner, Steering
 from spanload.model.config import ConfigPatch, RunConfig
-from spanload.model.live import EventKind
+from spanload.model.events import EventKind
 from spanload.model.profile import ProfileAction, ProfileEdit, parse_stages
 from spanload.model.state import RunState
 

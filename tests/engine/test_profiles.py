@@ -11,7 +11,7 @@ import pytest
 
 from spanload.engine.supervisor import Supervisor
 from spanload.model.config import RunConfig, WorkerRuntime
-from spanload.model.live import EventKind, PreloadStatus
+from spanload.model.events import EventKind, PreloadStatus
 from spanload.model.profile import ProfileAction, ProfileEdit
 from spanload.model.samples import Gauge
 from spanload.model.settings import Settings

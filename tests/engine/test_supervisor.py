@@ -15,7 +15,7 @@ import pytest
 from spanload.engine.supervisor import Supervisor
 from spanload.model.config import ConfigPatch, RunConfig, WorkerRuntime
 from spanload.model.errors import RunConflict, RunError, RunInvalid, RunNotFound
-from spanload.model.live import EventKind
+from spanload.model.events import EventKind
 from spanload.model.samples import Gauge, Sample, StopInfo, Summary
 from spanload.model.settings import Settings
 from spanload.model.state import RunState

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from spanload.model.config import RunConfig, TpccMode
-from spanload.model.live import EventKind
+from spanload.model.events import EventKind
 from spanload.model.presets import get_preset
 from spanload.model.state import RunState
 from spanload.model.tpcc import DECK_SIZE, MIX, TxType, load_units

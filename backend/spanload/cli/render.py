@@ -14,7 +14,7 @@ from spanload.model import op_metrics, tpcc
 from spanload.model.breakdown import Source
 from spanload.model.capacity import CapacityResult
 from spanload.model.config import ConfigPatch, RunConfig, Workload
-from spanload.model.live import EventKind, PreloadStatus
+from spanload.model.events import EventKind, PreloadStatus
 from spanload.model.op_metrics import OpGauge, OpHistogram
 from spanload.model.samples import Gauge, Op, Percentiles, Sample, Summary
 from spanload.model.state import RunState

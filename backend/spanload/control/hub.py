@@ -16,15 +16,14 @@ from sqlalchemy.orm import Session
 
 from spanload.control.run_metrics import RunMetrics
 from spanload.model.config import ConfigPatch, RunConfig, TargetKind
+from spanload.model.events import EventKind, PreloadStatus
 from spanload.model.live import (
     ConfigChangeMessage,
     DroppedMessage,
-    EventKind,
     EventMessage,
     EventPublic,
     LiveUpdate,
     PreloadMessage,
-    PreloadStatus,
     SampleMessage,
     StatusMessage,
     SummaryMessage,

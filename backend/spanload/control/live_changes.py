@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from typing import Any, Protocol
 
 from spanload.control.compare import current_form, flatten_config
-from spanload.model.live import EventKind, LiveChange, LiveChangeStep
+from spanload.model.events import EventKind
+from spanload.model.live import LiveChange, LiveChangeStep
 
 
 class _Event(Protocol):

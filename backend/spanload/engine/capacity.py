@@ -46,7 +46,7 @@ from spanload.model.capacity import (
 from spanload.model.conditions import OPERATORS, parse
 from spanload.model.config import ConfigPatch, RunConfig
 from spanload.model.errors import RunConflict
-from spanload.model.live import EventKind
+from spanload.model.events import EventKind
 from spanload.model.op_metrics import OpGauge, OpHistogram
 from spanload.model.profile import patch_for
 from spanload.model.samples import Gauge, Op, Sample

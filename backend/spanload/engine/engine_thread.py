@@ -16,7 +16,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 from spanload.model.config import ConfigPatch, RunConfig
-from spanload.model.live import EventKind, PreloadStatus
+from spanload.model.events import EventKind, PreloadStatus
 from spanload.model.profile import ProfileEdit, ProfileStatus
 from spanload.model.samples import Sample, Summary
 from spanload.model.settings import Settings

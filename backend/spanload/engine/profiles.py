@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from spanload.model.config import ConfigPatch, RunConfig
 from spanload.model.errors import RunConflict
-from spanload.model.live import EventKind
+from spanload.model.events import EventKind
 from spanload.model.profile import Planned, ProfileAction, ProfileEdit, ProfileStatus, RampStage, at, patch_for
 from spanload.model.state import RunState
 

@@ -45,7 +45,7 @@ from spanload.engine.transports import LocalLauncher, WorkerLauncher, WorkerSpec
 from spanload.model import protocol
 from spanload.model.config import ConfigPatch, LatencyModel, Placement, PlacementKind, RunConfig, TargetKind, Workload
 from spanload.model.errors import RunConflict, RunError, RunInvalid, RunNotFound
-from spanload.model.live import EventKind, PreloadStatus
+from spanload.model.events import EventKind, PreloadStatus
 from spanload.model.profile import ProfileEdit, ProfileStatus
 from spanload.model.samples import Gauge, Sample, StopInfo, WorkerCost
 from spanload.model.settings import Settings

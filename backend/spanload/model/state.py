@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Protocol
 
 from spanload.model.config import ConfigPatch, RunConfig
 from spanload.model.errors import RunConflict
+from spanload.model.events import EventKind, PreloadStatus
 from spanload.model.samples import Sample, Summary
 
 if TYPE_CHECKING:
-    from spanload.model.live import EventKind, PreloadStatus
     from spanload.model.profile import ProfileEdit, ProfileStatus
 
 

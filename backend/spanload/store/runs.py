@@ -10,7 +10,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from spanload.model.config import RunConfig
-from spanload.model.live import EventKind
+from spanload.model.events import EventKind
 from spanload.model.samples import Summary
 from spanload.model.state import ACTIVE_STATES, TERMINAL_STATES, RunState
 from spanload.store.models import EventRow, RunRow

@@ -7,13 +7,13 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field
 
 from spanload.api.schemas.runs import RunPublic
+from spanload.model.events import PreloadStatus
 from spanload.model.live import (
     ConfigChangeMessage,
     DroppedMessage,
     EventMessage,
     EventPublic,
     PreloadMessage,
-    PreloadStatus,
     SampleMessage,
     StatusMessage,
     SummaryMessage,

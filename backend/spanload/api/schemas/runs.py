@@ -12,7 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from spanload.api.schemas.common import Name, Tag, Text, reject_nul
 from spanload.control.live_changes import live_changes
 from spanload.model.config import RunConfig
-from spanload.model.live import EventKind, EventPublic, LiveChange
+from spanload.model.events import EventKind
+from spanload.model.live import EventPublic, LiveChange
 from spanload.model.samples import Gauge, Op, Sample, Summary
 from spanload.model.state import RunState
 from spanload.store.models import EventRow, RunRow
