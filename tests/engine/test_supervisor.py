@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from spanload.engine.placement import resolve_placement
 from spanload.engine.supervisor import Supervisor
 from spanload.model.config import ConfigPatch, RunConfig, WorkerRuntime
 from spanload.model.errors import RunConflict, RunError, RunInvalid, RunNotFound
@@ -277,7 +278,7 @@ def test_a_go_run_without_the_go_worker_is_refused_before_it_starts(tmp_path: Pa
 def test_a_run_without_a_placement_goes_where_the_server_says_and_ray_takes_its_address() -> None:
     def placed(settings: Settings, placement: dict[str, object] | None) -> tuple[str, str | None, float]:
         config = RunConfig.model_validate({} if placement is None else {"placement": placement})
-        p = Supervisor(settings, Recorder()).placement(config)
+        p = resolve_placement(config, settings)
         return p.kind.value, p.address, p.cpus_per_worker
 
     plain, with_ray = Settings(), Settings(ray_address="10.0.0.5:6379")

@@ -17,7 +17,7 @@ from typing import Any, TextIO
 from spanload.cli.flags import parse_duration
 from spanload.cli.headless import local_target, run_headless
 from spanload.cli.render import PrintingSink, write_json
-from spanload.engine.runtimes import worker_command
+from spanload.engine.placement import check_start
 from spanload.engine.thresholds import metrics_of
 from spanload.model import presets
 from spanload.model.config import RunConfig, WorkerRuntime
@@ -110,7 +110,8 @@ def main(args: argparse.Namespace) -> int:
     experiment = get_experiment(args.name)
     configs = variant_configs(experiment, args)
     settings = get_settings()
-    worker_command(configs[0].runtime, settings.go_worker_binary)  # a missing runtime fails before anything runs
+    for config in configs:  # the rate cap, a missing runtime: refused before anything runs
+        check_start(config, settings)
     out.write(
         f"experiment {experiment.name}: {experiment.description}; {configs[0].duration_s:g} s each on database "
         f"{configs[0].target.database}, preloaded to {configs[0].preload.rows:,} rows\n"

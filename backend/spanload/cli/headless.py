@@ -26,7 +26,7 @@ from spanload.cli.flags import add_knob_flags, overrides_from
 from spanload.cli.render import PrintingSink, summary_table, write_json
 from spanload.cli.workloads import parse_sets, read_definition_file
 from spanload.engine import thresholds
-from spanload.engine.runtimes import worker_command
+from spanload.engine.placement import check_start
 from spanload.engine.supervisor import Supervisor
 from spanload.model import presets
 from spanload.model.config import (
@@ -235,7 +235,7 @@ def main(args: argparse.Namespace) -> int:
     config = build_config(args)
     checks = [thresholds.parse(t) for t in args.threshold]
     settings = get_settings()
-    worker_command(config.runtime, settings.go_worker_binary)  # a missing runtime fails before any server starts
+    check_start(config, settings)  # the rate cap, a missing runtime: refused before any server starts
     sink = PrintingSink(out, quiet=args.quiet)
     with local_target(config, settings) as config:
         sink.config = config

@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from spanload.control.hub import Hub
-from spanload.engine.runtimes import worker_command
+from spanload.engine.placement import check_start
 from spanload.model.config import ConfigPatch, RunConfig, TargetKind
 from spanload.model.errors import RunConflict, RunInvalid, RunNotFound
 from spanload.model.presets import make_config
@@ -76,8 +76,7 @@ class RunService:
 
     async def create(self, config: RunConfig) -> RunRow:
         config = config.seeded()
-        config.check_rate_cap(self.settings.max_tps)
-        worker_command(config.runtime, self.settings.go_worker_binary)  # refuses a runtime not installed
+        check_start(config, self.settings)  # the rate cap, the runtime installed: refused before it is recorded
         run_id = uuid.uuid4().hex
 
         def insert() -> RunRow:

@@ -21,6 +21,12 @@ Life cycle: ``start`` -> STARTING (processes up) [-> PRELOADING (the load phase,
 ``config.preload.rows`` is more than the table holds)] -> RUNNING (schema ready, load on) <-> PAUSED
 -> ``stop`` -> STOPPING (writers stop, the watcher drains, reconciliation) -> FINISHED. A summary
 (``sink.on_summary``) is sent at the end of every run, FAILED ones included.
+
+Beside the life cycle, each in a module of its own: where the workers go, which program they are
+and the one pre-start check (:mod:`~spanload.engine.placement`); the load phase
+(:mod:`~spanload.engine.preload_phase`); the summary's assembly (:mod:`~spanload.engine.run_summary`)
+and TPC-C's verdict (:mod:`~spanload.engine.tpcc_verdict`); the records of a run and its workers
+(:mod:`~spanload.engine.run_handles`).
 """
 
 from __future__ import annotations
@@ -31,27 +37,27 @@ import os
 import signal
 import time
 from collections.abc import Coroutine
-from dataclasses import dataclass, field
 from typing import Any
 
 from spanload.engine import schema_setup
 from spanload.engine.abort_rules import AbortWatch
 from spanload.engine.aggregator import Aggregator
 from spanload.engine.capacity import CapacityRunner
+from spanload.engine.placement import check_start, emulator_host, launcher_for
+from spanload.engine.preload_phase import preload
 from spanload.engine.profiles import ProfileRunner, Steering
-from spanload.engine.reconcile import reconcile
-from spanload.engine.runtimes import worker_command
-from spanload.engine.transports import LocalLauncher, WorkerLauncher, WorkerSpec, WorkerTransport
+from spanload.engine.run_handles import RunHandle, WorkerHandle, resolve
+from spanload.engine.run_summary import assemble_summary, worker_cpu
+from spanload.engine.tpcc_verdict import inconsistent
+from spanload.engine.transports import WorkerLauncher, WorkerSpec, WorkerTransport
 from spanload.model import protocol
-from spanload.model.config import ConfigPatch, LatencyModel, Placement, PlacementKind, RunConfig, TargetKind, Workload
+from spanload.model.config import ConfigPatch, LatencyModel, Placement, RunConfig, TargetKind
 from spanload.model.errors import RunConflict, RunError, RunInvalid, RunNotFound
-from spanload.model.events import EventKind, PreloadStatus
+from spanload.model.events import EventKind
 from spanload.model.profile import ProfileEdit, ProfileStatus
-from spanload.model.samples import Gauge, Sample, StopInfo, WorkerCost
+from spanload.model.samples import Gauge, Sample
 from spanload.model.settings import Settings
 from spanload.model.state import RunAction, RunSink, RunState, check_action
-from spanload.model.tpcc import TpccSummary, preload_rows
-from spanload.model.tpcc import summarize as summarize_tpcc
 
 logger = logging.getLogger(__name__)
 
@@ -61,57 +67,6 @@ EXIT_STATUS_WAIT_S = 2.0  # after a worker's output ends, how long its exit stat
 EXIT_TIMEOUT_S = 10.0  # a failed run's killed workers must be gone within this
 STALL_INTERVALS = 3.0  # silence of this many report intervals makes a worker "stalled"
 WATCHDOG_FRACTION = 0.25  # the watchdog looks this often, in intervals
-PRELOAD_PUBLISH_S = 0.5  # the load phase's progress goes to the sink this often
-
-
-@dataclass
-class _Worker:
-    index: int
-    transport: WorkerTransport
-    hello: asyncio.Future[protocol.Hello]
-    ready: asyncio.Future[None]
-    writers_stopped: asyncio.Future[protocol.WritersStopped]
-    stopped: asyncio.Future[None]
-    preloaded: asyncio.Future[None]
-    table_rows: int | None = None  # what worker 0 counted in the run's table (Ready)
-    preload_done: int = 0  # rows of its share of the load phase done so far
-    preload_skipped: int = 0  # of those, rows found already present
-    preload_cpu_s: float | None = None  # CPU seconds its load used so far (if it measures it)
-    last_heard: float = field(default_factory=time.monotonic)
-    stalled_since: float | None = None  # monotonic time of the last line before a stall
-    tasks: list[asyncio.Task[Any]] = field(default_factory=list)
-
-    @property
-    def name(self) -> str:
-        where = f"pid {self.transport.pid}"
-        if self.transport.node is not None:
-            where += f" on node {self.transport.node}"
-        return f"worker {self.index} ({where})"
-
-    def send(self, message: Any) -> None:
-        self.transport.write(protocol.encode(message))
-
-
-@dataclass
-class _Run:
-    id: str
-    config: RunConfig
-    state: RunState = RunState.PENDING
-    workers: list[_Worker] = field(default_factory=list)
-    aggregator: Aggregator | None = None
-    begun_monotonic: float = 0.0
-    watcher_ledger: protocol.WatcherLedger | None = None
-    tpcc_checked: protocol.TpccChecked | None = None  # worker 0's TPC-C consistency check at stop
-    tasks: list[asyncio.Task[Any]] = field(default_factory=list)
-    stopping: asyncio.Task[None] | None = None
-    finished: asyncio.Event = field(default_factory=asyncio.Event)
-    reason: str | None = None
-    stop_deadline: float | None = None  # monotonic; set when a stop begins
-    stop_detail: str = ""
-    profile: ProfileRunner | None = None  # config.profile followed live (engine/profiles.py)
-    capacity: CapacityRunner | None = None  # config.capacity's search (engine/capacity.py)
-    abort: AbortWatch | None = None  # config.abort_on judged every interval (engine/abort_rules.py)
-    abort_reason: str | None = None  # set when a rule stopped the run: it ends FAILED with it
 
 
 class Supervisor:
@@ -138,13 +93,13 @@ class Supervisor:
         self.settings = settings
         self.sink = sink
         self.local_spanner_address = local_spanner_address
-        self._runs: dict[str, _Run] = {}
+        self._runs: dict[str, RunHandle] = {}
         self._worker_command = worker_command
         self._launcher = launcher
 
     # -- accessors ----------------------------------------------------------------------------------
 
-    def _run(self, run_id: str) -> _Run:
+    def _run(self, run_id: str) -> RunHandle:
         try:
             return self._runs[run_id]
         except KeyError:
@@ -178,48 +133,14 @@ class Supervisor:
         await run.finished.wait()
         return run.state
 
-    # -- validation ---------------------------------------------------------------------------------
+    # -- where the workers go ----------------------------------------------------------------------
 
     def emulator_host(self, config: RunConfig) -> str | None:
         """host:port of the local server or emulator the run talks to (None for cloud)."""
-        match config.target.kind:
-            case TargetKind.LOCAL:
-                return (
-                    config.target.emulator_host
-                    or self.local_spanner_address
-                    or f"{self.settings.local_spanner_host}:{self.settings.local_spanner_port}"
-                )
-            case TargetKind.EMULATOR:
-                return config.target.emulator_host
-        return None
-
-    def command_for(self, config: RunConfig) -> list[str]:
-        """The program that runs one worker of ``config``; :class:`WorkerNotInstalledError` naming
-        ``runtime`` if it is not installed."""
-        if self._worker_command is not None:
-            return self._worker_command
-        return worker_command(config.runtime, self.settings.go_worker_binary)
-
-    def placement(self, config: RunConfig) -> Placement:
-        """Where the run's workers go: its own placement, else Ray at ``settings.ray_address`` if
-        the server has one, else local; a Ray placement without an address takes the server's."""
-        placement = config.placement
-        if placement is None:
-            if self.settings.ray_address is None:
-                return Placement()
-            return Placement(kind=PlacementKind.RAY, address=self.settings.ray_address)
-        if placement.kind is PlacementKind.RAY and placement.address is None:
-            return placement.model_copy(update={"address": self.settings.ray_address or "auto"})
-        return placement
+        return emulator_host(config, self.settings, self.local_spanner_address)
 
     def _launcher_for(self, placement: Placement) -> WorkerLauncher:
-        if self._launcher is not None:
-            return self._launcher
-        if placement.kind is PlacementKind.RAY:
-            from spanload.engine.transports.ray_transport import RayLauncher
-
-            return RayLauncher(placement.address or "auto", placement.cpus_per_worker)
-        return LocalLauncher()
+        return self._launcher if self._launcher is not None else launcher_for(placement)
 
     # -- start --------------------------------------------------------------------------------------
 
@@ -232,20 +153,19 @@ class Supervisor:
         existing = self._runs.get(run_id)
         if existing is not None and existing.state.is_active:
             raise RunConflict(f"run {run_id!r} is already {existing.state.value}")
-        config.check_rate_cap(self.settings.max_tps)
-        command = self.command_for(config)
+        plan = check_start(config, self.settings, self._worker_command)
         await asyncio.to_thread(schema_setup.check_consent, config, self.emulator_host(config))
-        placement = self.placement(config)
-        config = config.seeded().model_copy(update={"placement": placement})
-        run = _Run(id=run_id, config=config, state=RunState.STARTING)
+        config = config.seeded().model_copy(update={"placement": plan.placement})
+        run = RunHandle(id=run_id, config=config, state=RunState.STARTING)
         run.abort = AbortWatch(config.abort_on) if config.abort_on else None
         self._runs[run_id] = run
         self.sink.on_state(run_id, RunState.STARTING, None)
         try:
             specs = [
-                WorkerSpec(index=index, command=[*command, "--worker", str(index)]) for index in range(config.processes)
+                WorkerSpec(index=index, command=[*plan.command, "--worker", str(index)])
+                for index in range(config.processes)
             ]
-            for index, transport in enumerate(await self._launcher_for(placement).start(specs)):
+            for index, transport in enumerate(await self._launcher_for(plan.placement).start(specs)):
                 run.workers.append(self._attach(run, index, transport))
             await asyncio.wait_for(asyncio.gather(*(w.hello for w in run.workers)), HELLO_TIMEOUT_S)
         except Exception as err:
@@ -254,9 +174,9 @@ class Supervisor:
             raise RunError(reason) from err
         run.tasks.append(self._task(self._begin(run), f"begin-{run_id}"))
 
-    def _attach(self, run: _Run, index: int, transport: WorkerTransport) -> _Worker:
+    def _attach(self, run: RunHandle, index: int, transport: WorkerTransport) -> WorkerHandle:
         loop = asyncio.get_running_loop()
-        worker = _Worker(
+        worker = WorkerHandle(
             index=index,
             transport=transport,
             hello=loop.create_future(),
@@ -269,7 +189,7 @@ class Supervisor:
         worker.tasks.append(self._task(self._read_stderr(worker), f"{run.id}-w{index}-err"))
         return worker
 
-    async def _begin(self, run: _Run) -> None:
+    async def _begin(self, run: RunHandle) -> None:
         host = self.emulator_host(run.config)
         if run.config.definition is not None:
             try:
@@ -309,7 +229,7 @@ class Supervisor:
         if run.state is not RunState.STARTING:
             return
         try:
-            await self._preload(run)
+            await preload(run, self.sink, self.settings.worker_silence_fail_s, self._set_state, self._fail)
         except RunError:
             return
         if run.state not in (RunState.STARTING, RunState.PRELOADING):
@@ -332,10 +252,10 @@ class Supervisor:
             shared = target.kind is TargetKind.LOCAL and target.latency_model is LatencyModel.NONE
             cores = os.cpu_count() if shared and run.config.placement in (None, Placement()) else None
             steering = self._steering(run, "capacity")
-            run.capacity = CapacityRunner(run.config, steering, lambda: _worker_cpu(run), cores)
+            run.capacity = CapacityRunner(run.config, steering, lambda: worker_cpu(run), cores)
             run.tasks.append(self._task(run.capacity.begin(), f"capacity-{run.id}"))
 
-    def _steering(self, run: _Run, who: str) -> Steering:
+    def _steering(self, run: RunHandle, who: str) -> Steering:
         """How the engine's own drivers (a profile, a capacity search) change and stop a run: as a
         user would, the changes on the timeline by ``who``."""
         return Steering(
@@ -345,68 +265,13 @@ class Supervisor:
             stop=lambda: self._stop_soon(run),
         )
 
-    def _stop_soon(self, run: _Run) -> None:
+    def _stop_soon(self, run: RunHandle) -> None:
         if run.stopping is None and run.state in (RunState.RUNNING, RunState.PAUSED):
             run.stopping = self._task(self._stop(run), f"stop-{run.id}")
 
-    async def _preload(self, run: _Run) -> None:
-        """The load phase: skipped when the table holds ``preload.rows`` already (an event says so),
-        else every worker loads its share, with progress to the sink, between two events."""
-        rows = preload_rows(run.config)
-        table_rows = run.workers[0].table_rows
-        if rows <= 0 or table_rows is None:
-            return
-        if table_rows >= rows:
-            message = f"preload skipped: table holds {table_rows:,} rows"
-            logger.info("run %s: %s (wanted %d)", run.id, message, rows)
-            self.sink.on_event(
-                run.id, EventKind.PRELOAD_SKIPPED, {"rows": rows, "table_rows": table_rows, "message": message}
-            )
-            return
-        self._set_state(run, RunState.PRELOADING)
-        self.sink.on_event(run.id, EventKind.PRELOAD_STARTED, {"rows": rows, "table_rows": table_rows})
-        began = time.monotonic()
-        count = len(run.workers)
-        for worker in run.workers:
-            start, end = rows * worker.index // count, rows * (worker.index + 1) // count
-            worker.last_heard = time.monotonic()
-            worker.send(protocol.Preload(rows=rows, start=start, count=end - start, resume=table_rows > 0))
-        everyone = asyncio.gather(*(w.preloaded for w in run.workers))
-        everyone.add_done_callback(_retrieve)  # a failed run's gather may have nobody left to await it
-        fail_after = self.settings.worker_silence_fail_s
-        while True:
-            done, _ = await asyncio.wait({everyone}, timeout=PRELOAD_PUBLISH_S)
-            if done:
-                everyone.result()  # a worker's fatal error: RunError
-                break
-            self.sink.on_preload(run.id, _preload_status(run, began))
-            now = time.monotonic()
-            for worker in run.workers:
-                if now - worker.last_heard > fail_after and not worker.preloaded.done():
-                    everyone.cancel()
-                    reason = f"{worker.name} sent nothing for {now - worker.last_heard:.1f} s while preloading"
-                    await self._fail(run, reason)
-                    raise RunError(reason)
-        status = _preload_status(run, began, done=True)
-        self.sink.on_preload(run.id, status)
-        skipped = sum(w.preload_skipped for w in run.workers)
-        cpu = [w.preload_cpu_s for w in run.workers]
-        self.sink.on_event(
-            run.id,
-            EventKind.PRELOAD_FINISHED,
-            {
-                "rows": rows,
-                "loaded": status.rows_done - skipped,
-                "skipped": skipped,
-                "seconds": round(status.elapsed_s, 3),
-                "rows_per_s": round(status.rows_per_s, 1),
-                "worker_cpu_s": None if None in cpu else round(sum(c or 0.0 for c in cpu), 3),
-            },
-        )
-
     # -- worker streams -----------------------------------------------------------------------------
 
-    async def _read_stdout(self, run: _Run, worker: _Worker) -> None:
+    async def _read_stdout(self, run: RunHandle, worker: WorkerHandle) -> None:
         while line := await worker.transport.readline():
             worker.last_heard = time.monotonic()
             if worker.stalled_since is not None:
@@ -423,25 +288,25 @@ class Supervisor:
                 continue
             match message:
                 case protocol.Hello() as hello:
-                    _resolve(worker.hello, hello)
+                    resolve(worker.hello, hello)
                 case protocol.Ready(table_rows=table_rows):
                     worker.table_rows = table_rows
-                    _resolve(worker.ready, None)
+                    resolve(worker.ready, None)
                 case protocol.PreloadProgress() as progress:
                     worker.preload_done, worker.preload_skipped = progress.rows_done, progress.rows_skipped
                     worker.preload_cpu_s = progress.cpu_s
                     if progress.done:
-                        _resolve(worker.preloaded, None)
+                        resolve(worker.preloaded, None)
                 case protocol.Report() as report:
                     self._on_report(run, report)
                 case protocol.WritersStopped() as ledger:
-                    _resolve(worker.writers_stopped, ledger)
+                    resolve(worker.writers_stopped, ledger)
                 case protocol.WatcherLedger() as received:
                     run.watcher_ledger = received
                 case protocol.TpccChecked() as checked:
                     run.tpcc_checked = checked
                 case protocol.Stopped():
-                    _resolve(worker.stopped, None)
+                    resolve(worker.stopped, None)
                 case protocol.Error(message=text, fatal=True):
                     await self._fail(run, f"{worker.name}: {text}")
                 case protocol.Error(message=text):
@@ -461,16 +326,16 @@ class Supervisor:
                 run, f"{worker.name} {lost}" if lost else f"{worker.name} {describe_exit(code)} before the run ended"
             )
 
-    async def _read_stderr(self, worker: _Worker) -> None:
+    async def _read_stderr(self, worker: WorkerHandle) -> None:
         while line := await worker.transport.readline_err():
             logger.info("%s: %s", worker.name, line.decode(errors="replace").rstrip())
 
-    def _on_report(self, run: _Run, report: protocol.Report) -> None:
+    def _on_report(self, run: RunHandle, report: protocol.Report) -> None:
         if run.aggregator is None:
             return
         self._publish(run, run.aggregator.add(report))
 
-    def _publish(self, run: _Run, samples: list[Sample]) -> None:
+    def _publish(self, run: RunHandle, samples: list[Sample]) -> None:
         stalled = float(sum(1 for w in run.workers if w.stalled_since is not None))
         for sample in samples:
             sample.gauges[Gauge.WORKERS_STALLED] = stalled
@@ -480,18 +345,18 @@ class Supervisor:
             if run.abort is not None and run.abort_reason is None and (breach := run.abort.observe(sample)):
                 self._abort(run, breach)
 
-    def _abort(self, run: _Run, breach: dict[str, object]) -> None:
+    def _abort(self, run: RunHandle, breach: dict[str, object]) -> None:
         run.abort_reason = str(breach["reason"])
         logger.warning("run %s: %s", run.id, run.abort_reason)
         self.sink.on_event(run.id, EventKind.ABORTED, breach)
         self._stop_soon(run)
 
-    def _stalled(self, run: _Run, worker: _Worker, silent_s: float) -> None:
+    def _stalled(self, run: RunHandle, worker: WorkerHandle, silent_s: float) -> None:
         worker.stalled_since = worker.last_heard
         logger.warning("run %s: %s stalled: silent for %.1f s", run.id, worker.name, silent_s)
         self.sink.on_event(run.id, EventKind.STALLED, self._worker_event(worker, silent_s))
 
-    def _recovered(self, run: _Run, worker: _Worker) -> None:
+    def _recovered(self, run: RunHandle, worker: WorkerHandle) -> None:
         assert worker.stalled_since is not None
         silent_s = worker.last_heard - worker.stalled_since
         worker.stalled_since = None
@@ -499,10 +364,10 @@ class Supervisor:
         self.sink.on_event(run.id, EventKind.RECOVERED, self._worker_event(worker, silent_s))
 
     @staticmethod
-    def _worker_event(worker: _Worker, silent_s: float) -> dict[str, object]:
+    def _worker_event(worker: WorkerHandle, silent_s: float) -> dict[str, object]:
         return {"worker": worker.index, "pid": worker.transport.pid, "silent_s": round(silent_s, 1)}
 
-    async def _watchdog(self, run: _Run) -> None:
+    async def _watchdog(self, run: RunHandle) -> None:
         interval = run.config.report_interval_s
         fail_after = self.settings.worker_silence_fail_s
         while run.state.is_active:
@@ -587,7 +452,7 @@ class Supervisor:
         """Stop every active run (application shutdown)."""
         await asyncio.gather(*(self.stop(run_id) for run_id in self.active_runs()), return_exceptions=True)
 
-    async def _stop(self, run: _Run) -> None:
+    async def _stop(self, run: RunHandle) -> None:
         """Stop within ``settings.stop_grace_s``: writers stop, the watcher drains, every worker
         sends its last report; past the grace the workers are killed (FINISHED, no reconciliation,
         ``summary.stop`` names them)."""
@@ -596,7 +461,7 @@ class Supervisor:
         self._set_state(run, RunState.STOPPING)
         if run.aggregator is None:  # never began: nothing to drain, nothing to wait for
             run.stop_deadline = time.monotonic()
-            await self._end(run, RunState.FINISHED, None, reconciled=False)
+            await self._end(run, RunState.FINISHED, None)
             return
         phase = "stop their writers"
         try:
@@ -611,15 +476,15 @@ class Supervisor:
             late = [w.index for w in run.workers if not w.stopped.done()]
             run.stop_detail = f"workers {late} did not {phase} within the stop grace of {grace:g} s"
             logger.warning("run %s: %s; killing them", run.id, run.stop_detail)
-            await self._end(run, RunState.FINISHED, None, reconciled=False)
+            await self._end(run, RunState.FINISHED, None)
             return
         except RunError:
             return
-        reason = _inconsistent(run.tpcc_checked) or run.abort_reason
+        reason = inconsistent(run.tpcc_checked) or run.abort_reason
         state = RunState.FAILED if reason else RunState.FINISHED
-        await self._end(run, state, reason, reconciled=True, ledgers=list(ledgers), drained=True)
+        await self._end(run, state, reason, ledgers=list(ledgers), drained=True)
 
-    async def _within_grace(self, run: _Run, waiting: asyncio.Future[Any]) -> Any:
+    async def _within_grace(self, run: RunHandle, waiting: asyncio.Future[Any]) -> Any:
         """Await ``waiting`` until the stop's grace is over; then TimeoutError."""
         assert run.stop_deadline is not None
         done, _ = await asyncio.wait({waiting}, timeout=max(0.0, run.stop_deadline - time.monotonic()))
@@ -628,27 +493,26 @@ class Supervisor:
         waiting.cancel()
         raise TimeoutError
 
-    async def _fail(self, run: _Run, reason: str) -> None:
+    async def _fail(self, run: RunHandle, reason: str) -> None:
         if run.state in (RunState.FINISHED, RunState.FAILED):
             return
         logger.error("run %s failed: %s", run.id, reason)
-        await self._end(run, RunState.FAILED, reason, reconciled=False)
-        futures = [f for w in run.workers for f in (w.ready, w.preloaded, w.writers_stopped, w.stopped, w.hello)]
-        for future in futures:
+        await self._end(run, RunState.FAILED, reason)
+        for future in (f for w in run.workers for f in w.futures()):
             if not future.done():
                 future.set_exception(RunError(reason))
                 future.exception()  # retrieved: nobody may be waiting on it any more
 
     async def _end(
         self,
-        run: _Run,
+        run: RunHandle,
         state: RunState,
         reason: str | None,
-        reconciled: bool,
         ledgers: list[protocol.WritersStopped] | None = None,
         drained: bool = False,
     ) -> None:
-        """``drained``: every worker stopped by itself (a run that fails only its TPC-C
+        """``ledgers``: every writer's, when they stopped by themselves (the watcher's is reconciled
+        against them); ``drained``: every worker stopped by itself (a run that fails only its TPC-C
         consistency check still ends like a finished one)."""
         if run.finished.is_set() or run.state in (RunState.FINISHED, RunState.FAILED):
             return
@@ -658,30 +522,13 @@ class Supervisor:
         killed = await self._reap(run, graceful=graceful)
         if run.aggregator is not None:
             self._publish(run, run.aggregator.flush_all())
-            summary = run.aggregator.summary()
-            if run.capacity is not None:
-                summary.capacity = run.capacity.search.final()
-            if run.config.workload is Workload.TPCC:
-                summary.tpcc = tpcc_summary(run.aggregator, run.config, run.tpcc_checked)
-            if run.stop_deadline is not None and graceful:
-                summary.stop = StopInfo(
-                    graceful=not killed,
-                    grace_s=self.settings.stop_grace_s,
-                    killed_workers=killed,
-                    detail=run.stop_detail,
-                )
-            if reconciled and ledgers is not None and run.watcher_ledger is not None:
-                summary.reconciliation = reconcile(ledgers, run.watcher_ledger)
-            summary.workers = [
-                _worker_cost(w.hello.result(), w.transport, *run.aggregator.worker_usage(w.index))
-                for w in run.workers
-                if w.hello.done() and not w.hello.cancelled() and w.hello.exception() is None
-            ]
+        summary = assemble_summary(run, self.settings.stop_grace_s, killed, graceful, ledgers)
+        if summary is not None:
             self.sink.on_summary(run.id, summary)
         self.sink.on_state(run.id, state, reason)
         run.finished.set()
 
-    async def _reap(self, run: _Run, graceful: bool) -> list[int]:
+    async def _reap(self, run: RunHandle, graceful: bool) -> list[int]:
         """Make sure every worker process is gone: killed at once when the run failed; after a
         stop, given what is left of the grace to exit by itself. Returns the indexes killed."""
         killed: list[int] = []
@@ -706,7 +553,7 @@ class Supervisor:
                 task.cancel()
         return killed
 
-    def _set_state(self, run: _Run, state: RunState) -> None:
+    def _set_state(self, run: RunHandle, state: RunState) -> None:
         run.state = state
         self.sink.on_state(run.id, state, None)
 
@@ -714,71 +561,6 @@ class Supervisor:
         task = asyncio.get_running_loop().create_task(coro, name=name)
         task.add_done_callback(_log_crash)
         return task
-
-
-def _worker_cost(hello: protocol.Hello, transport: WorkerTransport, operations: int, cpu_s: float | None) -> WorkerCost:
-    """A summary's line for one worker: who it said it was, where it ran, and what its load cost."""
-    return WorkerCost(
-        index=hello.worker,
-        runtime=hello.language,
-        pid=hello.pid,
-        host=hello.host or transport.host,
-        node=transport.node,
-        operations=operations,
-        cpu_s=cpu_s,
-        cpu_ms_per_op=cpu_s * 1000 / operations if cpu_s is not None and operations else None,
-    )
-
-
-def _worker_cpu(run: _Run) -> list[float] | None:
-    """Each worker's CPU seconds since begin, by index; None while one has not said."""
-    if run.aggregator is None:
-        return None
-    cpu = [run.aggregator.worker_usage(w.index)[1] for w in run.workers]
-    return None if None in cpu else [c or 0.0 for c in cpu]
-
-
-def _preload_status(run: _Run, began: float, done: bool = False) -> PreloadStatus:
-    """The load phase's progress over every worker: rows/s counts rows written, not found present."""
-    rows = preload_rows(run.config)
-    rows_done = sum(w.preload_done for w in run.workers)
-    written = rows_done - sum(w.preload_skipped for w in run.workers)
-    elapsed = max(time.monotonic() - began, 1e-6)
-    rate = written / elapsed
-    eta = (rows - rows_done) / rate if rate > 0 else None
-    return PreloadStatus(
-        rows=rows,
-        rows_done=rows_done,
-        rows_per_s=rate,
-        percent=100.0 * rows_done / rows if rows else 100.0,
-        eta_s=0.0 if done else eta,
-        elapsed_s=elapsed,
-        done=done,
-    )
-
-
-def tpcc_summary(aggregator: Aggregator, config: RunConfig, checked: protocol.TpccChecked | None) -> TpccSummary:
-    """A TPC-C run's figures per type and tpmC, with worker 0's consistency verdicts."""
-    summary = summarize_tpcc(
-        aggregator.counters(), max(aggregator.last_t - aggregator.started_at, 0.0), config.tpcc.warehouses
-    )
-    if checked is None:
-        summary.consistency_error = "not checked: the run did not stop normally"
-    else:
-        summary.consistency, summary.consistency_error = dict(checked.consistency), checked.error
-    return summary
-
-
-def _inconsistent(checked: protocol.TpccChecked | None) -> str | None:
-    """The failure reason of a TPC-C run whose consistency check failed, else None."""
-    if checked is None:
-        return None
-    failed = [f"{name} {verdict}" for name, verdict in sorted(checked.consistency.items()) if verdict != "ok"]
-    if failed:
-        return "TPC-C consistency: " + "; ".join(failed)
-    if checked.error is not None:
-        return f"TPC-C consistency could not be checked: {checked.error}"
-    return None
 
 
 def describe_exit(code: int | None) -> str:
@@ -793,16 +575,6 @@ def describe_exit(code: int | None) -> str:
             name = f"signal {-code}"
         return f"was killed by {name} (exit status {code})"
     return f"exited with code {code}"
-
-
-def _resolve(future: asyncio.Future[Any], value: Any) -> None:
-    if not future.done():
-        future.set_result(value)
-
-
-def _retrieve(future: asyncio.Future[Any]) -> None:
-    if not future.cancelled():
-        future.exception()
 
 
 def _log_crash(task: asyncio.Task[None]) -> None:

@@ -1,4 +1,5 @@
-"""How the supervisor reaches its workers: a local child process today, a Ray actor on a cluster.
+"""How the supervisor reaches its workers: a local child process (:mod:`.local`), or a Ray actor on a
+cluster (:mod:`.ray_transport`, which starts the process on its node: :mod:`.ray_host`).
 
 The supervisor speaks :mod:`spanload.model.protocol` lines to a :class:`WorkerTransport` and never
 learns where the worker runs; a :class:`WorkerLauncher` starts a run's workers and hands back one
