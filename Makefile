@@ -25,11 +25,14 @@ run: install
 # race tests, lint, mypy and vitest fit in its gaps. pytest shows its progress as it goes; the other
 # checks' output is kept in $(CHECKS_LOG), each check's as one block, and printed after it.
 CHECKS := gotest lint typecheck frontend-test types-check compose-check
+# pytest on 3 workers, each test file on one worker whole, the longest handed out first (tests/conftest.py).
+PYTEST_WORKERS ?= 3
+PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 CHECKS_LOG := .make-checks.log
 test: system-deps install
 	@echo "running $(CHECKS) beside pytest; their output follows pytest's"
 	@$(MAKE) --no-print-directory -j$(words $(CHECKS)) --output-sync=target $(CHECKS) > $(CHECKS_LOG) 2>&1 & checks=$$!; \
-	$(BIN)/pytest; tests=$$?; wait $$checks; others=$$?; cat $(CHECKS_LOG); \
+	$(BIN)/pytest $(PYTEST_PARALLEL); tests=$$?; wait $$checks; others=$$?; cat $(CHECKS_LOG); \
 	echo "pytest: exit $$tests; $(CHECKS): exit $$others"; [ $$tests -eq 0 ] && [ $$others -eq 0 ]
 
 install: $(VENV)/.synced $(LOCAL_SPANNER) $(GO_WORKER) frontend
@@ -118,7 +121,7 @@ names-go: $(VENV)/.synced
 	$(BIN)/python -m spanload.model.names_go > goworker/internal/protocol/names_gen.go
 
 pytest: install
-	$(BIN)/pytest
+	$(BIN)/pytest $(PYTEST_PARALLEL)
 
 # docker-compose is one of SYSTEM_PACKAGES, which `make test` installs: a missing one is an error
 # here, not a skip that reports the compose file as checked.

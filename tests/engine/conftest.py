@@ -167,12 +167,13 @@ _ray_cluster: RayCluster | None = None
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run serially, the cluster starts at collection, while other tests run. Under pytest-xdist every
+    worker collects every test but one worker runs this file (tests/conftest.py), so
+    the cluster starts when that worker first asks for it."""
     global _ray_cluster
+    if os.environ.get("PYTEST_XDIST_WORKER") is not None:
+        return
     if _ray_cluster is None and any(item.nodeid.startswith(RAY_TESTS) for item in items):
-        try:
-            import ray  # noqa: F401
-        except ImportError:
-            return  # the tests skip, saying why
         _ray_cluster = RayCluster().start()  # about a minute here: it starts while other tests run
 
 
@@ -183,9 +184,10 @@ def pytest_sessionfinish() -> None:
 
 @pytest.fixture(scope="session")
 def ray_cluster() -> Iterator[RayCluster]:
-    """The running two-node cluster (started at collection); fails the test if it did not start."""
+    """The running two-node cluster (started at collection, or now); fails the test if it did not start."""
+    global _ray_cluster
     if _ray_cluster is None:
-        pytest.fail("the Ray cluster was not started at collection")
+        _ray_cluster = RayCluster().start()
     try:
         _ray_cluster.wait_ready()
     except RuntimeError as err:
