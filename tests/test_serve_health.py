@@ -2,23 +2,49 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
-from tests.helpers import VENV_BIN, ServeProcess, wait_for
+from tests.helpers import REPO, VENV_BIN, ServeProcess, wait_for
+
+PROJECT_VERSION = tomllib.loads((REPO / "backend" / "pyproject.toml").read_text())["project"]["version"]
+
+
+def _program(pid: int) -> str:
+    return Path(f"/proc/{pid}/exe").resolve().name
+
+
+def _listening_pid(port: int) -> int | None:
+    """The process holding the listening TCP socket on ``port`` of 127.0.0.1 (from /proc)."""
+    inodes = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        local, state, inode = line.split()[1], line.split()[3], line.split()[9]
+        if state == "0A" and local == f"0100007F:{port:04X}":  # LISTEN on 127.0.0.1
+            inodes.add(f"socket:[{inode}]")
+    for fd in Path("/proc").glob("[0-9]*/fd/*"):
+        try:
+            if os.readlink(fd) in inodes:
+                return int(fd.parts[2])
+        except OSError:
+            continue
+    return None
 
 
 def test_serve_reports_local_spanner_up_and_leaves_no_child(tmp_path: Path) -> None:
     with ServeProcess(tmp_path) as serve:
         health = serve.health
         assert health["status"] == "ok"
-        assert health["version"]
-        assert health["local_spanner"]["version"] == health["version"]
+        assert health["version"] == PROJECT_VERSION
+        assert health["local_spanner"]["version"] == PROJECT_VERSION
         host, _, spanner_port = health["local_spanner"]["address"].rpartition(":")
-        assert host == "127.0.0.1" and int(spanner_port) > 0
-        assert serve.children, "serve started no child process"
+        assert host == "127.0.0.1"
+        # serve's one child is the local Spanner, and it is what listens at the address health gives
+        assert [_program(pid) for pid in serve.children] == ["spanload-local-spanner"], serve.children
+        assert _listening_pid(int(spanner_port)) in serve.children
         returncode = serve.stop()
     assert returncode == 0, serve.output
     assert not serve.leftover_children(), f"children left running after serve stopped: {serve.leftover_children()}"
@@ -62,7 +88,7 @@ def test_local_spanner_binary_prints_version() -> None:
 
 def test_a_killed_serve_takes_its_local_spanner_with_it(tmp_path: Path) -> None:
     with ServeProcess(tmp_path) as serve:
-        assert serve.children, "serve started no child process"
+        assert [_program(pid) for pid in serve.children] == ["spanload-local-spanner"], serve.children
         serve.stop(signal.SIGKILL)
     # the child is told by the kernel (PR_SET_PDEATHSIG) and stops in its own time
     wait_for(lambda: None if serve.leftover_children() else True, 15, "the orphaned local Spanner to stop")
