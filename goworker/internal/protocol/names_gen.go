@@ -114,3 +114,12 @@ const (
 	OpGaugePS           = "op.{op}.ps"
 	OpGaugeScheduledPS  = "op.{op}.scheduled_ps"
 )
+
+// Operations of the runtimes' own code, the keys of Start.Tags (model/tags.py).
+const (
+	TagOpUpdater = "updater"
+	TagOpReader  = "reader"
+	TagOpWatcher = "watcher"
+	TagOpPreload = "preload"
+	TagOpStats   = "stats"
+)
