@@ -82,6 +82,10 @@ def render() -> str:
         "Operations of the runtimes' own code, the keys of Start.Tags (model/tags.py).",
         [(go_name("TagOp", name.upper()), name) for name in tags.BUILT_IN_OPERATIONS],
     )
+    lines += _block(
+        "Attributes of the Spanner client's OpenTelemetry spans (model/tags.py).",
+        [("SpanRunID", tags.SPAN_RUN_ID), ("SpanOperation", tags.SPAN_OPERATION), ("SpanWorker", tags.SPAN_WORKER)],
+    )
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

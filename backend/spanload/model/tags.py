@@ -1,4 +1,5 @@
-"""Spanner request and transaction tags naming a run and its operation, built here only.
+"""Spanner request and transaction tags naming a run and its operation, built here only; and the
+names of the trace attributes that name them on OpenTelemetry spans.
 
 Every Spanner request a worker makes carries ``RequestOptions.request_tag`` and (in a read-write
 transaction) ``transaction_tag`` set to its operation's tag, ``spanload-<run>-<operation>``, so that
@@ -33,6 +34,12 @@ WATCHER = "watcher"
 PRELOAD = "preload"
 STATS = "stats"  # the worker's own SPANNER_SYS reads
 BUILT_IN_OPERATIONS = (UPDATER, READER, WATCHER, PRELOAD, STATS)
+
+# Attributes of every span a worker's Spanner client makes (OTEL_EXPORTER_OTLP_ENDPOINT set).
+SPAN_RUN_ID = "spanload.run_id"  # the whole run id
+SPAN_OPERATION = "spanload.operation"  # the operation's name ("" outside one)
+SPAN_WORKER = "spanload.worker"  # the worker's index in the run
+SPAN_ATTRIBUTES = (SPAN_RUN_ID, SPAN_OPERATION, SPAN_WORKER)
 
 
 def run_tag(run_id: str) -> str:

@@ -43,6 +43,12 @@ def configure(run_tag: str, by_operation: dict[str, str]) -> None:
 def use(operation: str) -> None:
     """The calling thread's next RPCs belong to ``operation`` (until the next call)."""
     _local.tag = _config.by_operation.get(operation, _config.run_tag)
+    _local.operation = operation
+
+
+def current_operation() -> str:
+    """The name of the calling thread's operation ("" before its first :func:`use`)."""
+    return str(getattr(_local, "operation", ""))
 
 
 def current() -> str:

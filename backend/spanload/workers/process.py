@@ -52,6 +52,7 @@ from spanload.spanner import client as spanner_client
 from spanload.spanner import deadline, request_tags, schemas, tpcc_schema
 from spanload.spanner.stats import SAMPLE_EVERY_S, StatsReader
 from spanload.workers import preload as preloading
+from spanload.workers import tracing
 from spanload.workers.interp.operation import DefinitionError
 from spanload.workers.interp.runner import Interpreter
 from spanload.workers.interp.watch import DefinitionWatcher
@@ -497,6 +498,7 @@ def serve(index: int, stdin: IO[bytes], channel: Channel) -> int:
     if not isinstance(start, Start):
         channel.send(Error(worker=index, message=f"expected a start message, got {first[:80]!r}", fatal=True))
         return 2
+    tracing.start(start.run_id, index)
     worker = Worker(start, channel)
     try:
         worker.setup()

@@ -123,3 +123,10 @@ const (
 	TagOpPreload = "preload"
 	TagOpStats   = "stats"
 )
+
+// Attributes of the Spanner client's OpenTelemetry spans (model/tags.py).
+const (
+	SpanRunID     = "spanload.run_id"
+	SpanOperation = "spanload.operation"
+	SpanWorker    = "spanload.worker"
+)

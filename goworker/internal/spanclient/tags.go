@@ -31,6 +31,8 @@ func ConfigureTags(run string, byOp map[string]string) {
 
 type tagKey struct{}
 
+type opTag struct{ op, tag string }
+
 // Tagged is ctx for the RPCs of operation op: they carry op's tag (the run's own tag for an
 // operation the start message did not name).
 func Tagged(ctx context.Context, op string) context.Context {
@@ -40,13 +42,19 @@ func Tagged(ctx context.Context, op string) context.Context {
 		tag = runTags.run
 	}
 	runTags.mu.RUnlock()
-	return context.WithValue(ctx, tagKey{}, tag)
+	return context.WithValue(ctx, tagKey{}, opTag{op: op, tag: tag})
+}
+
+// OperationOf is the name of ctx's operation ("" outside one).
+func OperationOf(ctx context.Context) string {
+	v, _ := ctx.Value(tagKey{}).(opTag)
+	return v.op
 }
 
 // TagOf is the tag of ctx's operation, else the run's own tag ("" outside a run).
 func TagOf(ctx context.Context) string {
-	if tag, ok := ctx.Value(tagKey{}).(string); ok && tag != "" {
-		return tag
+	if v, ok := ctx.Value(tagKey{}).(opTag); ok && v.tag != "" {
+		return v.tag
 	}
 	runTags.mu.RLock()
 	defer runTags.mu.RUnlock()
