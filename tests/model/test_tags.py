@@ -37,3 +37,19 @@ def test_the_start_message_carries_every_operations_tag() -> None:
     assert decoded.tags["watcher"] == "spanload-0123456789ab-watcher"
     assert decoded.tags["new_order"] == "spanload-0123456789ab-new_order"
     assert set(tags.BUILT_IN_OPERATIONS) <= set(decoded.tags)
+
+
+def test_the_pgadapter_statements_carry_the_operations_tag() -> None:
+    """PGAdapter's session variables (its samples: ``set spanner.statement_tag='...'`` before a
+    statement, ``set spanner.transaction_tag='...'`` after BEGIN)."""
+    from spanload.spanner import request_tags
+
+    start = Start(run_id=RUN, worker=0, workers=1, config=RunConfig())
+    request_tags.configure(start.run_tag, start.tags)
+    try:
+        request_tags.use("watcher")
+        assert request_tags.pg_statement_tag_sql() == "set spanner.statement_tag='spanload-0123456789ab-watcher'"
+        assert request_tags.pg_transaction_tag_sql() == "set spanner.transaction_tag='spanload-0123456789ab-watcher'"
+    finally:
+        request_tags.configure("", {})
+        request_tags.use("")

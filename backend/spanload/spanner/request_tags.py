@@ -12,8 +12,8 @@ reads (it is ignored on Commit), ``transaction_tag`` on every request of a read-
 (BeginTransaction, the statements that run in it, Commit) and on BatchWrite; read-only requests get
 no transaction tag, since they belong to no read-write transaction.
 
-The PostgreSQL interface has no RequestOptions on the wire: :func:`pg_statement_tags` gives the
-``SET spanner.request_tag`` / ``SET spanner.transaction_tag`` statements PGAdapter turns into them.
+The PostgreSQL interface through PGAdapter has no RequestOptions of its own: PGAdapter takes them from
+its session variables, which :func:`pg_statement_tag_sql` and :func:`pg_transaction_tag_sql` set.
 """
 
 from __future__ import annotations
@@ -56,16 +56,24 @@ def current() -> str:
     return str(getattr(_local, "tag", "") or _config.run_tag)
 
 
-def pg_statement_tags(read_write: bool) -> list[str]:
-    """The statements that tag the next PostgreSQL-interface statement (and its transaction) through
-    PGAdapter, for the ``pgadapter`` interface to send before it: empty outside a run."""
+def pg_statement_tag_sql() -> str | None:
+    """For the ``pgadapter`` interface: the statement to send before each statement so that PGAdapter
+    sends it with the calling thread's request tag (``set spanner.statement_tag``, which applies to the
+    next statement only). None outside a run."""
     tag = current()
-    if not tag:
-        return []
-    out = [f"SET spanner.request_tag = '{tag}'"]
-    if read_write:
-        out.append(f"SET spanner.transaction_tag = '{tag}'")
-    return out
+    return f"set spanner.statement_tag='{_pg_quoted(tag)}'" if tag else None
+
+
+def pg_transaction_tag_sql() -> str | None:
+    """For the ``pgadapter`` interface: the statement to send right after ``BEGIN`` (before the first
+    statement) of a read-write transaction so that PGAdapter tags the transaction
+    (``set spanner.transaction_tag``). None outside a run."""
+    tag = current()
+    return f"set spanner.transaction_tag='{_pg_quoted(tag)}'" if tag else None
+
+
+def _pg_quoted(text: str) -> str:
+    return text.replace("'", "''")
 
 
 def _read_write(request: Any) -> bool:
