@@ -112,7 +112,7 @@ func (e *Engine) BatchDML(ctx context.Context, t *txn.Txn, stmts []Statement) ([
 			if res != nil {
 				rows = res.Count
 			}
-			e.recordQuery(db, st.SQL, sec, sec, rows, 0, rows, err != nil)
+			e.recordQuery(db, st, sec, sec, rows, 0, rows, err != nil)
 			if err != nil {
 				stmtErr = err
 				return nil

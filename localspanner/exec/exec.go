@@ -15,8 +15,8 @@ import (
 
 // Stats receives what the server ran, for SPANNER_SYS tables.
 type Stats interface {
-	// RecordQuery records one query execution.
-	RecordQuery(db *storage.DB, sql string, latencySec, cpuSec float64, rows, bytes, scanned int64, failed bool)
+	// RecordQuery records one query execution and its request tag ("" for none).
+	RecordQuery(db *storage.DB, sql, tag string, latencySec, cpuSec float64, rows, bytes, scanned int64, failed bool)
 }
 
 // Engine runs statements.
@@ -40,10 +40,12 @@ type Statement struct {
 	Params map[string]*structpb.Value
 	Types  map[string]*spannerpb.Type
 	Seqno  int64
+	// RequestTag is the request's RequestOptions.request_tag, for statistics.
+	RequestTag string
 }
 
-func (e *Engine) recordQuery(db *storage.DB, sql string, latencySec, cpuSec float64, rows, bytes, scanned int64, failed bool) {
+func (e *Engine) recordQuery(db *storage.DB, st Statement, latencySec, cpuSec float64, rows, bytes, scanned int64, failed bool) {
 	if e.Stats != nil {
-		e.Stats.RecordQuery(db, sql, latencySec, cpuSec, rows, bytes, scanned, failed)
+		e.Stats.RecordQuery(db, st.SQL, st.RequestTag, latencySec, cpuSec, rows, bytes, scanned, failed)
 	}
 }

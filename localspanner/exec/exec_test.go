@@ -39,7 +39,7 @@ func TestIsDML(t *testing.T) {
 // recorded counts RecordQuery calls by SQL text and whether they failed.
 type recorded map[string][]bool
 
-func (r recorded) RecordQuery(_ *storage.DB, sql string, _, _ float64, _, _, _ int64, failed bool) {
+func (r recorded) RecordQuery(_ *storage.DB, sql, _ string, _, _ float64, _, _, _ int64, failed bool) {
 	r[sql] = append(r[sql], failed)
 }
 

@@ -74,7 +74,7 @@ func (e *Engine) Query(ctx context.Context, db *storage.DB, t *txn.Txn, st State
 	if err != nil {
 		sec := time.Since(start).Seconds()
 		rows, bytes := sink.Sent()
-		e.recordQuery(db, st.SQL, sec, sec, rows, bytes, rows, true)
+		e.recordQuery(db, st, sec, sec, rows, bytes, rows, true)
 		return nil, err
 	}
 	res.Elapsed = time.Since(start)
@@ -82,6 +82,6 @@ func (e *Engine) Query(ctx context.Context, db *storage.DB, t *txn.Txn, st State
 	cpu = nil
 	rows, bytes := sink.Sent()
 	res.Scanned = storage.Scanned(rows, fullscan)
-	e.recordQuery(db, st.SQL, res.Elapsed.Seconds(), res.CPU.Seconds(), rows, bytes, res.Scanned, false)
+	e.recordQuery(db, st, res.Elapsed.Seconds(), res.CPU.Seconds(), rows, bytes, res.Scanned, false)
 	return res, nil
 }

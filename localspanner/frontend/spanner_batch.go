@@ -27,7 +27,7 @@ func (s *spannerServer) BatchWrite(req *spannerpb.BatchWriteRequest, stream span
 	rw := &spannerpb.TransactionOptions{Mode: &spannerpb.TransactionOptions_ReadWrite_{ReadWrite: &spannerpb.TransactionOptions_ReadWrite{}}}
 	for i, g := range req.MutationGroups {
 		resp := &spannerpb.BatchWriteResponse{Indexes: []int32{int32(i)}}
-		ts, err := s.commitGroup(ctx, sess, rw, g.Mutations)
+		ts, err := s.commitGroup(ctx, sess, rw, req.RequestOptions, g.Mutations)
 		if err != nil {
 			resp.Status = status.Convert(toStatus(err, nil)).Proto()
 		} else {
@@ -41,11 +41,12 @@ func (s *spannerServer) BatchWrite(req *spannerpb.BatchWriteRequest, stream span
 	return nil
 }
 
-func (s *spannerServer) commitGroup(ctx context.Context, sess *txn.Session, opts *spannerpb.TransactionOptions, muts []*spannerpb.Mutation) (*timestamppb.Timestamp, error) {
+func (s *spannerServer) commitGroup(ctx context.Context, sess *txn.Session, opts *spannerpb.TransactionOptions, reqOpts *spannerpb.RequestOptions, muts []*spannerpb.Mutation) (*timestamppb.Timestamp, error) {
 	t, err := s.b.Txns.Begin(sess, opts, true)
 	if err != nil {
 		return nil, err
 	}
+	tagTxn(t, reqOpts)
 	sm, err := txn.ConvertMutations(sess.DB.Catalog(), muts)
 	if err != nil {
 		return nil, err

@@ -32,6 +32,7 @@ func (s *spannerServer) read(ctx context.Context, req *spannerpb.ReadRequest, w 
 		return err
 	}
 	w.txn = sel.t
+	tagTxn(sel.t, req.RequestOptions)
 	if err := checkDirectedRead(req.DirectedReadOptions, sel); err != nil {
 		s.failBegin(sel)
 		return err

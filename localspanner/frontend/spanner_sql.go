@@ -48,7 +48,9 @@ func (s *spannerServer) executeSQL(ctx context.Context, req *spannerpb.ExecuteSq
 	// Replay keys: request seqno*1000 for ExecuteSql, seqno*1000+i+1 for the i-th statement of
 	// ExecuteBatchDml, so an ExecuteSql never replays a batch statement's row count (it did,
 	// and skipped its write, when its seqno equalled a batch statement's index key).
-	st := exec.Statement{SQL: req.Sql, Params: req.GetParams().GetFields(), Types: req.ParamTypes, Seqno: req.Seqno * 1000}
+	st := exec.Statement{SQL: req.Sql, Params: req.GetParams().GetFields(), Types: req.ParamTypes, Seqno: req.Seqno * 1000,
+		RequestTag: requestTag(req.RequestOptions)}
+	tagTxn(sel.t, req.RequestOptions)
 	if exec.IsDML(req.Sql) {
 		if err := exec.CheckDMLTransaction(sel.t, req.GetTransaction().GetSingleUse() != nil); err != nil {
 			s.failBegin(sel)
@@ -144,8 +146,10 @@ func (s *spannerServer) ExecuteBatchDml(ctx context.Context, req *spannerpb.Exec
 	resp := &spannerpb.ExecuteBatchDmlResponse{Status: status.New(0, "").Proto()}
 	stmts := make([]exec.Statement, len(req.Statements))
 	for i, st := range req.Statements {
-		stmts[i] = exec.Statement{SQL: st.Sql, Params: st.GetParams().GetFields(), Types: st.ParamTypes, Seqno: req.Seqno*1000 + int64(i) + 1}
+		stmts[i] = exec.Statement{SQL: st.Sql, Params: st.GetParams().GetFields(), Types: st.ParamTypes, Seqno: req.Seqno*1000 + int64(i) + 1,
+			RequestTag: requestTag(req.RequestOptions)}
 	}
+	tagTxn(sel.t, req.RequestOptions)
 	results, err := s.b.Exec.BatchDML(ctx, sel.t, stmts)
 	for i, res := range results {
 		rs := &spannerpb.ResultSet{

@@ -84,9 +84,7 @@ func (s *spannerServer) BeginTransaction(_ context.Context, req *spannerpb.Begin
 	if err != nil {
 		return nil, err
 	}
-	if req.GetRequestOptions().GetTransactionTag() != "" {
-		t.Tag = req.GetRequestOptions().GetTransactionTag()
-	}
+	tagTxn(t, req.RequestOptions)
 	return txnPB(t, true), nil
 }
 
@@ -113,6 +111,7 @@ func (s *spannerServer) Commit(ctx context.Context, req *spannerpb.CommitRequest
 	if err := t.CheckPrecommit(req.PrecommitToken); err != nil {
 		return nil, err
 	}
+	tagTxn(t, req.RequestOptions)
 	muts, err := txn.ConvertMutations(sess.DB.Catalog(), req.Mutations)
 	if err != nil {
 		s.b.Txns.Rollback(t)

@@ -24,7 +24,7 @@ func Start(ctx context.Context, srv *grpc.Server, reg *storage.Registry) *Backen
 	txns := txn.NewManager()
 	b := &Backend{Reg: reg, Txns: txns, Exec: &exec.Engine{Txns: txns, Stats: col}, collector: col}
 	b.Txns.OnCommit = func(db *storage.DB, c txn.CommitStat) {
-		col.RecordCommit(db, c.Shape, c.Committed, c.Aborted, c.Participants, c.ModelCPU.Seconds(), c.CommitDur.Seconds(), c.TotalDur.Seconds())
+		col.RecordCommit(db, c.Shape, c.Tag, c.Committed, c.Aborted, c.Participants, c.ModelCPU.Seconds(), c.CommitDur.Seconds(), c.TotalDur.Seconds())
 	}
 	for _, db := range reg.AllDatabases() {
 		db.Sys = col.For(db)

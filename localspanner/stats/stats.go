@@ -27,6 +27,7 @@ const maxShapes = 2000
 const otherText = "(other queries)"
 
 type queryAgg struct {
+	tag                  string // REQUEST_TAG ("" when untagged)
 	text                 string
 	fprint               int64
 	count, failed        int64
@@ -35,6 +36,7 @@ type queryAgg struct {
 }
 
 type txnAgg struct {
+	tag                     string // TRANSACTION_TAG ("" when untagged)
 	fprint                  int64
 	attempts, aborts        int64
 	commitLatency, totalLat float64
@@ -86,6 +88,17 @@ func (c *Collector) Forget(db *storage.DB) {
 
 func fingerprint(s string) int64 { return int64(sqlfn.Fingerprint64([]byte(s))) }
 
+// rowKey is a statistics row's FPRINT: as Spanner documents it, the hash of the request (or
+// transaction) tag when there is one, else of the query text (or transaction shape). So one row
+// holds every execution under a tag, whatever its text, and untagged executions group by text.
+// A tag "t" and an untagged text "t" share a hash; the tag is kept apart by the prefix.
+func rowKey(tag, text string) int64 {
+	if tag != "" {
+		return fingerprint("\x00tag:" + tag)
+	}
+	return fingerprint(text)
+}
+
 // bucketFor returns the bucket of the minute that contains t (under s.mu).
 func (s *dbStats) bucketFor(t time.Time) *bucket {
 	end := t.Truncate(time.Minute).Add(time.Minute).Unix()
@@ -103,10 +116,10 @@ func (s *dbStats) bucketFor(t time.Time) *bucket {
 	return b
 }
 
-// RecordQuery records one execution of a query.
-func (c *Collector) RecordQuery(db *storage.DB, sql string, latencySec, cpuSec float64, rows, bytes, scanned int64, failed bool) {
+// RecordQuery records one execution of a query sent with request tag tag ("" for none).
+func (c *Collector) RecordQuery(db *storage.DB, sql, tag string, latencySec, cpuSec float64, rows, bytes, scanned int64, failed bool) {
 	s := c.of(db)
-	fp := fingerprint(sql)
+	fp := rowKey(tag, sql)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b := s.bucketFor(c.now())
@@ -114,10 +127,10 @@ func (c *Collector) RecordQuery(db *storage.DB, sql string, latencySec, cpuSec f
 	if !ok && len(b.queries) >= maxShapes {
 		fp = fingerprint(otherText)
 		a, ok = b.queries[fp]
-		sql = otherText
+		sql, tag = otherText, ""
 	}
 	if !ok {
-		a = &queryAgg{text: sql, fprint: fp}
+		a = &queryAgg{tag: tag, text: sql, fprint: fp}
 		b.queries[fp] = a
 	}
 	a.count++
@@ -132,12 +145,13 @@ func (c *Collector) RecordQuery(db *storage.DB, sql string, latencySec, cpuSec f
 }
 
 // RecordCommit records one commit attempt of a read-write transaction whose
-// shape (tables and columns read and written) is shape: its participants and the
+// shape (tables and columns read and written) is shape, tagged tag ("" for none):
+// its participants and the
 // CPU the latency model charged it (when it committed), how long the commit took
 // and how long the transaction lived.
-func (c *Collector) RecordCommit(db *storage.DB, shape string, committed, aborted bool, participants int, modelCPUSec, commitSec, totalSec float64) {
+func (c *Collector) RecordCommit(db *storage.DB, shape, tag string, committed, aborted bool, participants int, modelCPUSec, commitSec, totalSec float64) {
 	s := c.of(db)
-	fp := fingerprint(shape)
+	fp := rowKey(tag, shape)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b := s.bucketFor(c.now())
@@ -145,9 +159,10 @@ func (c *Collector) RecordCommit(db *storage.DB, shape string, committed, aborte
 	if !ok && len(b.txns) >= maxShapes {
 		fp = fingerprint(otherText)
 		a, ok = b.txns[fp]
+		tag = ""
 	}
 	if !ok {
-		a = &txnAgg{fprint: fp}
+		a = &txnAgg{tag: tag, fprint: fp}
 		b.txns[fp] = a
 	}
 	a.attempts++
@@ -195,7 +210,7 @@ func (s *dbStats) intervals(now time.Time, length time.Duration) []interval {
 		for fp, q := range b.queries {
 			a, ok := iv.queries[fp]
 			if !ok {
-				a = &queryAgg{text: q.text, fprint: fp}
+				a = &queryAgg{tag: q.tag, text: q.text, fprint: fp}
 				iv.queries[fp] = a
 			}
 			a.count += q.count
@@ -209,7 +224,7 @@ func (s *dbStats) intervals(now time.Time, length time.Duration) []interval {
 		for fp, t := range b.txns {
 			a, ok := iv.txns[fp]
 			if !ok {
-				a = &txnAgg{fprint: fp}
+				a = &txnAgg{tag: t.tag, fprint: fp}
 				iv.txns[fp] = a
 			}
 			a.attempts += t.attempts

@@ -19,10 +19,10 @@ func TestIntervalsShowOnlyClosedMinutes(t *testing.T) {
 	c := New()
 	now := time.Date(2026, 1, 1, 10, 0, 30, 0, time.UTC)
 	c.now = func() time.Time { return now }
-	c.RecordQuery(db, "SELECT 1", 0.002, 0.001, 3, 30, 10, false)
-	c.RecordQuery(db, "SELECT 1", 0.004, 0.003, 5, 50, 20, false)
-	c.RecordCommit(db, "write T(Id)", true, false, 2, 0, 0.001, 0.002)
-	c.RecordCommit(db, "write T(Id)", false, true, 0, 0, 0.003, 0.004)
+	c.RecordQuery(db, "SELECT 1", "", 0.002, 0.001, 3, 30, 10, false)
+	c.RecordQuery(db, "SELECT 1", "", 0.004, 0.003, 5, 50, 20, false)
+	c.RecordCommit(db, "write T(Id)", "", true, false, 2, 0, 0.001, 0.002)
+	c.RecordCommit(db, "write T(Id)", "", false, true, 0, 0, 0.003, 0.004)
 	tables := c.For(db)
 
 	tests := []struct {
@@ -33,7 +33,7 @@ func TestIntervalsShowOnlyClosedMinutes(t *testing.T) {
 	}{
 		{"minute still open", now, "QUERY_STATS_TOP_MINUTE", nil},
 		{"minute closed", now.Add(time.Minute), "QUERY_STATS_TOP_MINUTE",
-			[]any{"2026-01-01T10:01:00.000000000Z", "SELECT 1", 0.0, nil, 2.0, 0.003, 4.0, 40.0, 15.0, 0.002, 0.0}},
+			[]any{"2026-01-01T10:01:00.000000000Z", "", "SELECT 1", 0.0, nil, 2.0, 0.003, 4.0, 40.0, 15.0, 0.002, 0.0}},
 		{"totals", now.Add(time.Minute), "QUERY_STATS_TOTAL_MINUTE",
 			[]any{"2026-01-01T10:01:00.000000000Z", 2.0, 0.003, 4.0, 40.0, 15.0, 0.002, 0.0}},
 		{"10 minutes still open", now.Add(time.Minute), "QUERY_STATS_TOP_10MINUTE", nil},
@@ -90,9 +90,9 @@ func TestCountersAreRunningTotalsOfCommittedTransactions(t *testing.T) {
 	}
 	defer db.Close()
 	c := New()
-	c.RecordCommit(db, "write T(Id)", true, false, 1, 0.001, 0.003, 0.004)
-	c.RecordCommit(db, "write T(Id)", true, false, 3, 0.003, 0.006, 0.007)
-	c.RecordCommit(db, "write T(Id)", false, true, 0, 0, 0.5, 0.5) // aborted: not a commit
+	c.RecordCommit(db, "write T(Id)", "", true, false, 1, 0.001, 0.003, 0.004)
+	c.RecordCommit(db, "write T(Id)", "", true, false, 3, 0.003, 0.006, 0.007)
+	c.RecordCommit(db, "write T(Id)", "", false, true, 0, 0, 0.5, 0.5) // aborted: not a commit
 	var rows [][]float64
 	if err := json.Unmarshal([]byte(c.For(db).countersJSON()), &rows); err != nil {
 		t.Fatal(err)
@@ -112,5 +112,54 @@ func TestCountersAreRunningTotalsOfCommittedTransactions(t *testing.T) {
 	}
 	if got[5] != 0 {
 		t.Errorf("SPLITS = %v of an empty database, want 0", got[5])
+	}
+}
+
+// TestTagsGroupStatisticsAsSpannerDoes: "Statistics for multiple queries with the same tag string
+// are grouped in a single row with the REQUEST_TAG matching the tag string" and FPRINT "is the hash
+// of the request tag if present, otherwise the hash of TEXT" (Spanner's query statistics docs);
+// TXN_STATS likewise by TRANSACTION_TAG, else by the transaction's shape.
+func TestTagsGroupStatisticsAsSpannerDoes(t *testing.T) {
+	db, err := storage.Open("projects/p/instances/i/databases/d", filepath.Join(t.TempDir(), "d.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c := New()
+	now := time.Date(2026, 1, 1, 10, 0, 30, 0, time.UTC)
+	c.now = func() time.Time { return now }
+	c.RecordQuery(db, "SELECT 1", "app-a", 0.002, 0.001, 1, 1, 1, false)
+	c.RecordQuery(db, "SELECT 2", "app-a", 0.002, 0.001, 1, 1, 1, false)
+	c.RecordQuery(db, "SELECT 1", "", 0.002, 0.001, 1, 1, 1, false)
+	c.RecordQuery(db, "SELECT 1", "app-b", 0.002, 0.001, 1, 1, 1, false)
+	c.RecordCommit(db, "write T(Id)", "txn-a", true, false, 1, 0, 0.001, 0.002)
+	c.RecordCommit(db, "write U(Id)", "txn-a", true, false, 1, 0, 0.001, 0.002)
+	c.RecordCommit(db, "write T(Id)", "", true, false, 1, 0, 0.001, 0.002)
+	now = now.Add(time.Minute)
+	tables := c.For(db)
+	count := func(table string, tagCol, countCol int) map[string]float64 {
+		var rows [][]any
+		if err := json.Unmarshal([]byte(tables.rowsJSON(table)), &rows); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]float64{}
+		for _, r := range rows {
+			tag, _ := r[tagCol].(string)
+			n, _ := r[countCol].(float64)
+			out[tag] += n
+			if _, twice := out[tag+"#rows"]; twice {
+				t.Errorf("%s: two rows for tag %q: %v", table, tag, rows)
+			}
+			out[tag+"#rows"] = 1
+		}
+		return out
+	}
+	q := count("QUERY_STATS_TOP_MINUTE", 1, 5)
+	if q["app-a"] != 2 || q["app-b"] != 1 || q[""] != 1 || len(q) != 6 {
+		t.Errorf("query rows by REQUEST_TAG: %v, want app-a 2, app-b 1, untagged 1", q)
+	}
+	x := count("TXN_STATS_TOP_MINUTE", 1, 3)
+	if x["txn-a"] != 2 || x[""] != 1 || len(x) != 4 {
+		t.Errorf("transaction rows by TRANSACTION_TAG: %v, want txn-a 2, untagged 1", x)
 	}
 }

@@ -22,7 +22,7 @@ type column struct {
 
 var (
 	queryTopCols = []column{
-		{"INTERVAL_END", spannerpb.TypeCode_TIMESTAMP}, {"TEXT", spannerpb.TypeCode_STRING},
+		{"INTERVAL_END", spannerpb.TypeCode_TIMESTAMP}, {"REQUEST_TAG", spannerpb.TypeCode_STRING}, {"TEXT", spannerpb.TypeCode_STRING},
 		{"TEXT_TRUNCATED", spannerpb.TypeCode_BOOL}, {"TEXT_FINGERPRINT", spannerpb.TypeCode_INT64},
 		{"EXECUTION_COUNT", spannerpb.TypeCode_INT64}, {"AVG_LATENCY_SECONDS", spannerpb.TypeCode_FLOAT64},
 		{"AVG_ROWS", spannerpb.TypeCode_FLOAT64}, {"AVG_BYTES", spannerpb.TypeCode_FLOAT64},
@@ -37,7 +37,7 @@ var (
 		{"ALL_FAILED_EXECUTION_COUNT", spannerpb.TypeCode_INT64},
 	}
 	txnTopCols = []column{
-		{"INTERVAL_END", spannerpb.TypeCode_TIMESTAMP}, {"FPRINT", spannerpb.TypeCode_INT64},
+		{"INTERVAL_END", spannerpb.TypeCode_TIMESTAMP}, {"TRANSACTION_TAG", spannerpb.TypeCode_STRING}, {"FPRINT", spannerpb.TypeCode_INT64},
 		{"COMMIT_ATTEMPT_COUNT", spannerpb.TypeCode_INT64}, {"COMMIT_ABORT_COUNT", spannerpb.TypeCode_INT64},
 		{"AVG_COMMIT_LATENCY_SECONDS", spannerpb.TypeCode_FLOAT64}, {"AVG_TOTAL_LATENCY_SECONDS", spannerpb.TypeCode_FLOAT64},
 		{"AVG_PARTICIPANTS", spannerpb.TypeCode_FLOAT64},
@@ -46,7 +46,7 @@ var (
 )
 
 func init() {
-	txnTotalCols = append(txnTotalCols, txnTopCols[2:]...)
+	txnTotalCols = append(txnTotalCols, txnTopCols[3:]...)
 }
 
 var periods = map[string]time.Duration{"MINUTE": time.Minute, "10MINUTE": 10 * time.Minute, "HOUR": time.Hour}
@@ -155,7 +155,7 @@ func (t *Tables) rowsJSON(name string) string {
 			}
 			for _, q := range qs {
 				n := q.count
-				rows = append(rows, []any{end, q.text, 0, q.fprint, n, jfloat(avg(q.latency, n)), jfloat(avg(float64(q.rows), n)),
+				rows = append(rows, []any{end, q.tag, q.text, 0, q.fprint, n, jfloat(avg(q.latency, n)), jfloat(avg(float64(q.rows), n)),
 					jfloat(avg(float64(q.bytes), n)), jfloat(avg(float64(q.scanned), n)), jfloat(avg(q.cpu, n)), q.failed})
 			}
 		case "QUERY_STATS_TOTAL_":
@@ -175,7 +175,7 @@ func (t *Tables) rowsJSON(name string) string {
 		case "TXN_STATS_TOP_":
 			for _, x := range iv.txns {
 				n := x.attempts
-				rows = append(rows, []any{end, x.fprint, n, x.aborts, jfloat(avg(x.commitLatency, n)), jfloat(avg(x.totalLat, n)), jfloat(avg(float64(x.participants), x.committed))})
+				rows = append(rows, []any{end, x.tag, x.fprint, n, x.aborts, jfloat(avg(x.commitLatency, n)), jfloat(avg(x.totalLat, n)), jfloat(avg(float64(x.participants), x.committed))})
 			}
 		case "TXN_STATS_TOTAL_":
 			var tot txnAgg

@@ -76,6 +76,7 @@ type Manager struct {
 // CommitStat describes one commit attempt.
 type CommitStat struct {
 	Shape     string // what the transaction read and wrote (its statistics row)
+	Tag       string // the transaction tag ("" for none)
 	Committed bool
 	Aborted   bool
 	// Participants are the splits the commit touched (0 when it did not commit);

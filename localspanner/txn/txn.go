@@ -426,7 +426,7 @@ func (m *Manager) Commit(ctx context.Context, t *Txn, extra []*storage.Mutation)
 	}
 	if m.OnCommit != nil {
 		m.OnCommit(t.DB, CommitStat{
-			Shape: shape(reads, muts), Committed: err == nil, Aborted: conflict,
+			Shape: shape(reads, muts), Tag: t.Tag, Committed: err == nil, Aborted: conflict,
 			Participants: participants, ModelCPU: modelCPU, CommitDur: dur, TotalDur: time.Since(t.Begun),
 		})
 	}

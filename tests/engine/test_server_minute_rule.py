@@ -112,11 +112,11 @@ def test_the_python_reader_keeps_the_newest_minute_and_says_its_end() -> None:
     newer = dt.datetime.fromtimestamp(1_800_000_060, dt.UTC)
     tables = {
         "QUERY_STATS": [
-            [POLL, 10, 0.020, 0.006, older],
-            [POLL, 30, 0.004, 0.002, newer],
-            ["SELECT other", 5, 0.1, 0.05, newer],
+            [POLL, 10, 0.020, 0.006, older, None],
+            [POLL, 30, 0.004, 0.002, newer, None],
+            ["SELECT other", 5, 0.1, 0.05, newer, None],
         ],
-        "TXN_STATS": [[40, 0.028, 2.0, older]],
+        "TXN_STATS": [[40, 0.028, 2.0, older, None]],
     }
     reader = StatsReader(_Rows(tables), POLL)
     assert reader.read() == pytest.approx(
@@ -125,3 +125,35 @@ def test_the_python_reader_keeps_the_newest_minute_and_says_its_end() -> None:
     assert reader.interval_end == 1_800_000_060
     assert reader.latencies is not None and reader.latencies.commit_s is None
     assert reader.latencies.query_s == {POLL: 0.004, "SELECT other": 0.1}
+
+
+RUN = "spanload-aaaaaaaaaaaa"  # model/tags.run_tag of a run id starting so
+OTHER = "spanload-bbbbbbbbbbbb"
+
+
+def test_the_reader_counts_only_the_rows_tagged_with_its_run() -> None:
+    """Issue 23's tag condition: a newer minute holding only another run's (or an untagged
+    application's) rows is not this run's, even with the poll query's text; the run's own rows of an
+    older minute are what it reads. The same case as goworker's TestMinuteOfKeepsOnlyTheRunsTags."""
+    older = dt.datetime.fromtimestamp(1_800_000_000, dt.UTC)
+    newer = dt.datetime.fromtimestamp(1_800_000_060, dt.UTC)
+    tables = {
+        "QUERY_STATS": [
+            [POLL, 10, 0.020, 0.006, older, f"{RUN}-watcher"],
+            [POLL, 30, 0.004, 0.002, newer, f"{OTHER}-watcher"],
+            [POLL, 7, 0.5, 0.1, newer, ""],
+            [POLL, 9, 0.7, 0.2, newer, f"{RUN}b-watcher"],  # a run id that only starts like this one's
+        ],
+        "TXN_STATS": [[40, 0.028, 2.0, older, f"{RUN}-updater"], [99, 1.0, 5.0, newer, f"{OTHER}-updater"]],
+    }
+    reader = StatsReader(_Rows(tables), POLL, RUN)
+    assert reader.read() == pytest.approx(
+        {
+            Gauge.SERVER_POLL_AVG_LATENCY_S: 0.020,
+            Gauge.SERVER_POLL_CPU_FRACTION: 10 * 0.006 / 60,
+            Gauge.SERVER_TXN_AVG_COMMIT_LATENCY_S: 0.028,
+            Gauge.SERVER_TXN_AVG_PARTICIPANTS: 2.0,
+        }
+    )
+    assert reader.interval_end == 1_800_000_000
+    assert reader.latencies is not None and reader.latencies.query_s == {POLL: 0.020}

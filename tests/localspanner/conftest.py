@@ -151,11 +151,12 @@ def server_address(local_spanner: ServerProcess) -> str:
 
 @pytest.fixture(scope="session")
 def stats_workloads(instance: Instance, local_spanner: ServerProcess) -> Iterator[StatsWorkloads]:
-    from .stats_workload import StatsWorkloads, run_workload
+    from .stats_workload import StatsWorkloads, run_tagged, run_workload
 
     workloads = StatsWorkloads(
         main=run_workload(instance, local_spanner.address), gauges=run_workload(instance, local_spanner.address)
     )
+    run_tagged(workloads.main)
     yield workloads
     workloads.drop()
 

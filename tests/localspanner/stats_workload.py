@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from google.cloud.spanner_v1 import KeySet
 from google.cloud.spanner_v1.instance import Instance
 
+from spanload.model import tags
+
 from .conftest import SpannerDb, create_database
 
 MARKER_RUNS = 5
@@ -70,3 +72,45 @@ def run_workload(instance: Instance, address: str) -> Workload:
             )
         )
     return Workload(db, marker, marker_client_s)
+
+
+# Issue 27's request and transaction tags: two runs' tagged statements on one database, sent with
+# the official client's own options (request_options, run_in_transaction's transaction_tag).
+TAGGED_RUNS = {"a": 3, "b": 2}  # executions of the tagged query per run
+TXN_TAGGED_RUNS = {"a": 2, "b": 1}  # tagged commits per run
+
+
+def run_id(marker: str, which: str) -> str:
+    """Two run ids whose tags (their first 12 characters) differ."""
+    return f"{marker}{which * 3}"
+
+
+def tagged_sql(marker: str) -> str:
+    """Upper case: the untagged marker query's tests find their rows by ``LIKE '%marker%'``."""
+    return f"SELECT '{marker.upper()}' AS tagged, Id FROM Seen WHERE Id < 2"
+
+
+def other_text_sql(marker: str) -> str:
+    """Another statement of run a's operation: same tag, so the same statistics row."""
+    return f"SELECT COUNT(*), '{marker.upper()}' AS tagged FROM Seen"
+
+
+def run_tagged(workload: Workload) -> None:
+    db, marker = workload.db, workload.marker
+    for which, n in TAGGED_RUNS.items():
+        tag = tags.operation_tag(run_id(marker, which), "poll")
+        for _ in range(n):
+            with db.database.snapshot() as snap:
+                assert len(list(snap.execute_sql(tagged_sql(marker), request_options={"request_tag": tag}))) == 2
+    with db.database.snapshot() as snap:
+        list(
+            snap.execute_sql(
+                other_text_sql(marker), request_options={"request_tag": tags.operation_tag(run_id(marker, "a"), "poll")}
+            )
+        )
+    for which, n in TXN_TAGGED_RUNS.items():
+        tag = tags.operation_tag(run_id(marker, which), "write")
+        for i in range(n):
+            db.database.run_in_transaction(
+                lambda tx, i=i: tx.insert_or_update("TxnOnly", ["Id", "N"], [(100 + i, i)]), transaction_tag=tag
+            )

@@ -12,6 +12,7 @@ from google.cloud.spanner_admin_database_v1 import Database as DatabasePb
 from google.cloud.spanner_admin_database_v1 import GetDatabaseRequest
 from google.cloud.spanner_v1 import KeySet, TypeCode, param_types
 
+from spanload.model import tags
 from spanload.model.breakdown import OpTiming, Part, Source, breakdown
 from spanload.model.config import ClientConfig, Target, TargetKind
 from spanload.model.samples import Gauge
@@ -21,7 +22,17 @@ from spanload.spanner.stats import StatsReader
 
 from .conftest import SpannerDb
 from .server_process import ServerProcess
-from .stats_workload import MARKER_RUNS, TXN_RUNS, StatsWorkloads, Workload, marker_sql
+from .stats_workload import (
+    MARKER_RUNS,
+    TAGGED_RUNS,
+    TXN_RUNS,
+    TXN_TAGGED_RUNS,
+    StatsWorkloads,
+    Workload,
+    marker_sql,
+    run_id,
+    tagged_sql,
+)
 
 STATS_WAIT_S = 75.0
 # Cloud Spanner's form: whole milliseconds (the Go client parses dur as an integer, issue 17).
@@ -31,6 +42,7 @@ FINE_TIMING = re.compile(r"^dur=(\d+\.\d{3})$")
 
 QUERY_TOP_COLUMNS = {
     "INTERVAL_END": TypeCode.TIMESTAMP,
+    "REQUEST_TAG": TypeCode.STRING,
     "TEXT": TypeCode.STRING,
     "TEXT_FINGERPRINT": TypeCode.INT64,
     "EXECUTION_COUNT": TypeCode.INT64,
@@ -40,9 +52,12 @@ QUERY_TOP_COLUMNS = {
     "AVG_ROWS_SCANNED": TypeCode.FLOAT64,
     "AVG_CPU_SECONDS": TypeCode.FLOAT64,
 }
-QUERY_TOTAL_COLUMNS = {k: v for k, v in QUERY_TOP_COLUMNS.items() if k not in ("TEXT", "TEXT_FINGERPRINT")}
+QUERY_TOTAL_COLUMNS = {
+    k: v for k, v in QUERY_TOP_COLUMNS.items() if k not in ("REQUEST_TAG", "TEXT", "TEXT_FINGERPRINT")
+}
 TXN_TOP_COLUMNS = {
     "INTERVAL_END": TypeCode.TIMESTAMP,
+    "TRANSACTION_TAG": TypeCode.STRING,
     "FPRINT": TypeCode.INT64,
     "COMMIT_ATTEMPT_COUNT": TypeCode.INT64,
     "COMMIT_ABORT_COUNT": TypeCode.INT64,
@@ -50,7 +65,7 @@ TXN_TOP_COLUMNS = {
     "AVG_TOTAL_LATENCY_SECONDS": TypeCode.FLOAT64,
     "AVG_PARTICIPANTS": TypeCode.FLOAT64,
 }
-TXN_TOTAL_COLUMNS = {k: v for k, v in TXN_TOP_COLUMNS.items() if k != "FPRINT"}
+TXN_TOTAL_COLUMNS = {k: v for k, v in TXN_TOP_COLUMNS.items() if k not in ("TRANSACTION_TAG", "FPRINT")}
 TABLES = {
     **{f"QUERY_STATS_TOP_{p}": QUERY_TOP_COLUMNS for p in ("MINUTE", "10MINUTE", "HOUR")},
     **{f"QUERY_STATS_TOTAL_{p}": QUERY_TOTAL_COLUMNS for p in ("MINUTE", "10MINUTE", "HOUR")},
@@ -249,3 +264,63 @@ def test_server_timing_header_on_admin_calls(workload: Workload, local_spanner: 
     assert response.name == workload.db.database.name
     header = dict(call.initial_metadata()).get("server-timing", "")
     assert SERVER_TIMING.search(header), f"GetDatabase: server-timing header {header!r}"
+
+
+def test_query_stats_group_by_request_tag(workload: Workload) -> None:
+    """Issue 27: a tagged query's row carries its REQUEST_TAG, and "statistics for multiple queries with
+    the same tag string are grouped in a single row" whose fingerprint is the tag's (Spanner's query
+    statistics docs): run a's two statement texts make one row of 3 + 1 executions, run b's one of 2."""
+    tag = {w: tags.operation_tag(run_id(workload.marker, w), "poll") for w in TAGGED_RUNS}
+    rows = _wait_for(
+        workload.db,
+        "SELECT REQUEST_TAG, EXECUTION_COUNT, TEXT_FINGERPRINT, INTERVAL_END FROM SPANNER_SYS.QUERY_STATS_TOP_MINUTE "
+        f"WHERE REQUEST_TAG LIKE 'spanload-{workload.marker}%'",
+        "the tagged queries in QUERY_STATS_TOP_MINUTE",
+    )
+    by_tag: dict[str, int] = {}
+    for request_tag, count, _, _ in rows:
+        by_tag[request_tag] = by_tag.get(request_tag, 0) + count
+    assert by_tag == {tag["a"]: TAGGED_RUNS["a"] + 1, tag["b"]: TAGGED_RUNS["b"]}
+    per_minute = [(r[0], r[3]) for r in rows]
+    assert len(per_minute) == len(set(per_minute)), f"one row per tag and minute: {rows}"
+    assert len({r[2] for r in rows if r[0] == tag["a"]} & {r[2] for r in rows if r[0] == tag["b"]}) == 0
+
+
+def test_txn_stats_carry_the_transaction_tag(workload: Workload) -> None:
+    tag = {w: tags.operation_tag(run_id(workload.marker, w), "write") for w in TXN_TAGGED_RUNS}
+    rows = _wait_for(
+        workload.db,
+        "SELECT TRANSACTION_TAG, COMMIT_ATTEMPT_COUNT FROM SPANNER_SYS.TXN_STATS_TOP_MINUTE "
+        f"WHERE TRANSACTION_TAG LIKE 'spanload-{workload.marker}%'",
+        "the tagged transactions in TXN_STATS_TOP_MINUTE",
+    )
+    by_tag: dict[str, int] = {}
+    for transaction_tag, attempts in rows:
+        by_tag[transaction_tag] = by_tag.get(transaction_tag, 0) + attempts
+    assert by_tag == {tag[w]: n for w, n in TXN_TAGGED_RUNS.items()}
+
+
+def test_the_stats_reader_counts_only_its_runs_tagged_rows(workload: Workload) -> None:
+    """Issue 23's tag condition with the real tables: run b's reader, whose poll text run a also ran in
+    the same minute, gets run b's figures alone."""
+    run_b = tags.run_tag(run_id(workload.marker, "b"))
+    reader = StatsReader(workload.db.database, tagged_sql(workload.marker)[:40], run_b)
+    deadline = time.monotonic() + STATS_WAIT_S
+    while Gauge.SERVER_POLL_AVG_LATENCY_S not in (gauges := reader.read()):
+        assert time.monotonic() < deadline, f"no poll gauges within {STATS_WAIT_S:.0f} s: {gauges}"
+        time.sleep(1.0)
+    assert reader.interval_end is not None
+    with workload.db.database.snapshot() as snap:
+        rows = [
+            list(r)
+            for r in snap.execute_sql(
+                "SELECT REQUEST_TAG, EXECUTION_COUNT, AVG_LATENCY_SECONDS, AVG_CPU_SECONDS, INTERVAL_END "
+                f"FROM SPANNER_SYS.QUERY_STATS_TOP_MINUTE WHERE REQUEST_TAG LIKE 'spanload-{workload.marker}%'"
+            )
+        ]
+    minute = [r for r in rows if r[4].timestamp() == reader.interval_end]
+    (b,) = [r for r in minute if r[0].startswith(run_b + "-")]
+    assert gauges[Gauge.SERVER_POLL_AVG_LATENCY_S] == pytest.approx(b[2])
+    assert gauges[Gauge.SERVER_POLL_CPU_FRACTION] == pytest.approx(b[1] * b[3] / 60.0)
+    everyone = sum(r[1] * r[3] for r in minute) / 60.0
+    assert everyone != pytest.approx(b[1] * b[3] / 60.0), "run a's rows must be in this minute for the test to tell"

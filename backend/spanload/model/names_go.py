@@ -14,7 +14,7 @@ import sys
 from collections.abc import Iterable
 from enum import StrEnum
 
-from spanload.model import op_metrics
+from spanload.model import op_metrics, tags
 from spanload.model.protocol import FAILED_SUFFIX, Counter, ErrorCode
 from spanload.model.samples import INTENDED_SUFFIX, SERVER_SUFFIX, Gauge, Op
 
@@ -77,6 +77,14 @@ def render() -> str:
             *_enum("OpCounter", op_metrics.OpCounter),
             *_enum("OpGauge", op_metrics.OpGauge),
         ],
+    )
+    lines += _block(
+        "Operations of the runtimes' own code, the keys of Start.Tags (model/tags.py).",
+        [(go_name("TagOp", name.upper()), name) for name in tags.BUILT_IN_OPERATIONS],
+    )
+    lines += _block(
+        "Attributes of the Spanner client's OpenTelemetry spans (model/tags.py).",
+        [("SpanRunID", tags.SPAN_RUN_ID), ("SpanOperation", tags.SPAN_OPERATION), ("SpanWorker", tags.SPAN_WORKER)],
     )
     return "\n".join(lines).rstrip("\n") + "\n"
 

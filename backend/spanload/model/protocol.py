@@ -62,10 +62,12 @@ import json
 import logging
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
+from spanload.model import tags
 from spanload.model.breakdown import OpTiming, SysLatencies
 from spanload.model.config import RunConfig
+from spanload.model.tpcc import TxType
 
 logger = logging.getLogger(__name__)
 
@@ -91,6 +93,20 @@ class Start(_Message):
     config: RunConfig
     emulator_host: str | None = Field(None, description="host:port for local/emulator targets")
     setup_schema: bool = Field(False, description="create the schema before reporting ready")
+    run_tag: str = Field("", description="Spanner request/transaction tag of requests that name no operation")
+    tags: dict[str, str] = Field(
+        default_factory=dict, description="Spanner request/transaction tag of each operation (model/tags.py)"
+    )
+
+    @model_validator(mode="after")
+    def _tags_of_the_run(self) -> Start:
+        """Filled from the run id and config where the sender left them out: one format for every runtime."""
+        if not self.run_tag:
+            self.run_tag = tags.run_tag(self.run_id)
+        if not self.tags:
+            ops = list(self.config.definition.operations) if self.config.definition is not None else []
+            self.tags = tags.operation_tags(self.run_id, [*ops, *(t.value for t in TxType)])
+        return self
 
 
 PRELOAD_PROGRESS_EVERY_S = 0.5

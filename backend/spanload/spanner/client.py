@@ -25,7 +25,7 @@ from google.cloud.spanner_v1.services.spanner import SpannerClient
 from google.cloud.spanner_v1.services.spanner.transports.grpc import SpannerGrpcTransport
 
 from spanload.model.config import ClientConfig, Target, TargetKind
-from spanload.spanner import deadline, timing
+from spanload.spanner import deadline, request_tags, timing
 
 MULTIPLEXED_ENV = (
     "GOOGLE_CLOUD_SPANNER_MULTIPLEXED_SESSIONS",
@@ -185,7 +185,8 @@ def connect(target: Target, client_config: ClientConfig, emulator_host: str | No
 
     On local and emulator targets the data API goes through a channel that reads each RPC's
     server-timing header (:mod:`spanload.spanner.timing`). On every target each data-API RPC is
-    bounded by the calling operation's deadline (:mod:`spanload.spanner.deadline`)."""
+    bounded by the calling operation's deadline (:mod:`spanload.spanner.deadline`) and tagged with
+    the run and operation (:mod:`spanload.spanner.request_tags`)."""
     client = make_client(target, emulator_host)
     instance = client.instance(target.instance)
     pool = None if client_config.multiplexed_sessions else CountingPool(client_config.session_pool_size)
@@ -195,4 +196,5 @@ def connect(target: Target, client_config: ClientConfig, emulator_host: str | No
         transport = SpannerGrpcTransport(channel=timing.timed_channel(host))
         database._spanner_api = SpannerClient(client_info=client._client_info, transport=transport)
     deadline.install(database.spanner_api)
+    request_tags.install(database.spanner_api)
     return Connection(client=client, database=database, pool=pool)

@@ -15,6 +15,9 @@ A target without these tables (the emulator) makes the reader go quiet, not fail
 Each read keeps the figures of one minute, the newest either table has (a table whose newest minute
 is older had nothing in that one: no commits, say), and says which (``interval_end``); whether that
 minute belongs to the run is the aggregator's call (``model/server_minute.py``), not the worker's.
+A reader given the run's tag keeps only the rows that carry it (REQUEST_TAG, TRANSACTION_TAG: see
+``model/tags.py``), so another application's statements, or a previous run's, never count as this
+run's, even when they share the poll query's text.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from typing import Any
 
 from google.api_core import exceptions as gexc
 
+from spanload.model import tags
 from spanload.model.breakdown import SysLatencies
 from spanload.model.samples import Gauge
 
@@ -35,7 +39,7 @@ SAMPLE_EVERY_S = 10.0  # the tables change once a minute; polling them faster on
 MINUTE_S = 60.0
 
 QUERY_STATS_SQL = (
-    "SELECT TEXT, EXECUTION_COUNT, AVG_LATENCY_SECONDS, AVG_CPU_SECONDS, INTERVAL_END "
+    "SELECT TEXT, EXECUTION_COUNT, AVG_LATENCY_SECONDS, AVG_CPU_SECONDS, INTERVAL_END, REQUEST_TAG "
     "FROM SPANNER_SYS.QUERY_STATS_TOP_MINUTE "
     "WHERE INTERVAL_END = (SELECT MAX(INTERVAL_END) FROM SPANNER_SYS.QUERY_STATS_TOP_MINUTE)"
 )
@@ -44,7 +48,7 @@ COUNTERS_SQL = (
     "FROM SPANNER_SYS.SPANLOAD_COUNTERS"
 )
 TXN_STATS_SQL = (
-    "SELECT COMMIT_ATTEMPT_COUNT, AVG_COMMIT_LATENCY_SECONDS, AVG_PARTICIPANTS, INTERVAL_END "
+    "SELECT COMMIT_ATTEMPT_COUNT, AVG_COMMIT_LATENCY_SECONDS, AVG_PARTICIPANTS, INTERVAL_END, TRANSACTION_TAG "
     "FROM SPANNER_SYS.TXN_STATS_TOP_MINUTE "
     "WHERE INTERVAL_END = (SELECT MAX(INTERVAL_END) FROM SPANNER_SYS.TXN_STATS_TOP_MINUTE)"
 )
@@ -119,9 +123,10 @@ def _float(value: Any) -> float:
 class StatsReader:
     """Reads both tables; remembers a table that the target does not have and stops asking."""
 
-    def __init__(self, database: Any, poll_sql_prefix: str) -> None:
+    def __init__(self, database: Any, poll_sql_prefix: str, run_tag: str | None = None) -> None:
         self._database = database
         self.poll_sql_prefix = poll_sql_prefix
+        self.run_tag = run_tag  # None: every row counts (no run to tell apart)
         self._unavailable: set[str] = set()
         self.latencies: SysLatencies | None = None  # of the last read, for the breakdown
         self.interval_end: float | None = None  # unix seconds: the end of the last read's minute
@@ -143,8 +148,8 @@ class StatsReader:
         """The gauges of the newest minute either table holds (``interval_end``)."""
         out: dict[str, float] = {}
         latencies = SysLatencies()
-        query_rows = self._query("QUERY_STATS_TOP_MINUTE", QUERY_STATS_SQL) or []
-        txn_rows = self._query("TXN_STATS_TOP_MINUTE", TXN_STATS_SQL) or []
+        query_rows = self._mine(self._query("QUERY_STATS_TOP_MINUTE", QUERY_STATS_SQL) or [])
+        txn_rows = self._mine(self._query("TXN_STATS_TOP_MINUTE", TXN_STATS_SQL) or [])
         ends = [r[-1].timestamp() for r in (*query_rows, *txn_rows) if r[-1] is not None]
         self.interval_end = end = max(ends, default=None)
         query_rows = [r for r in query_rows if r[-1] is not None and r[-1].timestamp() == end]
@@ -157,6 +162,11 @@ class StatsReader:
         latencies.commit_s = gauges.get(Gauge.SERVER_TXN_AVG_COMMIT_LATENCY_S)
         self.latencies = latencies if latencies.query_s or latencies.commit_s is not None else None
         return out
+
+    def _mine(self, rows: list[list[Any]]) -> list[list[Any]]:
+        """The rows that carry the run's tag (the tag column, last, is dropped: INTERVAL_END ends each
+        row)."""
+        return [r[:-1] for r in rows if self.run_tag is None or tags.is_runs(r[-1], self.run_tag)]
 
     def _query(self, table: str, sql: str) -> list[list[Any]] | None:
         if table in self._unavailable:

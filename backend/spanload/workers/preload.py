@@ -33,7 +33,7 @@ from typing import Any
 from google.cloud.spanner_v1 import param_types
 
 from spanload.model.config import WORKLOAD_SCHEMAS, RunConfig, Workload
-from spanload.spanner import deadline, mutations, schemas
+from spanload.spanner import deadline, mutations, request_tags, schemas
 from spanload.spanner.schemas import SchemaSpec
 from spanload.workers.interp.load import loader_functions as definition_loader
 from spanload.workers.tpcc.load import loader_functions
@@ -181,7 +181,11 @@ def run_preload(
                 logger.warning("preloading rows [%d, %d) failed (attempt %d): %s", lo, hi, attempt, err)
                 stop.wait(RETRY_BACKOFF_S * attempt)
 
-    with ThreadPoolExecutor(max_workers=max(1, in_flight), thread_name_prefix="preload") as pool:
+    # the pool's threads tag their RPCs with the caller's operation (the preload)
+    operation = request_tags.current_operation()
+    with ThreadPoolExecutor(
+        max_workers=max(1, in_flight), thread_name_prefix="preload", initializer=request_tags.use, initargs=(operation,)
+    ) as pool:
         pending: set[Future[None]] = set()
         for lo, hi in batches:
             if len(pending) >= in_flight:

@@ -19,6 +19,7 @@ import threading
 import time
 from typing import IO, Any
 
+from spanload.model import tags
 from spanload.model.breakdown import SysLatencies
 from spanload.model.config import RunConfig, Workload
 from spanload.model.protocol import (
@@ -48,9 +49,10 @@ from spanload.model.samples import Gauge
 from spanload.model.tpcc import preload_rows
 from spanload.model.workload import WorkloadDefinition
 from spanload.spanner import client as spanner_client
-from spanload.spanner import deadline, schemas, tpcc_schema
+from spanload.spanner import deadline, request_tags, schemas, tpcc_schema
 from spanload.spanner.stats import SAMPLE_EVERY_S, StatsReader
 from spanload.workers import preload as preloading
+from spanload.workers import tracing
 from spanload.workers.interp.operation import DefinitionError
 from spanload.workers.interp.runner import Interpreter
 from spanload.workers.interp.watch import DefinitionWatcher
@@ -110,6 +112,7 @@ class Worker:
     def __init__(self, start: Start, channel: Channel) -> None:
         self.start_msg = start
         self.index = start.worker
+        request_tags.configure(start.run_tag, start.tags)
         self.config: RunConfig = start.config
         self.channel = channel
         self.stats = WorkerStats()
@@ -187,7 +190,7 @@ class Worker:
                 self.database, definition, self.config.knob_values(), self.stats, start_timestamp(self.database())
             )
             prefix = self.definition_watcher.next_sql[:60]
-        self.stats_reader = StatsReader(self.database(), prefix)
+        self.stats_reader = StatsReader(self.database(), prefix, start.run_tag)
 
     def _setup_report_workload(self, schema: schemas.SchemaSpec) -> None:
         start = self.start_msg
@@ -202,7 +205,7 @@ class Worker:
                 self.seen,
                 start_timestamp(self.database()),
             )
-            self.stats_reader = StatsReader(self.database(), poll_sql(schema, self.config.watcher)[:60])
+            self.stats_reader = StatsReader(self.database(), poll_sql(schema, self.config.watcher)[:60], start.run_tag)
         self.updater = Updater(
             self.database,
             schema,
@@ -232,6 +235,7 @@ class Worker:
         threading.Thread(target=self._preload, args=(message,), name="preload", daemon=True).start()
 
     def _preload(self, message: Preload) -> None:
+        request_tags.use(tags.PRELOAD)
         progress = preloading.Progress()
         finished = threading.Event()
         cpu_at_start = cpu_seconds()
@@ -375,6 +379,7 @@ class Worker:
         minute_end: float | None = None
         minute_latencies: SysLatencies | None = None
         minute_due = 0.0
+        request_tags.use(tags.STATS)
         while not self.done.wait(self.config.report_interval_s):
             if self.stats_reader is None:
                 return
@@ -401,7 +406,9 @@ class Worker:
             ):
                 self.conn = spanner_client.connect(config.target, config.client, self.start_msg.emulator_host)
                 if self.stats_reader is not None:
-                    self.stats_reader = StatsReader(self.conn.database, self.stats_reader.poll_sql_prefix)
+                    self.stats_reader = StatsReader(
+                        self.conn.database, self.stats_reader.poll_sql_prefix, self.stats_reader.run_tag
+                    )
         if self.tpcc is not None:
             self.tpcc.apply(config.tpcc)
         if self.interp is not None:
@@ -491,6 +498,7 @@ def serve(index: int, stdin: IO[bytes], channel: Channel) -> int:
     if not isinstance(start, Start):
         channel.send(Error(worker=index, message=f"expected a start message, got {first[:80]!r}", fatal=True))
         return 2
+    tracing.start(start.run_id, index)
     worker = Worker(start, channel)
     try:
         worker.setup()

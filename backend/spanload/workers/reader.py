@@ -16,10 +16,11 @@ from typing import Any
 
 from google.cloud.spanner_v1 import param_types
 
+from spanload.model import tags
 from spanload.model.config import ReaderConfig, ReaderQuery
 from spanload.model.protocol import Counter
 from spanload.model.samples import Gauge, Op
-from spanload.spanner import deadline, timing
+from spanload.spanner import deadline, request_tags, timing
 from spanload.spanner.schemas import SchemaSpec
 from spanload.workers.pacing import PacedLoad, Pacer
 from spanload.workers.stats import WorkerStats
@@ -94,6 +95,7 @@ class Reader(PacedLoad):
         snapshot_args: dict[str, Any] = {}
         if config.staleness_s > 0:
             snapshot_args["exact_staleness"] = dt.timedelta(seconds=config.staleness_s)
+        request_tags.use(tags.READER)
         timing.begin()
         try:
             with deadline.operation(), self._database().snapshot(**snapshot_args) as snapshot:

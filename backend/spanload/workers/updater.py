@@ -18,10 +18,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from spanload.model import tags
 from spanload.model.config import UpdaterConfig, UpdaterMode
 from spanload.model.protocol import Counter
 from spanload.model.samples import Gauge, Op
-from spanload.spanner import deadline, timing
+from spanload.spanner import deadline, request_tags, timing
 from spanload.spanner.schemas import SchemaSpec
 from spanload.workers.interp.operation import literal_type
 from spanload.workers.ledger import FreshKeys, WriteLedger
@@ -99,6 +100,7 @@ class Updater(PacedLoad):
                 writes = self.ledger.reserve(config.batch_rows, fresh=True)
             case _:
                 writes = self.ledger.reserve(self._rng.randint(1, 2 * config.mutations_per_transaction))
+        request_tags.use(tags.UPDATER)
         timing.begin()
         try:
             with deadline.operation():

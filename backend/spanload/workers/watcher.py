@@ -18,11 +18,12 @@ from typing import Any
 
 from google.cloud.spanner_v1 import param_types
 
+from spanload.model import tags
 from spanload.model.config import SHARD_COUNT, ShardFilter, WatcherConfig
 from spanload.model.protocol import Counter
 from spanload.model.samples import Gauge, Op
 from spanload.spanner import client as spanner_client
-from spanload.spanner import deadline, timing
+from spanload.spanner import deadline, request_tags, timing
 from spanload.spanner.schemas import SchemaSpec
 from spanload.workers.lag import LagMeter
 from spanload.workers.ledger import SeenLedger
@@ -164,6 +165,7 @@ class _Group(PollLoop):
             types["shards"] = param_types.Array(param_types.INT64)  # type: ignore[no-untyped-call]
         started = time.monotonic()
         start = time.perf_counter()
+        request_tags.use(tags.WATCHER)
         timing.begin()
         try:
             with deadline.operation(), watcher.database().snapshot() as snapshot:

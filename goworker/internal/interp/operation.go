@@ -210,7 +210,7 @@ func (r *opRunner) execute(intended, actual float64) {
 	}
 	stats := r.rt.stats
 	conn := r.rt.conn()
-	ctx, timing, done, err := conn.Begin(context.Background())
+	ctx, timing, done, err := conn.Begin(spanclient.Tagged(context.Background(), r.name))
 	if err != nil { // no session in time: not an execution that reached the server
 		stats.Failed(r.hist, err, (pacing.Now()-actual)*usPerS, codes.OK)
 		return

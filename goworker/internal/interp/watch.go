@@ -218,7 +218,7 @@ func (p *poller) poll() (bool, error) {
 	stmt := spanner.Statement{SQL: w.sql, Params: map[string]any{"since": since, "limit": limit + int64(skip)}}
 	conn := w.conn()
 	start := pacing.Now()
-	ctx, timing, done, err := conn.Begin(context.Background())
+	ctx, timing, done, err := conn.Begin(spanclient.Tagged(context.Background(), protocol.TagOpWatcher))
 	lastRPC := codes.OK
 	type change struct {
 		key string

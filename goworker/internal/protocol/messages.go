@@ -38,6 +38,10 @@ type Start struct {
 	Config       RunConfig `json:"config"`
 	EmulatorHost *string   `json:"emulator_host"`
 	SetupSchema  bool      `json:"setup_schema"`
+	// RunTag and Tags are the Spanner request/transaction tags of the run and of each operation
+	// (backend/spanload/model/tags.py builds them; this runtime uses them as given).
+	RunTag string            `json:"run_tag"`
+	Tags   map[string]string `json:"tags"`
 }
 
 // Preload asks for rows [Start, Start+Count) of the Rows the run's table is to hold (the load

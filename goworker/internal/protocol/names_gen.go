@@ -114,3 +114,19 @@ const (
 	OpGaugePS           = "op.{op}.ps"
 	OpGaugeScheduledPS  = "op.{op}.scheduled_ps"
 )
+
+// Operations of the runtimes' own code, the keys of Start.Tags (model/tags.py).
+const (
+	TagOpUpdater = "updater"
+	TagOpReader  = "reader"
+	TagOpWatcher = "watcher"
+	TagOpPreload = "preload"
+	TagOpStats   = "stats"
+)
+
+// Attributes of the Spanner client's OpenTelemetry spans (model/tags.py).
+const (
+	SpanRunID     = "spanload.run_id"
+	SpanOperation = "spanload.operation"
+	SpanWorker    = "spanload.worker"
+)

@@ -104,7 +104,7 @@ func (r *Reader) read(intended, actual float64) {
 		return
 	}
 	conn := r.conn()
-	ctx, timing, done, err := conn.Begin(context.Background())
+	ctx, timing, done, err := conn.Begin(spanclient.Tagged(context.Background(), protocol.TagOpReader))
 	if err != nil { // no session in time
 		r.stats.Failed(protocol.OpReaderRead, err, (pacing.Now()-actual)*usPerS, codes.OK)
 		return

@@ -6,7 +6,9 @@
 //
 // A read keeps the figures of one minute, the newest either table has, and says which (its
 // INTERVAL_END); whether that minute belongs to the run is the aggregator's call
-// (model/server_minute.py), not the worker's.
+// (model/server_minute.py), not the worker's. A reader given the run's tag keeps only the rows
+// that carry it (REQUEST_TAG, TRANSACTION_TAG), so another application's or a previous run's
+// statements never count as this run's.
 package serverstats
 
 import (
@@ -31,10 +33,10 @@ const SampleEvery = 10 * time.Second
 const minuteS = 60.0
 
 const (
-	querySQL = "SELECT TEXT, EXECUTION_COUNT, AVG_LATENCY_SECONDS, AVG_CPU_SECONDS, INTERVAL_END " +
+	querySQL = "SELECT TEXT, EXECUTION_COUNT, AVG_LATENCY_SECONDS, AVG_CPU_SECONDS, INTERVAL_END, REQUEST_TAG " +
 		"FROM SPANNER_SYS.QUERY_STATS_TOP_MINUTE " +
 		"WHERE INTERVAL_END = (SELECT MAX(INTERVAL_END) FROM SPANNER_SYS.QUERY_STATS_TOP_MINUTE)"
-	txnSQL = "SELECT COMMIT_ATTEMPT_COUNT, AVG_COMMIT_LATENCY_SECONDS, AVG_PARTICIPANTS, INTERVAL_END " +
+	txnSQL = "SELECT COMMIT_ATTEMPT_COUNT, AVG_COMMIT_LATENCY_SECONDS, AVG_PARTICIPANTS, INTERVAL_END, TRANSACTION_TAG " +
 		"FROM SPANNER_SYS.TXN_STATS_TOP_MINUTE " +
 		"WHERE INTERVAL_END = (SELECT MAX(INTERVAL_END) FROM SPANNER_SYS.TXN_STATS_TOP_MINUTE)"
 	countersSQL = "SELECT COMMIT_COUNT, PARTICIPANTS, COMMIT_LATENCY_SECONDS, MODEL_CPU_SECONDS, " +
@@ -166,13 +168,25 @@ func CounterGauges(prev *Counters, cur Counters, out map[string]float64) {
 // Reader reads the tables, and stops asking for a table the target does not have.
 type Reader struct {
 	mu          sync.Mutex
+	runTag      string // "": every row counts
 	prefix      string
 	unavailable map[string]bool
 	counters    *Counters // the previous read of SPANLOAD_COUNTERS
 }
 
-func NewReader(prefix string) *Reader {
-	return &Reader{prefix: prefix, unavailable: map[string]bool{}}
+func NewReader(prefix, runTag string) *Reader {
+	return &Reader{prefix: prefix, runTag: runTag, unavailable: map[string]bool{}}
+}
+
+// RunsTag says whether a row's tag is one of the run's: the run's own tag, or one of its
+// operations' (run tag + "-" + operation). The same rule as backend/spanload/model/tags.is_runs;
+// TestRunsTag and tests/engine/test_server_minute_rule.py check the same cases.
+func RunsTag(tag, runTag string) bool {
+	return tag != "" && (tag == runTag || strings.HasPrefix(tag, runTag+"-"))
+}
+
+func (r *Reader) mine(tag spanner.NullString) bool {
+	return r.runTag == "" || RunsTag(tag.StringVal, r.runTag)
 }
 
 func (r *Reader) SetPrefix(prefix string) {
@@ -192,10 +206,11 @@ func (r *Reader) Read(ctx context.Context, client *spanner.Client) (Minute, erro
 		var n spanner.NullInt64
 		var lat, cpu spanner.NullFloat64
 		var end spanner.NullTime
-		if err := row.Columns(&text, &n, &lat, &cpu, &end); err != nil {
+		var tag spanner.NullString
+		if err := row.Columns(&text, &n, &lat, &cpu, &end, &tag); err != nil {
 			return err
 		}
-		if end.Valid {
+		if end.Valid && r.mine(tag) {
 			queries = append(queries, QueryStat{text.StringVal, n.Int64, lat.Float64, cpu.Float64, end.Time})
 		}
 		return nil
@@ -208,10 +223,11 @@ func (r *Reader) Read(ctx context.Context, client *spanner.Client) (Minute, erro
 		var n spanner.NullInt64
 		var lat, parts spanner.NullFloat64
 		var end spanner.NullTime
-		if err := row.Columns(&n, &lat, &parts, &end); err != nil {
+		var tag spanner.NullString
+		if err := row.Columns(&n, &lat, &parts, &end, &tag); err != nil {
 			return err
 		}
-		if end.Valid {
+		if end.Valid && r.mine(tag) {
 			txns = append(txns, TxnStat{n.Int64, lat.Float64, parts.Float64, end.Time})
 		}
 		return nil

@@ -87,3 +87,22 @@ func TestMinuteOfKeepsTheNewestMinuteAndItsEnd(t *testing.T) {
 		t.Errorf("no rows: %+v", empty)
 	}
 }
+
+// TestRunsTag: the cases of tests/model/test_tags.py's test_a_row_is_the_runs_only_with_its_tag.
+func TestRunsTag(t *testing.T) {
+	const run = "spanload-0123456789ab"
+	for _, tc := range []struct {
+		tag  string
+		want bool
+	}{
+		{run + "-poll", true},
+		{run, true},
+		{"spanload-0123456789abc-poll", false}, // another run id that starts alike
+		{"", false},
+		{"app-poll", false},
+	} {
+		if got := RunsTag(tc.tag, run); got != tc.want {
+			t.Errorf("RunsTag(%q) = %v, want %v", tc.tag, got, tc.want)
+		}
+	}
+}

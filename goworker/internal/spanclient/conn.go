@@ -32,7 +32,7 @@ type Conn struct {
 
 // Options are the client options of a target: the emulator host goes through
 // SPANNER_EMULATOR_HOST (plain text, no credentials), the cloud uses Application Default
-// Credentials. Every data RPC passes the server-timing interceptor.
+// Credentials. Every data RPC passes the tag and server-timing interceptors.
 func Options(target protocol.Target, emulatorHost *string) ([]option.ClientOption, error) {
 	if target.Kind != protocol.TargetCloud {
 		host := emulatorHost
@@ -47,8 +47,8 @@ func Options(target protocol.Target, emulatorHost *string) ([]option.ClientOptio
 		}
 	}
 	return []option.ClientOption{
-		option.WithGRPCDialOption(grpc.WithChainUnaryInterceptor(unaryTiming)),
-		option.WithGRPCDialOption(grpc.WithChainStreamInterceptor(streamTiming)),
+		option.WithGRPCDialOption(grpc.WithChainUnaryInterceptor(unaryTags, unaryTiming)),
+		option.WithGRPCDialOption(grpc.WithChainStreamInterceptor(streamTags, streamTiming)),
 	}, nil
 }
 

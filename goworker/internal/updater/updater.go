@@ -104,7 +104,7 @@ func (u *Updater) transaction(intended, actual float64) {
 		return
 	}
 	conn := u.conn()
-	ctx, timing, done, err := conn.Begin(context.Background())
+	ctx, timing, done, err := conn.Begin(spanclient.Tagged(context.Background(), protocol.TagOpUpdater))
 	if err != nil { // no session in time: not an operation that reached the server
 		u.Ledger.Failed(writes, false)
 		u.stats.Failed(protocol.OpUpdaterTxn, err, (pacing.Now()-actual)*usPerS, codes.OK)

@@ -139,7 +139,7 @@ func (g *group) pollOnce() (bool, error) {
 	stmt := spanner.Statement{SQL: PollSQL(w.spec, cfg), Params: params}
 	conn := w.conn()
 	start := pacing.Now()
-	ctx, timing, done, err := conn.Begin(context.Background())
+	ctx, timing, done, err := conn.Begin(spanclient.Tagged(context.Background(), protocol.TagOpWatcher))
 	lastRPC := codes.OK
 	var rows []row
 	if err == nil {

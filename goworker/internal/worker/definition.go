@@ -50,7 +50,7 @@ func (w *Worker) setupDefinition(ctx context.Context) error {
 		w.defWatch = interp.NewWatcher(watch, key, knobs, w.Conn, w.stats, startTimestamp(ctx, client))
 		prefix = w.defWatch.SQL()[:min(len(w.defWatch.SQL()), pollPrefixLen)]
 	}
-	w.serverStats = serverstats.NewReader(prefix)
+	w.serverStats = serverstats.NewReader(prefix, w.start.RunTag)
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spanload/spanload/goworker/internal/protocol"
 	"github.com/spanload/spanload/goworker/internal/spanclient"
+	"github.com/spanload/spanload/goworker/internal/tracing"
 )
 
 // maxLine bounds one control line (a patch carries the whole config).
@@ -35,6 +36,12 @@ func Serve(ctx context.Context, index int, in io.Reader, channel *protocol.Chann
 		text := string(first[:min(len(first), 80)])
 		_ = channel.Send(&protocol.Error{Worker: index, Message: fmt.Sprintf("expected a start message, got %q", text), Fatal: true})
 		return 2
+	}
+	stopTracing, err := tracing.Start(ctx, start.RunID, index)
+	if err != nil {
+		slog.Warn("tracing is off: the OTLP exporter could not start", "err", err)
+	} else {
+		defer stopTracing(context.WithoutCancel(ctx))
 	}
 	w, err := New(start, channel)
 	if err == nil {

@@ -78,6 +78,7 @@ func New(start *protocol.Start, channel *protocol.Channel) (*Worker, error) {
 	if err != nil {
 		return nil, err
 	}
+	spanclient.ConfigureTags(start.RunTag, start.Tags)
 	w := &Worker{start: start, index: start.Worker, channel: channel, stats: metrics.NewStats(),
 		config: start.Config, server: map[string]float64{}, done: make(chan struct{})}
 	if start.Config.Workload == protocol.WorkloadDefinition {
@@ -160,7 +161,7 @@ func (w *Worker) Setup(ctx context.Context) error {
 		}
 		w.seen = ledger.NewSeenLedger(ids)
 		w.watcher = watcher.New(w.Conn, w.spec, cfg.Watcher, w.stats, w.seen, startTimestamp(ctx, conn.Client))
-		w.serverStats = serverstats.NewReader(pollPrefix(w.spec, cfg.Watcher))
+		w.serverStats = serverstats.NewReader(pollPrefix(w.spec, cfg.Watcher), w.start.RunTag)
 	}
 	w.updater = updater.New(w.Conn, w.spec, cfg.Updater, w.stats, w.index, w.start.Workers,
 		WriterID(w.start.RunID, w.index))
@@ -255,6 +256,7 @@ func (w *Worker) Preload(m *protocol.Preload) {
 			}
 		}()
 		var err error
+		ctx := spanclient.Tagged(ctx, protocol.TagOpPreload)
 		if w.interp != nil {
 			err = w.loadDefinition(ctx, m, progress)
 		} else {
@@ -394,7 +396,7 @@ func (w *Worker) statsLoop() {
 		case <-t.C:
 		}
 		cfg, client := w.Config(), w.Conn().Client
-		ctx, cancel := context.WithTimeout(context.Background(), spanclient.OperationTimeout(cfg.Client))
+		ctx, cancel := context.WithTimeout(spanclient.Tagged(context.Background(), protocol.TagOpStats), spanclient.OperationTimeout(cfg.Client))
 		if now := time.Now(); !now.Before(minuteDue) {
 			// a failed read keeps the last minute's gauges and is tried again next interval
 			if read, err := w.serverStats.Read(ctx, client); err != nil {

@@ -22,7 +22,7 @@ from spanload.model.op_metrics import OpCounter, OpGauge, OpHistogram, name
 from spanload.model.pacing import OperationPacing, ResolvedPacing, resolve
 from spanload.model.protocol import Counter
 from spanload.model.workload import KnobValue, WorkloadDefinition
-from spanload.spanner import deadline, timing
+from spanload.spanner import deadline, request_tags, timing
 from spanload.workers.interp.generators import Sequence
 from spanload.workers.interp.operation import CompiledOperation, DrawCache, compile_operation
 from spanload.workers.interp.prng import label_base, operation_label, stream_at
@@ -112,6 +112,7 @@ class OperationLoad(PacedLoad):
     def _execute(self, intended: float, actual: float) -> None:
         plan = self.plan
         rng = stream_at(self._base, next(self._executions))
+        request_tags.use(self.name)
         timing.begin()
         try:
             with deadline.operation():

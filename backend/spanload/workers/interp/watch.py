@@ -20,12 +20,13 @@ from typing import Any
 from google.cloud.spanner_v1 import param_types
 from google.cloud.spanner_v1.types import Type
 
+from spanload.model import tags
 from spanload.model.pacing import knob_duration_ms
 from spanload.model.protocol import Counter
 from spanload.model.samples import Gauge, Op
 from spanload.model.workload import KnobValue, Watch, WorkloadDefinition
 from spanload.spanner import client as spanner_client
-from spanload.spanner import deadline, timing
+from spanload.spanner import deadline, request_tags, timing
 from spanload.workers.lag import LagMeter
 from spanload.workers.stats import WorkerStats
 from spanload.workers.watcher import US_PER_S, PollLoop, to_unix
@@ -94,6 +95,7 @@ class _Poller(PollLoop):
             for i, (value, t) in enumerate(zip(self.last_key, self.key_types, strict=True)):
                 params[f"k{i}"], types[f"k{i}"] = value, t
         start = time.perf_counter()
+        request_tags.use(tags.WATCHER)
         timing.begin()
         try:
             with deadline.operation(), w.database().snapshot() as snapshot:

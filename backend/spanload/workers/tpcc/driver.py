@@ -29,7 +29,7 @@ from spanload.model.config import TpccConfig, TpccMode
 from spanload.model.protocol import Counter
 from spanload.model.samples import Gauge
 from spanload.model.tpcc import ABORTS, ERRORS, RETRIES, ROLLBACKS, SKIPPED, TxType
-from spanload.spanner import deadline, timing
+from spanload.spanner import deadline, request_tags, timing
 from spanload.workers.pacing import PacedLoad, Pacer
 from spanload.workers.stats import WorkerStats
 from spanload.workers.tpcc.common import Database, Outcome, Terminal
@@ -87,6 +87,7 @@ class TpccRunner:
         ``intended`` (None: a terminal's, due when it starts), and record it."""
         outcome = Outcome()
         stats = self._stats
+        request_tags.use(kind.value)
         timing.begin()
         try:
             with deadline.operation():
