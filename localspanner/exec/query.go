@@ -28,6 +28,12 @@ func (e *Engine) Query(ctx context.Context, db *storage.DB, t *txn.Txn, st State
 	if t.Partitioned {
 		return nil, errPartitionedQuery
 	}
+	if call, ok, err := parseChangeStreamCall(db.Catalog(), st); ok {
+		if err != nil {
+			return nil, err
+		}
+		return &QueryResult{}, e.readChangeStream(ctx, db, call, sink)
+	}
 	start := time.Now()
 	cpu := startCPU()
 	defer func() {
