@@ -111,7 +111,7 @@ class Follower:
 
     def run(self) -> None:
         initial = query(self.database, self.stream, self.start, self.end, None)
-        threads = [self._spawn(c["token"], c["start_timestamp"]) for r in initial for c in r["children"]]
+        threads = [self._spawn(c["token"], r["start_timestamp"]) for r in initial for c in r["children"]]
         while threads:
             threads.pop().join()
         if self.errors:
