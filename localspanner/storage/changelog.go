@@ -34,15 +34,36 @@ var changeLogSetup = []string{
 }
 
 func registerCells(conn *sqlite3.SQLiteConn) error {
-	return conn.RegisterFunc(cellsFunc, func(args ...any) (string, error) {
-		m := make(map[string][]string, len(args)/2)
-		for i := 0; i+1 < len(args); i += 2 {
-			name, _ := args[i].(string)
-			m[name] = jsonCell(args[i+1])
+	return conn.RegisterFunc(cellsFunc, encodeCells, true)
+}
+
+// encodeCells writes alternating (name, cell) arguments as one JSON object of jsonCell
+// encodings (by hand: it runs once per row written to a watched table).
+func encodeCells(args ...any) string {
+	b := make([]byte, 0, 64*len(args))
+	b = append(b, '{')
+	for i := 0; i+1 < len(args); i += 2 {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		b, err := json.Marshal(m)
-		return string(b), err
-	}, false)
+		name, _ := args[i].(string)
+		b = appendJSONString(b, name)
+		b = append(b, ':', '[')
+		for j, part := range jsonCell(args[i+1]) {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, part)
+		}
+		b = append(b, ']')
+	}
+	return string(append(b, '}'))
+}
+
+// appendJSONString appends s as a JSON string.
+func appendJSONString(b []byte, s string) []byte {
+	js, _ := json.Marshal(s)
+	return append(b, js...)
 }
 
 // changeTriggers returns the statements that drop the change triggers of every table
