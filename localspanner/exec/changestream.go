@@ -130,7 +130,8 @@ func (r *csReader) follow(ctx context.Context, cur int64) error {
 		sig := r.db.CommitSignal()
 		beat := time.Since(lastSent) >= r.call.heartbeat
 		limit := r.db.LastCommit()
-		if beat {
+		if beat || (end >= 0 && end < storage.NowMicros()) {
+			// a heartbeat is due, or the end has passed: read up to a timestamp no later commit can take
 			limit = r.db.SafeTS()
 		}
 		divTS, children, divided := r.db.NextDivision(r.p)

@@ -116,7 +116,11 @@ def test_inserts_updates_deletes_per_value_capture_type(database: Database, capt
     records = read_all(database, f"S_{table}", start, now())
     data = [r for r in records if r["kind"] == "data"]
     update, update_cols, delete, delete_cols = EXPECTED[capture]
-    assert [(r["mod_type"], r["mods"]) for r in data] == [("INSERT", INSERT_MODS), ("UPDATE", [update]), ("DELETE", [delete])]
+    assert [(r["mod_type"], r["mods"]) for r in data] == [
+        ("INSERT", INSERT_MODS),
+        ("UPDATE", [update]),
+        ("DELETE", [delete]),
+    ]
     assert [r["commit_timestamp"] for r in data] == stamps
     for r in data:
         assert r["table_name"] == table
@@ -179,23 +183,34 @@ def test_heartbeat_out_of_range_is_refused(database: Database) -> None:
 
 def test_information_schema_and_ddl(database: Database) -> None:
     with database.snapshot(multi_use=True) as snap:
-        streams = sorted(tuple(r) for r in snap.execute_sql("SELECT CHANGE_STREAM_NAME, `ALL` FROM INFORMATION_SCHEMA.CHANGE_STREAMS"))
+        streams = sorted(
+            tuple(r)
+            for r in snap.execute_sql("SELECT CHANGE_STREAM_NAME, `ALL` FROM INFORMATION_SCHEMA.CHANGE_STREAMS")
+        )
         tables = sorted(
             tuple(r)
             for r in snap.execute_sql(
                 "SELECT CHANGE_STREAM_NAME, TABLE_NAME, ALL_COLUMNS FROM INFORMATION_SCHEMA.CHANGE_STREAM_TABLES"
             )
         )
-        cols = [tuple(r) for r in snap.execute_sql("SELECT CHANGE_STREAM_NAME, TABLE_NAME, COLUMN_NAME FROM INFORMATION_SCHEMA.CHANGE_STREAM_COLUMNS")]
+        cols = [
+            tuple(r)
+            for r in snap.execute_sql(
+                "SELECT CHANGE_STREAM_NAME, TABLE_NAME, COLUMN_NAME FROM INFORMATION_SCHEMA.CHANGE_STREAM_COLUMNS"
+            )
+        ]
         opts = sorted(
             tuple(r)
             for r in snap.execute_sql(
-                "SELECT CHANGE_STREAM_NAME, OPTION_NAME, OPTION_TYPE, OPTION_VALUE FROM INFORMATION_SCHEMA.CHANGE_STREAM_OPTIONS"
+                "SELECT CHANGE_STREAM_NAME, OPTION_NAME, OPTION_TYPE, OPTION_VALUE "
+                "FROM INFORMATION_SCHEMA.CHANGE_STREAM_OPTIONS"
             )
         )
-    names = sorted(f"S_{stream_table(c)}" for c in CAPTURE_TYPES) + ["S_Cols"]
+    names = [*sorted(f"S_{stream_table(c)}" for c in CAPTURE_TYPES), "S_Cols"]
     assert streams == sorted((n, False) for n in names)
-    assert tables == sorted([(f"S_{stream_table(c)}", stream_table(c), True) for c in CAPTURE_TYPES] + [("S_Cols", "Cols", False)])
+    assert tables == sorted(
+        [(f"S_{stream_table(c)}", stream_table(c), True) for c in CAPTURE_TYPES] + [("S_Cols", "Cols", False)]
+    )
     assert cols == [("S_Cols", "Cols", "A")]
     assert ("S_Cols", "exclude_delete", "BOOL", "TRUE") in opts
     assert ("S_T_NEWROW", "value_capture_type", "STRING", "NEW_ROW") in opts
@@ -208,11 +223,14 @@ def test_alter_and_drop(instance: Instance, local_spanner: ServerProcess) -> Non
         instance, local_spanner.address, [TABLE.format(t="T"), "CREATE CHANGE STREAM S FOR T"]
     ).database
     try:
-        db.update_ddl(["ALTER CHANGE STREAM S SET OPTIONS (retention_period = '36h', value_capture_type = 'NEW_ROW')"]).result(
-            OPERATION_TIMEOUT_S
-        )
+        db.update_ddl(
+            ["ALTER CHANGE STREAM S SET OPTIONS (retention_period = '36h', value_capture_type = 'NEW_ROW')"]
+        ).result(OPERATION_TIMEOUT_S)
         db.reload()
-        assert "CREATE CHANGE STREAM S FOR T OPTIONS (retention_period = '36h', value_capture_type = 'NEW_ROW')" in db.ddl_statements
+        assert (
+            "CREATE CHANGE STREAM S FOR T OPTIONS (retention_period = '36h', value_capture_type = 'NEW_ROW')"
+            in db.ddl_statements
+        )
         with pytest.raises(gexc.FailedPrecondition, match="change stream"):
             db.update_ddl(["DROP TABLE T"]).result(OPERATION_TIMEOUT_S)
         with pytest.raises(gexc.InvalidArgument, match="retention_period"):
@@ -233,7 +251,9 @@ def test_children_after_split_and_exactly_once(instance: Instance, local_spanner
         [TABLE.format(t="T"), "CREATE CHANGE STREAM S FOR T OPTIONS (value_capture_type = 'NEW_VALUES')"],
     ).database
     try:
-        db.update_ddl([f"ALTER DATABASE `{db.database_id}` SET OPTIONS (spanload_split_rows = 8)"]).result(OPERATION_TIMEOUT_S)
+        db.update_ddl([f"ALTER DATABASE `{db.database_id}` SET OPTIONS (spanload_split_rows = 8)"]).result(
+            OPERATION_TIMEOUT_S
+        )
         start = now()
         commits: list[tuple[dt.datetime, int, int]] = []
         for i in range(40):
