@@ -55,15 +55,23 @@ READ_TYPES = {
 }
 
 
-def ensure_stream(database: Any, watch: Watch) -> str:
-    """The stream's name, after creating it on ``watch.table`` if the database has none of that name."""
+def ensure_stream(database: Any, watch: Watch) -> tuple[str, bool]:
+    """The stream's name, after creating it on ``watch.table`` if the database has none of that name
+    (then True: it can be read from its creation on only)."""
     name = watch.stream_name()
     sql = "SELECT COUNT(*) FROM INFORMATION_SCHEMA.CHANGE_STREAMS WHERE CHANGE_STREAM_NAME = @name"
     with deadline.operation(), database.snapshot() as snap:
         ((found,),) = list(snap.execute_sql(sql, params={"name": name}, param_types={"name": param_types.STRING}))
     if not found:
         database.update_ddl([f"CREATE CHANGE STREAM {name} FOR {watch.table}"]).result(60)
-    return name
+    return name, not found
+
+
+def server_now(database: Any) -> dt.datetime:
+    with deadline.operation(), database.snapshot() as snap:
+        ((now,),) = list(snap.execute_sql("SELECT CURRENT_TIMESTAMP()"))
+    value: dt.datetime = now
+    return value
 
 
 class _Follower:
@@ -200,9 +208,9 @@ class ChangeStreamWatcher:
         self.definition = definition
         self.watch = definition.watch
         self.stats = stats
-        self.stream = ensure_stream(database(), self.watch)
+        self.stream, created = ensure_stream(database(), self.watch)
         self.next_sql = read_sql(self.stream)
-        self._start_ts = start_ts
+        self._start_ts = server_now(database()) if created else start_ts
         self._followers: list[_Follower] = []
         self._started = False
         self._paused = False
