@@ -182,3 +182,12 @@ func (r resultSink) Start(fields []*spannerpb.StructType_Field) {
 func (r resultSink) Row(vals []*structpb.Value) error { return r.w.row(vals) }
 
 func (r resultSink) Sent() (rows, bytes int64) { return r.w.Returned, r.w.Bytes }
+
+// Flush sends the rows held so far (a streaming call only): a change stream query
+// delivers each record as it is made.
+func (r resultSink) Flush() error {
+	if r.w.send == nil || len(r.w.pending) == 0 {
+		return nil
+	}
+	return r.w.flush(nil, false)
+}

@@ -80,6 +80,8 @@ func informationSchema(cat *schema.Catalog, name string) (*infoTable, bool) {
 			it.add(lit(""), lit(""), lit(o.Name), lit(o.Type), lit(o.Value))
 		}
 		return it, true
+	case "CHANGE_STREAMS", "CHANGE_STREAM_TABLES", "CHANGE_STREAM_COLUMNS", "CHANGE_STREAM_OPTIONS":
+		return changeStreamTables(cat, name), true
 	case "VIEWS":
 		it := newInfoTable("TABLE_CATALOG", tString, "TABLE_SCHEMA", tString, "TABLE_NAME", tString,
 			"VIEW_DEFINITION", tString, "SECURITY_TYPE", tString)

@@ -26,12 +26,14 @@ import (
 // Catalog is the schema of one database. It is immutable once built: a DDL change
 // builds a new Catalog, so readers may hold one without locks.
 type Catalog struct {
-	Tables  []*Table          // in creation order
-	Indexes []*Index          // in creation order
-	Views   []*View           // in creation order
-	byTable map[string]*Table // lower-cased name
-	byIndex map[string]*Index // lower-cased name
-	byView  map[string]*View  // lower-cased name
+	Tables  []*Table // in creation order
+	Indexes []*Index // in creation order
+	Views   []*View  // in creation order
+	// ChangeStreams are the change streams, in creation order.
+	ChangeStreams []*ChangeStream
+	byTable       map[string]*Table // lower-cased name
+	byIndex       map[string]*Index // lower-cased name
+	byView        map[string]*View  // lower-cased name
 	// options are the ALTER DATABASE options (lower-cased name), dbName the database
 	// name the last ALTER DATABASE statement gave.
 	options map[string]DatabaseOption

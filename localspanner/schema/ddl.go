@@ -206,6 +206,12 @@ func (c *Catalog) apply(d ast.DDL, text string) error {
 		return c.dropIndex(s)
 	case *ast.AlterTable:
 		return c.alterTable(s)
+	case *ast.CreateChangeStream:
+		return c.createChangeStream(s)
+	case *ast.AlterChangeStream:
+		return c.alterChangeStream(s)
+	case *ast.DropChangeStream:
+		return c.dropChangeStream(s)
 	default:
 		return spanerr.Unimplemented("DDL statement at offset %d is not supported by the local Spanner server: %s", d.Pos(), firstWords(d.SQL()))
 	}
@@ -442,6 +448,9 @@ func (c *Catalog) dropTable(s *ast.DropTable) error {
 		if other.Parent == t {
 			return spanerr.FailedPrecondition("Cannot drop table %s with interleaved tables: %s.", name, other.Name)
 		}
+	}
+	if streams := c.streamsOn(t); len(streams) > 0 {
+		return spanerr.FailedPrecondition("Cannot drop table %s: it is tracked by change stream %s.", t.Name, strings.Join(streams, ", "))
 	}
 	var refs []string
 	for _, fk := range c.ReferencedBy(t) {

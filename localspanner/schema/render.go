@@ -33,6 +33,9 @@ func (c *Catalog) DDL() []string {
 	for _, v := range c.Views {
 		out = append(out, v.DDL())
 	}
+	for _, cs := range c.ChangeStreams {
+		out = append(out, cs.DDL())
+	}
 	return out
 }
 

@@ -9,8 +9,19 @@ import (
 	"github.com/spanload/spanload/localspanner/schema"
 )
 
-func BenchmarkCommitInsertOrUpdate(b *testing.B) {
+func BenchmarkCommitInsertOrUpdate(b *testing.B) { benchCommit(b, false) }
+
+// BenchmarkCommitInsertOrUpdateWatched is the same commit into a table a change stream
+// watches (the change log's trigger writes one more row per row written).
+func BenchmarkCommitInsertOrUpdateWatched(b *testing.B) { benchCommit(b, true) }
+
+func benchCommit(b *testing.B, watched bool) {
 	db := openTestDB(b)
+	if watched {
+		if _, err := db.ApplyDDL(context.Background(), []string{"CREATE CHANGE STREAM S FOR P"}, schema.Compilers{}); err != nil {
+			b.Fatal(err)
+		}
+	}
 	tb, _ := db.Catalog().Table("P")
 	ctx := context.Background()
 	b.ResetTimer()

@@ -89,6 +89,10 @@ type DB struct {
 
 	// splits are the key-range splits of tables and indexes (see splits.go).
 	splits splitMap
+	// splitLog is when each split boundary was made (changeparts.go), under splits.mu.
+	splitLog []splitDivision
+	// commitSig is closed and replaced at each commit while a change stream exists.
+	commitSig atomic.Pointer[chan struct{}]
 	// optSplitRows and optLatencyModel are the local-server database options
 	// (options.go); 0 and "" mean the server's default.
 	optSplitRows    atomic.Int64
@@ -117,18 +121,24 @@ func Open(name, path string) (*DB, error) {
 	}
 	d := &DB{Name: name, path: path, wdb: wdb, writer: writer, wstmts: map[string]*sql.Stmt{}}
 	if err := writer.Raw(func(dc any) error {
-		return dc.(*sqlite3.SQLiteConn).RegisterFunc(commitTSFunc, func() int64 { return d.curTS }, false)
+		conn := dc.(*sqlite3.SQLiteConn)
+		if err := conn.RegisterFunc(commitTSFunc, func() int64 { return d.curTS }, false); err != nil {
+			return err
+		}
+		return registerCells(conn)
 	}); err != nil {
 		d.Close()
 		return nil, fmt.Errorf("register %s: %w", commitTSFunc, err)
 	}
-	for _, s := range []string{
+	sig := make(chan struct{})
+	d.commitSig.Store(&sig)
+	for _, s := range append([]string{
 		// Keep the WAL from staying large after a burst of writes.
 		"PRAGMA journal_size_limit = 67108864",
 		"CREATE TABLE IF NOT EXISTS _spanload_meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)",
 		"CREATE TABLE IF NOT EXISTS _spanload_ddl (seq INTEGER PRIMARY KEY, stmt TEXT NOT NULL)",
 		"CREATE TABLE IF NOT EXISTS _spanload_splits (obj TEXT PRIMARY KEY, splits TEXT NOT NULL)",
-	} {
+	}, changeLogSetup...) {
 		if _, err := writer.ExecContext(ctx, s); err != nil {
 			d.Close()
 			return nil, fmt.Errorf("init %s: %w", path, err)
@@ -167,6 +177,9 @@ func (d *DB) load(ctx context.Context) error {
 	}
 	d.cat.Store(cat)
 	if err := d.loadSplits(ctx); err != nil {
+		return err
+	}
+	if err := d.loadSplitLog(ctx); err != nil {
 		return err
 	}
 	if err := d.loadOptions(ctx); err != nil {
@@ -304,6 +317,9 @@ func (d *DB) PruneHistory(ctx context.Context) error {
 }
 
 func (d *DB) pruneHistory(ctx context.Context, now time.Time) error {
+	if err := d.pruneChanges(ctx, now.UnixMicro()); err != nil {
+		return err
+	}
 	cutoff := now.Add(-d.Retention() - RetentionSlack).UnixMicro()
 	for _, t := range d.Catalog().Tables {
 		q := "DELETE FROM " + t.HistoryName() + " WHERE rowid IN (SELECT rowid FROM " + t.HistoryName() + " WHERE _to < ? LIMIT " + strconv.Itoa(pruneBatch) + ")"

@@ -71,6 +71,9 @@ func (d *DB) applyOne(ctx context.Context, stmt string, comp schema.Compilers) e
 		sqls = append(sqls, conv...)
 		checks = append(checks, convChecks...)
 	}
+	if drops, creates := changeTriggers(ch.Old, ch.Catalog); len(drops)+len(creates) > 0 {
+		sqls = append(append(drops, sqls...), creates...)
+	}
 	tx, err := d.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -102,6 +105,14 @@ func (d *DB) applyOne(ctx context.Context, stmt string, comp schema.Compilers) e
 			_ = tx.Rollback()
 			return fmt.Errorf("drop splits of %s: %w", o, err)
 		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM _spanload_split_log WHERE obj = ?", o); err != nil {
+			_ = tx.Rollback()
+			return fmt.Errorf("drop split log of %s: %w", o, err)
+		}
+	}
+	if err := recordStreamCreated(ctx, tx, ch, d.createdTS()); err != nil {
+		_ = tx.Rollback()
+		return err
 	}
 	if _, err := tx.ExecContext(ctx, "INSERT INTO _spanload_ddl (stmt) VALUES (?)", stmt); err != nil {
 		_ = tx.Rollback()

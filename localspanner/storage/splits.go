@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -86,6 +87,8 @@ type commitTrack struct {
 	touched map[splitRef]struct{}
 	grew    map[splitRef]int64
 	changed map[string]*splitSet // objects divided by this commit, installed once it commits
+	// divisions are the boundaries this commit made (for change stream partitions).
+	divisions []splitDivision
 }
 
 func newCommitTrack() *commitTrack {
@@ -694,7 +697,7 @@ func (w *writer) divideSplits() error {
 			return err
 		}
 	}
-	return nil
+	return w.logDivisions()
 }
 
 // divideAt counts split i of s and, while it holds limit rows or more, divides
@@ -721,6 +724,7 @@ func (w *writer) divideAt(obj string, s *splitSet, i int, limit int64, divisions
 			return made, nil
 		}
 		s.bounds = append(s.bounds[:i], append([][]any{med}, s.bounds[i:]...)...)
+		w.track.divisions = append(w.track.divisions, splitDivision{ts: w.ts, obj: obj, bound: med})
 		left := count / 2
 		s.rows = append(s.rows[:i], append([]int64{left, count - left}, s.rows[i+1:]...)...)
 		*divisions++
@@ -852,6 +856,7 @@ func (d *DB) installSplits(tr *commitTrack) {
 	for obj, s := range tr.changed {
 		d.splits.objs[obj] = s
 	}
+	d.splitLog = append(d.splitLog, tr.divisions...)
 	d.splits.mu.Unlock()
 }
 
@@ -987,6 +992,7 @@ func (d *DB) forgetSplits(objs []string) {
 	d.splits.mu.Lock()
 	for _, o := range objs {
 		delete(d.splits.objs, o)
+		d.splitLog = slices.DeleteFunc(d.splitLog, func(x splitDivision) bool { return x.obj == o })
 	}
 	d.splits.mu.Unlock()
 }

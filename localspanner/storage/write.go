@@ -127,6 +127,7 @@ func (d *DB) CommitSplits(ctx context.Context, muts []*Mutation, validate func(q
 	d.visSeq.Add(1)
 	d.visMu.Unlock()
 	d.installSplits(w.track)
+	d.signalCommit()
 	if committed != nil {
 		committed(ts)
 	}

@@ -500,21 +500,36 @@ class TableLoad(_Strict):
     columns: dict[str, Value] = Field(min_length=1)
 
 
+class WatchMode(StrEnum):
+    """How the watcher learns of changes: polling the table, or reading a change stream."""
+
+    POLL = "poll"
+    CHANGE_STREAM = "change_stream"
+
+
 class Watch(_Strict):
     """The change watcher: polls ``table`` for rows whose ``timestamp`` column (a commit timestamp)
-    is past the last one seen, at most ``limit`` rows a poll."""
+    is past the last one seen, at most ``limit`` rows a poll; or, in ``change_stream`` mode, reads a
+    change stream on ``table`` (``stream``, created when missing), a reader per partition."""
 
     table: Name
+    mode: WatchMode = WatchMode.POLL
+    stream: Name | None = Field(default=None, description="change_stream mode: its stream (SpanloadWatch_<table>)")
+    heartbeat: Duration = Field(default="1s", description="change_stream mode: heartbeat_milliseconds of its reads")
     timestamp: Name = Field(description="a TIMESTAMP column with allow_commit_timestamp = true")
     key: list[Name] = Field(default_factory=list, description="the table's key columns (default: from the schema)")
     poll_interval: Duration = "1s"
     limit: Number = 10_000
     watchers: Number = 1
 
-    @field_validator("poll_interval")
+    @field_validator("poll_interval", "heartbeat")
     @classmethod
     def _interval(cls, value: str) -> str:
         return _check_duration(value)
+
+    def stream_name(self) -> str:
+        """The change stream a ``change_stream`` watcher reads."""
+        return self.stream or f"SpanloadWatch_{self.table}"
 
 
 # -- the definition ---------------------------------------------------------------------------
@@ -625,7 +640,7 @@ def references(definition: WorkloadDefinition) -> list[tuple[str, str, str]]:
                     value(f"{spath}.{kind}.{column}", item, wanted)
             bound.extend(getattr(step, "bind", {}))
     if definition.watch is not None:
-        for field in ("poll_interval", "limit", "watchers"):
+        for field in ("poll_interval", "limit", "watchers", "heartbeat"):
             number(f"watch.{field}", getattr(definition.watch, field))
     return out
 

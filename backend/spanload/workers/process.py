@@ -47,7 +47,7 @@ from spanload.model.protocol import (
 )
 from spanload.model.samples import Gauge
 from spanload.model.tpcc import preload_rows
-from spanload.model.workload import WorkloadDefinition
+from spanload.model.workload import WatchMode, WorkloadDefinition
 from spanload.spanner import client as spanner_client
 from spanload.spanner import deadline, request_tags, schemas, tpcc_schema
 from spanload.spanner.stats import SAMPLE_EVERY_S, StatsReader
@@ -56,6 +56,7 @@ from spanload.workers import tracing
 from spanload.workers.interp.operation import DefinitionError
 from spanload.workers.interp.runner import Interpreter
 from spanload.workers.interp.watch import DefinitionWatcher
+from spanload.workers.interp.watch_stream import ChangeStreamWatcher
 from spanload.workers.ledger import FreshKeys, SeenLedger
 from spanload.workers.reader import Reader
 from spanload.workers.stats import WorkerStats
@@ -122,7 +123,7 @@ class Worker:
         self.schema: schemas.SchemaSpec | None = schemas.spec(self.config.schema_) if builtin else None
         self.tpcc: TpccLoad | None = None
         self.interp: Interpreter | None = None
-        self.definition_watcher: DefinitionWatcher | None = None
+        self.definition_watcher: DefinitionWatcher | ChangeStreamWatcher | None = None
         self.conn: spanner_client.Connection | None = None
         self.updater: Updater | None = None
         self.reader: Reader | None = None
@@ -186,7 +187,8 @@ class Worker:
             return
         prefix = NO_POLL_QUERY
         if definition.watch is not None:
-            self.definition_watcher = DefinitionWatcher(
+            streams = definition.watch.mode == WatchMode.CHANGE_STREAM
+            self.definition_watcher = (ChangeStreamWatcher if streams else DefinitionWatcher)(
                 self.database, definition, self.config.knob_values(), self.stats, start_timestamp(self.database())
             )
             prefix = self.definition_watcher.next_sql[:60]

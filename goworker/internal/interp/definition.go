@@ -467,9 +467,12 @@ type TableLoad struct {
 	Columns Ordered[ValueSpec] `json:"columns"`
 }
 
-// Watch polls Table by its commit-timestamp column.
+// Watch polls Table by its commit-timestamp column, or (Mode change_stream) reads a change stream on it.
 type Watch struct {
 	Table        string    `json:"table"`
+	Mode         string    `json:"mode"`
+	Stream       string    `json:"stream"`
+	Heartbeat    *Duration `json:"heartbeat"`
 	Timestamp    string    `json:"timestamp"`
 	Key          []string  `json:"key"`
 	PollInterval *Duration `json:"poll_interval"`

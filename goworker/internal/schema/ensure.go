@@ -159,15 +159,8 @@ func SetLatencyModel(ctx context.Context, p Paths, model string, opts ...option.
 	if model == "" {
 		model = LatencyModelNone
 	}
-	ctx, cancel := context.WithTimeout(ctx, DDLTimeout)
-	defer cancel()
-	databases, err := database.NewDatabaseAdminClient(ctx, opts...)
-	if err != nil {
-		return fmt.Errorf("database admin client: %w", err)
-	}
-	defer func() { _ = databases.Close() }()
 	statement := fmt.Sprintf("ALTER DATABASE `%s` SET OPTIONS (spanload_latency_model = '%s')", p.Database, model)
-	err = updateDDL(ctx, databases, p, []string{statement}, "set the latency model of")
+	err := applyDDL(ctx, p, []string{statement}, "set the latency model of", opts...)
 	if err != nil && model == LatencyModelNone {
 		slog.Info("the local Spanner keeps no latency model", "database", p.Database, "err", err)
 		return nil
@@ -197,4 +190,20 @@ func Seed(ctx context.Context, client *spanner.Client, spec *Spec) error {
 		return fmt.Errorf("could not seed the players: %w", err)
 	}
 	return nil
+}
+
+// ApplyDDL applies statements to the database (a definition's change stream, for one).
+func ApplyDDL(ctx context.Context, p Paths, statements []string, opts ...option.ClientOption) error {
+	return applyDDL(ctx, p, statements, "update the schema of", opts...)
+}
+
+func applyDDL(ctx context.Context, p Paths, statements []string, what string, opts ...option.ClientOption) error {
+	ctx, cancel := context.WithTimeout(ctx, DDLTimeout)
+	defer cancel()
+	databases, err := database.NewDatabaseAdminClient(ctx, opts...)
+	if err != nil {
+		return fmt.Errorf("database admin client: %w", err)
+	}
+	defer func() { _ = databases.Close() }()
+	return updateDDL(ctx, databases, p, statements, what)
 }

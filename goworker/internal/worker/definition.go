@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"time"
 
+	"cloud.google.com/go/spanner"
+
 	"github.com/spanload/spanload/goworker/internal/interp"
 	"github.com/spanload/spanload/goworker/internal/preload"
 	"github.com/spanload/spanload/goworker/internal/protocol"
+	"github.com/spanload/spanload/goworker/internal/schema"
 	"github.com/spanload/spanload/goworker/internal/serverstats"
 	"github.com/spanload/spanload/goworker/internal/spanclient"
 )
@@ -40,7 +43,13 @@ func (w *Worker) setupDefinition(ctx context.Context) error {
 		return nil
 	}
 	prefix := ""
-	if watch := rt.Def.Watch; watch != nil {
+	if watch := rt.Def.Watch; watch != nil && watch.StreamMode() {
+		if err := w.ensureStream(ctx, client, watch); err != nil {
+			return fmt.Errorf("watch: %w", err)
+		}
+		w.defWatch = interp.NewStreamWatcher(watch, knobs, w.Conn, w.stats, startTimestamp(ctx, client))
+		prefix = w.defWatch.SQL()[:min(len(w.defWatch.SQL()), pollPrefixLen)]
+	} else if watch != nil {
 		key := watch.Key
 		if len(key) == 0 {
 			if key, err = interp.PrimaryKey(ctx, client, watch.Table); err != nil {
@@ -103,4 +112,16 @@ func (w *Worker) stopDefinition() error {
 		return w.defWatch.StopAndDrain(watchDrainGiveUp)
 	}
 	return nil
+}
+
+// ensureStream creates the change stream a change_stream watch reads when the database has none
+// of that name.
+func (w *Worker) ensureStream(ctx context.Context, client *spanner.Client, watch *interp.Watch) error {
+	name := watch.StreamName()
+	found, err := interp.StreamExists(ctx, client, name)
+	if err != nil || found {
+		return err
+	}
+	conn := w.Conn()
+	return schema.ApplyDDL(ctx, conn.Paths, []string{"CREATE CHANGE STREAM " + name + " FOR " + watch.Table}, conn.Opts...)
 }

@@ -70,7 +70,7 @@ type Worker struct {
 	preloaded bool
 	// a definition's workload (config.workload "definition"), instead of updater, reader, watcher
 	interp   *interp.Runtime
-	defWatch *interp.Watcher
+	defWatch interp.DefinitionWatcher
 }
 
 func New(start *protocol.Start, channel *protocol.Channel) (*Worker, error) {

@@ -2595,9 +2595,16 @@ export interface components {
         /**
          * Watch
          * @description The change watcher: polls ``table`` for rows whose ``timestamp`` column (a commit timestamp)
-         *     is past the last one seen, at most ``limit`` rows a poll.
+         *     is past the last one seen, at most ``limit`` rows a poll; or, in ``change_stream`` mode, reads a
+         *     change stream on ``table`` (``stream``, created when missing), a reader per partition.
          */
         Watch: {
+            /**
+             * Heartbeat
+             * @description change_stream mode: heartbeat_milliseconds of its reads
+             * @default 1s
+             */
+            heartbeat: string;
             /**
              * Key
              * @description the table's key columns (default: from the schema)
@@ -2608,12 +2615,19 @@ export interface components {
              * @default 10000
              */
             limit: number | string;
+            /** @default poll */
+            mode: components["schemas"]["WatchMode"];
             /**
              * Poll Interval
              * @description a duration with its unit (250ms, 10s, 1m), or $knob: a knob used as a duration is in ms
              * @default 1s
              */
             poll_interval: string;
+            /**
+             * Stream
+             * @description change_stream mode: its stream (SpanloadWatch_<table>)
+             */
+            stream?: string | null;
             /** Table */
             table: string;
             /**
@@ -2679,6 +2693,12 @@ export interface components {
             /** Watchers */
             watchers?: number | null;
         };
+        /**
+         * WatchMode
+         * @description How the watcher learns of changes: polling the table, or reading a change stream.
+         * @enum {string}
+         */
+        WatchMode: "poll" | "change_stream";
         /**
          * WorkerCost
          * @description One worker process of a run and what its load cost in client CPU.
