@@ -182,7 +182,8 @@ export interface paths {
         /**
          * Export Run
          * @description JSON: the run, its events, every sample (with histograms) and the histogram rollups.
-         *     CSV: one row per interval, one column per series.
+         *     CSV: one row per interval, one column per series; summary-csv: the whole-run figures, one
+         *     ``name,value,unit`` row each. CSV headers carry units: durations in ms, rates per second.
          */
         get: operations["export_run_api_runs__run_id__export_get"];
         put?: never;
@@ -908,7 +909,7 @@ export interface components {
          * ExportFormat
          * @enum {string}
          */
-        ExportFormat: "json" | "csv";
+        ExportFormat: "json" | "csv" | "summary-csv";
         /** Float */
         Float: {
             float: components["schemas"]["FloatParams"];
