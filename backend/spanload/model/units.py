@@ -54,4 +54,6 @@ def series_unit(series: str) -> Unit:
     if section in ("gauges", "rates"):
         inner = gauge_unit(rest)
         return Unit(f"{section}.{inner.name}", inner.unit, inner.scale)
-    return Unit(series, COUNT)
+    if section in ("totals", "errors"):
+        return Unit(series, COUNT)
+    return gauge_unit(series)  # tpcc.tpmc
