@@ -33,7 +33,6 @@ from spanload.cli.render import PrintingSink, summary_table, write_json
 from spanload.cli.workloads import parse_sets, read_definition_file
 from spanload.engine import thresholds
 from spanload.engine.runtimes import worker_command
-from spanload.engine.supervisor import Supervisor
 from spanload.model import presets
 from spanload.model.config import (
     RunConfig,
@@ -229,6 +228,8 @@ def profile_from(args: argparse.Namespace) -> dict[str, Any] | None:
 
 async def run_headless(run_id: str, config: RunConfig, settings: Settings, sink: RunSink) -> bool:
     """Run until the duration ends, the run fails, or SIGINT/SIGTERM; True if interrupted."""
+    from spanload.engine.supervisor import Supervisor  # the Spanner client loads only for a run that goes
+
     supervisor = Supervisor(settings, sink)
     loop = asyncio.get_running_loop()
     interrupted = asyncio.Event()
