@@ -12,10 +12,24 @@ import pytest
 from fastapi.testclient import TestClient
 
 from spanload.main import create_app
-from spanload.model.samples import Sample
+from spanload.model.capacity import CapacityResult, CapacityStep, Limit
+from spanload.model.samples import Sample, Summary
+from spanload.store import runs as run_store
+from spanload.store.db import make_engine, make_sessionmaker
 from tests.api.conftest import local_client, make_settings
 from tests.reports.expected import RUN_CHARTS
-from tests.store.stored_run import store_finished_run
+from tests.store.stored_run import store_finished_run, store_url
+
+CAPACITY = CapacityResult(
+    knee=200.0,
+    limited_by=Limit.DATABASE,
+    broke_by=["p99 41 ms is above 25 ms"],
+    steps=[
+        CapacityStep(rate=100, achieved=99.5, p50=3.0, p95=6.0, p99=9.0, seconds=10, stable=True, held=True),
+        CapacityStep(rate=200, achieved=198.0, p50=4.0, p95=9.0, p99=14.0, seconds=10, stable=True, held=True),
+        CapacityStep(rate=300, achieved=240.0, p50=9.0, p95=30.0, p99=41.0, seconds=10, stable=True, held=False),
+    ],
+)
 
 
 class Charts(HTMLParser):
@@ -43,6 +57,15 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClien
     data_dir: Path = tmp_path_factory.mktemp("reports")
     samples = store_finished_run(data_dir, "report-a", seed=7)
     store_finished_run(data_dir, "report-b", seed=8, intervals=40)
+    store_finished_run(data_dir, "report-cap", seed=9, intervals=5)
+    engine = make_engine(store_url(data_dir))
+    with make_sessionmaker(engine)() as session:  # a capacity search's result, as the engine leaves it
+        row = run_store.get_run(session, "report-cap")
+        assert row is not None and row.summary is not None
+        summary = Summary.model_validate(row.summary)
+        summary.capacity = CAPACITY
+        run_store.set_summary(session, "report-cap", summary)
+    engine.dispose()
     with local_client(create_app(make_settings(data_dir))) as client:
         yield client, samples
 
@@ -80,6 +103,18 @@ def test_a_comparison_report_draws_each_run_on_its_key_figures(stored: tuple[Tes
     points = {label: n for (_, label), n in charts.points.items()}
     assert points == {"1. stored report-a": 75, "2. stored report-b": 40}
     assert not re.search(r"https?://|<script|<link|\ssrc=", response.text)
+
+
+def test_a_capacity_searchs_report_draws_its_curve(stored: tuple[TestClient, list[Sample]]) -> None:
+    client, _ = stored
+    html = client.get("/api/runs/report-cap/report").text
+    charts = Charts()
+    charts.feed(html)
+    assert charts.series["chart-capacity-throughput"] == ["achieved", "offered"]
+    assert charts.series["chart-capacity-latency"] == ["p50", "p95", "p99"]
+    assert charts.points[("chart-capacity-throughput", "achieved")] == len(CAPACITY.steps)
+    assert "Knee: <b>200 /s</b>, limited by <b>database</b>" in html
+    assert html.count('<td class="text">held') == 2 and html.count('<td class="text">broke') == 1
 
 
 def test_report_errors_name_the_problem(stored: tuple[TestClient, list[Sample]]) -> None:
