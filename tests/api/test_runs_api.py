@@ -80,7 +80,8 @@ def test_run_lifecycle_create_change_pause_stop_export_delete(client: TestClient
     assert body["run"]["id"] == run_id and len(body["samples"]) == final["sample_count"]
     assert body["hdr_rollups"] and all(body["hdr_rollups"][0]["hdr"].values())
     table = list(csv.reader(io.StringIO(client.get(f"/api/runs/{run_id}/export", params={"format": "csv"}).text)))
-    assert table[0][:4] == ["seq", "t", "elapsed_s", "interval_s"] and "gauges.updater.tps" in table[0]
+    assert table[0][:4] == ["seq [index]", "t [unix s]", "elapsed [ms]", "interval [ms]"]
+    assert "gauges.updater.tps [/s]" in table[0]
     assert len(table) == 1 + final["sample_count"]
 
     assert client.delete(f"/api/runs/{run_id}").status_code == 204

@@ -6,6 +6,7 @@ import dataclasses
 from typing import Annotated
 
 from fastapi import APIRouter, Query
+from sqlalchemy.orm import Session
 
 from spanload.api.deps import SessionDep
 from spanload.api.schemas.compare import (
@@ -23,10 +24,26 @@ from spanload.model.key_figures import key_figures
 from spanload.store import runs as run_store
 from spanload.store import samples as sample_store
 from spanload.store import summaries
+from spanload.store.models import RunRow
 
 router = APIRouter(tags=["compare"])
 
 MIN_RUNS, MAX_RUNS = 2, 6
+
+
+def compared_rows(session: Session, ids: str) -> list[RunRow]:
+    """The runs ``ids`` names (2 to 6, comma-separated), in order. Raises :class:`RunInvalid` or
+    :class:`RunNotFound` naming the missing ones."""
+    run_ids = [i.strip() for i in ids.split(",") if i.strip()]
+    if not MIN_RUNS <= len(run_ids) <= MAX_RUNS:
+        raise RunInvalid(f"ids must name {MIN_RUNS} to {MAX_RUNS} runs, comma-separated (got {len(run_ids)})")
+    if len(set(run_ids)) != len(run_ids):
+        raise RunInvalid("ids must not repeat a run")
+    rows = run_store.get_runs(session, run_ids)
+    missing = [run_id for run_id, row in zip(run_ids, rows, strict=True) if row is None]
+    if missing:
+        raise RunNotFound(f"runs not found: {', '.join(missing)}")
+    return [row for row in rows if row is not None]
 
 
 @router.get(
@@ -43,16 +60,8 @@ def compare_runs(
     """Configs, the fields where they differ, series aligned by elapsed time, and whole-run summaries
     with each metric's delta and percent change against the first run, and whether that delta lies
     beyond the runs' own interval-to-interval noise."""
-    run_ids = [i.strip() for i in ids.split(",") if i.strip()]
-    if not MIN_RUNS <= len(run_ids) <= MAX_RUNS:
-        raise RunInvalid(f"ids must name {MIN_RUNS} to {MAX_RUNS} runs, comma-separated (got {len(run_ids)})")
-    if len(set(run_ids)) != len(run_ids):
-        raise RunInvalid("ids must not repeat a run")
-    rows = run_store.get_runs(session, run_ids)
-    missing = [run_id for run_id, row in zip(run_ids, rows, strict=True) if row is None]
-    if missing:
-        raise RunNotFound(f"runs not found: {', '.join(missing)}")
-    found = [row for row in rows if row is not None]
+    found = compared_rows(session, ids)
+    run_ids = [row.id for row in found]
     runs_summaries = [summaries.summary_of(session, row) for row in found]
     runs_samples = [sample_store.list_samples(session, row.id) for row in found]
     axis, aligned = compare.align(runs_samples, max_points)

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response
+from sqlalchemy.orm import Session
 
 from spanload.api.deps import HubDep, SessionDep
 from spanload.api.schemas.runs import MAX_POINTS, ExportFormat, RunExport, SamplesPublic, event_public, run_public
+from spanload.control.csv_export import intervals_csv, summary_csv
 from spanload.model.errors import RunInvalid, RunNotFound
-from spanload.model.samples import Sample
-from spanload.model.series import downsample, flatten
+from spanload.model.samples import Sample, Summary
+from spanload.model.series import downsample
 from spanload.store import runs as run_store
 from spanload.store import samples as sample_store
 from spanload.store import summaries
 from spanload.store.hdr import unpack_b64
+from spanload.store.models import RunRow
 
 router = APIRouter(prefix="/runs", tags=["samples"])
 
@@ -24,7 +25,6 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"description": "no run with this id"},
     422: {"description": "invalid request"},
 }
-CSV_FIXED_COLUMNS = ("seq", "t", "elapsed_s", "interval_s")
 
 
 @router.get("/{run_id}/samples", responses=ERRORS)
@@ -55,36 +55,32 @@ def get_samples(
 )
 def export_run(run_id: str, session: SessionDep, hub: HubDep, format: ExportFormat = ExportFormat.JSON) -> Response:
     """JSON: the run, its events, every sample (with histograms) and the histogram rollups.
-    CSV: one row per interval, one column per series."""
+    CSV: one row per interval, one column per series; summary-csv: the whole-run figures, one
+    ``name,value,unit`` row each. CSV headers carry units: durations in ms, rates per second."""
     row = run_store.get_run(session, run_id)
     if row is None:
         raise RunNotFound.of(run_id)
-    filename = f"spanload-{row.id}.{format.value}"
-    headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
+    headers = {"Content-Disposition": f'attachment; filename="spanload-{row.id}{format.filename_suffix}"'}
     if format is ExportFormat.CSV:
-        return Response(_csv(sample_store.list_samples(session, run_id)), media_type="text/csv", headers=headers)
+        return Response(
+            intervals_csv(sample_store.list_samples(session, run_id)), media_type="text/csv", headers=headers
+        )
     summary = None if row.status.is_active else summaries.summary_of(session, row)
-    events = run_store.list_events(session, run_id)
-    export = RunExport(
-        run=run_public(row, summary=summary, latest=hub.latest.get(run_id), events=events),
-        events=[event_public(e) for e in events],
-        samples=sample_store.list_samples_with_hdr(session, run_id),
-        hdr_rollups=[
-            {"first_seq": r.first_seq, "last_seq": r.last_seq, "hdr": unpack_b64(r.hdr)}
-            for r in sample_store.list_rollups(session, run_id)
-        ],
-    )
+    if format is ExportFormat.SUMMARY_CSV:
+        return Response(summary_csv(row, summary), media_type="text/csv", headers=headers)
+    export = run_export(session, row, summary, hub.latest.get(run_id))
     return Response(export.model_dump_json(), media_type="application/json", headers=headers)
 
 
-def _csv(samples: list[Sample]) -> str:
-    rows = [flatten(s) for s in samples]
-    columns = sorted({c for r in rows for c in r})
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([*CSV_FIXED_COLUMNS, *columns])
-    for sample, flat in zip(samples, rows, strict=True):
-        writer.writerow(
-            [sample.seq, sample.t, sample.elapsed_s, sample.interval_s, *(flat.get(c, "") for c in columns)]
-        )
-    return out.getvalue()
+def run_export(session: Session, row: RunRow, summary: Summary | None, latest: Sample | None = None) -> RunExport:
+    """The JSON export's document (also `spanload runs export` on the store)."""
+    events = run_store.list_events(session, row.id)
+    return RunExport(
+        run=run_public(row, summary=summary, latest=latest, events=events),
+        events=[event_public(e) for e in events],
+        samples=sample_store.list_samples_with_hdr(session, row.id),
+        hdr_rollups=[
+            {"first_seq": r.first_seq, "last_seq": r.last_seq, "hdr": unpack_b64(r.hdr)}
+            for r in sample_store.list_rollups(session, row.id)
+        ],
+    )

@@ -1,5 +1,6 @@
-"""`spanload serve | run | validate | workloads | experiment | local-spanner | openapi`: parse the command
-and run it. An error of the tree (model/errors.py) becomes one sentence on stderr and its exit code."""
+"""`spanload serve | run | runs | report | validate | workloads | experiment | local-spanner | openapi`:
+parse the command and run it. An error of the tree (model/errors.py) becomes one sentence on stderr and
+its exit code."""
 
 from __future__ import annotations
 
@@ -54,6 +55,15 @@ def build_parser() -> argparse.ArgumentParser:
     workloads.add_validate_arguments(validate)
     workloads.add_workloads_arguments(commands.add_parser("workloads", help="the built-in workload definitions"))
 
+    from spanload.cli import report, runs
+
+    runs.add_arguments(
+        commands.add_parser("runs", help="saved runs: list, show, export, compare, delete (a serve's, or the store's)")
+    )
+    report.add_arguments(
+        commands.add_parser("report", help="write a run's (or 2-6 runs' comparison) self-contained HTML report")
+    )
+
     from spanload.cli import experiment
 
     experiment.add_arguments(
@@ -105,6 +115,14 @@ def _command(args: argparse.Namespace) -> int:
             from spanload.cli import workloads
 
             return workloads.workloads_main(args)
+        case "runs":
+            from spanload.cli import runs
+
+            return runs.main(args)
+        case "report":
+            from spanload.cli import report
+
+            return report.main(args)
         case "experiment":
             from spanload.cli import experiment
 

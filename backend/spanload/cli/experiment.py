@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -76,7 +77,7 @@ def run_experiment(
             out.flush()
             sink = PrintingSink(out, quiet=True)
             sink.config = config
-            interrupted = asyncio.run(run_headless(config, settings, sink))
+            interrupted = asyncio.run(run_headless(f"cli-{uuid.uuid4().hex[:12]}", config, settings, sink))
             runs.append(VariantRun(variant, config, sink))
             if interrupted or sink.state is RunState.FAILED:
                 break
@@ -121,7 +122,15 @@ def main(args: argparse.Namespace) -> int:
     if args.json:
         args.json.mkdir(parents=True, exist_ok=True)
         for run in runs:
-            write_json(args.json / f"{run.variant}.json", run.config, run.sink)
+            sink = run.sink
+            document = {
+                "config": run.config.model_dump(mode="json", by_alias=True),
+                "state": sink.state.value,
+                "reason": sink.reason,
+                "summary": sink.summary.model_dump(mode="json") if sink.summary else None,
+                "samples": [s.model_dump(mode="json") for s in sink.samples],
+            }
+            write_json(args.json / f"{run.variant}.json", document)
     last = runs[-1].sink
     if last.state is RunState.FAILED:
         raise RunError(f"variant {runs[-1].variant} failed: {last.reason}")

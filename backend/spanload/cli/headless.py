@@ -5,6 +5,10 @@ that prints a status block every interval (like the Change Watcher benchmark's),
 table; ``--json FILE`` writes the config, the whole-run figures and every interval sample;
 ``--threshold`` checks fail the exit code. Ctrl-C stops the run cleanly and still reports.
 
+The run is saved in the run store (``--no-save`` not), so `spanload serve` lists it and compare and
+report use it; ``--server URL`` starts it on a running serve instead, which shows it live in the
+dashboard, and follows it here. Thresholds are checked against the run's names before it starts.
+
 Exit codes: 0 passed, 1 a threshold failed or the run failed, 2 bad flags, 130 interrupted.
 """
 
@@ -16,18 +20,19 @@ import contextlib
 import signal
 import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import yaml
+from pydantic import ValidationError
 
 from spanload.cli.flags import add_knob_flags, overrides_from
+from spanload.cli.outcome import Outcome
 from spanload.cli.render import PrintingSink, summary_table, write_json
 from spanload.cli.workloads import parse_sets, read_definition_file
 from spanload.engine import thresholds
 from spanload.engine.placement import check_start
-from spanload.engine.supervisor import Supervisor
 from spanload.model import presets
 from spanload.model.config import (
     RunConfig,
@@ -36,14 +41,37 @@ from spanload.model.config import (
 from spanload.model.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, RunError, RunInvalid
 from spanload.model.profile import parse_stages
 from spanload.model.settings import Settings, get_settings
-from spanload.model.state import RunState
+from spanload.model.state import RunSink, RunState
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags of `spanload run`."""
     parser.add_argument("--preset", help="start from a preset (see --list-presets); knob flags override it")
     parser.add_argument("--list-presets", action="store_true", help="print the presets and exit")
-    parser.add_argument("--json", type=Path, metavar="FILE", help="write config, summary and every sample here")
+    parser.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="start from a saved config (JSON or YAML): a run config, a run export or a --json document; "
+        "knob flags override it",
+    )
+    parser.add_argument(
+        "--list-metrics", action="store_true", help="print the names --threshold can use for this config and exit"
+    )
+    parser.add_argument(
+        "--json",
+        type=Path,
+        metavar="FILE",
+        help="write the run id, config, summary, each threshold's verdict and every sample here",
+    )
+    parser.add_argument("--html", type=Path, metavar="FILE", help="write the run's HTML report here")
+    parser.add_argument("--no-save", action="store_true", help="do not save the run in the run store")
+    parser.add_argument(
+        "--server",
+        metavar="URL",
+        help="start the run on a running spanload serve (it shows live in its dashboard) and follow it here",
+    )
+    parser.add_argument("--token", help="the server's API token (default: SPANLOAD_API_TOKEN)")
     parser.add_argument(
         "--threshold",
         action="append",
@@ -119,7 +147,28 @@ def build_config(args: argparse.Namespace) -> RunConfig:
     profile = profile_from(args)
     if profile is not None:
         overrides["profile"] = profile
-    return presets.make_config(args.preset, overrides, prefix="invalid run configuration: ")
+    base = config_file(args.config, args.preset) if getattr(args, "config", None) is not None else None
+    return presets.make_config(args.preset, overrides, base=base, prefix="invalid run configuration: ")
+
+
+def config_file(path: Path, preset: str | None) -> RunConfig:
+    """The config in a file: a run config, a run export (``run.config``) or a ``--json`` document
+    or run (``config``). Raises :class:`RunInvalid` naming the file."""
+    if preset is not None:
+        raise RunInvalid("give --config or --preset, not both", "config")
+    loaded = _read_yaml(path, "--config")
+    if isinstance(loaded, dict) and isinstance(loaded.get("run"), dict) and "config" in loaded["run"]:
+        loaded = loaded["run"]["config"]
+    elif isinstance(loaded, dict) and isinstance(loaded.get("config"), dict):
+        loaded = loaded["config"]
+    if not isinstance(loaded, dict):
+        raise RunInvalid(f"--config {path}: not a run config (a JSON or YAML object)", "config")
+    try:
+        return RunConfig.model_validate(loaded)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "config"
+        raise RunInvalid(f"--config {path}: {where}: {first['msg']}", "config") from None
 
 
 def capacity_from(args: argparse.Namespace) -> dict[str, Any] | None:
@@ -145,7 +194,8 @@ def _read_yaml(path: Path, flag: str) -> Any:
     try:
         return yaml.safe_load(path.read_text())
     except (OSError, yaml.YAMLError) as err:
-        raise RunInvalid(f"{flag} {path}: {err}", "profile" if "stages" in flag else "capacity") from None
+        field = {"--stages-file": "profile", "--capacity-file": "capacity"}.get(flag, "config")
+        raise RunInvalid(f"{flag} {path}: {err}", field) from None
 
 
 def profile_from(args: argparse.Namespace) -> dict[str, Any] | None:
@@ -176,10 +226,11 @@ def profile_from(args: argparse.Namespace) -> dict[str, Any] | None:
     return profile
 
 
-async def run_headless(config: RunConfig, settings: Settings, sink: PrintingSink) -> bool:
+async def run_headless(run_id: str, config: RunConfig, settings: Settings, sink: RunSink) -> bool:
     """Run until the duration ends, the run fails, or SIGINT/SIGTERM; True if interrupted."""
+    from spanload.engine.supervisor import Supervisor  # the Spanner client loads only for a run that goes
+
     supervisor = Supervisor(settings, sink)
-    run_id = f"cli-{uuid.uuid4().hex[:12]}"
     loop = asyncio.get_running_loop()
     interrupted = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -190,8 +241,8 @@ async def run_headless(config: RunConfig, settings: Settings, sink: PrintingSink
         interrupt = asyncio.ensure_future(interrupted.wait())
         await asyncio.wait({finished, interrupt}, return_when=asyncio.FIRST_COMPLETED)
         if interrupt.done() and not finished.done():
-            sink.out.write("stopping: writers stop, the watcher drains, then the summary...\n")
-            sink.out.flush()
+            sys.stdout.write("stopping: writers stop, the watcher drains, then the summary...\n")
+            sys.stdout.flush()
             await supervisor.stop(run_id)
         interrupt.cancel()
         await finished
@@ -234,26 +285,67 @@ def main(args: argparse.Namespace) -> int:
         return EXIT_OK
     config = build_config(args)
     checks = [thresholds.parse(t) for t in args.threshold]
+    if args.list_metrics:
+        out.write("\n".join(thresholds.known_metrics(config)) + "\n")
+        return EXIT_OK
+    thresholds.check_names(checks, config)  # an unknown name: exit 2 now, not after the whole run
+    if args.html and args.no_save:
+        raise RunInvalid("--html reports the saved run: drop --no-save")
+    if args.server:
+        from spanload.cli.remote_run import run_remote
+
+        return finish(args, run_remote(args, config), checks)
     settings = get_settings()
     check_start(config, settings)  # the rate cap, a missing runtime: refused before any server starts
     sink = PrintingSink(out, quiet=args.quiet)
+    run_id = f"cli-{uuid.uuid4().hex[:12]}"
+    from spanload.cli.saved import saving  # the store's libraries load only for a run that goes
+
     with local_target(config, settings) as config:
         sink.config = config
-        interrupted = asyncio.run(run_headless(config, settings, sink))
-    if sink.summary is not None:
-        out.write("\n".join(summary_table(sink.summary)) + "\n")
-    if args.json:
-        try:
-            write_json(args.json, config, sink)
-        except OSError as err:
-            raise RunError(f"could not write {args.json}: {err.strerror}") from None
-    failures = (
-        [] if sink.summary is None else [f for c in checks if (f := c.check(thresholds.metrics_of(sink.summary)))]
+        saved = contextlib.nullcontext(sink) if args.no_save else saving(settings, run_id, config, sink)
+        with saved as target_sink:
+            interrupted = asyncio.run(run_headless(run_id, config, settings, target_sink))
+    outcome = Outcome(
+        run_id=run_id,
+        config=config,
+        state=sink.state,
+        reason=sink.reason,
+        summary=sink.summary,
+        samples=sink.samples,
+        interrupted=interrupted,
+        saved_in=None if args.no_save else settings.store_url,
     )
-    for failure in failures:
-        out.write(failure + "\n")
-    if sink.state is RunState.FAILED:
-        raise RunError(f"the run failed: {sink.reason}")
-    if failures:
+    return finish(args, outcome, checks)
+
+
+def finish(args: argparse.Namespace, outcome: Outcome, checks: list[thresholds.Threshold]) -> int:
+    """The summary table, each threshold's verdict, the ``--json`` and ``--html`` files, and the exit code."""
+    out = sys.stdout
+    if outcome.summary is not None:
+        out.write("\n".join(summary_table(outcome.summary)) + "\n")
+    figures = thresholds.metrics_of(outcome.summary) if outcome.summary is not None else {}
+    verdicts = [c.verdict(figures) for c in checks] if outcome.summary is not None else []
+    for verdict in verdicts:
+        if verdict["detail"] is not None:
+            out.write(f"{verdict['detail']}\n")
+    if outcome.saved_in is not None:
+        out.write(f"run {outcome.run_id} saved in {outcome.saved_in}\n")
+    if args.json:
+        write_file(args.json, lambda path: write_json(path, outcome.document(verdicts)))
+    if args.html:
+        from spanload.cli.report import write_run_report
+
+        write_file(args.html, lambda path: write_run_report(args, outcome, path))
+    if outcome.state is RunState.FAILED:
+        raise RunError(f"the run failed: {outcome.reason}")
+    if any(not v["passed"] for v in verdicts):
         return EXIT_FAILED
-    return EXIT_INTERRUPTED if interrupted else EXIT_OK
+    return EXIT_INTERRUPTED if outcome.interrupted else EXIT_OK
+
+
+def write_file(path: Path, write: Callable[[Path], None]) -> None:
+    try:
+        write(path)
+    except OSError as err:
+        raise RunError(f"could not write {path}: {err.strerror}") from None

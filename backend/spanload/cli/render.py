@@ -4,8 +4,9 @@ benchmark's), the end-of-run summary table, and the ``--json`` document."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TaskProgressColumn, TextColumn
@@ -363,12 +364,5 @@ class PrintingSink:
             self._drawn = 0
 
 
-def write_json(path: Path, config: RunConfig, sink: PrintingSink) -> None:
-    document = {
-        "config": config.model_dump(mode="json", by_alias=True),
-        "state": sink.state.value,
-        "reason": sink.reason,
-        "summary": sink.summary.model_dump(mode="json") if sink.summary else None,
-        "samples": [s.model_dump(mode="json") for s in sink.samples],
-    }
+def write_json(path: Path, document: Mapping[str, Any]) -> None:
     path.write_text(json.dumps(document, indent=1))

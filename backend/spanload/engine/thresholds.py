@@ -10,10 +10,25 @@ Names a threshold can use (see :func:`metrics_of`):
 
 from __future__ import annotations
 
-from spanload.model.conditions import ALIASES, OPERATORS, STATS, Threshold, ThresholdError, parse
-from spanload.model.samples import Percentiles, Sample, Summary
+from collections.abc import Sequence
 
-__all__ = ["ALIASES", "OPERATORS", "STATS", "Threshold", "ThresholdError", "metrics_of", "metrics_of_sample", "parse"]
+from spanload.model import op_metrics, tpcc
+from spanload.model.conditions import ALIASES, OPERATORS, STATS, Threshold, ThresholdError, parse
+from spanload.model.config import RunConfig, Workload
+from spanload.model.samples import Gauge, Op, Percentiles, Reconciliation, Sample, Summary, Totals
+
+__all__ = [
+    "ALIASES",
+    "OPERATORS",
+    "STATS",
+    "Threshold",
+    "ThresholdError",
+    "check_names",
+    "known_metrics",
+    "metrics_of",
+    "metrics_of_sample",
+    "parse",
+]
 
 
 def _latency_figures(latency: dict[str, Percentiles]) -> dict[str, float]:
@@ -45,3 +60,48 @@ def metrics_of(summary: Summary) -> dict[str, float]:
             if isinstance(value, bool | int | float):
                 out[f"reconciliation.{key}"] = float(value)
     return out
+
+
+def _latency_ops(config: RunConfig) -> list[str]:
+    if config.definition is not None:
+        names = list(config.definition.operations)
+        return [op_metrics.name(h, n) for n in names for h in op_metrics.OpHistogram] + [
+            Op.WATCHER_NOTIFY.value,
+            Op.WATCHER_POLL.value,
+        ]
+    if config.workload is Workload.TPCC:
+        return [o for t in tpcc.TxType for o in (t.op, t.op_intended, t.op_server, t.op_failed)]
+    return [op.value for op in Op]
+
+
+def known_metrics(config: RunConfig) -> list[str]:
+    """Every name a threshold on a run of ``config`` can use, in the order ``--list-metrics``
+    prints them: latencies, rates, totals, reconciliation. A run may still lack one of them (an
+    operation that never ran), which fails its threshold with a sentence."""
+    names = [f"{op}.{stat}_ms" for op in _latency_ops(config) for stat in STATS]
+    names += [g.value for g in Gauge]
+    if config.definition is not None:
+        names += [op_metrics.name(g, n) for n in config.definition.operations for g in op_metrics.OpGauge]
+    if config.workload is Workload.TPCC:
+        names.append(tpcc.TPMC_GAUGE)
+    names += [f"totals.{field}" for field in Totals.model_fields]
+    names.append("errors")
+    names += [
+        f"reconciliation.{field}"
+        for field, info in Reconciliation.model_fields.items()
+        if info.annotation in (bool, int, float)
+    ]
+    return names
+
+
+def check_names(checks: Sequence[Threshold], config: RunConfig) -> None:
+    """Raises :class:`ThresholdError` (exit code 2) for a threshold naming a figure no run of
+    ``config`` has, listing the names it can use, before the run starts."""
+    known = known_metrics(config)
+    unknown = [c for c in checks if c.metric not in known]
+    if unknown:
+        names = ", ".join(f"'{c.text}'" for c in unknown)
+        raise ThresholdError(
+            f"threshold {names} names no figure of this run; the names are (spanload run --list-metrics): "
+            + ", ".join(known)
+        )

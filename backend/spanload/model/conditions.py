@@ -51,6 +51,17 @@ class Threshold:
     op: str
     limit: float
 
+    def verdict(self, metrics: dict[str, float]) -> dict[str, object]:
+        """For ``--json``: the expression, the figure it judged (None when the run lacks it), pass or fail."""
+        failure = self.check(metrics)
+        return {
+            "expression": self.text,
+            "metric": self.metric,
+            "figure": metrics.get(self.metric),
+            "passed": failure is None,
+            "detail": failure,
+        }
+
     def check(self, metrics: dict[str, float]) -> str | None:
         """None if it holds, else a sentence saying how it failed."""
         value = metrics.get(self.metric)

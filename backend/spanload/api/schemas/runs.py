@@ -106,7 +106,12 @@ class SamplesPublic(BaseModel):
 
 class ExportFormat(StrEnum):
     JSON = "json"
-    CSV = "csv"
+    CSV = "csv"  # one row per interval
+    SUMMARY_CSV = "summary-csv"  # the whole-run figures, one name,value,unit row each
+
+    @property
+    def filename_suffix(self) -> str:
+        return {ExportFormat.JSON: ".json", ExportFormat.CSV: ".csv", ExportFormat.SUMMARY_CSV: "-summary.csv"}[self]
 
 
 class RunExport(BaseModel):

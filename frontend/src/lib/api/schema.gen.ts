@@ -26,6 +26,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/compare/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Compare Report
+         * @description The comparison of 2 to 6 runs as one HTML file.
+         */
+        get: operations["get_compare_report_api_compare_report_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -182,7 +202,8 @@ export interface paths {
         /**
          * Export Run
          * @description JSON: the run, its events, every sample (with histograms) and the histogram rollups.
-         *     CSV: one row per interval, one column per series.
+         *     CSV: one row per interval, one column per series; summary-csv: the whole-run figures, one
+         *     ``name,value,unit`` row each. CSV headers carry units: durations in ms, rates per second.
          */
         get: operations["export_run_api_runs__run_id__export_get"];
         put?: never;
@@ -226,6 +247,27 @@ export interface paths {
          *     run follows no profile, or it is over.
          */
         post: operations["edit_profile_api_runs__run_id__profile_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{run_id}/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Run Report
+         * @description The run's report: summary, charts, breakdown, workers, timeline, notes, and its config with
+         *     its differences from its preset.
+         */
+        get: operations["get_run_report_api_runs__run_id__report_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -910,7 +952,7 @@ export interface components {
          * ExportFormat
          * @enum {string}
          */
-        ExportFormat: "json" | "csv";
+        ExportFormat: "json" | "csv" | "summary-csv";
         /** Float */
         Float: {
             float: components["schemas"]["FloatParams"];
@@ -2928,6 +2970,43 @@ export interface operations {
             };
         };
     };
+    get_compare_report_api_compare_report_get: {
+        parameters: {
+            query: {
+                /** @description 2 to 6 run ids, comma-separated; the first is the baseline */
+                ids: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description one HTML file: inline CSS and SVG charts, no external URL */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description no run with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid ids */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     health_api_health_get: {
         parameters: {
             query?: never;
@@ -3400,6 +3479,42 @@ export interface operations {
                 content?: never;
             };
             /** @description invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_run_report_api_runs__run_id__report_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description one HTML file: inline CSS and SVG charts, no external URL */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description no run with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid ids */
             422: {
                 headers: {
                     [name: string]: unknown;

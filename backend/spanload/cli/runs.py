@@ -1,0 +1,260 @@
+"""`spanload runs list|show|export|compare|delete`: saved runs, for CI to fetch and gate results.
+
+With ``--server URL`` it asks a running `spanload serve` (``--token`` or ``SPANLOAD_API_TOKEN``);
+without, it opens the run store of ``SPANLOAD_DATA_DIR`` (or ``SPANLOAD_DATABASE_URL``) directly.
+Both answer the same documents (the API's), so ``--json`` is the same either way.
+
+Exit codes: 0 done, 1 no such run or an unreachable server, 2 bad flags or ids.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Protocol
+
+from spanload.model.errors import EXIT_OK, RunError, RunInvalid, RunNotFound
+from spanload.model.samples import Summary
+from spanload.model.settings import get_settings
+from spanload.model.state import RunState
+
+EXPORT_FORMATS = ("json", "csv", "summary-csv")
+
+
+def add_server_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--server", metavar="URL", help="a running spanload serve, e.g. http://127.0.0.1:8000")
+    parser.add_argument("--token", help="the server's API token (default: SPANLOAD_API_TOKEN)")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    verbs = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=type(parser))
+    verbs.required = True
+    listing = verbs.add_parser("list", help="saved runs, newest first")
+    listing.add_argument("--status", choices=[s.value for s in RunState], help="only runs in this state")
+    listing.add_argument("--name", help="only runs whose name holds this (case-insensitive)")
+    listing.add_argument("--limit", type=int, default=50, help="at most this many (default 50)")
+    show = verbs.add_parser("show", help="one run: its config, status and summary")
+    show.add_argument("run_id", metavar="RUN_ID")
+    export = verbs.add_parser("export", help="one run as JSON (with histograms), CSV or the summary CSV")
+    export.add_argument("run_id", metavar="RUN_ID")
+    export.add_argument("--format", choices=EXPORT_FORMATS, default="json")
+    export.add_argument("-o", "--output", type=Path, metavar="FILE", help="write here (default: stdout)")
+    compare = verbs.add_parser("compare", help="2 to 6 runs side by side; the first is the baseline")
+    compare.add_argument("run_ids", metavar="RUN_ID", nargs="+")
+    delete = verbs.add_parser("delete", help="delete a run that is not going, with everything stored for it")
+    delete.add_argument("run_id", metavar="RUN_ID")
+    for verb in (listing, show, export, compare, delete):
+        add_server_arguments(verb)
+        if verb is not export:
+            verb.add_argument("--json", action="store_true", help="print the API's JSON document")
+
+
+class Runs(Protocol):
+    """Where the runs are: a serve over HTTP, or the store."""
+
+    def list_runs(self, status: str | None, name: str | None, limit: int) -> dict[str, Any]: ...
+    def show(self, run_id: str) -> dict[str, Any]: ...
+    def export(self, run_id: str, fmt: str) -> str: ...
+    def compare(self, run_ids: list[str]) -> dict[str, Any]: ...
+    def delete(self, run_id: str) -> None: ...
+
+
+class RemoteRuns:
+    def __init__(self, url: str, token: str | None) -> None:
+        from spanload.cli.remote import Server
+
+        self.server = Server(url, token)
+
+    def list_runs(self, status: str | None, name: str | None, limit: int) -> dict[str, Any]:
+        params = {k: v for k, v in {"status": status, "name": name, "limit": limit}.items() if v is not None}
+        result: dict[str, Any] = self.server.json("GET", "/runs", params=params)
+        return result
+
+    def show(self, run_id: str) -> dict[str, Any]:
+        result: dict[str, Any] = self.server.json("GET", f"/runs/{run_id}")
+        return result
+
+    def export(self, run_id: str, fmt: str) -> str:
+        return self.server.request("GET", f"/runs/{run_id}/export", params={"format": fmt}).text
+
+    def compare(self, run_ids: list[str]) -> dict[str, Any]:
+        result: dict[str, Any] = self.server.json("GET", "/compare", params={"ids": ",".join(run_ids)})
+        return result
+
+    def delete(self, run_id: str) -> None:
+        self.server.request("DELETE", f"/runs/{run_id}")
+
+
+class StoredRuns:
+    """The same documents as the API's, built by the API's own functions over the store."""
+
+    def __init__(self) -> None:
+        from spanload.cli.saved import open_store
+
+        self._store = open_store(get_settings())
+        self.sessions = self._store.__enter__()
+
+    def close(self) -> None:
+        self._store.__exit__(None, None, None)
+
+    def _row(self, session: Any, run_id: str) -> Any:
+        from spanload.store import runs as run_store
+
+        row = run_store.get_run(session, run_id)
+        if row is None:
+            raise RunNotFound(f"there is no run {run_id!r} in the run store {get_settings().store_url}")
+        return row
+
+    def list_runs(self, status: str | None, name: str | None, limit: int) -> dict[str, Any]:
+        from spanload.api.schemas.runs import RunsPublic, run_public
+        from spanload.store import runs as run_store
+
+        with self.sessions() as session:
+            state = RunState(status) if status else None
+            rows, count = run_store.list_runs(session, status=state, name=name, limit=limit)
+            events = run_store.config_change_events(session, [r.id for r in rows])
+            page = RunsPublic(data=[run_public(r, events=events[r.id]) for r in rows], count=count)
+        return page.model_dump(mode="json")
+
+    def show(self, run_id: str) -> dict[str, Any]:
+        from spanload.api.schemas.runs import run_public
+        from spanload.store import runs as run_store
+        from spanload.store import summaries
+
+        with self.sessions() as session:
+            row = self._row(session, run_id)
+            summary = summaries.summary_of(session, row) if not row.status.is_active else None
+            events = run_store.config_change_events(session, [run_id])[run_id]
+            return run_public(row, summary=summary, events=events).model_dump(mode="json")
+
+    def export(self, run_id: str, fmt: str) -> str:
+        from spanload.api.samples import run_export
+        from spanload.control.csv_export import intervals_csv, summary_csv
+        from spanload.store import samples as sample_store
+        from spanload.store import summaries
+
+        with self.sessions() as session:
+            row = self._row(session, run_id)
+            if fmt == "csv":
+                return intervals_csv(sample_store.list_samples(session, run_id))
+            summary = None if row.status.is_active else summaries.summary_of(session, row)
+            if fmt == "summary-csv":
+                return summary_csv(row, summary)
+            return run_export(session, row, summary).model_dump_json()
+
+    def compare(self, run_ids: list[str]) -> dict[str, Any]:
+        from spanload.api.compare import compare_runs
+
+        with self.sessions() as session:
+            return compare_runs(session, ",".join(run_ids)).model_dump(mode="json")
+
+    def delete(self, run_id: str) -> None:
+        from spanload.store import runs as run_store
+
+        with self.sessions() as session:
+            row = self._row(session, run_id)
+            if row.status.is_active:
+                raise RunInvalid(f"run {run_id} is {row.status.value}: stop it first (spanload serve, or its terminal)")
+            run_store.delete_run(session, run_id)
+
+
+def _runs(args: argparse.Namespace) -> Runs:
+    if args.server:
+        return RemoteRuns(args.server, args.token or get_settings().api_token)
+    return StoredRuns()
+
+
+def main(args: argparse.Namespace) -> int:
+    runs = _runs(args)
+    try:
+        return _verb(args, runs)
+    finally:
+        if isinstance(runs, StoredRuns):
+            runs.close()
+
+
+def _verb(args: argparse.Namespace, runs: Runs) -> int:
+    out = sys.stdout
+    match args.verb:
+        case "list":
+            if args.limit < 1:
+                raise RunInvalid(f"--limit {args.limit} must be at least 1")
+            page = runs.list_runs(args.status, args.name, args.limit)
+            out.write(json.dumps(page, indent=1) + "\n" if args.json else "\n".join(list_lines(page["data"])) + "\n")
+        case "show":
+            run = runs.show(args.run_id)
+            out.write(json.dumps(run, indent=1) + "\n" if args.json else "\n".join(show_lines(run)) + "\n")
+        case "export":
+            text = runs.export(args.run_id, args.format)
+            if args.output is None:
+                out.write(text)
+            else:
+                try:
+                    args.output.write_text(text)
+                except OSError as err:
+                    raise RunError(f"could not write {args.output}: {err.strerror}") from None
+        case "compare":
+            if not 2 <= len(args.run_ids) <= 6:
+                raise RunInvalid(f"compare takes 2 to 6 run ids (got {len(args.run_ids)})")
+            result = runs.compare(args.run_ids)
+            out.write(json.dumps(result, indent=1) + "\n" if args.json else "\n".join(compare_lines(result)) + "\n")
+        case "delete":
+            runs.delete(args.run_id)
+            out.write(json.dumps({"deleted": args.run_id}) + "\n" if args.json else f"deleted run {args.run_id}\n")
+    return EXIT_OK
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.1f}"
+
+
+def list_lines(runs: list[dict[str, Any]]) -> list[str]:
+    header = f"{'id':<34}{'status':<12}{'created (UTC)':<21}{'duration':>9}{'p99 ms':>9}  name"
+    lines = [header, "-" * len(header)]
+    for r in runs:
+        p99 = r["headline"].get("updater_p99_ms")
+        created = r["created_at"][:19].replace("T", " ")
+        lines.append(f"{r['id']:<34}{r['status']:<12}{created:<21}{r['duration_s']:>8.0f}s{_ms(p99):>9}  {r['name']}")
+    return lines
+
+
+def show_lines(run: dict[str, Any]) -> list[str]:
+    from spanload.cli.render import summary_table
+
+    lines = [
+        f"run {run['id']}: {run['name']} ({run['status']})",
+        f"preset {run['preset'] or '-'}, target {run['target_kind']}, created {run['created_at']}, "
+        f"{run['sample_count']} samples over {run['duration_s']:.0f} s",
+    ]
+    if run["failure_reason"]:
+        lines.append(f"failed: {run['failure_reason']}")
+    if run["notes"]:
+        lines.append(f"notes: {run['notes']}")
+    if run["summary"] is not None:
+        lines += ["", *summary_table(Summary.model_validate(run["summary"]))]
+    return lines
+
+
+def compare_lines(result: dict[str, Any]) -> list[str]:
+    runs = result["runs"]
+    width = 16
+    lines = ["baseline: " + runs[0]["id"]]
+    lines.append(f"{'metric':<36}" + "".join(f"{r['id'][: width - 1]:>{width}}" for r in runs))
+    by_name = {m["metric"]: m for m in result["metrics"]}
+    keys = [k["metric"] for k in result["key_metrics"]] or list(by_name)[:20]
+    for name in keys:
+        m = by_name[name]
+        cells = []
+        for i, value in enumerate(m["values"]):
+            pct = m["percent_change"][i]
+            cell = "-" if value is None else f"{value:,.4g}"
+            if i and pct is not None:
+                cell += f" ({pct:+.0f}%{'*' if m['significant'][i] else ''})"
+            cells.append(f"{cell:>{width}}")
+        lines.append(f"{name:<36}" + "".join(cells))
+    lines.append("(* beyond the runs' own interval-to-interval noise)")
+    for entry in result["config_diff"]:
+        lines.append(f"config {entry['field']}: " + " | ".join(json.dumps(v) for v in entry["values"]))
+    return lines
