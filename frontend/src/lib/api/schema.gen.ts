@@ -448,6 +448,18 @@ export interface components {
              */
             also?: string[];
             /**
+             * Back Off S
+             * @description before each bisection step, the rate that held last is held this long (not judged), so that the broken step's backlog drains first
+             * @default 0
+             */
+            back_off_s: number;
+            /**
+             * Bisect
+             * @description after the first step that broke, this many more steps halve the gap between the highest rate that held and the lowest that broke
+             * @default 0
+             */
+            bisect: number;
+            /**
              * Errors Pct
              * @description breaks when failed operations are above this %
              * @default 1
@@ -518,7 +530,7 @@ export interface components {
             broke_by?: string[];
             /**
              * Knee
-             * @description the rate of the last step that held; None if the first broke
+             * @description the highest rate that held below the lowest that broke; None if the first step broke
              */
             knee: number | null;
             limited_by: components["schemas"]["Limit"];
@@ -565,6 +577,11 @@ export interface components {
             errors_pct: number;
             /** Held */
             held: boolean;
+            /**
+             * In Flight
+             * @description operations in flight on the mean (achieved times the mean latency from the actual start)
+             */
+            in_flight?: number | null;
             /** P50 */
             p50?: number | null;
             /** P95 */
@@ -638,6 +655,24 @@ export interface components {
             session_pool_size?: number | null;
             /** Timeout Ms */
             timeout_ms?: number | null;
+        };
+        /**
+         * CommitKnee
+         * @description The local Spanner's synthetic knee (its database options spanload_commit_knee_rate and
+         *     spanload_commit_knee_delay_ms): a commit that finds more than ``rate`` commits of the database
+         *     in the last second takes ``delay_ms`` longer.
+         */
+        CommitKnee: {
+            /**
+             * Delay Ms
+             * @description added to a commit above the rate
+             */
+            delay_ms: number;
+            /**
+             * Rate
+             * @description commits in the last second
+             */
+            rate: number;
         };
         /** ComparePublic */
         ComparePublic: {
@@ -2208,6 +2243,8 @@ export interface components {
         };
         /** Target */
         Target: {
+            /** @description local target only: a synthetic knee, for checking a capacity search against a known answer */
+            commit_knee?: components["schemas"]["CommitKnee"] | null;
             /**
              * Database
              * @description database id; a definition's tables are created when missing

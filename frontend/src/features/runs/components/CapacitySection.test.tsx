@@ -14,6 +14,7 @@ const step = (rate: number, achieved: number, p99: number, held: boolean): Capac
   client_cpu: null,
   client_cpu_total: null,
   behind: 0,
+  in_flight: null,
   seconds: 10,
   stable: rate !== 300,
   held,
