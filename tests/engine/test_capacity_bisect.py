@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from spanload.engine.capacity import CapacitySearch, InFlightCap, Names
-from spanload.model.capacity import CapacityConfig, CapacityResult, Limit
+from spanload.model.capacity import CapacityConfig, CapacityResult, Limit, curve
 from spanload.model.config import RunConfig
 from spanload.model.samples import Gauge, Sample
 from tests.engine.test_capacity_search import _sample
@@ -51,6 +51,11 @@ def test_bisection_halves_the_gap_between_the_highest_that_held_and_the_lowest_t
     assert result.knee == 362.5 and result.limited_by is Limit.DATABASE
     assert result.broke_by == result.steps[5].broke_by == ["p99 87.7 ms is above 20 ms"]  # 375's, the lowest broken
     assert result.note == "the database broke at 375/s"
+    # the curve: one point per step in order of rate, the knee marked; the same knee from the steps alone
+    drawn = curve(result.steps, result)
+    assert [p.rate for p in drawn.points] == [100, 200, 300, 350, 362.5, 375, 400]
+    assert [p.rate for p in drawn.points if p.knee] == [362.5] and drawn.limited_by is Limit.DATABASE
+    assert curve(result.steps).knee == 362.5 and curve(result.steps[:4]).knee == 300
     # without bisection the knee is the step below the first that broke
     result, asked = _run(_knee_at(370))
     assert (result.knee, asked) == (300, [100, 200, 300, 400])

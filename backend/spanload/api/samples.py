@@ -10,6 +10,8 @@ from fastapi import APIRouter, Query, Response
 
 from spanload.api.deps import HubDep, SessionDep
 from spanload.api.schemas.runs import MAX_POINTS, ExportFormat, RunExport, SamplesPublic, event_public, run_public
+from spanload.control.capacity_curve import curve_of
+from spanload.model.capacity import CapacityCurve
 from spanload.model.errors import RunInvalid, RunNotFound
 from spanload.model.samples import Sample
 from spanload.model.series import downsample, flatten
@@ -66,6 +68,7 @@ def export_run(run_id: str, session: SessionDep, hub: HubDep, format: ExportForm
     summary = None if row.status.is_active else summaries.summary_of(session, row)
     events = run_store.list_events(session, run_id)
     export = RunExport(
+        capacity_curve=curve_of(session, row, events),
         run=run_public(row, summary=summary, latest=hub.latest.get(run_id), events=events),
         events=[event_public(e) for e in events],
         samples=sample_store.list_samples_with_hdr(session, run_id),
@@ -75,6 +78,20 @@ def export_run(run_id: str, session: SessionDep, hub: HubDep, format: ExportForm
         ],
     )
     return Response(export.model_dump_json(), media_type="application/json", headers=headers)
+
+
+@router.get("/{run_id}/capacity-curve", responses=ERRORS)
+def capacity_curve(run_id: str, session: SessionDep) -> CapacityCurve:
+    """The run's capacity search as a curve: latency (p50, p95, p99 from the intended start)
+    against achieved throughput, one point per judged step (so far, for a run under way), the knee
+    marked."""
+    row = run_store.get_run(session, run_id)
+    if row is None:
+        raise RunNotFound.of(run_id)
+    found = curve_of(session, row)
+    if found is None:
+        raise RunNotFound(f"run {run_id!r} has no capacity search, or none of its steps has been judged yet")
+    return found
 
 
 def _csv(samples: list[Sample]) -> str:

@@ -110,3 +110,55 @@ class CapacityResult(BaseModel):
     broke_by: list[str] = Field(default_factory=list, description="what the step after the knee broke")
     note: str = ""
     steps: list[CapacityStep] = Field(default_factory=list)
+
+
+class CurvePoint(BaseModel):
+    """One judged step on the latency-throughput curve."""
+
+    rate: float = Field(description="the step's target")
+    achieved: float = Field(description="operations per second achieved: the curve's x")
+    p50: float | None = Field(description="ms from the intended start")
+    p95: float | None
+    p99: float | None
+    held: bool
+    knee: bool = Field(description="the knee: the highest rate that held below the lowest that broke")
+
+
+class CapacityCurve(BaseModel):
+    """A capacity search's curve: latency (p50, p95, p99 from the intended start) against achieved
+    throughput, one point per judged step in order of rate, the knee marked. For a run under way,
+    the steps judged so far (``limited_by`` None)."""
+
+    knee: float | None
+    limited_by: Limit | None = None
+    broke_by: list[str] = Field(default_factory=list)
+    points: list[CurvePoint]
+
+
+def curve(steps: list[CapacityStep], result: CapacityResult | None = None) -> CapacityCurve:
+    """The curve of ``steps`` (a finished search's, or those judged so far); the knee from
+    ``result`` when the search is over, else the highest rate that held below the lowest that broke."""
+    if result is not None:
+        knee = result.knee
+    else:
+        lowest_broken = min((s.rate for s in steps if not s.held), default=None)
+        below = [s.rate for s in steps if s.held and (lowest_broken is None or s.rate < lowest_broken)]
+        knee = max(below, default=None)
+    points = [
+        CurvePoint(
+            rate=s.rate,
+            achieved=s.achieved,
+            p50=s.p50,
+            p95=s.p95,
+            p99=s.p99,
+            held=s.held,
+            knee=s.held and s.rate == knee,
+        )
+        for s in sorted(steps, key=lambda s: s.rate)
+    ]
+    return CapacityCurve(
+        knee=knee,
+        limited_by=None if result is None else result.limited_by,
+        broke_by=[] if result is None else result.broke_by,
+        points=points,
+    )

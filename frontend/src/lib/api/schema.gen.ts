@@ -151,6 +151,28 @@ export interface paths {
         patch: operations["update_run_api_runs__run_id__patch"];
         trace?: never;
     };
+    "/api/runs/{run_id}/capacity-curve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Capacity Curve
+         * @description The run's capacity search as a curve: latency (p50, p95, p99 from the intended start)
+         *     against achieved throughput, one point per judged step (so far, for a run under way), the knee
+         *     marked.
+         */
+        get: operations["capacity_curve_api_runs__run_id__capacity_curve_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{run_id}/config": {
         parameters: {
             query?: never;
@@ -521,6 +543,21 @@ export interface components {
              */
             step: number;
         };
+        /**
+         * CapacityCurve
+         * @description A capacity search's curve: latency (p50, p95, p99 from the intended start) against achieved
+         *     throughput, one point per judged step in order of rate, the knee marked. For a run under way,
+         *     the steps judged so far (``limited_by`` None).
+         */
+        CapacityCurve: {
+            /** Broke By */
+            broke_by?: string[];
+            /** Knee */
+            knee: number | null;
+            limited_by?: components["schemas"]["Limit"] | null;
+            /** Points */
+            points: components["schemas"]["CurvePoint"][];
+        };
         /** CapacityResult */
         CapacityResult: {
             /**
@@ -782,6 +819,38 @@ export interface components {
              * @default 0
              */
             null_fraction: number;
+        };
+        /**
+         * CurvePoint
+         * @description One judged step on the latency-throughput curve.
+         */
+        CurvePoint: {
+            /**
+             * Achieved
+             * @description operations per second achieved: the curve's x
+             */
+            achieved: number;
+            /** Held */
+            held: boolean;
+            /**
+             * Knee
+             * @description the knee: the highest rate that held below the lowest that broke
+             */
+            knee: boolean;
+            /**
+             * P50
+             * @description ms from the intended start
+             */
+            p50: number | null;
+            /** P95 */
+            p95: number | null;
+            /** P99 */
+            p99: number | null;
+            /**
+             * Rate
+             * @description the step's target
+             */
+            rate: number;
         };
         /** Date */
         Date: {
@@ -3233,6 +3302,42 @@ export interface operations {
             };
             /** @description the run is not in a state that allows this */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    capacity_curve_api_runs__run_id__capacity_curve_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CapacityCurve"];
+                };
+            };
+            /** @description no run with this id */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
