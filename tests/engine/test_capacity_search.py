@@ -53,6 +53,7 @@ def _search(
     cpu: Callable[[int], list[float] | None] = lambda _: None,
     machine_cores: int | None = None,
     server_cpu: float | None = None,
+    machine: Callable[[int], float | None] = lambda _: None,
     **overrides: object,
 ) -> tuple[CapacityResult, list[int]]:
     config = CapacityConfig.model_validate(
@@ -70,7 +71,7 @@ def _search(
         sample = _sample(seq, rate, achieved, latency, behind)
         if server_cpu is not None:
             sample.gauges[Gauge.SERVER_CPU_FRACTION] = server_cpu
-        following = search.observe(sample, cpu(seq))
+        following = search.observe(sample, cpu(seq), machine(seq))
         if following is not None or search.result is not None:
             intervals.append(in_step)
             rate, in_step = following or rate, 0
@@ -131,7 +132,14 @@ def test_a_client_that_cannot_produce_the_load_is_named_instead_of_the_database(
     assert "the limit is the client, not the database" in result.note
     # the workers and a local Spanner sharing 2 cores used them up: the machine's
     result, _ = _search(short, cpu=lambda seq: [0.5 * seq, 0.5 * seq], machine_cores=2, server_cpu=0.9)
-    assert result.limited_by is Limit.MACHINE and "used 1.90 of this machine's 2 cores" in result.note
+    assert result.limited_by is Limit.MACHINE and "1.90 of this machine's 2 cores in use" in result.note
+    # the workers and the local Spanner idle, but other processes kept the machine busy: the machine's
+    result, _ = _search(
+        short, cpu=lambda seq: [0.1 * seq, 0.1 * seq], machine_cores=2, server_cpu=0.3, machine=lambda seq: 1.9 * seq
+    )
+    assert result.limited_by is Limit.MACHINE, result.note
+    assert "the local Spanner (0.30), other processes 1.40: 1.90 of this machine's 2 cores in use" in result.note
+    assert result.steps[-1].machine_cpu == pytest.approx(1.9)
 
 
 def test_intervals_still_at_the_previous_rate_are_not_counted() -> None:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -122,6 +123,8 @@ class _Step:
     behind: float = 0.0
     cpu_base: list[float] | None = None
     cpu_last: list[float] | None = None
+    machine_base: float | None = None
+    machine_last: float | None = None
     window: int = 0  # intervals compared for stability, fixed once min_step_s is reached
     judged: list[Sample] = field(default_factory=list)  # the intervals counted, for the ``also`` conditions
 
@@ -160,17 +163,20 @@ class CapacitySearch:
     def rate(self) -> float:
         return self._step.rate
 
-    def observe(self, sample: Sample, worker_cpu_s: list[float] | None = None) -> float | None:
-        """Take the next interval (and each worker's cumulative CPU seconds, where known). Returns
-        the next step's rate when a step held; sets :attr:`result` when the search is over."""
+    def observe(
+        self, sample: Sample, worker_cpu_s: list[float] | None = None, machine_cpu_s: float | None = None
+    ) -> float | None:
+        """Take the next interval (and each worker's cumulative CPU seconds, and the whole
+        machine's, where known). Returns the next step's rate when a step held; sets :attr:`result`
+        when the search is over."""
         step = self._step
         target = sample.gauges.get(self.names.target)
         if self.result is not None or target is None or abs(target - step.rate) > SAME:
             return None
         step.seen += 1
-        step.cpu_last = worker_cpu_s
+        step.cpu_last, step.machine_last = worker_cpu_s, machine_cpu_s
         if step.seen == 1:  # the interval the change landed in: part old rate, part new
-            step.cpu_base = worker_cpu_s
+            step.cpu_base, step.machine_base = worker_cpu_s, machine_cpu_s
             return None
         if step.back_off_then is not None:
             step.seconds += sample.interval_s
@@ -274,6 +280,9 @@ class CapacitySearch:
             server_cpu=server_cpu,
             client_cpu=max(workers_cpu) if workers_cpu else None,
             client_cpu_total=sum(workers_cpu) if workers_cpu else None,
+            machine_cpu=None
+            if step.machine_base is None or step.machine_last is None
+            else (step.machine_last - step.machine_base) / step.seconds,
             behind=step.behind,
             in_flight=achieved * service.mean / 1000 if service.mean is not None else None,
             seconds=step.seconds,
@@ -337,12 +346,14 @@ class CapacitySearch:
             )
         cores = self.machine_cores
         if cores and client_total is not None and server_cpu is not None:
-            used = client_total + server_cpu
+            ours = client_total + server_cpu
+            used = max(ours, step.machine_cpu or 0.0)
+            others = f", other processes {used - ours:.2f}" if used - ours >= 0.05 else ""
             if used >= MACHINE_BUSY * cores:
                 return Limit.MACHINE, (
-                    f"the workers ({client_total:.2f} cores) and the local Spanner ({server_cpu:.2f}) used "
-                    f"{used:.2f} of this machine's {cores} cores at {rate:g}/s{behind_text}: the limit is the "
-                    "machine they share, not the database's design"
+                    f"the workers ({client_total:.2f} cores), the local Spanner ({server_cpu:.2f}){others}: "
+                    f"{used:.2f} of this machine's {cores} cores in use at {rate:g}/s{behind_text}: the limit is "
+                    "the machine they share, not the database's design"
                 )
         return Limit.DATABASE, f"the database broke at {rate:g}/s{behind_text}"
 
@@ -352,6 +363,21 @@ class CapacitySearch:
     def final(self) -> CapacityResult:
         """The result, or, for a run that ended first, the steps judged so far."""
         return self.result or self._result(Limit.STOPPED, [], f"the run ended during the step at {self.rate:g}/s")
+
+
+def machine_cpu_s() -> float | None:
+    """The CPU seconds every process of this machine used since it started (Linux /proc/stat);
+    None where the OS does not say."""
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()
+    except OSError:
+        return None
+    if not fields or fields[0] != "cpu":
+        return None
+    # user nice system idle iowait irq softirq steal ...: all but idle and iowait were busy
+    busy = sum(int(v) for i, v in enumerate(fields[1:9]) if i not in (3, 4))
+    return busy / os.sysconf("SC_CLK_TCK")
 
 
 def in_flight_cap(config: RunConfig) -> InFlightCap | None:
@@ -403,7 +429,7 @@ class CapacityRunner:
         if self.search.result is not None:
             return
         judged = len(self.search.steps)
-        following = self.search.observe(sample, self.worker_cpu())
+        following = self.search.observe(sample, self.worker_cpu(), machine_cpu_s())
         if len(self.search.steps) > judged:
             step = self.search.steps[-1]
             self.steering.event(EventKind.CAPACITY, step.model_dump(mode="json"))

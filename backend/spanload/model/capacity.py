@@ -91,6 +91,9 @@ class CapacityStep(BaseModel):
     server_cpu: float | None = Field(default=None, description="mean server.cpu_fraction (fraction of one CPU)")
     client_cpu: float | None = Field(default=None, description="the busiest worker's CPU, fraction of one core")
     client_cpu_total: float | None = Field(default=None, description="every worker's CPU, in cores")
+    machine_cpu: float | None = Field(
+        default=None, description="every process of the workers' machine, in cores (where the OS says)"
+    )
     behind: float = Field(default=0.0, description="most arrivals due but not started at an interval's end")
     in_flight: float | None = Field(
         default=None,

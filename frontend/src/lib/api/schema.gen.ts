@@ -619,6 +619,11 @@ export interface components {
              * @description operations in flight on the mean (achieved times the mean latency from the actual start)
              */
             in_flight?: number | null;
+            /**
+             * Machine Cpu
+             * @description every process of the workers' machine, in cores (where the OS says)
+             */
+            machine_cpu?: number | null;
             /** P50 */
             p50?: number | null;
             /** P95 */
