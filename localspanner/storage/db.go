@@ -97,6 +97,12 @@ type DB struct {
 	// (options.go); 0 and "" mean the server's default.
 	optSplitRows    atomic.Int64
 	optLatencyModel atomic.Pointer[string]
+	// optCommitKnee is the synthetic knee while both of its options are set
+	// (kneeRate -1 and kneeDelayMs 0 when unset).
+	optCommitKnee atomic.Pointer[CommitKnee]
+	kneeMu        sync.Mutex
+	kneeRate      int64
+	kneeDelayMs   int64
 
 	readers *readers
 	readGen atomic.Int64 // bumped on DDL: reader statements are prepared again
@@ -119,7 +125,7 @@ func Open(name, path string) (*DB, error) {
 		_ = wdb.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	d := &DB{Name: name, path: path, wdb: wdb, writer: writer, wstmts: map[string]*sql.Stmt{}}
+	d := &DB{Name: name, path: path, wdb: wdb, writer: writer, wstmts: map[string]*sql.Stmt{}, kneeRate: -1}
 	if err := writer.Raw(func(dc any) error {
 		conn := dc.(*sqlite3.SQLiteConn)
 		if err := conn.RegisterFunc(commitTSFunc, func() int64 { return d.curTS }, false); err != nil {

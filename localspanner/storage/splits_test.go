@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 
@@ -235,7 +236,16 @@ func TestSplitsAndOptionsSurviveARestartAndDropTableForgetsThem(t *testing.T) {
 	db.applyTest(t,
 		"CREATE TABLE P (Id INT64 NOT NULL, Name STRING(MAX) NOT NULL) PRIMARY KEY (Id)",
 		"ALTER DATABASE d SET OPTIONS (spanload_split_rows = 4, spanload_latency_model = 'production_like')",
+		"ALTER DATABASE d SET OPTIONS (spanload_commit_knee_rate = 250)",
 	)
+	if db.CommitKnee() != nil {
+		t.Fatalf("a knee with a rate but no delay: %+v", db.CommitKnee())
+	}
+	db.applyTest(t, "ALTER DATABASE d SET OPTIONS (spanload_commit_knee_delay_ms = 40)")
+	wantKnee := CommitKnee{Rate: 250, Delay: 40 * time.Millisecond}
+	if k := db.CommitKnee(); k == nil || *k != wantKnee {
+		t.Fatalf("knee %+v, want %+v", k, wantKnee)
+	}
 	db.participants(t, db.mutation(t, OpInsert, "P", []string{"Id", "Name"}, pRows(1, 4)...))
 	before := db.bounds("t:p")
 	if len(before) != 1 {
@@ -253,9 +263,12 @@ func TestSplitsAndOptionsSurviveARestartAndDropTableForgetsThem(t *testing.T) {
 	if db.SplitRows() != 4 || db.LatencyModel() != LatencyProductionLike {
 		t.Fatalf("after restart options %d %q", db.SplitRows(), db.LatencyModel())
 	}
-	db.applyTest(t, "ALTER DATABASE d SET OPTIONS (spanload_split_rows = NULL, spanload_latency_model = NULL)")
-	if db.SplitRows() != DefaultSplitRows || db.LatencyModel() != LatencyNone {
-		t.Fatalf("after reset options %d %q", db.SplitRows(), db.LatencyModel())
+	if k := db.CommitKnee(); k == nil || *k != wantKnee {
+		t.Fatalf("after restart knee %+v, want %+v", k, wantKnee)
+	}
+	db.applyTest(t, "ALTER DATABASE d SET OPTIONS (spanload_split_rows = NULL, spanload_latency_model = NULL, spanload_commit_knee_rate = NULL)")
+	if db.SplitRows() != DefaultSplitRows || db.LatencyModel() != LatencyNone || db.CommitKnee() != nil {
+		t.Fatalf("after reset options %d %q %+v", db.SplitRows(), db.LatencyModel(), db.CommitKnee())
 	}
 	db.applyTest(t, "DROP TABLE P", "CREATE TABLE P (Id INT64 NOT NULL) PRIMARY KEY (Id)")
 	if got := db.Splits()["table p"]; got != 0 {
@@ -270,6 +283,9 @@ func TestDatabaseOptionErrors(t *testing.T) {
 		"ALTER DATABASE d SET OPTIONS (spanload_split_rows = 'x')",
 		"ALTER DATABASE d SET OPTIONS (spanload_latency_model = 'fast')",
 		"ALTER DATABASE d SET OPTIONS (spanload_nonsense = 1)",
+		"ALTER DATABASE d SET OPTIONS (spanload_commit_knee_rate = -1)",
+		"ALTER DATABASE d SET OPTIONS (spanload_commit_knee_delay_ms = 0)",
+		"ALTER DATABASE d SET OPTIONS (spanload_commit_knee_delay_ms = 'x')",
 		"ALTER DATABASE other SET OPTIONS (spanload_split_rows = 10)",
 	} {
 		_, err := db.ApplyDDL(context.Background(), []string{stmt}, schema.Compilers{})

@@ -2,6 +2,7 @@ package txn
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/spanload/spanload/localspanner/storage"
@@ -46,4 +47,30 @@ func wait(ctx context.Context, d time.Duration) {
 	case <-tm.C:
 	case <-ctx.Done():
 	}
+}
+
+// kneeMeter applies a database's synthetic knee (storage.CommitKnee): it keeps
+// the times of the last Rate+1 commits, so that a commit finds more than Rate
+// commits in the last second exactly when the oldest of them is less than a
+// second old.
+type kneeMeter struct {
+	mu    sync.Mutex
+	times []time.Time // a ring of the last len(times) commits' times
+	next  int         // the ring's oldest entry, overwritten next
+}
+
+// delay records a commit at now and returns how much longer it takes.
+func (k *kneeMeter) delay(knee *storage.CommitKnee, now time.Time) time.Duration {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if int64(len(k.times)) != knee.Rate+1 {
+		k.times, k.next = make([]time.Time, knee.Rate+1), 0
+	}
+	oldest := k.times[k.next]
+	k.times[k.next] = now
+	k.next = (k.next + 1) % len(k.times)
+	if !oldest.IsZero() && now.Sub(oldest) < time.Second {
+		return knee.Delay
+	}
+	return 0
 }

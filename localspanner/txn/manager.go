@@ -61,6 +61,7 @@ type Manager struct {
 	sessions  map[string]*Session
 	txns      map[string]*Txn
 	conflicts map[*storage.DB]*conflicts
+	knees     map[*storage.DB]*kneeMeter // the commits each database's synthetic knee counts
 	// dropped names the databases dropped since start: their sessions answer
 	// "Database not found", as Spanner's do, which clients treat as fatal
 	// ("Session not found" they retry for a long time).
@@ -90,7 +91,7 @@ type CommitStat struct {
 
 // NewManager returns an empty manager.
 func NewManager() *Manager {
-	return &Manager{sessions: map[string]*Session{}, txns: map[string]*Txn{}, conflicts: map[*storage.DB]*conflicts{}, dropped: map[string]bool{}}
+	return &Manager{sessions: map[string]*Session{}, txns: map[string]*Txn{}, conflicts: map[*storage.DB]*conflicts{}, knees: map[*storage.DB]*kneeMeter{}, dropped: map[string]bool{}}
 }
 
 func randomID(n int) string {
@@ -185,6 +186,18 @@ func (m *Manager) DropDatabase(db *storage.DB) {
 		}
 	}
 	delete(m.conflicts, db)
+	delete(m.knees, db)
+}
+
+func (m *Manager) kneeOf(db *storage.DB) *kneeMeter {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k, ok := m.knees[db]
+	if !ok {
+		k = &kneeMeter{}
+		m.knees[db] = k
+	}
+	return k
 }
 
 func (m *Manager) conflictsOf(db *storage.DB) *conflicts {

@@ -397,6 +397,9 @@ func (m *Manager) Commit(ctx context.Context, t *Txn, extra []*storage.Mutation)
 		var least time.Duration
 		least, modelCPU = ModelCost(t.DB.LatencyModel(), participants)
 		wait(ctx, least-time.Since(start))
+		if knee := t.DB.CommitKnee(); knee != nil {
+			wait(ctx, m.kneeOf(t.DB).delay(knee, time.Now()))
+		}
 	} else {
 		participants = 0
 	}

@@ -21,17 +21,27 @@ NAMES = Names.of(RunConfig())
 KNEE = 300.0
 
 
-def _sample(seq: int, target: float, achieved: float, latency_ms: float, behind: float = 0.0) -> Sample:
+def _histogram(latency_ms: float) -> str:
     histogram = metrics.new_histogram()
     for i in range(100):
         histogram.record_value(int(latency_ms * 1000 * (0.9 + 0.002 * i)))  # the same spread each interval
+    return metrics.encode(histogram)
+
+
+def _sample(
+    seq: int, target: float, achieved: float, latency_ms: float, behind: float = 0.0, service_ms: float | None = None
+) -> Sample:
+    """An interval: ``latency_ms`` from the intended start, ``service_ms`` (default the same) from the actual."""
     return Sample(
         seq=seq,
         t=seq + 1.0,
         elapsed_s=seq + 1.0,
         interval_s=1.0,
         gauges={Gauge.UPDATER_TARGET_TPS: target, Gauge.UPDATER_TPS: achieved, Gauge.UPDATER_BEHIND: behind},
-        hdr={Op.UPDATER_TXN_INTENDED: metrics.encode(histogram)},
+        hdr={
+            Op.UPDATER_TXN_INTENDED: _histogram(latency_ms),
+            Op.UPDATER_TXN: _histogram(latency_ms if service_ms is None else service_ms),
+        },
     )
 
 
@@ -43,6 +53,7 @@ def _search(
     cpu: Callable[[int], list[float] | None] = lambda _: None,
     machine_cores: int | None = None,
     server_cpu: float | None = None,
+    machine: Callable[[int], float | None] = lambda _: None,
     **overrides: object,
 ) -> tuple[CapacityResult, list[int]]:
     config = CapacityConfig.model_validate(
@@ -60,7 +71,7 @@ def _search(
         sample = _sample(seq, rate, achieved, latency, behind)
         if server_cpu is not None:
             sample.gauges[Gauge.SERVER_CPU_FRACTION] = server_cpu
-        following = search.observe(sample, cpu(seq))
+        following = search.observe(sample, cpu(seq), machine(seq))
         if following is not None or search.result is not None:
             intervals.append(in_step)
             rate, in_step = following or rate, 0
@@ -111,7 +122,7 @@ def test_a_client_that_cannot_produce_the_load_is_named_instead_of_the_database(
     result, _ = _search(short, cpu=lambda seq: [0.1 * seq, 0.1 * seq])
     assert (result.knee, result.limited_by) == (200, Limit.DATABASE)
     assert result.broke_by == ["achieved 250.0/s is below 90 % of 300/s"]
-    assert result.note == "the database broke at 300/s, up to 50 arrivals behind"
+    assert result.note == "the database broke at 300/s, up to 50 arrivals behind the schedule"
     last = result.steps[-1]
     assert last.client_cpu == pytest.approx(0.1) and last.client_cpu_total == pytest.approx(0.2)
     # the busiest worker at a core: the client's
@@ -121,7 +132,14 @@ def test_a_client_that_cannot_produce_the_load_is_named_instead_of_the_database(
     assert "the limit is the client, not the database" in result.note
     # the workers and a local Spanner sharing 2 cores used them up: the machine's
     result, _ = _search(short, cpu=lambda seq: [0.5 * seq, 0.5 * seq], machine_cores=2, server_cpu=0.9)
-    assert result.limited_by is Limit.MACHINE and "used 1.90 of this machine's 2 cores" in result.note
+    assert result.limited_by is Limit.MACHINE and "1.90 of this machine's 2 cores in use" in result.note
+    # the workers and the local Spanner idle, but other processes kept the machine busy: the machine's
+    result, _ = _search(
+        short, cpu=lambda seq: [0.1 * seq, 0.1 * seq], machine_cores=2, server_cpu=0.3, machine=lambda seq: 1.9 * seq
+    )
+    assert result.limited_by is Limit.MACHINE, result.note
+    assert "the local Spanner (0.30), other processes 1.40: 1.90 of this machine's 2 cores in use" in result.note
+    assert result.steps[-1].machine_cpu == pytest.approx(1.9)
 
 
 def test_intervals_still_at_the_previous_rate_are_not_counted() -> None:

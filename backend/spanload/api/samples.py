@@ -9,7 +9,9 @@ from sqlalchemy.orm import Session
 
 from spanload.api.deps import HubDep, SessionDep
 from spanload.api.schemas.runs import MAX_POINTS, ExportFormat, RunExport, SamplesPublic, event_public, run_public
+from spanload.control.capacity_curve import curve_of
 from spanload.control.csv_export import intervals_csv, summary_csv
+from spanload.model.capacity import CapacityCurve
 from spanload.model.errors import RunInvalid, RunNotFound
 from spanload.model.samples import Sample, Summary
 from spanload.model.series import downsample
@@ -76,6 +78,7 @@ def run_export(session: Session, row: RunRow, summary: Summary | None, latest: S
     """The JSON export's document (also `spanload runs export` on the store)."""
     events = run_store.list_events(session, row.id)
     return RunExport(
+        capacity_curve=curve_of(session, row, events),
         run=run_public(row, summary=summary, latest=latest, events=events),
         events=[event_public(e) for e in events],
         samples=sample_store.list_samples_with_hdr(session, row.id),
@@ -84,3 +87,17 @@ def run_export(session: Session, row: RunRow, summary: Summary | None, latest: S
             for r in sample_store.list_rollups(session, row.id)
         ],
     )
+
+
+@router.get("/{run_id}/capacity-curve", responses=ERRORS)
+def capacity_curve(run_id: str, session: SessionDep) -> CapacityCurve:
+    """The run's capacity search as a curve: latency (p50, p95, p99 from the intended start)
+    against achieved throughput, one point per judged step (so far, for a run under way), the knee
+    marked."""
+    row = run_store.get_run(session, run_id)
+    if row is None:
+        raise RunNotFound.of(run_id)
+    found = curve_of(session, row)
+    if found is None:
+        raise RunNotFound(f"run {run_id!r} has no capacity search, or none of its steps has been judged yet")
+    return found

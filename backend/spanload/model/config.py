@@ -190,6 +190,15 @@ class Placement(_Strict):
         return data
 
 
+class CommitKnee(_Strict):
+    """The local Spanner's synthetic knee (its database options spanload_commit_knee_rate and
+    spanload_commit_knee_delay_ms): a commit that finds more than ``rate`` commits of the database
+    in the last second takes ``delay_ms`` longer."""
+
+    rate: Annotated[int, Field(ge=0, le=1_000_000)] = Field(description="commits in the last second")
+    delay_ms: Annotated[int, Field(ge=1, le=60_000)] = Field(description="added to a commit above the rate")
+
+
 class Target(_Strict):
     kind: TargetKind = Field(
         default=TargetKind.LOCAL, description="where the database is: the local Spanner, an emulator or Cloud Spanner"
@@ -204,11 +213,17 @@ class Target(_Strict):
         default=LatencyModel.NONE,
         description="local target only: production_like adds a commit round per 2PC round and CPU per participant",
     )
+    commit_knee: CommitKnee | None = Field(
+        default=None,
+        description="local target only: a synthetic knee, for checking a capacity search against a known answer",
+    )
 
     @model_validator(mode="after")
     def _needs_host(self) -> Self:
         if self.kind is TargetKind.EMULATOR and not self.emulator_host:
             raise ValueError("target.emulator_host is required when target.kind is 'emulator'")
+        if self.commit_knee is not None and self.kind is not TargetKind.LOCAL:
+            raise ValueError(f"target.commit_knee needs target.kind 'local' (got '{self.kind.value}')")
         if self.latency_model is not LatencyModel.NONE and self.kind is not TargetKind.LOCAL:
             raise ValueError(
                 f"target.latency_model '{self.latency_model.value}' needs target.kind 'local' "

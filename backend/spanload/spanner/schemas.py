@@ -290,13 +290,16 @@ def apply_database_options(client: Any, target: Target) -> None:
     if target.kind is not TargetKind.LOCAL:
         return
     database = client.instance(target.instance).database(target.database)
+    knee = target.commit_knee
     statement = (
-        f"ALTER DATABASE `{target.database}` SET OPTIONS (spanload_latency_model = '{target.latency_model.value}')"
+        f"ALTER DATABASE `{target.database}` SET OPTIONS (spanload_latency_model = '{target.latency_model.value}', "
+        f"spanload_commit_knee_rate = {'NULL' if knee is None else knee.rate}, "
+        f"spanload_commit_knee_delay_ms = {'NULL' if knee is None else knee.delay_ms})"
     )
     try:
         _wait(database.update_ddl([statement]), f"set the latency model of {target.database}")
     except SchemaError as err:
-        if target.latency_model is not LatencyModel.NONE:
+        if target.latency_model is not LatencyModel.NONE or knee is not None:
             raise
         logger.info("the local Spanner keeps no latency model for %s: %s", target.database, err)
 

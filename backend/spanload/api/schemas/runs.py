@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from spanload.api.schemas.common import Name, Tag, Text, reject_nul
 from spanload.control.live_changes import live_changes
+from spanload.model.capacity import CapacityCurve
 from spanload.model.config import RunConfig
 from spanload.model.events import EventKind
 from spanload.model.live import EventPublic, LiveChange
@@ -122,6 +123,9 @@ class RunExport(BaseModel):
     events: list[EventPublic]
     samples: list[Sample]
     hdr_rollups: list[dict[str, Any]]
+    capacity_curve: CapacityCurve | None = Field(
+        default=None, description="a capacity search's latency-throughput curve (none without a search)"
+    )
 
 
 def _ts(value: float | None) -> datetime | None:

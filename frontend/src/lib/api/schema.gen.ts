@@ -171,6 +171,28 @@ export interface paths {
         patch: operations["update_run_api_runs__run_id__patch"];
         trace?: never;
     };
+    "/api/runs/{run_id}/capacity-curve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Capacity Curve
+         * @description The run's capacity search as a curve: latency (p50, p95, p99 from the intended start)
+         *     against achieved throughput, one point per judged step (so far, for a run under way), the knee
+         *     marked.
+         */
+        get: operations["capacity_curve_api_runs__run_id__capacity_curve_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{run_id}/config": {
         parameters: {
             query?: never;
@@ -490,6 +512,18 @@ export interface components {
              */
             also?: string[];
             /**
+             * Back Off S
+             * @description before each bisection step, the rate that held last is held this long (not judged), so that the broken step's backlog drains first
+             * @default 0
+             */
+            back_off_s: number;
+            /**
+             * Bisect
+             * @description after the first step that broke, this many more steps halve the gap between the highest rate that held and the lowest that broke
+             * @default 0
+             */
+            bisect: number;
+            /**
              * Errors Pct
              * @description breaks when failed operations are above this %
              * @default 1
@@ -551,6 +585,21 @@ export interface components {
              */
             step: number;
         };
+        /**
+         * CapacityCurve
+         * @description A capacity search's curve: latency (p50, p95, p99 from the intended start) against achieved
+         *     throughput, one point per judged step in order of rate, the knee marked. For a run under way,
+         *     the steps judged so far (``limited_by`` None).
+         */
+        CapacityCurve: {
+            /** Broke By */
+            broke_by?: string[];
+            /** Knee */
+            knee: number | null;
+            limited_by?: components["schemas"]["Limit"] | null;
+            /** Points */
+            points: components["schemas"]["CurvePoint"][];
+        };
         /** CapacityResult */
         CapacityResult: {
             /**
@@ -560,7 +609,7 @@ export interface components {
             broke_by?: string[];
             /**
              * Knee
-             * @description the rate of the last step that held; None if the first broke
+             * @description the highest rate that held below the lowest that broke; None if the first step broke
              */
             knee: number | null;
             limited_by: components["schemas"]["Limit"];
@@ -607,6 +656,16 @@ export interface components {
             errors_pct: number;
             /** Held */
             held: boolean;
+            /**
+             * In Flight
+             * @description operations in flight on the mean (achieved times the mean latency from the actual start)
+             */
+            in_flight?: number | null;
+            /**
+             * Machine Cpu
+             * @description every process of the workers' machine, in cores (where the OS says)
+             */
+            machine_cpu?: number | null;
             /** P50 */
             p50?: number | null;
             /** P95 */
@@ -680,6 +739,24 @@ export interface components {
             session_pool_size?: number | null;
             /** Timeout Ms */
             timeout_ms?: number | null;
+        };
+        /**
+         * CommitKnee
+         * @description The local Spanner's synthetic knee (its database options spanload_commit_knee_rate and
+         *     spanload_commit_knee_delay_ms): a commit that finds more than ``rate`` commits of the database
+         *     in the last second takes ``delay_ms`` longer.
+         */
+        CommitKnee: {
+            /**
+             * Delay Ms
+             * @description added to a commit above the rate
+             */
+            delay_ms: number;
+            /**
+             * Rate
+             * @description commits in the last second
+             */
+            rate: number;
         };
         /** ComparePublic */
         ComparePublic: {
@@ -791,6 +868,38 @@ export interface components {
              * @default 0
              */
             null_fraction: number;
+        };
+        /**
+         * CurvePoint
+         * @description One judged step on the latency-throughput curve.
+         */
+        CurvePoint: {
+            /**
+             * Achieved
+             * @description operations per second achieved: the curve's x
+             */
+            achieved: number;
+            /** Held */
+            held: boolean;
+            /**
+             * Knee
+             * @description the knee: the highest rate that held below the lowest that broke
+             */
+            knee: boolean;
+            /**
+             * P50
+             * @description ms from the intended start
+             */
+            p50: number | null;
+            /** P95 */
+            p95: number | null;
+            /** P99 */
+            p99: number | null;
+            /**
+             * Rate
+             * @description the step's target
+             */
+            rate: number;
         };
         /** Date */
         Date: {
@@ -2252,6 +2361,8 @@ export interface components {
         };
         /** Target */
         Target: {
+            /** @description local target only: a synthetic knee, for checking a capacity search against a known answer */
+            commit_knee?: components["schemas"]["CommitKnee"] | null;
             /**
              * Database
              * @description database id; a definition's tables are created when missing
@@ -3297,6 +3408,42 @@ export interface operations {
             };
             /** @description the run is not in a state that allows this */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    capacity_curve_api_runs__run_id__capacity_curve_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CapacityCurve"];
+                };
+            };
+            /** @description no run with this id */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

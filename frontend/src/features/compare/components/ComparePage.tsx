@@ -9,6 +9,7 @@ import { fetchComparison } from "@/lib/api/compare";
 import { compareMarkers, MAX_RUNS, MIN_RUNS, parseIds } from "../api/compare";
 import { legendLabels } from "../utils/legend";
 import { CompareBreakdown } from "./CompareBreakdown";
+import { CompareCapacity } from "./CompareCapacity";
 import { CompareCharts } from "./CompareCharts";
 import { CompareSummaryTable } from "./CompareSummaryTable";
 import { ConfigDiffTable } from "./ConfigDiffTable";
@@ -52,6 +53,7 @@ export function ComparePage() {
             green better (lower latency, higher throughput), red worse; one inside it is marked not significant.
           </p>
           <CompareSummaryTable comparison={comparison.data} labels={labels} />
+          <CompareCapacity ids={ids} labels={labels} />
           <h2>Where the time goes</h2>
           <CompareBreakdown comparison={comparison.data} labels={labels} />
           <h2>Config differences</h2>

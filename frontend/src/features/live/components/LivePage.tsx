@@ -1,6 +1,6 @@
 // Live run: charts updating every interval, config-change markers, the control panel, run
 // controls and a status line. Survives reloads and backend restarts (see useLiveRun).
-import { useEffect, useMemo, useState } from "react";
+import { lazy, Suspense, useEffect, useMemo, useState } from "react";
 import { Link, useParams } from "react-router-dom";
 import { BreakdownCharts } from "@/components/BreakdownChart";
 import { RunCharts } from "@/components/RunCharts";
@@ -19,6 +19,9 @@ import { ParticipantsChart } from "@/components/ParticipantsChart";
 import { hasParticipants, participantsRows } from "@/lib/participants";
 import { PreloadProgress } from "./PreloadProgress";
 import { StatusLine } from "./StatusLine";
+import { ProfileControls } from "./ProfileControls";
+
+const CapacityLive = lazy(() => import("./CapacityLive"));
 
 const RUN_CONTROLS = { pause: pauseRun, resume: resumeRun, stop: stopRun } as const;
 
@@ -134,6 +137,7 @@ export function LivePage() {
       )}
 
       <PreloadProgress status={status} preload={live.preload} />
+      {live.config?.profile && <ProfileControls runId={id} stages={live.config.profile.stages.length} enabled={status === "running" || status === "paused"} />}
       <StatusLine status={status} latest={latest} reconciliation={live.summary?.reconciliation} reason={live.reason} definition={definition !== null} />
 
       <div className="live-layout">
@@ -147,6 +151,11 @@ export function LivePage() {
             <>
               {participantsFirst(workload) && participantsChart}
               {/* A run that has ended draws only the charts that have data (like its detail page). */}
+              {live.config?.capacity && (
+                <Suspense fallback={null}>
+                  <CapacityLive runId={id} events={live.events} />
+                </Suspense>
+              )}
               {definition && <OperationsNow operations={Object.keys(definition.operations)} latest={latest} />}
               <RunCharts rows={planned.rows} markers={markers} syncId="live" emptyText={emptyText} off={off} charts={planned.charts} hideEmpty={finished} />
               {!participantsFirst(workload) && participantsChart}

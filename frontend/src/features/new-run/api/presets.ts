@@ -25,3 +25,12 @@ export function overridesFor(base: RunConfig, next: RunConfig): Record<string, u
   }
   return out;
 }
+
+/** The load-shape fields of `next` that differ from `base`, for a preset's overrides. */
+export function loadShapeOverrides(base: RunConfig, next: RunConfig): Partial<RunConfig> {
+  const out: Partial<RunConfig> = {};
+  if (JSON.stringify(base.profile ?? null) !== JSON.stringify(next.profile ?? null)) out.profile = next.profile ?? null;
+  if (JSON.stringify(base.capacity ?? null) !== JSON.stringify(next.capacity ?? null)) out.capacity = next.capacity ?? null;
+  if (JSON.stringify(base.abort_on ?? []) !== JSON.stringify(next.abort_on ?? [])) out.abort_on = next.abort_on ?? [];
+  return out;
+}

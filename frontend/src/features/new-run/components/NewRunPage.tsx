@@ -10,9 +10,10 @@ import { createRun } from "@/lib/api/runs";
 import { DEFAULT_CONFIG, getPath, type Knob, KNOB_BY_PATH, KNOBS, SECTION_TITLES, sectionUsed, setPath, validateConfig } from "@/lib/knobs";
 import type { RunConfig } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
-import { overridesFor, withPreset } from "../api/presets";
+import { loadShapeOverrides, overridesFor, withPreset } from "../api/presets";
 import { serverFieldErrors } from "@/lib/serverErrors";
 import { KnobField } from "./KnobField";
+import { LoadShapeSection } from "./LoadShapeSection";
 
 /** Fields shown at the top, outside the sections. */
 const TOP_FIELDS = ["name", "workload", "target.kind", "duration_s"];
@@ -67,7 +68,7 @@ export function NewRunPage() {
       const name = config.name?.trim() || undefined;
       const preset = presets.data?.find((p) => p.name === presetName);
       const request = preset
-        ? { preset: preset.name, overrides: overridesFor(withPreset(preset), config), name }
+        ? { preset: preset.name, overrides: { ...overridesFor(withPreset(preset), config), ...loadShapeOverrides(withPreset(preset), config) }, name }
         : { config: { ...config, preset: null, name: name ?? null }, name };
       const run = await createRun(request);
       navigate(`/runs/${run.id}/live`);
@@ -148,6 +149,14 @@ export function NewRunPage() {
             </details>
           );
         })}
+
+        <LoadShapeSection
+          config={config}
+          onChange={(next) => {
+            setConfig(next);
+            setServerErrors({});
+          }}
+        />
 
         <div className="form-actions">
           <button type="submit" className="primary" disabled={sending || (submitted && invalid)} data-testid="start-run">

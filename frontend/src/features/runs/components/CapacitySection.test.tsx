@@ -14,6 +14,8 @@ const step = (rate: number, achieved: number, p99: number, held: boolean): Capac
   client_cpu: null,
   client_cpu_total: null,
   behind: 0,
+  in_flight: null,
+  machine_cpu: null,
   seconds: 10,
   stable: rate !== 300,
   held,
@@ -35,7 +37,7 @@ describe("CapacitySection", () => {
     expect(screen.getByTestId("capacity-limit").textContent).toBe("database");
     const chart = screen.getByTestId("chart-capacity");
     expect(chart.getAttribute("data-points")).toBe("3");
-    expect(chart.getAttribute("data-knee")).toBe("201"); // the knee at its achieved throughput
+    expect(chart.getAttribute("data-knee")).toBe("200"); // the knee, by its rate
     const broke = within(screen.getByTestId("capacity-step-300")).getAllByRole("cell").map((c) => c.textContent);
     expect(broke).toEqual(["300", "280", "30", "60", "120", "0", "50", "-", "broke: p99 120.0 ms is above 100 ms (not stable)"]);
   });

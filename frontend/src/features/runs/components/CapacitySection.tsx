@@ -1,16 +1,15 @@
 // A capacity search's result: latency (p50, p95, p99 from the intended start) against achieved
 // throughput, one point per judged step, the knee (the last step that held) marked; then what the
 // next step broke, who was the limit, and the table of steps.
-import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { colorAt } from "@/components/palette";
+import { CapacityCurveChart } from "@/components/CapacityCurve";
 import { formatNumber } from "@/lib/format";
 import type { CapacityResult } from "@/lib/types";
 
-const PERCENTILES = ["p50", "p95", "p99"] as const;
-
 export function CapacitySection({ capacity }: { capacity: CapacityResult }) {
-  const points = capacity.steps.map((s) => ({ achieved: s.achieved, p50: s.p50, p95: s.p95, p99: s.p99 }));
-  const knee = capacity.steps.filter((s) => s.held).at(-1);
+  // in order of rate (a bisection judges them out of order); the knee is the server's
+  const points = [...capacity.steps]
+    .sort((a, b) => a.rate - b.rate)
+    .map((s) => ({ rate: s.rate, achieved: s.achieved, p50: s.p50, p95: s.p95, p99: s.p99, held: s.held, knee: s.held && s.rate === capacity.knee }));
   return (
     <div className="capacity" data-testid="capacity-summary">
       <h2>Capacity</h2>
@@ -21,24 +20,7 @@ export function CapacitySection({ capacity }: { capacity: CapacityResult }) {
         {capacity.broke_by.length > 0 && <span className="muted">: the next step broke: {capacity.broke_by.join("; ")}</span>}
       </p>
       {capacity.note && <p className="muted small">{capacity.note}</p>}
-      <figure className="chart" data-testid="chart-capacity" data-points={points.length} data-knee={knee ? knee.achieved : ""}>
-        <figcaption className="chart-title">
-          Latency against throughput <span className="muted">(ms from the intended start, by achieved operations/s)</span>
-        </figcaption>
-        <ResponsiveContainer width="100%" height={280}>
-          <LineChart data={points} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
-            <CartesianGrid stroke="var(--grid)" strokeDasharray="3 3" />
-            <XAxis dataKey="achieved" type="number" domain={["dataMin", "dataMax"]} tickFormatter={(x: number) => formatNumber(x, 0)} stroke="var(--muted)" fontSize={11} />
-            <YAxis stroke="var(--muted)" fontSize={11} width={44} tickFormatter={(v: number) => formatNumber(v)} />
-            <Tooltip />
-            <Legend wrapperStyle={{ fontSize: 12 }} />
-            {knee && <ReferenceLine x={knee.achieved} stroke="var(--muted)" strokeDasharray="4 4" label={{ value: "knee", fontSize: 11 }} />}
-            {PERCENTILES.map((p, i) => (
-              <Line key={p} type="linear" dataKey={p} name={`${p} (ms)`} stroke={colorAt(i)} dot isAnimationActive={false} connectNulls />
-            ))}
-          </LineChart>
-        </ResponsiveContainer>
-      </figure>
+      <CapacityCurveChart series={[{ label: "this run", points }]} />
       <div className="table-scroll">
         <table className="table compact" data-testid="capacity-steps">
           <caption>Steps</caption>
