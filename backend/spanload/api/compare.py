@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from spanload.api.deps import SessionDep
+from spanload.api.deps import HubDep, SessionDep
 from spanload.api.schemas.compare import (
     ComparePublic,
     CompareSeries,
@@ -35,6 +35,7 @@ MIN_RUNS, MAX_RUNS = 2, 6
 )
 def compare_runs(
     session: SessionDep,
+    hub: HubDep,
     ids: Annotated[
         str, Query(max_length=1000, description="2 to 6 run ids, comma-separated; the first is the baseline")
     ],
@@ -59,7 +60,9 @@ def compare_runs(
     deltas = compare.metric_deltas(runs_summaries, runs_samples)
     present = {m.metric for m in deltas}
     events = run_store.config_change_events(session, run_ids)
-    runs = [run_public(row, summary=s, events=events[row.id]) for row, s in zip(found, runs_summaries, strict=True)]
+    runs = [
+        run_public(row, hub, summary=s, events=events[row.id]) for row, s in zip(found, runs_summaries, strict=True)
+    ]
     breakdowns, notes = compare.common_breakdowns(runs_summaries)
     return ComparePublic(
         runs=runs,

@@ -43,7 +43,7 @@ def _snapshot(sessions: Any, hub: Any, run_id: str, max_points: int) -> Snapshot
         points = downsample(samples, max_points)
         events = run_store.list_events(session, run_id)
         return SnapshotMessage(
-            run=run_public(row, summary=summary, latest=hub.latest.get(run_id), events=events),
+            run=run_public(row, hub, summary=summary, events=events),
             events=[event_public(e) for e in events],
             samples=points,
             total_samples=len(samples),

@@ -66,7 +66,7 @@ def export_run(run_id: str, session: SessionDep, hub: HubDep, format: ExportForm
     summary = None if row.status.is_active else summaries.summary_of(session, row)
     events = run_store.list_events(session, run_id)
     export = RunExport(
-        run=run_public(row, summary=summary, latest=hub.latest.get(run_id), events=events),
+        run=run_public(row, hub, summary=summary, events=events),
         events=[event_public(e) for e in events],
         samples=sample_store.list_samples_with_hdr(session, run_id),
         hdr_rollups=[
