@@ -17,6 +17,9 @@ const NewRunPage = lazy(() => import("@/features/new-run/components/NewRunPage")
 /** Compare too: its definition diff is code the runs list does not need. */
 const ComparePage = lazy(() => import("@/features/compare/components/ComparePage").then((m) => ({ default: m.ComparePage })));
 
+/** The Experiments page drives a seed report's variants from the browser. */
+const ExperimentsPage = lazy(() => import("@/features/experiments/components/ExperimentsPage").then((m) => ({ default: m.ExperimentsPage })));
+
 function Later({ what, children }: { what: string; children: ReactNode }) {
   return <Suspense fallback={<Loading what={what} />}>{children}</Suspense>;
 }
@@ -64,6 +67,14 @@ export function AppRoutes() {
           element={
             <Later what="Loading the workload editor">
               <WorkloadsPage />
+            </Later>
+          }
+        />
+        <Route
+          path="experiments"
+          element={
+            <Later what="Loading the experiments">
+              <ExperimentsPage />
             </Later>
           }
         />
