@@ -15,7 +15,7 @@ GO_WORKER_SOURCES := $(shell find goworker -name '*.go' -o -name 'go.mod' -o -na
 export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 export SPANNER_DISABLE_BUILTIN_METRICS := true
 
-.PHONY: run test install system-deps lint typecheck gotest pytest frontend frontend-test types types-check names-go compose-check clean
+.PHONY: run test install system-deps lint typecheck gotest pytest frontend frontend-test bundle-check types types-check names-go compose-check clean
 
 run: install
 	$(BIN)/spanload serve
@@ -24,7 +24,7 @@ run: install
 # on load runs of fixed length (a `make test` used 10 CPU-minutes in 15 wall-clock minutes), so Go's
 # race tests, lint, mypy and vitest fit in its gaps. pytest shows its progress as it goes; the other
 # checks' output is kept in $(CHECKS_LOG), each check's as one block, and printed after it.
-CHECKS := gotest lint typecheck frontend-test types-check compose-check
+CHECKS := gotest lint typecheck frontend-test bundle-check types-check compose-check
 # pytest on 3 workers, each test file on one worker whole, the longest handed out first (tests/conftest.py).
 PYTEST_WORKERS ?= 3
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
@@ -93,6 +93,11 @@ gotest:
 
 frontend-test:
 	@if [ -f frontend/package.json ]; then cd frontend && npm run --silent lint && npm run --silent typecheck && npm run --silent test; fi
+
+# The first page's JavaScript, gzipped, within 120 kB (issue 27): fails when the built entry and its
+# static imports outgrow it, e.g. when a heavy library is imported outside a lazy route.
+bundle-check: frontend
+	@if [ -f frontend/package.json ]; then cd frontend && node scripts/first-page-budget.mjs; fi
 
 # The UI's TypeScript types come from the backend's OpenAPI schema: `make types` regenerates the
 # committed schema and types; `make types-check` (part of `make test`) fails when they drift.

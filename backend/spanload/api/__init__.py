@@ -3,7 +3,7 @@
 from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from spanload.api import compare, health, live, metrics, presets, reports, runs, samples, workloads
+from spanload.api import compare, experiments, health, live, metrics, presets, reports, runs, samples, workloads
 from spanload.api.deps import require_token
 from spanload.api.docs import install_docs
 from spanload.api.guard import install_guards
@@ -20,6 +20,7 @@ api_router.include_router(runs.router)
 api_router.include_router(samples.router)
 api_router.include_router(compare.router)
 api_router.include_router(reports.router)
+api_router.include_router(experiments.router)
 api_router.include_router(live.router)
 api_router.include_router(workloads.router)
 

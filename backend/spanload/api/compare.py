@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from sqlalchemy.orm import Session
 
-from spanload.api.deps import SessionDep
+from spanload.api.deps import HubDep, SessionDep
 from spanload.api.schemas.compare import (
     ComparePublic,
     CompareSeries,
@@ -52,6 +52,7 @@ def compared_rows(session: Session, ids: str) -> list[RunRow]:
 )
 def compare_runs(
     session: SessionDep,
+    hub: HubDep,
     ids: Annotated[
         str, Query(max_length=1000, description="2 to 6 run ids, comma-separated; the first is the baseline")
     ],
@@ -68,7 +69,9 @@ def compare_runs(
     deltas = compare.metric_deltas(runs_summaries, runs_samples)
     present = {m.metric for m in deltas}
     events = run_store.config_change_events(session, run_ids)
-    runs = [run_public(row, summary=s, events=events[row.id]) for row, s in zip(found, runs_summaries, strict=True)]
+    runs = [
+        run_public(row, hub, summary=s, events=events[row.id]) for row, s in zip(found, runs_summaries, strict=True)
+    ]
     breakdowns, notes = compare.common_breakdowns(runs_summaries)
     return ComparePublic(
         runs=runs,

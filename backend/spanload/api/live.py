@@ -42,8 +42,12 @@ def _snapshot(sessions: Any, hub: Any, run_id: str, max_points: int) -> Snapshot
         summary = None if row.status.is_active else summaries.summary_of(session, row)
         points = downsample(samples, max_points)
         events = run_store.list_events(session, run_id)
+        # The status is read after the events, from the hub (run_public): _stream skips the status
+        # messages these events already hold, so a status read before them (the row's, above) could
+        # miss a change stored in between and leave the page on "starting" with its controls
+        # disabled, the failure once blamed on this fold ("write-rate control stayed disabled").
         return SnapshotMessage(
-            run=run_public(row, summary=summary, latest=hub.latest.get(run_id), events=events),
+            run=run_public(row, hub, summary=summary, events=events),
             events=[event_public(e) for e in events],
             samples=points,
             total_samples=len(samples),

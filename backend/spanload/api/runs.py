@@ -43,7 +43,7 @@ async def _public(service: ServiceDep, hub: HubDep, row: RunRow, sessions: Sessi
             return run_store.config_change_events(session, [row.id])[row.id]
 
     changes = await asyncio.to_thread(events)
-    return run_public(row, latest=hub.latest.get(row.id), live=hub.states.get(row.id), events=changes)
+    return run_public(row, hub, events=changes)
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, responses=ERRORS)
@@ -81,7 +81,7 @@ def list_runs(
     rows, count = run_store.list_runs(session, status=status, preset=preset, name=name, limit=limit, offset=offset)
     events = run_store.config_change_events(session, [r.id for r in rows])
     return RunsPublic(
-        data=[run_public(r, latest=hub.latest.get(r.id), live=hub.states.get(r.id), events=events[r.id]) for r in rows],
+        data=[run_public(r, hub, events=events[r.id]) for r in rows],
         count=count,
     )
 
@@ -96,7 +96,7 @@ async def get_run(run_id: str, service: ServiceDep, hub: HubDep, sessions: Sessi
             return summary, run_store.config_change_events(session, [run_id])[run_id]
 
     summary_, events = await asyncio.to_thread(stored)
-    return run_public(row, summary=summary_, latest=hub.latest.get(run_id), live=hub.states.get(run_id), events=events)
+    return run_public(row, hub, summary=summary_, events=events)
 
 
 @router.patch("/{run_id}", responses=ERRORS)

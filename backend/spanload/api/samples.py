@@ -8,12 +8,21 @@ from fastapi import APIRouter, Query, Response
 from sqlalchemy.orm import Session
 
 from spanload.api.deps import HubDep, SessionDep
-from spanload.api.schemas.runs import MAX_POINTS, ExportFormat, RunExport, SamplesPublic, event_public, run_public
+from spanload.api.schemas.runs import (
+    MAX_POINTS,
+    STORE_ONLY,
+    ExportFormat,
+    RunExport,
+    RunsNow,
+    SamplesPublic,
+    event_public,
+    run_public,
+)
 from spanload.control.capacity_curve import curve_of
 from spanload.control.csv_export import intervals_csv, summary_csv
 from spanload.model.capacity import CapacityCurve
 from spanload.model.errors import RunInvalid, RunNotFound
-from spanload.model.samples import Sample, Summary
+from spanload.model.samples import Summary
 from spanload.model.series import downsample
 from spanload.store import runs as run_store
 from spanload.store import samples as sample_store
@@ -70,16 +79,16 @@ def export_run(run_id: str, session: SessionDep, hub: HubDep, format: ExportForm
     summary = None if row.status.is_active else summaries.summary_of(session, row)
     if format is ExportFormat.SUMMARY_CSV:
         return Response(summary_csv(row, summary), media_type="text/csv", headers=headers)
-    export = run_export(session, row, summary, hub.latest.get(run_id))
+    export = run_export(session, row, summary, hub)
     return Response(export.model_dump_json(), media_type="application/json", headers=headers)
 
 
-def run_export(session: Session, row: RunRow, summary: Summary | None, latest: Sample | None = None) -> RunExport:
-    """The JSON export's document (also `spanload runs export` on the store)."""
+def run_export(session: Session, row: RunRow, summary: Summary | None, now: RunsNow = STORE_ONLY) -> RunExport:
+    """The JSON export's document (also `spanload runs export` on the store, where nothing is going)."""
     events = run_store.list_events(session, row.id)
     return RunExport(
         capacity_curve=curve_of(session, row, events),
-        run=run_public(row, summary=summary, latest=latest, events=events),
+        run=run_public(row, now, summary=summary, events=events),
         events=[event_public(e) for e in events],
         samples=sample_store.list_samples_with_hdr(session, row.id),
         hdr_rollups=[

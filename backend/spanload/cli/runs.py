@@ -108,18 +108,18 @@ class StoredRuns:
         return row
 
     def list_runs(self, status: str | None, name: str | None, limit: int) -> dict[str, Any]:
-        from spanload.api.schemas.runs import RunsPublic, run_public
+        from spanload.api.schemas.runs import STORE_ONLY, RunsPublic, run_public
         from spanload.store import runs as run_store
 
         with self.sessions() as session:
             state = RunState(status) if status else None
             rows, count = run_store.list_runs(session, status=state, name=name, limit=limit)
             events = run_store.config_change_events(session, [r.id for r in rows])
-            page = RunsPublic(data=[run_public(r, events=events[r.id]) for r in rows], count=count)
+            page = RunsPublic(data=[run_public(r, STORE_ONLY, events=events[r.id]) for r in rows], count=count)
         return page.model_dump(mode="json")
 
     def show(self, run_id: str) -> dict[str, Any]:
-        from spanload.api.schemas.runs import run_public
+        from spanload.api.schemas.runs import STORE_ONLY, run_public
         from spanload.store import runs as run_store
         from spanload.store import summaries
 
@@ -127,7 +127,7 @@ class StoredRuns:
             row = self._row(session, run_id)
             summary = summaries.summary_of(session, row) if not row.status.is_active else None
             events = run_store.config_change_events(session, [run_id])[run_id]
-            return run_public(row, summary=summary, events=events).model_dump(mode="json")
+            return run_public(row, STORE_ONLY, summary=summary, events=events).model_dump(mode="json")
 
     def export(self, run_id: str, fmt: str) -> str:
         from spanload.api.samples import run_export

@@ -37,6 +37,9 @@ export function Layout() {
           <NavLink to="/workloads" data-testid="nav-workloads">
             Workloads
           </NavLink>
+          <NavLink to="/experiments" data-testid="nav-experiments">
+            Experiments
+          </NavLink>
         </nav>
         <LocalSpannerState health={health.health} />
       </header>

@@ -1,8 +1,6 @@
 // Every page of the app, and the shell around them.
 import { lazy, type ReactNode, Suspense } from "react";
 import { Link, Navigate, Route, Routes, useLocation } from "react-router-dom";
-import { NewRunPage } from "@/features/new-run/components/NewRunPage";
-import { RunDetailPage } from "@/features/runs/components/RunDetailPage";
 import { RunsPage } from "@/features/runs/components/RunsPage";
 import { Empty, Loading } from "@/components/States";
 import { Layout } from "./Layout";
@@ -12,8 +10,15 @@ import { Layout } from "./Layout";
  * first page, the runs list, carries neither. */
 const WorkloadsPage = lazy(() => import("@/features/workloads/components/WorkloadsPage").then((m) => ({ default: m.WorkloadsPage })));
 const LivePage = lazy(() => import("@/features/live/components/LivePage").then((m) => ({ default: m.LivePage })));
+/** The run detail page draws charts (recharts, ~100 kB gzipped) and the New run page carries the
+ * knobs' form: the first page, the runs list, needs neither (scripts/first-page-budget.mjs). */
+const RunDetailPage = lazy(() => import("@/features/runs/components/RunDetailPage").then((m) => ({ default: m.RunDetailPage })));
+const NewRunPage = lazy(() => import("@/features/new-run/components/NewRunPage").then((m) => ({ default: m.NewRunPage })));
 /** Compare too: its definition diff is code the runs list does not need. */
 const ComparePage = lazy(() => import("@/features/compare/components/ComparePage").then((m) => ({ default: m.ComparePage })));
+
+/** The Experiments page drives a seed report's variants from the browser. */
+const ExperimentsPage = lazy(() => import("@/features/experiments/components/ExperimentsPage").then((m) => ({ default: m.ExperimentsPage })));
 
 function Later({ what, children }: { what: string; children: ReactNode }) {
   return <Suspense fallback={<Loading what={what} />}>{children}</Suspense>;
@@ -25,8 +30,22 @@ export function AppRoutes() {
       <Route element={<Layout />}>
         <Route index element={<RunsPage />} />
         <Route path="runs" element={<ToRuns />} />
-        <Route path="runs/new" element={<NewRunPage />} />
-        <Route path="runs/:id" element={<RunDetailPage />} />
+        <Route
+          path="runs/new"
+          element={
+            <Later what="Loading the New run page">
+              <NewRunPage />
+            </Later>
+          }
+        />
+        <Route
+          path="runs/:id"
+          element={
+            <Later what="Loading the run">
+              <RunDetailPage />
+            </Later>
+          }
+        />
         <Route
           path="runs/:id/live"
           element={
@@ -48,6 +67,14 @@ export function AppRoutes() {
           element={
             <Later what="Loading the workload editor">
               <WorkloadsPage />
+            </Later>
+          }
+        />
+        <Route
+          path="experiments"
+          element={
+            <Later what="Loading the experiments">
+              <ExperimentsPage />
             </Later>
           }
         />

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, Protocol, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -147,16 +148,44 @@ def headline(summary: Summary | None, latest: Sample | None = None) -> Headline:
     )
 
 
+class RunsNow(Protocol):
+    """What the control plane knows of the going runs ahead of the store (control.hub.Hub): each
+    run's newest sample and the engine's newest state."""
+
+    @property
+    def latest(self) -> Mapping[str, Sample]: ...
+
+    @property
+    def states(self) -> Mapping[str, RunState]: ...
+
+
+@dataclass(frozen=True)
+class _NothingGoing:
+    """RunsNow where no engine runs: what the store holds is all there is (`spanload runs` opening it)."""
+
+    latest: Mapping[str, Sample] = field(default_factory=dict)
+    states: Mapping[str, RunState] = field(default_factory=dict)
+
+
+STORE_ONLY: RunsNow = _NothingGoing()
+
+
 def run_public(
     row: RunRow,
+    now: RunsNow,
     summary: Summary | None = None,
-    latest: Sample | None = None,
-    live: RunState | None = None,
     events: Sequence[EventRow] = (),
 ) -> RunPublic:
-    """``live`` is the engine's newest state, which the store may not hold yet (its writer runs behind):
-    it wins while both say the run is going, so a GET after a live status message never reads an older one.
-    ``events``: the run's timeline (its config changes at least), for ``live_changes``."""
+    """A run as every route shows it (GET, list, the control actions, the live snapshot, export,
+    compare): one view, so that no route shows an older state than another.
+
+    The engine's newest state (``now.states``), which the store may not hold yet (its writer runs
+    behind), wins while both say the run is going: a GET after a live status message never reads
+    an older one, and the live snapshot's status is never older than the events it holds (the live
+    socket skips the status messages those events already hold). ``events``: the run's timeline
+    (its config changes at least), for ``live_changes``."""
+    live = now.states.get(row.id)
+    latest = now.latest.get(row.id)
     status = live if live is not None and live.is_active and row.status.is_active else row.status
     if summary is None and row.summary is not None:
         summary = Summary.model_validate(row.summary)

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { fetchStub, makeRun } from "@/test/fixtures";
 import { ApiError, buildQuery, detailMessage } from "./client";
+import { fetchComparison } from "./compare";
 import { fetchHealth } from "./health";
 import { liveUrl } from "./live";
 import { normalizePresets } from "./presets";
@@ -89,6 +90,33 @@ describe("request", () => {
     const samples = await fetchSamples("r1", { from: 10, to: 20, max_points: 600 });
     expect(samples).toHaveLength(1);
     expect(seen[0]).toBe("?from=10&to=20&max_points=600");
+  });
+});
+
+describe("the typed client", () => {
+  it("sends compare's ids comma-separated and a path id encoded, as the API reads them", async () => {
+    const seen: string[] = [];
+    const stub = fetchStub({
+      "GET /compare": (url) => {
+        seen.push(url.search);
+        return { body: { runs: [] } };
+      },
+      "GET /runs/a%2Fb": (url) => {
+        seen.push(url.pathname);
+        return { body: makeRun("a/b") };
+      },
+    });
+    vi.stubGlobal("fetch", vi.fn(stub));
+    await fetchComparison(["a", "b"]);
+    await import("./runs").then((m) => m.getRun("a/b"));
+    expect(seen).toEqual(["?ids=a%2Cb", "/api/runs/a%2Fb"]);
+  });
+
+  it("leaves blank filters out of the query", async () => {
+    const seen: string[] = [];
+    vi.stubGlobal("fetch", vi.fn(fetchStub({ "GET /runs": (url) => (seen.push(url.search), { body: { data: [], count: 0 } }) })));
+    await listRuns({ status: undefined, name: undefined, limit: 5 });
+    expect(seen).toEqual(["?limit=5"]);
   });
 });
 

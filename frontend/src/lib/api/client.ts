@@ -1,6 +1,10 @@
-// The one API client: every REST call of the UI goes through `request`; the endpoint groups
-// (runs.ts, samples.ts, presets.ts, compare.ts, health.ts, live.ts) are thin typed wrappers over it.
+// The one API client: every REST call of the UI goes through `api` (openapi-fetch on the generated
+// `paths`); the endpoint groups (runs.ts, samples.ts, presets.ts, compare.ts, health.ts, live.ts,
+// workloads.ts) are thin wrappers over it.
+import createClient from "openapi-fetch";
 import { announceUnauthorized, getToken } from "@/lib/token";
+import type { Served } from "@/lib/types";
+import type { paths } from "./schema.gen";
 
 export const API_BASE = "/api";
 
@@ -59,6 +63,7 @@ export function detailMessage(detail: unknown, fallback: string): string {
 
 type Query = Record<string, string | number | boolean | null | undefined | readonly (string | number)[]>;
 
+/** A query string for a URL the UI builds itself (a download link, the live socket). */
 export function buildQuery(query: Query | undefined): string {
   if (!query) return "";
   const params = new URLSearchParams();
@@ -70,50 +75,49 @@ export function buildQuery(query: Query | undefined): string {
   return text ? `?${text}` : "";
 }
 
-interface RequestOptions {
-  method?: string;
-  body?: unknown;
-  query?: Query;
-  signal?: AbortSignal;
-}
-
-export async function request<T>(path: string, options: RequestOptions = {}): Promise<T> {
-  const { method = "GET", body, query, signal } = options;
+/**
+ * Every request goes through here: the token as a bearer header, the transport's failure as an
+ * ApiError with a sentence. openapi-fetch hands a Request; it is sent as (url, init), read at call
+ * time, so that tests may stub the global fetch.
+ */
+async function send(request: Request): Promise<Response> {
   const headers: Record<string, string> = { Accept: "application/json" };
-  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const body = request.method === "GET" || request.method === "HEAD" ? "" : await request.text();
+  if (body) headers["Content-Type"] = "application/json";
   const token = getToken();
   if (token) headers.Authorization = `Bearer ${token}`;
-  let response: Response;
+  const url = new URL(request.url); // sent as a path on the page's origin, as the UI always did
   try {
-    response = await fetch(`${API_BASE}${path}${buildQuery(query)}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal,
-    });
+    return await fetch(url.pathname + url.search, { method: request.method, headers, body: body || undefined, signal: request.signal });
   } catch (err) {
     if (err instanceof DOMException && err.name === "AbortError") throw err;
     throw new ApiError(0, "Cannot reach the Spanload server. Is `spanload serve` running?");
   }
-  if (response.status === 204) return undefined as T;
-  const text = await response.text();
-  let payload: unknown = null;
-  if (text) {
-    try {
-      payload = JSON.parse(text);
-    } catch {
-      payload = text;
-    }
-  }
-  if (!response.ok) {
-    if (response.status === 401) announceUnauthorized();
-    const detail = payload && typeof payload === "object" && "detail" in payload ? (payload as { detail: unknown }).detail : payload;
-    throw new ApiError(response.status, detailMessage(detail, `${method} ${path} failed with HTTP ${response.status}`), detail, payload);
-  }
-  return payload as T;
 }
 
-/** A path segment from an id. */
+/**
+ * The API client, typed on the OpenAPI `paths` generated from the backend (schema.gen.ts, `make
+ * types`): a renamed route, parameter or body field fails `tsc`.
+ */
+export const api = createClient<paths>({
+  baseUrl: typeof window === "undefined" ? "http://localhost" : window.location.origin,
+  fetch: send,
+  querySerializer: { array: { style: "form", explode: false } },
+});
+
+/** An openapi-fetch answer's data, or its error as an ApiError with the server's sentence. The data
+ * is typed as served: the schema lists fields with a default factory as optional, but the server
+ * writes every field (lib/types.ts, Served). */
+export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<Served<T>> {
+  const { data, error, response } = await call;
+  if (response.ok) return data as Served<T>;
+  if (response.status === 401) announceUnauthorized();
+  const detail = error && typeof error === "object" && "detail" in error ? (error as { detail: unknown }).detail : (error ?? null);
+  const where = new URL(response.url || "/", "http://localhost").pathname;
+  throw new ApiError(response.status, detailMessage(detail, `${where} failed with HTTP ${response.status}`), detail, error ?? null);
+}
+
+/** A path segment from an id, for the URLs the UI builds itself. */
 export function enc(id: string): string {
   return encodeURIComponent(id);
 }

@@ -1,5 +1,4 @@
 // /api/compare: two to six runs side by side.
-import type { ComparePublic } from "@/lib/types";
-import { request } from "./client";
+import { api, unwrap } from "./client";
 
-export const fetchComparison = (ids: readonly string[], signal?: AbortSignal) => request<ComparePublic>("/compare", { query: { ids }, signal });
+export const fetchComparison = (ids: readonly string[], signal?: AbortSignal) => unwrap(api.GET("/api/compare", { params: { query: { ids: ids.join(",") } }, signal }));

@@ -1,8 +1,8 @@
 // /api/presets: the named starting configs.
 import type { Preset } from "@/lib/types";
-import { request } from "./client";
+import { api, unwrap } from "./client";
 
-export const fetchPresets = async (signal?: AbortSignal): Promise<Preset[]> => normalizePresets(await request<unknown>("/presets", { signal }));
+export const fetchPresets = async (signal?: AbortSignal): Promise<Preset[]> => normalizePresets(await unwrap(api.GET("/api/presets", { signal })));
 
 /** `GET /api/presets` may answer a list of presets or a `{name: preset}` map. */
 export function normalizePresets(payload: unknown): Preset[] {

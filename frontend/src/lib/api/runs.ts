@@ -1,25 +1,22 @@
 // /api/runs: list, read, create, edit, delete a run, and drive a live one.
-import type { ConfigPatch, RunCreate, RunPublic, RunsPublic, RunUpdate } from "@/lib/types";
-import { API_BASE, buildQuery, enc, request } from "./client";
+import type { ConfigPatch, RunCreate, RunUpdate } from "@/lib/types";
 import { getToken } from "@/lib/token";
+import { API_BASE, api, buildQuery, enc, unwrap } from "./client";
+import type { operations } from "./schema.gen";
 
-export interface RunsQuery {
-  status?: string;
-  preset?: string;
-  name?: string;
-  limit?: number;
-  offset?: number;
-}
+export type RunsQuery = NonNullable<operations["list_runs_api_runs_get"]["parameters"]["query"]>;
 
-export const listRuns = (query: RunsQuery = {}, signal?: AbortSignal) => request<RunsPublic>("/runs", { query: { ...query }, signal });
-export const getRun = (id: string, signal?: AbortSignal) => request<RunPublic>(`/runs/${enc(id)}`, { signal });
-export const createRun = (body: RunCreate) => request<RunPublic>("/runs", { method: "POST", body });
-export const updateRun = (id: string, body: RunUpdate) => request<RunPublic>(`/runs/${enc(id)}`, { method: "PATCH", body });
-export const deleteRun = (id: string) => request<void>(`/runs/${enc(id)}`, { method: "DELETE" });
-export const patchConfig = (id: string, patch: ConfigPatch) => request<unknown>(`/runs/${enc(id)}/config`, { method: "PATCH", body: patch });
-export const pauseRun = (id: string) => request<RunPublic>(`/runs/${enc(id)}/pause`, { method: "POST" });
-export const resumeRun = (id: string) => request<RunPublic>(`/runs/${enc(id)}/resume`, { method: "POST" });
-export const stopRun = (id: string) => request<RunPublic>(`/runs/${enc(id)}/stop`, { method: "POST" });
+const run = (id: string) => ({ params: { path: { run_id: id } } });
+
+export const listRuns = (query: RunsQuery = {}, signal?: AbortSignal) => unwrap(api.GET("/api/runs", { params: { query }, signal }));
+export const getRun = (id: string, signal?: AbortSignal) => unwrap(api.GET("/api/runs/{run_id}", { ...run(id), signal }));
+export const createRun = (body: RunCreate) => unwrap(api.POST("/api/runs", { body }));
+export const updateRun = (id: string, body: RunUpdate) => unwrap(api.PATCH("/api/runs/{run_id}", { ...run(id), body }));
+export const deleteRun = (id: string) => unwrap(api.DELETE("/api/runs/{run_id}", run(id)));
+export const patchConfig = (id: string, patch: ConfigPatch) => unwrap(api.PATCH("/api/runs/{run_id}/config", { ...run(id), body: patch }));
+export const pauseRun = (id: string) => unwrap(api.POST("/api/runs/{run_id}/pause", run(id)));
+export const resumeRun = (id: string) => unwrap(api.POST("/api/runs/{run_id}/resume", run(id)));
+export const stopRun = (id: string) => unwrap(api.POST("/api/runs/{run_id}/stop", run(id)));
 
 /** A download link; it carries the token in the query, as a link cannot send a header. */
 export const exportUrl = (id: string, format: "json" | "csv") => `${API_BASE}/runs/${enc(id)}/export${buildQuery({ format, token: getToken() })}`;

@@ -1,14 +1,11 @@
 // /api/runs/{id}/samples: a run's stored samples, downsampled on the server.
-import type { Sample, SamplesPublic } from "@/lib/types";
-import { enc, request } from "./client";
+import type { Sample } from "@/lib/types";
+import { api, unwrap } from "./client";
+import type { operations } from "./schema.gen";
 
-export interface SamplesQuery {
-  from?: number;
-  to?: number;
-  max_points?: number;
-}
+export type SamplesQuery = NonNullable<operations["get_samples_api_runs__run_id__samples_get"]["parameters"]["query"]>;
 
 export async function fetchSamples(id: string, query: SamplesQuery = {}, signal?: AbortSignal): Promise<Sample[]> {
-  const payload = await request<SamplesPublic | Sample[]>(`/runs/${enc(id)}/samples`, { query: { ...query }, signal });
-  return Array.isArray(payload) ? payload : payload.data;
+  const payload = await unwrap(api.GET("/api/runs/{run_id}/samples", { params: { path: { run_id: id }, query }, signal }));
+  return payload.data;
 }

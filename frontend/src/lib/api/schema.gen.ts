@@ -46,6 +46,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/experiments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List Experiments */
+        get: operations["list_experiments_api_experiments_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -1057,6 +1074,45 @@ export interface components {
              */
             who: string | null;
         };
+        /** ExperimentPublic */
+        ExperimentPublic: {
+            /** Description */
+            description: string;
+            /**
+             * Duration S
+             * @description each variant's length, unless the request overrides duration_s
+             */
+            duration_s: number;
+            /**
+             * Figures
+             * @description the figures the report measured, the first the one it is about
+             */
+            figures: components["schemas"]["KeyFigurePublic"][];
+            /** Name */
+            name: string;
+            /**
+             * Overrides
+             * @description what every variant's POST /api/runs carries as overrides: one database of this server's target, the table size and the length
+             */
+            overrides: {
+                [key: string]: unknown;
+            };
+            /**
+             * Preload Rows
+             * @description rows the table holds before the first variant
+             */
+            preload_rows: number;
+            /**
+             * Report
+             * @description what the seed report found
+             */
+            report: string;
+            /**
+             * Variants
+             * @description in the order they run; the first is the baseline
+             */
+            variants: components["schemas"]["VariantPublic"][];
+        };
         /**
          * ExportFormat
          * @enum {string}
@@ -1129,6 +1185,16 @@ export interface components {
         /** InsertStep */
         InsertStep: {
             insert: components["schemas"]["MutationParams"];
+        };
+        /** KeyFigurePublic */
+        KeyFigurePublic: {
+            /** Label */
+            label: string;
+            /**
+             * Metric
+             * @description a summary figure as thresholds name it, e.g. watcher.poll_server.p50_ms
+             */
+            metric: string;
         };
         /** KeyMetric */
         KeyMetric: {
@@ -2745,6 +2811,16 @@ export interface components {
             /** Valid */
             valid: boolean;
         };
+        /** VariantPublic */
+        VariantPublic: {
+            /** Description */
+            description: string;
+            /**
+             * Preset
+             * @description the preset this variant runs (GET /api/presets)
+             */
+            preset: string;
+        };
         /**
          * Watch
          * @description The change watcher: polls ``table`` for rows whose ``timestamp`` column (a commit timestamp)
@@ -3115,6 +3191,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    list_experiments_api_experiments_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExperimentPublic"][];
+                };
             };
         };
     };

@@ -61,7 +61,9 @@ export function RunsPage() {
   const offset = Number(params.get("offset") ?? 0) || 0;
   const [selected, setSelected] = useState<string[]>([]);
 
-  const runs = useAsync((signal) => listRuns({ status, preset, name, limit: PAGE_SIZE, offset }, signal), [status, preset, name, offset], {
+  // A filter left blank (or a status the server does not know, typed into the URL) is no filter.
+  const state = RUN_STATES.find((s) => s === status);
+  const runs = useAsync((signal) => listRuns({ status: state, preset: preset || undefined, name: name || undefined, limit: PAGE_SIZE, offset }, signal), [state, preset, name, offset], {
     pollMs: POLL_MS,
   });
   const presets = useAsync((signal) => fetchPresets(signal), []);
