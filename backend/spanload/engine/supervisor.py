@@ -34,7 +34,7 @@ from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
-from spanload.engine import schema_setup
+from spanload.engine import pgadapter_run, schema_setup
 from spanload.engine.abort_rules import AbortWatch
 from spanload.engine.aggregator import Aggregator
 from spanload.engine.capacity import CapacityRunner
@@ -52,6 +52,7 @@ from spanload.model.settings import Settings
 from spanload.model.state import RunAction, RunSink, RunState, check_action
 from spanload.model.tpcc import TpccSummary, preload_rows
 from spanload.model.tpcc import summarize as summarize_tpcc
+from spanload.spanner.local_server import SupervisedLocalSpanner, TargetChange
 
 logger = logging.getLogger(__name__)
 
@@ -112,6 +113,7 @@ class _Run:
     capacity: CapacityRunner | None = None  # config.capacity's search (engine/capacity.py)
     abort: AbortWatch | None = None  # config.abort_on judged every interval (engine/abort_rules.py)
     abort_reason: str | None = None  # set when a rule stopped the run: it ends FAILED with it
+    pgadapter: SupervisedLocalSpanner | None = None  # the pgadapter interface's proxy, if the run started it
 
 
 class Supervisor:
@@ -234,6 +236,8 @@ class Supervisor:
             raise RunConflict(f"run {run_id!r} is already {existing.state.value}")
         config.check_rate_cap(self.settings.max_tps)
         command = self.command_for(config)
+        if pgadapter_run.needs_pgadapter(config):
+            pgadapter_run.check_installed(self.settings)
         await asyncio.to_thread(schema_setup.check_consent, config, self.emulator_host(config))
         placement = self.placement(config)
         config = config.seeded().model_copy(update={"placement": placement})
@@ -276,6 +280,18 @@ class Supervisor:
                 await asyncio.to_thread(schema_setup.create_definition_schema, run.config, host)
             except Exception as err:
                 await self._fail(run, f"could not create the schema of workload {run.config.definition.name!r}: {err}")
+                return
+        if pgadapter_run.needs_pgadapter(run.config):
+            loop = asyncio.get_running_loop()
+
+            def changed(change: TargetChange) -> None:  # from PGAdapter's supervising thread
+                kind, changes = pgadapter_run.change_event(change)
+                loop.call_soon_threadsafe(self.sink.on_event, run.id, kind, changes)
+
+            try:
+                run.pgadapter, run.config = await pgadapter_run.start(run.config, host, self.settings, changed)
+            except Exception as err:
+                await self._fail(run, f"could not start PGAdapter: {err}")
                 return
         try:
             first, *rest = run.workers
@@ -656,6 +672,8 @@ class Supervisor:
         run.reason = reason
         graceful = state is RunState.FINISHED or drained
         killed = await self._reap(run, graceful=graceful)
+        if run.pgadapter is not None:
+            await asyncio.to_thread(run.pgadapter.stop)
         if run.aggregator is not None:
             self._publish(run, run.aggregator.flush_all())
             summary = run.aggregator.summary()
