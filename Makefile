@@ -11,11 +11,12 @@ BIN := $(VENV)/bin
 LOCAL_SPANNER := $(BIN)/spanload-local-spanner
 GO_SOURCES := $(shell find localspanner -name '*.go' -o -name 'go.mod' -o -name 'go.sum' 2>/dev/null)
 GO_WORKER := $(BIN)/spanload-worker-go
+PGADAPTER := $(TOOLS)/pgadapter/.resolved
 GO_WORKER_SOURCES := $(shell find goworker -name '*.go' -o -name 'go.mod' -o -name 'go.sum' 2>/dev/null)
 export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 export SPANNER_DISABLE_BUILTIN_METRICS := true
 
-.PHONY: run test install system-deps lint typecheck gotest pytest frontend frontend-test bundle-check types types-check names-go compose-check clean
+.PHONY: run test install pgadapter-pin system-deps lint typecheck gotest pytest frontend frontend-test bundle-check types types-check names-go compose-check clean
 
 run: install
 	$(BIN)/spanload serve
@@ -35,12 +36,13 @@ test: system-deps install
 	$(BIN)/pytest $(PYTEST_PARALLEL); tests=$$?; wait $$checks; others=$$?; cat $(CHECKS_LOG); \
 	echo "pytest: exit $$tests; $(CHECKS): exit $$others"; [ $$tests -eq 0 ] && [ $$others -eq 0 ]
 
-install: $(VENV)/.synced $(LOCAL_SPANNER) $(GO_WORKER) frontend
+install: $(VENV)/.synced $(LOCAL_SPANNER) $(GO_WORKER) $(PGADAPTER) frontend
 
 # Debian packages the tests use: a browser for the UI tests, PostgreSQL for the store suite,
 # docker-compose to validate the compose file. Installed only where missing (CI runs as root).
 SYSTEM_PACKAGES := chromium:/usr/bin/chromium chromium-driver:/usr/bin/chromedriver \
-	postgresql:/usr/lib/postgresql/15/bin/initdb docker-compose:/usr/bin/docker-compose
+	postgresql:/usr/lib/postgresql/15/bin/initdb docker-compose:/usr/bin/docker-compose \
+	maven:/usr/bin/mvn openjdk-17-jre-headless:/usr/bin/java
 system-deps:
 	@missing=""; for entry in $(SYSTEM_PACKAGES); do \
 		pkg=$${entry%%:*}; path=$${entry#*:}; [ -e "$$path" ] || missing="$$missing $$pkg"; done; \
@@ -61,6 +63,24 @@ $(LOCAL_SPANNER): $(GO_SOURCES) $(VENV)/.synced
 	cd localspanner && go build -o ../$(LOCAL_SPANNER) \
 		-ldflags "-X main.version=$$(grep -m1 '^version' ../backend/pyproject.toml | cut -d'"' -f2)" \
 		./cmd/spanload-local-spanner
+
+# PGAdapter (the PostgreSQL interface's proxy, Java) and its jars, resolved from Maven Central as
+# tools/pgadapter/pom.xml fixes them, then checked against tools/pgadapter/jars.sha256; the local
+# repository is .tools/m2, so a second resolution is offline. `make pgadapter-pin` rewrites the list.
+PGADAPTER_DIR := tools/pgadapter
+MVN_RESOLVE = mvn -B -q -f $(PGADAPTER_DIR)/pom.xml -Dmaven.repo.local=$(abspath $(TOOLS))/m2 \
+	dependency:copy-dependencies -DoutputDirectory=$(abspath $(TOOLS))/pgadapter/lib
+$(PGADAPTER): $(PGADAPTER_DIR)/pom.xml $(PGADAPTER_DIR)/jars.sha256
+	@command -v mvn >/dev/null || { echo "Maven (mvn) is needed to resolve PGAdapter: apt-get install maven openjdk-17-jre-headless"; exit 1; }
+	rm -rf $(TOOLS)/pgadapter && $(MVN_RESOLVE)
+	@cd $(TOOLS)/pgadapter/lib && sha256sum --quiet -c $(abspath $(PGADAPTER_DIR))/jars.sha256 \
+		&& [ "$$(ls *.jar | wc -l)" = "$$(wc -l < $(abspath $(PGADAPTER_DIR))/jars.sha256)" ] \
+		|| { echo "PGAdapter's jars differ from $(PGADAPTER_DIR)/jars.sha256"; exit 1; }
+	touch $@
+
+pgadapter-pin:
+	rm -rf $(TOOLS)/pgadapter && $(MVN_RESOLVE)
+	cd $(TOOLS)/pgadapter/lib && sha256sum *.jar > $(abspath $(PGADAPTER_DIR))/jars.sha256
 
 # The Go worker runtime: the same worker protocol as backend/spanload/workers, with the Go client.
 $(GO_WORKER): $(GO_WORKER_SOURCES) $(VENV)/.synced

@@ -71,11 +71,33 @@ func informationSchema(cat *schema.Catalog, name string) (*infoTable, bool) {
 			it.add(lit(""), lit(""), lit(v.Name), lit("VIEW"), "NULL", "NULL", "NULL", "NULL", "NULL")
 		}
 		return it, true
+	case "SCHEMATA":
+		// GoogleSQL: the default schema is named '' and the catalog is ''; a PostgreSQL database has
+		// public (the '' here, renamed by pgInfoSchema), information_schema, pg_catalog and
+		// spanner_sys. The clients tell the dialect from it (the Java client's, which PGAdapter uses:
+		// SCHEMA_NAME='information_schema' only on PostgreSQL).
+		it := newInfoTable("CATALOG_NAME", tString, "SCHEMA_NAME", tString)
+		names := []string{"", "INFORMATION_SCHEMA", "SPANNER_SYS"}
+		if cat.Dialect() == schema.PostgreSQL {
+			names = []string{"", "information_schema", "pg_catalog", "spanner_sys"}
+		}
+		for _, n := range names {
+			it.add(lit(""), lit(n))
+		}
+		return it, true
 	case "CHECK_CONSTRAINTS", "TABLE_CONSTRAINTS", "REFERENTIAL_CONSTRAINTS":
 		return constraintTables(cat, name), true
 	case "DATABASE_OPTIONS":
 		it := newInfoTable("CATALOG_NAME", tString, "SCHEMA_NAME", tString, "OPTION_NAME", tString,
 			"OPTION_TYPE", tString, "OPTION_VALUE", tString)
+		// database_dialect is always there (Spanner's docs: GOOGLE_STANDARD_SQL or POSTGRESQL): the
+		// Java client, and so PGAdapter, reads the dialect from it and refuses a PostgreSQL database
+		// that does not say it.
+		dialect := "GOOGLE_STANDARD_SQL"
+		if cat.Dialect() == schema.PostgreSQL {
+			dialect = "POSTGRESQL"
+		}
+		it.add(lit(""), lit(""), lit("database_dialect"), lit("STRING"), lit(dialect))
 		for _, o := range cat.Options() {
 			it.add(lit(""), lit(""), lit(o.Name), lit(o.Type), lit(o.Value))
 		}

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
+
+import pytest
 
 from google.cloud.spanner_admin_database_v1 import DatabaseDialect
 from google.cloud.spanner_v1.database import Database
@@ -57,3 +60,11 @@ def query(
         res = snap.execute_sql(sql, params=params, param_types=types)
         rows = [list(r) for r in res]
         return rows, res.fields
+
+
+@pytest.fixture(scope="module")
+def pgdb(instance: Instance) -> Iterator[Database]:
+    """A PostgreSQL database with SCHEMA for the tests of a module (import it there)."""
+    database = create_pg_database(instance, SCHEMA)
+    yield database
+    database.drop()

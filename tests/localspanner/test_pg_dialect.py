@@ -145,6 +145,29 @@ def test_information_schema_columns_names_types_in_postgresql(pgdb: Database) ->
     assert ["updated", "timestamp with time zone", "timestamp with time zone"] in rows
 
 
+def test_the_dialect_is_in_database_options_and_schemata(instance: Instance, pgdb: Database) -> None:
+    # Spanner's information schema: DATABASE_OPTIONS has option database_dialect, GOOGLE_STANDARD_SQL
+    # or POSTGRESQL; a PostgreSQL database's SCHEMATA lists information_schema, pg_catalog, public and
+    # spanner_sys, a GoogleSQL one's INFORMATION_SCHEMA, SPANNER_SYS and '' (the default schema). The
+    # Java client, inside PGAdapter, reads the first and refuses a database that does not say POSTGRESQL.
+    option = "select option_value from information_schema.database_options where option_name='database_dialect'"
+    with pgdb.snapshot() as snap:
+        assert [list(r) for r in snap.execute_sql(option)] == [["POSTGRESQL"]]
+    with pgdb.snapshot() as snap:
+        schemas = sorted(r[0] for r in snap.execute_sql("SELECT schema_name FROM information_schema.schemata"))
+    assert schemas == ["information_schema", "pg_catalog", "public", "spanner_sys"]
+    gsql = instance.database(unique("gsql"))
+    gsql.create().result(OPERATION_TIMEOUT_S)
+    try:
+        with gsql.snapshot() as snap:
+            assert [list(r) for r in snap.execute_sql(option)] == [["GOOGLE_STANDARD_SQL"]]
+        with gsql.snapshot() as snap:
+            names = sorted(r[0] for r in snap.execute_sql("SELECT SCHEMA_NAME FROM INFORMATION_SCHEMA.SCHEMATA"))
+        assert names == ["", "INFORMATION_SCHEMA", "SPANNER_SYS"]
+    finally:
+        gsql.drop()
+
+
 def test_alter_column_set_not_null_and_type(instance: Instance) -> None:
     db = create_pg_database(instance, ["CREATE TABLE t (id bigint PRIMARY KEY, s varchar(10), b text)"])
     try:

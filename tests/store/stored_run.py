@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from spanload.model.config import RunConfig
-from spanload.model.live import EventKind
+from spanload.model.events import EventKind
 from spanload.model.presets import make_config
 from spanload.model.samples import Gauge, Sample
 from spanload.model.state import RunState

@@ -17,7 +17,7 @@ from spanload.api.schemas.compare import (
     MetricComparison,
     RunSeries,
 )
-from spanload.api.schemas.runs import MAX_POINTS, run_public
+from spanload.api.schemas.runs import MAX_POINTS, RunsNow, run_public
 from spanload.control import compare
 from spanload.model.errors import RunInvalid, RunNotFound
 from spanload.model.key_figures import key_figures
@@ -61,6 +61,12 @@ def compare_runs(
     """Configs, the fields where they differ, series aligned by elapsed time, and whole-run summaries
     with each metric's delta and percent change against the first run, and whether that delta lies
     beyond the runs' own interval-to-interval noise."""
+    return comparison(session, hub, ids, max_points)
+
+
+def comparison(session: Session, now: RunsNow, ids: str, max_points: int = 1000) -> ComparePublic:
+    """The comparison of the runs ``ids`` names (the route's body; `spanload runs compare` on the
+    store passes STORE_ONLY as ``now``)."""
     found = compared_rows(session, ids)
     run_ids = [row.id for row in found]
     runs_summaries = [summaries.summary_of(session, row) for row in found]
@@ -70,7 +76,7 @@ def compare_runs(
     present = {m.metric for m in deltas}
     events = run_store.config_change_events(session, run_ids)
     runs = [
-        run_public(row, hub, summary=s, events=events[row.id]) for row, s in zip(found, runs_summaries, strict=True)
+        run_public(row, now, summary=s, events=events[row.id]) for row, s in zip(found, runs_summaries, strict=True)
     ]
     breakdowns, notes = compare.common_breakdowns(runs_summaries)
     return ComparePublic(

@@ -145,10 +145,11 @@ class StoredRuns:
             return run_export(session, row, summary).model_dump_json()
 
     def compare(self, run_ids: list[str]) -> dict[str, Any]:
-        from spanload.api.compare import compare_runs
+        from spanload.api.compare import comparison
+        from spanload.api.schemas.runs import STORE_ONLY
 
         with self.sessions() as session:
-            return compare_runs(session, ",".join(run_ids)).model_dump(mode="json")
+            return comparison(session, STORE_ONLY, ",".join(run_ids)).model_dump(mode="json")
 
     def delete(self, run_id: str) -> None:
         from spanload.store import runs as run_store

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from spanload.control.hub import Hub
 from spanload.model.config import ConfigPatch, RunConfig
-from spanload.model.live import EventKind, PreloadStatus
+from spanload.model.events import EventKind, PreloadStatus
 from spanload.model.samples import Sample, Summary
 from spanload.model.settings import Settings
 from spanload.model.state import RunSink, RunState

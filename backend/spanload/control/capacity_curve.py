@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from sqlalchemy.orm import Session
 
 from spanload.model.capacity import CapacityCurve, CapacityStep, curve
-from spanload.model.live import EventKind
+from spanload.model.events import EventKind
 from spanload.store import runs as run_store
 from spanload.store import summaries
 from spanload.store.models import EventRow, RunRow

@@ -173,13 +173,7 @@ class Hub:
         that talks to it."""
         now = time.time()
         kind = EventKind.TARGET_UP if change.up else EventKind.TARGET_DOWN
-        changes: dict[str, object] = {"address": change.address, "restarts": change.restarts}
-        if change.reason is not None:
-            changes["reason"] = change.reason
-        if change.wait_s is not None:
-            changes["restart_in_s"] = change.wait_s
-        if change.down_s is not None:
-            changes["down_s"] = round(change.down_s, 3)
+        changes = change.fields()
         for run_id, config in list(self.configs.items()):
             state = self.states.get(run_id)
             targets_it = config.target.kind is TargetKind.LOCAL and config.target.emulator_host in (

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from spanload.engine import pgadapter_run
 from spanload.engine.runtimes import worker_command
 from spanload.engine.transports import LocalLauncher, WorkerLauncher
 from spanload.model.config import Placement, PlacementKind, RunConfig, TargetKind
@@ -26,12 +27,15 @@ class StartPlan:
 
 def check_start(config: RunConfig, settings: Settings, command: list[str] | None = None) -> StartPlan:
     """Raises :class:`~spanload.model.errors.RunInvalid` naming the field when a rate exceeds
-    SPANLOAD_MAX_TPS on a cloud target, or :class:`~spanload.engine.runtimes.WorkerNotInstalledError`
-    when the runtime's program is missing. ``command`` replaces the runtime's program (a worker in
+    SPANLOAD_MAX_TPS on a cloud target, :class:`~spanload.engine.runtimes.WorkerNotInstalledError`
+    when the runtime's program is missing, or :class:`~spanload.spanner.pgadapter.PGAdapterError`
+    when the pgadapter interface's Java or jars are. ``command`` replaces the runtime's program (a worker in
     another language, a test's fake peer)."""
     config.check_rate_cap(settings.max_tps)
     if command is None:
         command = worker_command(config.runtime, settings.go_worker_binary)
+    if pgadapter_run.needs_pgadapter(config):
+        pgadapter_run.check_installed(settings)  # Java and PGAdapter's jars, named if missing
     return StartPlan(command=command, placement=resolve_placement(config, settings))
 
 

@@ -20,6 +20,7 @@ from spanload.engine.transports import WorkerTransport
 from spanload.model import protocol
 from spanload.model.config import RunConfig
 from spanload.model.state import RunState
+from spanload.spanner.local_server import SupervisedLocalSpanner
 
 
 @dataclass
@@ -74,6 +75,7 @@ class RunHandle:
     capacity: CapacityRunner | None = None  # config.capacity's search (engine/capacity.py)
     abort: AbortWatch | None = None  # config.abort_on judged every interval (engine/abort_rules.py)
     abort_reason: str | None = None  # set when a rule stopped the run: it ends FAILED with it
+    pgadapter: SupervisedLocalSpanner | None = None  # the pgadapter interface's proxy, if the run started it
 
 
 def resolve(future: asyncio.Future[Any], value: Any) -> None:

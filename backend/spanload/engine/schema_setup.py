@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from spanload.model.config import RunConfig, TargetKind, Workload
+from spanload.model.workload import Dialect
 from spanload.spanner import client as spanner_client
 from spanload.spanner import schemas
 from spanload.spanner.tpcc_schema import DDL as TPCC_DDL
@@ -67,7 +68,8 @@ def create_definition_schema(config: RunConfig, emulator_host: str | None) -> No
     definition = config.definition
     assert definition is not None
     with _client(config, emulator_host) as client:
-        schemas.ensure_ddl(client, config.target, definition.ddl, definition.name)
+        postgresql = definition.dialect is Dialect.POSTGRESQL
+        schemas.ensure_ddl(client, config.target, definition.ddl, definition.name, postgresql=postgresql)
         schemas.apply_database_options(client, config.target)
 
 

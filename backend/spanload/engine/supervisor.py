@@ -39,7 +39,7 @@ import time
 from collections.abc import Coroutine
 from typing import Any
 
-from spanload.engine import schema_setup
+from spanload.engine import pgadapter_run, schema_setup
 from spanload.engine.abort_rules import AbortWatch
 from spanload.engine.aggregator import Aggregator
 from spanload.engine.capacity import CapacityRunner
@@ -58,6 +58,7 @@ from spanload.model.profile import ProfileEdit, ProfileStatus
 from spanload.model.samples import Gauge, Sample
 from spanload.model.settings import Settings
 from spanload.model.state import RunAction, RunSink, RunState, check_action
+from spanload.spanner.local_server import TargetChange
 
 logger = logging.getLogger(__name__)
 
@@ -196,6 +197,18 @@ class Supervisor:
                 await asyncio.to_thread(schema_setup.create_definition_schema, run.config, host)
             except Exception as err:
                 await self._fail(run, f"could not create the schema of workload {run.config.definition.name!r}: {err}")
+                return
+        if pgadapter_run.needs_pgadapter(run.config):
+            loop = asyncio.get_running_loop()
+
+            def changed(change: TargetChange) -> None:  # from PGAdapter's supervising thread
+                kind, changes = pgadapter_run.change_event(change)
+                loop.call_soon_threadsafe(self.sink.on_event, run.id, kind, changes)
+
+            try:
+                run.pgadapter, run.config = await pgadapter_run.start(run.config, host, self.settings, changed)
+            except Exception as err:
+                await self._fail(run, f"could not start PGAdapter: {err}")
                 return
         try:
             first, *rest = run.workers
@@ -520,6 +533,8 @@ class Supervisor:
         run.reason = reason
         graceful = state is RunState.FINISHED or drained
         killed = await self._reap(run, graceful=graceful)
+        if run.pgadapter is not None:
+            await asyncio.to_thread(run.pgadapter.stop)
         if run.aggregator is not None:
             self._publish(run, run.aggregator.flush_all())
         summary = assemble_summary(run, self.settings.stop_grace_s, killed, graceful, ledgers)

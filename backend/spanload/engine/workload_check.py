@@ -31,6 +31,7 @@ from spanload.engine.workload_dry_run import dry_run as run_once
 from spanload.model.config import Target, TargetKind
 from spanload.model.errors import Unavailable
 from spanload.model.workload import (
+    Dialect,
     KeyParams,
     KnobValue,
     MutationParams,
@@ -353,7 +354,9 @@ def _scratch(host: str, base: list[str], missing: list[str], checker: Checker) -
     client = spanner_client.make_client(target, host)
     database = None
     try:
-        database = schemas.ensure_ddl(client, target, base, "validation")
+        database = schemas.ensure_ddl(
+            client, target, base, "validation", postgresql=checker.definition.dialect is Dialect.POSTGRESQL
+        )
         for statement in missing:
             try:
                 database.update_ddl([statement]).result(timeout=schemas.DDL_TIMEOUT_S)

@@ -112,6 +112,19 @@ class ReaderQuery(StrEnum):
     LEADERBOARD = "leaderboard"
 
 
+class ClientInterface(StrEnum):
+    """How the workers speak to Spanner (the PostgreSQL-interface report's setups)."""
+
+    GOOGLESQL = "googlesql"  # the official client on a GoogleSQL database
+    POSTGRESQL = "postgresql"  # the official client on a PostgreSQL-dialect database
+    PGADAPTER = "pgadapter"  # a PostgreSQL driver (psycopg, pgx) through PGAdapter, on a PostgreSQL database
+
+
+# The dialect of the database each interface speaks to.
+PG_INTERFACES = frozenset({ClientInterface.POSTGRESQL, ClientInterface.PGADAPTER})
+PG_DATABASE = "spanload-pg"  # the default database of the PostgreSQL interfaces (the default one is GoogleSQL)
+
+
 class WorkerRuntime(StrEnum):
     """The program a run's workers are: the same protocol, the same workloads, another client library."""
 
@@ -314,6 +327,15 @@ DEFAULT_TIMEOUT_MS = 5000
 
 
 class ClientConfig(_Strict):
+    interface: ClientInterface = Field(
+        default=ClientInterface.GOOGLESQL,
+        description="googlesql: the official client; postgresql: the official client on a PostgreSQL-dialect "
+        "database; pgadapter: psycopg or pgx through PGAdapter (started for the run)",
+    )
+    pgadapter_host: str | None = Field(
+        default=None,
+        description="host:port of a running PGAdapter for the pgadapter interface; default: one started for the run",
+    )
     multiplexed_sessions: bool = Field(default=True, description="multiplexed sessions (else a session pool)")
     session_pool_size: PoolSize = Field(default=100, description="sessions in the pool")
     timeout_ms: TimeoutMs = Field(
@@ -416,6 +438,7 @@ class RunConfig(_Strict):
                 "workload 'participants' has no index to force (UserTable): set watcher.table_hint false or disable it"
             )
         self._check_definition()
+        self._check_interface()
         self._check_profile()
         self._check_capacity()
         if self.updater.key_space < self.processes:
@@ -439,6 +462,28 @@ class RunConfig(_Strict):
         except ValueError as err:
             raise ValueError(f"knobs.{err}") from None
         check_overrides(self.definition, self.operations)
+
+    def _check_interface(self) -> None:
+        """A PostgreSQL interface runs PostgreSQL definitions, and GoogleSQL only GoogleSQL ones."""
+        from spanload.model.workload import Dialect
+
+        interface = self.client.interface
+        pg = interface in PG_INTERFACES
+        if pg and "database" not in self.target.model_fields_set:  # not the GoogleSQL runs' database
+            self.target = self.target.model_copy(update={"database": PG_DATABASE})
+        if self.definition is None:
+            if pg:
+                raise ValueError(
+                    f"client.interface '{interface.value}' runs workload definitions with dialect: postgresql "
+                    f"(e.g. workloads/shop_pg.yaml); workload '{self.workload.value}' is GoogleSQL only"
+                )
+            return
+        if pg != (self.definition.dialect is Dialect.POSTGRESQL):
+            wanted = "'postgresql' or 'pgadapter'" if not pg else "'googlesql'"
+            raise ValueError(
+                f"client.interface '{interface.value}' cannot run definition {self.definition.name!r} of "
+                f"dialect: {self.definition.dialect.value}; set client.interface to {wanted}"
+            )
 
     def _check_profile(self) -> None:
         """The profile names what it drives, and every value it sets fits that field's own bounds."""
@@ -622,6 +667,7 @@ class ReaderPatch(_Patch):
 
 class ClientPatch(_Patch):
     config_model = ClientConfig
+    fixed = frozenset({"interface", "pgadapter_host"})
 
     multiplexed_sessions: bool | None = None
     session_pool_size: PoolSize | None = None

@@ -77,6 +77,12 @@ class Settings(BaseSettings):
         default=None,
         description="path of spanload-worker-go (the go runtime); default: found beside the Python executable",
     )
+    pgadapter_dir: Path | None = Field(
+        default=None,
+        description="directory of PGAdapter's jars (the pgadapter interface); default: .tools/pgadapter/lib "
+        "of the checkout this Python runs from, where `make install` resolves them",
+    )
+    java: str = Field(default="java", description="the Java (17+) that runs PGAdapter")
     local_spanner_host: str = "127.0.0.1"
     local_spanner_port: int = Field(
         default=9010,

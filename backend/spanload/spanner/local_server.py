@@ -126,11 +126,26 @@ class TargetChange:
     wait_s: float | None = None  # when it went down: the wait before it is started again
     down_s: float | None = None  # how long it was down, when it is back
 
+    def fields(self) -> dict[str, object]:
+        """What a timeline event of it says: address, restarts, and the reason, wait or outage known."""
+        out: dict[str, object] = {"address": self.address, "restarts": self.restarts}
+        if self.reason is not None:
+            out["reason"] = self.reason
+        if self.wait_s is not None:
+            out["restart_in_s"] = self.wait_s
+        if self.down_s is not None:
+            out["down_s"] = round(self.down_s, 3)
+        return out
+
 
 class SupervisedLocalSpanner:
     """The local Spanner of `serve`, started again when it dies: on the same address and data
     directory (so nothing written is lost, its sessions included), after a backoff that doubles
     while it keeps dying and comes back to ``backoff_s`` once it stayed up ``stable_s``.
+
+    ``start`` replaces the program supervised (PGAdapter's, :mod:`spanload.spanner.pgadapter`):
+    called with the host and port, it returns the child once it is ready; ``name`` is how the log
+    and the changes call it.
 
     Restarted servers are children of the supervising thread, which lives until :meth:`stop`
     (Linux ends a child with the thread that started it, see :func:`_die_with_parent`).
@@ -148,8 +163,12 @@ class SupervisedLocalSpanner:
         backoff_max_s: float = RESTART_BACKOFF_MAX_S,
         stable_s: float = RESTART_STABLE_S,
         on_change: Callable[[TargetChange], None] | None = None,
+        start: Callable[[str, int], LocalSpanner] | None = None,
+        name: str = "local Spanner",
     ) -> None:
         self.host = host
+        self.name = name
+        self._start = start or (lambda h, p: start_local_spanner(h, p, data_dir, binary))
         self.data_dir = data_dir
         self.binary = binary
         self.backoff_s = backoff_s
@@ -162,12 +181,12 @@ class SupervisedLocalSpanner:
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._state = ServerState.DOWN
-        self._server = start_local_spanner(host, port, data_dir, binary)  # port 0: the one it got is kept
+        self._server = self._start(host, port)  # port 0: the one it got is kept
         self.address = self._server.address
         self.version = self._server.version
         self._up_since = time.monotonic()
         self._state = ServerState.UP
-        self._thread = threading.Thread(target=self._supervise, name="local-spanner-supervisor", daemon=True)
+        self._thread = threading.Thread(target=self._supervise, name=f"{name}-supervisor", daemon=True)
         self._thread.start()
 
     @property
@@ -191,7 +210,7 @@ class SupervisedLocalSpanner:
             with self._lock:
                 self._state = ServerState.RESTARTING
                 self.last_exit = exit_description(code)
-            reason = f"local Spanner {self.last_exit}"
+            reason = f"{self.name} {self.last_exit}"
             logger.error("%s; restarting it in %.1f s", reason, self.next_wait_s)
             self._notify(TargetChange(False, self.address, self.restarts, reason=reason, wait_s=self.next_wait_s))
             server = self._restart()
@@ -206,7 +225,7 @@ class SupervisedLocalSpanner:
                 self._up_since = time.monotonic()
                 self._state = ServerState.UP
             down_s = self._up_since - went_down
-            logger.info("local Spanner is back on %s after %.1f s (restart %d)", self.address, down_s, self.restarts)
+            logger.info("%s is back on %s after %.1f s (restart %d)", self.name, self.address, down_s, self.restarts)
             self._notify(TargetChange(True, self.address, self.restarts, down_s=down_s))
 
     def _restart(self) -> LocalSpanner | None:
@@ -216,9 +235,9 @@ class SupervisedLocalSpanner:
         while not self._stopping.wait(self.next_wait_s):
             self.next_wait_s = min(self.next_wait_s * 2, self.backoff_max_s)
             try:
-                return start_local_spanner(host, int(port), self.data_dir, self.binary)
-            except (LocalSpannerError, OSError) as err:
-                logger.error("local Spanner did not restart: %s; trying again in %.1f s", err, self.next_wait_s)
+                return self._start(host, int(port))
+            except (Unavailable, OSError) as err:
+                logger.error("%s did not restart: %s; trying again in %.1f s", self.name, err, self.next_wait_s)
         return None
 
     def _notify(self, change: TargetChange) -> None:
@@ -227,7 +246,7 @@ class SupervisedLocalSpanner:
         try:
             self.on_change(change)
         except Exception:  # a listener's bug must not end the supervision
-            logger.exception("local Spanner change listener failed")
+            logger.exception("%s change listener failed", self.name)
 
     def stop(self) -> None:
         self._stopping.set()
@@ -294,6 +313,28 @@ def start_local_spanner(
     if data_dir is not None:
         data_dir.mkdir(parents=True, exist_ok=True)
         args += ["--data-dir", str(data_dir)]
+    return start_child_server(args, exe.name, _local_spanner_ready, LocalSpannerError)
+
+
+def _local_spanner_ready(line: str) -> tuple[str, str] | None:
+    """(address, version) from the local Spanner's ready line, None for any other line."""
+    if READY_MARKER not in line:
+        return None
+    address = line.rsplit(READY_MARKER, 1)[1].strip()
+    version = line.split(READY_MARKER, 1)[0].strip().rsplit(" ", 1)[-1]
+    return address, version
+
+
+def start_child_server(
+    args: list[str],
+    what: str,
+    ready: Callable[[str], tuple[str, str] | None],
+    error: type[Unavailable],
+    env: dict[str, str] | None = None,
+) -> LocalSpanner:
+    """Start a server program and wait for the line ``ready`` reads its (address, version) from;
+    it dies with this process. Raises ``error`` with its last lines when it exits or is not ready
+    within READY_TIMEOUT_S."""
     process = subprocess.Popen(
         args,
         stdout=subprocess.PIPE,
@@ -302,9 +343,10 @@ def start_local_spanner(
         bufsize=1,
         start_new_session=True,  # Ctrl-C reaches serve, which stops the server in order
         preexec_fn=_die_with_parent,
+        env=env,
     )
     output: queue.Queue[str | None] = queue.Queue()
-    reader = threading.Thread(target=_read_output, args=(process, output), name="local-spanner-log", daemon=True)
+    reader = threading.Thread(target=_read_output, args=(process, output, ready, what), name=f"{what}-log", daemon=True)
     reader.start()
     lines: list[str] = []
     ended = False  # its output ended
@@ -314,7 +356,7 @@ def start_local_spanner(
         if code is not None:  # it died: report it now, with what it printed
             if not ended:  # a grandchild may hold the pipe open: the rest is waited for briefly
                 lines += _remaining(output, EXIT_OUTPUT_GRACE_S)
-            raise LocalSpannerError(f"{exe.name} {exit_description(code)} before it was ready: {_tail(lines)}")
+            raise error(f"{what} {exit_description(code)} before it was ready: {_tail(lines)}")
         try:
             line = output.get(timeout=_POLL_S)
         except queue.Empty:
@@ -323,28 +365,33 @@ def start_local_spanner(
             ended = True
             continue
         lines.append(line)
-        if READY_MARKER in line:
-            address = line.rsplit(READY_MARKER, 1)[1].strip()
-            version = line.split(READY_MARKER, 1)[0].strip().rsplit(" ", 1)[-1]
-            logger.info("local Spanner %s listening on %s", version, address)
+        found = ready(line)
+        if found is not None:
+            address, version = found
+            logger.info("%s %s listening on %s", what, version, address)
             return LocalSpanner(process=process, address=address, version=version, _log_thread=reader)
     process.kill()
     process.wait()
-    raise LocalSpannerError(f"{exe.name} did not become ready within {READY_TIMEOUT_S:.0f} s: {_tail(lines)}")
+    raise error(f"{what} did not become ready within {READY_TIMEOUT_S:.0f} s: {_tail(lines)}")
 
 
-def _read_output(process: subprocess.Popen[str], lines: queue.Queue[str | None]) -> None:
+def _read_output(
+    process: subprocess.Popen[str],
+    lines: queue.Queue[str | None],
+    ready: Callable[[str], tuple[str, str] | None],
+    what: str,
+) -> None:
     """The server's output: each line to ``lines`` until its ready line (included), then to the log;
     None at its end."""
     assert process.stdout is not None
-    ready = False
+    is_ready = False
     for line in process.stdout:
-        if ready:
-            logger.info("local-spanner: %s", line.rstrip())
+        if is_ready:
+            logger.info("%s: %s", what, line.rstrip())
             continue
         lines.put(line.rstrip())
-        ready = READY_MARKER in line
-    if not ready:
+        is_ready = ready(line) is not None
+    if not is_ready:
         lines.put(None)
 
 

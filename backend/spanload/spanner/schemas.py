@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from google.api_core import exceptions as gexc
+from google.cloud.spanner_admin_database_v1 import DatabaseDialect
 
 from spanload.model.config import LatencyModel, SchemaKind, Target, TargetKind
 from spanload.model.errors import RunInvalid
@@ -248,9 +249,10 @@ def ensure_schema(client: Any, target: Target, kind: SchemaKind) -> None:
         schema.seed(database)
 
 
-def ensure_ddl(client: Any, target: Target, ddl: Sequence[str], what: str) -> Any:
-    """Create the instance (local/emulator only) and database if missing, then the tables and
-    indexes of ``ddl`` that the database lacks (``what`` names the schema in logs). Returns the
+def ensure_ddl(client: Any, target: Target, ddl: Sequence[str], what: str, postgresql: bool = False) -> Any:
+    """Create the instance (local/emulator only) and database if missing (``postgresql``: a
+    PostgreSQL-dialect one; an existing database of the other dialect is a SchemaError), then the
+    tables and indexes of ``ddl`` that the database lacks (``what`` names the schema in logs). Returns the
     database. Whether it may (consent, on a database holding other tables) is the control plane's
     decision, taken before any worker starts (engine/schema_setup.py)."""
     instance = client.instance(target.instance)
@@ -264,7 +266,8 @@ def ensure_ddl(client: Any, target: Target, ddl: Sequence[str], what: str) -> An
         instance = client.instance(target.instance, configuration_name=config_name, node_count=1)
         logger.info("creating instance %s", target.instance)
         _wait(instance.create(), f"create instance {target.instance}")
-    database = instance.database(target.database)
+    dialect = DatabaseDialect.POSTGRESQL if postgresql else DatabaseDialect.GOOGLE_STANDARD_SQL
+    database = instance.database(target.database, database_dialect=dialect)
     if not database.exists():
         logger.info("creating database %s with the %s schema", target.database, what)
         try:
@@ -272,6 +275,12 @@ def ensure_ddl(client: Any, target: Target, ddl: Sequence[str], what: str) -> An
         except gexc.AlreadyExists:
             logger.info("database %s was created concurrently", target.database)
     database.reload()
+    if (database.database_dialect == DatabaseDialect.POSTGRESQL) != postgresql:
+        has, wants = ("PostgreSQL", "GoogleSQL") if not postgresql else ("GoogleSQL", "PostgreSQL")
+        raise SchemaError(
+            f"database {target.database!r} is a {has} database and {what} needs a {wants} one: "
+            "name another target.database (a new one is created with the right dialect)"
+        )
     todo = missing_statements(ddl, list(database.ddl_statements))
     if todo:
         logger.info("applying %d DDL statements to %s", len(todo), target.database)

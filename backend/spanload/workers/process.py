@@ -17,11 +17,12 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import IO, Any
 
 from spanload.model import tags
 from spanload.model.breakdown import SysLatencies
-from spanload.model.config import RunConfig, Workload
+from spanload.model.config import ClientInterface, RunConfig, Workload
 from spanload.model.protocol import (
     PRELOAD_PROGRESS_EVERY_S,
     Begin,
@@ -47,13 +48,14 @@ from spanload.model.protocol import (
 )
 from spanload.model.samples import Gauge
 from spanload.model.tpcc import preload_rows
-from spanload.model.workload import WatchMode, WorkloadDefinition
+from spanload.model.workload import Dialect, WatchMode, WorkloadDefinition
 from spanload.spanner import client as spanner_client
 from spanload.spanner import deadline, request_tags, schemas, tpcc_schema
 from spanload.spanner.stats import SAMPLE_EVERY_S, StatsReader
 from spanload.workers import preload as preloading
 from spanload.workers import tracing
 from spanload.workers.interp.operation import DefinitionError
+from spanload.workers.interp.pg_driver import PgDatabase
 from spanload.workers.interp.runner import Interpreter
 from spanload.workers.interp.watch import DefinitionWatcher
 from spanload.workers.interp.watch_stream import ChangeStreamWatcher
@@ -96,11 +98,12 @@ def writer_id(run_id: str, worker: int) -> str:
     return f"{run_id}/{worker}"[:64]
 
 
-def start_timestamp(database: Any) -> dt.datetime:
-    """The server's current time (a strong read), so the watcher starts exactly at the run's start."""
+def start_timestamp(database: Any, pg: bool = False) -> dt.datetime:
+    """The server's current time (a strong read), so the watcher starts exactly at the run's start
+    (``pg``: a PostgreSQL database's)."""
     try:
         with deadline.operation(), database.snapshot() as snapshot:
-            rows = list(snapshot.execute_sql("SELECT CURRENT_TIMESTAMP()"))
+            rows = list(snapshot.execute_sql("SELECT now()" if pg else "SELECT CURRENT_TIMESTAMP()"))
         value = rows[0][0]
         if isinstance(value, dt.datetime):
             return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
@@ -123,6 +126,7 @@ class Worker:
         self.schema: schemas.SchemaSpec | None = schemas.spec(self.config.schema_) if builtin else None
         self.tpcc: TpccLoad | None = None
         self.interp: Interpreter | None = None
+        self.pg_database: PgDatabase | None = None  # the pgadapter interface's connections
         self.definition_watcher: DefinitionWatcher | ChangeStreamWatcher | None = None
         self.conn: spanner_client.Connection | None = None
         self.updater: Updater | None = None
@@ -180,17 +184,31 @@ class Worker:
         self._setup_report_workload(self.schema)
 
     def _setup_definition(self, definition: WorkloadDefinition) -> None:
-        """The interpreter's operations on this worker; worker 0 also watches, if the definition says so."""
+        """The interpreter's operations on this worker; worker 0 also watches, if the definition says so.
+        On the pgadapter interface both speak psycopg through PGAdapter; the load phase, the server's
+        statistics and the watcher's start time keep the official client."""
         start = self.start_msg
-        self.interp = Interpreter(self.database, definition, self.config, self.stats, self.index, start.workers)
+        operations: Callable[[], Any] = self.database
+        if self.config.client.interface is ClientInterface.PGADAPTER:
+            address = self.config.client.pgadapter_host
+            if not address:
+                raise ValueError("client.interface 'pgadapter' needs client.pgadapter_host (the engine sets it)")
+            self.pg_database = PgDatabase(address, self.config.target.database)
+            self.pg_database.warm()
+            pg_database = self.pg_database
+            operations = lambda: pg_database  # noqa: E731
+        self.interp = Interpreter(operations, definition, self.config, self.stats, self.index, start.workers)
         if self.index != 0:
             return
         prefix = NO_POLL_QUERY
         if definition.watch is not None:
-            streams = definition.watch.mode == WatchMode.CHANGE_STREAM
-            self.definition_watcher = (ChangeStreamWatcher if streams else DefinitionWatcher)(
-                self.database, definition, self.config.knob_values(), self.stats, start_timestamp(self.database())
-            )
+            pg = definition.dialect is Dialect.POSTGRESQL
+            knobs = self.config.knob_values()
+            start_ts = start_timestamp(self.database(), pg)
+            if definition.watch.mode == WatchMode.CHANGE_STREAM:  # the read function: the official client
+                self.definition_watcher = ChangeStreamWatcher(self.database, definition, knobs, self.stats, start_ts)
+            else:
+                self.definition_watcher = DefinitionWatcher(operations, definition, knobs, self.stats, start_ts)
             prefix = self.definition_watcher.next_sql[:60]
         self.stats_reader = StatsReader(self.database(), prefix, start.run_tag)
 
@@ -466,6 +484,8 @@ class Worker:
                 self.channel.send(self.seen.message(self.index))
             else:
                 self.watcher.stop()
+        if self.pg_database is not None:
+            self.pg_database.close()
         self.done.set()
         self.send_report(final=True)
         self.channel.send(Stopped(worker=self.index))

@@ -20,8 +20,8 @@ from spanload.control import compare
 from spanload.control.live_changes import live_changes
 from spanload.control.report.charts import Marker, capacity_charts, compare_charts, main_ops, run_charts
 from spanload.model.config import RunConfig
+from spanload.model.events import EventKind
 from spanload.model.key_figures import key_figures
-from spanload.model.live import EventKind
 from spanload.model.presets import get_preset
 from spanload.model.samples import Summary
 from spanload.model.series import downsample

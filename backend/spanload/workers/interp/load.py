@@ -18,7 +18,7 @@ from typing import Any
 
 from google.cloud.spanner_v1 import param_types
 
-from spanload.model.workload import KnobValue, WorkloadDefinition, generator_kind, is_ref, ref_name
+from spanload.model.workload import Dialect, KnobValue, WorkloadDefinition, generator_kind, is_ref, ref_name
 from spanload.spanner import deadline
 from spanload.workers.interp.generators import Draw, Sequence
 from spanload.workers.interp.operation import DRAWN, LITERAL, REF, DrawCache, Slot, client_value, is_generator
@@ -147,8 +147,13 @@ def loader_functions(
             elif load.sequence_column is not None:  # the rows of [a, b) are those with these sequence values
                 column, start, step = load.sequence_column
                 first, last = sorted((start + step * a, start + step * (b - 1)))
-                sql = f"SELECT COUNT(*) FROM {load.table} WHERE {column} BETWEEN @first AND @last"
-                present += min(b - a, count_sql(database, sql, {"first": first, "last": last}))
+                if definition.dialect is Dialect.POSTGRESQL:  # $1, $2 go as p1, p2
+                    sql = f"SELECT COUNT(*) FROM {load.table} WHERE {column} BETWEEN $1 AND $2"
+                    params = {"p1": first, "p2": last}
+                else:
+                    sql = f"SELECT COUNT(*) FROM {load.table} WHERE {column} BETWEEN @first AND @last"
+                    params = {"first": first, "last": last}
+                present += min(b - a, count_sql(database, sql, params))
         return present  # without a sequence column a part-loaded table is written again (the same rows)
 
     return write, count, batch_rows(loads)

@@ -47,6 +47,7 @@ from spanload.workers.interp import generators
 from spanload.workers.interp.generators import Draw, Sequence, compile_generator, integer
 from spanload.workers.interp.prng import SplitMix64
 from spanload.workers.interp.sql import is_dml, scan
+from spanload.workers.interp.sql_pg import scan_pg
 
 REF, DRAWN, LITERAL = 0, 1, 2  # where a slot's value comes from
 
@@ -62,6 +63,19 @@ PARAM_TYPES: dict[str, Type] = {
     "JSON": param_types.JSON,
 }
 """The client's type of each Spanner type name of model/workload_types.py (the one table of types)."""
+
+
+PG_PARAM_TYPES: dict[str, Type] = {"NUMERIC": param_types.PG_NUMERIC, "JSON": param_types.PG_JSONB}
+"""A PostgreSQL database's own names for the types that differ (Spanner's PG-dialect docs: numeric
+is NUMERIC annotated PG_NUMERIC, jsonb is JSON annotated PG_JSONB)."""
+
+
+def pg_type(t: Type | None) -> Type | None:
+    """``t`` as a PostgreSQL database takes it."""
+    for name, pg in PG_PARAM_TYPES.items():
+        if t == PARAM_TYPES[name]:
+            return pg
+    return t
 
 
 def literal_type(value: object) -> Type:
@@ -340,6 +354,7 @@ def _consume(result: Any, step: Step, env: dict[str, Any], types: dict[str, Type
 class _Compiler:
     def __init__(self, definition: WorkloadDefinition, knobs: dict[str, KnobValue], draws: DrawCache) -> None:
         self.definition = definition
+        self.pg = definition.dialect is Dialect.POSTGRESQL
         self.knobs = knobs
         self.draws = draws
 
@@ -357,9 +372,8 @@ class _Compiler:
         if is_generator(item):
             kind = generator_kind(item)
             if sql and kind == "commit_timestamp":
-                raise DefinitionError(
-                    f"{path}: commit_timestamp goes in a mutation; in DML write PENDING_COMMIT_TIMESTAMP()"
-                )
+                pending = "spanner.pending_commit_timestamp()" if self.pg else "PENDING_COMMIT_TIMESTAMP()"
+                raise DefinitionError(f"{path}: commit_timestamp goes in a mutation; in DML write {pending}")
             draw = self.draws.get(item, self.knobs)
             if draw.null_fraction == 0 and kind in ("const", "commit_timestamp"):
                 return Slot(name, LITERAL, client_value(draw.draw(None, None)), generator_type(item))  # type: ignore[arg-type]
@@ -379,7 +393,8 @@ class _Compiler:
         kind = step_kind(step)
         inline: list[Draw] = []
         if isinstance(step, SqlStep):
-            names, first = scan(step.sql)
+            names, first = scan_pg(step.sql) if self.pg else scan(step.sql)
+            mark = "$" if self.pg else "@"
             dml = is_dml(first)
             if dml and tx in (TransactionKind.SINGLE_USE, TransactionKind.READ_ONLY):
                 raise DefinitionError(f"{path}: a DML statement cannot run in a {tx.value} transaction")
@@ -388,12 +403,21 @@ class _Compiler:
             slots = []
             for name, item in step.params.items():  # first: their inline generators draw in this order
                 if name not in names:
-                    raise DefinitionError(f"{path}.params.{name}: the statement has no @{name}")
+                    shown = name.removeprefix("p") if self.pg else name
+                    raise DefinitionError(f"{path}.params.{name}: the statement has no {mark}{shown}")
                 slots.append(self.slot(f"{path}.params.{name}", name, item, inline, bound, sql=True))
             for name in names:
+                if name not in step.params and self.pg:
+                    raise DefinitionError(
+                        f"{path}.sql: ${name[1:]} has no value; say where it comes from in params, "
+                        f"e.g. params: {{{name}: $customer}}"
+                    )
                 if name not in step.params:
                     slots.append(self.slot(f"{path}.sql.@{name}", name, f"${name}", inline, bound, sql=True))
             _note_refs(slots, refs, self.definition)
+            if self.pg:
+                for slot in slots:
+                    slot.type = pg_type(slot.type)
             return Step(kind, slots, inline, sql=step.sql, dml=dml, bind=list(step.bind.items()))
         if isinstance(step, ReadStep):
             p = step.read
@@ -451,10 +475,6 @@ def compile_operation(
 ) -> CompiledOperation:
     """Operation ``name`` of ``definition`` with every knob's value in ``knobs``. Raises
     :class:`DefinitionError` naming ``operations.<name>...`` when it cannot run as written."""
-    if definition.dialect is not Dialect.GOOGLESQL:
-        raise DefinitionError(
-            f"dialect: {definition.dialect.value} is not run by the Python interpreter yet (googlesql only)"
-        )
     op: Operation = definition.operations[name]
     compiler = _Compiler(definition, knobs, draws or DrawCache())
     bound: dict[str, str] = {}

@@ -24,7 +24,7 @@ from spanload.model import tags
 from spanload.model.pacing import knob_duration_ms
 from spanload.model.protocol import Counter
 from spanload.model.samples import Gauge, Op
-from spanload.model.workload import KnobValue, Watch, WorkloadDefinition
+from spanload.model.workload import Dialect, KnobValue, Watch, WorkloadDefinition
 from spanload.spanner import client as spanner_client
 from spanload.spanner import deadline, request_tags, timing
 from spanload.workers.lag import LagMeter
@@ -34,33 +34,51 @@ from spanload.workers.watcher import US_PER_S, PollLoop, to_unix
 logger = logging.getLogger(__name__)
 
 
-def primary_key(database: Any, table: str) -> list[str]:
-    """The key columns of ``table``, in key order."""
+def primary_key(database: Any, table: str, pg: bool = False) -> list[str]:
+    """The key columns of ``table``, in key order (``pg``: of a PostgreSQL database, whose tables
+    are in schema public and whose parameters are $1...)."""
+    schema, name = ("public", "$1") if pg else ("", "@table")
     sql = (
-        "SELECT COLUMN_NAME FROM INFORMATION_SCHEMA.INDEX_COLUMNS WHERE TABLE_SCHEMA = '' "
-        "AND TABLE_NAME = @table AND INDEX_NAME = 'PRIMARY_KEY' ORDER BY ORDINAL_POSITION"
+        f"SELECT COLUMN_NAME FROM INFORMATION_SCHEMA.INDEX_COLUMNS WHERE TABLE_SCHEMA = '{schema}' "
+        f"AND TABLE_NAME = {name} AND INDEX_NAME = 'PRIMARY_KEY' ORDER BY ORDINAL_POSITION"
     )
+    param = _param_name("table", pg)
     with deadline.operation(), database.snapshot() as snapshot:
-        rows = list(snapshot.execute_sql(sql, params={"table": table}, param_types={"table": param_types.STRING}))
+        rows = list(snapshot.execute_sql(sql, params={param: table}, param_types={param: param_types.STRING}))
     if not rows:
         raise ValueError(f"watch.table: no table {table!r} (or it has no primary key)")
     return [str(r[0]) for r in rows]
 
 
-def poll_statements(watch: Watch, key: list[str]) -> tuple[str, str]:
-    """(the first poll: after ``@ts``; the next ones: after ``(@ts, @k0, @k1...)``)."""
+_PG_PARAMS = {"table": "p1", "ts": "p1", "limit": "p2"}  # the key parts k<i> are p<3+i>
+
+
+def _param_name(name: str, pg: bool) -> str:
+    """A poll parameter's name on the wire: itself in GoogleSQL, p<n> for PostgreSQL's $<n>."""
+    if not pg:
+        return name
+    return _PG_PARAMS.get(name) or f"p{3 + int(name[1:])}"
+
+
+def poll_statements(watch: Watch, key: list[str], pg: bool = False) -> tuple[str, str]:
+    """(the first poll: after ``@ts``; the next ones: after ``(@ts, @k0, @k1...)``), in PostgreSQL
+    ``$1`` (ts), ``$2`` (limit), ``$3``... (the key's parts) when ``pg``."""
+
+    def p(name: str) -> str:
+        return f"${_param_name(name, pg)[1:]}" if pg else f"@{name}"
+
     ts = watch.timestamp
     columns = ", ".join([*key, ts])
     order = ", ".join([ts, *key])
     after_key = ""
     for i in reversed(range(len(key))):
-        later = f"{key[i]} > @k{i}"
-        after_key = later if not after_key else f"({later} OR ({key[i]} = @k{i} AND {after_key}))"
+        later = f"{key[i]} > {p(f'k{i}')}"
+        after_key = later if not after_key else f"({later} OR ({key[i]} = {p(f'k{i}')} AND {after_key}))"
     head = f"SELECT {columns} FROM {watch.table} WHERE "
-    tail = f" ORDER BY {order} LIMIT @limit"
+    tail = f" ORDER BY {order} LIMIT {p('limit')}"
     return (
-        f"{head}{ts} > @ts{tail}",
-        f"{head}{ts} >= @ts AND ({ts} > @ts OR {after_key}){tail}",
+        f"{head}{ts} > {p('ts')}{tail}",
+        f"{head}{ts} >= {p('ts')} AND ({ts} > {p('ts')} OR {after_key}){tail}",
     )
 
 
@@ -86,14 +104,19 @@ class _Poller(PollLoop):
         """One poll; True if the page was full, None on error."""
         w = self.watcher
         limit = w.limit
-        params: dict[str, Any] = {"ts": self.last_ts, "limit": limit}
-        types: dict[str, Any] = {"ts": param_types.TIMESTAMP, "limit": param_types.INT64}
+        pg = w.pg
+        ts, lim = _param_name("ts", pg), _param_name("limit", pg)
+        params: dict[str, Any] = {ts: self.last_ts, lim: limit}
+        types: dict[str, Any] = {ts: param_types.TIMESTAMP, lim: param_types.INT64}
         sql = w.first_sql
         started = time.monotonic()
         if self.last_key is not None:
             sql = w.next_sql
             for i, (value, t) in enumerate(zip(self.last_key, self.key_types, strict=True)):
-                params[f"k{i}"], types[f"k{i}"] = value, t
+                k = _param_name(f"k{i}", pg)
+                params[k] = value
+                if t is not None:  # a PostgreSQL driver's result does not say
+                    types[k] = t
         start = time.perf_counter()
         request_tags.use(tags.WATCHER)
         timing.begin()
@@ -142,8 +165,9 @@ class DefinitionWatcher:
         self.definition = definition
         self.watch = definition.watch
         self.stats = stats
-        self.key = self.watch.key or primary_key(database(), self.watch.table)
-        self.first_sql, self.next_sql = poll_statements(self.watch, self.key)
+        self.pg = definition.dialect is Dialect.POSTGRESQL
+        self.key = self.watch.key or primary_key(database(), self.watch.table, self.pg)
+        self.first_sql, self.next_sql = poll_statements(self.watch, self.key, self.pg)
         self._start_ts = start_ts
         self._run_paused = False
         self._pollers: list[_Poller] = []

@@ -730,11 +730,21 @@ export interface components {
         /** ClientConfig */
         ClientConfig: {
             /**
+             * @description googlesql: the official client; postgresql: the official client on a PostgreSQL-dialect database; pgadapter: psycopg or pgx through PGAdapter (started for the run)
+             * @default googlesql
+             */
+            interface: components["schemas"]["ClientInterface"];
+            /**
              * Multiplexed Sessions
              * @description multiplexed sessions (else a session pool)
              * @default true
              */
             multiplexed_sessions: boolean;
+            /**
+             * Pgadapter Host
+             * @description host:port of a running PGAdapter for the pgadapter interface; default: one started for the run
+             */
+            pgadapter_host?: string | null;
             /**
              * Session Pool Size
              * @description sessions in the pool
@@ -748,6 +758,12 @@ export interface components {
              */
             timeout_ms: number;
         };
+        /**
+         * ClientInterface
+         * @description How the workers speak to Spanner (the PostgreSQL-interface report's setups).
+         * @enum {string}
+         */
+        ClientInterface: "googlesql" | "postgresql" | "pgadapter";
         /** ClientPatch */
         ClientPatch: {
             /** Multiplexed Sessions */

@@ -1,0 +1,122 @@
+"""Issue 24, "Proof": the PostgreSQL dialect through a real PGAdapter (0.53.1, the jars `make
+install` resolves) with psycopg 3, against the local Spanner: the path of ``client.interface:
+pgadapter``. One PGAdapter for the module.
+
+Expected values come from PostgreSQL's documentation (psycopg's type mapping of bigint, numeric,
+boolean, double precision, date, timestamptz, bytea, text[]; name folding; NULL ordering;
+RETURNING; ROLLBACK; SQLSTATE 23505 unique_violation, 40001 for a transaction to be retried) and
+Spanner's PG-dialect documentation (spanner.commit_timestamp columns and
+spanner.pending_commit_timestamp(), the database_dialect option), never from the server's output.
+Parameters go typed (a ``str`` as ``text``) and every statement is a server-side prepared one.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+from google.cloud.spanner_v1.database import Database
+from google.cloud.spanner_v1.instance import Instance
+from psycopg.types.string import StrDumper
+
+from spanload.model.config import Target
+from spanload.spanner.local_server import LocalSpanner
+from spanload.spanner.pgadapter import start_pgadapter
+
+from .conftest import PROJECT
+from .pg import pgdb  # noqa: F401 (a fixture)
+from .server_process import ServerProcess
+
+
+@pytest.fixture(scope="module")
+def pgadapter(local_spanner: ServerProcess, instance: Instance) -> Iterator[LocalSpanner]:
+    target = Target(project=PROJECT, instance=instance.instance_id)
+    server = start_pgadapter(target, local_spanner.address)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def conn(pgadapter: LocalSpanner, pgdb: Database) -> Iterator[psycopg.Connection[Any]]:
+    host, _, port = pgadapter.address.rpartition(":")
+    with psycopg.connect(
+        host=host, port=int(port), dbname=pgdb.database_id, autocommit=True, cursor_factory=psycopg.RawCursor
+    ) as connection:
+        connection.adapters.register_dumper(str, StrDumper)
+        connection.execute("DELETE FROM concerts")
+        connection.execute("DELETE FROM singers")
+        yield connection
+
+
+def rows(conn: psycopg.Connection[Any], sql: str, *args: Any) -> list[tuple[Any, ...]]:
+    return conn.execute(sql, list(args), prepare=True).fetchall()
+
+
+def test_every_type_round_trips_as_postgresql_drivers_read_it(conn: psycopg.Connection[Any]) -> None:
+    seen = datetime.datetime(2024, 5, 6, 7, 8, 9, 123456, tzinfo=datetime.UTC)
+    conn.execute(
+        "INSERT INTO singers (singer_id, first_name, active, score, price, born, seen, photo, tags, marks)"
+        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+        [1, "Marc", True, 1.25, decimal.Decimal("12.50"), datetime.date(1970, 9, 3), seen, b"Ab", ["a", None], [1, 2]],
+        prepare=True,
+    )
+    ((row),) = rows(
+        conn,
+        "SELECT singer_id, first_name, active, score, price, born, seen, photo, tags, marks, last_name"
+        " FROM singers WHERE singer_id = $1",
+        1,
+    )
+    expected = (1, "Marc", True, 1.25, decimal.Decimal("12.50"), datetime.date(1970, 9, 3), seen, b"Ab")
+    assert row == (*expected, ["a", None], [1, 2], None)
+
+
+def test_result_columns_fold_to_lower_case_and_nulls_sort_last(conn: psycopg.Connection[Any]) -> None:
+    conn.execute("INSERT INTO singers (singer_id, score) VALUES (1, 2.0), (2, NULL), (3, 1.0)")
+    cur = conn.execute('SELECT singer_id AS Id, score AS "Score" FROM singers ORDER BY score', prepare=True)
+    assert [c.name for c in cur.description or ()] == ["id", "Score"]
+    assert [r[0] for r in cur.fetchall()] == [3, 1, 2]  # "null values sort as if larger than any non-null"
+
+
+def test_returning_rollback_and_the_commit_timestamp(conn: psycopg.Connection[Any]) -> None:
+    with conn.transaction():
+        inserted = rows(
+            conn,
+            "INSERT INTO singers (singer_id, first_name, updated) VALUES ($1, $2, spanner.pending_commit_timestamp())"
+            " RETURNING singer_id, first_name",
+            7,
+            "x",
+        )
+    assert inserted == [(7, "x")]
+    with pytest.raises(psycopg.errors.RaiseException) as rolled, conn.transaction():  # the raise rolls it back
+        conn.execute("INSERT INTO singers (singer_id) VALUES ($1)", [8], prepare=True)
+        raise psycopg.errors.RaiseException("undo")
+    assert "undo" in str(rolled.value)
+    assert rows(conn, "SELECT singer_id FROM singers ORDER BY singer_id") == [(7,)]
+    ((updated,),) = rows(conn, "SELECT updated FROM singers WHERE singer_id = $1", 7)
+    assert updated.tzinfo is not None
+    assert abs(updated - datetime.datetime.now(datetime.UTC)) < datetime.timedelta(minutes=5)
+
+
+def test_a_duplicate_key_is_unique_violation(conn: psycopg.Connection[Any]) -> None:
+    conn.execute("INSERT INTO singers (singer_id) VALUES ($1)", [1], prepare=True)
+    with pytest.raises(psycopg.errors.UniqueViolation):
+        conn.execute("INSERT INTO singers (singer_id) VALUES ($1)", [1], prepare=True)
+
+
+def test_a_read_only_transaction_refuses_writes(conn: psycopg.Connection[Any]) -> None:
+    conn.read_only = True
+    try:
+        with pytest.raises(psycopg.Error), conn.transaction():
+            conn.execute("INSERT INTO singers (singer_id) VALUES ($1)", [1], prepare=True)
+    finally:
+        conn.read_only = False
+    assert rows(conn, "SELECT count(*) FROM singers") == [(0,)]
+
+
+def test_the_database_says_it_is_postgresql(conn: psycopg.Connection[Any]) -> None:
+    option = "SELECT option_value FROM information_schema.database_options WHERE option_name = $1"
+    assert rows(conn, option, "database_dialect") == [("POSTGRESQL",)]
