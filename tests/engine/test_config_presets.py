@@ -37,7 +37,8 @@ def test_the_change_watcher_load_table_is_reproduced() -> None:
 
 def test_the_other_reports_have_presets() -> None:
     batch = presets.get_preset("2pc-batch-insert").config
-    assert batch.updater.mode.value == "batch_insert" and batch.updater.batch_rows == 6
+    assert batch.definition is not None and batch.definition.name == "participants"
+    assert batch.knob_values()["batch_rows"] == 6 and batch.knob_values()["commits_per_second"] == 20
     agents = [presets.get_preset(f"session-pool-agents-{n}").config for n in presets.SESSION_POOL_CONCURRENCY]
     assert [a.reader.concurrency for a in agents] == sorted(a.reader.concurrency for a in agents)
     assert all(a.reader.think_time_ms == 100 and a.reader.query.value == "leaderboard" for a in agents)

@@ -107,12 +107,12 @@ def test_tweets_schema_with_point_reads(local_spanner: LocalTarget) -> None:
 
 
 def test_batch_insert_writes_only_new_rows(local_spanner: LocalTarget) -> None:
-    """The 2pc-batch-insert preset's shape: every commit inserts batch_rows new rows."""
-    preset = get_preset("2pc-batch-insert").config
+    """The updater's batch_insert mode (the 2pc-batch-insert preset's shape before it became
+    workloads/participants.yaml): every commit inserts batch_rows new rows."""
     config = local_spanner.config(
         {
             "duration_s": SECONDS,
-            "updater": preset.updater.model_dump(mode="json") | {"transactions_per_second": 10, "batch_rows": 6},
+            "updater": {"mode": "batch_insert", "transactions_per_second": 10, "batch_rows": 6},
             "watcher": {"enabled": False},
             "reader": {"enabled": False},
         }

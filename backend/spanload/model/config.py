@@ -17,6 +17,7 @@ from typing import Annotated, Any, ClassVar, Self, Union, get_args, get_origin
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
+from spanload.model.builtin_knobs import translate
 from spanload.model.capacity import CapacityConfig
 from spanload.model.errors import RunInvalid
 from spanload.model.pacing import OperationPacing, check_overrides
@@ -492,12 +493,22 @@ class RunConfig(_Strict):
     def merged(self, overrides: dict[str, Any], prefix: str = "") -> RunConfig:
         """This config with ``overrides`` (nested like the config) deep-merged on top, validated as a
         whole. Raises :class:`RunInvalid` naming the field, its message after ``prefix``."""
+        overrides = self._builtin_knobs(overrides, prefix)  # raises RunInvalid naming its field
         try:
             return RunConfig.model_validate(deep_merge(self.model_dump(by_alias=True), legacy_schema(overrides)))
         except ValidationError as err:
             raise RunInvalid.from_validation(err, prefix) from None
         except ValueError as err:  # legacy_schema's, before pydantic sees the dict
             raise RunInvalid(prefix + str(err), "schema") from None
+
+    def _builtin_knobs(self, overrides: dict[str, Any], prefix: str) -> dict[str, Any]:
+        """On a run of a built-in definition, ``overrides``' ``updater``/``watcher``/``reader``/``preload``
+        fields (the documented flags, old configs' fields, live patches) become its knobs and
+        operations (model/builtin_knobs.py). Other configs take them as they are."""
+        workload = overrides.get("workload", self.workload)
+        if self.definition is None or getattr(workload, "value", workload) != Workload.DEFINITION.value:
+            return overrides
+        return translate(self.definition.name, overrides, prefix)
 
     def check_rate_cap(self, max_tps: float) -> None:
         """Cloud targets take an upper bound on rates (SPANLOAD_MAX_TPS), so that a typo cannot hammer

@@ -16,10 +16,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from spanload.model.config import RunConfig
 from spanload.model.errors import UnknownPreset
+from spanload.model.workload import WorkloadDefinition
+from spanload.model.workload_file import parse_definition
+
+BUILTIN_WORKLOADS = Path(__file__).resolve().parents[3] / "workloads"
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,18 @@ SESSION_POOL_SIZE = 10
 
 def _config(name: str, body: dict[str, Any]) -> RunConfig:
     return RunConfig.model_validate({"preset": name, **body})
+
+
+def builtin_definition(name: str) -> WorkloadDefinition:
+    """The built-in definition ``workloads/<name>.yaml`` of the repository."""
+    path = BUILTIN_WORKLOADS / f"{name}.yaml"
+    return parse_definition(path.read_text(), path.name)
+
+
+def _builtin(name: str, workload: str, knobs: dict[str, Any], body: dict[str, Any] | None = None) -> RunConfig:
+    """A preset that runs the built-in definition ``workload`` with these knob values."""
+    definition = builtin_definition(workload).model_dump(mode="json", exclude_unset=True)
+    return _config(name, {**(body or {}), "workload": "definition", "definition": definition, "knobs": knobs})
 
 
 def _change_watcher() -> list[Preset]:
@@ -100,14 +117,9 @@ def _others() -> list[Preset]:
         ),
         Preset(
             "2pc-batch-insert",
-            "2PC participants: 6 new rows per single-use commit spread over the key space, 20 commits/s",
-            _config(
-                "2pc-batch-insert",
-                {
-                    "updater": {"transactions_per_second": 20, "mode": "batch_insert", "batch_rows": 6},
-                    "watcher": {"enabled": False},
-                },
-            ),
+            "2PC participants: 6 new rows per single-use commit spread over the key space, 20 commits/s "
+            "(workloads/participants.yaml)",
+            _builtin("2pc-batch-insert", "participants", {"commits_per_second": 20.0, "batch_rows": 6}),
         ),
     ]
     out.append(
@@ -115,20 +127,15 @@ def _others() -> list[Preset]:
             TWO_PC_PARTICIPANTS,
             "2PC participants lab: one session, 42 commits/s of 6 new rows spread over the key space "
             f"into UserTable (no secondary index) of database {TWO_PC_DATABASE}, which starts empty and grows; "
-            "the local Spanner's production_like latency model makes 2PC cost a second commit round",
-            _config(
+            "the local Spanner's production_like latency model makes 2PC cost a second commit round "
+            "(workloads/participants.yaml)",
+            _builtin(
                 TWO_PC_PARTICIPANTS,
+                "participants",
+                {"commits_per_second": TWO_PC_COMMITS_PER_S, "batch_rows": 6, "in_flight": 1},
                 {
-                    "workload": "participants",
                     "target": {"database": TWO_PC_DATABASE, "latency_model": "production_like"},
                     "client": {"session_pool_size": 1},
-                    "updater": {
-                        "transactions_per_second": TWO_PC_COMMITS_PER_S,
-                        "mode": "batch_insert",
-                        "batch_rows": 6,
-                        "parallelism": 1,
-                    },
-                    "watcher": {"enabled": False},
                 },
             ),
         )
