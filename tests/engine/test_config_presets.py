@@ -43,7 +43,9 @@ def test_the_other_reports_have_presets() -> None:
     assert [a.reader.concurrency for a in agents] == sorted(a.reader.concurrency for a in agents)
     assert all(a.reader.think_time_ms == 100 and a.reader.query.value == "leaderboard" for a in agents)
     assert all(not a.client.multiplexed_sessions for a in agents)
-    assert presets.get_preset("write-benchmark").config.schema_.value == "tweets"
+    bench = presets.get_preset("write-benchmark").config
+    assert bench.definition is not None and bench.definition.name == "write_benchmark"
+    assert bench.knob_values()["transactions_per_second"] == 100 and bench.knob_values()["reads_per_second"] == 50
 
 
 def test_an_unknown_preset_names_the_valid_ones() -> None:

@@ -104,14 +104,16 @@ def _others() -> list[Preset]:
         Preset(
             "write-benchmark",
             "Tweet table write benchmark: 100 tx/s single-row writes with a secondary index on Sort, "
-            "50 point reads/s competing",
-            _config(
+            "50 point reads/s competing (workloads/write_benchmark.yaml)",
+            _builtin(
                 "write-benchmark",
+                "write_benchmark",
                 {
-                    "workload": "write_benchmark",
-                    "updater": {"transactions_per_second": 100, "mutations_per_transaction": 1, "parallelism": 16},
-                    "watcher": {"enabled": False},
-                    "reader": {"enabled": True, "reads_per_second": 50, "concurrency": 8, "query": "point"},
+                    "transactions_per_second": 100.0,
+                    "max_mutations": 2,  # the updater's 1 mutation a transaction: uniform 1..2
+                    "parallelism": 16,
+                    "reads_per_second": 50.0,
+                    "read_concurrency": 8,
                 },
             ),
         ),
