@@ -40,8 +40,9 @@ def test_the_other_reports_have_presets() -> None:
     assert batch.definition is not None and batch.definition.name == "participants"
     assert batch.knob_values()["batch_rows"] == 6 and batch.knob_values()["commits_per_second"] == 20
     agents = [presets.get_preset(f"session-pool-agents-{n}").config for n in presets.SESSION_POOL_CONCURRENCY]
-    assert [a.reader.concurrency for a in agents] == sorted(a.reader.concurrency for a in agents)
-    assert all(a.reader.think_time_ms == 100 and a.reader.query.value == "leaderboard" for a in agents)
+    assert [a.knob_values()["agents"] for a in agents] == list(presets.SESSION_POOL_CONCURRENCY)
+    assert all(a.definition is not None and a.definition.name == "session_pool" for a in agents)
+    assert all(a.knob_values()["think_time"] == 100 for a in agents)
     assert all(not a.client.multiplexed_sessions for a in agents)
     bench = presets.get_preset("write-benchmark").config
     assert bench.definition is not None and bench.definition.name == "write_benchmark"

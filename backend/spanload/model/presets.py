@@ -149,26 +149,13 @@ def _others() -> list[Preset]:
             Preset(
                 name,
                 f"Session pool exhaustion: {agents} join-query readers and {agents} insert writers, "
-                f"100 ms think time, a {SESSION_POOL_SIZE}-session pool (no multiplexed sessions)",
-                _config(
+                f"100 ms think time, a {SESSION_POOL_SIZE}-session pool (no multiplexed sessions) "
+                "(workloads/session_pool.yaml)",
+                _builtin(
                     name,
-                    {
-                        "workload": "session_pool",
-                        "client": {"multiplexed_sessions": False, "session_pool_size": SESSION_POOL_SIZE},
-                        "updater": {
-                            "transactions_per_second": agents * 10,
-                            "mutations_per_transaction": 1,
-                            "parallelism": agents,
-                        },
-                        "watcher": {"enabled": False},
-                        "reader": {
-                            "enabled": True,
-                            "reads_per_second": agents * 10,
-                            "concurrency": agents,
-                            "think_time_ms": 100,
-                            "query": "leaderboard",
-                        },
-                    },
+                    "session_pool",
+                    {"agents": agents, "think_time": 100},
+                    {"client": {"multiplexed_sessions": False, "session_pool_size": SESSION_POOL_SIZE}},
                 ),
             )
         )
