@@ -158,7 +158,8 @@ def test_the_capacity_presets_search_the_write_benchmark_and_the_change_watcher(
     from spanload.model.presets import get_preset
 
     write = get_preset("capacity-write-benchmark").config
-    assert write.workload.value == "write_benchmark" and write.capacity is not None
+    assert write.definition is not None and write.definition.name == "write_benchmark" and write.capacity is not None
+    assert write.capacity.operation == "write" and write.operations["point_read"].enabled is False
     assert (write.capacity.step, write.capacity.server_cpu_pct, write.capacity.also) == (200, 65, [])
     watcher = get_preset("capacity-change-watcher").config
     assert watcher.workload.value == "change_watcher" and watcher.watcher.enabled

@@ -63,7 +63,8 @@ def builtin_definition(name: str) -> WorkloadDefinition:
 
 
 def _builtin(name: str, workload: str, knobs: dict[str, Any], body: dict[str, Any] | None = None) -> RunConfig:
-    """A preset that runs the built-in definition ``workload`` with these knob values."""
+    """A preset that runs the built-in definition ``workload`` with these knob values (and ``body``'s
+    other fields)."""
     definition = builtin_definition(workload).model_dump(mode="json", exclude_unset=True)
     return _config(name, {**(body or {}), "workload": "definition", "definition": definition, "knobs": knobs})
 
@@ -183,15 +184,16 @@ def _capacity() -> list[Preset]:
         Preset(
             "capacity-write-benchmark",
             "Capacity search on the Tweet table: single-row writes from 200 tx/s up by 200 a step (20-60 s each) "
-            "until p99 passes 100 ms, errors 1 %, achieved falls under 90 % or server CPU passes 65 %",
-            _config(
+            "until p99 passes 100 ms, errors 1 %, achieved falls under 90 % or server CPU passes 65 % "
+            "(workloads/write_benchmark.yaml, its point reads off)",
+            _builtin(
                 "capacity-write-benchmark",
+                "write_benchmark",
+                {"max_mutations": 2, "parallelism": 64},
                 {
-                    "workload": "write_benchmark",
                     "processes": 2,
-                    "updater": {"mutations_per_transaction": 1, "parallelism": 64},
-                    "watcher": {"enabled": False},
-                    "capacity": CAPACITY_SEARCH,
+                    "operations": {"point_read": {"enabled": False}},
+                    "capacity": {**CAPACITY_SEARCH, "operation": "write"},
                 },
             ),
         ),
