@@ -97,3 +97,14 @@ def test_a_live_patch_of_the_updater_rate_reaches_the_knob() -> None:
 def test_a_report_workload_keeps_its_sections() -> None:
     config = make_config("light", {"updater": {"transactions_per_second": 3.0}})
     assert config.updater.transactions_per_second == 3.0 and config.knobs == {}
+
+
+def test_the_cloud_rate_cap_holds_for_a_builtin_definitions_operations() -> None:
+    cloud = make_config("write-benchmark", {"target": {"kind": "cloud"}, "updater": {"transactions_per_second": 101}})
+    with pytest.raises(RunInvalid, match=r"operations\.write\.rate = 101 exceeds SPANLOAD_MAX_TPS = 100") as bad:
+        cloud.check_rate_cap(100)
+    assert bad.value.field == "operations.write.rate"
+    cloud.check_rate_cap(101)
+    # an operation that does not run is not capped (the writes off: only the 50 point reads/s run)
+    off = {"target": {"kind": "cloud"}, "updater": {"transactions_per_second": 150, "enabled": False}}
+    make_config("write-benchmark", off).check_rate_cap(100)

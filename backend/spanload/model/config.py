@@ -20,7 +20,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, 
 from spanload.model.builtin_knobs import translate
 from spanload.model.capacity import CapacityConfig
 from spanload.model.errors import RunInvalid
-from spanload.model.pacing import OperationPacing, check_overrides
+from spanload.model.pacing import OperationPacing, check_overrides, resolve
 from spanload.model.profile import Profile, check_target, field_of, is_closed_loop, patch_for
 from spanload.model.workload import KnobValue, WorkloadDefinition
 
@@ -510,6 +510,17 @@ class RunConfig(_Strict):
             return overrides
         return translate(self.definition.name, overrides, prefix)
 
+    def _operation_rates(self) -> list[tuple[str, float]]:
+        """(``operations.<op>.rate``, its rate) of the definition's enabled open-loop operations."""
+        assert self.definition is not None
+        knobs = self.knob_values()
+        out = []
+        for op in self.definition.operations:
+            pacing = resolve(self.definition, op, knobs, self.operations.get(op))
+            if pacing.enabled and pacing.rate is not None:
+                out.append((f"operations.{op}.rate", pacing.rate))
+        return out
+
     def check_rate_cap(self, max_tps: float) -> None:
         """Cloud targets take an upper bound on rates (SPANLOAD_MAX_TPS), so that a typo cannot hammer
         production. Raises :class:`RunInvalid` naming the field."""
@@ -521,6 +532,8 @@ class RunConfig(_Strict):
         ]
         if self.workload is Workload.TPCC:  # its pacer's rate is used by TPC-C runs only
             rates.append(("tpcc.transactions_per_second", self.tpcc.transactions_per_second))
+        if self.definition is not None:  # every operation of a definition that runs on a schedule
+            rates += self._operation_rates()
         if (peak := self.profile_peak()) is not None:
             rates.append(("profile", peak))
         for field, rate in rates:
