@@ -63,6 +63,21 @@ func (e *Engine) DML(ctx context.Context, t *txn.Txn, st Statement) (*DMLResult,
 	return res[0], nil
 }
 
+// PlanDML analyses one DML statement without running it (query_mode PLAN, as
+// Spanner: a plan, no rows changed): its tables, columns and parameter types are
+// checked, and its THEN RETURN columns come back as the result's fields.
+func (e *Engine) PlanDML(t *txn.Txn, st Statement) (*DMLResult, error) {
+	qp, err := toParams(st.Params, st.Types)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := query.CompileDML(t.DB.Catalog(), st.SQL, qp, t.Source())
+	if err != nil {
+		return nil, err
+	}
+	return &DMLResult{Fields: plan.Returning, plan: plan}, nil
+}
+
 // checkPartitionedDML refuses what Partitioned DML cannot run: it applies UPDATE
 // and DELETE statements partition by partition, so an INSERT has no partition.
 func checkPartitionedDML(t *txn.Txn, st Statement) error {

@@ -56,7 +56,12 @@ func (s *spannerServer) executeSQL(ctx context.Context, req *spannerpb.ExecuteSq
 			s.failBegin(sel)
 			return err
 		}
-		res, err := s.b.Exec.DML(ctx, sel.t, st)
+		var res *exec.DMLResult
+		if req.QueryMode == spannerpb.ExecuteSqlRequest_PLAN {
+			res, err = s.b.Exec.PlanDML(sel.t, st) // analysed, not run: nothing changes
+		} else {
+			res, err = s.b.Exec.DML(ctx, sel.t, st)
+		}
 		if err != nil {
 			s.failBegin(sel)
 			return err
@@ -72,7 +77,9 @@ func (s *spannerServer) executeSQL(ctx context.Context, req *spannerpb.ExecuteSq
 			}
 		}
 		stats := &spannerpb.ResultSetStats{}
-		if res.Partitioned {
+		if req.QueryMode == spannerpb.ExecuteSqlRequest_PLAN {
+			stats.QueryPlan = queryPlan("")
+		} else if res.Partitioned {
 			stats.RowCount = &spannerpb.ResultSetStats_RowCountLowerBound{RowCountLowerBound: res.Count}
 		} else {
 			stats.RowCount = &spannerpb.ResultSetStats_RowCountExact{RowCountExact: res.Count}

@@ -37,12 +37,16 @@ def test_the_change_watcher_load_table_is_reproduced() -> None:
 
 def test_the_other_reports_have_presets() -> None:
     batch = presets.get_preset("2pc-batch-insert").config
-    assert batch.updater.mode.value == "batch_insert" and batch.updater.batch_rows == 6
+    assert batch.definition is not None and batch.definition.name == "participants"
+    assert batch.knob_values()["batch_rows"] == 6 and batch.knob_values()["commits_per_second"] == 20
     agents = [presets.get_preset(f"session-pool-agents-{n}").config for n in presets.SESSION_POOL_CONCURRENCY]
-    assert [a.reader.concurrency for a in agents] == sorted(a.reader.concurrency for a in agents)
-    assert all(a.reader.think_time_ms == 100 and a.reader.query.value == "leaderboard" for a in agents)
+    assert [a.knob_values()["agents"] for a in agents] == list(presets.SESSION_POOL_CONCURRENCY)
+    assert all(a.definition is not None and a.definition.name == "session_pool" for a in agents)
+    assert all(a.knob_values()["think_time"] == 100 for a in agents)
     assert all(not a.client.multiplexed_sessions for a in agents)
-    assert presets.get_preset("write-benchmark").config.schema_.value == "tweets"
+    bench = presets.get_preset("write-benchmark").config
+    assert bench.definition is not None and bench.definition.name == "write_benchmark"
+    assert bench.knob_values()["transactions_per_second"] == 100 and bench.knob_values()["reads_per_second"] == 50
 
 
 def test_an_unknown_preset_names_the_valid_ones() -> None:
@@ -154,7 +158,8 @@ def test_the_capacity_presets_search_the_write_benchmark_and_the_change_watcher(
     from spanload.model.presets import get_preset
 
     write = get_preset("capacity-write-benchmark").config
-    assert write.workload.value == "write_benchmark" and write.capacity is not None
+    assert write.definition is not None and write.definition.name == "write_benchmark" and write.capacity is not None
+    assert write.capacity.operation == "write" and write.operations["point_read"].enabled is False
     assert (write.capacity.step, write.capacity.server_cpu_pct, write.capacity.also) == (200, 65, [])
     watcher = get_preset("capacity-change-watcher").config
     assert watcher.workload.value == "change_watcher" and watcher.watcher.enabled

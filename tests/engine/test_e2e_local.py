@@ -367,11 +367,12 @@ def test_batch_inserts_from_two_processes_reconcile_every_new_row(
 ) -> None:
     """The 2PC batch insert writes new keys only, each once: every one is received exactly once (the
     Python ledgers keep ranges of new-key numbers for them, not a row per key)."""
-    preset = get_preset("2pc-batch-insert").config  # the preset has no watcher: turn one on
-    watcher = preset.watcher.model_copy(update={"enabled": True})
-    config = _with_target(preset, local_spanner, runtime).model_copy(
-        update={"duration_s": 6.0, "processes": 2, "watcher": watcher}
+    # the 2pc-batch-insert preset's commits (now workloads/participants.yaml) by the updater's
+    # batch_insert mode, with a watcher
+    preset = RunConfig.model_validate(
+        {"updater": {"transactions_per_second": 20, "mode": "batch_insert", "batch_rows": 6}}
     )
+    config = _with_target(preset, local_spanner, runtime).model_copy(update={"duration_s": 6.0, "processes": 2})
     sink = asyncio.run(_run_to_end(config, f"batch-{runtime.value}"))
     assert sink.states[-1] == (RunState.FINISHED, None)
     summary = sink.summary

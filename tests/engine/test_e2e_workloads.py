@@ -14,14 +14,15 @@ from typing import Any
 
 import pytest
 
-from spanload.model.config import RunConfig, SchemaKind, WorkerRuntime
-from spanload.model.presets import get_preset
+from spanload.model.config import RunConfig, WorkerRuntime
+from spanload.model.presets import get_preset, make_config
 from spanload.model.samples import Op, Summary
 from spanload.model.state import RunState
 from spanload.spanner import client as spanner_client
 from spanload.spanner.schemas import LEADERBOARD_PLAYERS, spec
 from spanload.workers.process import writer_id
 from tests.engine.conftest import LocalTarget, assert_reconciled_exactly
+from tests.engine.test_definition_e2e import count
 from tests.engine.test_e2e_local import _run_to_end
 
 pytestmark = pytest.mark.timeout(180)
@@ -85,34 +86,39 @@ def test_two_worker_processes_both_report_and_reconcile_exactly(
 
 
 def test_tweets_schema_with_point_reads(local_spanner: LocalTarget) -> None:
-    """The write-benchmark preset's shape (tweets, 1-row commits, point reads), scaled down."""
-    bench = get_preset("write-benchmark").config
-    config = local_spanner.config(
+    """The write-benchmark preset (workloads/write_benchmark.yaml), scaled down through the old
+    fields (--tps, --parallelism, the reader's), one row a write over a key space where two writes
+    meeting on a key is ~1e-5 likely: every write is a row of Tweets, and its index on Sort holds them."""
+    target = local_spanner.config().target.model_dump(mode="json", include={"kind", "emulator_host", "database"})
+    config = make_config(
+        "write-benchmark",
         {
+            "target": target,
             "duration_s": SECONDS,
-            "schema": "tweets",
-            "updater": bench.updater.model_dump(mode="json") | {"transactions_per_second": 20, "parallelism": 4},
-            "watcher": {"enabled": False},
-            "reader": bench.reader.model_dump(mode="json") | {"reads_per_second": 20, "concurrency": 2},
-        }
+            "updater": {"transactions_per_second": 20, "parallelism": 4, "key_space": 1_000_000_000},
+            "reader": {"reads_per_second": 20, "concurrency": 2},
+            "knobs": {"max_mutations": 1},
+        },
     )
-    assert config.schema_ is SchemaKind.TWEETS and config.updater.mutations_per_transaction == 1
+    assert config.knobs["transactions_per_second"] == 20 and config.knobs["read_concurrency"] == 2
     summary, _ = _run(config, "tweets")
-    rows = _assert_table_matches_the_counts(local_spanner, config, summary)
-    assert 0 < rows <= summary.totals.mutations
-    assert summary.totals.reads > 0 and summary.latency[Op.READER_READ].count == summary.totals.reads
+    assert summary.totals.errors == 0, summary.errors_by_code
+    writes, reads = count(summary, "write"), count(summary, "point_read")
+    ((rows, versions),) = _query(local_spanner, config, "SELECT COUNT(*), SUM(Version) FROM Tweets")
+    assert rows == versions == writes > 0
+    assert reads > 0 and count(summary, "write_dml") == count(summary, "batch_insert") == 0
     # the secondary index on Sort holds every row
     ((indexed,),) = _query(local_spanner, config, "SELECT COUNT(*) FROM Tweets@{FORCE_INDEX=TweetsBySort}")
     assert indexed == rows
 
 
 def test_batch_insert_writes_only_new_rows(local_spanner: LocalTarget) -> None:
-    """The 2pc-batch-insert preset's shape: every commit inserts batch_rows new rows."""
-    preset = get_preset("2pc-batch-insert").config
+    """The updater's batch_insert mode (the 2pc-batch-insert preset's shape before it became
+    workloads/participants.yaml): every commit inserts batch_rows new rows."""
     config = local_spanner.config(
         {
             "duration_s": SECONDS,
-            "updater": preset.updater.model_dump(mode="json") | {"transactions_per_second": 10, "batch_rows": 6},
+            "updater": {"mode": "batch_insert", "transactions_per_second": 10, "batch_rows": 6},
             "watcher": {"enabled": False},
             "reader": {"enabled": False},
         }
@@ -124,20 +130,19 @@ def test_batch_insert_writes_only_new_rows(local_spanner: LocalTarget) -> None:
 
 
 def test_leaderboard_reader_joins_players_and_scores(local_spanner: LocalTarget) -> None:
-    """The session-pool preset's shape (leaderboard schema, join-query readers, a session pool), scaled down."""
-    agents = get_preset("session-pool-agents-5").config
-    config = local_spanner.config(
-        {
-            "duration_s": SECONDS,
-            "schema": "leaderboard",
-            "client": agents.client.model_dump(mode="json"),
-            "updater": agents.updater.model_dump(mode="json") | {"transactions_per_second": 10},
-            "watcher": {"enabled": False},
-            "reader": agents.reader.model_dump(mode="json") | {"reads_per_second": 10},
-        }
+    """The session-pool preset (workloads/session_pool.yaml: join-query readers and score writers
+    with think time over a session pool), scaled down: the load fills Players, and every write is a
+    row of Scores (a key space where two writes meeting on a key is ~1e-5 likely)."""
+    target = local_spanner.config().target.model_dump(mode="json", include={"kind", "emulator_host", "database"})
+    config = make_config(
+        "session-pool-agents-5",
+        {"target": target, "duration_s": SECONDS, "updater": {"parallelism": 2, "key_space": 1_000_000_000}},
     )
-    assert config.reader.query.value == "leaderboard" and not config.client.multiplexed_sessions
+    assert config.knobs["agents"] == 2 and not config.client.multiplexed_sessions
     summary, _ = _run(config, "leaderboard")
-    _assert_table_matches_the_counts(local_spanner, config, summary)
+    assert summary.totals.errors == 0, summary.errors_by_code
     assert _query(local_spanner, config, "SELECT COUNT(*) FROM Players") == [[LEADERBOARD_PLAYERS]]
-    assert summary.totals.reads > 0 and summary.latency[Op.READER_READ].count == summary.totals.reads
+    ((rows,),) = _query(local_spanner, config, "SELECT COUNT(*) FROM Scores")
+    assert rows == count(summary, "insert_score") > 0
+    # 2 readers, each a join then 100 ms of think time, for SECONDS: at most 10 a second each
+    assert 0 < count(summary, "leaderboard") <= 2 * 10 * SECONDS

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from spanload.model.config import LatencyModel, RunConfig, SchemaKind, UpdaterMode, WorkerRuntime
+from spanload.model.config import LatencyModel, RunConfig, WorkerRuntime
 from spanload.model.errors import RunInvalid
 from spanload.model.presets import TWO_PC_DATABASE, TWO_PC_PARTICIPANTS, get_preset, make_config
 from spanload.model.samples import Gauge
@@ -80,11 +80,12 @@ def test_bad_latency_model_and_usertable_configs_name_the_field(
 
 def test_the_2pc_participants_preset_is_the_reports_lab() -> None:
     config = get_preset(TWO_PC_PARTICIPANTS).config
-    assert config.schema_ is SchemaKind.USERTABLE
+    assert config.definition is not None and config.definition.name == "participants"
+    assert config.definition.watch is None and "UserTable" in config.definition.ddl[0]
     assert (config.target.database, config.target.latency_model) == (TWO_PC_DATABASE, LatencyModel.PRODUCTION_LIKE)
-    u = config.updater
-    assert (u.mode, u.batch_rows, u.transactions_per_second, u.parallelism) == (UpdaterMode.BATCH_INSERT, 6, 42.0, 1)
-    assert config.client.session_pool_size == 1 and not config.watcher.enabled
+    knobs = config.knob_values()
+    assert (knobs["batch_rows"], knobs["commits_per_second"], knobs["in_flight"]) == (6, 42.0, 1)
+    assert config.client.session_pool_size == 1
     # the model can be turned off for the same lab
     off = make_config(TWO_PC_PARTICIPANTS, {"target": {"latency_model": "none"}})
     assert off.target.latency_model is LatencyModel.NONE and off.target.database == TWO_PC_DATABASE

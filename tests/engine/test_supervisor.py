@@ -50,7 +50,10 @@ class Recorder:
 
     def on_event(self, run_id: str, kind: EventKind, changes: dict[str, object]) -> None:
         self.events.append((kind, changes))
-        self.log.append(f"{kind.value} {changes['worker']}")
+        self.log.append(f"{kind.value} {changes['worker']}" if "worker" in changes else kind.value)
+
+    def on_preload(self, run_id: str, status: object) -> None:
+        """A definition with a ``load`` preloads (session_pool's Players): its progress is not these tests'."""
 
 
 def _config(processes: int) -> RunConfig:

@@ -14,13 +14,15 @@ import pytest
 
 from spanload.engine.supervisor import Supervisor
 from spanload.model.config import RunConfig
-from spanload.model.presets import TWO_PC_PARTICIPANTS, get_preset
-from spanload.model.samples import Gauge, Op, Sample
+from spanload.model.op_metrics import OpHistogram, name
+from spanload.model.presets import TWO_PC_PARTICIPANTS, make_config
+from spanload.model.samples import Gauge, Sample
 from spanload.model.settings import Settings
 from spanload.model.state import RunState
 from spanload.spanner import client as spanner_client
 from spanload.spanner import schemas
 from tests.engine.conftest import LocalTarget
+from tests.engine.test_preload import PreloadRecorder
 from tests.engine.test_supervisor import Recorder
 
 pytestmark = pytest.mark.timeout(240)
@@ -30,25 +32,27 @@ SPLIT_ROWS = 2500
 ONE = 1.0
 MANY = 2.0  # two or more participants: 2PC
 COMMIT_ROUND_MS = 3.0  # the model's commit round (localspanner/txn/latency.go)
+COMMIT = name(OpHistogram.LATENCY, "batch_insert")  # the definition's one operation: a commit of 6 rows
 
 
-def _prepare(config: RunConfig) -> None:
+def _prepare(config: RunConfig, split_rows: int = SPLIT_ROWS) -> None:
     """The run's database, created empty beforehand so that its small split threshold is set first."""
     client = spanner_client.make_client(config.target, None)
     try:
-        schemas.ensure_schema(client, config.target, config.schema_)
+        assert config.definition is not None  # the preset runs workloads/participants.yaml
+        schemas.ensure_ddl(client, config.target, config.definition.ddl, config.definition.name)
         database = client.instance(config.target.instance).database(config.target.database)
-        statement = f"ALTER DATABASE `{config.target.database}` SET OPTIONS (spanload_split_rows = {SPLIT_ROWS})"
+        statement = f"ALTER DATABASE `{config.target.database}` SET OPTIONS (spanload_split_rows = {split_rows})"
         database.update_ddl([statement]).result(60)
     finally:
         client.close()
 
 
-async def _run(config: RunConfig) -> Recorder:
-    sink = Recorder()
+async def _run(config: RunConfig, run_id: str = "two-pc") -> Recorder:
+    sink = PreloadRecorder()
     supervisor = Supervisor(Settings(), sink)
-    await supervisor.start("two-pc", config)
-    await asyncio.wait_for(supervisor.wait_finished("two-pc"), RUN_S + 120)
+    await supervisor.start(run_id, config)
+    await asyncio.wait_for(supervisor.wait_finished(run_id), RUN_S + 120)
     return sink
 
 
@@ -61,18 +65,21 @@ def _median(samples: list[Sample], value: object) -> float:
     return statistics.median(value(s) for s in samples)  # type: ignore[operator]
 
 
+def _preset_on(local_spanner: LocalTarget, overrides: dict[str, object]) -> RunConfig:
+    """The preset on the test's local Spanner (a database of its own), with ``overrides`` (as the
+    command line's flags give them)."""
+    target = local_spanner.config().target.model_dump(include={"emulator_host", "database"})
+    return make_config(TWO_PC_PARTICIPANTS, {"target": target, **overrides})
+
+
 def test_participants_rise_and_cost_a_commit_round_and_cpu(local_spanner: LocalTarget) -> None:
-    preset = get_preset(TWO_PC_PARTICIPANTS).config
-    target = preset.target.model_copy(
-        update=local_spanner.config().target.model_dump(include={"emulator_host", "database"})
-    )
-    config = preset.model_copy(update={"target": target, "duration_s": RUN_S})
+    config = _preset_on(local_spanner, {"duration_s": RUN_S})
     _prepare(config)
     sink = asyncio.run(_run(config))
     assert sink.states[-1] == (RunState.FINISHED, None)
     assert sink.summary is not None and sink.summary.totals.errors == 0
 
-    measured = [s for s in sink.samples if Gauge.SERVER_COMMIT_PARTICIPANTS in s.gauges and Op.UPDATER_TXN in s.latency]
+    measured = [s for s in sink.samples if Gauge.SERVER_COMMIT_PARTICIPANTS in s.gauges and COMMIT in s.latency]
     participants = [s.gauges[Gauge.SERVER_COMMIT_PARTICIPANTS] for s in measured]
     one = [s for s in measured if s.gauges[Gauge.SERVER_COMMIT_PARTICIPANTS] == ONE]
     many = [s for s in measured if s.gauges[Gauge.SERVER_COMMIT_PARTICIPANTS] >= MANY]
@@ -85,8 +92,8 @@ def test_participants_rise_and_cost_a_commit_round_and_cpu(local_spanner: LocalT
 
     server_one = _median(one, lambda s: s.gauges[Gauge.SERVER_COMMIT_LATENCY_S])
     server_many = _median(many, lambda s: s.gauges[Gauge.SERVER_COMMIT_LATENCY_S])
-    client_one = _median(one, lambda s: s.latency[Op.UPDATER_TXN].p50)
-    client_many = _median(many, lambda s: s.latency[Op.UPDATER_TXN].p50)
+    client_one = _median(one, lambda s: s.latency[COMMIT].p50)
+    client_many = _median(many, lambda s: s.latency[COMMIT].p50)
     cpu_one = _mean(one, lambda s: s.gauges[Gauge.SERVER_CPU_PER_COMMIT_MS])
     cpu_many = _mean(many, lambda s: s.gauges[Gauge.SERVER_CPU_PER_COMMIT_MS])
     most = [s for s in many if s.gauges[Gauge.SERVER_COMMIT_PARTICIPANTS] >= max(participants) - 1]
@@ -102,3 +109,28 @@ def test_participants_rise_and_cost_a_commit_round_and_cpu(local_spanner: LocalT
     assert server_many >= 1.6 * server_one, figures
     assert client_many - client_one >= COMMIT_ROUND_MS / 2, figures
     assert cpu_one < cpu_many < cpu_most, figures
+
+
+PRELOAD_ROWS = 3000
+PRELOAD_SPLIT_ROWS = 500  # the loaded table: about 6 splits before the first commit
+
+
+def test_a_preloaded_table_shows_several_participants_from_the_first_interval(local_spanner: LocalTarget) -> None:
+    """Issue 22: with ``--preload-rows``, the load and the inserts draw their keys from the same
+    generator (workloads/participants.yaml), so the loaded splits cover the key range the inserts
+    land in and a commit of 6 rows has several participants from its first interval. (The
+    hand-written preload wrote keys [0, N) and the inserts landed beyond them: 1.00 over 6 splits.)"""
+    config = _preset_on(local_spanner, {"duration_s": 3.0, "preload": {"rows": PRELOAD_ROWS}})
+    assert config.knobs["preload_rows"] == PRELOAD_ROWS  # the flag's field, mapped to the definition's knob
+    _prepare(config, PRELOAD_SPLIT_ROWS)
+    sink = asyncio.run(_run(config, "two-pc-preloaded"))
+    assert sink.states[-1] == (RunState.FINISHED, None)
+    measured = [s for s in sink.samples if Gauge.SERVER_COMMIT_PARTICIPANTS in s.gauges and COMMIT in s.latency]
+    figures = {
+        "participants": [s.gauges[Gauge.SERVER_COMMIT_PARTICIPANTS] for s in measured],
+        "splits": [s.gauges.get(Gauge.SERVER_SPLITS) for s in sink.samples],
+    }
+    assert measured, figures
+    assert measured[0].gauges[Gauge.SERVER_SPLITS] >= 4, figures
+    print(figures)
+    assert measured[0].gauges[Gauge.SERVER_COMMIT_PARTICIPANTS] >= MANY, figures

@@ -136,3 +136,32 @@ def test_then_return_on_insert_update_and_delete(shared: SpannerDb) -> None:
 
     assert shared.database.run_in_transaction(work) == [[[9, 90]], [[1, 11], [9, 91]], [[2, 20]]]
     assert _rows(shared) == [[1, 11], [3, 30], [9, 91]]
+
+
+# query_mode PLAN: "This mode returns only the query plan, without any results or execution statistics
+# information" (ExecuteSqlRequest.QueryMode). A DML statement analysed so is not run: an INSERT whose key
+# parameter is NULL (validation's typed NULLs) neither fails on the NOT NULL key nor writes a row.
+
+
+def test_plan_mode_analyses_dml_without_running_it(shared: SpannerDb) -> None:
+    from google.cloud.spanner_v1 import ExecuteSqlRequest
+
+    _reset(shared)
+    plan = ExecuteSqlRequest.QueryMode.PLAN
+
+    def work(tx: Transaction) -> list[tuple[str, list[str]]]:
+        out = []
+        for sql in ("INSERT INTO T (Id, V) VALUES (@id, @v) THEN RETURN V", "UPDATE T SET V = @v WHERE Id = @id"):
+            result = tx.execute_sql(
+                sql,
+                params={"id": None, "v": None},
+                param_types={"id": param_types.INT64, "v": param_types.INT64},
+                query_mode=plan,
+            )
+            rows = list(result)
+            assert rows == []
+            out.append((sql.split()[0], [f.name for f in result.fields]))
+        return out
+
+    assert shared.database.run_in_transaction(work) == [("INSERT", ["V"]), ("UPDATE", [])]
+    assert _rows(shared) == [list(r) for r in START]

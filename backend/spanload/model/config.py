@@ -17,9 +17,10 @@ from typing import Annotated, Any, ClassVar, Self, Union, get_args, get_origin
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
+from spanload.model.builtin_knobs import translate
 from spanload.model.capacity import CapacityConfig
 from spanload.model.errors import RunInvalid
-from spanload.model.pacing import OperationPacing, check_overrides
+from spanload.model.pacing import OperationPacing, check_overrides, resolve
 from spanload.model.profile import Profile, check_target, field_of, is_closed_loop, patch_for
 from spanload.model.workload import KnobValue, WorkloadDefinition
 
@@ -552,12 +553,33 @@ class RunConfig(_Strict):
     def merged(self, overrides: dict[str, Any], prefix: str = "") -> RunConfig:
         """This config with ``overrides`` (nested like the config) deep-merged on top, validated as a
         whole. Raises :class:`RunInvalid` naming the field, its message after ``prefix``."""
+        overrides = self._builtin_knobs(overrides, prefix)  # raises RunInvalid naming its field
         try:
             return RunConfig.model_validate(deep_merge(self.model_dump(by_alias=True), legacy_schema(overrides)))
         except ValidationError as err:
             raise RunInvalid.from_validation(err, prefix) from None
         except ValueError as err:  # legacy_schema's, before pydantic sees the dict
             raise RunInvalid(prefix + str(err), "schema") from None
+
+    def _builtin_knobs(self, overrides: dict[str, Any], prefix: str) -> dict[str, Any]:
+        """On a run of a built-in definition, ``overrides``' ``updater``/``watcher``/``reader``/``preload``
+        fields (the documented flags, old configs' fields, live patches) become its knobs and
+        operations (model/builtin_knobs.py). Other configs take them as they are."""
+        workload = overrides.get("workload", self.workload)
+        if self.definition is None or getattr(workload, "value", workload) != Workload.DEFINITION.value:
+            return overrides
+        return translate(self.definition.name, overrides, prefix)
+
+    def _operation_rates(self) -> list[tuple[str, float]]:
+        """(``operations.<op>.rate``, its rate) of the definition's enabled open-loop operations."""
+        assert self.definition is not None
+        knobs = self.knob_values()
+        out = []
+        for op in self.definition.operations:
+            pacing = resolve(self.definition, op, knobs, self.operations.get(op))
+            if pacing.enabled and pacing.rate is not None:
+                out.append((f"operations.{op}.rate", pacing.rate))
+        return out
 
     def check_rate_cap(self, max_tps: float) -> None:
         """Cloud targets take an upper bound on rates (SPANLOAD_MAX_TPS), so that a typo cannot hammer
@@ -570,6 +592,8 @@ class RunConfig(_Strict):
         ]
         if self.workload is Workload.TPCC:  # its pacer's rate is used by TPC-C runs only
             rates.append(("tpcc.transactions_per_second", self.tpcc.transactions_per_second))
+        if self.definition is not None:  # every operation of a definition that runs on a schedule
+            rates += self._operation_rates()
         if (peak := self.profile_peak()) is not None:
             rates.append(("profile", peak))
         for field, rate in rates:

@@ -16,10 +16,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from spanload.model.config import RunConfig
 from spanload.model.errors import UnknownPreset
+from spanload.model.workload import WorkloadDefinition
+from spanload.model.workload_file import parse_definition
+
+BUILTIN_WORKLOADS = Path(__file__).resolve().parents[3] / "workloads"
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,19 @@ SESSION_POOL_SIZE = 10
 
 def _config(name: str, body: dict[str, Any]) -> RunConfig:
     return RunConfig.model_validate({"preset": name, **body})
+
+
+def builtin_definition(name: str) -> WorkloadDefinition:
+    """The built-in definition ``workloads/<name>.yaml`` of the repository."""
+    path = BUILTIN_WORKLOADS / f"{name}.yaml"
+    return parse_definition(path.read_text(), path.name)
+
+
+def _builtin(name: str, workload: str, knobs: dict[str, Any], body: dict[str, Any] | None = None) -> RunConfig:
+    """A preset that runs the built-in definition ``workload`` with these knob values (and ``body``'s
+    other fields)."""
+    definition = builtin_definition(workload).model_dump(mode="json", exclude_unset=True)
+    return _config(name, {**(body or {}), "workload": "definition", "definition": definition, "knobs": knobs})
 
 
 def _change_watcher() -> list[Preset]:
@@ -87,27 +105,24 @@ def _others() -> list[Preset]:
         Preset(
             "write-benchmark",
             "Tweet table write benchmark: 100 tx/s single-row writes with a secondary index on Sort, "
-            "50 point reads/s competing",
-            _config(
+            "50 point reads/s competing (workloads/write_benchmark.yaml)",
+            _builtin(
                 "write-benchmark",
+                "write_benchmark",
                 {
-                    "workload": "write_benchmark",
-                    "updater": {"transactions_per_second": 100, "mutations_per_transaction": 1, "parallelism": 16},
-                    "watcher": {"enabled": False},
-                    "reader": {"enabled": True, "reads_per_second": 50, "concurrency": 8, "query": "point"},
+                    "transactions_per_second": 100.0,
+                    "max_mutations": 2,  # the updater's 1 mutation a transaction: uniform 1..2
+                    "parallelism": 16,
+                    "reads_per_second": 50.0,
+                    "read_concurrency": 8,
                 },
             ),
         ),
         Preset(
             "2pc-batch-insert",
-            "2PC participants: 6 new rows per single-use commit spread over the key space, 20 commits/s",
-            _config(
-                "2pc-batch-insert",
-                {
-                    "updater": {"transactions_per_second": 20, "mode": "batch_insert", "batch_rows": 6},
-                    "watcher": {"enabled": False},
-                },
-            ),
+            "2PC participants: 6 new rows per single-use commit spread over the key space, 20 commits/s "
+            "(workloads/participants.yaml)",
+            _builtin("2pc-batch-insert", "participants", {"commits_per_second": 20.0, "batch_rows": 6}),
         ),
     ]
     out.append(
@@ -115,20 +130,15 @@ def _others() -> list[Preset]:
             TWO_PC_PARTICIPANTS,
             "2PC participants lab: one session, 42 commits/s of 6 new rows spread over the key space "
             f"into UserTable (no secondary index) of database {TWO_PC_DATABASE}, which starts empty and grows; "
-            "the local Spanner's production_like latency model makes 2PC cost a second commit round",
-            _config(
+            "the local Spanner's production_like latency model makes 2PC cost a second commit round "
+            "(workloads/participants.yaml)",
+            _builtin(
                 TWO_PC_PARTICIPANTS,
+                "participants",
+                {"commits_per_second": TWO_PC_COMMITS_PER_S, "batch_rows": 6, "in_flight": 1},
                 {
-                    "workload": "participants",
                     "target": {"database": TWO_PC_DATABASE, "latency_model": "production_like"},
                     "client": {"session_pool_size": 1},
-                    "updater": {
-                        "transactions_per_second": TWO_PC_COMMITS_PER_S,
-                        "mode": "batch_insert",
-                        "batch_rows": 6,
-                        "parallelism": 1,
-                    },
-                    "watcher": {"enabled": False},
                 },
             ),
         )
@@ -140,26 +150,13 @@ def _others() -> list[Preset]:
             Preset(
                 name,
                 f"Session pool exhaustion: {agents} join-query readers and {agents} insert writers, "
-                f"100 ms think time, a {SESSION_POOL_SIZE}-session pool (no multiplexed sessions)",
-                _config(
+                f"100 ms think time, a {SESSION_POOL_SIZE}-session pool (no multiplexed sessions) "
+                "(workloads/session_pool.yaml)",
+                _builtin(
                     name,
-                    {
-                        "workload": "session_pool",
-                        "client": {"multiplexed_sessions": False, "session_pool_size": SESSION_POOL_SIZE},
-                        "updater": {
-                            "transactions_per_second": agents * 10,
-                            "mutations_per_transaction": 1,
-                            "parallelism": agents,
-                        },
-                        "watcher": {"enabled": False},
-                        "reader": {
-                            "enabled": True,
-                            "reads_per_second": agents * 10,
-                            "concurrency": agents,
-                            "think_time_ms": 100,
-                            "query": "leaderboard",
-                        },
-                    },
+                    "session_pool",
+                    {"agents": agents, "think_time": 100},
+                    {"client": {"multiplexed_sessions": False, "session_pool_size": SESSION_POOL_SIZE}},
                 ),
             )
         )
@@ -187,15 +184,16 @@ def _capacity() -> list[Preset]:
         Preset(
             "capacity-write-benchmark",
             "Capacity search on the Tweet table: single-row writes from 200 tx/s up by 200 a step (20-60 s each) "
-            "until p99 passes 100 ms, errors 1 %, achieved falls under 90 % or server CPU passes 65 %",
-            _config(
+            "until p99 passes 100 ms, errors 1 %, achieved falls under 90 % or server CPU passes 65 % "
+            "(workloads/write_benchmark.yaml, its point reads off)",
+            _builtin(
                 "capacity-write-benchmark",
+                "write_benchmark",
+                {"max_mutations": 2, "parallelism": 64},
                 {
-                    "workload": "write_benchmark",
                     "processes": 2,
-                    "updater": {"mutations_per_transaction": 1, "parallelism": 64},
-                    "watcher": {"enabled": False},
-                    "capacity": CAPACITY_SEARCH,
+                    "operations": {"point_read": {"enabled": False}},
+                    "capacity": {**CAPACITY_SEARCH, "operation": "write"},
                 },
             ),
         ),

@@ -1,0 +1,167 @@
+"""The one mapping from the fixed config sections (``updater``, ``watcher``, ``reader``, ``preload``)
+to the built-in definitions' knobs and operations, so that the documented flags (``--tps``,
+``--mutations``, ``--poll-interval``, ``--no-watcher``, ``--reader``, ``--preload-rows``...), old
+configs' fields and live patches keep working on a run of a built-in definition
+(``workloads/<name>.yaml``). A field the table does not map for that definition is refused, naming it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from spanload.model.errors import RunInvalid
+
+
+@dataclass(frozen=True)
+class ToKnob:
+    """The field sets knob ``knob`` to its value times ``scale`` (``mutations_per_transaction`` m is
+    the mean of a uniform 1..2m, so ``max_mutations`` = 2m)."""
+
+    knob: str
+    scale: int = 1
+
+
+@dataclass(frozen=True)
+class OperationGroup:
+    """Operations that a pair of fields picks: ``switch`` (a bool field) false disables every one of
+    them; ``choose`` (e.g. ``updater.mode``) picks, by its value, the ones that run (the others of
+    the group are disabled); switched on without a choice, ``default``'s run."""
+
+    switch: str
+    choose: str
+    by_value: dict[str, tuple[str, ...]]
+    default: str
+
+    @property
+    def among(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(op for ops in self.by_value.values() for op in ops))
+
+
+WATCH = "watch"  # watcher.enabled false: the run's definition loses its watch
+
+_WRITES = OperationGroup(
+    "updater.enabled",
+    "updater.mode",
+    {"mutations": ("write",), "dml": ("write_dml",), "batch_insert": ("batch_insert",)},
+    "mutations",
+)
+_KNOBS_CHANGE: dict[str, ToKnob | str] = {
+    "updater.transactions_per_second": ToKnob("transactions_per_second"),
+    "updater.mutations_per_transaction": ToKnob("max_mutations", 2),
+    "updater.parallelism": ToKnob("parallelism"),
+    "updater.batch_rows": ToKnob("batch_rows"),
+    "updater.key_space": ToKnob("key_space"),
+    "reader.reads_per_second": ToKnob("reads_per_second"),
+    "reader.concurrency": ToKnob("read_concurrency"),
+    "watcher.enabled": WATCH,
+}
+
+# definition name -> legacy field (dotted) -> the knob it sets; and the operations its fields pick
+LEGACY_KNOBS: dict[str, dict[str, ToKnob | str]] = {
+    "change_watcher": {
+        **_KNOBS_CHANGE,
+        "watcher.watchers": ToKnob("watchers"),
+        "watcher.poll_interval_ms": ToKnob("poll_interval"),
+        "watcher.limit": ToKnob("limit"),
+        "preload.rows": ToKnob("preload_rows"),
+    },
+    "write_benchmark": _KNOBS_CHANGE,
+    "session_pool": {
+        "updater.parallelism": ToKnob("agents"),
+        "reader.concurrency": ToKnob("agents"),
+        "reader.think_time_ms": ToKnob("think_time"),
+        "updater.key_space": ToKnob("key_space"),
+        "watcher.enabled": WATCH,
+    },
+    "participants": {
+        "updater.transactions_per_second": ToKnob("commits_per_second"),
+        "updater.parallelism": ToKnob("in_flight"),
+        "updater.batch_rows": ToKnob("batch_rows"),
+        "watcher.enabled": WATCH,
+        "preload.rows": ToKnob("preload_rows"),
+    },
+}
+LEGACY_OPERATIONS: dict[str, tuple[OperationGroup, ...]] = {
+    "change_watcher": (
+        _WRITES,
+        OperationGroup(
+            "reader.enabled",
+            "reader.query",
+            {"point": ("point_read",), "recent_changes": ("recent_changes",)},
+            "point",
+        ),
+    ),
+    "write_benchmark": (_WRITES, OperationGroup("reader.enabled", "reader.query", {"point": ("point_read",)}, "point")),
+    "session_pool": (
+        OperationGroup("updater.enabled", "updater.mode", {"mutations": ("insert_score",)}, "mutations"),
+        OperationGroup("reader.enabled", "reader.query", {"leaderboard": ("leaderboard",)}, "leaderboard"),
+    ),
+    "participants": (
+        OperationGroup("updater.enabled", "updater.mode", {"batch_insert": ("batch_insert",)}, "batch_insert"),
+    ),
+}
+LEGACY_SECTIONS = ("updater", "watcher", "reader", "preload")
+
+
+def _flat(section: str, body: dict[str, Any]) -> dict[str, Any]:
+    return {f"{section}.{k}": v for k, v in body.items()}
+
+
+def translate(name: str, overrides: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``overrides`` (nested like the config) with its legacy sections turned into the built-in
+    definition ``name``'s ``knobs``, ``operations`` and (``watcher.enabled: false``) ``watch: null``
+    of its ``definition``. Unchanged when ``name`` is not a built-in or nothing legacy is given.
+    Raises :class:`RunInvalid` naming a field with no counterpart in that definition, or a value
+    it cannot take."""
+    table = LEGACY_KNOBS.get(name)
+    given = {s: overrides[s] for s in LEGACY_SECTIONS if isinstance(overrides.get(s), dict) and overrides[s]}
+    if table is None or not given:
+        return overrides
+    groups = LEGACY_OPERATIONS[name]
+    out = {k: v for k, v in overrides.items() if k not in given}
+    knobs: dict[str, Any] = dict(out.get("knobs") or {})
+    operations: dict[str, dict[str, Any]] = {k: dict(v) for k, v in (out.get("operations") or {}).items()}
+    fields = {f: getattr(v, "value", v) for s, body in given.items() for f, v in _flat(s, body).items()}
+    picked = {g.switch for g in groups} | {g.choose for g in groups}
+    for field, value in fields.items():
+        target = table.get(field)
+        if target is None and field not in picked:
+            accepted = sorted({*table, *picked})
+            raise RunInvalid(
+                f"{prefix}{field}: workload {name!r} (workloads/{name}.yaml) has no knob for it; "
+                f"it takes {', '.join(accepted)}, or its knobs by name (--set)",
+                field,
+            )
+        if isinstance(target, ToKnob):
+            knobs[target.knob] = value * target.scale if target.scale != 1 else value
+        elif target == WATCH and value is False:
+            out["definition"] = {**(out.get("definition") or {}), "watch": None}
+    for group in groups:
+        _pick(group, fields, operations, name, prefix)
+    if knobs:
+        out["knobs"] = knobs
+    if operations:
+        out["operations"] = operations
+    return out
+
+
+def _pick(
+    group: OperationGroup, fields: dict[str, Any], operations: dict[str, dict[str, Any]], name: str, prefix: str
+) -> None:
+    switch, choice = fields.get(group.switch), fields.get(group.choose)
+    if choice is not None and choice not in group.by_value:
+        raise RunInvalid(
+            f"{prefix}{group.choose}: workload {name!r} takes {', '.join(map(repr, group.by_value))} (got {choice!r})",
+            group.choose,
+        )
+    if switch is False:
+        on: tuple[str, ...] = ()
+    elif choice is not None:
+        on = group.by_value[choice]
+    elif switch is True:
+        on = group.by_value[group.default]
+    else:
+        return
+    for op in group.among:
+        operations.setdefault(op, {})["enabled"] = op in on

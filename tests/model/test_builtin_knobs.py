@@ -1,0 +1,110 @@
+"""The one mapping from the fixed config sections (the documented flags --tps, --mutations,
+--poll-interval, --no-watcher, --reader, --preload-rows...) to the built-in definitions' knobs and
+operations (model/builtin_knobs.py): every knob and operation it names exists in its definition
+file, and a flag's value lands where the old field's meaning now lives."""
+
+from __future__ import annotations
+
+import pytest
+
+from spanload.model.builtin_knobs import LEGACY_KNOBS, LEGACY_OPERATIONS, WATCH, ToKnob
+from spanload.model.config import ConfigPatch, RunConfig
+from spanload.model.errors import RunInvalid
+from spanload.model.presets import builtin_definition, make_config
+
+
+def _on(name: str) -> RunConfig:
+    definition = builtin_definition(name).model_dump(mode="json", exclude_unset=True)
+    return RunConfig.model_validate({"workload": "definition", "definition": definition})
+
+
+@pytest.mark.parametrize("name", sorted(LEGACY_KNOBS))
+def test_every_mapped_knob_and_operation_is_in_its_definition(name: str) -> None:
+    definition = builtin_definition(name)
+    assert definition.name == name
+    knobs = {t.knob for t in LEGACY_KNOBS[name].values() if isinstance(t, ToKnob)}
+    assert knobs - set(definition.knobs) == set()
+    operations = {op for group in LEGACY_OPERATIONS[name] for op in group.among}
+    assert operations - set(definition.operations) == set()
+    if WATCH in LEGACY_KNOBS[name].values() and name == "change_watcher":
+        assert definition.watch is not None
+
+
+def test_the_change_watcher_flags_become_its_knobs() -> None:
+    config = _on("change_watcher").merged(
+        {
+            "updater": {"transactions_per_second": 25.0, "mutations_per_transaction": 100, "parallelism": 4},
+            "watcher": {"watchers": 2, "poll_interval_ms": 500, "limit": 50},
+            "preload": {"rows": 1000},
+        }
+    )
+    assert config.knobs == {
+        "transactions_per_second": 25.0,
+        "max_mutations": 200,  # a uniform 1..2m has mean m
+        "parallelism": 4,
+        "watchers": 2,
+        "poll_interval": 500,
+        "limit": 50,
+        "preload_rows": 1000,
+    }
+    assert config.operations == {}
+    assert config.definition is not None and config.definition.watch is not None
+
+
+def test_mode_reader_and_no_watcher_pick_operations() -> None:
+    config = _on("change_watcher").merged(
+        {
+            "updater": {"mode": "dml"},
+            "reader": {"enabled": True, "query": "recent_changes"},
+            "watcher": {"enabled": False},
+        }
+    )
+    enabled = {op: pacing.enabled for op, pacing in config.operations.items()}
+    assert enabled == {
+        "write": False,
+        "write_dml": True,
+        "batch_insert": False,
+        "point_read": False,
+        "recent_changes": True,
+    }
+    assert config.definition is not None and config.definition.watch is None
+    reader_on = _on("change_watcher").merged({"reader": {"enabled": True}})
+    assert {op: p.enabled for op, p in reader_on.operations.items()} == {"point_read": True, "recent_changes": False}
+    no_writes = _on("write_benchmark").merged({"updater": {"enabled": False, "mode": "batch_insert"}})
+    assert {op: p.enabled for op, p in no_writes.operations.items()} == {
+        "write": False,
+        "write_dml": False,
+        "batch_insert": False,
+    }
+
+
+def test_a_field_with_no_counterpart_is_refused_by_name() -> None:
+    with pytest.raises(RunInvalid, match=r"^updater\.mutations_per_transaction: workload 'participants'") as err:
+        make_config("2pc-participants", {"updater": {"mutations_per_transaction": 3}})
+    assert err.value.field == "updater.mutations_per_transaction"
+    with pytest.raises(RunInvalid, match=r"^updater\.mode: workload 'participants' takes 'batch_insert' \(got 'dml'\)"):
+        make_config("2pc-participants", {"updater": {"mode": "dml"}})
+
+
+def test_a_live_patch_of_the_updater_rate_reaches_the_knob() -> None:
+    config = make_config("2pc-participants")
+    assert config.knobs["commits_per_second"] == 42.0
+    patched = config.apply(ConfigPatch.model_validate({"updater": {"transactions_per_second": 7.5}}))
+    assert patched.knobs == {**config.knobs, "commits_per_second": 7.5}
+    assert patched.updater == config.updater  # the fixed section is not what the run follows
+
+
+def test_a_report_workload_keeps_its_sections() -> None:
+    config = make_config("light", {"updater": {"transactions_per_second": 3.0}})
+    assert config.updater.transactions_per_second == 3.0 and config.knobs == {}
+
+
+def test_the_cloud_rate_cap_holds_for_a_builtin_definitions_operations() -> None:
+    cloud = make_config("write-benchmark", {"target": {"kind": "cloud"}, "updater": {"transactions_per_second": 101}})
+    with pytest.raises(RunInvalid, match=r"operations\.write\.rate = 101 exceeds SPANLOAD_MAX_TPS = 100") as bad:
+        cloud.check_rate_cap(100)
+    assert bad.value.field == "operations.write.rate"
+    cloud.check_rate_cap(101)
+    # an operation that does not run is not capped (the writes off: only the 50 point reads/s run)
+    off = {"target": {"kind": "cloud"}, "updater": {"transactions_per_second": 150, "enabled": False}}
+    make_config("write-benchmark", off).check_rate_cap(100)
