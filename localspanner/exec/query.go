@@ -101,6 +101,6 @@ func (e *Engine) streamQuery(ctx context.Context, db *storage.DB, st Statement, 
 	res := &QueryResult{Elapsed: time.Since(start)}
 	res.CPU = cpu.stop(0)
 	rows, bytes := sink.Sent()
-	e.recordQuery(db, st.SQL, res.Elapsed.Seconds(), res.CPU.Seconds(), rows, bytes, rows, err != nil)
+	e.recordQuery(db, st, res.Elapsed.Seconds(), res.CPU.Seconds(), rows, bytes, rows, err != nil)
 	return res, err
 }
