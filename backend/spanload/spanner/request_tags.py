@@ -82,7 +82,7 @@ def _read_write(pb: Any) -> bool:
         return False
     selector = pb.transaction
     if selector.HasField("begin"):
-        return selector.begin.HasField("read_write")
+        return bool(selector.begin.HasField("read_write"))
     return bool(selector.id)
 
 
