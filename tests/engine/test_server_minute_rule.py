@@ -157,3 +157,18 @@ def test_the_reader_counts_only_the_rows_tagged_with_its_run() -> None:
     )
     assert reader.interval_end == 1_800_000_000
     assert reader.latencies is not None and reader.latencies.query_s == {POLL: 0.020}
+
+
+def test_a_statement_two_tagged_rows_share_gives_no_latency() -> None:
+    """A tagged row holds every statement of its operation under one text: when two operations' rows
+    show the same text, neither says what that statement took, so the breakdown gets no figure for
+    it (it shows the server's time whole) rather than one of the two."""
+    from spanload.spanner.stats import QueryStat, query_latencies
+
+    rows = [
+        QueryStat(POLL, 10, 0.020, 0.006),
+        QueryStat(POLL, 5, 0.090, 0.006),  # another operation that also runs the poll's text
+        QueryStat("SELECT other", 3, 0.1, 0.05),
+        QueryStat("SELECT idle", 0, 0.0, 0.0),
+    ]
+    assert query_latencies(rows) == {"SELECT other": 0.1}

@@ -76,26 +76,28 @@ def _pg_quoted(text: str) -> str:
     return text.replace("'", "''")
 
 
-def _read_write(request: Any) -> bool:
-    """Does this query or read run in a read-write transaction (begun inline, or by id)?"""
-    selector = getattr(request, "transaction", None)
-    if selector is None:
+def _read_write(pb: Any) -> bool:
+    """Does this query or read (a raw protobuf) run in a read-write transaction (begun inline, or by id)?"""
+    if not pb.HasField("transaction"):
         return False
-    if "begin" in selector:
-        return "read_write" in selector.begin
+    selector = pb.transaction
+    if selector.HasField("begin"):
+        return bool(selector.begin.HasField("read_write"))
     return bool(selector.id)
 
 
 def tag_request(name: str, request: Any, tag: str) -> None:
-    """Fill the request's empty tags with ``tag`` where Spanner reads them (``name``: the RPC)."""
-    options = request.request_options
+    """Fill the request's empty tags with ``tag`` where Spanner reads them (``name``: the RPC). Works on
+    the raw protobuf under the proto-plus message: through proto-plus it cost ~60 us an RPC."""
+    pb = type(request).pb(request)
+    options = pb.request_options
     if name in _REQUEST_TAGGED:
         if not options.request_tag:
             options.request_tag = tag
-        if _read_write(request) and not options.transaction_tag:
+        if _read_write(pb) and not options.transaction_tag:
             options.transaction_tag = tag
     elif name in _TRANSACTION_ONLY:
-        if name == "BeginTransaction" and "read_write" not in request.options:
+        if name == "BeginTransaction" and not pb.options.HasField("read_write"):
             return
         if not options.transaction_tag:
             options.transaction_tag = tag

@@ -73,6 +73,25 @@ def poll_query_gauges(rows: list[QueryStat], poll_sql_prefix: str) -> dict[str, 
     return {Gauge.SERVER_POLL_AVG_LATENCY_S: latency, Gauge.SERVER_POLL_CPU_FRACTION: cpu}
 
 
+def query_latencies(rows: list[QueryStat]) -> dict[str, float]:
+    """Each statement text's average latency, for the breakdown. A tagged row groups every statement of
+    its tag under one of their texts (as Spanner does), so two rows with the same text (two operations
+    that run the same statement) say nothing certain about it: such a text is left out, and an
+    operation that ran it shows its server time whole."""
+    out: dict[str, float] = {}
+    seen: set[str] = set()
+    for r in rows:
+        if not r.executions:
+            continue
+        text = r.text.strip()
+        if text in seen:
+            out.pop(text, None)
+        else:
+            seen.add(text)
+            out[text] = r.avg_latency_s
+    return out
+
+
 def txn_gauges(rows: list[tuple[int, float, float]]) -> dict[str, float]:
     """Commit-weighted average commit latency and participants over every transaction shape."""
     commits = sum(r[0] for r in rows)
@@ -156,7 +175,7 @@ class StatsReader:
         txn_rows = [r for r in txn_rows if r[-1] is not None and r[-1].timestamp() == end]
         stats = [QueryStat(str(r[0]), int(r[1] or 0), _float(r[2]), _float(r[3])) for r in query_rows]
         out.update(poll_query_gauges(stats, self.poll_sql_prefix))
-        latencies.query_s = {s.text.strip(): s.avg_latency_s for s in stats if s.executions}
+        latencies.query_s = query_latencies(stats)
         gauges = txn_gauges([(int(r[0] or 0), _float(r[1]), _float(r[2])) for r in txn_rows])
         out.update(gauges)
         latencies.commit_s = gauges.get(Gauge.SERVER_TXN_AVG_COMMIT_LATENCY_S)

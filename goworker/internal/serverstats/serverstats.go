@@ -248,18 +248,34 @@ func MinuteOf(queries []QueryStat, txns []TxnStat, prefix string) Minute {
 	unix := float64(end.UnixNano()) / 1e9
 	out.End = &unix
 	PollQueryGauges(queries, prefix, out.Gauges)
-	latencies := &protocol.SysLatencies{QueryS: map[string]float64{}}
-	for _, q := range queries {
-		if q.Executions > 0 {
-			latencies.QueryS[strings.TrimSpace(q.Text)] = q.AvgLatencyS
-		}
-	}
+	latencies := &protocol.SysLatencies{QueryS: QueryLatencies(queries)}
 	TxnGauges(txns, out.Gauges)
 	if commit, ok := out.Gauges[protocol.GaugeServerTxnAvgCommitLatencyS]; ok {
 		latencies.CommitS = &commit
 	}
 	if len(latencies.QueryS) > 0 || latencies.CommitS != nil {
 		out.Latencies = latencies
+	}
+	return out
+}
+
+// QueryLatencies are each statement text's average latency, for the breakdown (stats.py's
+// query_latencies). A tagged row groups every statement of its tag under one of their texts, so a
+// text that two rows show says nothing certain about that statement: it is left out.
+func QueryLatencies(rows []QueryStat) map[string]float64 {
+	out := map[string]float64{}
+	seen := map[string]bool{}
+	for _, q := range rows {
+		if q.Executions == 0 {
+			continue
+		}
+		text := strings.TrimSpace(q.Text)
+		if seen[text] {
+			delete(out, text)
+			continue
+		}
+		seen[text] = true
+		out[text] = q.AvgLatencyS
 	}
 	return out
 }

@@ -106,3 +106,17 @@ func TestRunsTag(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryLatenciesLeaveOutATextTwoRowsShare: test_server_minute_rule.py's
+// test_a_statement_two_tagged_rows_share_gives_no_latency.
+func TestQueryLatenciesLeaveOutATextTwoRowsShare(t *testing.T) {
+	got := QueryLatencies([]QueryStat{
+		{Text: "SELECT poll", Executions: 10, AvgLatencyS: 0.020},
+		{Text: "SELECT poll", Executions: 5, AvgLatencyS: 0.090},
+		{Text: "SELECT other", Executions: 3, AvgLatencyS: 0.1},
+		{Text: "SELECT idle"},
+	})
+	if len(got) != 1 || got["SELECT other"] != 0.1 {
+		t.Errorf("QueryLatencies = %v, want only SELECT other 0.1", got)
+	}
+}

@@ -25,8 +25,10 @@ func TestTagRequestPutsEachTagWhereSpannerReadsIt(t *testing.T) {
 	ro := &spannerpb.TransactionSelector{Selector: &spannerpb.TransactionSelector_SingleUse{SingleUse: &spannerpb.TransactionOptions{
 		Mode: &spannerpb.TransactionOptions_ReadOnly_{ReadOnly: &spannerpb.TransactionOptions_ReadOnly{}}}}}
 	for _, tc := range []struct {
-		name       string
-		req        interface{ GetRequestOptions() *spannerpb.RequestOptions }
+		name string
+		req  interface {
+			GetRequestOptions() *spannerpb.RequestOptions
+		}
 		reqTag, tx string
 	}{
 		{"query in a read-write transaction", &spannerpb.ExecuteSqlRequest{Transaction: rw}, tag, tag},
