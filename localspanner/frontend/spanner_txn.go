@@ -113,6 +113,9 @@ func (s *spannerServer) Commit(ctx context.Context, req *spannerpb.CommitRequest
 	if err := t.CheckPrecommit(req.PrecommitToken); err != nil {
 		return nil, err
 	}
+	if tag := req.GetRequestOptions().GetTransactionTag(); tag != "" && t.Tag == "" {
+		t.Tag = tag
+	}
 	muts, err := txn.ConvertMutations(sess.DB.Catalog(), req.Mutations)
 	if err != nil {
 		s.b.Txns.Rollback(t)
