@@ -72,7 +72,11 @@ func encodeCells(args ...any) string {
 		name, _ := args[i].(string)
 		b = appendJSONString(b, name)
 		b = append(b, ':', '[')
-		for j, part := range jsonCell(args[i+1]) {
+		cell := args[i+1]
+		if blob, ok := cell.([]byte); ok && blob == nil {
+			cell = nil // go-sqlite3 passes SQL NULL to a Go function as a nil []byte
+		}
+		for j, part := range jsonCell(cell) {
 			if j > 0 {
 				b = append(b, ',')
 			}
