@@ -131,12 +131,12 @@ func TestChangeStreams(t *testing.T) {
 			table, stream := fmt.Sprintf("T%d", i), fmt.Sprintf("S%d", i)
 			start := time.Now()
 			var stamps []time.Time
-			for _, ms := range [][]*spanner.Mutation{
+			for k, ms := range [][]*spanner.Mutation{
 				{spanner.Insert(table, []string{"Id", "A", "B"}, []any{int64(1), "a", int64(10)}), spanner.Insert(table, []string{"Id", "A", "B"}, []any{int64(2), "x", int64(20)})},
 				{spanner.Update(table, []string{"Id", "A"}, []any{int64(1), "b"})},
 				{spanner.Delete(table, spanner.Key{int64(2)})},
 			} {
-				ts, err := client.Apply(ctx, ms)
+				ts, err := client.Apply(ctx, ms, spanner.TransactionTag(fmt.Sprintf("step-%d", k)))
 				if err != nil {
 					t.Fatalf("%s: apply: %v", c, err)
 				}
@@ -169,13 +169,13 @@ func TestChangeStreams(t *testing.T) {
 						ob, _ := json.Marshal(o)
 						mods = append(mods, string(kb)+" "+string(nb)+" "+string(ob))
 					}
-					got = append(got, d.CommitTimestamp.Format(time.RFC3339Nano)+" "+d.ModType+" "+strings.Join(mods, " | "))
+					got = append(got, d.CommitTimestamp.Format(time.RFC3339Nano)+" "+d.TransactionTag+" "+d.ModType+" "+strings.Join(mods, " | "))
 				}
 			}
 			want := []string{
-				stamps[0].Format(time.RFC3339Nano) + ` INSERT {"Id":"1"} {"A":"a","B":"10"} {} | {"Id":"2"} {"A":"x","B":"20"} {}`,
-				stamps[1].Format(time.RFC3339Nano) + ` UPDATE {"Id":"1"} ` + update[c][0] + " " + update[c][1],
-				stamps[2].Format(time.RFC3339Nano) + ` DELETE {"Id":"2"} {} ` + deleted[c],
+				stamps[0].Format(time.RFC3339Nano) + ` step-0 INSERT {"Id":"1"} {"A":"a","B":"10"} {} | {"Id":"2"} {"A":"x","B":"20"} {}`,
+				stamps[1].Format(time.RFC3339Nano) + ` step-1 UPDATE {"Id":"1"} ` + update[c][0] + " " + update[c][1],
+				stamps[2].Format(time.RFC3339Nano) + ` step-2 DELETE {"Id":"2"} {} ` + deleted[c],
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("%s:\n got %q\nwant %q", c, got, want)

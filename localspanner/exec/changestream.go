@@ -343,6 +343,7 @@ func jsonObject(cols []*schema.Column, cells map[string]any) (string, error) {
 }
 
 type csGroup struct {
+	tag     string
 	part    string
 	mine    bool
 	t       *schema.Table
@@ -365,7 +366,7 @@ func (r *csReader) sendTxn(ts int64, rows []storage.ChangeRow) (int, error) {
 			}
 		}
 		if g == nil {
-			g = &csGroup{part: part, mine: r.db.Holds(r.p, m.t, m.key), t: m.t, modType: m.modType}
+			g = &csGroup{tag: rows[0].Tag, part: part, mine: r.db.Holds(r.p, m.t, m.key), t: m.t, modType: m.modType}
 			groups = append(groups, g)
 		}
 		g.mods = append(g.mods, m)
@@ -453,7 +454,7 @@ func (r *csReader) dataRecord(ts int64, sequence int, last bool, g *csGroup, cap
 		structpb.NewStringValue(capture),
 		structpb.NewStringValue(strconv.Itoa(records)),
 		structpb.NewStringValue(strconv.Itoa(partitions)),
-		structpb.NewStringValue(""),
+		structpb.NewStringValue(g.tag),
 		structpb.NewBoolValue(false),
 	), nil
 }

@@ -25,7 +25,11 @@ import (
 // alternating (name, cell) arguments as a JSON object of jsonCell encodings.
 const cellsFunc = "spanload_cells"
 
-const changeLogDDL = "CREATE TABLE IF NOT EXISTS _spanload_changes (ts INTEGER NOT NULL, tbl TEXT NOT NULL, op TEXT NOT NULL, old TEXT, new TEXT)"
+// tagFunc is the SQL function, registered on the writer connection, that returns the
+// transaction tag of the commit in progress.
+const tagFunc = "spanload_commit_tag"
+
+const changeLogDDL = "CREATE TABLE IF NOT EXISTS _spanload_changes (ts INTEGER NOT NULL, tbl TEXT NOT NULL, op TEXT NOT NULL, old TEXT, new TEXT, tag TEXT)"
 
 var changeLogSetup = []string{
 	changeLogDDL,
@@ -33,8 +37,27 @@ var changeLogSetup = []string{
 	"CREATE TABLE IF NOT EXISTS _spanload_split_log (ts INTEGER NOT NULL, obj TEXT NOT NULL, bound TEXT NOT NULL)",
 }
 
-func registerCells(conn *sqlite3.SQLiteConn) error {
+func registerCells(conn *sqlite3.SQLiteConn, tag func() string) error {
+	if err := conn.RegisterFunc(tagFunc, tag, false); err != nil {
+		return err
+	}
 	return conn.RegisterFunc(cellsFunc, encodeCells, true)
+}
+
+type tagKey struct{}
+
+// WithTransactionTag carries a commit's transaction tag (RequestOptions.transaction_tag) to
+// the change log.
+func WithTransactionTag(ctx context.Context, tag string) context.Context {
+	if tag == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, tagKey{}, tag)
+}
+
+func transactionTag(ctx context.Context) string {
+	tag, _ := ctx.Value(tagKey{}).(string)
+	return tag
 }
 
 // encodeCells writes alternating (name, cell) arguments as one JSON object of jsonCell
@@ -49,7 +72,11 @@ func encodeCells(args ...any) string {
 		name, _ := args[i].(string)
 		b = appendJSONString(b, name)
 		b = append(b, ':', '[')
-		for j, part := range jsonCell(args[i+1]) {
+		cell := args[i+1]
+		if blob, ok := cell.([]byte); ok && blob == nil {
+			cell = nil // go-sqlite3 passes SQL NULL to a Go function as a nil []byte
+		}
+		for j, part := range jsonCell(cell) {
 			if j > 0 {
 				b = append(b, ',')
 			}
@@ -91,8 +118,8 @@ func changeTriggers(old, cat *schema.Catalog) (drops, creates []string) {
 				newRow = cellsCall(t, "NEW.")
 			}
 			creates = append(creates, "CREATE TRIGGER "+changeTriggerName(t, ev)+" AFTER "+strings.ToUpper(ev)+" ON "+t.SQLName+
-				" BEGIN INSERT INTO _spanload_changes (ts, tbl, op, old, new) VALUES ("+commitTSFunc+"(), "+sqlString(t.Name)+", '"+
-				strings.ToUpper(ev[:1])+"', "+oldRow+", "+newRow+"); END")
+				" BEGIN INSERT INTO _spanload_changes (ts, tbl, op, old, new, tag) VALUES ("+commitTSFunc+"(), "+sqlString(t.Name)+", '"+
+				strings.ToUpper(ev[:1])+"', "+oldRow+", "+newRow+", "+tagFunc+"()); END")
 		}
 	}
 	return drops, creates
@@ -117,6 +144,7 @@ func cellsCall(t *schema.Table, prefix string) string {
 // for an insert's old row and a delete's new row).
 type ChangeRow struct {
 	TS       int64
+	Tag      string // the transaction tag
 	Table    string
 	Op       byte
 	Old, New map[string]any
@@ -126,8 +154,8 @@ type ChangeRow struct {
 // order and, within a commit, in the order they were made.
 func (d *DB) Changes(ctx context.Context, from, to int64) ([]ChangeRow, error) {
 	var out []ChangeRow
-	_, err := d.Read(ctx, "SELECT ts, tbl, op, old, new FROM _spanload_changes WHERE ts >= ? AND ts <= ? ORDER BY ts, rowid", []any{from, to}, func(row []any) error {
-		cr := ChangeRow{TS: row[0].(int64), Table: asString(row[1])}
+	_, err := d.Read(ctx, "SELECT ts, tbl, op, old, new, tag FROM _spanload_changes WHERE ts >= ? AND ts <= ? ORDER BY ts, rowid", []any{from, to}, func(row []any) error {
+		cr := ChangeRow{TS: row[0].(int64), Table: asString(row[1]), Tag: asString(row[5])}
 		if op := asString(row[2]); op != "" {
 			cr.Op = op[0]
 		}

@@ -74,6 +74,7 @@ type DB struct {
 	commitMu sync.Mutex
 	ddl      []string // statements applied so far (under commitMu)
 	curTS    int64    // commit timestamp of the write in progress (under commitMu)
+	curTag   string   // transaction tag of the commit in progress (under commitMu)
 	wstmts   map[string]*sql.Stmt
 
 	lastTS    atomic.Int64 // last commit timestamp visible to readers (µs)
@@ -131,7 +132,7 @@ func Open(name, path string) (*DB, error) {
 		if err := conn.RegisterFunc(commitTSFunc, func() int64 { return d.curTS }, false); err != nil {
 			return err
 		}
-		return registerCells(conn)
+		return registerCells(conn, func() string { return d.curTag })
 	}); err != nil {
 		d.Close()
 		return nil, fmt.Errorf("register %s: %w", commitTSFunc, err)

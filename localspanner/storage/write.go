@@ -90,6 +90,7 @@ func (d *DB) CommitSplits(ctx context.Context, muts []*Mutation, validate func(q
 		ts = f + 1
 	}
 	d.curTS = ts
+	d.curTag = transactionTag(ctx)
 	tsText := FormatTS(ts)
 	w := &writer{d: d, ctx: ctx, ts: ts, tsText: tsText, track: newCommitTrack()}
 	if _, err := w.exec("BEGIN IMMEDIATE"); err != nil {
@@ -169,6 +170,7 @@ func (d *DB) withPendingLocked(ctx context.Context, muts []*Mutation, fn func(q 
 		ts = last + 1
 	}
 	d.curTS = ts
+	d.curTag = ""
 	w := &writer{d: d, ctx: ctx, ts: ts, tsText: FormatTS(ts)}
 	if _, err := w.exec("BEGIN IMMEDIATE"); err != nil {
 		return fmt.Errorf("begin: %w", err)

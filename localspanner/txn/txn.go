@@ -364,7 +364,7 @@ func (m *Manager) Commit(ctx context.Context, t *Txn, extra []*storage.Mutation)
 	}
 	start := time.Now()
 	var conflict bool
-	ts, participants, err := t.DB.CommitSplits(ctx, muts, func(q storage.Querier) error {
+	ts, participants, err := t.DB.CommitSplits(storage.WithTransactionTag(ctx, t.Tag), muts, func(q storage.Querier) error {
 		changed, recheck := c.changedSince(reads)
 		var afterOwn []readItem // reads that saw the transaction's own writes
 		for i := 0; changed == nil && i < len(recheck); i++ {

@@ -6,18 +6,26 @@ table's split divides mid-run (a split threshold of 16 rows against ~100 movemen
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
+from google.cloud import spanner_v1
 
 from spanload.model.config import WorkerRuntime
+from spanload.model.protocol import Counter
 from spanload.model.samples import Op
 from spanload.model.workload import WatchMode
+from spanload.model.workload_file import validate_data
 from spanload.spanner import client as spanner_client
+from spanload.workers.interp.watch_stream import ChangeStreamWatcher
+from spanload.workers.stats import WorkerStats
 from tests.engine.conftest import LocalTarget
 from tests.engine.test_definition_e2e import SEED, create_schema, inventory, query, run
 
 pytestmark = pytest.mark.timeout(240)
 
 SPLIT_ROWS = 16
+TABLE = "CREATE TABLE T (Id INT64 NOT NULL, Ts TIMESTAMP OPTIONS (allow_commit_timestamp = true)) PRIMARY KEY (Id)"
 
 
 @pytest.mark.parametrize("runtime", ["python", "go"])
@@ -48,3 +56,35 @@ def test_change_stream_watcher_receives_every_movement_once_across_split_divisio
     assert summary.latency[Op.WATCHER_NOTIFY].count == movements
     ((splits,),) = query(local_spanner, config, "SELECT SPLITS FROM SPANNER_SYS.SPANLOAD_COUNTERS")
     assert splits > 1
+
+
+def test_a_watcher_that_creates_its_stream_reads_from_the_creation_on(local_spanner: LocalTarget) -> None:
+    """The run's start is before the stream exists (Spanner refuses a start_timestamp before a stream's
+    creation); the watcher that creates the stream starts reading at its creation, and sees every
+    commit after it, also when drained right after the last one."""
+    definition = validate_data(
+        {
+            "name": "created",
+            "ddl": [TABLE],
+            "operations": {"noop": {"rate": 1, "steps": [{"sql": "SELECT 1"}]}},
+            "watch": {"table": "T", "timestamp": "Ts", "mode": "change_stream", "heartbeat": "100ms"},
+        }
+    )
+    config = local_spanner.config({"workload": "definition", "definition": definition.model_dump(mode="json")})
+    create_schema(local_spanner, config, definition)
+    client = spanner_client.make_client(config.target, local_spanner.address)
+    try:
+        db = client.instance(config.target.instance).database(config.target.database)
+        stats = WorkerStats()
+        hour_ago = dt.datetime.now(dt.UTC) - dt.timedelta(hours=1)
+        watcher = ChangeStreamWatcher(lambda: db, definition, {}, stats, hour_ago)
+        watcher.start()
+        for i in range(3):
+            with db.batch() as b:
+                b.insert("T", ["Id", "Ts"], [[i, spanner_v1.COMMIT_TIMESTAMP], [100 + i, spanner_v1.COMMIT_TIMESTAMP]])
+        watcher.stop_and_drain()
+        counters, errors, _ = stats.take()
+    finally:
+        client.close()
+    assert errors == {}
+    assert counters[Counter.RECEIVED_CHANGES] == 6

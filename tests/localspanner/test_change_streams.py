@@ -286,3 +286,13 @@ def test_children_after_split_and_exactly_once(instance: Instance, local_spanner
         assert len(follower.partitions) > 1
     finally:
         db.drop()
+
+
+def test_null_values_are_json_null(database: Database) -> None:
+    start = now()
+    with database.batch() as b:
+        b.insert("Cols", ["Id", "A", "B"], [[50, None, 3]])
+    data = [r for r in read_all(database, "S_Cols", start, now()) if r["kind"] == "data"]
+    assert [(r["mod_type"], r["mods"]) for r in data] == [
+        ("INSERT", [{"keys": {"Id": "50"}, "new_values": {"A": None}, "old_values": {}}])
+    ]
