@@ -2226,7 +2226,7 @@ export interface components {
         Target: {
             /**
              * Database
-             * @description database id; a definition's tables are created when missing
+             * @description database id; a definition's tables are created when missing (spanload: spanload-pg for the PostgreSQL interfaces)
              * @default spanload
              */
             database: string;
