@@ -83,3 +83,24 @@ def test_workloads_list_show_and_schema() -> None:
     assert missing.returncode == 1 and missing.stderr.startswith("spanload workloads: no workload definition named")
     schema = json.loads(_spanload("workloads", "schema").stdout)
     assert schema["title"] == "WorkloadDefinition"
+
+
+def test_a_postgresql_definition_validates_on_a_postgresql_scratch_database(tmp_path: Path) -> None:
+    # PostgreSQL's wording for an unknown column: column "x" does not exist (its errcodes: 42703)
+    shop_pg = SHOP_PATH.with_name("shop_pg.yaml")
+    valid = _spanload("validate", str(shop_pg))
+    assert valid.returncode == 0, valid.stderr
+    assert (
+        valid.stdout
+        == f"{shop_pg}: valid offline (a scratch local Spanner): 2 operations (place_order, recent_orders)\n"
+    )
+    text = shop_pg.read_text()
+    broken = text.replace("FROM customers WHERE customer_id = $1", "FROM customers WHERE customerid = $1")
+    path = tmp_path / "broken_pg.yaml"
+    path.write_text(broken)
+    result = _spanload("validate", str(path))
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[1].startswith(
+        f"  {_at(broken, 'SELECT balance')}: operations.place_order.steps.0.sql: INVALID_ARGUMENT: "
+        '[ERROR] column "customerid" does not exist'
+    )

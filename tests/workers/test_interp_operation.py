@@ -291,7 +291,28 @@ def test_what_cannot_run_as_written_is_refused_at_compile_naming_the_place(op: d
     assert "operations.op.steps.0" in str(err.value)
 
 
-def test_a_postgresql_definition_is_refused_until_the_interpreter_speaks_it() -> None:
-    d = definition({"op": {"rate": 1, "steps": [{"sql": "SELECT 1"}]}}, dialect="postgresql")
-    with pytest.raises(DefinitionError, match="postgresql"):
-        compile_operation(d, "op", d.knob_values({}))
+def test_a_postgresql_statements_dollar_parameters_are_p_n_and_typed_as_postgresql() -> None:
+    # Spanner's PG dialect: $1, $2 travel as parameters p1, p2; numeric is NUMERIC annotated PG_NUMERIC.
+    d = definition(
+        {
+            "op": {
+                "rate": 1,
+                "steps": [{"sql": "UPDATE t SET x = x - $2 WHERE k = $1", "params": {"p1": "$a", "p2": 1.5}}],
+            }
+        },
+        dialect="postgresql",
+        values={"a": {"uniform": {"min": 1, "max": 10}}, "d": {"decimal": {"min": 1, "max": 2, "scale": 2}}},
+    )
+    (step,) = compile_operation(d, "op", d.knob_values({})).steps
+    assert [(s.name, s.type) for s in step.slots] == [("p1", param_types.INT64), ("p2", param_types.FLOAT64)]
+    assert step.dml
+    numeric = definition(
+        {"op": {"rate": 1, "steps": [{"sql": "SELECT $1", "params": {"p1": "$d"}}]}},
+        dialect="postgresql",
+        values={"d": {"decimal": {"min": 1, "max": 2, "scale": 2}}},
+    )
+    (step,) = compile_operation(numeric, "op", numeric.knob_values({})).steps
+    assert step.slots[0].type == param_types.PG_NUMERIC
+    missing = definition({"op": {"rate": 1, "steps": [{"sql": "SELECT $1"}]}}, dialect="postgresql")
+    with pytest.raises(DefinitionError, match=r"operations.op.steps.0.sql: \$1 has no value.*params: \{p1: "):
+        compile_operation(missing, "op", missing.knob_values({}))

@@ -45,8 +45,9 @@ from spanload.model.workload_types import value_type
 from spanload.spanner import client as spanner_client
 from spanload.spanner import schemas
 from spanload.spanner.client import status_text
-from spanload.workers.interp.operation import PARAM_TYPES
+from spanload.workers.interp.operation import PARAM_TYPES, pg_type
 from spanload.workers.interp.sql import is_dml, scan
+from spanload.workers.interp.sql_pg import scan_pg
 
 logger = logging.getLogger(__name__)
 
@@ -73,19 +74,46 @@ def base_type(spanner_type: str) -> str:
     return re.sub(r"\((?:\d+|MAX)\)", "", spanner_type.upper())
 
 
-def read_catalog(database: Any) -> Catalog:
+PG_TYPES = {
+    "BIGINT": "INT64",
+    "CHARACTER VARYING": "STRING",
+    "TEXT": "STRING",
+    "BOOLEAN": "BOOL",
+    "DOUBLE PRECISION": "FLOAT64",
+    "REAL": "FLOAT32",
+    "BYTEA": "BYTES",
+    "TIMESTAMP WITH TIME ZONE": "TIMESTAMP",
+    "SPANNER.COMMIT_TIMESTAMP": "TIMESTAMP",
+    "JSONB": "JSON",
+}
+"""A PostgreSQL database's column types (its INFORMATION_SCHEMA's spanner_type) by their Spanner
+names, which the generators' types are (Spanner's PG-dialect docs, "PostgreSQL data types")."""
+
+
+def pg_base_type(pg_type_name: str) -> str:
+    """``character varying(36)`` -> ``STRING``; ``bigint[]`` -> ``ARRAY<INT64>``."""
+    name = re.sub(r"\(\d+\)", "", pg_type_name.upper()).strip()
+    if name.endswith("[]"):
+        return f"ARRAY<{pg_base_type(name[:-2])}>"
+    return PG_TYPES.get(name, name)
+
+
+def read_catalog(database: Any, pg: bool = False) -> Catalog:
+    """The tables of ``database`` (``pg``: a PostgreSQL one, whose tables are in schema public)."""
     catalog = Catalog()
+    schema, to_base = ("public", pg_base_type) if pg else ("", base_type)
     with database.snapshot(multi_use=True) as snap:
         for table, column, typ in snap.execute_sql(
             "SELECT TABLE_NAME, COLUMN_NAME, SPANNER_TYPE FROM INFORMATION_SCHEMA.COLUMNS "
-            "WHERE TABLE_SCHEMA = '' ORDER BY TABLE_NAME, ORDINAL_POSITION"
+            f"WHERE TABLE_SCHEMA = '{schema}' ORDER BY TABLE_NAME, ORDINAL_POSITION"
         ):
             catalog.names[table.upper()] = table
             catalog.names[f"{table.upper()}.{column.upper()}"] = column
-            catalog.columns.setdefault(table.upper(), {})[column.upper()] = base_type(typ)
+            catalog.columns.setdefault(table.upper(), {})[column.upper()] = to_base(typ)
         for table, index, column in snap.execute_sql(
             "SELECT TABLE_NAME, INDEX_NAME, COLUMN_NAME FROM INFORMATION_SCHEMA.INDEX_COLUMNS "
-            "WHERE TABLE_SCHEMA = '' AND ORDINAL_POSITION IS NOT NULL ORDER BY TABLE_NAME, INDEX_NAME, ORDINAL_POSITION"
+            f"WHERE TABLE_SCHEMA = '{schema}' AND ORDINAL_POSITION IS NOT NULL "
+            "ORDER BY TABLE_NAME, INDEX_NAME, ORDINAL_POSITION"
         ):
             catalog.keys.setdefault((table.upper(), index.upper()), []).append(column)
     return catalog
@@ -198,18 +226,20 @@ class Checker:
 
     def _statement(self, database: Any, path: str, step: SqlStep, bound: dict[str, str]) -> None:
         types: dict[str, Any] = {}
-        for param in scan(step.sql)[0]:
+        pg = self.definition.dialect is Dialect.POSTGRESQL
+        for param in (scan_pg if pg else scan)(step.sql)[0]:
             value = step.params.get(param, f"${param}")
             try:
                 typ = value_type(value, self.definition, bound)
             except KeyError:
-                self.add(path, f"@{param} names no value, knob or column bound by an earlier step", step.sql)
+                shown = f"${param[1:]}" if pg else f"@{param}"
+                self.add(path, f"{shown} names no value, knob or column bound by an earlier step", step.sql)
                 return
             if typ:
-                types[param] = PARAM_TYPES[typ]
+                types[param] = pg_type(PARAM_TYPES[typ]) if pg else PARAM_TYPES[typ]
         params = dict.fromkeys(types)  # PLAN analyses types only: each parameter is a NULL of its type
         try:
-            fields = _plan(database, step.sql, params, types)
+            fields = _plan(database, step.sql, params, types, pg)
         except gexc.GoogleAPICallError as err:
             text = _REQUEST_ID.sub("", status_text(err)).split("\n", 1)[0]  # not the caret lines: placed below
             at = _AT.search(text)
@@ -224,9 +254,9 @@ class Checker:
                 bound[alias] = typ
 
 
-def _plan(database: Any, sql: str, params: dict[str, Any], types: dict[str, Any]) -> dict[str, str]:
+def _plan(database: Any, sql: str, params: dict[str, Any], types: dict[str, Any], pg: bool = False) -> dict[str, str]:
     """Spanner's analysis of one statement (PLAN mode: nothing runs). Returns its columns' types."""
-    if not is_dml(scan(sql)[1]):
+    if not is_dml((scan_pg if pg else scan)(sql)[1]):
         with database.snapshot() as snap:
             result = snap.execute_sql(sql, params=params, param_types=types, query_mode=PLAN)
             list(result)
@@ -336,7 +366,7 @@ def _check(
 
 
 def _check_on(checker: Checker, database: Any, dry_run: dict[str, KnobValue] | None) -> list[DryRunResult] | None:
-    catalog = read_catalog(database)
+    catalog = read_catalog(database, checker.definition.dialect is Dialect.POSTGRESQL)
     checker.check_schema(catalog)
     checker.check_statements(database, catalog)
     if dry_run is None or checker.problems:

@@ -24,6 +24,7 @@ from spanload.model.pacing import OperationPacing, check_overrides, resolve
 from spanload.model.profile import Profile, check_target, field_of, is_closed_loop, patch_for
 from spanload.model.workload import KnobValue, WorkloadDefinition
 
+DEFAULT_DATABASE = "spanload"
 SHARD_COUNT = 37  # ShardId = MOD(FARM_FINGERPRINT(...), 19) takes the values -18..18
 
 
@@ -222,7 +223,11 @@ class Target(_Strict):
     )
     project: str = Field(default="spanload", description="Google Cloud project id")
     instance: str = Field(default="spanload", description="Spanner instance id")
-    database: str = Field(default="spanload", description="database id; a definition's tables are created when missing")
+    database: str = Field(
+        default=DEFAULT_DATABASE,
+        description="database id; a definition's tables are created when missing (spanload: spanload-pg "
+        "for the PostgreSQL interfaces)",
+    )
     latency_model: LatencyModel = Field(
         default=LatencyModel.NONE,
         description="local target only: production_like adds a commit round per 2PC round and CPU per participant",
@@ -470,7 +475,12 @@ class RunConfig(_Strict):
 
         interface = self.client.interface
         pg = interface in PG_INTERFACES
-        if pg and "database" not in self.target.model_fields_set:  # not the GoogleSQL runs' database
+        if pg and self.runtime is not WorkerRuntime.PYTHON:
+            raise ValueError(
+                f"client.interface '{interface.value}' runs on runtime 'python' only (got '{self.runtime.value}'): "
+                "the Go worker speaks GoogleSQL only so far"
+            )
+        if pg and self.target.database == DEFAULT_DATABASE:  # the GoogleSQL runs' database
             self.target = self.target.model_copy(update={"database": PG_DATABASE})
         if self.definition is None:
             if pg:

@@ -93,7 +93,7 @@ describe("knobs from the OpenAPI schema", () => {
       updater: { enabled: true, transactions_per_second: 1, mutations_per_transaction: 5, parallelism: 8, mode: "mutations", batch_rows: 6, key_space: 100_000 },
       watcher: { enabled: true, watchers: 1, poll_interval_ms: 1000, limit: 10_000, table_hint: true, shard_filter: "fixed" },
       reader: { enabled: false, reads_per_second: 10, concurrency: 4, think_time_ms: 0, query: "point", staleness_s: 0 },
-      client: { multiplexed_sessions: true, session_pool_size: 100, timeout_ms: 5000, interface: "googlesql", pgadapter_host: null },
+      client: { interface: "googlesql", pgadapter_host: null, multiplexed_sessions: true, session_pool_size: 100, timeout_ms: 5000 },
       tpcc: { warehouses: 1, mode: "closed", terminals: 8, transactions_per_second: 50, keying_think_times: false, items: 100_000, customers_per_district: 3000 },
       definition: null, // a workload definition's run carries it (with knobs and operations, which default to {})
       seed: null, // drawn by the server when the run is created

@@ -201,6 +201,8 @@ const KNOB_SPECS: readonly KnobSpec[] = [
   { path: "reader.query", section: "reader", label: "Read query", short: "query" },
   { path: "reader.staleness_s", section: "reader", label: "Staleness", short: "stale", unit: "s" },
 
+  { path: "client.interface", section: "client", label: "Interface", short: "interface" },
+  { path: "client.pgadapter_host", section: "client", label: "PGAdapter host", short: "pgadapter", unit: "host:port" },
   { path: "client.multiplexed_sessions", section: "client", label: "Multiplexed sessions", short: "mux" },
   { path: "client.session_pool_size", section: "client", label: "Session pool size", short: "pool", unit: "sessions" },
   { path: "client.timeout_ms", section: "client", label: "Operation timeout", short: "timeout", unit: "ms", control: true, slider: { min: 100, max: 30_000, step: 100 } },

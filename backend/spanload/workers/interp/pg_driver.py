@@ -193,6 +193,10 @@ class PgDatabase:
             connect_timeout=CONNECT_TIMEOUT_S,
         )
         conn.adapters.register_dumper(str, StrDumper)  # text, not unknown: nothing to infer
+        # An aborted transaction comes back at once as 40001 and run_in_transaction runs it again, as
+        # the official client does; PGAdapter's own replay fails anyway when a read's result changed
+        # (read-then-write transactions on hot rows), after a second round of statements.
+        conn.execute("SET spanner.retry_aborts_internally = false")
         with self._lock:
             self._conns.append(conn)
         return conn

@@ -30,6 +30,29 @@ def _skip_quoted(sql: str, i: int) -> int:
     return j
 
 
+def comment_end(sql: str, i: int, hash_comments: bool = False) -> int | None:
+    """The index just past the ``--`` or ``/* */`` comment (and ``#`` one, if asked) that starts at
+    ``sql[i]``; None when none does."""
+    c = sql[i]
+    if (c == "-" and sql.startswith("--", i)) or (hash_comments and c == "#"):
+        nl = sql.find("\n", i)
+        return len(sql) if nl < 0 else nl + 1
+    if c == "/" and sql.startswith("/*", i):
+        close = sql.find("*/", i + 2)
+        return len(sql) if close < 0 else close + 2
+    return None
+
+
+def word_end(sql: str, i: int, also: str = "_") -> tuple[str, int]:
+    """The keyword or identifier that starts at ``sql[i]`` (letters first) and the index past it."""
+    match = _WORD.match(sql, i)
+    assert match is not None
+    j = match.end()
+    while j < len(sql) and (sql[j].isalnum() or sql[j] in also):
+        j += 1
+    return match.group(), j
+
+
 def scan(sql: str) -> tuple[list[str], str]:
     """``(parameter names in order of first appearance, first keyword upper-cased)``."""
     names: list[str] = []
@@ -39,12 +62,8 @@ def scan(sql: str) -> tuple[list[str], str]:
         c = sql[i]
         if c in "'\"`":
             i = _skip_quoted(sql, i)
-        elif (c == "-" and sql.startswith("--", i)) or c == "#":
-            nl = sql.find("\n", i)
-            i = n if nl < 0 else nl + 1
-        elif c == "/" and sql.startswith("/*", i):
-            close = sql.find("*/", i + 2)
-            i = n if close < 0 else close + 2
+        elif (end := comment_end(sql, i, hash_comments=True)) is not None:
+            i = end
         elif c == "@":
             if sql.startswith("@{", i):
                 close = sql.find("}", i + 2)
@@ -61,13 +80,9 @@ def scan(sql: str) -> tuple[list[str], str]:
                     names.append(match.group())
                 i = match.end()
         elif c.isalpha() or c == "_":
-            match = _WORD.match(sql, i)
-            assert match is not None
+            word, i = word_end(sql, i)
             if not first:
-                first = match.group().upper()
-            i = match.end()
-            while i < n and (sql[i].isalnum() or sql[i] == "_"):
-                i += 1
+                first = word.upper()
         else:
             i += 1
     return names, first

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-_WORD = re.compile(r"[A-Za-z_]+")
+from spanload.workers.interp.sql import comment_end, word_end
+
 _DOLLAR_TAG = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)?\$")
 _NUMBER = re.compile(r"\$(\d+)")
 
@@ -40,12 +41,8 @@ def scan_pg(sql: str) -> tuple[list[str], str]:
         if c in "'\"":
             escaped = c == "'" and i > 0 and sql[i - 1] in "eE" and (i < 2 or not sql[i - 2].isalnum())
             i = _skip_quoted(sql, i, escaped)
-        elif c == "-" and sql.startswith("--", i):
-            nl = sql.find("\n", i)
-            i = n if nl < 0 else nl + 1
-        elif c == "/" and sql.startswith("/*", i):
-            close = sql.find("*/", i + 2)
-            i = n if close < 0 else close + 2
+        elif (end := comment_end(sql, i)) is not None:
+            i = end
         elif c == "$":
             number = _NUMBER.match(sql, i)
             if number is not None:
@@ -61,13 +58,9 @@ def scan_pg(sql: str) -> tuple[list[str], str]:
             close = sql.find(tag.group(), tag.end())
             i = n if close < 0 else close + len(tag.group())
         elif c.isalpha() or c == "_":
-            match = _WORD.match(sql, i)
-            assert match is not None
+            word, i = word_end(sql, i, also="_$")  # $ may go on an identifier in PostgreSQL
             if not first:
-                first = match.group().upper()
-            i = match.end()
-            while i < n and (sql[i].isalnum() or sql[i] in "_$"):
-                i += 1
+                first = word.upper()
         else:
             i += 1
     return names, first

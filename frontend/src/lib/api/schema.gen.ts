@@ -2447,7 +2447,7 @@ export interface components {
             commit_knee?: components["schemas"]["CommitKnee"] | null;
             /**
              * Database
-             * @description database id; a definition's tables are created when missing
+             * @description database id; a definition's tables are created when missing (spanload: spanload-pg for the PostgreSQL interfaces)
              * @default spanload
              */
             database: string;

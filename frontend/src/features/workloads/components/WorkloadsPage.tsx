@@ -7,11 +7,15 @@ import { parse } from "yaml";
 import { ErrorState, Loading } from "@/components/States";
 import { ApiError, type DefinitionProblem } from "@/lib/api/client";
 import { createRun } from "@/lib/api/runs";
+import { DEFAULT_CONFIG, KNOB_BY_PATH } from "@/lib/knobs";
 import { getWorkload, getWorkloadSchema, listWorkloads, type Validation, validateWorkload } from "@/lib/api/workloads";
 import type { DryRunResult, DryRunStep } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
 import type { SchemaNode } from "../api/schemaCompletion";
 import { DefinitionEditor } from "./DefinitionEditor";
+
+/** The run config's client.interface (its options and help from the backend's schema). */
+const INTERFACE = KNOB_BY_PATH.get("client.interface");
 
 /** Where a new definition starts: one table, one knob, one operation. */
 export const STARTER = `name: my_workload
@@ -114,6 +118,7 @@ export function WorkloadsPage() {
   const [message, setMessage] = useState<string | null>(null);
   const [busy, setBusy] = useState<Busy>(null);
   const [duration, setDuration] = useState("120");
+  const [iface, setIface] = useState<string>(DEFAULT_CONFIG.client?.interface ?? "googlesql");
 
   const edit = (next: string) => {
     setText(next);
@@ -159,7 +164,12 @@ export function WorkloadsPage() {
       const seconds = Number(duration);
       const run = await createRun({
         name: definition.name ?? null,
-        overrides: { workload: "definition", definition, ...(duration.trim() && seconds > 0 ? { duration_s: seconds } : {}) },
+        overrides: {
+          workload: "definition",
+          definition,
+          client: { interface: iface },
+          ...(duration.trim() && seconds > 0 ? { duration_s: seconds } : {}),
+        },
       });
       navigate(`/runs/${run.id}/live`);
     } catch (err) {
@@ -213,6 +223,16 @@ export function WorkloadsPage() {
               Duration{" "}
               <input type="number" min="1" className="num-input" value={duration} onChange={(e) => setDuration(e.target.value)} aria-label="Duration in seconds (empty: until stopped)" data-testid="duration" />{" "}
               s
+            </label>
+            <label className="inline-field" title={INTERFACE?.help}>
+              Interface{" "}
+              <select value={iface} onChange={(e) => setIface(e.target.value)} aria-label="Client interface" data-testid="interface">
+                {(INTERFACE?.options ?? ["googlesql"]).map((o) => (
+                  <option key={o} value={o}>
+                    {o}
+                  </option>
+                ))}
+              </select>
             </label>
             <button type="button" className="primary" onClick={() => void start()} disabled={busy !== null} data-testid="start-definition">
               {busy === "start" ? "Starting…" : "Start"}
