@@ -58,7 +58,10 @@ def test_a_run_from_a_config_file_is_saved_and_reports_each_thresholds_verdict(
     assert (run["name"], run["status"], run["sample_count"]) == ("from a file", "finished", len(doc["samples"]))
     assert run["config"]["updater"]["transactions_per_second"] == 7.0
     assert run["summary"]["totals"] == doc["summary"]["totals"]
-    assert "<title>Spanload run from a file</title>" in report.read_text()
+    html = report.read_text()
+    assert "<title>Spanload run from a file</title>" in html
+    assert "<code>updater.tps&gt;1000000</code>" in html  # the verdicts head the report
+    assert html.count('badge ok">pass') == 2 and html.count('badge bad">fail') == 1
 
 
 def test_an_unknown_threshold_name_exits_2_before_the_run_listing_the_names(tmp_path: Path) -> None:

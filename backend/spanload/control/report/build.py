@@ -104,8 +104,9 @@ def _rates(summary: Summary | None) -> list[tuple[str, float, str]]:
     return out
 
 
-def run_report(session: Session, row: RunRow) -> str:
-    """The run's report as one HTML document."""
+def run_report(session: Session, row: RunRow, thresholds: Sequence[dict[str, Any]] = ()) -> str:
+    """The run's report as one HTML document; ``thresholds``: the verdicts of `spanload run
+    --threshold` (expression, metric, figure, passed), shown first when given."""
     summary = summaries.summary_of(session, row) if not row.status.is_active else None
     samples = sample_store.list_samples(session, row.id)
     events = run_store.list_events(session, row.id)
@@ -121,6 +122,7 @@ def run_report(session: Session, row: RunRow) -> str:
         config_json=json.dumps(row.config, indent=2),
         summary=summary,
         latency=_latency_rows(summary),
+        thresholds=list(thresholds),
         headline_ops=[] if summary is None else main_ops(op for op, p in summary.latency.items() if p.count),
         rates=_rates(summary),
         charts=charts,

@@ -54,15 +54,20 @@ class Chart:
     bottom: int = HEIGHT - BOTTOM
 
 
-def _nice(top: float) -> float:
-    """A round axis maximum at or above ``top``."""
-    if top <= 0:
+def _step(span: float, count: int) -> float:
+    """A round step (1, 2 or 5 times a power of ten) that cuts ``span`` into about ``count`` parts."""
+    if span <= 0:
         return 1.0
-    magnitude = float(10 ** math.floor(math.log10(top)))
-    for step in (1, 2, 2.5, 5, 10):
-        if top <= step * magnitude:
-            return step * magnitude
-    return 10 * magnitude
+    raw = span / count
+    magnitude = float(10 ** math.floor(math.log10(raw)))
+    return next(m * magnitude for m in (1, 2, 5, 10) if raw <= m * magnitude)
+
+
+def _ticks(lo: float, hi: float, count: int) -> list[float]:
+    """Round values from the first multiple of the step at or above ``lo`` up to ``hi``."""
+    step = _step(hi - lo, count)
+    first = math.ceil(lo / step - 1e-9) * step
+    return [round(first + k * step, 10) for k in range(int((hi - first) / step + 1e-9) + 1)]
 
 
 def _label(value: float) -> str:
@@ -76,7 +81,9 @@ def lay_out(chart: Chart) -> Chart:
     ys = [y for s in chart.series for _, y in s.points if y is not None]
     x0, x1 = (min(xs), max(xs)) if xs else (0.0, 1.0)
     x1 = x1 if x1 > x0 else x0 + 1.0
-    y1 = _nice(max(ys, default=1.0))
+    top = max(ys, default=1.0) or 1.0
+    y_step = _step(top, 4)
+    y1 = math.ceil(top / y_step - 1e-9) * y_step
     width, height = chart.right - chart.left, chart.bottom - chart.top
 
     def px(x: float) -> float:
@@ -95,8 +102,8 @@ def lay_out(chart: Chart) -> Chart:
             parts.append(f"{'L' if pen_down else 'M'}{px(x)},{py(y)}")
             pen_down = True
         series.path = " ".join(parts)
-    chart.y_ticks = [(py(y1 * k / 4), _label(y1 * k / 4)) for k in range(5)]
-    chart.x_ticks = [(px(x0 + (x1 - x0) * k / 5), _label(x0 + (x1 - x0) * k / 5)) for k in range(6)]
+    chart.y_ticks = [(py(y), _label(y)) for y in _ticks(0.0, y1, 4)]
+    chart.x_ticks = [(px(x), _label(x)) for x in _ticks(x0, x1, 8)]
     for marker in chart.markers:
         marker.px = px(min(max(marker.x, x0), x1))
     return chart
