@@ -18,7 +18,14 @@ from sqlalchemy.orm import Session
 from spanload import __version__
 from spanload.control import compare
 from spanload.control.live_changes import live_changes
-from spanload.control.report.charts import Marker, capacity_charts, compare_charts, main_ops, run_charts
+from spanload.control.report.charts import (
+    Marker,
+    capacity_charts,
+    compare_charts,
+    distribution_charts,
+    main_ops,
+    run_charts,
+)
 from spanload.model.config import RunConfig
 from spanload.model.key_figures import key_figures
 from spanload.model.live import EventKind
@@ -112,6 +119,9 @@ def run_report(session: Session, row: RunRow, thresholds: Sequence[dict[str, Any
     events = run_store.list_events(session, row.id)
     shown = downsample(samples, MAX_POINTS)
     charts = run_charts(shown, _markers(events))
+    if summary is not None:
+        ops = main_ops(op for op, p in summary.latency.items() if p.count)
+        charts += distribution_charts(sample_store.whole_run_histograms(session, row.id), ops)
     if summary is not None and summary.capacity is not None:
         charts += capacity_charts(summary.capacity)
     against, diff = _config_diff(row)
