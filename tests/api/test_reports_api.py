@@ -82,7 +82,10 @@ def test_a_run_report_is_one_file_with_its_charts_summary_timeline_and_config(
     charts = Charts()
     charts.feed(html)
     assert charts.series == RUN_CHARTS
-    assert {n for n in charts.points.values()} == {len(samples)}  # every interval is a point of every line
+    over_time = {n for (figure, _), n in charts.points.items() if not figure.startswith("chart-distribution")}
+    assert over_time == {len(samples)}  # every interval is a point of every line over time
+    percentiles = {n for (figure, _), n in charts.points.items() if figure.startswith("chart-distribution")}
+    assert percentiles == {10}  # min, p25 ... p99.99, max
     for section in ("summary", "latency", "breakdown", "events", "config", "notes"):
         assert f'id="{section}"' in html, section
     assert "notes of report-a: the &lt;b&gt;baseline&lt;/b&gt;" in html  # escaped, not markup

@@ -51,6 +51,12 @@ def test_list_show_export_and_compare_answer_the_stored_runs(stored: tuple[Path,
     tps = next(m for m in compared["metrics"] if m["metric"] == "totals.transactions")
     assert tps["values"][0] == samples[-1].totals.transactions
 
+    lines = spanload(data_dir, "runs", "list").stdout.splitlines()
+    rows = {line.split()[0]: line.split()[1] for line in lines if line.strip().startswith("cli-")}
+    assert rows == {"cli-a": "finished", "cli-b": "finished"}  # the table, one row per run
+    table = spanload(data_dir, "runs", "compare", "cli-a", "cli-b").stdout
+    assert "cli-a (baseline)" in table and "rates.updater.tps" in table
+
     text = spanload(data_dir, "runs", "show", "cli-a")
     assert text.stdout.startswith("run cli-a: stored cli-a (finished)")
     assert "updater.txn" in text.stdout  # the summary table

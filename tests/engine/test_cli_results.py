@@ -15,9 +15,9 @@ from spanload.engine.thresholds import known_metrics, metrics_of
 from spanload.model.config import RunConfig
 from spanload.model.presets import make_config
 from spanload.model.samples import Summary
-from tests.cli.inprocess import spanload
+from tests.api.conftest import make_settings
+from tests.cli.inprocess import serving, spanload
 from tests.engine.conftest import LocalTarget
-from tests.helpers import ServeProcess
 
 
 def test_a_run_from_a_config_file_is_saved_and_reports_each_thresholds_verdict(
@@ -58,7 +58,10 @@ def test_a_run_from_a_config_file_is_saved_and_reports_each_thresholds_verdict(
     assert (run["name"], run["status"], run["sample_count"]) == ("from a file", "finished", len(doc["samples"]))
     assert run["config"]["updater"]["transactions_per_second"] == 7.0
     assert run["summary"]["totals"] == doc["summary"]["totals"]
-    assert "<title>Spanload run from a file</title>" in report.read_text()
+    html = report.read_text()
+    assert "<title>Spanload run from a file</title>" in html
+    assert "<code>updater.tps&gt;1000000</code>" in html  # the verdicts head the report
+    assert html.count('badge ok">pass') == 2 and html.count('badge bad">fail') == 1
 
 
 def test_an_unknown_threshold_name_exits_2_before_the_run_listing_the_names(tmp_path: Path) -> None:
@@ -78,23 +81,28 @@ def test_an_unknown_threshold_name_exits_2_before_the_run_listing_the_names(tmp_
     assert refused.returncode == 2 and "updater.transactions_per_second" in refused.stderr
 
 
-def test_run_through_a_serve_shows_there_and_is_listed_with_the_token(tmp_path: Path) -> None:
+def test_run_through_a_serve_shows_there_and_is_listed_with_the_token(
+    local_spanner: LocalTarget, tmp_path: Path
+) -> None:
     token = "ci-token"
-    with ServeProcess(tmp_path / "serve", env={"SPANLOAD_API_TOKEN": token}) as serve:
+    host, _, port = local_spanner.address.rpartition(":")
+    settings = make_settings(tmp_path / "serve", api_token=token)
+    settings = settings.model_copy(update={"local_spanner_host": host, "local_spanner_port": int(port)})
+    with serving(settings) as url:
         document = tmp_path / "remote.json"
+        database = f"cli-{uuid.uuid4().hex[:10]}"
         result = spanload(
-            tmp_path, "run", "--server", serve.url, "--token", token, "--preset", "very-light", "--duration", "3s",
-            "--threshold", "errors==0", "--json", str(document), "--quiet",
+            tmp_path, "run", "--server", url, "--token", token, "--preset", "very-light", "--duration", "3s",
+            "--database", database, "--threshold", "errors==0", "--json", str(document), "--quiet",
         )  # fmt: skip
         assert result.returncode == 0, result.stdout + result.stderr
         doc = json.loads(document.read_text())
-        assert doc["server"] == serve.url and doc["thresholds"][0]["passed"] is True
+        assert doc["server"] == url and doc["thresholds"][0]["passed"] is True
         stored = httpx.get(
-            f"{serve.url}/api/runs/{doc['run_id']}", headers={"Authorization": f"Bearer {token}"}, timeout=10
+            f"{url}/api/runs/{doc['run_id']}", headers={"Authorization": f"Bearer {token}"}, timeout=10
         ).json()
         assert stored["status"] == "finished" and stored["summary"]["totals"] == doc["summary"]["totals"]
-        listed = spanload(tmp_path, "runs", "list", "--server", serve.url, "--token", token, "--json")
+        listed = spanload(tmp_path, "runs", "list", "--server", url, "--token", token, "--json")
         assert [r["id"] for r in json.loads(listed.stdout)["data"]] == [doc["run_id"]]
-        refused = spanload(tmp_path, "runs", "list", "--server", serve.url)
+        refused = spanload(tmp_path, "runs", "list", "--server", url)
         assert refused.returncode == 1 and "give --token" in refused.stderr
-        assert serve.stop() == 0

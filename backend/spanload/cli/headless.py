@@ -336,7 +336,7 @@ def finish(args: argparse.Namespace, outcome: Outcome, checks: list[thresholds.T
     if args.html:
         from spanload.cli.report import write_run_report
 
-        write_file(args.html, lambda path: write_run_report(args, outcome, path))
+        write_file(args.html, lambda path: write_run_report(args, outcome, path, verdicts))
     if outcome.state is RunState.FAILED:
         raise RunError(f"the run failed: {outcome.reason}")
     if any(not v["passed"] for v in verdicts):

@@ -11,7 +11,7 @@ from typing import Any
 
 from spanload.cli.outcome import Outcome
 from spanload.cli.remote import Server
-from spanload.cli.render import status_block
+from spanload.cli.render import PARTIAL_INTERVAL, status_block
 from spanload.model.config import RunConfig
 from spanload.model.samples import Sample, Summary
 from spanload.model.settings import get_settings
@@ -70,6 +70,8 @@ def _show_new(server: Server, run_id: str, shown: tuple[int, float], config: Run
     page = server.json("GET", f"/runs/{run_id}/samples", params={"from": shown[1], "max_points": MAX_SAMPLES})
     newest = page["data"][-1] if page["data"] else None
     if newest is None or newest["seq"] <= shown[0]:
+        return shown
+    if newest["interval_s"] < PARTIAL_INTERVAL * config.report_interval_s:  # the stop's short last interval
         return shown
     out.write("\n".join(status_block(Sample.model_validate(newest), config)) + "\n\n")
     return int(newest["seq"]), float(newest["elapsed_s"])

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from spanload.cli.outcome import Outcome
 from spanload.cli.runs import add_server_arguments
@@ -23,8 +25,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_server_arguments(parser)
 
 
-def report_html(run_ids: list[str], server: str | None, token: str | None) -> str:
-    """The report of one run, or the comparison of 2 to 6, from ``server`` or the store."""
+def report_html(
+    run_ids: list[str], server: str | None, token: str | None, thresholds: Sequence[dict[str, Any]] = ()
+) -> str:
+    """The report of one run, or the comparison of 2 to 6, from ``server`` or the store (a run's
+    from the store with ``thresholds``' verdicts)."""
     if not 1 <= len(run_ids) <= 6:
         raise RunInvalid(f"report takes one run id, or 2 to 6 to compare (got {len(run_ids)})")
     if server is not None:
@@ -44,7 +49,7 @@ def report_html(run_ids: list[str], server: str | None, token: str | None) -> st
         if missing:
             raise RunNotFound(f"no run {', '.join(missing)} in the run store {get_settings().store_url}")
         found = [row for row in rows if row is not None]
-        return run_report(session, found[0]) if len(found) == 1 else compare_report(session, found)
+        return run_report(session, found[0], thresholds) if len(found) == 1 else compare_report(session, found)
 
 
 def write(path: Path | None, html: str) -> None:
@@ -64,8 +69,11 @@ def main(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def write_run_report(args: argparse.Namespace, outcome: Outcome, path: Path) -> None:
-    """`spanload run --html FILE`: the report of the run just done, from where it was saved."""
+def write_run_report(
+    args: argparse.Namespace, outcome: Outcome, path: Path, thresholds: Sequence[dict[str, Any]]
+) -> None:
+    """`spanload run --html FILE`: the report of the run just done, from where it was saved, with
+    its thresholds' verdicts (a run on a serve: the serve's report, which does not know them)."""
     if outcome.saved_in is None:
         raise RunInvalid("--html reports the saved run: drop --no-save")
-    path.write_text(report_html([outcome.run_id], outcome.server, getattr(args, "token", None)))
+    path.write_text(report_html([outcome.run_id], outcome.server, getattr(args, "token", None), thresholds))

@@ -15,6 +15,10 @@ import sys
 from pathlib import Path
 from typing import Any, Protocol
 
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
 from spanload.model.errors import EXIT_OK, RunError, RunInvalid, RunNotFound
 from spanload.model.samples import Summary
 from spanload.model.settings import get_settings
@@ -183,7 +187,7 @@ def _verb(args: argparse.Namespace, runs: Runs) -> int:
             if args.limit < 1:
                 raise RunInvalid(f"--limit {args.limit} must be at least 1")
             page = runs.list_runs(args.status, args.name, args.limit)
-            out.write(json.dumps(page, indent=1) + "\n" if args.json else "\n".join(list_lines(page["data"])) + "\n")
+            _print(json.dumps(page, indent=1) if args.json else list_table(page["data"]))
         case "show":
             run = runs.show(args.run_id)
             out.write(json.dumps(run, indent=1) + "\n" if args.json else "\n".join(show_lines(run)) + "\n")
@@ -200,25 +204,36 @@ def _verb(args: argparse.Namespace, runs: Runs) -> int:
             if not 2 <= len(args.run_ids) <= 6:
                 raise RunInvalid(f"compare takes 2 to 6 run ids (got {len(args.run_ids)})")
             result = runs.compare(args.run_ids)
-            out.write(json.dumps(result, indent=1) + "\n" if args.json else "\n".join(compare_lines(result)) + "\n")
+            _print(json.dumps(result, indent=1) if args.json else compare_table(result))
         case "delete":
             runs.delete(args.run_id)
             out.write(json.dumps({"deleted": args.run_id}) + "\n" if args.json else f"deleted run {args.run_id}\n")
     return EXIT_OK
 
 
+def _print(what: str | Table) -> None:
+    """JSON as it is (scripts parse it); a table drawn by Rich, as wide as the terminal (or 160)."""
+    if isinstance(what, str):
+        sys.stdout.write(what + "\n")
+    else:
+        Console(file=sys.stdout, width=None if sys.stdout.isatty() else 160).print(what)
+
+
 def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:,.1f}"
 
 
-def list_lines(runs: list[dict[str, Any]]) -> list[str]:
-    header = f"{'id':<34}{'status':<12}{'created (UTC)':<21}{'duration':>9}{'p99 ms':>9}  name"
-    lines = [header, "-" * len(header)]
+def list_table(runs: list[dict[str, Any]]) -> Table:
+    table = Table(box=box.SIMPLE_HEAD)
+    for name, justify in (("id", "left"), ("status", "left"), ("created (UTC)", "left"), ("duration", "right")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    table.add_column("p99 ms", justify="right")
+    table.add_column("name")
     for r in runs:
-        p99 = r["headline"].get("updater_p99_ms")
         created = r["created_at"][:19].replace("T", " ")
-        lines.append(f"{r['id']:<34}{r['status']:<12}{created:<21}{r['duration_s']:>8.0f}s{_ms(p99):>9}  {r['name']}")
-    return lines
+        p99 = _ms(r["headline"].get("updater_p99_ms"))
+        table.add_row(r["id"], r["status"], created, f"{r['duration_s']:.0f} s", p99, r["name"])
+    return table
 
 
 def show_lines(run: dict[str, Any]) -> list[str]:
@@ -238,14 +253,15 @@ def show_lines(run: dict[str, Any]) -> list[str]:
     return lines
 
 
-def compare_lines(result: dict[str, Any]) -> list[str]:
+def compare_table(result: dict[str, Any]) -> Table:
+    """The key figures (else the first 20) of each run, with each change against the first."""
     runs = result["runs"]
-    width = 16
-    lines = ["baseline: " + runs[0]["id"]]
-    lines.append(f"{'metric':<36}" + "".join(f"{r['id'][: width - 1]:>{width}}" for r in runs))
+    table = Table(box=box.SIMPLE_HEAD, caption="* beyond the runs' own interval-to-interval noise")
+    table.add_column("metric")
+    for i, r in enumerate(runs):
+        table.add_column(f"{r['id']}{' (baseline)' if i == 0 else ''}", justify="right")
     by_name = {m["metric"]: m for m in result["metrics"]}
-    keys = [k["metric"] for k in result["key_metrics"]] or list(by_name)[:20]
-    for name in keys:
+    for name in [k["metric"] for k in result["key_metrics"]] or list(by_name)[:20]:
         m = by_name[name]
         cells = []
         for i, value in enumerate(m["values"]):
@@ -253,9 +269,8 @@ def compare_lines(result: dict[str, Any]) -> list[str]:
             cell = "-" if value is None else f"{value:,.4g}"
             if i and pct is not None:
                 cell += f" ({pct:+.0f}%{'*' if m['significant'][i] else ''})"
-            cells.append(f"{cell:>{width}}")
-        lines.append(f"{name:<36}" + "".join(cells))
-    lines.append("(* beyond the runs' own interval-to-interval noise)")
+            cells.append(cell)
+        table.add_row(name, *cells)
     for entry in result["config_diff"]:
-        lines.append(f"config {entry['field']}: " + " | ".join(json.dumps(v) for v in entry["values"]))
-    return lines
+        table.add_row(f"config {entry['field']}", *(json.dumps(v) for v in entry["values"]))
+    return table

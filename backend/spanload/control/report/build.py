@@ -18,7 +18,14 @@ from sqlalchemy.orm import Session
 from spanload import __version__
 from spanload.control import compare
 from spanload.control.live_changes import live_changes
-from spanload.control.report.charts import Marker, capacity_charts, compare_charts, main_ops, run_charts
+from spanload.control.report.charts import (
+    Marker,
+    capacity_charts,
+    compare_charts,
+    distribution_charts,
+    main_ops,
+    run_charts,
+)
 from spanload.model.config import RunConfig
 from spanload.model.events import EventKind
 from spanload.model.key_figures import key_figures
@@ -104,13 +111,17 @@ def _rates(summary: Summary | None) -> list[tuple[str, float, str]]:
     return out
 
 
-def run_report(session: Session, row: RunRow) -> str:
-    """The run's report as one HTML document."""
+def run_report(session: Session, row: RunRow, thresholds: Sequence[dict[str, Any]] = ()) -> str:
+    """The run's report as one HTML document; ``thresholds``: the verdicts of `spanload run
+    --threshold` (expression, metric, figure, passed), shown first when given."""
     summary = summaries.summary_of(session, row) if not row.status.is_active else None
     samples = sample_store.list_samples(session, row.id)
     events = run_store.list_events(session, row.id)
     shown = downsample(samples, MAX_POINTS)
     charts = run_charts(shown, _markers(events))
+    if summary is not None:
+        ops = main_ops(op for op, p in summary.latency.items() if p.count)
+        charts += distribution_charts(sample_store.whole_run_histograms(session, row.id), ops)
     if summary is not None and summary.capacity is not None:
         charts += capacity_charts(summary.capacity)
     against, diff = _config_diff(row)
@@ -121,6 +132,7 @@ def run_report(session: Session, row: RunRow) -> str:
         config_json=json.dumps(row.config, indent=2),
         summary=summary,
         latency=_latency_rows(summary),
+        thresholds=list(thresholds),
         headline_ops=[] if summary is None else main_ops(op for op, p in summary.latency.items() if p.count),
         rates=_rates(summary),
         charts=charts,

@@ -7,6 +7,8 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from hdrh.histogram import HdrHistogram
+
 from spanload.model import op_metrics
 from spanload.model.capacity import CapacityResult
 from spanload.model.samples import INTENDED_SUFFIX, Gauge, Op, Sample
@@ -52,17 +54,23 @@ class Chart:
     right: int = WIDTH - RIGHT
     top: int = TOP
     bottom: int = HEIGHT - BOTTOM
+    x_names: list[str] = field(default_factory=list)  # names of x = 0, 1, 2... instead of numbers
 
 
-def _nice(top: float) -> float:
-    """A round axis maximum at or above ``top``."""
-    if top <= 0:
+def _step(span: float, count: int) -> float:
+    """A round step (1, 2 or 5 times a power of ten) that cuts ``span`` into about ``count`` parts."""
+    if span <= 0:
         return 1.0
-    magnitude = float(10 ** math.floor(math.log10(top)))
-    for step in (1, 2, 2.5, 5, 10):
-        if top <= step * magnitude:
-            return step * magnitude
-    return 10 * magnitude
+    raw = span / count
+    magnitude = float(10 ** math.floor(math.log10(raw)))
+    return next(m * magnitude for m in (1, 2, 5, 10) if raw <= m * magnitude)
+
+
+def _ticks(lo: float, hi: float, count: int) -> list[float]:
+    """Round values from the first multiple of the step at or above ``lo`` up to ``hi``."""
+    step = _step(hi - lo, count)
+    first = math.ceil(lo / step - 1e-9) * step
+    return [round(first + k * step, 10) for k in range(int((hi - first) / step + 1e-9) + 1)]
 
 
 def _label(value: float) -> str:
@@ -76,7 +84,9 @@ def lay_out(chart: Chart) -> Chart:
     ys = [y for s in chart.series for _, y in s.points if y is not None]
     x0, x1 = (min(xs), max(xs)) if xs else (0.0, 1.0)
     x1 = x1 if x1 > x0 else x0 + 1.0
-    y1 = _nice(max(ys, default=1.0))
+    top = max(ys, default=1.0) or 1.0
+    y_step = _step(top, 4)
+    y1 = math.ceil(top / y_step - 1e-9) * y_step
     width, height = chart.right - chart.left, chart.bottom - chart.top
 
     def px(x: float) -> float:
@@ -95,8 +105,11 @@ def lay_out(chart: Chart) -> Chart:
             parts.append(f"{'L' if pen_down else 'M'}{px(x)},{py(y)}")
             pen_down = True
         series.path = " ".join(parts)
-    chart.y_ticks = [(py(y1 * k / 4), _label(y1 * k / 4)) for k in range(5)]
-    chart.x_ticks = [(px(x0 + (x1 - x0) * k / 5), _label(x0 + (x1 - x0) * k / 5)) for k in range(6)]
+    chart.y_ticks = [(py(y), _label(y)) for y in _ticks(0.0, y1, 4)]
+    if chart.x_names:
+        chart.x_ticks = [(px(float(i)), name) for i, name in enumerate(chart.x_names)]
+    else:
+        chart.x_ticks = [(px(x), _label(x)) for x in _ticks(x0, x1, 8)]
     for marker in chart.markers:
         marker.px = px(min(max(marker.x, x0), x1))
     return chart
@@ -223,3 +236,41 @@ def compare_charts(
         if any(y is not None for s in series for _, y in s.points):
             charts.append(lay_out(Chart(name.replace(".", "-"), title, unit, series)))
     return charts
+
+
+DISTRIBUTION = (0.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.9, 99.99, 100.0)
+MAGNITUDES = 20.0  # operations whose largest values differ by more share no distribution chart
+
+
+def distribution_charts(histograms: dict[str, HdrHistogram], ops: Sequence[str]) -> list[Chart]:
+    """Each operation's whole-run latency at percentiles spread toward the tail (HdrHistogram's
+    percentile distribution), from the histograms merged over every interval. Operations of other
+    magnitudes (a change notification's second against a commit's milliseconds) get their own
+    chart, so that no line lies flat on the axis."""
+    series = [
+        Series(op, [(float(i), histograms[op].get_value_at_percentile(p) / 1000) for i, p in enumerate(DISTRIBUTION)])
+        for op in ops
+        if op in histograms and histograms[op].get_total_count()
+    ]
+    groups: list[list[Series]] = []
+    for one in sorted(series, key=_top, reverse=True):
+        if groups and _top(groups[-1][0]) <= MAGNITUDES * _top(one):
+            groups[-1].append(one)
+        else:
+            groups.append([one])
+    names = ["min" if p == 0 else "max" if p == 100 else f"p{p:g}" for p in DISTRIBUTION]
+    charts = []
+    for i, group in enumerate(sorted(groups, key=lambda g: _top(g[0]))):
+        title = "Latency distribution over the whole run" + (
+            f" ({', '.join(s.label for s in group)})" if len(groups) > 1 else ""
+        )
+        chart = Chart(
+            f"distribution-{i}", title, "ms", sorted(group, key=lambda s: ops.index(s.label)), x_label="percentile"
+        )
+        chart.x_names = names
+        charts.append(lay_out(chart))
+    return charts
+
+
+def _top(series: Series) -> float:
+    return max((y for _, y in series.points if y is not None), default=0.0) or 1e-9
