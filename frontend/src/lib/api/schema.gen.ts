@@ -471,7 +471,7 @@ export interface components {
             also?: string[];
             /**
              * Back Off S
-             * @description before each bisection step, the rate that held last is held this long (not judged), so that the broken step's backlog drains first
+             * @description before each bisection step, the rate that held last is held this long (not judged), and on until the broken step's backlog drained (at most 4 times this long)
              * @default 0
              */
             back_off_s: number;
