@@ -82,7 +82,7 @@ describe("knobs from the OpenAPI schema", () => {
     expect(DEFAULT_CONFIG).toEqual({
       name: null,
       preset: null,
-      target: { kind: "local", emulator_host: null, project: "spanload", instance: "spanload", database: "spanload", latency_model: "none" },
+      target: { kind: "local", emulator_host: null, project: "spanload", instance: "spanload", database: "spanload", latency_model: "none", commit_knee: null },
       duration_s: null,
       workload: "change_watcher",
       processes: 1,
