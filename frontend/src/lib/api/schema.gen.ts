@@ -707,12 +707,12 @@ export interface components {
         CommitKnee: {
             /**
              * Delay Ms
-             * @description added to a commit above the rate
+             * @description local target only, a synthetic knee: how much longer a commit above the rate takes
              */
             delay_ms: number;
             /**
              * Rate
-             * @description commits in the last second
+             * @description local target only, a synthetic knee: a commit that finds more than this many commits of the database in the last second is delayed
              */
             rate: number;
         };
