@@ -9,7 +9,7 @@ machine (the workers and the local Spanner using its cores between them) or the 
 
     .venv/bin/python bench/capacity.py [--processes 2] [--start 400] [--step 400] [--max 12000]
         [--latency-model none|production_like] [--runtimes python,go] [--emulator-host H:P]
-        [--percentile p99 --p99-ms 100] [--bisect 0]
+        [--percentile p99 --p99-ms 100] [--bisect 0] [--back-off 0]
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ def main() -> None:
     parser.add_argument("--p99-ms", type=float, default=100, help="the latency limit (of --percentile)")
     parser.add_argument("--percentile", default="p99", choices=["p50", "p95", "p99"])
     parser.add_argument("--bisect", type=int, default=0)
+    parser.add_argument("--back-off", type=float, default=0, help="seconds at the last good rate before a probe")
     parser.add_argument("--latency-model", default="none")
     parser.add_argument("--runtimes", default="python,go")
     parser.add_argument("--emulator-host")
@@ -83,6 +84,7 @@ def main() -> None:
                         "latency_ms": args.p99_ms,
                         "percentile": args.percentile,
                         "bisect": args.bisect,
+                        "back_off_s": args.back_off,
                     },
                 }
             )

@@ -69,6 +69,22 @@ def test_a_back_off_holds_the_last_rate_that_held_before_each_probe_after_a_brok
     assert result.knee == 362.5
 
 
+def test_a_back_off_lasts_until_the_broken_steps_backlog_drained_or_four_times_its_length() -> None:
+    config = CapacityConfig(
+        start_rate=100, step=100, max_rate=1000, min_step_s=2, max_step_s=2, latency_ms=20, bisect=1, back_off_s=2
+    )
+    for backlog, intervals in ((3, 1 + 3), (100, 1 + 8)):  # drained after 3 intervals; never (8 = 4 x 2 s)
+        search = CapacitySearch(config, NAMES)
+        stream = [_sample(i, 100, 100, 5.0) for i in range(3)] + [_sample(3 + i, 200, 200, 80.0) for i in range(3)]
+        assert [search.observe(s) for s in stream][-1] == 100  # 200 broke: back off to 100
+        asked = None
+        for i in range(20):
+            asked = search.observe(_sample(10 + i, 100, 100, 5.0, behind=max(0, backlog - i)))
+            if asked is not None:
+                break
+        assert (asked, i + 1) == (150, intervals)
+
+
 def test_executors_all_busy_while_the_database_answers_in_time_is_the_clients_limit() -> None:
     def capped(rate: float) -> tuple[float, float, float]:
         """4 executors, 40 ms an operation: at most 100/s; past it arrivals queue in the client."""

@@ -86,36 +86,57 @@ def test_a_profile_is_followed_stage_by_stage_and_stops_the_run_at_its_end(
     assert [v for v, _ in runs[-2:]] == [35.0, 40.0] and runs[-2][1] >= 2, runs
     middle = [v for v, _ in runs[1:-2]]
     assert middle and middle == sorted(middle) and all(10 <= v < 30 for v in middle), runs
+    # each level's rate achieved, as counts: the Poisson schedule produced its target's arrivals (within
+    # 4 standard deviations), and the transactions done are those arrivals (but the few in flight at
+    # the level's edges: at most the 8 executors)
+    for level in (5.0, 35.0, 40.0):
+        at = [x for x in sink.samples if x.gauges.get(Gauge.UPDATER_TARGET_TPS) == level]
+        asked = sum(level * x.interval_s for x in at)
+        scheduled = sum(x.gauges.get(Gauge.UPDATER_SCHEDULED_TPS, 0.0) * x.interval_s for x in at)
+        done = sum(x.gauges.get(Gauge.UPDATER_TPS, 0.0) * x.interval_s for x in at)
+        assert abs(scheduled - asked) <= 4 * asked**0.5 + 1, (level, asked, scheduled)
+        assert abs(done - scheduled) <= 8, (level, scheduled, done)
 
 
-def test_skip_takes_effect_within_one_interval_and_abandon_holds_the_rate(
+def test_extend_skip_and_hold_take_effect_within_one_interval(
     local_spanner: LocalTarget, runtime: WorkerRuntime
 ) -> None:
-    stages = [{"kind": "hold", "rate": 5, "duration_s": 600}, {"kind": "hold", "rate": 20, "duration_s": 600}]
+    stages = [
+        {"kind": "hold", "rate": 5, "duration_s": 3},
+        {"kind": "hold", "rate": 20, "duration_s": 600},
+        {"kind": "hold", "rate": 40, "duration_s": 600},
+    ]
     config = _updater_only(local_spanner, runtime, {"stages": stages})
 
     async def scenario() -> tuple[Sink, int, int]:
         sink = Sink()
         supervisor = Supervisor(Settings(), sink)
-        await supervisor.start("skip", config)
-        await _until(sink, 3)
-        status = await supervisor.edit_profile("skip", ProfileEdit(action=ProfileAction.SKIP))
-        assert (status.stage, status.rate) == (1, 20.0)
+        await supervisor.start("edits", config)
+        await _until(sink, 1)
+        status = await supervisor.edit_profile("edits", ProfileEdit(action=ProfileAction.EXTEND, seconds=4))
+        assert (status.stage, status.total_s) == (0, 1207)
+        while sink.targets()[-1:] != [20.0]:  # the extended stage ends
+            await asyncio.sleep(0.05)
+        await _until(sink, len(sink.samples) + 2)
+        status = await supervisor.edit_profile("edits", ProfileEdit(action=ProfileAction.SKIP))
+        assert (status.stage, status.rate) == (2, 40.0)
         skipped_at = len(sink.samples)
         await _until(sink, skipped_at + 3)
-        status = await supervisor.edit_profile("skip", ProfileEdit(action=ProfileAction.ABANDON))
-        assert status.abandoned and status.stage is None and status.rate == 20.0
+        status = await supervisor.edit_profile("edits", ProfileEdit(action=ProfileAction.ABANDON))
+        assert status.abandoned and status.stage is None and status.rate == 40.0
         abandoned_at = len(sink.samples)
         await _until(sink, abandoned_at + 3)
-        await supervisor.stop("skip")
+        await supervisor.stop("edits")
         return sink, skipped_at, abandoned_at
 
     sink, skipped_at, _abandoned_at = asyncio.run(scenario())
     targets = sink.targets()
-    assert set(targets[:skipped_at]) == {5.0}, targets
-    # the interval under way when the skip came may still end at 5; the one after it is at 20
-    assert targets[skipped_at + 1] == 20.0, targets[skipped_at:]
-    assert set(targets[skipped_at + 1 :]) == {20.0}, targets  # abandoned: the last rate holds
+    # extended by 4 s: the 3 s stage held 7 intervals of 1 s (one either way for where the clock began)
+    assert 6 <= targets.count(5.0) <= 8 and targets[: targets.count(5.0)] == [5.0] * targets.count(5.0), targets
+    assert set(targets[targets.count(5.0) : skipped_at]) == {20.0}, targets
+    # the interval under way when the skip came may still end at 20; the one after it is at 40
+    assert targets[skipped_at + 1] == 40.0, targets[skipped_at:]
+    assert set(targets[skipped_at + 1 :]) == {40.0}, targets  # abandoned: the last rate holds
     edits = [c["event"] for k, c in sink.events if k is EventKind.PROFILE]
-    assert edits == ["stage", "skip", "stage", "abandon"]
+    assert edits == ["stage", "extend", "stage", "skip", "stage", "abandon"]
     assert sink.states[-1] == (RunState.FINISHED, None)

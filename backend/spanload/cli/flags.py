@@ -38,7 +38,9 @@ ALIASES = {  # dotted field -> the flag's older, shorter name (listed first, so 
     "client.timeout_ms": "--timeout",
     "placement.address": "--ray",
 }
-QUALIFIED = frozenset({"preload.rows"})  # flags named after their section too: --preload-rows, not --rows
+QUALIFIED = frozenset(  # flags named after their section too: --preload-rows, not --rows
+    {"preload.rows", "target.commit_knee.rate", "target.commit_knee.delay_ms"}
+)
 # Fields whose bare flag name came first and stays, though a later section has a field of the same
 # name (that one is section-prefixed: --tpcc-transactions-per-second, --tpcc-mode).
 KEEP_BARE = frozenset({"updater.transactions_per_second", "updater.mode"})
@@ -122,7 +124,7 @@ def _bounds(field: FieldInfo) -> str:
 def _help(knob: Knob) -> str:
     text = knob.field.description or knob.path[-1].replace("_", " ")
     notes = [b] if (b := _bounds(knob.field)) else []
-    default = knob.field.get_default(call_default_factory=True)
+    default = None if knob.field.is_required() else knob.field.get_default(call_default_factory=True)
     if default is not None and not isinstance(default, bool):
         notes.append(f"default {default.value if isinstance(default, Enum) else default}")
     return f"{text} ({'; '.join(notes)})" if notes else text

@@ -16,7 +16,8 @@ is checked against a synthetic stream whose knee is known). Each step:
 
 A step that held raises the rate by ``step``; after the first that broke, ``bisect`` more steps
 halve the gap between the highest rate that held and the lowest that broke (each after
-``back_off_s`` at the rate that held, when the step before it broke). The knee is the highest rate
+``back_off_s`` at the rate that held, when the step before it broke, and longer until the broken
+step's backlog drained: arrivals still behind would count against the probe). The knee is the highest rate
 that held below the lowest that broke. The verdict names who the limit was, the client before the
 database: the busiest worker at ``CLIENT_CPU_BUSY`` of a core; or every executor the workers have
 (parallelism, max_in_flight) busy on the mean (Little's law: achieved times the mean latency from
@@ -61,6 +62,7 @@ from spanload.workers.updater import share_threads
 logger = logging.getLogger(__name__)
 
 SAME = 1e-6
+BACK_OFF_LONGEST = 4  # a back-off waits for the backlog to drain at most this many times back_off_s
 
 
 @dataclass(frozen=True)
@@ -178,9 +180,12 @@ class CapacitySearch:
         if step.seen == 1:  # the interval the change landed in: part old rate, part new
             step.cpu_base, step.machine_base = worker_cpu_s, machine_cpu_s
             return None
-        if step.back_off_then is not None:
+        if step.back_off_then is not None:  # until the backlog drained, within BACK_OFF_LONGEST back-offs
             step.seconds += sample.interval_s
-            return self._begin(step.back_off_then) if step.seconds + SAME >= self.capacity.back_off_s else None
+            drained = sample.gauges.get(self.names.behind, 0.0) < 1
+            back_off = self.capacity.back_off_s
+            over = step.seconds + SAME >= back_off and (drained or step.seconds + SAME >= BACK_OFF_LONGEST * back_off)
+            return self._begin(step.back_off_then) if over else None
         if (encoded := sample.hdr.get(self.names.latency)) is not None:
             step.histograms.append(metrics.decode(encoded))
         if (encoded := sample.hdr.get(self.names.service)) is not None:

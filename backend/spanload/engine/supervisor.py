@@ -260,9 +260,11 @@ class Supervisor:
             run.profile = ProfileRunner(run.config, self._steering(run, "profile"))
             run.tasks.append(self._task(run.profile.drive(), f"profile-{run.id}"))
         if run.config.capacity is not None:
-            # a local Spanner shares this machine with local workers; its latency model's CPU is modeled, not spent
+            # a local Spanner shares this machine with local workers; its latency model's CPU is modeled, not
+            # spent, and a synthetic knee is the database's limit by construction
             target = run.config.target
-            shared = target.kind is TargetKind.LOCAL and target.latency_model is LatencyModel.NONE
+            modeled = target.latency_model is not LatencyModel.NONE or target.commit_knee is not None
+            shared = target.kind is TargetKind.LOCAL and not modeled
             cores = os.cpu_count() if shared and run.config.placement in (None, Placement()) else None
             steering = self._steering(run, "capacity")
             run.capacity = CapacityRunner(run.config, steering, lambda: worker_cpu(run), cores)

@@ -50,8 +50,8 @@ class CapacityConfig(BaseModel):
     )
     back_off_s: Annotated[float, Field(ge=0, le=3600)] = Field(
         default=0,
-        description="before each bisection step, the rate that held last is held this long (not judged), so "
-        "that the broken step's backlog drains first",
+        description="before each bisection step, the rate that held last is held this long (not judged), and "
+        "on until the broken step's backlog drained (at most 4 times this long)",
     )
     also: list[Annotated[str, Field(max_length=300)]] = Field(
         default_factory=list,

@@ -210,8 +210,13 @@ class CommitKnee(_Strict):
     spanload_commit_knee_delay_ms): a commit that finds more than ``rate`` commits of the database
     in the last second takes ``delay_ms`` longer."""
 
-    rate: Annotated[int, Field(ge=0, le=1_000_000)] = Field(description="commits in the last second")
-    delay_ms: Annotated[int, Field(ge=1, le=60_000)] = Field(description="added to a commit above the rate")
+    rate: Annotated[int, Field(ge=0, le=1_000_000)] = Field(
+        description="local target only, a synthetic knee: a commit that finds more than this many commits "
+        "of the database in the last second is delayed"
+    )
+    delay_ms: Annotated[int, Field(ge=1, le=60_000)] = Field(
+        description="local target only, a synthetic knee: how much longer a commit above the rate takes"
+    )
 
 
 class Target(_Strict):

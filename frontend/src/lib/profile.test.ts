@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG } from "@/lib/knobs";
-import { PLANNED_KEY, plannedPoints, withPlan } from "@/lib/profile";
+import { PLANNED_KEY, plannedFuture, plannedPoints, withPlan } from "@/lib/profile";
 import { RUN_CHARTS } from "@/lib/series";
-import type { RunConfig } from "@/lib/types";
+import type { RunConfig, RunEvent } from "@/lib/types";
+
+const profileEvent = (elapsed: number, changes: Record<string, unknown>): RunEvent => ({ id: elapsed, kind: "profile", t: new Date(elapsed * 1000).toISOString(), elapsed_s: elapsed, who: null, changes });
 
 const PROFILE: NonNullable<RunConfig["profile"]> = {
   operation: null,
@@ -16,6 +18,24 @@ const PROFILE: NonNullable<RunConfig["profile"]> = {
 };
 
 describe("a profile's plan", () => {
+  it("moves with the live edits: drawn from the stage under way, later by each extension, gone once abandoned", () => {
+    // the first stage began 2 s into the run, was extended by 20 s; the skip began the ramp at 40 s
+    const started = [profileEvent(2, { event: "stage", stage: 0, position_s: 0 })];
+    expect(plannedFuture(PROFILE, started).slice(0, 3)).toEqual([{ x: 2, rate: 100 }, { x: 32, rate: 100 }, { x: 32, rate: 100 }]);
+    const extended = [...started, profileEvent(10, { event: "extend", stage: 0, seconds: 20 })];
+    expect(plannedFuture(PROFILE, extended)[1]).toEqual({ x: 52, rate: 100 });
+    const skipped = [...extended, profileEvent(40, { event: "skip", stage: 0 }), profileEvent(40, { event: "stage", stage: 1, position_s: 10 })];
+    expect(plannedFuture(PROFILE, skipped)).toEqual([
+      { x: 40, rate: 100 },
+      { x: 100, rate: 400 },
+      { x: 100, rate: 500 },
+      { x: 110, rate: 500 },
+      { x: 110, rate: 550 },
+      { x: 120, rate: 550 },
+    ]);
+    expect(plannedFuture(PROFILE, [...skipped, profileEvent(50, { event: "abandon", stage: 1, rate: 150 })])).toEqual([]);
+  });
+
   it("places every stage as the engine does, a step from where the last stage ended", () => {
     expect(plannedPoints(PROFILE)).toEqual([
       { x: 0, rate: 100 },

@@ -530,7 +530,7 @@ export interface components {
             also?: string[];
             /**
              * Back Off S
-             * @description before each bisection step, the rate that held last is held this long (not judged), so that the broken step's backlog drains first
+             * @description before each bisection step, the rate that held last is held this long (not judged), and on until the broken step's backlog drained (at most 4 times this long)
              * @default 0
              */
             back_off_s: number;
@@ -782,12 +782,12 @@ export interface components {
         CommitKnee: {
             /**
              * Delay Ms
-             * @description added to a commit above the rate
+             * @description local target only, a synthetic knee: how much longer a commit above the rate takes
              */
             delay_ms: number;
             /**
              * Rate
-             * @description commits in the last second
+             * @description local target only, a synthetic knee: a commit that finds more than this many commits of the database in the last second is delayed
              */
             rate: number;
         };

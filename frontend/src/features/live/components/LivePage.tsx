@@ -57,7 +57,7 @@ export function LivePage() {
   const markers = useMemo(() => configMarkers(live.events, live.samples), [live.events, live.samples]);
   const emptyText = useMemo(() => emptyReasons(live.config), [live.config]);
   const off = useMemo(() => offCharts(live.config), [live.config]);
-  const planned = useMemo(() => withPlan(rows, opCharts ?? chartsFor(live.config?.workload, off), live.config), [rows, opCharts, off, live.config]);
+  const planned = useMemo(() => withPlan(rows, opCharts ?? chartsFor(live.config?.workload, off), live.config, live.events), [rows, opCharts, off, live.config, live.events]);
   const latest = live.samples[live.samples.length - 1];
   const status = live.status ?? run.data?.status ?? null;
   const active = isActive(status);

@@ -1,7 +1,7 @@
 // New run: pick a preset, the target and the duration; expand sections for every knob. A value out
 // of its field's bounds is explained next to it as it is typed; a rule that ties fields together is
 // the server's, and its 422 is placed on the field it names.
-import { type FormEvent, useEffect, useMemo, useState } from "react";
+import { type FormEvent, lazy, Suspense, useEffect, useMemo, useState } from "react";
 import { useNavigate, useSearchParams } from "react-router-dom";
 import { ErrorState, Loading } from "@/components/States";
 import { ApiError } from "@/lib/api/client";
@@ -13,7 +13,9 @@ import { useAsync } from "@/lib/useAsync";
 import { loadShapeOverrides, overridesFor, withPreset } from "../api/presets";
 import { serverFieldErrors } from "@/lib/serverErrors";
 import { KnobField } from "./KnobField";
-import { LoadShapeSection } from "./LoadShapeSection";
+
+// A lazy module: the first page's code does not carry the stages and search editors.
+const LoadShapeSection = lazy(() => import("./LoadShapeSection").then((m) => ({ default: m.LoadShapeSection })));
 
 /** Fields shown at the top, outside the sections. */
 const TOP_FIELDS = ["name", "workload", "target.kind", "duration_s"];
@@ -150,13 +152,15 @@ export function NewRunPage() {
           );
         })}
 
-        <LoadShapeSection
-          config={config}
-          onChange={(next) => {
-            setConfig(next);
-            setServerErrors({});
-          }}
-        />
+        <Suspense fallback={null}>
+          <LoadShapeSection
+            config={config}
+            onChange={(next) => {
+              setConfig(next);
+              setServerErrors({});
+            }}
+          />
+        </Suspense>
 
         <div className="form-actions">
           <button type="submit" className="primary" disabled={sending || (submitted && invalid)} data-testid="start-run">
