@@ -92,3 +92,25 @@ def test_a_killed_serve_takes_its_local_spanner_with_it(tmp_path: Path) -> None:
         serve.stop(signal.SIGKILL)
     # the child is told by the kernel (PR_SET_PDEATHSIG) and stops in its own time
     wait_for(lambda: None if serve.leftover_children() else True, 15, "the orphaned local Spanner to stop")
+
+
+def test_serve_on_every_address_without_a_token_exits_2_with_one_sentence(tmp_path: Path) -> None:
+    """Binding 0.0.0.0 puts the API on the network: without SPANLOAD_API_TOKEN serve refuses to start."""
+    env = {
+        **{k: v for k, v in os.environ.items() if k != "SPANLOAD_API_TOKEN"},
+        "SPANLOAD_DATA_DIR": str(tmp_path / "data"),
+        "SPANLOAD_LOCAL_SPANNER_PORT": "0",
+    }
+    result = subprocess.run(
+        [str(VENV_BIN / "spanload"), "serve", "--host", "0.0.0.0", "--port", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip().splitlines() == [
+        "spanload serve: binding 0.0.0.0 exposes the API beyond this machine; "
+        "set SPANLOAD_API_TOKEN to require a token."
+    ]
+    assert not (tmp_path / "data").exists()  # refused before anything started

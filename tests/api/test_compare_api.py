@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from fastapi.testclient import TestClient
 
@@ -24,7 +26,9 @@ def test_compare_two_runs_configs_diff_series_and_deltas(client: TestClient) -> 
     assert "report_interval_s" not in diff  # equal fields are left out
 
     series = body["series"]
-    assert series["elapsed_s"] == sorted(series["elapsed_s"]) and series["elapsed_s"]
+    # one point a report interval (1 s) up to the longer run's last sample
+    ends = [client.get(f"/api/runs/{run['id']}/samples").json()["data"][-1]["elapsed_s"] for run in (base, other)]
+    assert series["elapsed_s"] == [float(k) for k in range(1, math.ceil(round(max(ends), 9)) + 1)], (series, ends)
     for run_series in series["runs"]:
         for values in run_series["values"].values():
             assert len(values) == len(series["elapsed_s"])
@@ -45,12 +49,18 @@ def test_compare_two_runs_configs_diff_series_and_deltas(client: TestClient) -> 
 
 
 @pytest.mark.parametrize(
-    ("ids", "status"),
-    [("", 422), ("a", 422), ("a,b,c,d,e,f,g", 422), ("a,a", 422), ("nope1,nope2", 404)],
+    ("ids", "status", "detail"),
+    [
+        ("", 422, "ids must name 2 to 6 runs, comma-separated (got 0)"),
+        ("a", 422, "ids must name 2 to 6 runs, comma-separated (got 1)"),
+        ("a,b,c,d,e,f,g", 422, "ids must name 2 to 6 runs, comma-separated (got 7)"),
+        ("a,a", 422, "ids must not repeat a run"),
+        ("nope1,nope2", 404, "runs not found: nope1, nope2"),
+    ],
 )
-def test_compare_rejects_bad_ids(client: TestClient, ids: str, status: int) -> None:
+def test_compare_rejects_bad_ids(client: TestClient, ids: str, status: int, detail: str) -> None:
     response = client.get("/api/compare", params={"ids": ids})
-    assert response.status_code == status and response.json()["detail"]
+    assert (response.status_code, response.json()["detail"]) == (status, detail)
 
 
 def test_compare_tells_a_real_difference_from_noise(client: TestClient) -> None:

@@ -179,6 +179,25 @@ def test_token_required_on_rest_and_websocket_when_set(guarded: TestClient) -> N
     assert missing.value.code == 4404  # past the token check: the run does not exist
 
 
+def test_writes_without_the_token_get_401_and_change_nothing(guarded: TestClient) -> None:
+    """POST, PATCH and DELETE are refused before any route runs: no run is created, and a run that
+    does not exist is not even looked up (401, not 404)."""
+    token = {"Authorization": "Bearer s3cret"}
+    attempts = [
+        ("POST", "/api/runs", {"preset": "light"}),
+        ("PATCH", "/api/runs/x", {"name": "renamed"}),
+        ("PATCH", "/api/runs/x/config", {"updater": {"transactions_per_second": 2}}),
+        ("POST", "/api/runs/x/stop", None),
+        ("DELETE", "/api/runs/x", None),
+    ]
+    for method, path, body in attempts:
+        for headers in ({}, {"Authorization": "Bearer wrong"}):
+            response = guarded.request(method, path, json=body, headers=headers)
+            assert response.status_code == 401 and "token" in response.json()["detail"], (method, path, headers)
+    assert guarded.get("/api/runs", headers=token).json()["count"] == 0
+    assert guarded.delete("/api/runs/x", headers=token).status_code == 404  # with it, the route runs
+
+
 def test_runs_without_a_target_go_to_the_configured_default(tmp_path: Path) -> None:
     """docker-compose sets SPANLOAD_DEFAULT_TARGET_KIND=emulator: a run naming no target goes there."""
     app = create_app(

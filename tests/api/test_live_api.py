@@ -10,6 +10,7 @@ from pydantic import TypeAdapter
 from starlette.websockets import WebSocketDisconnect
 
 from spanload.api.schemas.live import LiveMessage
+from spanload.model.presets import get_preset
 from tests.api.conftest import key, of_run, scrape, start_run, wait_run
 
 MESSAGES: TypeAdapter[Any] = TypeAdapter(LiveMessage)
@@ -44,7 +45,8 @@ def test_live_socket_sends_snapshot_then_samples_status_and_config_changes(clien
         assert client.get("/metrics").headers["content-type"].startswith("text/plain")
         metrics = scrape(client)
         assert of_run(metrics["spanload_run_info"], run_id) == {key(name="live", state="running"): 1.0}
-        assert of_run(metrics["spanload_operation_target_per_second"], run_id)[key(operation="updater.txn")] > 0
+        light = get_preset("light").config.updater.transactions_per_second
+        assert of_run(metrics["spanload_operation_target_per_second"], run_id)[key(operation="updater.txn")] == light
         assert of_run(metrics["spanload_operation_latency_seconds_count"], run_id)[key(operation="updater.txn")] > 0
         assert metrics["spanload_live_viewers"] == {(): 1.0}
 

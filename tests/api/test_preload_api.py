@@ -36,15 +36,13 @@ def test_preload_progress_reaches_the_live_socket_then_the_run_runs(client: Test
         snapshot = MESSAGES.validate_python(ws.receive_json())
         statuses = [e.changes.get("status") for e in snapshot.events if e.kind == "status"]
         assert statuses[:2] == ["starting", "preloading"], statuses
-        if snapshot.run.status == "preloading":
-            assert snapshot.preload is None or snapshot.preload.rows == ROWS
         while True:
             message = MESSAGES.validate_python(ws.receive_json())
             seen.append(message)
             if message.type == "status" and message.status == "running":
                 break
     progress = [m.preload for m in seen if m.type == "preload"]
-    if snapshot.preload is not None:
+    if snapshot.preload is not None:  # none yet when the socket came before the first progress
         progress.insert(0, snapshot.preload)
     assert progress, [m.type for m in seen]
     assert progress[-1].done and progress[-1].rows_done == ROWS and progress[-1].percent == 100.0
