@@ -44,3 +44,21 @@ def test_a_live_change_shows_at_start_and_at_end_in_the_run_the_list_and_compare
     assert diff["updater.transactions_per_second"] == ([5.0, 5.0], [5.0, 20.0])
     assert diff["watcher.poll_interval_ms"] == ([1000, 1000], [1000, 250])
     assert [len(r["live_changes"]) for r in compared["runs"]] == [0, 2]
+
+
+def test_a_live_patch_of_the_updater_rate_reaches_a_builtin_definitions_operation(client: TestClient) -> None:
+    """The 2pc-batch-insert preset runs workloads/participants.yaml: the old field a live patch names
+    (updater.transactions_per_second, as the live page and scripts send it) sets the knob that paces
+    its operation, and the workers' target rate follows."""
+    run = start_run(
+        client, preset="2pc-batch-insert", overrides={"duration_s": 5, "updater": {"transactions_per_second": 5}}
+    )
+    assert run["current_config"]["knobs"]["commits_per_second"] == 5
+    wait_run(client, run["id"], lambda r: r["status"] == "running" and r["sample_count"] >= 2, "2 samples")
+    patched = client.patch(f"/api/runs/{run['id']}/config", json={"updater": {"transactions_per_second": 20}})
+    assert patched.status_code == 200, patched.text
+    assert patched.json()["current_config"]["knobs"]["commits_per_second"] == 20
+    wait_run(client, run["id"], lambda r: r["status"] == "finished", "the 5 s run to finish")
+    samples = client.get(f"/api/runs/{run['id']}/export").json()["samples"]
+    targets = [s["gauges"]["op.batch_insert.target_ps"] for s in samples if "op.batch_insert.target_ps" in s["gauges"]]
+    assert targets[0] == 5 and targets[-1] == 20 and sorted(targets) == targets, targets
