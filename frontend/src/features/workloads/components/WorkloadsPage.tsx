@@ -7,7 +7,7 @@ import { parse } from "yaml";
 import { ErrorState, Loading } from "@/components/States";
 import { ApiError, type DefinitionProblem } from "@/lib/api/client";
 import { createRun } from "@/lib/api/runs";
-import { getWorkload, getWorkloadSchema, listWorkloads, type Validation, validateWorkload } from "@/lib/api/workloads";
+import { getCatalog, getWorkload, getWorkloadSchema, listWorkloads, type Validation, validateWorkload } from "@/lib/api/workloads";
 import type { DryRunResult, DryRunStep } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
 import type { SchemaNode } from "../api/schemaCompletion";
@@ -108,6 +108,9 @@ export function WorkloadsPage() {
   const navigate = useNavigate();
   const builtins = useAsync((signal) => listWorkloads(signal), []);
   const schema = useAsync((signal) => getWorkloadSchema(signal) as Promise<SchemaNode>, []);
+  // The runs' database on the server's target, for completing its table and column names; without
+  // it (unreachable, not created yet) the editor completes the definition's own tables alone.
+  const catalog = useAsync((signal) => getCatalog(undefined, signal), []);
   const [text, setText] = useState(STARTER);
   const [problems, setProblems] = useState<readonly DefinitionProblem[]>([]);
   const [result, setResult] = useState<Validation | null>(null);
@@ -218,7 +221,7 @@ export function WorkloadsPage() {
               {busy === "start" ? "Starting…" : "Start"}
             </button>
           </div>
-          {schema.data || schema.error ? <DefinitionEditor value={text} onChange={edit} problems={problems} schema={schema.data ?? null} /> : <Loading what="Loading the definition schema" />}
+          {schema.data || schema.error ? <DefinitionEditor value={text} onChange={edit} problems={problems} schema={schema.data ?? null} tables={catalog.data?.tables} /> : <Loading what="Loading the definition schema" />}
           {message && (
             <p className="inline-error" role="alert" data-testid="editor-message">
               {message}
