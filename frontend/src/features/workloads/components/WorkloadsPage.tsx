@@ -202,7 +202,7 @@ export function WorkloadsPage() {
           <button type="button" onClick={() => edit(STARTER)} data-testid="new-definition">
             New definition
           </button>
-          <p className="muted small">The format: workloads/README.md. Ctrl-Space completes a key from the definition's schema.</p>
+          <p className="muted small">The format: workloads/README.md. Ctrl-Space completes a key from the definition's schema, and in a value a table or column of the target's database or of the definition's DDL.</p>
         </aside>
         <div className="workload-editor">
           <div className="editor-actions">
