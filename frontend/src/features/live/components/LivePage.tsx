@@ -134,7 +134,7 @@ export function LivePage() {
       )}
 
       <PreloadProgress status={status} preload={live.preload} />
-      <StatusLine status={status} latest={latest} reconciliation={live.summary?.reconciliation} reason={live.reason} definition={definition !== null} />
+      <StatusLine status={status} latest={latest} reconciliation={live.summary?.reconciliation} reason={live.reason ?? run.data?.failure_reason ?? null} definition={definition !== null} />
 
       <div className="live-layout">
         <div className="live-charts">
