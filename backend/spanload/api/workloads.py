@@ -4,12 +4,14 @@ validation of a definition (offline, or against a target) before any load."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
 
 from spanload.api.deps import LocalSpannerDep, SettingsDep
+from spanload.api.schemas.common import Name
+from spanload.control.service import default_target
 from spanload.engine import workload_check
 from spanload.engine.workload_dry_run import DryRunResult
 from spanload.model.config import Target
@@ -89,6 +91,50 @@ def list_workloads(settings: SettingsDep) -> WorkloadsPublic:
 def workload_schema() -> dict[str, Any]:
     """The JSON Schema of a definition file, for editors."""
     return WorkloadDefinition.model_json_schema()
+
+
+class ColumnPublic(BaseModel):
+    name: str
+    type: str = Field(description="the Spanner type, e.g. STRING(36)")
+
+
+class TablePublic(BaseModel):
+    name: str
+    columns: list[ColumnPublic]
+
+
+class CatalogPublic(BaseModel):
+    database: str
+    exists: bool = Field(description="false: the database is not created yet (its first run creates it)")
+    tables: list[TablePublic]
+
+
+@router.get("/catalog", responses=ERRORS)
+async def target_catalog(
+    settings: SettingsDep,
+    local: LocalSpannerDep,
+    database: Annotated[
+        Name | None, Query(description="a database of this server's target (default: the runs')")
+    ] = None,
+) -> CatalogPublic:
+    """The tables and columns of a database of this server's default target, from its
+    INFORMATION_SCHEMA: what the definition editor completes table and column names from."""
+    fields: dict[str, Any] = {**default_target(settings)}
+    if database is not None:
+        fields["database"] = database
+    target = Target.model_validate(fields)
+    host = target.emulator_host
+    if host is None and target.kind.value == "local":
+        host = local.address if local is not None else f"{settings.local_spanner_host}:{settings.local_spanner_port}"
+    found = await asyncio.to_thread(workload_check.target_tables, target, host)
+    return CatalogPublic(
+        database=target.database,
+        exists=found.exists,
+        tables=[
+            TablePublic(name=t, columns=[ColumnPublic(name=c, type=typ) for c, typ in cols])
+            for t, cols in found.tables.items()
+        ],
+    )
 
 
 @router.get("/{name}", responses=ERRORS)

@@ -399,3 +399,33 @@ def _scratch(host: str, base: list[str], missing: list[str], checker: Checker) -
             with contextlib.suppress(gexc.GoogleAPICallError):
                 database.drop()
         client.close()
+
+
+@dataclass
+class TargetTables:
+    """A database's tables and their columns (name, Spanner type), as INFORMATION_SCHEMA lists them."""
+
+    exists: bool
+    tables: dict[str, list[tuple[str, str]]]
+
+
+def target_tables(target: Target, emulator_host: str | None) -> TargetTables:
+    """The tables and columns of ``target``'s database, for the editor's completion; none when the
+    database does not exist yet. Raises :class:`TargetUnusable` with one sentence."""
+    with _unusable(target):
+        client = spanner_client.make_client(target, emulator_host)
+        try:
+            spanner_client.probe(client, target, emulator_host, 10.0)
+            database = client.instance(target.instance).database(target.database)
+            if not database.exists():
+                return TargetTables(exists=False, tables={})
+            tables: dict[str, list[tuple[str, str]]] = {}
+            with database.snapshot() as snap:
+                for table, column, typ in snap.execute_sql(
+                    "SELECT TABLE_NAME, COLUMN_NAME, SPANNER_TYPE FROM INFORMATION_SCHEMA.COLUMNS "
+                    "WHERE TABLE_SCHEMA = '' ORDER BY TABLE_NAME, ORDINAL_POSITION"
+                ):
+                    tables.setdefault(table, []).append((column, typ))
+            return TargetTables(exists=True, tables=tables)
+        finally:
+            client.close()

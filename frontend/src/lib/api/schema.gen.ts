@@ -405,6 +405,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workloads/catalog": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Target Catalog
+         * @description The tables and columns of a database of this server's default target, from its
+         *     INFORMATION_SCHEMA: what the definition editor completes table and column names from.
+         */
+        get: operations["target_catalog_api_workloads_catalog_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workloads/schema": {
         parameters: {
             query?: never;
@@ -710,6 +731,18 @@ export interface components {
              */
             stable: boolean;
         };
+        /** CatalogPublic */
+        CatalogPublic: {
+            /** Database */
+            database: string;
+            /**
+             * Exists
+             * @description false: the database is not created yet (its first run creates it)
+             */
+            exists: boolean;
+            /** Tables */
+            tables: components["schemas"]["TablePublic"][];
+        };
         /** Choice */
         Choice: {
             choice: components["schemas"]["ChoiceParams"];
@@ -772,6 +805,16 @@ export interface components {
             session_pool_size?: number | null;
             /** Timeout Ms */
             timeout_ms?: number | null;
+        };
+        /** ColumnPublic */
+        ColumnPublic: {
+            /** Name */
+            name: string;
+            /**
+             * Type
+             * @description the Spanner type, e.g. STRING(36)
+             */
+            type: string;
         };
         /**
          * CommitKnee
@@ -2441,6 +2484,13 @@ export interface components {
             /** Rows */
             rows: number | string;
         };
+        /** TablePublic */
+        TablePublic: {
+            /** Columns */
+            columns: components["schemas"]["ColumnPublic"][];
+            /** Name */
+            name: string;
+        };
         /** Target */
         Target: {
             /** @description local target only: a synthetic knee, for checking a capacity search against a known answer */
@@ -3948,6 +3998,43 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WorkloadPublic"];
+                };
+            };
+            /** @description no built-in definition by that name */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the definition has problems: `problems` places each on its line and column */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    target_catalog_api_workloads_catalog_get: {
+        parameters: {
+            query?: {
+                /** @description a database of this server's target (default: the runs') */
+                database?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogPublic"];
                 };
             };
             /** @description no built-in definition by that name */

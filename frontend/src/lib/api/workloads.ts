@@ -11,3 +11,6 @@ export const getWorkloadSchema = (signal?: AbortSignal) => unwrap(api.GET("/api/
 /** 200 when the definition is sound; 422 (an ApiError with `problems`, each on its line) when not. */
 export const validateWorkload = (source: string, dryRun = false) =>
   unwrap(api.POST("/api/workloads/validate", { body: { source, dry_run: dryRun } }));
+/** The tables and columns of a database of the server's target (default: the runs'), for completion. */
+export const getCatalog = (database?: string, signal?: AbortSignal) =>
+  unwrap(api.GET("/api/workloads/catalog", { params: { query: database ? { database } : {} }, signal }));

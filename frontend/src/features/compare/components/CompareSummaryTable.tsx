@@ -1,7 +1,7 @@
 // Each metric per run, with its delta against the baseline and that delta's uncertainty from the
 // runs' own interval-to-interval noise: coloured better or worse only beyond the noise. The compared
 // workloads' key figures come first; every metric is one click away.
-import { useState } from "react";
+import { type CSSProperties, useState } from "react";
 import { LiveChangeBadge } from "@/components/LiveChanges";
 import { formatNumber } from "@/lib/format";
 import { describeChanges } from "@/lib/liveChanges";
@@ -20,13 +20,19 @@ export function CompareSummaryTable({ comparison, labels }: { comparison: Compar
   const metrics = showAll || key.length === 0 ? all : key;
   return (
     <div className="table-scroll">
-      <table className="table wrap-head" data-testid="compare-summary">
+      {/* On a narrow screen the columns are headed #1, #2...: this key says which run each is. */}
+      <ul className="run-key small" data-testid="compare-run-key">
+        {labels.map((label, i) => (
+          <li key={comparison.runs[i]?.id ?? i}>{label}</li>
+        ))}
+      </ul>
+      <table className="table wrap-head compare-fit" data-testid="compare-summary" style={{ "--runs": comparison.runs.length } as CSSProperties}>
         <thead>
           <tr>
             <th>metric</th>
             {comparison.runs.map((r, i) => (
-              <th key={r.id} className="num">
-                {labels[i]}
+              <th key={r.id} className="num" data-short={`#${i + 1}`}>
+                <span className="run-long">{labels[i]}</span>
                 {i === 0 && <span className="tag">baseline</span>}
                 <LiveChangeBadge changes={r.live_changes} testId={`live-changed-${i}`} />
               </th>

@@ -48,7 +48,7 @@ describe("an experiment from the browser", () => {
     expect(body).toEqual({
       preset: "medium-no-hint",
       overrides: { duration_s: 20, preload: { rows: 30000 }, target: { kind: "local", database: "spanload-exp-hint" } },
-      name: "experiment hint t: medium-no-hint",
+      name: "hint: medium-no-hint (t)",
       tags: ["experiment:hint"],
     });
   });

@@ -26,7 +26,7 @@ export const POLL_MS = 1000;
 /** The POST /api/runs body of one variant: its preset, the experiment's overrides, the chosen length and table size. */
 export function variantRequest(experiment: Experiment, preset: string, options: ExperimentOptions, stamp: string): RunCreate {
   const overrides = { ...experiment.overrides, duration_s: options.durationS, preload: { rows: options.preloadRows } };
-  return { preset, overrides, name: `experiment ${experiment.name} ${stamp}: ${preset}`, tags: [`experiment:${experiment.name}`] };
+  return { preset, overrides, name: `${experiment.name}: ${preset} (${stamp})`, tags: [`experiment:${experiment.name}`] };
 }
 
 /** The compare page of the variants' runs, the first the baseline. */
@@ -44,7 +44,7 @@ export async function runExperiment(
   options: ExperimentOptions,
   api: ExperimentApi,
   onProgress: (progress: VariantProgress[]) => void,
-  stamp = new Date().toISOString().slice(0, 19).replace("T", " "),
+  stamp = new Date().toISOString().slice(11, 16),
 ): Promise<string[]> {
   const progress: VariantProgress[] = experiment.variants.map((v) => ({ preset: v.preset, run: null }));
   const show = () => onProgress(progress.map((p) => ({ ...p })));

@@ -138,7 +138,7 @@ export function LivePage() {
 
       <PreloadProgress status={status} preload={live.preload} />
       {live.config?.profile && <ProfileControls runId={id} stages={live.config.profile.stages.length} enabled={status === "running" || status === "paused"} />}
-      <StatusLine status={status} latest={latest} reconciliation={live.summary?.reconciliation} reason={live.reason} definition={definition !== null} />
+      <StatusLine status={status} latest={latest} reconciliation={live.summary?.reconciliation} reason={live.reason ?? run.data?.failure_reason ?? null} definition={definition !== null} />
 
       <div className="live-layout">
         <div className="live-charts">

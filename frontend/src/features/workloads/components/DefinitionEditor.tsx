@@ -1,5 +1,6 @@
 // The definition editor: CodeMirror 6 with YAML, completion of keys from the definition's JSON
-// Schema (GET /api/workloads/schema), and the server's problems placed on their lines. It is loaded
+// Schema (GET /api/workloads/schema) and of table and column names from the target and the
+// definition's DDL (nameCompletion), and the server's problems placed on their lines. It is loaded
 // only with the Workloads page (a lazy route), so the other pages do not carry the editor.
 import { autocompletion } from "@codemirror/autocomplete";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
@@ -11,6 +12,7 @@ import { EditorView, highlightActiveLine, keymap, lineNumbers } from "@codemirro
 import { useEffect, useRef } from "react";
 import type { DefinitionProblem } from "@/lib/api/client";
 import { problemDiagnostics } from "../api/diagnostics";
+import { type KnownTable, nameCompletion } from "../api/nameCompletion";
 import { schemaCompletion, type SchemaNode } from "../api/schemaCompletion";
 
 export interface DefinitionEditorProps {
@@ -18,13 +20,17 @@ export interface DefinitionEditorProps {
   onChange: (text: string) => void;
   problems: readonly DefinitionProblem[];
   schema: SchemaNode | null;
+  /** The target database's tables, for completing table and column names (read when completing). */
+  tables?: readonly KnownTable[];
 }
 
-export function DefinitionEditor({ value, onChange, problems, schema }: DefinitionEditorProps) {
+export function DefinitionEditor({ value, onChange, problems, schema, tables = [] }: DefinitionEditorProps) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const changed = useRef(onChange);
   changed.current = onChange;
+  const known = useRef(tables);
+  known.current = tables;
 
   // One editor per schema; the text follows `value` below without rebuilding it.
   useEffect(() => {
@@ -41,7 +47,7 @@ export function DefinitionEditor({ value, onChange, problems, schema }: Definiti
           highlightActiveLine(),
           syntaxHighlighting(defaultHighlightStyle),
           yaml(),
-          autocompletion({ override: schema ? [schemaCompletion(schema)] : [] }),
+          autocompletion({ override: [...(schema ? [schemaCompletion(schema)] : []), nameCompletion(() => known.current)] }),
           keymap.of([indentWithTab, ...defaultKeymap, ...historyKeymap]),
           EditorView.updateListener.of((update) => {
             if (update.docChanged) changed.current(update.state.doc.toString());

@@ -8,7 +8,7 @@ import { ErrorState, Loading } from "@/components/States";
 import { ApiError, type DefinitionProblem } from "@/lib/api/client";
 import { createRun } from "@/lib/api/runs";
 import { DEFAULT_CONFIG, KNOB_BY_PATH } from "@/lib/knobs";
-import { getWorkload, getWorkloadSchema, listWorkloads, type Validation, validateWorkload } from "@/lib/api/workloads";
+import { getCatalog, getWorkload, getWorkloadSchema, listWorkloads, type Validation, validateWorkload } from "@/lib/api/workloads";
 import type { DryRunResult, DryRunStep } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
 import type { SchemaNode } from "../api/schemaCompletion";
@@ -112,6 +112,9 @@ export function WorkloadsPage() {
   const navigate = useNavigate();
   const builtins = useAsync((signal) => listWorkloads(signal), []);
   const schema = useAsync((signal) => getWorkloadSchema(signal) as Promise<SchemaNode>, []);
+  // The runs' database on the server's target, for completing its table and column names; without
+  // it (unreachable, not created yet) the editor completes the definition's own tables alone.
+  const catalog = useAsync((signal) => getCatalog(undefined, signal), []);
   const [text, setText] = useState(STARTER);
   const [problems, setProblems] = useState<readonly DefinitionProblem[]>([]);
   const [result, setResult] = useState<Validation | null>(null);
@@ -209,7 +212,7 @@ export function WorkloadsPage() {
           <button type="button" onClick={() => edit(STARTER)} data-testid="new-definition">
             New definition
           </button>
-          <p className="muted small">The format: workloads/README.md. Ctrl-Space completes a key from the definition's schema.</p>
+          <p className="muted small">The format: workloads/README.md. Ctrl-Space completes a key from the definition's schema, and in a value a table or column of the target's database or of the definition's DDL.</p>
         </aside>
         <div className="workload-editor">
           <div className="editor-actions">
@@ -238,7 +241,7 @@ export function WorkloadsPage() {
               {busy === "start" ? "Starting…" : "Start"}
             </button>
           </div>
-          {schema.data || schema.error ? <DefinitionEditor value={text} onChange={edit} problems={problems} schema={schema.data ?? null} /> : <Loading what="Loading the definition schema" />}
+          {schema.data || schema.error ? <DefinitionEditor value={text} onChange={edit} problems={problems} schema={schema.data ?? null} tables={catalog.data?.tables} /> : <Loading what="Loading the definition schema" />}
           {message && (
             <p className="inline-error" role="alert" data-testid="editor-message">
               {message}
