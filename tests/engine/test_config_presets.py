@@ -35,6 +35,26 @@ def test_the_change_watcher_load_table_is_reproduced() -> None:
             assert presets.get_preset(f"{name}-not-null").config.watcher.shard_filter is ShardFilter.NOT_NULL
 
 
+def test_each_change_watcher_load_has_a_poll_and_a_change_stream_preset_on_one_load_and_database() -> None:
+    """Issue 29: workloads/change_watcher.yaml, its watch either way, on the load of the hand-written preset."""
+    for name, _, w, m, n in presets.CHANGE_WATCHER_LOADS:
+        pair = [presets.get_preset(f"{name}-{suffix}").config for suffix in ("poll", "change-stream")]
+        assert [c.definition and c.definition.watch and c.definition.watch.mode for c in pair] == [
+            "poll",
+            "change_stream",
+        ]
+        assert all(c.definition is not None and c.definition.name == "change_watcher" for c in pair)
+        knobs = [c.knob_values() for c in pair]
+        assert knobs[0] == knobs[1]  # the same load, heartbeat and readers: only the mode differs
+        load = ("transactions_per_second", "max_mutations", "watchers", "poll_interval", "limit", "heartbeat")
+        assert tuple(knobs[0][k] for k in load) == (w, 2 * m, n, 1000, 10_000, 1000)
+        assert {c.target.database for c in pair} == {presets.CHANGE_STREAMS_DATABASE}
+        assert pair[0].preload == pair[1].preload and knobs[0]["preload_rows"] == knobs[1]["preload_rows"]
+    # heartbeat and readers are knobs of the run, as every knob is
+    live = presets.make_config("light-change-stream", {"knobs": {"heartbeat": 250, "watchers": 3}})
+    assert (live.knob_values()["heartbeat"], live.knob_values()["watchers"]) == (250, 3)
+
+
 def test_the_other_reports_have_presets() -> None:
     batch = presets.get_preset("2pc-batch-insert").config
     assert batch.definition is not None and batch.definition.name == "participants"

@@ -3,6 +3,10 @@
 - The Change Watcher load table (w tx/s, m mutations a transaction, n watchers; poll every 1 s,
   limit 10,000), each with a ``-no-hint`` variant (no FORCE_INDEX) and, where n = 1, a
   ``-not-null`` variant (``ShardId IS NOT NULL`` instead of the fixed shard list).
+- Polling against a change stream (issue 29): each load level as ``<level>-poll`` and
+  ``<level>-change-stream``, ``workloads/change_watcher.yaml`` with its watch in either mode, on the
+  same load and in one database of their own (``spanload-change-streams``), so that the stream one
+  creates stays off the database of the presets above.
 - The write benchmark on the Tweet table, with point reads competing.
 - The 2PC-participants batch insert: 6 new rows a single-use commit; and the report's lab,
   ``2pc-participants``: one session, about 42 commits/s (2.5k a minute) of 6 new rows into a table
@@ -50,6 +54,9 @@ TWO_PC_PARTICIPANTS = "2pc-participants"
 TWO_PC_DATABASE = "spanload-2pc"  # its own database, so that its table starts empty
 TWO_PC_COMMITS_PER_S = 42.0  # the report's 2.5k commits a minute
 SESSION_POOL_SIZE = 10
+CHANGE_STREAMS_DATABASE = "spanload-change-streams"
+# preset suffix -> watch.mode of workloads/change_watcher.yaml (a mode is no knob: an enum)
+WATCH_MODES = {"poll": "poll", "change-stream": "change_stream"}
 
 
 def _config(name: str, body: dict[str, Any]) -> RunConfig:
@@ -62,10 +69,18 @@ def builtin_definition(name: str) -> WorkloadDefinition:
     return parse_definition(path.read_text(), path.name)
 
 
-def _builtin(name: str, workload: str, knobs: dict[str, Any], body: dict[str, Any] | None = None) -> RunConfig:
+def _builtin(
+    name: str,
+    workload: str,
+    knobs: dict[str, Any],
+    body: dict[str, Any] | None = None,
+    watch: dict[str, Any] | None = None,
+) -> RunConfig:
     """A preset that runs the built-in definition ``workload`` with these knob values (and ``body``'s
-    other fields)."""
+    other fields), its ``watch`` with ``watch``'s fields replaced."""
     definition = builtin_definition(workload).model_dump(mode="json", exclude_unset=True)
+    if watch:
+        definition["watch"] = {**definition["watch"], **watch}
     return _config(name, {**(body or {}), "workload": "definition", "definition": definition, "knobs": knobs})
 
 
@@ -95,6 +110,24 @@ def _change_watcher() -> list[Preset]:
                     _config(
                         f"{name}-not-null", {"updater": updater, "watcher": {**watcher, "shard_filter": "not_null"}}
                     ),
+                )
+            )
+        for suffix, mode in WATCH_MODES.items():
+            # the same updater/watcher fields as above, turned into the definition's knobs by
+            # model/builtin_knobs.py (the one home of e.g. max_mutations = 2m)
+            config = _builtin(
+                f"{name}-{suffix}",
+                "change_watcher",
+                {},
+                {"target": {"database": CHANGE_STREAMS_DATABASE}},
+                {"mode": mode},
+            ).merged({"updater": updater, "watcher": watcher})
+            how = "a change stream, a reader per partition, 1 s heartbeats" if mode != "poll" else "polling every 1 s"
+            out.append(
+                Preset(
+                    f"{name}-{suffix}",
+                    f"{label}; the watch by {how} (workloads/change_watcher.yaml, database {CHANGE_STREAMS_DATABASE})",
+                    config,
                 )
             )
     return out
