@@ -12,10 +12,10 @@ import pytest
 
 from spanload.cli import commands
 from spanload.cli.experiment import figures_table, run_experiment, variant_configs
-from spanload.engine.thresholds import metrics_of
+from spanload.engine.thresholds import known_metrics, metrics_of
 from spanload.model.config import ShardFilter
 from spanload.model.events import EventKind
-from spanload.model.experiments import EXPERIMENTS, HINT
+from spanload.model.experiments import CHANGE_STREAMS, EXPERIMENTS, HINT
 from spanload.model.presets import get_preset
 from spanload.model.settings import Settings
 from spanload.model.state import RunState
@@ -30,14 +30,44 @@ def test_every_experiment_names_presets_and_a_figure_first() -> None:
         assert len(experiment.variants) >= 2 and experiment.figures
 
 
+def test_the_change_streams_experiment_sets_polling_against_a_stream_on_the_light_load() -> None:
+    args = argparse.Namespace(duration=None, preload_rows=None, runtime=None, emulator_host=None)
+    configs = variant_configs(CHANGE_STREAMS, args)
+    assert CHANGE_STREAMS.variants == ("light-poll", "light-change-stream")
+    assert [c.definition and c.definition.watch and c.definition.watch.mode for c in configs] == [
+        "poll",
+        "change_stream",
+    ]
+    assert {c.target.database for c in configs} == {"spanload-exp-change-streams"}
+    assert configs[0].knob_values() == configs[1].knob_values()
+    assert configs[0].knob_values()["transactions_per_second"] == 5  # the report's light row
+    assert [f.metric for f in CHANGE_STREAMS.figures] == [
+        "watcher.notify.p50_ms",
+        "watcher.notify.p99_ms",
+        "server.cpu_per_commit_ms",
+        "watcher.lag_ms",
+        "totals.received_changes",
+        "op.write.ps",
+    ]
+    # every figure is one a run of these variants reports (thresholds' names)
+    assert not [f.metric for f in CHANGE_STREAMS.figures if f.metric not in known_metrics(configs[1])]
+
+
+def test_experiment_list_names_the_change_streams_experiment(capsys: pytest.CaptureFixture[str]) -> None:
+    assert commands.main(["experiment", "--list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == list(EXPERIMENTS)
+    assert "light-poll, light-change-stream" in lines[-1]
+
+
 @pytest.mark.parametrize(
     ("argv", "sentence"),
     [
         (
             ["experiment", "nope"],
-            "spanload experiment: unknown experiment 'nope'; experiments are: hint, session-pool\n",
+            "spanload experiment: unknown experiment 'nope'; experiments are: hint, session-pool, change-streams\n",
         ),
-        (["experiment"], "spanload experiment: name an experiment: hint, session-pool (or --list)\n"),
+        (["experiment"], "spanload experiment: name an experiment: hint, session-pool, change-streams (or --list)\n"),
     ],
 )
 def test_a_bad_experiment_is_exit_2_with_a_sentence(
