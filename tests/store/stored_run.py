@@ -27,10 +27,16 @@ def store_url(data_dir: Path) -> str:
 
 
 def store_finished_run(
-    data_dir: Path, run_id: str, intervals: int = 75, seed: int = 7, config: RunConfig | None = None
+    data_dir: Path,
+    run_id: str,
+    intervals: int = 75,
+    seed: int = 7,
+    config: RunConfig | None = None,
+    ended: RunState = RunState.FINISHED,
+    reason: str | None = None,
 ) -> list[Sample]:
-    """A finished run of ``intervals`` 1 s samples (with a live change at 10 s), in the store of
-    ``data_dir``; returns the samples as written (with their histograms)."""
+    """A run of ``intervals`` 1 s samples (with a live change at 10 s) that ended ``ended`` (with
+    ``reason``), in the store of ``data_dir``; returns the samples as written (with their histograms)."""
     url = store_url(data_dir)
     upgrade_to_head(url)
     engine = make_engine(url)
@@ -54,7 +60,7 @@ def store_finished_run(
                 session, run_id, EventKind.STALLED, {"worker": 0, "pid": 1, "silent_s": 3}, now=STARTED_AT + 20
             )
             run_store.update_run_meta(session, run_id, notes=f"notes of {run_id}: the <b>baseline</b>")
-            run_store.set_status(session, run_id, RunState.FINISHED, now=STARTED_AT + intervals)
+            run_store.set_status(session, run_id, ended, reason, now=STARTED_AT + intervals)
             sample_store.rollup_rest(session, run_id)
             run_store.set_summary(session, run_id, summaries.recompute_summary(session, run_id))
         return samples
