@@ -53,7 +53,9 @@ export function ComparePage() {
             green better (lower latency, higher throughput), red worse; one inside it is marked not significant.
           </p>
           <CompareSummaryTable comparison={comparison.data} labels={labels} />
-          <CompareCapacity ids={ids} labels={labels} />
+          {comparison.data.runs.some((r) => r.config.capacity) && (
+            <CompareCapacity runs={comparison.data.runs.flatMap((r, i) => (r.config.capacity ? [{ id: r.id, label: labels[i] ?? r.id }] : []))} />
+          )}
           <h2>Where the time goes</h2>
           <CompareBreakdown comparison={comparison.data} labels={labels} />
           <h2>Config differences</h2>
