@@ -128,3 +128,19 @@ def test_report_errors_name_the_problem(stored: tuple[TestClient, list[Sample]])
     assert one.status_code == 422 and "2 to 6" in one.json()["detail"]
     gone = client.get("/api/compare/report", params={"ids": "report-a,nope"})
     assert gone.status_code == 404 and "nope" in gone.json()["detail"]
+
+
+def test_a_run_report_asked_with_thresholds_heads_with_their_verdicts(stored: tuple[TestClient, list[Sample]]) -> None:
+    client, _ = stored
+    plain = client.get("/api/runs/report-a/report").text
+    assert 'id="thresholds"' not in plain
+    judged = client.get("/api/runs/report-a/report", params={"threshold": ["errors==0", "updater.tps>1000000"]})
+    assert judged.status_code == 200, judged.text
+    html = judged.text
+    assert html.index('id="thresholds"') < html.index('id="summary"')
+    assert "<code>errors==0</code>" in html and "<code>updater.tps&gt;1000000</code>" in html
+    assert html.count('badge ok">pass') == 1 and html.count('badge bad">fail') == 1
+    unknown = client.get("/api/runs/report-a/report", params={"threshold": "updater.nope<1"})
+    assert unknown.status_code == 422 and "updater.nope<1" in unknown.json()["detail"]
+    malformed = client.get("/api/runs/report-a/report", params={"threshold": "fast"})
+    assert malformed.status_code == 422 and "NAME<OP>NUMBER" in malformed.json()["detail"]

@@ -89,15 +89,18 @@ def test_run_through_a_serve_shows_there_and_is_listed_with_the_token(
     settings = make_settings(tmp_path / "serve", api_token=token)
     settings = settings.model_copy(update={"local_spanner_host": host, "local_spanner_port": int(port)})
     with serving(settings) as url:
-        document = tmp_path / "remote.json"
+        document, report = tmp_path / "remote.json", tmp_path / "remote.html"
         database = f"cli-{uuid.uuid4().hex[:10]}"
         result = spanload(
             tmp_path, "run", "--server", url, "--token", token, "--preset", "very-light", "--duration", "3s",
             "--database", database, "--threshold", "errors==0", "--json", str(document), "--quiet",
+            "--html", str(report),
         )  # fmt: skip
         assert result.returncode == 0, result.stdout + result.stderr
         doc = json.loads(document.read_text())
         assert doc["server"] == url and doc["thresholds"][0]["passed"] is True
+        html = report.read_text()  # the serve's report, with the verdicts as the local --html has them
+        assert "<code>errors==0</code>" in html and html.count('badge ok">pass') == 1
         stored = httpx.get(
             f"{url}/api/runs/{doc['run_id']}", headers={"Authorization": f"Bearer {token}"}, timeout=10
         ).json()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from sqlalchemy.orm import Session, sessionmaker
 
 from spanload.model.config import ConfigPatch, RunConfig, UpdaterPatch
@@ -116,3 +119,38 @@ def test_ids_that_cannot_name_a_run_find_nothing(sessions: sessionmaker[Session]
             assert not run_store.delete_run(s, bad)
         assert run_store.get_runs(s, ["r1", "a\x00b"])[1] is None
         assert run_store.get_run(s, "r1") is not None
+
+
+def test_restart_leaves_a_run_another_live_process_writes_and_interrupts_one_whose_writer_is_gone(
+    sessions: sessionmaker[Session],
+) -> None:
+    host = run_store.this_process().host
+    writer = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    try:
+        gone = subprocess.Popen([sys.executable, "-c", "pass"])
+        gone.wait()  # reaped: its pid names no process now
+        with sessions() as s:
+            for run_id, pid in (("cli-live", writer.pid), ("cli-dead", gone.pid)):
+                run_store.create_run(s, run_id, RunConfig(), now=1.0, owner=run_store.Owner(host, pid))
+                run_store.set_status(s, run_id, RunState.RUNNING, now=2.0)
+            run_store.create_run(s, "serve-own", RunConfig(), now=1.0)
+            run_store.set_status(s, "serve-own", RunState.RUNNING, now=2.0)
+        assert sorted(recover_interrupted(sessions)) == ["cli-dead", "serve-own"]
+        with sessions() as s:
+            live = run_store.get_run(s, "cli-live")
+            assert live is not None and live.status is RunState.RUNNING
+            assert live.owner_pid == writer.pid and live.owner_host == host
+    finally:
+        assert writer.stdin is not None
+        writer.stdin.close()
+        writer.wait()
+    assert recover_interrupted(sessions) == ["cli-live"]  # its writer has ended
+
+
+def test_a_run_of_another_host_is_left_alone_until_its_lease_runs_out(sessions: sessionmaker[Session]) -> None:
+    with sessions() as s:
+        run_store.create_run(s, "far", RunConfig(), now=1.0, owner=run_store.Owner("some-other-host", 1))
+        run_store.set_status(s, "far", RunState.RUNNING, now=2.0)
+    with sessions() as s:
+        assert run_store.mark_interrupted(s, now=2.0 + run_store.OTHER_HOST_LEASE_S) == []
+        assert run_store.mark_interrupted(s, now=3.0 + run_store.OTHER_HOST_LEASE_S) == ["far"]

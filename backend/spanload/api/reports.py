@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse
 
 from spanload.api.compare import compared_rows
 from spanload.api.deps import SessionDep
-from spanload.control.report.build import compare_report, run_report
+from spanload.control.report.build import compare_report, run_report, threshold_verdicts
 from spanload.model.errors import RunNotFound
 from spanload.store import runs as run_store
 
@@ -19,7 +19,7 @@ router = APIRouter(tags=["reports"])
 RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {"content": {"text/html": {}}, "description": "one HTML file: inline CSS and SVG charts, no external URL"},
     404: {"description": "no run with this id"},
-    422: {"description": "invalid ids"},
+    422: {"description": "invalid ids, or a threshold that does not parse or names no figure of the run"},
 }
 
 
@@ -28,13 +28,24 @@ def _attachment(html: str, filename: str) -> HTMLResponse:
 
 
 @router.get("/runs/{run_id}/report", response_class=HTMLResponse, responses=RESPONSES)
-def get_run_report(run_id: str, session: SessionDep) -> HTMLResponse:
+def get_run_report(
+    run_id: str,
+    session: SessionDep,
+    threshold: Annotated[
+        list[str] | None,
+        Query(
+            max_length=50,
+            description="`spanload run --threshold` expressions (NAME<OP>NUMBER); their verdicts head the report",
+        ),
+    ] = None,
+) -> HTMLResponse:
     """The run's report: summary, charts, breakdown, workers, timeline, notes, and its config with
-    its differences from its preset."""
+    its differences from its preset; with ``threshold``s, their verdicts first."""
     row = run_store.get_run(session, run_id)
     if row is None:
         raise RunNotFound.of(run_id)
-    return _attachment(run_report(session, row), f"spanload-{row.id}.html")
+    verdicts = threshold_verdicts(session, row, threshold or [])
+    return _attachment(run_report(session, row, verdicts), f"spanload-{row.id}.html")
 
 
 @router.get("/compare/report", response_class=HTMLResponse, responses=RESPONSES)

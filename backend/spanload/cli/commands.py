@@ -1,4 +1,5 @@
-"""`spanload serve | run | runs | report | validate | workloads | experiment | local-spanner | openapi`:
+"""`spanload serve | run | runs | report | validate | workloads | experiment | local-spanner | openapi |
+completion`:
 parse the command and run it. An error of the tree (model/errors.py) becomes one sentence on stderr and
 its exit code."""
 
@@ -71,6 +72,11 @@ def build_parser() -> argparse.ArgumentParser:
             "experiment", help="run a seed report's variants back to back and compare their key figures"
         )
     )
+    from spanload.cli import completion
+
+    completion.add_arguments(
+        commands.add_parser("completion", help='print a shell completion script: eval "$(spanload completion bash)"')
+    )
     return parser
 
 
@@ -127,6 +133,10 @@ def _command(args: argparse.Namespace) -> int:
             from spanload.cli import experiment
 
             return experiment.main(args)
+        case "completion":
+            from spanload.cli import completion
+
+            return completion.main(args)
     return EXIT_USAGE
 
 

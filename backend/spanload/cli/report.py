@@ -28,8 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def report_html(
     run_ids: list[str], server: str | None, token: str | None, thresholds: Sequence[dict[str, Any]] = ()
 ) -> str:
-    """The report of one run, or the comparison of 2 to 6, from ``server`` or the store (a run's
-    from the store with ``thresholds``' verdicts)."""
+    """The report of one run, or the comparison of 2 to 6, from ``server`` or the store; a run's
+    with ``thresholds``' verdicts (a serve recomputes them from the same summary)."""
     if not 1 <= len(run_ids) <= 6:
         raise RunInvalid(f"report takes one run id, or 2 to 6 to compare (got {len(run_ids)})")
     if server is not None:
@@ -37,7 +37,8 @@ def report_html(
 
         remote = Server(server, token or get_settings().api_token)
         if len(run_ids) == 1:
-            return remote.request("GET", f"/runs/{run_ids[0]}/report").text
+            expressions = [str(verdict["expression"]) for verdict in thresholds]
+            return remote.request("GET", f"/runs/{run_ids[0]}/report", params={"threshold": expressions}).text
         return remote.request("GET", "/compare/report", params={"ids": ",".join(run_ids)}).text
     from spanload.cli.saved import open_store
     from spanload.control.report.build import compare_report, run_report
@@ -73,7 +74,7 @@ def write_run_report(
     args: argparse.Namespace, outcome: Outcome, path: Path, thresholds: Sequence[dict[str, Any]]
 ) -> None:
     """`spanload run --html FILE`: the report of the run just done, from where it was saved, with
-    its thresholds' verdicts (a run on a serve: the serve's report, which does not know them)."""
+    its thresholds' verdicts (a run on a serve: the serve's report, asked for the same thresholds)."""
     if outcome.saved_in is None:
         raise RunInvalid("--html reports the saved run: drop --no-save")
     path.write_text(report_html([outcome.run_id], outcome.server, getattr(args, "token", None), thresholds))

@@ -66,10 +66,11 @@ class TeeSink:
 @contextlib.contextmanager
 def saving(settings: Settings, run_id: str, config: RunConfig, printer: RunSink) -> Iterator[RunSink]:
     """A sink that prints through ``printer`` and saves the run ``run_id`` in the store; the row
-    exists before the run starts and every write is applied when the block ends."""
+    exists before the run starts and every write is applied when the block ends. The row names this
+    process as its owner, so that a serve starting on the same store meanwhile leaves it running."""
     with open_store(settings) as sessions:
         with sessions() as session:
-            run_store.create_run(session, run_id, config)
+            run_store.create_run(session, run_id, config, owner=run_store.this_process())
         writer = StoreWriter(sessions)
         hub = Hub(writer)
         hub.track(run_id, config)

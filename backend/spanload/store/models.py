@@ -38,6 +38,10 @@ class RunRow(Base):
     summary: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     sample_count: Mapped[int] = mapped_column(Integer, default=0)
     last_elapsed_s: Mapped[float] = mapped_column(Float, default=0.0)
+    owner_host: Mapped[str | None] = mapped_column(
+        String(255), doc="the host of the process writing the run, when it is not serve itself"
+    )
+    owner_pid: Mapped[int | None] = mapped_column(Integer, doc="that process's pid")
 
     events: Mapped[list[EventRow]] = relationship(
         back_populates="run", cascade="all, delete-orphan", passive_deletes=True, order_by="EventRow.id"

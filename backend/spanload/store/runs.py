@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import socket
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import func, select, update
@@ -13,16 +16,48 @@ from spanload.model.config import RunConfig
 from spanload.model.events import EventKind
 from spanload.model.samples import Summary
 from spanload.model.state import ACTIVE_STATES, TERMINAL_STATES, RunState
-from spanload.store.models import EventRow, RunRow
+from spanload.store.models import EventRow, RunRow, SampleRow
 
 INTERRUPTED_REASON = "the control plane stopped while the run was going"
+
+OTHER_HOST_LEASE_S = 300.0
+"""A run written from another host, whose pid cannot be checked from here, counts as gone once it
+has written nothing (status, summary or sample) for this long."""
+
+
+@dataclass(frozen=True)
+class Owner:
+    """The process that writes a run outside serve (a headless `spanload run`)."""
+
+    host: str
+    pid: int
+
+
+def this_process() -> Owner:
+    return Owner(host=socket.gethostname(), pid=os.getpid())
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it exists, run by another user
+    except OSError:
+        return False
+    return True
 
 
 def _config_json(config: RunConfig) -> dict[str, Any]:
     return config.model_dump(mode="json", by_alias=True)
 
 
-def create_run(session: Session, run_id: str, config: RunConfig, now: float | None = None) -> RunRow:
+def create_run(
+    session: Session, run_id: str, config: RunConfig, now: float | None = None, owner: Owner | None = None
+) -> RunRow:
+    """A new pending run. ``owner`` is the process writing it when that is not serve (whose runs are
+    all interrupted when serve starts again)."""
     now = time.time() if now is None else now
     row = RunRow(
         id=run_id,
@@ -38,6 +73,8 @@ def create_run(session: Session, run_id: str, config: RunConfig, now: float | No
         updated_at=now,
         sample_count=0,
         last_elapsed_s=0.0,
+        owner_host=owner.host if owner is not None else None,
+        owner_pid=owner.pid if owner is not None else None,
     )
     session.add(row)
     session.commit()
@@ -221,10 +258,26 @@ def set_summary(session: Session, run_id: str, summary: Summary) -> bool:
     return True
 
 
+def _owner_gone(session: Session, row: RunRow, now: float) -> bool:
+    """Whether nothing writes ``row`` any more: serve's own runs (no owner) always, since serve is
+    starting again; a run of another process on this host once that pid is gone; a run of another
+    host once its lease has run out."""
+    if row.owner_pid is None or row.owner_host is None:
+        return True
+    me = this_process()
+    if row.owner_host == me.host:
+        return row.owner_pid == me.pid or not pid_alive(row.owner_pid)
+    last_sample = session.scalar(select(func.max(SampleRow.t)).where(SampleRow.run_id == row.id))
+    last_write = max(row.updated_at, last_sample or 0.0)
+    return now - last_write > OTHER_HOST_LEASE_S
+
+
 def mark_interrupted(session: Session, now: float | None = None) -> list[str]:
-    """On start-up: every run that was going when the control plane died becomes ``interrupted``."""
+    """On start-up: every run that was going when the control plane died becomes ``interrupted``,
+    except a run another live process still writes (see ``_owner_gone``)."""
     now = time.time() if now is None else now
-    ids = list(session.scalars(select(RunRow.id).where(RunRow.status.in_(list(ACTIVE_STATES)))))
+    active = list(session.scalars(select(RunRow).where(RunRow.status.in_(list(ACTIVE_STATES)))))
+    ids = [row.id for row in active if _owner_gone(session, row, now)]
     for run_id in ids:
         row = session.get(RunRow, run_id)
         assert row is not None

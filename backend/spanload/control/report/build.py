@@ -26,6 +26,7 @@ from spanload.control.report.charts import (
     main_ops,
     run_charts,
 )
+from spanload.engine import thresholds as threshold_checks
 from spanload.model.config import RunConfig
 from spanload.model.events import EventKind
 from spanload.model.key_figures import key_figures
@@ -109,6 +110,19 @@ def _rates(summary: Summary | None) -> list[tuple[str, float, str]]:
         unit = series_unit(f"rates.{name}")
         out.append((unit.name.removeprefix("rates."), unit.of(value), unit.unit))
     return out
+
+
+def threshold_verdicts(session: Session, row: RunRow, expressions: Sequence[str]) -> list[dict[str, Any]]:
+    """Each ``--threshold`` expression's verdict on the finished run ``row`` (as `spanload run`
+    computes them), for a report asked of a serve; none while the run is going. Raises
+    :class:`ThresholdError` (422) for an expression that does not parse or names no figure."""
+    checks = [threshold_checks.parse(text) for text in expressions]
+    threshold_checks.check_names(checks, RunConfig.model_validate(row.config))
+    summary = summaries.summary_of(session, row) if not row.status.is_active else None
+    if summary is None:
+        return []
+    figures = threshold_checks.metrics_of(summary)
+    return [check.verdict(figures) for check in checks]
 
 
 def run_report(session: Session, row: RunRow, thresholds: Sequence[dict[str, Any]] = ()) -> str:

@@ -302,7 +302,7 @@ export interface paths {
         /**
          * Get Run Report
          * @description The run's report: summary, charts, breakdown, workers, timeline, notes, and its config with
-         *     its differences from its preset.
+         *     its differences from its preset; with ``threshold``s, their verdicts first.
          */
         get: operations["get_run_report_api_runs__run_id__report_get"];
         put?: never;
@@ -3251,7 +3251,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid ids */
+            /** @description invalid ids, or a threshold that does not parse or names no figure of the run */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3798,7 +3798,10 @@ export interface operations {
     };
     get_run_report_api_runs__run_id__report_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `spanload run --threshold` expressions (NAME<OP>NUMBER); their verdicts head the report */
+                threshold?: string[] | null;
+            };
             header?: never;
             path: {
                 run_id: string;
@@ -3823,7 +3826,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid ids */
+            /** @description invalid ids, or a threshold that does not parse or names no figure of the run */
             422: {
                 headers: {
                     [name: string]: unknown;
