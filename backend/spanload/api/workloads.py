@@ -26,6 +26,7 @@ router = APIRouter(prefix="/workloads", tags=["workloads"])
 ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"description": "no built-in definition by that name"},
     422: {"description": "the definition has problems: `problems` places each on its line and column"},
+    503: {"description": "the target, or the local Spanner for a scratch database, cannot be reached: a sentence"},
 }
 
 

@@ -4017,6 +4017,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description the target, or the local Spanner for a scratch database, cannot be reached: a sentence */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     target_catalog_api_workloads_catalog_get: {
@@ -4049,6 +4056,13 @@ export interface operations {
             };
             /** @description the definition has problems: `problems` places each on its line and column */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the target, or the local Spanner for a scratch database, cannot be reached: a sentence */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4109,6 +4123,13 @@ export interface operations {
             };
             /** @description the definition has problems: `problems` places each on its line and column */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the target, or the local Spanner for a scratch database, cannot be reached: a sentence */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
