@@ -45,7 +45,7 @@ def test_the_probe_of_a_target_that_accepts_and_never_answers_ends_at_its_deadli
     ), unreachable.value
 
 
-@pytest.mark.parametrize("runtime", [WorkerRuntime.PYTHON])
+@pytest.mark.parametrize("runtime", [WorkerRuntime.PYTHON, WorkerRuntime.GO])
 def test_a_target_that_dies_mid_preload_fails_the_run_within_seconds(runtime: WorkerRuntime) -> None:
     # a server of the test's own, stopped by it; a load far too big to finish before it is stopped
     server = start_local_spanner("127.0.0.1", 0, None, Settings().local_spanner_binary)
