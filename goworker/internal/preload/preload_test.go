@@ -3,8 +3,8 @@ package preload
 import (
 	"context"
 	"errors"
-	"sync/atomic"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
