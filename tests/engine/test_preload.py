@@ -191,17 +191,23 @@ def test_the_hint_effect_grows_with_the_table_after_a_200k_row_preload(local_spa
     assert ratios[BIG_PRELOAD] > 5, ratios
 
 
+async def preloading(run_id: str, config: RunConfig) -> tuple[Supervisor, PreloadRecorder]:
+    """A run started and seen in its load phase, with rows already loaded."""
+    sink = PreloadRecorder()
+    supervisor = Supervisor(Settings(), sink)
+    await supervisor.start(run_id, config)
+    while not any(p.rows_done for p in sink.progress):
+        assert supervisor.state(run_id).is_active, sink.states
+        await asyncio.sleep(0.05)
+    assert supervisor.state(run_id) is RunState.PRELOADING
+    return supervisor, sink
+
+
 def test_a_stop_while_preloading_ends_the_run_without_a_measured_phase(local_spanner: LocalTarget) -> None:
     config = _preload_config(local_spanner, "preload-stop", 5_000_000, WorkerRuntime.PYTHON, duration_s=None)
 
     async def scenario() -> PreloadRecorder:
-        sink = PreloadRecorder()
-        supervisor = Supervisor(Settings(), sink)
-        await supervisor.start("preload-stop", config)
-        while not any(p.rows_done for p in sink.progress):
-            assert supervisor.state("preload-stop").is_active, sink.states
-            await asyncio.sleep(0.05)
-        assert supervisor.state("preload-stop") is RunState.PRELOADING
+        supervisor, sink = await preloading("preload-stop", config)
         await asyncio.wait_for(supervisor.stop("preload-stop"), 120)
         return sink
 

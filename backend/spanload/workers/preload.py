@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 import random
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ from google.cloud.spanner_v1 import param_types
 
 from spanload.model.config import WORKLOAD_SCHEMAS, RunConfig, Workload
 from spanload.spanner import deadline, mutations, request_tags, schemas
+from spanload.spanner.client import TargetUnreachableError
 from spanload.spanner.schemas import SchemaSpec
 from spanload.workers.interp.load import loader_functions as definition_loader
 from spanload.workers.tpcc.load import loader_functions
@@ -47,6 +49,13 @@ IN_FLIGHT = 4  # commits in flight per worker process
 ATTEMPTS = 4  # tries of one batch before the load fails
 RETRY_BACKOFF_S = 0.2
 MIN_BATCH_TIMEOUT_S = 60.0  # a batch's deadline: the run's client.timeout_ms, but never less than this
+# A batch's deadline is long (a big commit into a busy server) and the client retries a refused
+# connection within it: a target that died mid-load failed the run only after 4 x 60 s. So while no
+# batch finishes for STALL_PROBE_S, the target is asked (the start-up probe: one quick RPC, no
+# retry); UNREACHABLE_PROBES unanswered probes in a row end the load at once. A busy target answers
+# the probe, and its slow commits keep their whole deadline.
+STALL_PROBE_S = 2.0
+UNREACHABLE_PROBES = 2
 
 Database = Any  # google.cloud.spanner_v1.database.Database
 WriteRows = Callable[[Database, int, int], None]
@@ -156,24 +165,39 @@ def run_preload(
     on_batch: Callable[[int, int], None],
     stop: threading.Event,
     in_flight: int = IN_FLIGHT,
+    probe: Callable[[], None] | None = None,
 ) -> None:
     """Load rows ``[start, start + count)`` in batches of ``loader.batch_rows``, ``in_flight``
     commits at a time. ``on_batch(rows, skipped)`` after each batch (from a pool thread): ``rows``
     done, of which ``skipped`` were found present (``resume``: each batch's range is counted
-    first and skipped when full). A batch is tried ``ATTEMPTS`` times; then the load raises."""
+    first and skipped when full). A batch is tried ``ATTEMPTS`` times; then the load raises.
+
+    ``probe()`` (raising :class:`TargetUnreachableError`) is asked while no batch finishes: a
+    target that stops answering it ``UNREACHABLE_PROBES`` times in a row ends the load at once,
+    with a sentence naming the target and the rows reached (the batches in flight are abandoned)."""
     size = loader.batch_rows
     batches = [(lo, min(lo + size, start + count)) for lo in range(start, start + count, size)]
+    lock = threading.Lock()
+    reached = [0, time.monotonic()]  # rows done, when a batch last finished
+    lost: list[str] = []  # why the load ended at once: the target stopped answering
+    abandon = threading.Event()
+
+    def finished(rows: int, skipped: int) -> None:
+        with lock:
+            reached[0] += rows
+            reached[1] = time.monotonic()
+        on_batch(rows, skipped)
 
     def one(lo: int, hi: int) -> None:
         for attempt in range(1, ATTEMPTS + 1):
-            if stop.is_set():
+            if stop.is_set() or abandon.is_set():
                 raise PreloadStopped("the load was stopped")
             try:
                 if resume and loader.count(database(), lo, hi) >= hi - lo:
-                    on_batch(hi - lo, hi - lo)
+                    finished(hi - lo, hi - lo)
                     return
                 loader.write(database(), lo, hi)
-                on_batch(hi - lo, 0)
+                finished(hi - lo, 0)
                 return
             except Exception as err:
                 if attempt == ATTEMPTS:
@@ -181,20 +205,55 @@ def run_preload(
                 logger.warning("preloading rows [%d, %d) failed (attempt %d): %s", lo, hi, attempt, err)
                 stop.wait(RETRY_BACKOFF_S * attempt)
 
+    def watch(ask: Callable[[], None]) -> None:
+        misses = 0
+        while not abandon.wait(STALL_PROBE_S):
+            with lock:
+                rows, last = reached
+            if time.monotonic() - last < STALL_PROBE_S:
+                misses = 0
+                continue
+            try:
+                ask()
+                misses = 0
+            except TargetUnreachableError as err:
+                misses += 1
+                logger.warning("preload stalled at %d of %d rows and the target did not answer: %s", rows, count, err)
+                if misses >= UNREACHABLE_PROBES:
+                    lost.append(
+                        f"{err}; the load stopped with {rows:,} of its {count:,} rows "
+                        f"[{start}, {start + count}) written ({misses} probes in a row unanswered)"
+                    )
+                    abandon.set()
+
+    def settle(pending: set[Future[None]], keep: int) -> set[Future[None]]:
+        """Wait until at most ``keep`` batches are in flight; raise the first failure, or at once
+        when the target was lost."""
+        while len(pending) > keep:
+            done, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+            for future in done:
+                future.result()
+            if lost:
+                raise RuntimeError(lost[0])
+        return pending
+
     # the pool's threads tag their RPCs with the caller's operation (the preload)
     operation = request_tags.current_operation()
-    with ThreadPoolExecutor(
+    pool = ThreadPoolExecutor(
         max_workers=max(1, in_flight), thread_name_prefix="preload", initializer=request_tags.use, initargs=(operation,)
-    ) as pool:
+    )
+    if probe is not None:
+        threading.Thread(target=watch, args=(probe,), name="preload-probe", daemon=True).start()
+    try:
         pending: set[Future[None]] = set()
         for lo, hi in batches:
-            if len(pending) >= in_flight:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in done:
-                    future.result()
+            pending = settle(pending, max(1, in_flight) - 1)
             pending.add(pool.submit(one, lo, hi))
-        for future in pending:
-            future.result()
+        settle(pending, 0)
+    finally:
+        abandon.set()
+        # a lost target: do not wait out the deadlines of the commits in flight
+        pool.shutdown(wait=not lost, cancel_futures=True)
 
 
 class Progress:

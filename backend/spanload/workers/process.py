@@ -272,6 +272,9 @@ class Worker:
                 send(False)
 
         threading.Thread(target=report, name="preload-progress", daemon=True).start()
+        # a client of its own for the probe a stalled load asks (does the target still answer?)
+        target, emulator_host = self.config.target, self.start_msg.emulator_host
+        admin = spanner_client.make_client(target, emulator_host)
         try:
             preloading.run_preload(
                 self.database,
@@ -281,6 +284,7 @@ class Worker:
                 resume=message.resume,
                 on_batch=progress.add,
                 stop=self.preload_stop,
+                probe=lambda: spanner_client.probe(admin, target, emulator_host, deadline.timeout_s()),
             )
         except preloading.PreloadStopped:
             finished.set()
@@ -290,6 +294,8 @@ class Worker:
             logger.exception("worker %d: preload failed", self.index)
             self.channel.send(Error(worker=self.index, message=f"worker {self.index} preload: {err}", fatal=True))
             return
+        finally:
+            admin.close()
         finished.set()
         send(True)
 

@@ -29,7 +29,62 @@ const (
 	// MinBatchTimeout is the least deadline of one batch: big commits into a busy server take
 	// longer than the measured phase's operations, and a batch that times out is only tried again.
 	MinBatchTimeout = 60 * time.Second
+	// A batch's deadline is long and the client retries a refused connection within it: a target
+	// that died mid-load failed the run only after Attempts x 60 s. So while no batch finishes for
+	// StallProbe, the context's probe (WithProbe: the start-up probe, one quick RPC) is asked;
+	// UnreachableProbes unanswered in a row end the load at once. A busy target answers it, and
+	// its slow commits keep their whole deadline.
+	UnreachableProbes = 2
 )
+
+// StallProbe is how long the load stands still before the target is asked (a var for the tests).
+var StallProbe = 2 * time.Second
+
+type probeKey struct{}
+
+// WithProbe is ctx with the probe a stalled load asks: nil when the target answers, else an error
+// that names it.
+func WithProbe(ctx context.Context, probe func(context.Context) error) context.Context {
+	return context.WithValue(ctx, probeKey{}, probe)
+}
+
+// watch asks ctx's probe while progress stands still; it calls fail with a sentence naming the
+// target and the rows reached once the target has not answered UnreachableProbes times in a row.
+func watch(ctx context.Context, start, count int64, progress *Progress, fail func(error)) {
+	probe, _ := ctx.Value(probeKey{}).(func(context.Context) error)
+	if probe == nil {
+		return
+	}
+	tick := time.NewTicker(StallProbe)
+	defer tick.Stop()
+	last, misses := progress.Rows.Load(), 0
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if rows := progress.Rows.Load(); rows != last {
+			last, misses = rows, 0
+			continue
+		}
+		err := probe(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if err == nil {
+			misses = 0
+			continue
+		}
+		misses++
+		slog.Warn("preload stalled and the target did not answer", "rows", last, "of", count, "err", err)
+		if misses >= UnreachableProbes {
+			fail(fmt.Errorf("%v; the load stopped with %d of its %d rows [%d, %d) written (%d probes in a row unanswered)",
+				err, last, count, start, start+count, misses))
+			return
+		}
+	}
+}
 
 // Count is the number of rows of spec's table with keys in [lo, hi); all of them when hi < 0.
 func Count(ctx context.Context, client *spanner.Client, spec *schema.Spec, lo, hi int64) (int64, error) {
@@ -124,6 +179,7 @@ func RunCut(ctx context.Context, start, count int64, next BatchEnds, timeout tim
 	fail := func(err error) {
 		once.Do(func() { failure = err; cancel() })
 	}
+	go watch(ctx, start, count, progress, fail)
 	end := start + count
 	for lo, hi := start, min(next(start), end); lo < end; lo, hi = hi, min(next(hi), end) {
 		select {

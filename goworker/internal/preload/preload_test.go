@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -77,5 +78,48 @@ func TestABatchThatKeepsFailingFailsTheLoadAndSkippedRowsCount(t *testing.T) {
 	}
 	if progress.Rows.Load() != 25 || progress.Skipped.Load() != 10 {
 		t.Errorf("rows %d, skipped %d; want 25 and 10", progress.Rows.Load(), progress.Skipped.Load())
+	}
+}
+
+// TestATargetThatStopsAnsweringEndsTheLoadAtOnce: while no batch finishes the probe is asked; two
+// unanswered probes end the load with the target's sentence and the rows reached, without
+// waiting out the commits in flight (they end with the load's context).
+func TestATargetThatStopsAnsweringEndsTheLoadAtOnce(t *testing.T) {
+	defer func(d time.Duration) { StallProbe = d }(StallProbe)
+	StallProbe = 20 * time.Millisecond
+	var probes atomic.Int32
+	ctx := WithProbe(context.Background(), func(context.Context) error {
+		probes.Add(1)
+		return errors.New("the local target at 127.0.0.1:1 did not answer: UNAVAILABLE: refused")
+	})
+	err := RunBatches(ctx, 0, 100, 10, time.Minute, &Progress{}, func(ctx context.Context, lo, _ int64) (bool, error) {
+		if lo < 20 {
+			return false, nil
+		}
+		<-ctx.Done() // a commit whose client keeps retrying a refused connection, until its deadline
+		return false, ctx.Err()
+	})
+	want := "the local target at 127.0.0.1:1 did not answer: UNAVAILABLE: refused; the load stopped with 20 of its " +
+		"100 rows [0, 100) written (2 probes in a row unanswered)"
+	if err == nil || err.Error() != want || probes.Load() != UnreachableProbes {
+		t.Errorf("err %v after %d probes; want %q", err, probes.Load(), want)
+	}
+}
+
+// TestASlowCommitIntoATargetThatAnswersKeepsItsTime: the probe answers, the load waits.
+func TestASlowCommitIntoATargetThatAnswersKeepsItsTime(t *testing.T) {
+	defer func(d time.Duration) { StallProbe = d }(StallProbe)
+	StallProbe = 20 * time.Millisecond
+	var probes atomic.Int32
+	ctx := WithProbe(context.Background(), func(context.Context) error { probes.Add(1); return nil })
+	progress := &Progress{}
+	err := RunBatches(ctx, 0, 30, 10, time.Minute, progress, func(_ context.Context, lo, _ int64) (bool, error) {
+		if lo == 10 {
+			time.Sleep(time.Second)
+		}
+		return false, nil
+	})
+	if err != nil || progress.Rows.Load() != 30 || probes.Load() < UnreachableProbes {
+		t.Errorf("err %v, rows %d, probes %d; want the whole load, the probe asked", err, progress.Rows.Load(), probes.Load())
 	}
 }

@@ -257,6 +257,11 @@ func (w *Worker) Preload(m *protocol.Preload) {
 		}()
 		var err error
 		ctx := spanclient.Tagged(ctx, protocol.TagOpPreload)
+		// a stalled load asks whether the target still answers (a dead one fails the run at once)
+		ctx = preload.WithProbe(ctx, func(ctx context.Context) error {
+			cfg := w.Config()
+			return spanclient.Probe(ctx, cfg.Target, w.start.EmulatorHost, spanclient.OperationTimeout(cfg.Client))
+		})
 		if w.interp != nil {
 			err = w.loadDefinition(ctx, m, progress)
 		} else {
