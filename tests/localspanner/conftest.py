@@ -28,6 +28,9 @@ from .rpc_recorder import RpcRecorder, instrument
 from .server_process import ServerProcess, ServerStartError, start_server
 
 if TYPE_CHECKING:
+    from spanload.spanner.local_server import LocalSpanner
+
+    from .pg import PgTaggedRun
     from .stats_workload import StatsWorkloads
 
 PROJECT = "spanload-conformance"
@@ -161,9 +164,34 @@ def stats_workloads(instance: Instance, local_spanner: ServerProcess) -> Iterato
     workloads.drop()
 
 
+@pytest.fixture(scope="session")
+def pgadapter(local_spanner: ServerProcess, instance: Instance) -> Iterator[LocalSpanner]:
+    """One PGAdapter (the jars `make install` resolves) for the session, stopped at its end."""
+    from spanload.model.config import Target
+    from spanload.spanner.pgadapter import start_pgadapter
+
+    server = start_pgadapter(Target(project=PROJECT, instance=instance.instance_id), local_spanner.address)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def pg_tagged_run(instance: Instance, pgadapter: LocalSpanner) -> Iterator[PgTaggedRun]:
+    from .pg import run_pg_tagged
+
+    run = run_pg_tagged(instance, pgadapter.address)
+    yield run
+    with contextlib.suppress(Exception):  # the server may be gone; local_spanner reports that
+        run.database.drop()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _stats_minute_closes_early(request: pytest.FixtureRequest) -> None:
-    """test_stats.py reads back a minute interval that must have closed. Its workload runs with the
-    first test of this suite when that module is collected, so no test waits for the minute."""
-    if any(item.path.name == "test_stats.py" for item in request.session.items):
+    """test_stats.py and test_pg_pgadapter.py read back a minute interval that must have closed.
+    Their workloads run with the first test of this suite when those modules are collected, so no
+    test waits for the minute."""
+    names = {item.path.name for item in request.session.items}
+    if "test_stats.py" in names:
         request.getfixturevalue("stats_workloads")
+    if "test_pg_pgadapter.py" in names:
+        request.getfixturevalue("pg_tagged_run")

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
-
 from google.cloud.spanner_admin_database_v1 import DatabaseDialect
 from google.cloud.spanner_v1.database import Database
 from google.cloud.spanner_v1.instance import Instance
+
+from spanload.model import tags
+from spanload.spanner import request_tags
+from spanload.workers.interp.pg_driver import PgDatabase
 
 from .conftest import OPERATION_TIMEOUT_S, unique
 
@@ -68,3 +73,33 @@ def pgdb(instance: Instance) -> Iterator[Database]:
     database = create_pg_database(instance, SCHEMA)
     yield database
     database.drop()
+
+
+@dataclass(frozen=True)
+class PgTaggedRun:
+    """Issue 27 through the ``pgadapter`` interface: a run's two operations, run by the interpreter's
+    PostgreSQL driver through PGAdapter when the session starts (SPANNER_SYS shows closed minutes
+    only, as Spanner does, so the test reads them back once that minute has closed)."""
+
+    database: Database
+    poll_tag: str  # a single-use query's operation
+    write_tag: str  # a read-write transaction's operation (one INSERT)
+
+
+def run_pg_tagged(instance: Instance, pgadapter_address: str) -> PgTaggedRun:
+    database = create_pg_database(instance, ["CREATE TABLE seen (id bigint PRIMARY KEY)"])
+    run = uuid.uuid4().hex
+    tag = tags.operation_tags(run, ["poll", "write"])
+    request_tags.configure(tags.run_tag(run), tag)
+    db = PgDatabase(pgadapter_address, database.database_id)
+    try:
+        request_tags.use("poll")
+        with db.snapshot() as snap:
+            snap.execute_sql("SELECT id FROM seen WHERE id = $1", {"p1": 1})
+        request_tags.use("write")
+        db.run_in_transaction(lambda tx: tx.execute_update("INSERT INTO seen (id) VALUES ($1)", {"p1": 1}))
+    finally:
+        db.close()
+        request_tags.configure("", {})
+        request_tags.use("")
+    return PgTaggedRun(database, tag["poll"], tag["write"])

@@ -14,30 +14,19 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import psycopg
 import pytest
+from google.cloud.spanner_v1 import param_types
 from google.cloud.spanner_v1.database import Database
-from google.cloud.spanner_v1.instance import Instance
 from psycopg.types.string import StrDumper
 
-from spanload.model.config import Target
 from spanload.spanner.local_server import LocalSpanner
-from spanload.spanner.pgadapter import start_pgadapter
 
-from .conftest import PROJECT
-from .pg import pgdb  # noqa: F401 (a fixture)
-from .server_process import ServerProcess
-
-
-@pytest.fixture(scope="module")
-def pgadapter(local_spanner: ServerProcess, instance: Instance) -> Iterator[LocalSpanner]:
-    target = Target(project=PROJECT, instance=instance.instance_id)
-    server = start_pgadapter(target, local_spanner.address)
-    yield server
-    server.stop()
+from .pg import PgTaggedRun, pgdb  # noqa: F401 (a fixture)
 
 
 @pytest.fixture
@@ -120,3 +109,31 @@ def test_a_read_only_transaction_refuses_writes(conn: psycopg.Connection[Any]) -
 def test_the_database_says_it_is_postgresql(conn: psycopg.Connection[Any]) -> None:
     option = "SELECT option_value FROM information_schema.database_options WHERE option_name = $1"
     assert rows(conn, option, "database_dialect") == [("POSTGRESQL",)]
+
+
+STATS_WAIT_S = 75.0  # SPANNER_SYS shows closed minutes only, as Spanner does
+
+
+def _sys_rows(database: Database, sql: str, tag: str) -> list[list[Any]]:
+    """Read back with the official client, until the minute of the tagged run has closed."""
+    give_up = time.monotonic() + STATS_WAIT_S
+    while True:
+        with database.snapshot() as snap:
+            found = [list(r) for r in snap.execute_sql(sql, params={"p1": tag}, param_types={"p1": param_types.STRING})]
+        if found or time.monotonic() > give_up:
+            return found
+        time.sleep(1.0)
+
+
+def test_a_runs_statements_and_transactions_carry_its_tags_into_spanner_sys(pg_tagged_run: PgTaggedRun) -> None:
+    """Issue 27 through the ``pgadapter`` interface: the driver tags each statement (PGAdapter's
+    ``/*@STATEMENT_TAG='…'*/`` hint) and each read-write transaction (``SET spanner.transaction_tag``
+    after BEGIN); PGAdapter forwards them as RequestOptions, so Spanner's documented columns
+    QUERY_STATS_TOP_MINUTE.REQUEST_TAG and TXN_STATS_TOP_MINUTE.TRANSACTION_TAG name the operation
+    (the run: pg.run_pg_tagged, at the session's start)."""
+    run = pg_tagged_run
+    query_tag = "SELECT request_tag FROM spanner_sys.query_stats_top_minute WHERE request_tag = $1"
+    txn_tag = "SELECT transaction_tag FROM spanner_sys.txn_stats_top_minute WHERE transaction_tag = $1"
+    assert _sys_rows(run.database, query_tag, run.poll_tag) == [[run.poll_tag]]
+    assert _sys_rows(run.database, query_tag, run.write_tag) == [[run.write_tag]]  # the statement in the transaction
+    assert _sys_rows(run.database, txn_tag, run.write_tag) == [[run.write_tag]]

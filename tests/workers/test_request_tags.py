@@ -20,6 +20,7 @@ from google.cloud.spanner_v1 import (
     TransactionSelector,
 )
 
+from spanload.spanner import request_tags
 from spanload.spanner.request_tags import tag_request
 
 TAG = "spanload-0123456789ab-poll"
@@ -46,3 +47,24 @@ def test_each_tag_goes_where_spanner_reads_it(rpc: str, request_: Any, request_t
         request_tag,
         transaction_tag,
     )
+
+
+@pytest.mark.parametrize(
+    ("operation_tag", "hint", "set_sql"),
+    [
+        (TAG, f"/*@STATEMENT_TAG='{TAG}'*/ ", f"set spanner.statement_tag='{TAG}'"),  # PGAdapter's documented forms
+        ("it's", "", "set spanner.statement_tag='it''s'"),  # the hint is not documented to carry these:
+        ("a*/b", "", "set spanner.statement_tag='a*/b'"),  # the SET goes instead
+        ("", "", None),  # outside a run
+    ],
+)
+def test_pgadapter_statements_carry_the_tag_in_a_hint_or_else_a_set(
+    operation_tag: str, hint: str, set_sql: str | None
+) -> None:
+    request_tags.configure(operation_tag, {})
+    try:
+        request_tags.use("poll")
+        assert (request_tags.pg_statement_hint(), request_tags.pg_statement_tag_sql()) == (hint, set_sql)
+    finally:
+        request_tags.configure("", {})
+        request_tags.use("")

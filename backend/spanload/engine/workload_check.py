@@ -298,8 +298,9 @@ class TargetUnusable(Unavailable):
 
 
 @contextlib.contextmanager
-def _unusable(target: Target | None) -> Iterator[None]:
-    """A failure to reach or prepare the target (or the scratch local Spanner) as one sentence."""
+def _unusable(target: Target | None, doing: str = "validate on") -> Iterator[None]:
+    """A failure to reach or prepare the target (or the scratch local Spanner) as one sentence that
+    says what the caller was doing (``cannot <doing> <where>: …``)."""
     try:
         yield
     except (
@@ -310,7 +311,7 @@ def _unusable(target: Target | None) -> Iterator[None]:
         DefaultCredentialsError,
     ) as err:
         where = "the scratch local Spanner" if target is None else f"target {target.kind.value}"
-        raise TargetUnusable(f"cannot validate on {where}: {status_text(err)}") from err
+        raise TargetUnusable(f"cannot {doing} {where}: {status_text(err)}") from err
 
 
 def check(
@@ -412,7 +413,7 @@ class TargetTables:
 def target_tables(target: Target, emulator_host: str | None) -> TargetTables:
     """The tables and columns of ``target``'s database, for the editor's completion; none when the
     database does not exist yet. Raises :class:`TargetUnusable` with one sentence."""
-    with _unusable(target):
+    with _unusable(target, "read the tables of"):
         client = spanner_client.make_client(target, emulator_host)
         try:
             spanner_client.probe(client, target, emulator_host, 10.0)

@@ -56,6 +56,16 @@ def current() -> str:
     return str(getattr(_local, "tag", "") or _config.run_tag)
 
 
+def pg_statement_hint() -> str:
+    """For the ``pgadapter`` interface: the prefix that tags a statement with the calling thread's
+    request tag in its own text, PGAdapter's documented statement hint ``/*@STATEMENT_TAG='tag'*/``
+    (no extra round trip, unlike :func:`pg_statement_tag_sql`). "" outside a run, and for a tag the
+    hint is not documented to carry (one holding a quote, or ``*/``, which ends the comment): that
+    one goes by :func:`pg_statement_tag_sql`, a plain string literal."""
+    tag = current()
+    return f"/*@STATEMENT_TAG='{tag}'*/ " if tag and "'" not in tag and "*/" not in tag else ""
+
+
 def pg_statement_tag_sql() -> str | None:
     """For the ``pgadapter`` interface: the statement to send before each statement so that PGAdapter
     sends it with the calling thread's request tag (``set spanner.statement_tag``, which applies to the

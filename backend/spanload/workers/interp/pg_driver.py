@@ -17,6 +17,13 @@ once per table from ``information_schema``), a commit timestamp is
 ``spanner.pending_commit_timestamp()``, a read by key a ``SELECT``. A read-only transaction is
 ``BEGIN READ ONLY``, its staleness PGAdapter's ``spanner.read_only_staleness``. A read-write
 transaction that Spanner aborts (SQLSTATE 40001) is run again until the operation's deadline.
+
+Every statement carries its operation's request tag as PGAdapter's statement hint
+(``/*@STATEMENT_TAG='…'*/`` at the head of its text: no round trip of its own), and every read-write
+transaction its transaction tag, set right after ``BEGIN`` (``SET spanner.transaction_tag``, which
+PGAdapter takes only before the transaction's first statement): one local round trip to PGAdapter
+per transaction, no Spanner RPC. PGAdapter puts both in the RequestOptions of what it sends to
+Spanner (:mod:`spanload.spanner.request_tags`).
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ import psycopg
 from google.cloud.spanner_v1 import COMMIT_TIMESTAMP
 from psycopg.types.string import StrDumper
 
-from spanload.spanner import deadline
+from spanload.spanner import deadline, request_tags
 
 PENDING_COMMIT_TIMESTAMP = "spanner.pending_commit_timestamp()"
 CONNECT_TIMEOUT_S = 10
@@ -93,7 +100,10 @@ class PgTransaction:
         self._conn = conn
 
     def _run(self, sql: str, args: Sequence[Any]) -> psycopg.Cursor[Any]:
-        return self._conn.execute(sql, args, prepare=True)
+        hint = request_tags.pg_statement_hint()
+        if not hint and (tag_sql := request_tags.pg_statement_tag_sql()):  # a tag no comment can carry
+            self._conn.execute(tag_sql)
+        return self._conn.execute(hint + sql, args, prepare=True)
 
     def execute_sql(self, sql: str, params: dict[str, Any] | None = None, **_: Any) -> Result:
         cur = self._run(sql, positional(params))
@@ -169,6 +179,13 @@ class PgTransaction:
     def _delete_key(self, table: str, key: list[str], values: Sequence[Any]) -> None:
         where = " AND ".join(f"{c} = ${i + 1}" for i, c in enumerate(key[: len(values)]))
         self._run(f"DELETE FROM {table} WHERE {where}", [driver_value(v) for v in values])
+
+
+def _tag_transaction(conn: psycopg.Connection[Any]) -> None:
+    """Tag the read-write transaction just begun on ``conn`` (before its first statement)."""
+    tag_sql = request_tags.pg_transaction_tag_sql()
+    if tag_sql:
+        conn.execute(tag_sql)
 
 
 class PgDatabase:
@@ -271,6 +288,7 @@ class PgDatabase:
     @contextmanager
     def batch(self, **_: Any) -> Iterator[PgTransaction]:
         with self.connection() as conn, conn.transaction():
+            _tag_transaction(conn)
             yield PgTransaction(self, conn)
 
     def run_in_transaction(self, work: Callable[[PgTransaction], Any], **_: Any) -> Any:
@@ -280,6 +298,7 @@ class PgDatabase:
             while True:
                 try:
                     with conn.transaction():
+                        _tag_transaction(conn)
                         return work(PgTransaction(self, conn))
                 except psycopg.errors.SerializationFailure:  # Spanner aborted it: run it again
                     if time.monotonic() + backoff >= give_up:
