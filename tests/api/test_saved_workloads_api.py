@@ -11,6 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from spanload.main import create_app
+from spanload.store.definitions import save_definition
 from tests.api.conftest import local_client, make_settings
 from tests.api.loadless_engine import LoadlessEngine
 from tests.store.conftest import postgres_server  # noqa: F401  (the fixture)
@@ -83,3 +84,13 @@ def test_a_bad_source_is_a_422_naming_the_field_and_saves_nothing(client: TestCl
 def test_a_built_in_name_cannot_be_saved_over(client: TestClient) -> None:
     response = client.post("/api/workloads/saved", json={"source": SHOP})
     assert response.status_code == 409 and response.json()["field"] == "name"
+
+
+def test_a_saved_source_the_format_no_longer_accepts_is_still_listed_and_served(client: TestClient) -> None:
+    stale = MINE.replace("name: my_shop", "name: my_shop\nretired_field: 1", 1)
+    with client.app.state.sessions() as session:  # type: ignore[attr-defined]
+        save_definition(session, "my_shop", stale)
+    listed = {w["name"]: w for w in client.get("/api/workloads").json()["data"]}
+    assert listed["my_shop"]["description"].startswith("no longer valid")
+    served = client.get("/api/workloads/saved/my_shop")
+    assert served.status_code == 200 and served.json()["source"] == stale and served.json()["definition"] is None

@@ -79,7 +79,7 @@ class SavedWorkloadPublic(BaseModel):
     created: bool = Field(True, description="false: the source was the latest version's, so no version was added")
     saved_at: float = Field(description="unix seconds")
     source: str = Field(description="the definition file as saved")
-    definition: WorkloadDefinition
+    definition: WorkloadDefinition | None = Field(description="null: the source no longer validates")
 
 
 SavedName = Annotated[str, Path(pattern=NAME_PATTERN, description="the definition's name")]
@@ -124,11 +124,31 @@ def list_workloads(settings: SettingsDep, session: SessionDep) -> WorkloadsPubli
     found = builtin_workloads(settings.workloads_dir)
     data = [_summary(w.definition) for w in found.values()]
     for saved in saved_store.saved_definitions(session):
-        summary = _summary(parse_definition(saved.row.source, saved.row.name))
+        definition = _still_valid(saved.row.source, saved.row.name)
+        summary = (
+            _summary(definition)
+            if definition is not None
+            else WorkloadSummary(
+                name=saved.row.name,
+                description="no longer valid: open it to see why and save it fixed",
+                dialect=Dialect.GOOGLESQL,
+                operations=[],
+                knobs={},
+            )
+        )
         data.append(
             summary.model_copy(update={"origin": "saved", "version": saved.row.version, "versions": saved.versions})
         )
     return WorkloadsPublic(data=data, count=len(data))
+
+
+def _still_valid(source: str, name: str) -> WorkloadDefinition | None:
+    """A saved source's definition; None when the format has since changed under it (it is still
+    listed and served, so that it can be opened and saved again, fixed)."""
+    try:
+        return parse_definition(source, name)
+    except DefinitionInvalid:
+        return None
 
 
 def _saved(row: Any, versions: int, created: bool = True) -> SavedWorkloadPublic:
@@ -139,7 +159,7 @@ def _saved(row: Any, versions: int, created: bool = True) -> SavedWorkloadPublic
         created=created,
         saved_at=row.created_at,
         source=row.source,
-        definition=parse_definition(row.source, row.name),
+        definition=_still_valid(row.source, row.name),
     )
 
 

@@ -2267,7 +2267,8 @@ export interface components {
              * @default true
              */
             created: boolean;
-            definition: components["schemas"]["WorkloadDefinition"];
+            /** @description null: the source no longer validates */
+            definition: components["schemas"]["WorkloadDefinition"] | null;
             /** Name */
             name: string;
             /**
