@@ -23,7 +23,7 @@ def test_migrated_schema_matches_the_models(store_url: str) -> None:
     finally:
         engine.dispose()
     assert diff == []
-    assert version == "0003"
+    assert version == "0004"
 
 
 def test_a_run_may_be_preloading_and_a_state_outside_the_enum_is_refused(store_url: str) -> None:

@@ -1,30 +1,38 @@
-"""/api/workloads: the built-in workload definitions, the definition format's JSON Schema, and
-validation of a definition (offline, or against a target) before any load."""
+"""/api/workloads: the built-in and saved workload definitions (saved ones with versions, in the run
+store), the definition format's JSON Schema, and validation of a definition (offline, or against a
+target) before any load."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query, status
 from pydantic import BaseModel, ConfigDict, Field
 
-from spanload.api.deps import LocalSpannerDep, SettingsDep
+from spanload.api.deps import LocalSpannerDep, SessionDep, SettingsDep
 from spanload.api.schemas.common import Name
 from spanload.control.service import default_target
 from spanload.engine import workload_check
 from spanload.engine.workload_dry_run import DryRunResult
 from spanload.model.config import Target
-from spanload.model.errors import RunInvalid, Unavailable
-from spanload.model.workload import Dialect, Knob, KnobValue, WorkloadDefinition
-from spanload.model.workload_file import DefinitionInvalid, DefinitionProblem, read_document, validate_data
-from spanload.model.workload_library import builtin_workload, builtin_workloads
+from spanload.model.errors import RunConflict, RunInvalid, Unavailable
+from spanload.model.workload import NAME_PATTERN, Dialect, Knob, KnobValue, WorkloadDefinition
+from spanload.model.workload_file import (
+    DefinitionInvalid,
+    DefinitionProblem,
+    parse_definition,
+    read_document,
+    validate_data,
+)
+from spanload.model.workload_library import UnknownWorkload, builtin_workload, builtin_workloads
 from spanload.spanner.local_server import is_listening
+from spanload.store import definitions as saved_store
 
 router = APIRouter(prefix="/workloads", tags=["workloads"])
 
 ERRORS: dict[int | str, dict[str, Any]] = {
-    404: {"description": "no built-in definition by that name"},
+    404: {"description": "no built-in (or saved) definition by that name (or version)"},
     422: {"description": "the definition has problems: `problems` places each on its line and column"},
     503: {"description": "the target, or the local Spanner for a scratch database, cannot be reached: a sentence"},
 }
@@ -36,6 +44,11 @@ class WorkloadSummary(BaseModel):
     dialect: Dialect
     operations: list[str]
     knobs: dict[str, Knob]
+    origin: Literal["builtin", "saved"] = Field(
+        "builtin", description="a file of workloads/, or saved in the run store"
+    )
+    version: int | None = Field(None, description="a saved definition's latest version (1, 2, ...)")
+    versions: int | None = Field(None, description="how many versions of a saved definition there are")
 
 
 class WorkloadsPublic(BaseModel):
@@ -47,6 +60,29 @@ class WorkloadPublic(BaseModel):
     name: str
     source: str = Field(description="the definition file as written (YAML)")
     definition: WorkloadDefinition
+
+
+class WorkloadSave(BaseModel):
+    """A definition to save: its text, validated as ``/validate`` does offline, without the target."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: str = Field(
+        max_length=1_000_000, description="the definition file (YAML or JSON); its name names what is saved"
+    )
+
+
+class SavedWorkloadPublic(BaseModel):
+    name: str
+    version: int = Field(description="1 for the first save of a name, then 2, 3, ...")
+    versions: int = Field(description="how many versions of this name are saved")
+    created: bool = Field(True, description="false: the source was the latest version's, so no version was added")
+    saved_at: float = Field(description="unix seconds")
+    source: str = Field(description="the definition file as saved")
+    definition: WorkloadDefinition | None = Field(description="null: the source no longer validates")
+
+
+SavedName = Annotated[str, Path(pattern=NAME_PATTERN, description="the definition's name")]
 
 
 class WorkloadValidate(BaseModel):
@@ -82,10 +118,95 @@ def _summary(definition: WorkloadDefinition) -> WorkloadSummary:
 
 
 @router.get("")
-def list_workloads(settings: SettingsDep) -> WorkloadsPublic:
-    """The built-in definitions (the files of ``workloads/``)."""
+def list_workloads(settings: SettingsDep, session: SessionDep) -> WorkloadsPublic:
+    """The built-in definitions (the files of ``workloads/``), then the saved ones (each at its
+    latest version) by name."""
     found = builtin_workloads(settings.workloads_dir)
-    return WorkloadsPublic(data=[_summary(w.definition) for w in found.values()], count=len(found))
+    data = [_summary(w.definition) for w in found.values()]
+    for saved in saved_store.saved_definitions(session):
+        definition = _still_valid(saved.row.source, saved.row.name)
+        summary = (
+            _summary(definition)
+            if definition is not None
+            else WorkloadSummary(
+                name=saved.row.name,
+                description="no longer valid: open it to see why and save it fixed",
+                dialect=Dialect.GOOGLESQL,
+                operations=[],
+                knobs={},
+            )
+        )
+        data.append(
+            summary.model_copy(update={"origin": "saved", "version": saved.row.version, "versions": saved.versions})
+        )
+    return WorkloadsPublic(data=data, count=len(data))
+
+
+def _still_valid(source: str, name: str) -> WorkloadDefinition | None:
+    """A saved source's definition; None when the format has since changed under it (it is still
+    listed and served, so that it can be opened and saved again, fixed)."""
+    try:
+        return parse_definition(source, name)
+    except DefinitionInvalid:
+        return None
+
+
+def _saved(row: Any, versions: int, created: bool = True) -> SavedWorkloadPublic:
+    return SavedWorkloadPublic(
+        name=row.name,
+        version=row.version,
+        versions=versions,
+        created=created,
+        saved_at=row.created_at,
+        source=row.source,
+        definition=_still_valid(row.source, row.name),
+    )
+
+
+@router.post(
+    "/saved",
+    status_code=status.HTTP_201_CREATED,
+    responses=ERRORS | {409: {"description": "the name is a built-in definition's"}},
+)
+def save_workload(body: WorkloadSave, settings: SettingsDep, session: SessionDep) -> SavedWorkloadPublic:
+    """Save a definition as the next version of the name it gives (version 1 for a new name). A
+    source identical to the latest version's adds no version: that version comes back, ``created``
+    false. 422 with ``problems`` (and ``field``) when the definition does not validate."""
+    try:
+        data, positions = read_document(body.source, "source")
+        definition = validate_data(data, positions, "source")
+    except DefinitionInvalid as err:
+        err.field = err.field or "source"
+        raise
+    if definition.name in builtin_workloads(settings.workloads_dir):
+        raise RunConflict(f"{definition.name!r} is a built-in definition: save yours under another name", "name")
+    row, created = saved_store.save_definition(session, definition.name, body.source)
+    latest = saved_store.latest_definition(session, definition.name)
+    return _saved(row, latest.versions if latest is not None else row.version, created)
+
+
+@router.get("/saved/{name}", responses=ERRORS)
+def get_saved_workload(name: SavedName, session: SessionDep) -> SavedWorkloadPublic:
+    """A saved definition's latest version."""
+    latest = saved_store.latest_definition(session, name)
+    if latest is None:
+        raise UnknownWorkload(f"no saved definition named {name!r}", "name")
+    return _saved(latest.row, latest.versions)
+
+
+@router.get("/saved/{name}/{version}", responses=ERRORS)
+def get_saved_workload_version(
+    name: SavedName, version: Annotated[int, Path(ge=1, description="1, 2, ...")], session: SessionDep
+) -> SavedWorkloadPublic:
+    """One version of a saved definition."""
+    latest = saved_store.latest_definition(session, name)
+    row = saved_store.definition_version(session, name, version) if latest is not None else None
+    if latest is None or row is None:
+        known = (
+            f"it has versions 1 to {latest.versions}" if latest is not None else "no definition by that name is saved"
+        )
+        raise UnknownWorkload(f"no version {version} of saved definition {name!r}: {known}", "version")
+    return _saved(row, latest.versions)
 
 
 @router.get("/schema")

@@ -100,3 +100,15 @@ class HdrRollupRow(Base):
     first_seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     last_seq: Mapped[int] = mapped_column(Integer)
     hdr: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class SavedDefinitionRow(Base):
+    """One version of a saved workload definition: the source as the user wrote it (YAML). A name's
+    versions count 1, 2, ... in the order they were saved; a version is never changed."""
+
+    __tablename__ = "saved_definitions"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    source: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[float] = mapped_column(Float, doc="unix seconds")

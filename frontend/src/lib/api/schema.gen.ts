@@ -377,7 +377,8 @@ export interface paths {
         };
         /**
          * List Workloads
-         * @description The built-in definitions (the files of ``workloads/``).
+         * @description The built-in definitions (the files of ``workloads/``), then the saved ones (each at its
+         *     latest version) by name.
          */
         get: operations["list_workloads_api_workloads_get"];
         put?: never;
@@ -418,6 +419,68 @@ export interface paths {
          *     INFORMATION_SCHEMA: what the definition editor completes table and column names from.
          */
         get: operations["target_catalog_api_workloads_catalog_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workloads/saved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Save Workload
+         * @description Save a definition as the next version of the name it gives (version 1 for a new name). A
+         *     source identical to the latest version's adds no version: that version comes back, ``created``
+         *     false. 422 with ``problems`` (and ``field``) when the definition does not validate.
+         */
+        post: operations["save_workload_api_workloads_saved_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workloads/saved/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Saved Workload
+         * @description A saved definition's latest version.
+         */
+        get: operations["get_saved_workload_api_workloads_saved__name__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workloads/saved/{name}/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Saved Workload Version
+         * @description One version of a saved definition.
+         */
+        get: operations["get_saved_workload_version_api_workloads_saved__name___version__get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2196,6 +2259,39 @@ export interface components {
              */
             total: number;
         };
+        /** SavedWorkloadPublic */
+        SavedWorkloadPublic: {
+            /**
+             * Created
+             * @description false: the source was the latest version's, so no version was added
+             * @default true
+             */
+            created: boolean;
+            /** @description null: the source no longer validates */
+            definition: components["schemas"]["WorkloadDefinition"] | null;
+            /** Name */
+            name: string;
+            /**
+             * Saved At
+             * @description unix seconds
+             */
+            saved_at: number;
+            /**
+             * Source
+             * @description the definition file as saved
+             */
+            source: string;
+            /**
+             * Version
+             * @description 1 for the first save of a name, then 2, 3, ...
+             */
+            version: number;
+            /**
+             * Versions
+             * @description how many versions of this name are saved
+             */
+            versions: number;
+        };
         /** Sequence */
         Sequence: {
             /**
@@ -3104,6 +3200,17 @@ export interface components {
              */
             source: string;
         };
+        /**
+         * WorkloadSave
+         * @description A definition to save: its text, validated as ``/validate`` does offline, without the target.
+         */
+        WorkloadSave: {
+            /**
+             * Source
+             * @description the definition file (YAML or JSON); its name names what is saved
+             */
+            source: string;
+        };
         /** WorkloadsPublic */
         WorkloadsPublic: {
             /** Count */
@@ -3124,6 +3231,23 @@ export interface components {
             name: string;
             /** Operations */
             operations: string[];
+            /**
+             * Origin
+             * @description a file of workloads/, or saved in the run store
+             * @default builtin
+             * @enum {string}
+             */
+            origin: "builtin" | "saved";
+            /**
+             * Version
+             * @description a saved definition's latest version (1, 2, ...)
+             */
+            version?: number | null;
+            /**
+             * Versions
+             * @description how many versions of a saved definition there are
+             */
+            versions?: number | null;
         };
         /**
          * WorkloadValidate
@@ -4003,7 +4127,7 @@ export interface operations {
                     "application/json": components["schemas"]["WorkloadPublic"];
                 };
             };
-            /** @description no built-in definition by that name */
+            /** @description no built-in (or saved) definition by that name (or version) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4047,7 +4171,149 @@ export interface operations {
                     "application/json": components["schemas"]["CatalogPublic"];
                 };
             };
-            /** @description no built-in definition by that name */
+            /** @description no built-in (or saved) definition by that name (or version) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the definition has problems: `problems` places each on its line and column */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the target, or the local Spanner for a scratch database, cannot be reached: a sentence */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    save_workload_api_workloads_saved_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkloadSave"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedWorkloadPublic"];
+                };
+            };
+            /** @description no built-in (or saved) definition by that name (or version) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the name is a built-in definition's */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the definition has problems: `problems` places each on its line and column */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the target, or the local Spanner for a scratch database, cannot be reached: a sentence */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_saved_workload_api_workloads_saved__name__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the definition's name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedWorkloadPublic"];
+                };
+            };
+            /** @description no built-in (or saved) definition by that name (or version) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the definition has problems: `problems` places each on its line and column */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the target, or the local Spanner for a scratch database, cannot be reached: a sentence */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get_saved_workload_version_api_workloads_saved__name___version__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the definition's name */
+                name: string;
+                /** @description 1, 2, ... */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedWorkloadPublic"];
+                };
+            };
+            /** @description no built-in (or saved) definition by that name (or version) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4114,7 +4380,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationPublic"];
                 };
             };
-            /** @description no built-in definition by that name */
+            /** @description no built-in (or saved) definition by that name (or version) */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -14,3 +14,10 @@ export const validateWorkload = (source: string, dryRun = false) =>
 /** The tables and columns of a database of the server's target (default: the runs'), for completion. */
 export const getCatalog = (database?: string, signal?: AbortSignal) =>
   unwrap(api.GET("/api/workloads/catalog", { params: { query: database ? { database } : {} }, signal }));
+/** Save the definition's text as the next version of its name (the same text as the latest adds none). */
+export const saveWorkload = (source: string) => unwrap(api.POST("/api/workloads/saved", { body: { source } }));
+/** A saved definition: its latest version, or the version asked for. */
+export const getSavedWorkload = (name: string, version?: number, signal?: AbortSignal) =>
+  version === undefined
+    ? unwrap(api.GET("/api/workloads/saved/{name}", { params: { path: { name } }, signal }))
+    : unwrap(api.GET("/api/workloads/saved/{name}/{version}", { params: { path: { name, version } }, signal }));

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import type { CompareSeries } from "@/lib/types";
 import { makeComparison } from "@/test/compareFixture";
 import { configEvent, statusEvent, targetEvent } from "@/test/fixtures";
-import { compareCharts, compareMarkers, compareRows, metricRows, parseIds, scaleCell } from "./compare";
+import { compareCharts, compareMarkers, compareRows, metricRows, operationOverlays, parseIds, scaleCell } from "./compare";
 
 describe("compare transforms", () => {
   it("marks each run's live changes in its colour, numbered as in the legend", () => {
@@ -107,5 +108,37 @@ describe("compare transforms", () => {
       [null, 1200],
       [null, 1100],
     ]);
+  });
+
+  it("overlays each operation two or more runs have: a line per run of achieved/s and of p99, labelled by run", () => {
+    const series: CompareSeries = {
+      elapsed_s: [1, 2],
+      runs: [
+        { run_id: "a", values: { "gauges.op.place_order.ps": [50, 49], "latency.op.place_order.p99": [7, 8], "gauges.op.recent_orders.ps": [200, 199] } },
+        { run_id: "b", values: { "gauges.op.place_order.ps": [90, null], "latency.op.place_order.p99": [11, 12] } },
+        { run_id: "c", values: { "gauges.op.recent_orders.ps": [150, 151], "gauges.op.only_c.ps": [1, 1] } },
+      ],
+    };
+    const overlays = operationOverlays(series, [["place_order", "recent_orders"], ["place_order"], ["recent_orders", "only_c"]], ["#1 x", "#2 y", "#3 z"]);
+    expect(overlays.map((o) => o.id)).toEqual(["cmp-op-place_order", "cmp-op-recent_orders"]);
+    const [place, recent] = overlays;
+    expect(place?.lines.map((l) => [l.key, l.label, l.axis ?? "left", l.color])).toEqual([
+      ["t0", "#1 x achieved/s", "left", "#3b82f6"],
+      ["p0", "#1 x p99", "right", "#3b82f6"],
+      ["t1", "#2 y achieved/s", "left", "#f59e0b"],
+      ["p1", "#2 y p99", "right", "#f59e0b"],
+    ]);
+    expect(place?.rows).toEqual([
+      { x: 1, t0: 50, p0: 7, t1: 90, p1: 11 },
+      { x: 2, t0: 49, p0: 8, t1: null, p1: 12 },
+    ]);
+    expect(recent?.lines.map((l) => l.key)).toEqual(["t0", "p0", "t2", "p2"]);
+    expect(recent?.rows[0]).toEqual({ x: 1, t0: 200, p0: null, t2: 150, p2: null });
+  });
+
+  it("overlays nothing for runs that are not definitions' or share no operation", () => {
+    const series: CompareSeries = { elapsed_s: [1], runs: [{ run_id: "a", values: {} }, { run_id: "b", values: {} }] };
+    expect(operationOverlays(series, [[], []], [])).toEqual([]);
+    expect(operationOverlays(series, [["w"], ["r"]], [])).toEqual([]);
   });
 });

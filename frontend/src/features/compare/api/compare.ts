@@ -1,5 +1,7 @@
 // The answer of GET /api/compare (lib/api/compare.ts), shaped for the page: per-metric cells and chart rows per series name.
 import { colorAt } from "@/components/palette";
+import type { ChartLine } from "@/components/TimeChart";
+import { OpMetric, opMetric } from "@/lib/api/names.gen";
 import { changeLabel } from "@/lib/knobs";
 import { eventChanges, isConfigChange, isTargetEvent, type Marker, type Row } from "@/lib/series";
 import type { ComparePublic, CompareSeries, RunEvent } from "@/lib/types";
@@ -118,6 +120,42 @@ export function compareCharts(series: CompareSeries): (CompareChartSpec & { rows
   return COMPARE_CHARTS.map((c) => ({ ...c, rows: compareRows(series, c.series, c.scale) })).filter((c) =>
     c.rows.some((r) => series.runs.some((_, i) => r[`r${i}`] != null)),
   );
+}
+
+export interface OperationOverlay {
+  id: string;
+  title: string;
+  rows: Row[];
+  lines: ChartLine[];
+}
+
+/** Runs of definitions: each operation that two or more of the runs have (by name, from each run's
+ * definition) gets one chart, a line per run of its achieved throughput (left axis, /s) and of its
+ * p99 (right axis, ms, dashed), in the run's colour and labelled by the run. ``operations``: each
+ * run's operation names, in run order (none for a run that is not a definition's). */
+export function operationOverlays(series: CompareSeries, operations: readonly (readonly string[])[], labels: readonly string[]): OperationOverlay[] {
+  const shared = [...new Set(operations.flat())].filter((op) => operations.filter((ops) => ops.includes(op)).length >= 2);
+  return shared.map((op) => {
+    const achieved = `gauges.${opMetric(OpMetric.PS, op)}`;
+    const p99 = `latency.${opMetric(OpMetric.LATENCY, op)}.p99`;
+    const runs = series.runs.map((_, i) => i).filter((i) => operations[i]?.includes(op));
+    const rows = series.elapsed_s.map((x, k) => {
+      const row: Row = { x };
+      for (const i of runs) {
+        row[`t${i}`] = series.runs[i]?.values[achieved]?.[k] ?? null;
+        row[`p${i}`] = series.runs[i]?.values[p99]?.[k] ?? null;
+      }
+      return row;
+    });
+    const lines = runs.flatMap((i): ChartLine[] => {
+      const label = labels[i] ?? series.runs[i]?.run_id ?? `#${i + 1}`;
+      return [
+        { key: `t${i}`, label: `${label} achieved/s`, color: colorAt(i) },
+        { key: `p${i}`, label: `${label} p99`, color: colorAt(i), dashed: true, axis: "right" },
+      ];
+    });
+    return { id: `cmp-op-${op}`, title: `${op}: achieved throughput and p99`, rows, lines };
+  });
 }
 
 /** Each run's live config changes and target outages as markers in its line's colour, labelled with its number. */

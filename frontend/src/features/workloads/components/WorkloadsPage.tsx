@@ -1,5 +1,5 @@
-// Workloads: the built-in definitions, and an editor to write one's own: Validate (problems placed on
-// their lines), Dry run (each operation once, what came back) and Start (a run of the definition,
+// Workloads: the built-in and saved definitions, and an editor to write one's own: Validate (problems placed on
+// their lines), Save (a new version in the run store), Dry run (each operation once, what came back) and Start (a run of the definition,
 // then its live page). A lazy route: the editor's code loads with this page only.
 import { useState } from "react";
 import { useNavigate } from "react-router-dom";
@@ -8,8 +8,8 @@ import { ErrorState, Loading } from "@/components/States";
 import { ApiError, type DefinitionProblem } from "@/lib/api/client";
 import { createRun } from "@/lib/api/runs";
 import { DEFAULT_CONFIG, KNOB_BY_PATH } from "@/lib/knobs";
-import { getCatalog, getWorkload, getWorkloadSchema, listWorkloads, type Validation, validateWorkload } from "@/lib/api/workloads";
-import type { DryRunResult, DryRunStep } from "@/lib/types";
+import { getCatalog, getSavedWorkload, getWorkload, getWorkloadSchema, listWorkloads, saveWorkload, type Validation, validateWorkload } from "@/lib/api/workloads";
+import type { DryRunResult, DryRunStep, WorkloadSummary } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
 import type { SchemaNode } from "../api/schemaCompletion";
 import { DefinitionEditor } from "./DefinitionEditor";
@@ -34,7 +34,30 @@ operations:
       - insert_or_update: {table: Things, columns: {Id: $id, Name: {string: {length: 8}}, Updated: commit_timestamp}}
 `;
 
-type Busy = "validate" | "dry-run" | "start" | null;
+type Busy = "validate" | "dry-run" | "save" | "start" | null;
+
+/** The saved definition open in the editor: its name, the version shown, and how many there are. */
+interface OpenSaved {
+  name: string;
+  version: number;
+  versions: number;
+}
+
+function WorkloadItem({ w, onOpen }: { w: WorkloadSummary; onOpen: () => void }) {
+  return (
+    <li data-testid={`workload-${w.name}`}>
+      <button type="button" className="link-button" onClick={onOpen}>
+        {w.name}
+      </button>
+      {w.version != null && <span className="muted small"> v{w.version}</span>}
+      <p className="small">{w.description}</p>
+      <p className="muted small">
+        {w.operations.length} operation{w.operations.length === 1 ? "" : "s"}: {w.operations.join(", ")}
+        {Object.keys(w.knobs).length > 0 && ` · knobs: ${Object.keys(w.knobs).join(", ")}`}
+      </p>
+    </li>
+  );
+}
 
 function cell(value: unknown): string {
   return value === null ? "NULL" : typeof value === "object" ? JSON.stringify(value) : String(value);
@@ -110,7 +133,7 @@ function Problems({ problems }: { problems: readonly DefinitionProblem[] }) {
 
 export function WorkloadsPage() {
   const navigate = useNavigate();
-  const builtins = useAsync((signal) => listWorkloads(signal), []);
+  const workloads = useAsync((signal) => listWorkloads(signal), []);
   const schema = useAsync((signal) => getWorkloadSchema(signal) as Promise<SchemaNode>, []);
   // The runs' database on the server's target, for completing its table and column names; without
   // it (unreachable, not created yet) the editor completes the definition's own tables alone.
@@ -122,21 +145,48 @@ export function WorkloadsPage() {
   const [busy, setBusy] = useState<Busy>(null);
   const [duration, setDuration] = useState("120");
   const [iface, setIface] = useState<string>(DEFAULT_CONFIG.client?.interface ?? "googlesql");
+  const [saved, setSaved] = useState<OpenSaved | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
 
   const edit = (next: string) => {
     setText(next);
     setResult(null);
+    setNotice(null);
   };
 
-  const open = async (name: string) => {
+  const open = async (name: string, origin: "builtin" | "saved", version?: number) => {
     setMessage(null);
     try {
-      const found = await getWorkload(name);
-      setText(found.source);
+      if (origin === "saved") {
+        const found = await getSavedWorkload(name, version);
+        setText(found.source);
+        setSaved({ name, version: found.version, versions: found.versions });
+      } else {
+        setText((await getWorkload(name)).source);
+        setSaved(null);
+      }
       setProblems([]);
       setResult(null);
     } catch (err) {
       setMessage(err instanceof Error ? err.message : String(err));
+    }
+  };
+
+  const save = async () => {
+    setBusy("save");
+    setMessage(null);
+    setNotice(null);
+    try {
+      const answer = await saveWorkload(text);
+      setProblems([]);
+      setSaved({ name: answer.name, version: answer.version, versions: answer.versions });
+      setNotice(answer.created ? `Saved ${answer.name} as version ${answer.version}.` : `${answer.name} version ${answer.version} is this text already: nothing new saved.`);
+      workloads.reload();
+    } catch (err) {
+      setProblems(err instanceof ApiError ? err.problems : []);
+      setMessage(err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(null);
     }
   };
 
@@ -189,27 +239,41 @@ export function WorkloadsPage() {
       <div className="workloads-layout">
         <aside className="workload-list" data-testid="workload-list">
           <h2>Built-in definitions</h2>
-          {builtins.error ? (
-            <ErrorState error={builtins.error} onRetry={builtins.reload} title="Could not load the definitions" />
-          ) : !builtins.data ? (
+          {workloads.error ? (
+            <ErrorState error={workloads.error} onRetry={workloads.reload} title="Could not load the definitions" />
+          ) : !workloads.data ? (
             <Loading what="Loading the definitions" />
           ) : (
-            <ul>
-              {builtins.data.data.map((w) => (
-                <li key={w.name} data-testid={`workload-${w.name}`}>
-                  <button type="button" className="link-button" onClick={() => void open(w.name)}>
-                    {w.name}
-                  </button>
-                  <p className="small">{w.description}</p>
-                  <p className="muted small">
-                    {w.operations.length} operation{w.operations.length === 1 ? "" : "s"}: {w.operations.join(", ")}
-                    {Object.keys(w.knobs).length > 0 && ` · knobs: ${Object.keys(w.knobs).join(", ")}`}
-                  </p>
-                </li>
-              ))}
-            </ul>
+            <>
+              <ul>
+                {workloads.data.data
+                  .filter((w) => w.origin !== "saved")
+                  .map((w) => (
+                    <WorkloadItem key={w.name} w={w} onOpen={() => void open(w.name, "builtin")} />
+                  ))}
+              </ul>
+              <h2>Saved definitions</h2>
+              {workloads.data.data.some((w) => w.origin === "saved") ? (
+                <ul data-testid="saved-workloads">
+                  {workloads.data.data
+                    .filter((w) => w.origin === "saved")
+                    .map((w) => (
+                      <WorkloadItem key={w.name} w={w} onOpen={() => void open(w.name, "saved")} />
+                    ))}
+                </ul>
+              ) : (
+                <p className="muted small">None yet: Save in the editor keeps a definition here, each save a new version.</p>
+              )}
+            </>
           )}
-          <button type="button" onClick={() => edit(STARTER)} data-testid="new-definition">
+          <button
+            type="button"
+            onClick={() => {
+              edit(STARTER);
+              setSaved(null);
+            }}
+            data-testid="new-definition"
+          >
             New definition
           </button>
           <p className="muted small">The format: workloads/README.md. Ctrl-Space completes a key from the definition's schema, and in a value a table or column of the target's database or of the definition's DDL.</p>
@@ -219,6 +283,22 @@ export function WorkloadsPage() {
             <button type="button" onClick={() => void check("validate", false)} disabled={busy !== null} data-testid="validate">
               {busy === "validate" ? "Validating…" : "Validate"}
             </button>
+            <button type="button" onClick={() => void save()} disabled={busy !== null} data-testid="save-definition">
+              {busy === "save" ? "Saving…" : "Save"}
+            </button>
+            {saved && (
+              <label className="inline-field">
+                {saved.name}{" "}
+                <select value={saved.version} onChange={(e) => void open(saved.name, "saved", Number(e.target.value))} aria-label="Saved version" data-testid="saved-version">
+                  {Array.from({ length: saved.versions }, (_, i) => saved.versions - i).map((v) => (
+                    <option key={v} value={v}>
+                      version {v}
+                      {v === saved.versions ? " (latest)" : ""}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            )}
             <button type="button" onClick={() => void check("dry-run", true)} disabled={busy !== null} data-testid="dry-run-button">
               {busy === "dry-run" ? "Running each operation…" : "Dry run"}
             </button>
@@ -245,6 +325,11 @@ export function WorkloadsPage() {
           {message && (
             <p className="inline-error" role="alert" data-testid="editor-message">
               {message}
+            </p>
+          )}
+          {notice && (
+            <p className="good" role="status" data-testid="saved-notice">
+              {notice}
             </p>
           )}
           {problems.length > 0 && <Problems problems={problems} />}
