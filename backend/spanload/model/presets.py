@@ -53,6 +53,10 @@ SESSION_POOL_CONCURRENCY = (5, 10, 20, 40)
 TWO_PC_PARTICIPANTS = "2pc-participants"
 TWO_PC_DATABASE = "spanload-2pc"  # its own database, so that its table starts empty
 TWO_PC_COMMITS_PER_S = 42.0  # the report's 2.5k commits a minute
+TWO_PC_PRELOADED = "2pc-participants-preloaded"
+# the local Spanner divides a split at 50,000 rows (its default --split-rows): 150,000 rows are about
+# 4 splits, over which a commit's 6 uniform keys touch about 3.3
+TWO_PC_PRELOAD_ROWS = 150_000
 SESSION_POOL_SIZE = 10
 CHANGE_STREAMS_DATABASE = "spanload-change-streams"
 # preset suffix -> watch.mode of workloads/change_watcher.yaml (a mode is no knob: an enum)
@@ -158,24 +162,7 @@ def _others() -> list[Preset]:
             _builtin("2pc-batch-insert", "participants", {"commits_per_second": 20.0, "batch_rows": 6}),
         ),
     ]
-    out.append(
-        Preset(
-            TWO_PC_PARTICIPANTS,
-            "2PC participants lab: one session, 42 commits/s of 6 new rows spread over the key space "
-            f"into UserTable (no secondary index) of database {TWO_PC_DATABASE}, which starts empty and grows; "
-            "the local Spanner's production_like latency model makes 2PC cost a second commit round "
-            "(workloads/participants.yaml)",
-            _builtin(
-                TWO_PC_PARTICIPANTS,
-                "participants",
-                {"commits_per_second": TWO_PC_COMMITS_PER_S, "batch_rows": 6, "in_flight": 1},
-                {
-                    "target": {"database": TWO_PC_DATABASE, "latency_model": "production_like"},
-                    "client": {"session_pool_size": 1},
-                },
-            ),
-        )
-    )
+    out += _two_pc()
     out += _capacity()
     for agents in SESSION_POOL_CONCURRENCY:
         name = f"session-pool-agents-{agents}"
@@ -194,6 +181,39 @@ def _others() -> list[Preset]:
             )
         )
     return out
+
+
+def _two_pc() -> list[Preset]:
+    """The 2PC-participants lab, on its empty table and on one preloaded to several splits: the same
+    commits, session and latency model, so the two differ in participants alone."""
+
+    def lab(name: str, preload_rows: int) -> RunConfig:
+        return _builtin(
+            name,
+            "participants",
+            {"commits_per_second": TWO_PC_COMMITS_PER_S, "batch_rows": 6, "in_flight": 1, "preload_rows": preload_rows},
+            {
+                "target": {"database": TWO_PC_DATABASE, "latency_model": "production_like"},
+                "client": {"session_pool_size": 1},
+            },
+        )
+
+    return [
+        Preset(
+            TWO_PC_PARTICIPANTS,
+            "2PC participants lab: one session, 42 commits/s of 6 new rows spread over the key space "
+            f"into UserTable (no secondary index) of database {TWO_PC_DATABASE}, which starts empty and grows; "
+            "the local Spanner's production_like latency model makes 2PC cost a second commit round "
+            "(workloads/participants.yaml)",
+            lab(TWO_PC_PARTICIPANTS, 0),
+        ),
+        Preset(
+            TWO_PC_PRELOADED,
+            f"2PC participants lab on a table preloaded to {TWO_PC_PRELOAD_ROWS:,} rows: the same commits, "
+            "their 6 rows now over several splits (workloads/participants.yaml)",
+            lab(TWO_PC_PRELOADED, TWO_PC_PRELOAD_ROWS),
+        ),
+    ]
 
 
 # The capacity searches: PerfKitBenchmarker's Spanner recipe raises the target 1,000 QPS a step until
