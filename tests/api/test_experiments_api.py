@@ -11,7 +11,7 @@ def test_the_hint_experiment_lists_its_variants_on_one_database_of_this_servers_
     answer = client.get("/api/experiments")
     assert answer.status_code == 200, answer.text
     experiments = {e["name"]: e for e in answer.json()}
-    assert set(experiments) == {"hint", "session-pool", "change-streams", "two-pc"}
+    assert set(experiments) == {"hint", "session-pool", "change-streams", "two-pc", "tpcc"}
     streams = experiments["change-streams"]
     assert [v["preset"] for v in streams["variants"]] == ["light-poll", "light-change-stream"]
     assert streams["overrides"]["target"] == {"kind": "local", "database": "spanload-exp-change-streams"}

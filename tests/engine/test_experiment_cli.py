@@ -13,9 +13,9 @@ import pytest
 from spanload.cli import commands
 from spanload.cli.experiment import figures_table, run_experiment, variant_configs
 from spanload.engine.thresholds import known_metrics, metrics_of
-from spanload.model.config import LatencyModel, RunConfig, ShardFilter
+from spanload.model.config import LatencyModel, RunConfig, ShardFilter, WorkerRuntime
 from spanload.model.events import EventKind
-from spanload.model.experiments import CHANGE_STREAMS, EXPERIMENTS, HINT, TWO_PC, Experiment
+from spanload.model.experiments import CHANGE_STREAMS, EXPERIMENTS, HINT, TPCC, TWO_PC, Experiment
 from spanload.model.presets import get_preset
 from spanload.model.settings import Settings
 from spanload.model.state import RunState
@@ -77,11 +77,21 @@ def test_the_two_pc_experiment_differs_in_participants_alone() -> None:
     assert not _unreported(TWO_PC, configs)
 
 
+def test_the_tpcc_experiment_runs_one_warehouse_from_one_process_and_from_two() -> None:
+    configs = _configs(TPCC)
+    assert {c.target.database for c in configs} == {"spanload-exp-tpcc"}
+    assert [c.processes for c in configs] == [1, 2]
+    assert configs[0].tpcc == configs[1].tpcc and configs[0].tpcc.terminals == 8
+    assert {(c.runtime, c.duration_s) for c in configs} == {(WorkerRuntime.PYTHON, 60)}
+    assert TPCC.figures[0].metric == "tpcc.tpmc"
+    assert not _unreported(TPCC, configs)
+
+
 def test_experiment_list_names_the_change_streams_experiment(capsys: pytest.CaptureFixture[str]) -> None:
     assert commands.main(["experiment", "--list"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in lines] == list(EXPERIMENTS)
-    assert "2pc-participants, 2pc-participants-preloaded" in lines[-1]
+    assert "tpcc-1w, tpcc-1w-2p" in lines[-1]
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,8 @@
   Spanner's production_like latency model, so participants rise as its splits divide.
 - The session-pool agents: join-query readers and insert writers with 100 ms think time over a
   10-session pool, at rising concurrency.
-- TPC-C on one warehouse (``tpcc-1w``): 8 terminals back to back, no keying or think times.
+- TPC-C on one warehouse (``tpcc-1w``): 8 terminals back to back, no keying or think times; and
+  ``tpcc-1w-2p``, the same terminals over two worker processes.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ TWO_PC_PRELOADED = "2pc-participants-preloaded"
 # 4 splits, over which a commit's 6 uniform keys touch about 3.3
 TWO_PC_PRELOAD_ROWS = 150_000
 SESSION_POOL_SIZE = 10
+TPCC_TWO_PROCESSES = "tpcc-1w-2p"  # tpcc-1w's terminals over two processes (TPC-C runs on Python workers only)
 CHANGE_STREAMS_DATABASE = "spanload-change-streams"
 # preset suffix -> watch.mode of workloads/change_watcher.yaml (a mode is no knob: an enum)
 WATCH_MODES = {"poll": "poll", "change-stream": "change_stream"}
@@ -269,13 +271,23 @@ def _capacity() -> list[Preset]:
 
 
 def _tpcc() -> list[Preset]:
+    def one_warehouse(name: str, processes: int) -> RunConfig:
+        tpcc = {"warehouses": 1, "mode": "closed", "terminals": 8}
+        return _config(name, {"workload": "tpcc", "tpcc": tpcc, "processes": processes})
+
+    what = "the standard mix (45/43/4/4/4) from 8 terminals back to back, no keying or think times"
     return [
         Preset(
             "tpcc-1w",
-            "TPC-C on 1 warehouse: the standard mix (45/43/4/4/4) from 8 terminals back to back, no keying or "
-            "think times; loaded first (skipped when present), consistency conditions 1-4 checked at the end",
-            _config("tpcc-1w", {"workload": "tpcc", "tpcc": {"warehouses": 1, "mode": "closed", "terminals": 8}}),
-        )
+            f"TPC-C on 1 warehouse: {what}; loaded first (skipped when present), consistency conditions 1-4 "
+            "checked at the end",
+            one_warehouse("tpcc-1w", 1),
+        ),
+        Preset(
+            TPCC_TWO_PROCESSES,
+            f"TPC-C on 1 warehouse, the same 8 terminals over 2 worker processes: {what}",
+            one_warehouse(TPCC_TWO_PROCESSES, 2),
+        ),
     ]
 
 
