@@ -13,9 +13,9 @@ import pytest
 from spanload.cli import commands
 from spanload.cli.experiment import figures_table, run_experiment, variant_configs
 from spanload.engine.thresholds import known_metrics, metrics_of
-from spanload.model.config import LatencyModel, RunConfig, ShardFilter, WorkerRuntime
+from spanload.model.config import ClientInterface, LatencyModel, RunConfig, ShardFilter, WorkerRuntime
 from spanload.model.events import EventKind
-from spanload.model.experiments import CHANGE_STREAMS, EXPERIMENTS, HINT, TPCC, TWO_PC, Experiment
+from spanload.model.experiments import CHANGE_STREAMS, EXPERIMENTS, HINT, PG, TPCC, TWO_PC, Experiment
 from spanload.model.presets import get_preset
 from spanload.model.settings import Settings
 from spanload.model.state import RunState
@@ -87,11 +87,24 @@ def test_the_tpcc_experiment_runs_one_warehouse_from_one_process_and_from_two() 
     assert not _unreported(TPCC, configs)
 
 
+def test_the_pg_experiment_runs_the_shop_on_googlesql_and_its_twin_on_both_postgresql_interfaces() -> None:
+    configs = _configs(PG)
+    assert [(c.definition and c.definition.name, c.client.interface, c.target.database) for c in configs] == [
+        ("shop", ClientInterface.GOOGLESQL, "spanload-shop"),
+        ("shop_pg", ClientInterface.POSTGRESQL, "spanload-shop-pg"),
+        ("shop_pg", ClientInterface.PGADAPTER, "spanload-shop-pg"),
+    ]
+    assert {c.runtime for c in configs} == {WorkerRuntime.PYTHON}
+    assert configs[0].knob_values() == configs[1].knob_values() == configs[2].knob_values()
+    assert "TPC-C" in PG.report and "shop" in PG.report
+    assert not _unreported(PG, configs)
+
+
 def test_experiment_list_names_the_change_streams_experiment(capsys: pytest.CaptureFixture[str]) -> None:
     assert commands.main(["experiment", "--list"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in lines] == list(EXPERIMENTS)
-    assert "tpcc-1w, tpcc-1w-2p" in lines[-1]
+    assert "shop-googlesql, shop-pg-postgresql, shop-pg-pgadapter" in lines[-1]
 
 
 @pytest.mark.parametrize(

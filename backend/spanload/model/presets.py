@@ -16,6 +16,8 @@
   10-session pool, at rising concurrency.
 - TPC-C on one warehouse (``tpcc-1w``): 8 terminals back to back, no keying or think times; and
   ``tpcc-1w-2p``, the same terminals over two worker processes.
+- The PostgreSQL interfaces on the shop definition: ``shop-googlesql``, ``shop-pg-postgresql`` and
+  ``shop-pg-pgadapter`` (``workloads/shop.yaml`` and its twin ``shop_pg.yaml``).
 """
 
 from __future__ import annotations
@@ -59,6 +61,8 @@ TWO_PC_PRELOADED = "2pc-participants-preloaded"
 # 4 splits, over which a commit's 6 uniform keys touch about 3.3
 TWO_PC_PRELOAD_ROWS = 150_000
 SESSION_POOL_SIZE = 10
+SHOP_DATABASE = "spanload-shop"
+SHOP_PG_DATABASE = "spanload-shop-pg"  # one database for both PostgreSQL interfaces: the same data
 TPCC_TWO_PROCESSES = "tpcc-1w-2p"  # tpcc-1w's terminals over two processes (TPC-C runs on Python workers only)
 CHANGE_STREAMS_DATABASE = "spanload-change-streams"
 # preset suffix -> watch.mode of workloads/change_watcher.yaml (a mode is no knob: an enum)
@@ -291,7 +295,32 @@ def _tpcc() -> list[Preset]:
     ]
 
 
-_PRESETS: dict[str, Preset] = {p.name: p for p in (*_change_watcher(), *_others(), *_tpcc())}
+def _interfaces() -> list[Preset]:
+    """The PostgreSQL-interface report's setups on the shop definition (TPC-C has no PostgreSQL
+    statements): GoogleSQL, and its PostgreSQL twin through the client library and through PGAdapter,
+    the two PostgreSQL ones on one database of that dialect."""
+    out = [
+        Preset(
+            "shop-googlesql",
+            f"The shop (workloads/shop.yaml) with the client library on GoogleSQL database {SHOP_DATABASE}",
+            _builtin("shop-googlesql", "shop", {}, {"target": {"database": SHOP_DATABASE}}),
+        )
+    ]
+    for interface, how in (("postgresql", "the client library"), ("pgadapter", "psycopg through PGAdapter")):
+        name = f"shop-pg-{interface}"
+        body = {"target": {"database": SHOP_PG_DATABASE}, "client": {"interface": interface}}
+        out.append(
+            Preset(
+                name,
+                f"The shop's PostgreSQL twin (workloads/shop_pg.yaml) with {how} on PostgreSQL database "
+                f"{SHOP_PG_DATABASE} (Python workers only)",
+                _builtin(name, "shop_pg", {}, body),
+            )
+        )
+    return out
+
+
+_PRESETS: dict[str, Preset] = {p.name: p for p in (*_change_watcher(), *_others(), *_tpcc(), *_interfaces())}
 
 
 def all_presets() -> list[Preset]:
