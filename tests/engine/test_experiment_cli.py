@@ -11,7 +11,7 @@ import uuid
 import pytest
 
 from spanload.cli import commands
-from spanload.cli.experiment import figures_table, run_experiment, variant_configs
+from spanload.cli.experiment import _figure, figures_table, run_experiment, variant_configs
 from spanload.engine.thresholds import known_metrics, metrics_of
 from spanload.model.config import ClientInterface, LatencyModel, RunConfig, ShardFilter, WorkerRuntime
 from spanload.model.events import EventKind
@@ -98,6 +98,11 @@ def test_the_pg_experiment_runs_the_shop_on_googlesql_and_its_twin_on_both_postg
     assert configs[0].knob_values() == configs[1].knob_values() == configs[2].knob_values()
     assert "TPC-C" in PG.report and "shop" in PG.report
     assert not _unreported(PG, configs)
+
+
+def test_a_figure_in_seconds_keeps_its_digits() -> None:
+    # the two-pc experiment's server commit latency is in seconds: 0.0036 printed as 0.00 hid it
+    assert [_figure(v) for v in (0.003598, 0.0, 6.095, 249.123)] == ["0.0036", "0.00", "6.09", "249.12"]
 
 
 def test_experiment_list_names_the_change_streams_experiment(capsys: pytest.CaptureFixture[str]) -> None:

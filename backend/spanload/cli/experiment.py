@@ -84,6 +84,11 @@ def run_experiment(
     return runs
 
 
+def _figure(value: float) -> str:
+    """Two decimals, or three significant digits under 0.1 (a latency in seconds: 0.00360, not 0.00)."""
+    return f"{value:.3g}" if 0 < abs(value) < 0.1 else f"{value:.2f}"
+
+
 def figures_table(experiment: Experiment, runs: list[VariantRun]) -> list[str]:
     """One row per variant: each key figure and its ratio to the first variant's."""
     values = [metrics_of(r.sink.summary) if r.sink.summary else {} for r in runs]
@@ -95,7 +100,7 @@ def figures_table(experiment: Experiment, runs: list[VariantRun]) -> list[str]:
         for f in experiment.figures:
             value, base = figures.get(f.metric), values[0].get(f.metric)
             ratio = f"{value / base:.2f}x" if value is not None and base else "n/a"
-            row += f"{value:>28.2f}{ratio:>8}" if value is not None else f"{'n/a':>28}{'n/a':>8}"
+            row += f"{_figure(value):>28}{ratio:>8}" if value is not None else f"{'n/a':>28}{'n/a':>8}"
         lines.append(row)
     return lines
 
