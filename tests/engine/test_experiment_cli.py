@@ -11,15 +11,24 @@ import uuid
 import pytest
 
 from spanload.cli import commands
-from spanload.cli.experiment import _figure, figures_table, run_experiment, variant_configs
+from spanload.cli.experiment import (
+    VariantRun,
+    _figure,
+    consistency_lines,
+    figures_table,
+    run_experiment,
+    variant_configs,
+)
+from spanload.cli.render import PrintingSink
 from spanload.engine.thresholds import known_metrics, metrics_of
 from spanload.model.config import ClientInterface, LatencyModel, RunConfig, ShardFilter, WorkerRuntime
 from spanload.model.events import EventKind
 from spanload.model.experiments import CHANGE_STREAMS, EXPERIMENTS, HINT, PG, TPCC, TWO_PC, Experiment
 from spanload.model.presets import get_preset
+from spanload.model.samples import Summary
 from spanload.model.settings import Settings
 from spanload.model.state import RunState
-from spanload.model.tpcc import preload_rows
+from spanload.model.tpcc import TpccSummary, preload_rows
 from tests.engine.conftest import LocalTarget
 
 PRELOAD_ROWS = 3000
@@ -103,6 +112,18 @@ def test_the_pg_experiment_runs_the_shop_on_googlesql_and_its_twin_on_both_postg
 def test_a_figure_in_seconds_keeps_its_digits() -> None:
     # the two-pc experiment's server commit latency is in seconds: 0.0036 printed as 0.00 hid it
     assert [_figure(v) for v in (0.003598, 0.0, 6.095, 249.123)] == ["0.0036", "0.00", "6.09", "249.12"]
+
+
+def test_a_tpcc_variant_says_what_its_consistency_check_found() -> None:
+    runs = []
+    for variant, tpcc in (
+        ("tpcc-1w", TpccSummary(warehouses=1, tpmc=376.0, consistency={"condition_1": "ok"})),
+        ("medium", None),
+    ):
+        sink = PrintingSink(io.StringIO(), quiet=True)
+        sink.summary = Summary(tpcc=tpcc)
+        runs.append(VariantRun(variant, get_preset(variant).config, sink))
+    assert consistency_lines(runs) == ["tpcc-1w: consistency: condition_1 ok"]
 
 
 def test_experiment_list_names_the_change_streams_experiment(capsys: pytest.CaptureFixture[str]) -> None:

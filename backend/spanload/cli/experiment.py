@@ -17,7 +17,7 @@ from typing import Any, TextIO
 
 from spanload.cli.flags import parse_duration
 from spanload.cli.headless import local_target, run_headless
-from spanload.cli.render import PrintingSink, write_json
+from spanload.cli.render import PrintingSink, consistency_line, write_json
 from spanload.engine.placement import check_start
 from spanload.engine.thresholds import metrics_of
 from spanload.model import presets
@@ -105,6 +105,13 @@ def figures_table(experiment: Experiment, runs: list[VariantRun]) -> list[str]:
     return lines
 
 
+def consistency_lines(runs: list[VariantRun]) -> list[str]:
+    """A TPC-C variant's consistency conditions, which no figure can carry."""
+    return [
+        f"{r.variant}: {consistency_line(r.sink.summary.tpcc)}" for r in runs if r.sink.summary and r.sink.summary.tpcc
+    ]
+
+
 def main(args: argparse.Namespace) -> int:
     out = sys.stdout
     if args.list:
@@ -123,7 +130,7 @@ def main(args: argparse.Namespace) -> int:
         f"{configs[0].target.database}, preloaded to {configs[0].preload.rows:,} rows\n"
     )
     runs = run_experiment(experiment, configs, settings, out)
-    out.write("\n".join(figures_table(experiment, runs)) + "\n" + experiment.report + "\n")
+    out.write("\n".join([*figures_table(experiment, runs), *consistency_lines(runs)]) + "\n" + experiment.report + "\n")
     if args.json:
         args.json.mkdir(parents=True, exist_ok=True)
         for run in runs:
