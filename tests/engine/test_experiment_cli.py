@@ -11,14 +11,24 @@ import uuid
 import pytest
 
 from spanload.cli import commands
-from spanload.cli.experiment import figures_table, run_experiment, variant_configs
+from spanload.cli.experiment import (
+    VariantRun,
+    _figure,
+    consistency_lines,
+    figures_table,
+    run_experiment,
+    variant_configs,
+)
+from spanload.cli.render import PrintingSink
 from spanload.engine.thresholds import known_metrics, metrics_of
-from spanload.model.config import ShardFilter
+from spanload.model.config import ClientInterface, LatencyModel, RunConfig, ShardFilter, WorkerRuntime
 from spanload.model.events import EventKind
-from spanload.model.experiments import CHANGE_STREAMS, EXPERIMENTS, HINT
+from spanload.model.experiments import CHANGE_STREAMS, EXPERIMENTS, HINT, PG, TPCC, TWO_PC, Experiment
 from spanload.model.presets import get_preset
+from spanload.model.samples import Summary
 from spanload.model.settings import Settings
 from spanload.model.state import RunState
+from spanload.model.tpcc import TpccSummary, preload_rows
 from tests.engine.conftest import LocalTarget
 
 PRELOAD_ROWS = 3000
@@ -30,9 +40,20 @@ def test_every_experiment_names_presets_and_a_figure_first() -> None:
         assert len(experiment.variants) >= 2 and experiment.figures
 
 
+def _configs(experiment: Experiment) -> list[RunConfig]:
+    """The variants' configs as `spanload experiment NAME` runs them without flags."""
+    return variant_configs(
+        experiment, argparse.Namespace(duration=None, preload_rows=None, runtime=None, emulator_host=None)
+    )
+
+
+def _unreported(experiment: Experiment, configs: list[RunConfig]) -> list[str]:
+    """The experiment's figures that a run of some variant does not report (thresholds' names)."""
+    return [f.metric for f in experiment.figures for c in configs if f.metric not in known_metrics(c)]
+
+
 def test_the_change_streams_experiment_sets_polling_against_a_stream_on_the_light_load() -> None:
-    args = argparse.Namespace(duration=None, preload_rows=None, runtime=None, emulator_host=None)
-    configs = variant_configs(CHANGE_STREAMS, args)
+    configs = _configs(CHANGE_STREAMS)
     assert CHANGE_STREAMS.variants == ("light-poll", "light-change-stream")
     assert [c.definition and c.definition.watch and c.definition.watch.mode for c in configs] == [
         "poll",
@@ -49,15 +70,67 @@ def test_the_change_streams_experiment_sets_polling_against_a_stream_on_the_ligh
         "totals.received_changes",
         "op.write.ps",
     ]
-    # every figure is one a run of these variants reports (thresholds' names)
-    assert not [f.metric for f in CHANGE_STREAMS.figures if f.metric not in known_metrics(configs[1])]
+    assert not _unreported(CHANGE_STREAMS, configs)
+
+
+def test_the_two_pc_experiment_differs_in_participants_alone() -> None:
+    configs = _configs(TWO_PC)
+    assert TWO_PC.variants == ("2pc-participants", "2pc-participants-preloaded")
+    assert {c.target.database for c in configs} == {"spanload-exp-two-pc"}
+    assert {c.target.latency_model for c in configs} == {LatencyModel.PRODUCTION_LIKE}
+    # an empty table (one split) against one preloaded past the local Spanner's 50,000-row splits
+    assert [preload_rows(c) for c in configs] == [0, 150_000]
+    knobs = [{k: v for k, v in c.knob_values().items() if k != "preload_rows"} for c in configs]
+    assert knobs[0] == knobs[1] == {"commits_per_second": 42.0, "in_flight": 1, "batch_rows": 6}
+    assert [f.metric for f in TWO_PC.figures][:2] == ["server.commit_participants", "server.commit_latency_s"]
+    assert not _unreported(TWO_PC, configs)
+
+
+def test_the_tpcc_experiment_runs_one_warehouse_from_one_process_and_from_two() -> None:
+    configs = _configs(TPCC)
+    assert {c.target.database for c in configs} == {"spanload-exp-tpcc"}
+    assert [c.processes for c in configs] == [1, 2]
+    assert configs[0].tpcc == configs[1].tpcc and configs[0].tpcc.terminals == 8
+    assert {(c.runtime, c.duration_s) for c in configs} == {(WorkerRuntime.PYTHON, 60)}
+    assert TPCC.figures[0].metric == "tpcc.tpmc"
+    assert not _unreported(TPCC, configs)
+
+
+def test_the_pg_experiment_runs_the_shop_on_googlesql_and_its_twin_on_both_postgresql_interfaces() -> None:
+    configs = _configs(PG)
+    assert [(c.definition and c.definition.name, c.client.interface, c.target.database) for c in configs] == [
+        ("shop", ClientInterface.GOOGLESQL, "spanload-shop"),
+        ("shop_pg", ClientInterface.POSTGRESQL, "spanload-shop-pg"),
+        ("shop_pg", ClientInterface.PGADAPTER, "spanload-shop-pg"),
+    ]
+    assert {c.runtime for c in configs} == {WorkerRuntime.PYTHON}
+    assert configs[0].knob_values() == configs[1].knob_values() == configs[2].knob_values()
+    assert "TPC-C" in PG.report and "shop" in PG.report
+    assert not _unreported(PG, configs)
+
+
+def test_a_figure_in_seconds_keeps_its_digits() -> None:
+    # the two-pc experiment's server commit latency is in seconds: 0.0036 printed as 0.00 hid it
+    assert [_figure(v) for v in (0.003598, 0.0, 6.095, 249.123)] == ["0.0036", "0.00", "6.09", "249.12"]
+
+
+def test_a_tpcc_variant_says_what_its_consistency_check_found() -> None:
+    runs = []
+    for variant, tpcc in (
+        ("tpcc-1w", TpccSummary(warehouses=1, tpmc=376.0, consistency={"condition_1": "ok"})),
+        ("medium", None),
+    ):
+        sink = PrintingSink(io.StringIO(), quiet=True)
+        sink.summary = Summary(tpcc=tpcc)
+        runs.append(VariantRun(variant, get_preset(variant).config, sink))
+    assert consistency_lines(runs) == ["tpcc-1w: consistency: condition_1 ok"]
 
 
 def test_experiment_list_names_the_change_streams_experiment(capsys: pytest.CaptureFixture[str]) -> None:
     assert commands.main(["experiment", "--list"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in lines] == list(EXPERIMENTS)
-    assert "light-poll, light-change-stream" in lines[-1]
+    assert "shop-googlesql, shop-pg-postgresql, shop-pg-pgadapter" in lines[-1]
 
 
 @pytest.mark.parametrize(
@@ -65,9 +138,12 @@ def test_experiment_list_names_the_change_streams_experiment(capsys: pytest.Capt
     [
         (
             ["experiment", "nope"],
-            "spanload experiment: unknown experiment 'nope'; experiments are: hint, session-pool, change-streams\n",
+            f"spanload experiment: unknown experiment 'nope'; experiments are: {', '.join(EXPERIMENTS)}\n",
         ),
-        (["experiment"], "spanload experiment: name an experiment: hint, session-pool, change-streams (or --list)\n"),
+        (
+            ["experiment"],
+            f"spanload experiment: name an experiment: {', '.join(EXPERIMENTS)} (or --list)\n",
+        ),
     ],
 )
 def test_a_bad_experiment_is_exit_2_with_a_sentence(

@@ -17,7 +17,7 @@ from typing import Any, TextIO
 
 from spanload.cli.flags import parse_duration
 from spanload.cli.headless import local_target, run_headless
-from spanload.cli.render import PrintingSink, write_json
+from spanload.cli.render import PrintingSink, consistency_line, write_json
 from spanload.engine.placement import check_start
 from spanload.engine.thresholds import metrics_of
 from spanload.model import presets
@@ -84,6 +84,11 @@ def run_experiment(
     return runs
 
 
+def _figure(value: float) -> str:
+    """Two decimals, or three significant digits under 0.1 (a latency in seconds: 0.00360, not 0.00)."""
+    return f"{value:.3g}" if 0 < abs(value) < 0.1 else f"{value:.2f}"
+
+
 def figures_table(experiment: Experiment, runs: list[VariantRun]) -> list[str]:
     """One row per variant: each key figure and its ratio to the first variant's."""
     values = [metrics_of(r.sink.summary) if r.sink.summary else {} for r in runs]
@@ -95,9 +100,16 @@ def figures_table(experiment: Experiment, runs: list[VariantRun]) -> list[str]:
         for f in experiment.figures:
             value, base = figures.get(f.metric), values[0].get(f.metric)
             ratio = f"{value / base:.2f}x" if value is not None and base else "n/a"
-            row += f"{value:>28.2f}{ratio:>8}" if value is not None else f"{'n/a':>28}{'n/a':>8}"
+            row += f"{_figure(value):>28}{ratio:>8}" if value is not None else f"{'n/a':>28}{'n/a':>8}"
         lines.append(row)
     return lines
+
+
+def consistency_lines(runs: list[VariantRun]) -> list[str]:
+    """A TPC-C variant's consistency conditions, which no figure can carry."""
+    return [
+        f"{r.variant}: {consistency_line(r.sink.summary.tpcc)}" for r in runs if r.sink.summary and r.sink.summary.tpcc
+    ]
 
 
 def main(args: argparse.Namespace) -> int:
@@ -118,7 +130,7 @@ def main(args: argparse.Namespace) -> int:
         f"{configs[0].target.database}, preloaded to {configs[0].preload.rows:,} rows\n"
     )
     runs = run_experiment(experiment, configs, settings, out)
-    out.write("\n".join(figures_table(experiment, runs)) + "\n" + experiment.report + "\n")
+    out.write("\n".join([*figures_table(experiment, runs), *consistency_lines(runs)]) + "\n" + experiment.report + "\n")
     if args.json:
         args.json.mkdir(parents=True, exist_ok=True)
         for run in runs:

@@ -250,9 +250,14 @@ def tpcc_table(summary: tpcc.TpccSummary) -> list[str]:
             f"{kind:<14}{f.completed:>8,}{f.share_pct:>8.1f}%{f.standard_pct:>9.1f}%{f.rollbacks:>13,}"
             f"{f.aborts:>8,}{f.retries:>9,}{f.errors:>8,}"
         )
-    verdicts = "  ".join(f"{name} {verdict}" for name, verdict in sorted(summary.consistency.items()))
-    lines.append(f"consistency: {verdicts or summary.consistency_error or 'not checked'}")
+    lines.append(consistency_line(summary))
     return lines
+
+
+def consistency_line(summary: tpcc.TpccSummary) -> str:
+    """TPC-C's consistency conditions 1-4 as the run's end found them, or why they were not checked."""
+    verdicts = "  ".join(f"{name} {verdict}" for name, verdict in sorted(summary.consistency.items()))
+    return f"consistency: {verdicts or summary.consistency_error or 'not checked'}"
 
 
 def _eta(seconds: float | None) -> str:

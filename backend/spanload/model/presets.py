@@ -14,7 +14,10 @@
   Spanner's production_like latency model, so participants rise as its splits divide.
 - The session-pool agents: join-query readers and insert writers with 100 ms think time over a
   10-session pool, at rising concurrency.
-- TPC-C on one warehouse (``tpcc-1w``): 8 terminals back to back, no keying or think times.
+- TPC-C on one warehouse (``tpcc-1w``): 8 terminals back to back, no keying or think times; and
+  ``tpcc-1w-2p``, the same terminals over two worker processes.
+- The PostgreSQL interfaces on the shop definition: ``shop-googlesql``, ``shop-pg-postgresql`` and
+  ``shop-pg-pgadapter`` (``workloads/shop.yaml`` and its twin ``shop_pg.yaml``).
 """
 
 from __future__ import annotations
@@ -53,7 +56,14 @@ SESSION_POOL_CONCURRENCY = (5, 10, 20, 40)
 TWO_PC_PARTICIPANTS = "2pc-participants"
 TWO_PC_DATABASE = "spanload-2pc"  # its own database, so that its table starts empty
 TWO_PC_COMMITS_PER_S = 42.0  # the report's 2.5k commits a minute
+TWO_PC_PRELOADED = "2pc-participants-preloaded"
+# the local Spanner divides a split at 50,000 rows (its default --split-rows): 150,000 rows are about
+# 4 splits, over which a commit's 6 uniform keys touch about 3.3
+TWO_PC_PRELOAD_ROWS = 150_000
 SESSION_POOL_SIZE = 10
+SHOP_DATABASE = "spanload-shop"
+SHOP_PG_DATABASE = "spanload-shop-pg"  # one database for both PostgreSQL interfaces: the same data
+TPCC_TWO_PROCESSES = "tpcc-1w-2p"  # tpcc-1w's terminals over two processes (TPC-C runs on Python workers only)
 CHANGE_STREAMS_DATABASE = "spanload-change-streams"
 # preset suffix -> watch.mode of workloads/change_watcher.yaml (a mode is no knob: an enum)
 WATCH_MODES = {"poll": "poll", "change-stream": "change_stream"}
@@ -158,24 +168,7 @@ def _others() -> list[Preset]:
             _builtin("2pc-batch-insert", "participants", {"commits_per_second": 20.0, "batch_rows": 6}),
         ),
     ]
-    out.append(
-        Preset(
-            TWO_PC_PARTICIPANTS,
-            "2PC participants lab: one session, 42 commits/s of 6 new rows spread over the key space "
-            f"into UserTable (no secondary index) of database {TWO_PC_DATABASE}, which starts empty and grows; "
-            "the local Spanner's production_like latency model makes 2PC cost a second commit round "
-            "(workloads/participants.yaml)",
-            _builtin(
-                TWO_PC_PARTICIPANTS,
-                "participants",
-                {"commits_per_second": TWO_PC_COMMITS_PER_S, "batch_rows": 6, "in_flight": 1},
-                {
-                    "target": {"database": TWO_PC_DATABASE, "latency_model": "production_like"},
-                    "client": {"session_pool_size": 1},
-                },
-            ),
-        )
-    )
+    out += _two_pc()
     out += _capacity()
     for agents in SESSION_POOL_CONCURRENCY:
         name = f"session-pool-agents-{agents}"
@@ -194,6 +187,39 @@ def _others() -> list[Preset]:
             )
         )
     return out
+
+
+def _two_pc() -> list[Preset]:
+    """The 2PC-participants lab, on its empty table and on one preloaded to several splits: the same
+    commits, session and latency model, so the two differ in participants alone."""
+
+    def lab(name: str, preload_rows: int) -> RunConfig:
+        return _builtin(
+            name,
+            "participants",
+            {"commits_per_second": TWO_PC_COMMITS_PER_S, "batch_rows": 6, "in_flight": 1, "preload_rows": preload_rows},
+            {
+                "target": {"database": TWO_PC_DATABASE, "latency_model": "production_like"},
+                "client": {"session_pool_size": 1},
+            },
+        )
+
+    return [
+        Preset(
+            TWO_PC_PARTICIPANTS,
+            "2PC participants lab: one session, 42 commits/s of 6 new rows spread over the key space "
+            f"into UserTable (no secondary index) of database {TWO_PC_DATABASE}, which starts empty and grows; "
+            "the local Spanner's production_like latency model makes 2PC cost a second commit round "
+            "(workloads/participants.yaml)",
+            lab(TWO_PC_PARTICIPANTS, 0),
+        ),
+        Preset(
+            TWO_PC_PRELOADED,
+            f"2PC participants lab on a table preloaded to {TWO_PC_PRELOAD_ROWS:,} rows: the same commits, "
+            "their 6 rows now over several splits (workloads/participants.yaml)",
+            lab(TWO_PC_PRELOADED, TWO_PC_PRELOAD_ROWS),
+        ),
+    ]
 
 
 # The capacity searches: PerfKitBenchmarker's Spanner recipe raises the target 1,000 QPS a step until
@@ -249,17 +275,52 @@ def _capacity() -> list[Preset]:
 
 
 def _tpcc() -> list[Preset]:
+    def one_warehouse(name: str, processes: int) -> RunConfig:
+        tpcc = {"warehouses": 1, "mode": "closed", "terminals": 8}
+        return _config(name, {"workload": "tpcc", "tpcc": tpcc, "processes": processes})
+
+    what = "the standard mix (45/43/4/4/4) from 8 terminals back to back, no keying or think times"
     return [
         Preset(
             "tpcc-1w",
-            "TPC-C on 1 warehouse: the standard mix (45/43/4/4/4) from 8 terminals back to back, no keying or "
-            "think times; loaded first (skipped when present), consistency conditions 1-4 checked at the end",
-            _config("tpcc-1w", {"workload": "tpcc", "tpcc": {"warehouses": 1, "mode": "closed", "terminals": 8}}),
-        )
+            f"TPC-C on 1 warehouse: {what}; loaded first (skipped when present), consistency conditions 1-4 "
+            "checked at the end",
+            one_warehouse("tpcc-1w", 1),
+        ),
+        Preset(
+            TPCC_TWO_PROCESSES,
+            f"TPC-C on 1 warehouse, the same 8 terminals over 2 worker processes: {what}",
+            one_warehouse(TPCC_TWO_PROCESSES, 2),
+        ),
     ]
 
 
-_PRESETS: dict[str, Preset] = {p.name: p for p in (*_change_watcher(), *_others(), *_tpcc())}
+def _interfaces() -> list[Preset]:
+    """The PostgreSQL-interface report's setups on the shop definition (TPC-C has no PostgreSQL
+    statements): GoogleSQL, and its PostgreSQL twin through the client library and through PGAdapter,
+    the two PostgreSQL ones on one database of that dialect."""
+    out = [
+        Preset(
+            "shop-googlesql",
+            f"The shop (workloads/shop.yaml) with the client library on GoogleSQL database {SHOP_DATABASE}",
+            _builtin("shop-googlesql", "shop", {}, {"target": {"database": SHOP_DATABASE}}),
+        )
+    ]
+    for interface, how in (("postgresql", "the client library"), ("pgadapter", "psycopg through PGAdapter")):
+        name = f"shop-pg-{interface}"
+        body = {"target": {"database": SHOP_PG_DATABASE}, "client": {"interface": interface}}
+        out.append(
+            Preset(
+                name,
+                f"The shop's PostgreSQL twin (workloads/shop_pg.yaml) with {how} on PostgreSQL database "
+                f"{SHOP_PG_DATABASE} (Python workers only)",
+                _builtin(name, "shop_pg", {}, body),
+            )
+        )
+    return out
+
+
+_PRESETS: dict[str, Preset] = {p.name: p for p in (*_change_watcher(), *_others(), *_tpcc(), *_interfaces())}
 
 
 def all_presets() -> list[Preset]:

@@ -53,6 +53,12 @@ describe("an experiment from the browser", () => {
     });
   });
 
+  it("leaves each variant's own preload alone when the table size is left as offered", () => {
+    const twoPc = { ...HINT, name: "two-pc", overrides: { duration_s: 60, target: { kind: "local" } }, preload_rows: 0 };
+    const body = variantRequest(twoPc, "2pc-participants-preloaded", { durationS: 10, preloadRows: 0 }, "t");
+    expect(body.overrides).toEqual({ duration_s: 10, target: { kind: "local" } });
+  });
+
   it("starts each variant only after the one before has finished, then gives the ids to compare", async () => {
     const server = fakeServer({ medium: ["preloading", "running", "finished"], "medium-no-hint": ["running", "finished"] });
     const seen: VariantProgress[][] = [];

@@ -23,9 +23,14 @@ export interface ExperimentApi {
 
 export const POLL_MS = 1000;
 
-/** The POST /api/runs body of one variant: its preset, the experiment's overrides, the chosen length and table size. */
+/**
+ * The POST /api/runs body of one variant: its preset, the experiment's overrides, the chosen length, and
+ * the table size when the reader changed it (two-pc's variants differ in their presets' preloads, which
+ * a size sent unchanged would overwrite).
+ */
 export function variantRequest(experiment: Experiment, preset: string, options: ExperimentOptions, stamp: string): RunCreate {
-  const overrides = { ...experiment.overrides, duration_s: options.durationS, preload: { rows: options.preloadRows } };
+  const preload = options.preloadRows !== experiment.preload_rows ? { preload: { rows: options.preloadRows } } : {};
+  const overrides = { ...experiment.overrides, duration_s: options.durationS, ...preload };
   return { preset, overrides, name: `${experiment.name}: ${preset} (${stamp})`, tags: [`experiment:${experiment.name}`] };
 }
 
