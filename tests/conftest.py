@@ -3,7 +3,7 @@
 Most of the suite's wall time is spent waiting on load runs of fixed length, so three workers share
 two cores well. Each test file goes to one worker whole (its module fixtures, a database or an app
 with its store, are made once, and its tests keep their order); the files of a :data:`TOGETHER`
-group go to one worker as one unit, one after the other, because they must not run beside each
+directory go to one worker as one unit, one after the other, because they must not run beside each
 other. The files that take longest are handed out first (:data:`LONGEST_FIRST`), so that no worker
 starts one of them when the others are nearly done. Run without ``-n``, nothing changes but that order.
 
@@ -13,6 +13,8 @@ group into ``item._nodeid``, which pytest 9.2 no longer reads, so every test wen
 
 from __future__ import annotations
 
+import signal
+import threading
 from typing import Any
 
 import pytest
@@ -31,22 +33,27 @@ LONGEST_FIRST = (
     "tests/engine/test_preload.py",
 )
 
-# Files that run one after the other on one worker: each drives Debian's chromium against a
-# `spanload serve` of its own.
-TOGETHER = {
-    "browser": (
-        "tests/browser/test_first_run_in_chromium.py",
-        "tests/browser/test_ui_in_chromium.py",
-        "tests/browser/test_workloads_in_chromium.py",
-    ),
-}
-_GROUP_OF = {path: group for group, paths in TOGETHER.items() for path in paths}
+# Directories whose files run one after the other on one worker: each browser test drives Debian's
+# chromium against a `spanload serve` of its own (every file there, those added later too).
+TOGETHER = {"browser": "tests/browser/"}
 
 
 def unit_of(nodeid: str) -> str:
-    """The unit of work a test belongs to: its file, or the TOGETHER group of its file."""
+    """The unit of work a test belongs to: its file, or the TOGETHER group of its directory."""
     path = nodeid.split("::")[0]
-    return _GROUP_OF.get(path, path)
+    return next((group for group, prefix in TOGETHER.items() if path.startswith(prefix)), path)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A SIGTERM (a CI timeout, a `kill` of the run) ends the run as Ctrl-C does, so fixtures tear
+    down and stop the servers they started (a Ray cluster's nodes run in sessions of their own and
+    outlived a terminated run)."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, interrupt)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -55,7 +62,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """With ``--dist loadfile``: xdist's own scheduling by file, with the TOGETHER groups as units."""
+    """With ``--dist loadfile``: xdist's own scheduling by file, with the TOGETHER directories as units."""
     if config.getoption("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadFileScheduling
