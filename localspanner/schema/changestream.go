@@ -297,19 +297,9 @@ func (cs *ChangeStream) setOptions(opts *ast.Options) error {
 
 // parseStreamRetention reads a retention_period ('36h', '7d'): from 1 to 7 days.
 func parseStreamRetention(v string) (time.Duration, error) {
-	units := map[byte]float64{'s': 1, 'm': 60, 'h': 3600, 'd': 86400}
-	bad := spanerr.InvalidArgument("Invalid retention_period: %s. The retention period must be between 1 day and 7 days, e.g. '36h', '7d'.", v)
-	if len(v) < 2 {
-		return 0, bad
-	}
-	mult, ok := units[v[len(v)-1]]
-	n, err := strconv.ParseFloat(v[:len(v)-1], 64)
-	if !ok || err != nil {
-		return 0, bad
-	}
-	d := time.Duration(n * mult * float64(time.Second))
-	if d < ChangeStreamMinRetention || d > ChangeStreamMaxRetention {
-		return 0, bad
+	d, ok := parseSpan(v)
+	if !ok || d < ChangeStreamMinRetention || d > ChangeStreamMaxRetention {
+		return 0, spanerr.InvalidArgument("Invalid retention_period: %s. The retention period must be between 1 day and 7 days, e.g. '36h', '7d'.", v)
 	}
 	return d, nil
 }

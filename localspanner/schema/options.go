@@ -103,21 +103,26 @@ func (c *Catalog) alterDatabase(s *ast.AlterDatabase) error {
 // ParseRetention reads a version_retention_period ('1h', '90m', '3d', '1.5h'): a
 // number and a unit (s, m, h, d) from 1 hour to 7 days.
 func ParseRetention(v string) (time.Duration, error) {
+	d, ok := parseSpan(v)
+	if !ok || d < time.Hour || d > 7*24*time.Hour {
+		return 0, spanerr.InvalidArgument("Invalid version_retention_period: %s. The retention period must be between 1 hour and 7 days, e.g. '1h', '3d'.", v)
+	}
+	return d, nil
+}
+
+// parseSpan reads a number and a unit (s, m, h, d): '36h', '1.5h', '7d'; false if it is not one.
+// The retention options (the database's, a change stream's) are written this way.
+func parseSpan(v string) (time.Duration, bool) {
 	units := map[byte]float64{'s': 1, 'm': 60, 'h': 3600, 'd': 86400}
-	bad := spanerr.InvalidArgument("Invalid version_retention_period: %s. The retention period must be between 1 hour and 7 days, e.g. '1h', '3d'.", v)
 	if len(v) < 2 {
-		return 0, bad
+		return 0, false
 	}
 	mult, ok := units[v[len(v)-1]]
 	n, err := strconv.ParseFloat(v[:len(v)-1], 64)
 	if !ok || err != nil {
-		return 0, bad
+		return 0, false
 	}
-	secs := n * mult
-	if secs < 3600 || secs > 7*86400 {
-		return 0, bad
-	}
-	return time.Duration(secs * float64(time.Second)), nil
+	return time.Duration(n * mult * float64(time.Second)), true
 }
 
 // optionsDDL renders the set options as one ALTER DATABASE statement ("" when none).
