@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -27,6 +26,7 @@ from spanload.model.samples import Gauge, Op
 from spanload.model.workload import Dialect, KnobValue, Watch, WorkloadDefinition
 from spanload.spanner import client as spanner_client
 from spanload.spanner import deadline, request_tags, timing
+from spanload.workers.interp.watch_base import WatchFollowers
 from spanload.workers.lag import LagMeter
 from spanload.workers.stats import WorkerStats
 from spanload.workers.watcher import US_PER_S, PollLoop, to_unix
@@ -149,7 +149,7 @@ class _Poller(PollLoop):
         return full
 
 
-class DefinitionWatcher:
+class DefinitionWatcher(WatchFollowers):
     """``watch.watchers`` pollers of the watched table, each seeing every change."""
 
     def __init__(
@@ -160,24 +160,12 @@ class DefinitionWatcher:
         stats: WorkerStats,
         start_ts: dt.datetime,
     ) -> None:
-        assert definition.watch is not None
-        self.database = database
-        self.definition = definition
-        self.watch = definition.watch
-        self.stats = stats
+        super().__init__(database, definition, stats, start_ts)
         self.pg = definition.dialect is Dialect.POSTGRESQL
         self.key = self.watch.key or primary_key(database(), self.watch.table, self.pg)
         self.first_sql, self.next_sql = poll_statements(self.watch, self.key, self.pg)
-        self._start_ts = start_ts
-        self._run_paused = False
         self._pollers: list[_Poller] = []
-        self._started = False
-        self._lock = threading.Lock()
         self.apply(knobs)
-
-    @property
-    def paused(self) -> bool:
-        return self._run_paused
 
     def apply(self, knobs: dict[str, KnobValue]) -> None:
         watch, d = self.watch, self.definition
@@ -206,17 +194,6 @@ class DefinitionWatcher:
                     poller.last_ts, poller.last_key, poller.key_types = ahead.last_ts, ahead.last_key, ahead.key_types
                 self._pollers.append(poller)
                 poller.start()
-
-    def set_start(self, start_ts: dt.datetime) -> None:
-        self._start_ts = start_ts
-
-    def start(self) -> None:
-        with self._lock:
-            self._started = True
-            self._resize_locked()
-
-    def set_paused(self, paused: bool) -> None:
-        self._run_paused = paused
 
     def stop(self) -> None:
         with self._lock:

@@ -27,6 +27,7 @@ from spanload.model.protocol import Counter
 from spanload.model.samples import Gauge, Op
 from spanload.model.workload import KnobValue, Watch, WorkloadDefinition
 from spanload.spanner import deadline
+from spanload.workers.interp.watch_base import WatchFollowers
 from spanload.workers.stats import WorkerStats
 from spanload.workers.watcher import US_PER_S, DrainError, to_unix
 
@@ -192,7 +193,7 @@ class _Follower:
                     self._failed(err)
 
 
-class ChangeStreamWatcher:
+class ChangeStreamWatcher(WatchFollowers):
     """``watch.watchers`` followers of the watched table's change stream, each seeing every change."""
 
     def __init__(
@@ -203,18 +204,11 @@ class ChangeStreamWatcher:
         stats: WorkerStats,
         start_ts: dt.datetime,
     ) -> None:
-        assert definition.watch is not None
-        self.database = database
-        self.definition = definition
-        self.watch = definition.watch
-        self.stats = stats
+        super().__init__(database, definition, stats, start_ts)
         self.stream, created = ensure_stream(database(), self.watch)
         self.next_sql = read_sql(self.stream)
         self._start_ts = server_now(database()) if created else start_ts
         self._followers: list[_Follower] = []
-        self._started = False
-        self._paused = False
-        self._lock = threading.Lock()
         self.apply(knobs)
 
     def apply(self, knobs: dict[str, KnobValue]) -> None:
@@ -258,17 +252,6 @@ class ChangeStreamWatcher:
         latency = (seen_at - to_unix(rec[0])) * US_PER_S
         self.stats.recorder.record_many(Op.WATCHER_NOTIFY, [latency] * mods)
         self.stats.count(Counter.RECEIVED_CHANGES, mods)
-
-    def set_start(self, start_ts: dt.datetime) -> None:
-        self._start_ts = start_ts
-
-    def start(self) -> None:
-        with self._lock:
-            self._started = True
-            self._resize_locked()
-
-    def set_paused(self, paused: bool) -> None:
-        self._paused = paused
 
     def stop(self) -> None:
         with self._lock:
