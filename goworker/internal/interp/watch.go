@@ -61,16 +61,16 @@ func PrimaryKey(ctx context.Context, client *spanner.Client, table string) ([]st
 // poll_interval (at once again after a full page), `limit` rows a poll; it records watcher.poll
 // (the poll's time) and watcher.notify (per row: received minus its commit timestamp).
 type Watcher struct {
-	def    *Watch
-	key    []string
-	sql    string
-	conn   func() *spanclient.Conn
-	stats  *metrics.Stats
-	mu     sync.Mutex
-	knobs  Knobs
-	paused bool
-	start  time.Time
-	polls  []*poller
+	def   *Watch
+	key   []string
+	sql   string
+	conn  func() *spanclient.Conn
+	stats *metrics.Stats
+	mu    sync.Mutex
+	knobs Knobs
+	runPause
+	start time.Time
+	polls []*poller
 }
 
 type poller struct {
@@ -137,18 +137,6 @@ func (w *Watcher) Apply(knobs Knobs) {
 		w.polls = w.polls[:len(w.polls)-1]
 		last.halt()
 	}
-}
-
-func (w *Watcher) SetPaused(paused bool) {
-	w.mu.Lock()
-	w.paused = paused
-	w.mu.Unlock()
-}
-
-func (w *Watcher) isPaused() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.paused
 }
 
 func (w *Watcher) Start() {

@@ -65,13 +65,13 @@ func StreamExists(ctx context.Context, client *spanner.Client, name string) (boo
 
 // StreamWatcher follows a change stream: `watchers` followers, each seeing every change.
 type StreamWatcher struct {
-	def       *Watch
-	sql       string
-	conn      func() *spanclient.Conn
-	stats     *metrics.Stats
-	mu        sync.Mutex
-	knobs     Knobs
-	paused    bool
+	def   *Watch
+	sql   string
+	conn  func() *spanclient.Conn
+	stats *metrics.Stats
+	mu    sync.Mutex
+	knobs Knobs
+	runPause
 	start     time.Time
 	followers []*follower
 }
@@ -145,19 +145,6 @@ func (w *StreamWatcher) Start() {
 	w.followers = []*follower{}
 	w.mu.Unlock()
 	w.resize()
-}
-
-// SetPaused holds the reads (a paused run).
-func (w *StreamWatcher) SetPaused(paused bool) {
-	w.mu.Lock()
-	w.paused = paused
-	w.mu.Unlock()
-}
-
-func (w *StreamWatcher) isPaused() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.paused
 }
 
 // Stop stops every reader.
