@@ -24,3 +24,11 @@ export function stepper({ rethrow = false } = {}) {
 export function check(condition, message) {
   if (!condition) throw new Error(message);
 }
+
+/** The script's verdict: each failed step, and the page's uncaught errors as one more; exits 1 if any. */
+export function finish(failed, pageErrors) {
+  const total = failed + (pageErrors.length ? 1 : 0);
+  if (pageErrors.length) console.log(`FAIL the page threw: ${pageErrors.join("; ")}`);
+  console.log(total ? `${total} step(s) failed` : "all steps passed");
+  process.exit(total ? 1 : 0);
+}

@@ -13,7 +13,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
-import { check, stepper } from "./steps.mjs";
+import { check, finish, stepper } from "./steps.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const RESULTS = join(HERE, "..", "test-results", "workloads");
@@ -199,7 +199,4 @@ try {
   await browser.close();
 }
 
-const failed = failures() + (pageErrors.length ? 1 : 0);
-if (pageErrors.length) console.log(`FAIL the page threw: ${pageErrors.join("; ")}`);
-console.log(failed ? `${failed} step(s) failed` : "all steps passed");
-process.exit(failed ? 1 : 0);
+finish(failures(), pageErrors);
