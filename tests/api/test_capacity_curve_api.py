@@ -12,7 +12,19 @@ from tests.helpers import wait_for
 
 
 def test_the_curve_grows_step_by_step_and_the_export_carries_it(client: TestClient) -> None:
-    search = {"start_rate": 2, "step": 2, "max_rate": 6, "min_step_s": 1, "max_step_s": 1, "latency_ms": 10_000}
+    # Only the latency condition, and one no step can reach: this test is about the curve, not the
+    # judging (tests/engine/test_capacity_*.py). The default achieved >= 90 % broke a 1 s step of 4/s
+    # on a loaded machine (one clean-clone run ended at [2.0]).
+    search = {
+        "start_rate": 2,
+        "step": 2,
+        "max_rate": 6,
+        "min_step_s": 1,
+        "max_step_s": 1,
+        "latency_ms": 10_000,
+        "achieved_pct": None,
+        "errors_pct": None,
+    }
     run = start_run(client, overrides={"capacity": search, "watcher": {"enabled": False}, "duration_s": None})
     path = f"/api/runs/{run['id']}/capacity-curve"
 
