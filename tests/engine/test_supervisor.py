@@ -261,6 +261,34 @@ def test_a_worker_speaking_another_protocol_version_fails_the_start_with_the_rea
     assert reason is not None and "does not speak worker protocol v1" in reason
 
 
+def test_a_worker_that_never_says_hello_fails_the_start_saying_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker that hangs while it starts (or a machine too loaded to start it) fails the start with
+    a sentence, not with the empty text of a TimeoutError."""
+    monkeypatch.setattr("spanload.engine.supervisor.HELLO_TIMEOUT_S", 0.5)
+    peer = tmp_path / "mute_worker.py"
+    peer.write_text("import time\ntime.sleep(30)\n")
+
+    async def scenario() -> Recorder:
+        sink = Recorder()
+        supervisor = Supervisor(Settings(), sink, worker_command=[sys.executable, str(peer)])
+        with pytest.raises(RunError) as raised:
+            await supervisor.start("mute", _config(1))
+        assert str(raised.value) == (
+            "could not start the worker processes: they did not say hello within 0.5 s "
+            "(an overloaded machine, or a worker that hangs while it starts)"
+        )
+        return sink
+
+    sink = asyncio.run(scenario())
+    assert sink.states[-1] == (
+        RunState.FAILED,
+        "could not start the worker processes: they did not say hello within 0.5 s "
+        "(an overloaded machine, or a worker that hangs while it starts)",
+    )
+
+
 def test_a_go_run_without_the_go_worker_is_refused_before_it_starts(tmp_path: Path) -> None:
     missing = tmp_path / "spanload-worker-go"
     sink = Recorder()

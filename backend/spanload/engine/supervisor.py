@@ -169,8 +169,15 @@ class Supervisor:
             for index, transport in enumerate(await self._launcher_for(plan.placement).start(specs)):
                 run.workers.append(self._attach(run, index, transport))
             await asyncio.wait_for(asyncio.gather(*(w.hello for w in run.workers)), HELLO_TIMEOUT_S)
+        except TimeoutError as err:
+            reason = (
+                f"could not start the worker processes: they did not say hello within {HELLO_TIMEOUT_S:g} s "
+                "(an overloaded machine, or a worker that hangs while it starts)"
+            )
+            await self._fail(run, reason)
+            raise RunError(reason) from err
         except Exception as err:
-            reason = f"could not start the worker processes: {err or type(err).__name__}"
+            reason = f"could not start the worker processes: {str(err) or type(err).__name__}"
             await self._fail(run, reason)
             raise RunError(reason) from err
         run.tasks.append(self._task(self._begin(run), f"begin-{run_id}"))
