@@ -20,6 +20,8 @@ type DMLResult struct {
 	Fields      []*spannerpb.StructType_Field // THEN RETURN columns
 	Rows        [][]*structpb.Value           // THEN RETURN rows
 	Partitioned bool                          // Count is a lower bound
+	// Undeclared are a PLAN-mode statement's undeclared parameters (PlanDML).
+	Undeclared []*spannerpb.StructType_Field
 
 	plan *query.DMLPlan
 	args []any
@@ -71,11 +73,11 @@ func (e *Engine) PlanDML(t *txn.Txn, st Statement) (*DMLResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	plan, err := query.CompileDML(t.DB.Catalog(), st.SQL, qp, t.Source())
+	d, err := query.Describe(t.DB.Catalog(), st.SQL, qp, t.Source(), true)
 	if err != nil {
 		return nil, err
 	}
-	return &DMLResult{Fields: plan.Returning, plan: plan}, nil
+	return &DMLResult{Fields: d.Fields, Undeclared: d.Undeclared}, nil
 }
 
 // checkPartitionedDML refuses what Partitioned DML cannot run: it applies UPDATE

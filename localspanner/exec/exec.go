@@ -17,6 +17,10 @@ import (
 type Stats interface {
 	// RecordQuery records one query execution and its request tag ("" for none).
 	RecordQuery(db *storage.DB, sql, tag string, latencySec, cpuSec float64, rows, bytes, scanned int64, failed bool)
+	// RecordRead records one Read RPC: its request tag, the columns it read
+	// (table.column), whether it had a partition token and ran in a read-write
+	// transaction, its CPU and the rows and bytes it returned.
+	RecordRead(db *storage.DB, tag string, columns []string, partitioned, inReadWrite bool, cpuSec float64, rows, bytes int64)
 }
 
 // Engine runs statements.

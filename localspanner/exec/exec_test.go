@@ -43,6 +43,11 @@ func (r recorded) RecordQuery(_ *storage.DB, sql, _ string, _, _ float64, _, _, 
 	r[sql] = append(r[sql], failed)
 }
 
+func (r recorded) RecordRead(_ *storage.DB, tag string, columns []string, _, _ bool, _ float64, _, _ int64) {
+	k := "read " + tag + " " + strings.Join(columns, ",")
+	r[k] = append(r[k], false)
+}
+
 // rowSink collects rows as "a,b" strings.
 type rowSink struct {
 	fields []string

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+
 	"github.com/spanload/spanload/localspanner/internal/spanerr"
 	"github.com/spanload/spanload/localspanner/query"
 	"github.com/spanload/spanload/localspanner/storage"
@@ -19,6 +21,9 @@ type QueryResult struct {
 	Elapsed   time.Duration
 	CPU       time.Duration
 	Scanned   int64
+	// Undeclared are the parameters a PLAN-mode query uses but the request did not
+	// declare, typed by their context (ResultSetMetadata.undeclared_parameters).
+	Undeclared []*spannerpb.StructType_Field
 }
 
 // Query compiles st against db's catalog and runs it in t, passing the rows to
@@ -46,6 +51,9 @@ func (e *Engine) Query(ctx context.Context, db *storage.DB, t *txn.Txn, st State
 	if err != nil {
 		return nil, err
 	}
+	if planOnly {
+		return describeQuery(ctx, db, t, st, params, sink)
+	}
 	plan, err := query.Compile(db.Catalog(), st.SQL, params, src)
 	if err != nil {
 		return nil, err
@@ -54,11 +62,7 @@ func (e *Engine) Query(ctx context.Context, db *storage.DB, t *txn.Txn, st State
 	if extra := src.Args(plan.SQL); len(extra) > 0 {
 		args = append(append([]any(nil), plan.Args...), extra...)
 	}
-	snapSQL := plan.SQL
-	if planOnly {
-		snapSQL = "" // nothing runs: the snapshot only gives the read timestamp
-	}
-	snap, err := strongSnapshot(ctx, t, snapSQL, args)
+	snap, err := strongSnapshot(ctx, t, plan.SQL, args)
 	if err != nil {
 		return nil, err
 	}
@@ -67,9 +71,6 @@ func (e *Engine) Query(ctx context.Context, db *storage.DB, t *txn.Txn, st State
 	}
 	sink.Start(plan.Fields)
 	res := &QueryResult{SQLiteSQL: plan.SQL}
-	if planOnly {
-		return res, nil
-	}
 	fullscan, err := runRead(ctx, t, plan.SQL, args, readKind{tables: plan.Tables, snap: snap}, func(row []any) error {
 		vals, err := plan.Decode(row)
 		if err != nil {
@@ -90,6 +91,24 @@ func (e *Engine) Query(ctx context.Context, db *storage.DB, t *txn.Txn, st State
 	res.Scanned = storage.Scanned(rows, fullscan)
 	e.recordQuery(db, st, res.Elapsed.Seconds(), res.CPU.Seconds(), rows, bytes, res.Scanned, false)
 	return res, nil
+}
+
+// describeQuery compiles a PLAN-mode query without running it, its undeclared
+// parameters typed by their context, and fixes the read timestamp of a strong single-use read.
+func describeQuery(ctx context.Context, db *storage.DB, t *txn.Txn, st Statement, params query.Params, sink Sink) (*QueryResult, error) {
+	d, err := query.Describe(db.Catalog(), st.SQL, params, t.Source(), false)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := strongSnapshot(ctx, t, "", nil) // nothing runs: the snapshot only gives the read timestamp
+	if err != nil {
+		return nil, err
+	}
+	if snap != nil {
+		defer snap.Close()
+	}
+	sink.Start(d.Fields)
+	return &QueryResult{SQLiteSQL: d.SQL, Undeclared: d.Undeclared}, nil
 }
 
 // streamQuery runs a change stream read and records it as a query: its latency is how long

@@ -20,6 +20,8 @@ type readKind struct {
 	// keys, when set, are the full primary keys of tables[0] the read selected:
 	// the read conflicts only with writes to those rows.
 	keys [][]any
+	// cols are the columns a Read RPC reads (nil for a query), for lock statistics.
+	cols []string
 	// snap, when set, is the strong snapshot a single-use read runs in.
 	snap *storage.Snapshot
 }
@@ -81,7 +83,7 @@ func runRead(ctx context.Context, t *txn.Txn, q string, args []any, kind readKin
 			return 0, err
 		}
 		if kind.keys != nil {
-			t.RecordKeyRead(seq, kind.tables[0], kind.keys)
+			t.RecordKeyRead(seq, kind.tables[0], kind.keys, kind.cols)
 		} else {
 			t.RecordQueryRead(seq, kind.tables, q, args, h.Sum(), len(pending))
 		}
@@ -101,7 +103,7 @@ func runRead(ctx context.Context, t *txn.Txn, q string, args []any, kind readKin
 		return 0, err
 	}
 	if kind.keys != nil {
-		t.RecordKeyRead(seq, kind.tables[0], kind.keys)
+		t.RecordKeyRead(seq, kind.tables[0], kind.keys, kind.cols)
 	} else {
 		t.RecordQueryRead(seq, kind.tables, q, args, h.Sum(), 0)
 	}
@@ -116,6 +118,9 @@ type ReadArgs struct {
 	Columns []string
 	KeySet  *spannerpb.KeySet
 	Limit   int64
+	// RequestTag and Partitioned (the read has a partition token) are for READ_STATS.
+	RequestTag  string
+	Partitioned bool
 }
 
 func readSpec(cat *schema.Catalog, req ReadArgs) (*storage.ReadSpec, error) {
@@ -172,7 +177,7 @@ func indexCovers(ix *schema.Index, c *schema.Column) bool {
 }
 
 // Read runs a read in t on db, passing the rows to sink.
-func (e *Engine) Read(ctx context.Context, db *storage.DB, t *txn.Txn, req ReadArgs, sink Sink) error {
+func (e *Engine) Read(ctx context.Context, db *storage.DB, t *txn.Txn, req ReadArgs, sink Sink) (err error) {
 	if t.Partitioned {
 		return errPartitionedQuery
 	}
@@ -200,7 +205,22 @@ func (e *Engine) Read(ctx context.Context, db *storage.DB, t *txn.Txn, req ReadA
 		defer snap.Close()
 	}
 	sink.Start(fields)
-	kind := readKind{tables: []*schema.Table{spec.Table}, snap: snap}
+	cpu := startCPU()
+	defer func() {
+		used := cpu.stop(0)
+		if e.Stats != nil && err == nil {
+			rows, bytes := sink.Sent()
+			cols := make([]string, len(spec.Columns))
+			for i, c := range spec.Columns {
+				cols[i] = spec.Table.Name + "." + c.Name
+			}
+			e.Stats.RecordRead(db, req.RequestTag, cols, req.Partitioned, !t.ReadOnly, used.Seconds(), rows, bytes)
+		}
+	}()
+	kind := readKind{tables: []*schema.Table{spec.Table}, snap: snap, cols: make([]string, len(spec.Columns))}
+	for i, c := range spec.Columns {
+		kind.cols[i] = c.Name
+	}
 	if spec.Index == nil && !spec.KeySet.All && len(spec.KeySet.Ranges) == 0 {
 		kind.keys = spec.KeySet.Keys
 	}

@@ -51,7 +51,8 @@ func (s *spannerServer) read(ctx context.Context, req *spannerpb.ReadRequest, w 
 }
 
 func (s *spannerServer) readIn(ctx context.Context, db *storage.DB, sel selected, req *spannerpb.ReadRequest, w *resultWriter) error {
-	args := exec.ReadArgs{Table: req.Table, Index: req.Index, Columns: req.Columns, KeySet: req.KeySet, Limit: req.Limit}
+	args := exec.ReadArgs{Table: req.Table, Index: req.Index, Columns: req.Columns, KeySet: req.KeySet, Limit: req.Limit,
+		RequestTag: requestTag(req.RequestOptions), Partitioned: len(req.PartitionToken) > 0}
 	returnTS := req.GetTransaction().GetSingleUse().GetReadOnly().GetReturnReadTimestamp()
 	if err := s.b.Exec.Read(ctx, db, sel.t, args, w.sink(sel, returnTS)); err != nil {
 		return err

@@ -67,6 +67,9 @@ func (s *spannerServer) executeSQL(ctx context.Context, req *spannerpb.ExecuteSq
 			return err
 		}
 		meta := &spannerpb.ResultSetMetadata{RowType: &spannerpb.StructType{Fields: res.Fields}}
+		if len(res.Undeclared) > 0 {
+			meta.UndeclaredParameters = &spannerpb.StructType{Fields: res.Undeclared}
+		}
 		if sel.begun {
 			meta.Transaction = txnPB(sel.t, true)
 		}
@@ -97,6 +100,9 @@ func (s *spannerServer) executeSQL(ctx context.Context, req *spannerpb.ExecuteSq
 	switch req.QueryMode {
 	case spannerpb.ExecuteSqlRequest_PLAN:
 		stats = &spannerpb.ResultSetStats{QueryPlan: queryPlan(res.SQLiteSQL)}
+		if len(res.Undeclared) > 0 && w.meta != nil {
+			w.meta.UndeclaredParameters = &spannerpb.StructType{Fields: res.Undeclared}
+		}
 	case spannerpb.ExecuteSqlRequest_PROFILE, spannerpb.ExecuteSqlRequest_WITH_STATS:
 		stats = queryStats(res.Elapsed, res.CPU, w.Returned, res.Scanned)
 		if req.QueryMode == spannerpb.ExecuteSqlRequest_PROFILE {

@@ -26,6 +26,13 @@ func Start(ctx context.Context, srv *grpc.Server, reg *storage.Registry) *Backen
 	b.Txns.OnCommit = func(db *storage.DB, c txn.CommitStat) {
 		col.RecordCommit(db, c.Shape, c.Tag, c.Committed, c.Aborted, c.Participants, c.ModelCPU.Seconds(), c.CommitDur.Seconds(), c.TotalDur.Seconds())
 	}
+	b.Txns.OnLockConflict = func(db *storage.DB, c txn.LockConflict) {
+		reqs := make([]stats.LockRequest, len(c.Requests))
+		for i, r := range c.Requests {
+			reqs[i] = stats.LockRequest(r)
+		}
+		col.RecordLockConflict(db, c.RowRange, c.Wait.Seconds(), reqs)
+	}
 	for _, db := range reg.AllDatabases() {
 		db.Sys = col.For(db)
 	}

@@ -68,7 +68,7 @@ func BenchmarkCompileUncached(b *testing.B) {
 	params := watcherParams(time.Now())
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := buildQueryTemplate(cat, watcherHinted, params, CurrentRows{}, false); err != nil {
+		if _, err := buildQueryTemplate(cat, watcherHinted, params, CurrentRows{}, false, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

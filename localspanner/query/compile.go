@@ -225,7 +225,7 @@ func compileQueryOpts(cat *schema.Catalog, sqlText string, params Params, src So
 	tmpl, _ := cacheGet(k).(*template)
 	if tmpl == nil {
 		var err error
-		tmpl, err = buildQueryTemplate(cat, sqlText, params, src, profile)
+		tmpl, err = buildQueryTemplate(cat, sqlText, params, src, profile, nil)
 		if err != nil {
 			return nil, pgWording(cat, err)
 		}
@@ -238,7 +238,7 @@ func compileQueryOpts(cat *schema.Catalog, sqlText string, params Params, src So
 	return &Plan{SQL: tmpl.sql, Args: args, Fields: tmpl.fields, Tables: tmpl.tables, Indexes: tmpl.indexes, tmpl: tmpl, scanToken: token}, nil
 }
 
-func buildQueryTemplate(cat *schema.Catalog, sqlText string, params Params, src Source, profile bool) (*template, error) {
+func buildQueryTemplate(cat *schema.Catalog, sqlText string, params Params, src Source, profile bool, und *undeclared) (*template, error) {
 	stmt, err := parseFor(cat, sqlText)
 	if err != nil {
 		return nil, err
@@ -249,6 +249,7 @@ func buildQueryTemplate(cat *schema.Catalog, sqlText string, params Params, src 
 	}
 	c := newCompiler(cat, sqlText, params, src)
 	c.profile = profile
+	c.undeclared = und
 	res, err := c.queryExpr(qs.Query, nil)
 	if err != nil {
 		return nil, err
@@ -322,6 +323,9 @@ type compiler struct {
 	// strict is set while a view's query is compiled: Spanner resolves it with strict
 	// name resolution (columns qualified, no SELECT *).
 	strict bool
+	// undeclared, when set (Describe), collects the parameters the request did not
+	// declare, typed by their context, instead of refusing them.
+	undeclared *undeclared
 }
 
 type groupCheck struct {
@@ -392,6 +396,9 @@ func (c *compiler) param(n *ast.Param, hint *spannerpb.Type) (expr, error) {
 				break
 			}
 		}
+	}
+	if !ok && c.undeclared != nil {
+		return expr{sql: "NULL", t: c.undeclared.note(name, hint), param: true}, nil
 	}
 	if !ok {
 		return expr{}, c.invalid(n, "No parameter found for binding: %s", n.Name)

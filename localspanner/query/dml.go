@@ -42,7 +42,7 @@ func compileDML(cat *schema.Catalog, sqlText string, params Params, src Source) 
 	tmpl, _ := cacheGet(k).(*dmlTemplate)
 	if tmpl == nil {
 		var err error
-		tmpl, err = buildDMLTemplate(cat, sqlText, params, src)
+		tmpl, err = buildDMLTemplate(cat, sqlText, params, src, nil)
 		if err != nil {
 			return nil, pgWording(cat, err)
 		}
@@ -56,12 +56,13 @@ func compileDML(cat *schema.Catalog, sqlText string, params Params, src Source) 
 		Returning: tmpl.returning, tmpl: tmpl}, nil
 }
 
-func buildDMLTemplate(cat *schema.Catalog, sqlText string, params Params, src Source) (*dmlTemplate, error) {
+func buildDMLTemplate(cat *schema.Catalog, sqlText string, params Params, src Source, und *undeclared) (*dmlTemplate, error) {
 	stmt, err := parseFor(cat, sqlText)
 	if err != nil {
 		return nil, err
 	}
 	c := newCompiler(cat, sqlText, params, src)
+	c.undeclared = und
 	var tmpl *dmlTemplate
 	switch s := stmt.(type) {
 	case *ast.Insert:

@@ -45,6 +45,12 @@ const (
 	ChangeStreamDefaultRetention = 24 * time.Hour
 	ChangeStreamMinRetention     = 24 * time.Hour
 	ChangeStreamMaxRetention     = 7 * 24 * time.Hour
+	// Spanner's quotas page, "Change stream limits": "Change streams per database: 10" and
+	// "Change streams watching any given non-key column: 3", where "A change stream that
+	// watches an entire table or database implicitly watches every column in that table or
+	// database, and therefore counts towards this limit."
+	MaxChangeStreamsPerDatabase = 10
+	MaxChangeStreamsPerColumn   = 3
 )
 
 // changeStreamOptions are the options CREATE / ALTER CHANGE STREAM accept, with their types.
@@ -179,7 +185,42 @@ func (c *Catalog) createChangeStream(s *ast.CreateChangeStream) error {
 	if err := cs.setOptions(s.Options); err != nil {
 		return err
 	}
+	if len(c.ChangeStreams) >= MaxChangeStreamsPerDatabase {
+		return spanerr.FailedPrecondition("Cannot add Change Stream %s : because the maximum number of Change Streams per Database (limit %d) has been reached.", name, MaxChangeStreamsPerDatabase)
+	}
+	if err := c.checkWatchLimit(cs); err != nil {
+		return err
+	}
 	c.ChangeStreams = append(c.ChangeStreams, cs)
+	return nil
+}
+
+// checkWatchLimit refuses cs when it would make a non-key column watched by more than
+// MaxChangeStreamsPerColumn change streams (cs replaces the stream of its name).
+func (c *Catalog) checkWatchLimit(cs *ChangeStream) error {
+	for _, t := range c.Tables {
+		ct, ok := cs.Tracks(t)
+		if !ok {
+			continue
+		}
+		for _, col := range t.Columns {
+			if t.IsKey(col) || !ct.TracksColumn(t, col) {
+				continue
+			}
+			n := 1
+			for _, other := range c.ChangeStreams {
+				if strings.EqualFold(other.Name, cs.Name) {
+					continue
+				}
+				if oct, ok := other.Tracks(t); ok && oct.TracksColumn(t, col) {
+					n++
+				}
+			}
+			if n > MaxChangeStreamsPerColumn {
+				return spanerr.FailedPrecondition("Failed to create or alter Change Stream %s : because it is not allowed to have more than %d Change Streams tracking the same table or non-key column or ALL: %s.", cs.Name, MaxChangeStreamsPerColumn, col.Name)
+			}
+		}
+	}
 	return nil
 }
 
@@ -204,6 +245,9 @@ func (c *Catalog) alterChangeStream(s *ast.AlterChangeStream) error {
 		if err := cs.setOptions(a.Options); err != nil {
 			return err
 		}
+	}
+	if err := c.checkWatchLimit(cs); err != nil {
+		return err
 	}
 	for i, x := range c.ChangeStreams {
 		if x == old {

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"syscall"
 	"time"
-
-	"cloud.google.com/go/spanner/apiv1/spannerpb"
 )
 
 // CountersTable is a local-server table (Spanner has none like it): one row of
@@ -22,9 +20,9 @@ import (
 const CountersTable = "SPANLOAD_COUNTERS"
 
 var countersCols = []column{
-	{"COMMIT_COUNT", spannerpb.TypeCode_INT64}, {"PARTICIPANTS", spannerpb.TypeCode_INT64},
-	{"COMMIT_LATENCY_SECONDS", spannerpb.TypeCode_FLOAT64}, {"MODEL_CPU_SECONDS", spannerpb.TypeCode_FLOAT64},
-	{"PROCESS_CPU_SECONDS", spannerpb.TypeCode_FLOAT64}, {"SPLITS", spannerpb.TypeCode_INT64},
+	col("COMMIT_COUNT", tInt64), col("PARTICIPANTS", tInt64),
+	col("COMMIT_LATENCY_SECONDS", tFloat64), col("MODEL_CPU_SECONDS", tFloat64),
+	col("PROCESS_CPU_SECONDS", tFloat64), col("SPLITS", tInt64),
 }
 
 type totals struct {

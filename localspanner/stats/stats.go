@@ -1,5 +1,6 @@
-// Package stats measures what the server really did (query executions and
-// commits) and serves it as SPANNER_SYS.QUERY_STATS_* and TXN_STATS_* tables.
+// Package stats measures what the server really did (query executions, commits,
+// Read RPCs and lock conflicts) and serves it as SPANNER_SYS.QUERY_STATS_*,
+// TXN_STATS_*, READ_STATS_* and LOCK_STATS_* tables.
 // Samples are kept in one-minute buckets; 10-minute and hour tables sum them.
 // Only closed intervals are shown, as in Spanner.
 package stats
@@ -47,6 +48,12 @@ type txnAgg struct {
 type bucket struct {
 	queries map[int64]*queryAgg
 	txns    map[int64]*txnAgg
+	reads   map[string]*readAgg // readKey -> Read RPCs of one shape
+	locks   map[string]*lockAgg // ROW_RANGE_START_KEY -> its lock conflicts
+}
+
+func newBucket() *bucket {
+	return &bucket{queries: map[int64]*queryAgg{}, txns: map[int64]*txnAgg{}, reads: map[string]*readAgg{}, locks: map[string]*lockAgg{}}
 }
 
 // dbStats are the statistics of one database.
@@ -104,7 +111,7 @@ func (s *dbStats) bucketFor(t time.Time) *bucket {
 	end := t.Truncate(time.Minute).Add(time.Minute).Unix()
 	b, ok := s.buckets[end]
 	if !ok {
-		b = &bucket{queries: map[int64]*queryAgg{}, txns: map[int64]*txnAgg{}}
+		b = newBucket()
 		s.buckets[end] = b
 		cutoff := t.Add(-keep).Unix()
 		for k := range s.buckets {
@@ -183,9 +190,8 @@ func (c *Collector) RecordCommit(db *storage.DB, shape, tag string, committed, a
 
 // interval is one closed interval of a table.
 type interval struct {
-	end     int64
-	queries map[int64]*queryAgg
-	txns    map[int64]*txnAgg
+	end int64
+	*bucket
 }
 
 // intervals sums the closed minute buckets into intervals of the given length.
@@ -204,7 +210,7 @@ func (s *dbStats) intervals(now time.Time, length time.Duration) []interval {
 		}
 		iv, ok := byEnd[iend]
 		if !ok {
-			iv = &interval{end: iend, queries: map[int64]*queryAgg{}, txns: map[int64]*txnAgg{}}
+			iv = &interval{end: iend, bucket: newBucket()}
 			byEnd[iend] = iv
 		}
 		for fp, q := range b.queries {
@@ -234,6 +240,7 @@ func (s *dbStats) intervals(now time.Time, length time.Duration) []interval {
 			a.participants += t.participants
 			a.committed += t.committed
 		}
+		iv.mergeReadsLocks(b)
 	}
 	out := make([]interval, 0, len(byEnd))
 	for _, iv := range byEnd {

@@ -3,6 +3,7 @@ package stats
 import (
 	"encoding/json"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +24,11 @@ func TestIntervalsShowOnlyClosedMinutes(t *testing.T) {
 	c.RecordQuery(db, "SELECT 1", "", 0.004, 0.003, 5, 50, 20, false)
 	c.RecordCommit(db, "write T(Id)", "", true, false, 2, 0, 0.001, 0.002)
 	c.RecordCommit(db, "write T(Id)", "", false, true, 0, 0, 0.003, 0.004)
+	c.RecordRead(db, "tg", []string{"T.V", "T.Id"}, false, true, 0.001, 2, 20)
+	c.RecordRead(db, "tg", []string{"T.V", "T.Id"}, false, false, 0.003, 4, 40)
+	conflict := []LockRequest{{"T.V", "ReaderShared", "a"}, {"T.V", "WriterShared", "b"}}
+	c.RecordLockConflict(db, "T(7)", 0.25, conflict)
+	c.RecordLockConflict(db, "T(7)", 0.5, conflict) // the same samples are kept once
 	tables := c.For(db)
 
 	tests := []struct {
@@ -40,6 +46,13 @@ func TestIntervalsShowOnlyClosedMinutes(t *testing.T) {
 		{"transactions", now.Add(time.Minute), "TXN_STATS_TOTAL_MINUTE",
 			// two attempts, one aborted; participants average over the committed one
 			[]any{"2026-01-01T10:01:00.000000000Z", 2.0, 1.0, 0.002, 0.003, 2.0}},
+		{"reads", now.Add(time.Minute), "READ_STATS_TOP_MINUTE",
+			[]any{"2026-01-01T10:01:00.000000000Z", "tg", "READ", []any{"T.Id", "T.V"}, nil, 2.0, 3.0, 30.0, 0.002, 0.0, 0.0, 0.0, 1.0, 0.0}},
+		{"read totals", now.Add(time.Minute), "READ_STATS_TOTAL_MINUTE",
+			[]any{"2026-01-01T10:01:00.000000000Z", 2.0, 3.0, 30.0, 0.002, 0.0, 0.0, 0.0, 1.0}},
+		{"locks", now.Add(time.Minute), "LOCK_STATS_TOP_MINUTE",
+			[]any{"2026-01-01T10:01:00.000000000Z", "T(7)", 0.75, []any{[]any{"T.V", "ReaderShared", "a"}, []any{"T.V", "WriterShared", "b"}}}},
+		{"lock totals", now.Add(time.Minute), "LOCK_STATS_TOTAL_MINUTE", []any{"2026-01-01T10:01:00.000000000Z", 0.75}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -68,7 +81,7 @@ func TestIntervalsShowOnlyClosedMinutes(t *testing.T) {
 					if d := g - f; d > 1e-9 || d < -1e-9 {
 						t.Errorf("column %d = %v, want %v", i, got, want)
 					}
-				} else if got != want {
+				} else if !reflect.DeepEqual(got, want) {
 					t.Errorf("column %d = %v, want %v", i, got, want)
 				}
 			}

@@ -17,59 +17,99 @@ import (
 
 type column struct {
 	name string
-	code spannerpb.TypeCode
+	typ  *spannerpb.Type
 }
+
+func col(name string, code spannerpb.TypeCode) column {
+	return column{name, &spannerpb.Type{Code: code}}
+}
+
+const (
+	tTimestamp = spannerpb.TypeCode_TIMESTAMP
+	tString    = spannerpb.TypeCode_STRING
+	tInt64     = spannerpb.TypeCode_INT64
+	tFloat64   = spannerpb.TypeCode_FLOAT64
+	tBool      = spannerpb.TypeCode_BOOL
+	tBytes     = spannerpb.TypeCode_BYTES
+)
+
+// sampleLockRequestsType is LOCK_STATS' SAMPLE_LOCK_REQUESTS: ARRAY<STRUCT<column STRING,
+// lock_mode STRING, transaction_tag STRING>> (Spanner's lock statistics docs).
+var sampleLockRequestsType = &spannerpb.Type{Code: spannerpb.TypeCode_ARRAY, ArrayElementType: &spannerpb.Type{
+	Code: spannerpb.TypeCode_STRUCT, StructType: &spannerpb.StructType{Fields: []*spannerpb.StructType_Field{
+		{Name: "column", Type: &spannerpb.Type{Code: tString}},
+		{Name: "lock_mode", Type: &spannerpb.Type{Code: tString}},
+		{Name: "transaction_tag", Type: &spannerpb.Type{Code: tString}},
+	}},
+}}
 
 var (
 	queryTopCols = []column{
-		{"INTERVAL_END", spannerpb.TypeCode_TIMESTAMP}, {"REQUEST_TAG", spannerpb.TypeCode_STRING}, {"TEXT", spannerpb.TypeCode_STRING},
-		{"TEXT_TRUNCATED", spannerpb.TypeCode_BOOL}, {"TEXT_FINGERPRINT", spannerpb.TypeCode_INT64},
-		{"EXECUTION_COUNT", spannerpb.TypeCode_INT64}, {"AVG_LATENCY_SECONDS", spannerpb.TypeCode_FLOAT64},
-		{"AVG_ROWS", spannerpb.TypeCode_FLOAT64}, {"AVG_BYTES", spannerpb.TypeCode_FLOAT64},
-		{"AVG_ROWS_SCANNED", spannerpb.TypeCode_FLOAT64}, {"AVG_CPU_SECONDS", spannerpb.TypeCode_FLOAT64},
-		{"ALL_FAILED_EXECUTION_COUNT", spannerpb.TypeCode_INT64},
+		col("INTERVAL_END", tTimestamp), col("REQUEST_TAG", tString), col("TEXT", tString),
+		col("TEXT_TRUNCATED", tBool), col("TEXT_FINGERPRINT", tInt64),
+		col("EXECUTION_COUNT", tInt64), col("AVG_LATENCY_SECONDS", tFloat64),
+		col("AVG_ROWS", tFloat64), col("AVG_BYTES", tFloat64),
+		col("AVG_ROWS_SCANNED", tFloat64), col("AVG_CPU_SECONDS", tFloat64),
+		col("ALL_FAILED_EXECUTION_COUNT", tInt64),
 	}
 	queryTotalCols = []column{
-		{"INTERVAL_END", spannerpb.TypeCode_TIMESTAMP},
-		{"EXECUTION_COUNT", spannerpb.TypeCode_INT64}, {"AVG_LATENCY_SECONDS", spannerpb.TypeCode_FLOAT64},
-		{"AVG_ROWS", spannerpb.TypeCode_FLOAT64}, {"AVG_BYTES", spannerpb.TypeCode_FLOAT64},
-		{"AVG_ROWS_SCANNED", spannerpb.TypeCode_FLOAT64}, {"AVG_CPU_SECONDS", spannerpb.TypeCode_FLOAT64},
-		{"ALL_FAILED_EXECUTION_COUNT", spannerpb.TypeCode_INT64},
+		col("INTERVAL_END", tTimestamp),
+		col("EXECUTION_COUNT", tInt64), col("AVG_LATENCY_SECONDS", tFloat64),
+		col("AVG_ROWS", tFloat64), col("AVG_BYTES", tFloat64),
+		col("AVG_ROWS_SCANNED", tFloat64), col("AVG_CPU_SECONDS", tFloat64),
+		col("ALL_FAILED_EXECUTION_COUNT", tInt64),
 	}
 	txnTopCols = []column{
-		{"INTERVAL_END", spannerpb.TypeCode_TIMESTAMP}, {"TRANSACTION_TAG", spannerpb.TypeCode_STRING}, {"FPRINT", spannerpb.TypeCode_INT64},
-		{"COMMIT_ATTEMPT_COUNT", spannerpb.TypeCode_INT64}, {"COMMIT_ABORT_COUNT", spannerpb.TypeCode_INT64},
-		{"AVG_COMMIT_LATENCY_SECONDS", spannerpb.TypeCode_FLOAT64}, {"AVG_TOTAL_LATENCY_SECONDS", spannerpb.TypeCode_FLOAT64},
-		{"AVG_PARTICIPANTS", spannerpb.TypeCode_FLOAT64},
+		col("INTERVAL_END", tTimestamp), col("TRANSACTION_TAG", tString), col("FPRINT", tInt64),
+		col("COMMIT_ATTEMPT_COUNT", tInt64), col("COMMIT_ABORT_COUNT", tInt64),
+		col("AVG_COMMIT_LATENCY_SECONDS", tFloat64), col("AVG_TOTAL_LATENCY_SECONDS", tFloat64),
+		col("AVG_PARTICIPANTS", tFloat64),
 	}
 	txnTotalCols = txnTopCols[:1:1]
+	// readTotalCols and readTopCols are Spanner's read statistics tables, in its docs' order.
+	readTotalCols = []column{
+		col("INTERVAL_END", tTimestamp), col("EXECUTION_COUNT", tInt64),
+		col("AVG_ROWS", tFloat64), col("AVG_BYTES", tFloat64), col("AVG_CPU_SECONDS", tFloat64),
+		col("AVG_LOCKING_DELAY_SECONDS", tFloat64), col("AVG_CLIENT_WAIT_SECONDS", tFloat64),
+		col("AVG_LEADER_REFRESH_DELAY_SECONDS", tFloat64), col("RUN_IN_RW_TRANSACTION_EXECUTION_COUNT", tInt64),
+	}
+	readTopCols = []column{
+		col("INTERVAL_END", tTimestamp), col("REQUEST_TAG", tString), col("READ_TYPE", tString),
+		{"READ_COLUMNS", &spannerpb.Type{Code: spannerpb.TypeCode_ARRAY, ArrayElementType: &spannerpb.Type{Code: tString}}},
+		col("FPRINT", tInt64),
+	}
+	lockTopCols = []column{
+		col("INTERVAL_END", tTimestamp), col("ROW_RANGE_START_KEY", tBytes), col("LOCK_WAIT_SECONDS", tFloat64),
+		{"SAMPLE_LOCK_REQUESTS", sampleLockRequestsType},
+	}
+	lockTotalCols = []column{col("INTERVAL_END", tTimestamp), col("TOTAL_LOCK_WAIT_SECONDS", tFloat64)}
 )
 
 func init() {
 	txnTotalCols = append(txnTotalCols, txnTopCols[3:]...)
+	readTopCols = append(readTopCols, readTotalCols[1:]...)
+	readTopCols = append(readTopCols, col("AVG_DISK_IO_COST", tFloat64))
 }
 
 var periods = map[string]time.Duration{"MINUTE": time.Minute, "10MINUTE": 10 * time.Minute, "HOUR": time.Hour}
 
+// kinds are the SPANNER_SYS table families by name prefix, with their columns.
+var kinds = map[string]*[]column{
+	"QUERY_STATS_TOP_": &queryTopCols, "QUERY_STATS_TOTAL_": &queryTotalCols,
+	"TXN_STATS_TOP_": &txnTopCols, "TXN_STATS_TOTAL_": &txnTotalCols,
+	"READ_STATS_TOP_": &readTopCols, "READ_STATS_TOTAL_": &readTotalCols,
+	"LOCK_STATS_TOP_": &lockTopCols, "LOCK_STATS_TOTAL_": &lockTotalCols,
+}
+
 // tableOf parses a SPANNER_SYS table name into its kind and period.
 func tableOf(name string) (kind string, period time.Duration, cols []column, ok bool) {
-	for _, k := range []string{"QUERY_STATS_TOP_", "QUERY_STATS_TOTAL_", "TXN_STATS_TOP_", "TXN_STATS_TOTAL_"} {
+	for k, c := range kinds {
 		if p, found := strings.CutPrefix(name, k); found {
 			d, ok := periods[p]
 			if !ok {
 				return "", 0, nil, false
 			}
-			switch k {
-			case "QUERY_STATS_TOP_":
-				cols = queryTopCols
-			case "QUERY_STATS_TOTAL_":
-				cols = queryTotalCols
-			case "TXN_STATS_TOP_":
-				cols = txnTopCols
-			default:
-				cols = txnTotalCols
-			}
-			return k, d, cols, true
+			return k, d, *c, true
 		}
 	}
 	return "", 0, nil, false
@@ -104,7 +144,7 @@ func sysTable(name string, cols []column) (*schema.Table, schema.From, bool) {
 	var sel []string
 	for i, c := range cols {
 		q := `"` + c.name + `"`
-		tb.Columns = append(tb.Columns, &schema.Column{Name: c.name, Type: &spannerpb.Type{Code: c.code}, SQLName: q, Position: i})
+		tb.Columns = append(tb.Columns, &schema.Column{Name: c.name, Type: c.typ, SQLName: q, Position: i})
 		sel = append(sel, "json_extract(value, '$["+strconv.Itoa(i)+"]') AS "+q)
 	}
 	return tb, schema.From{SQL: "(SELECT " + strings.Join(sel, ", ") + " FROM json_each(:" + paramName(name) + "))"}, true
@@ -116,7 +156,7 @@ func (t *Tables) SysArgs(sqlText string) []any {
 	if strings.Contains(sqlText, ":"+paramName(CountersTable)) {
 		args = append(args, sql.Named(paramName(CountersTable), t.countersJSON()))
 	}
-	for _, kind := range []string{"QUERY_STATS_TOP_", "QUERY_STATS_TOTAL_", "TXN_STATS_TOP_", "TXN_STATS_TOTAL_"} {
+	for kind := range kinds {
 		for p := range periods {
 			name := kind + p
 			if strings.Contains(sqlText, ":"+paramName(name)) {
@@ -189,6 +229,10 @@ func (t *Tables) rowsJSON(name string) string {
 			}
 			n := tot.attempts
 			rows = append(rows, []any{end, n, tot.aborts, jfloat(avg(tot.commitLatency, n)), jfloat(avg(tot.totalLat, n)), jfloat(avg(float64(tot.participants), tot.committed))})
+		case "READ_STATS_TOP_", "READ_STATS_TOTAL_":
+			rows = append(rows, readRows(end, iv, kind == "READ_STATS_TOP_")...)
+		case "LOCK_STATS_TOP_", "LOCK_STATS_TOTAL_":
+			rows = append(rows, lockRows(end, iv, kind == "LOCK_STATS_TOP_")...)
 		}
 	}
 	if rows == nil {

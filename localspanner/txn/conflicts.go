@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/spanload/spanload/localspanner/storage"
 )
@@ -14,13 +15,14 @@ import (
 // while a transaction runs, so an abandoned transaction never blocks anyone).
 type conflicts struct {
 	mu         sync.Mutex
-	keyWrite   map[string]int64 // storage.KeyString -> commit ts (µs)
-	tableWrite map[string]int64 // table name -> commit ts of any write
-	rangeWrite map[string]int64 // table name -> commit ts of a write by range/cascade
+	keyWrite   map[string]int64       // storage.KeyString -> commit ts (µs)
+	tableWrite map[string]int64       // table name -> commit ts of any write
+	rangeWrite map[string]int64       // table name -> commit ts of a write by range/cascade
+	commits    map[int64]commitWrites // commit ts -> what it wrote, for lock statistics
 }
 
 func newConflicts() *conflicts {
-	return &conflicts{keyWrite: map[string]int64{}, tableWrite: map[string]int64{}, rangeWrite: map[string]int64{}}
+	return &conflicts{keyWrite: map[string]int64{}, tableWrite: map[string]int64{}, rangeWrite: map[string]int64{}, commits: map[int64]commitWrites{}}
 }
 
 // readItem is something a transaction read at a point after the commit with
@@ -38,6 +40,11 @@ type readItem struct {
 	// pending is how many of the transaction's own writes the read saw (applied
 	// before it ran): the check at commit runs the query again with them applied.
 	pending int
+	// keyVals is the key of a key read, cols the columns a Read RPC read (nil for a
+	// query) and at when the read ran: what a lock conflict on it reports.
+	keyVals []any
+	cols    []string
+	at      time.Time
 }
 
 // changedSince checks the read items against the writes committed since they were
@@ -71,10 +78,11 @@ func (c *conflicts) changedSince(reads []readItem) (changed *readItem, recheck [
 	return nil, recheck
 }
 
-// record notes the writes of a commit at ts.
-func (c *conflicts) record(ts int64, muts []*storage.Mutation, cascades func(table string) []string) {
+// record notes the writes of a commit at ts (w describes them for lock statistics).
+func (c *conflicts) record(ts int64, muts []*storage.Mutation, w commitWrites, cascades func(table string) []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.commits[ts] = w
 	for _, m := range muts {
 		name := m.Table.Name
 		c.tableWrite[name] = ts
@@ -115,6 +123,12 @@ func (c *conflicts) prune(oldest int64) {
 	for k, ts := range c.keyWrite {
 		if ts <= oldest {
 			delete(c.keyWrite, k)
+		}
+	}
+	// A conflict needs a commit after a live read: older commits are never asked about.
+	for ts := range c.commits {
+		if ts <= oldest {
+			delete(c.commits, ts)
 		}
 	}
 }

@@ -72,6 +72,8 @@ type Manager struct {
 
 	// OnCommit, if set, is called after every commit attempt (for statistics).
 	OnCommit func(db *storage.DB, c CommitStat)
+	// OnLockConflict, if set, is called for each commit a conflict aborted.
+	OnLockConflict func(db *storage.DB, c LockConflict)
 }
 
 // CommitStat describes one commit attempt.

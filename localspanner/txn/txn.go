@@ -267,7 +267,7 @@ func (t *Txn) RecordQueryRead(seq int64, tables []*schema.Table, sql string, arg
 		names[i] = tb.Name
 	}
 	t.mu.Lock()
-	t.reads = append(t.reads, readItem{table: names[0], tables: names, seq: seq, sql: sql, args: args, hash: hash, pending: pending})
+	t.reads = append(t.reads, readItem{table: names[0], tables: names, seq: seq, sql: sql, args: args, hash: hash, pending: pending, at: time.Now()})
 	t.mu.Unlock()
 }
 
@@ -278,14 +278,16 @@ func (t *Txn) Pending() []*storage.Mutation {
 	return t.muts[:len(t.muts):len(t.muts)]
 }
 
-// RecordKeyRead notes that a read-write transaction read the rows of table with the given keys.
-func (t *Txn) RecordKeyRead(seq int64, table *schema.Table, keys [][]any) {
+// RecordKeyRead notes that a read-write transaction read the rows of table with the
+// given keys: columns (names) of them, or rows a query selected by key (cols nil).
+func (t *Txn) RecordKeyRead(seq int64, table *schema.Table, keys [][]any, cols []string) {
 	if t.ReadOnly {
 		return
 	}
+	now := time.Now()
 	t.mu.Lock()
 	for _, k := range keys {
-		t.reads = append(t.reads, readItem{table: table.Name, key: storage.KeyString(table.Name, k), seq: seq})
+		t.reads = append(t.reads, readItem{table: table.Name, key: storage.KeyString(table.Name, k), seq: seq, keyVals: k, cols: cols, at: now})
 	}
 	t.mu.Unlock()
 }
@@ -364,6 +366,7 @@ func (m *Manager) Commit(ctx context.Context, t *Txn, extra []*storage.Mutation)
 	}
 	start := time.Now()
 	var conflict bool
+	var lock *LockConflict // the conflict that aborted it, reported after the commit lock is released
 	ts, participants, err := t.DB.CommitSplits(storage.WithTransactionTag(ctx, t.Tag), muts, func(q storage.Querier) error {
 		changed, recheck := c.changedSince(reads)
 		var afterOwn []readItem // reads that saw the transaction's own writes
@@ -386,11 +389,15 @@ func (m *Manager) Commit(ctx context.Context, t *Txn, extra []*storage.Mutation)
 		}
 		if changed != nil {
 			conflict = true
+			if m.OnLockConflict != nil {
+				lc := c.conflictOf(changed, t.Tag, time.Now())
+				lock = &lc
+			}
 			return abortedErr("Transaction was aborted because data it read in table " + changed.table + " was changed by another transaction that committed first.")
 		}
 		return nil
 	}, func(ts int64) {
-		c.record(ts, muts, func(table string) []string { return cascadeChildren(t.DB.Catalog(), table) })
+		c.record(ts, muts, newCommitWrites(t.Tag, reads, muts), func(table string) []string { return cascadeChildren(t.DB.Catalog(), table) })
 	})
 	var modelCPU time.Duration
 	if err == nil {
@@ -426,6 +433,9 @@ func (m *Manager) Commit(ctx context.Context, t *Txn, extra []*storage.Mutation)
 		m.mu.Lock()
 		delete(m.txns, t.ID)
 		m.mu.Unlock()
+	}
+	if lock != nil {
+		m.OnLockConflict(t.DB, *lock)
 	}
 	if m.OnCommit != nil {
 		m.OnCommit(t.DB, CommitStat{

@@ -42,7 +42,7 @@ func TestConflicts(t *testing.T) {
 	type read func(t *Txn, db *storage.DB, id int64)
 	keyRead := func(tx *Txn, db *storage.DB, id int64) {
 		tb, _ := db.Catalog().Table("T")
-		tx.RecordKeyRead(tx.ReadSeq(), tb, [][]any{{id}})
+		tx.RecordKeyRead(tx.ReadSeq(), tb, [][]any{{id}}, nil)
 	}
 	queryRead := func(tx *Txn, db *storage.DB, id int64) {
 		tb, _ := db.Catalog().Table("T")

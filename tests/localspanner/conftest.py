@@ -187,11 +187,11 @@ def pg_tagged_run(instance: Instance, pgadapter: LocalSpanner) -> Iterator[PgTag
 
 @pytest.fixture(scope="session", autouse=True)
 def _stats_minute_closes_early(request: pytest.FixtureRequest) -> None:
-    """test_stats.py and test_pg_pgadapter.py read back a minute interval that must have closed.
-    Their workloads run with the first test of this suite when those modules are collected, so no
+    """test_stats.py, test_stats_reads_locks.py and test_pg_pgadapter.py read back a minute interval
+    that must have closed. Their workloads run with the first test of this suite when those modules are collected, so no
     test waits for the minute."""
     names = {item.path.name for item in request.session.items}
-    if "test_stats.py" in names:
+    if names & {"test_stats.py", "test_stats_reads_locks.py"}:
         request.getfixturevalue("stats_workloads")
     if "test_pg_pgadapter.py" in names:
         request.getfixturevalue("pg_tagged_run")

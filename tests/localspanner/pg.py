@@ -14,6 +14,7 @@ from google.cloud.spanner_v1.instance import Instance
 
 from spanload.model import tags
 from spanload.spanner import request_tags
+from spanload.spanner.pgadapter import warm_up
 from spanload.workers.interp.pg_driver import PgDatabase
 
 from .conftest import OPERATION_TIMEOUT_S, unique
@@ -91,6 +92,9 @@ def run_pg_tagged(instance: Instance, pgadapter_address: str) -> PgTaggedRun:
     run = uuid.uuid4().hex
     tag = tags.operation_tags(run, ["poll", "write"])
     request_tags.configure(tags.run_tag(run), tag)
+    # PGAdapter's first connection to a database starts its Java client: 15 s under a load average of
+    # 24, past the driver's 10 s connect timeout. Spanload's runs warm it up first; so does the test.
+    warm_up(pgadapter_address, database.database_id)
     db = PgDatabase(pgadapter_address, database.database_id)
     try:
         request_tags.use("poll")

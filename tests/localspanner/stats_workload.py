@@ -10,7 +10,9 @@ from __future__ import annotations
 import contextlib
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 from google.cloud.spanner_v1 import KeySet
 from google.cloud.spanner_v1.instance import Instance
@@ -28,6 +30,7 @@ class Workload:
     db: SpannerDb
     marker: str
     marker_client_s: float  # client wall time of all MARKER_RUNS queries
+    lock_client_s: list[float]  # client wall time of the lock conflict's reader (set by run_lock_conflict)
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,7 @@ def run_workload(instance: Instance, address: str) -> Workload:
         [
             "CREATE TABLE Seen (Id INT64 NOT NULL, Tag STRING(MAX)) PRIMARY KEY (Id)",
             "CREATE TABLE TxnOnly (Id INT64 NOT NULL, N INT64) PRIMARY KEY (Id)",
+            "CREATE TABLE Ctr (Id INT64 NOT NULL, N INT64) PRIMARY KEY (Id)",
         ],
     )
     with db.database.batch() as batch:
@@ -71,7 +75,7 @@ def run_workload(instance: Instance, address: str) -> Workload:
                 tx.insert_or_update("TxnOnly", ["Id", "N"], [(i, i)]),
             )
         )
-    return Workload(db, marker, marker_client_s)
+    return Workload(db, marker, marker_client_s, [])
 
 
 # Issue 27's request and transaction tags: two runs' tagged statements on one database, sent with
@@ -97,6 +101,8 @@ def other_text_sql(marker: str) -> str:
 
 def run_tagged(workload: Workload) -> None:
     db, marker = workload.db, workload.marker
+    run_reads(workload)
+    workload.lock_client_s.append(run_lock_conflict(workload))
     for which, n in TAGGED_RUNS.items():
         tag = tags.operation_tag(run_id(marker, which), "poll")
         for _ in range(n):
@@ -114,3 +120,61 @@ def run_tagged(workload: Workload) -> None:
             db.database.run_in_transaction(
                 lambda tx, i=i: tx.insert_or_update("TxnOnly", ["Id", "N"], [(100 + i, i)]), transaction_tag=tag
             )
+
+
+# Issue 27's READ_STATS and LOCK_STATS: tagged Read RPCs, and one conflict between two tagged read-write
+# transactions.
+READ_RUNS_RO = 3  # tagged reads of Seen in read-only snapshots
+READ_RUNS_RW = 2  # the same read in read-write transactions
+SEEN_ROWS = 10
+
+
+def read_tag(marker: str) -> str:
+    return tags.operation_tag(run_id(marker, "a"), "read")
+
+
+def lock_tags(marker: str) -> tuple[str, str]:
+    """The transaction tags of the conflict's reader (which loses) and writer (which commits first), of a
+    run id of their own: TXN_STATS tests count the tags that start with the marker's run ids."""
+    return tags.operation_tag("lk" + marker, "reader"), tags.operation_tag("lk" + marker, "writer")
+
+
+def run_reads(workload: Workload) -> None:
+    db, tag = workload.db, read_tag(workload.marker)
+    opts = {"request_tag": tag}
+    for _ in range(READ_RUNS_RO):
+        with db.database.snapshot() as snap:
+            assert len(list(snap.read("Seen", ["Tag", "Id"], KeySet(all_=True), request_options=opts))) == SEEN_ROWS
+    for _ in range(READ_RUNS_RW):
+        db.database.run_in_transaction(
+            lambda tx: len(list(tx.read("Seen", ["Tag", "Id"], KeySet(all_=True), request_options=opts)))
+        )
+
+
+def run_lock_conflict(workload: Workload) -> float:
+    """The reader reads Ctr(1) and, before it commits, the writer updates the row and commits: the
+    reader's first attempt is aborted and the client retries it. Returns the client's wall time of the
+    whole reader transaction (every attempt)."""
+    db = workload.db
+    reader_tag, writer_tag = lock_tags(workload.marker)
+    with db.database.batch() as batch:
+        batch.insert("Ctr", ["Id", "N"], [(1, 0)])
+    attempts: list[int] = []
+
+    def reader(tx: Any) -> None:
+        attempts.append(1)
+        ((_, n),) = list(tx.read("Ctr", ["Id", "N"], KeySet(keys=[[1]])))
+        if len(attempts) == 1:  # the client allows one transaction per thread: the writer runs in another
+            with ThreadPoolExecutor(1) as pool:
+                pool.submit(
+                    db.database.run_in_transaction,
+                    lambda w: w.update("Ctr", ["Id", "N"], [(1, n + 10)]),
+                    transaction_tag=writer_tag,
+                ).result(timeout=60)
+        tx.update("Ctr", ["Id", "N"], [(1, n + 1)])
+
+    began = time.perf_counter()
+    db.database.run_in_transaction(reader, transaction_tag=reader_tag)
+    took = time.perf_counter() - began
+    assert len(attempts) == 2, f"the reader ran {len(attempts)} times: its first attempt must be aborted once"
+    return took

@@ -296,3 +296,40 @@ def test_null_values_are_json_null(database: Database) -> None:
     assert [(r["mod_type"], r["mods"]) for r in data] == [
         ("INSERT", [{"keys": {"Id": "50"}, "new_values": {"A": None}, "old_values": {}}])
     ]
+
+
+def test_a_fourth_stream_on_a_column_is_refused(instance: Instance, local_spanner: ServerProcess) -> None:
+    """Spanner's quotas page, "Change stream limits": "Change streams watching any given non-key column:
+    3", and "A change stream that watches an entire table or database implicitly watches every column in
+    that table or database, and therefore counts towards this limit." The refusal is FAILED_PRECONDITION
+    and leaves the schema as it was; a stream on another column, or on the key alone, is still allowed."""
+    db = create_database(
+        instance,
+        local_spanner.address,
+        [
+            TABLE.format(t="T"),
+            "CREATE CHANGE STREAM S1 FOR ALL",
+            "CREATE CHANGE STREAM S2 FOR T",
+            "CREATE CHANGE STREAM S3 FOR T(A)",
+        ],
+    ).database
+    try:
+        with pytest.raises(gexc.FailedPrecondition) as refused:
+            db.update_ddl(["CREATE CHANGE STREAM S4 FOR T(A)"]).result(OPERATION_TIMEOUT_S)
+        assert "more than 3 Change Streams tracking the same table or non-key column or ALL: A." in str(refused.value)
+        db.update_ddl(["CREATE CHANGE STREAM S5 FOR T()", "CREATE CHANGE STREAM S6 FOR T(B)"]).result(
+            OPERATION_TIMEOUT_S
+        )
+        with pytest.raises(gexc.FailedPrecondition, match="more than 3 Change Streams"):
+            db.update_ddl(["ALTER CHANGE STREAM S5 SET FOR T(A)"]).result(OPERATION_TIMEOUT_S)
+        db.reload()
+        streams = sorted(s for s in db.ddl_statements if s.startswith("CREATE CHANGE STREAM"))
+        assert streams == [
+            "CREATE CHANGE STREAM S1 FOR ALL",
+            "CREATE CHANGE STREAM S2 FOR T",
+            "CREATE CHANGE STREAM S3 FOR T(A)",
+            "CREATE CHANGE STREAM S5 FOR T()",
+            "CREATE CHANGE STREAM S6 FOR T(B)",
+        ]
+    finally:
+        db.drop()

@@ -114,6 +114,29 @@ def test_the_database_says_it_is_postgresql(conn: psycopg.Connection[Any]) -> No
 STATS_WAIT_S = 75.0  # SPANNER_SYS shows closed minutes only, as Spanner does
 
 
+def test_untyped_string_parameters_take_their_columns_types(
+    pgadapter: LocalSpanner, pgdb: Database, conn: psycopg.Connection[Any]
+) -> None:
+    """psycopg sends a ``str`` as an unknown-type parameter by default (its StrDumperUnknown, so the
+    server infers it: PostgreSQL's "Type Conversion": an unknown literal "is assigned the type of the
+    other operand"). PGAdapter asks Spanner for the types (ExecuteSql in PLAN mode, its
+    undeclared_parameters) before it binds them: compared with a date column the string is a date, with
+    a bigint column a bigint, and INSERT types each by its target column."""
+    host, _, port = pgadapter.address.rpartition(":")
+    with psycopg.connect(host=host, port=int(port), dbname=pgdb.database_id, autocommit=True) as plain:
+        plain.execute(
+            "INSERT INTO singers (singer_id, first_name, born) VALUES (%s, %s, %s)",
+            ["7", "Seven", "1970-09-03"],
+            prepare=True,
+        )
+        got = plain.execute(
+            "SELECT singer_id, first_name, born FROM singers WHERE born = %s AND singer_id = %s",
+            ["1970-09-03", "7"],
+            prepare=True,
+        ).fetchall()
+    assert got == [(7, "Seven", datetime.date(1970, 9, 3))]
+
+
 def _sys_rows(database: Database, sql: str, tag: str) -> list[list[Any]]:
     """Read back with the official client, until the minute of the tagged run has closed."""
     give_up = time.monotonic() + STATS_WAIT_S
