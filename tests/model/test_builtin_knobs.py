@@ -34,7 +34,7 @@ def test_the_change_watcher_flags_become_its_knobs() -> None:
     config = _on("change_watcher").merged(
         {
             "updater": {"transactions_per_second": 25.0, "mutations_per_transaction": 100, "parallelism": 4},
-            "watcher": {"watchers": 2, "poll_interval_ms": 500, "limit": 50},
+            "watcher": {"watchers": 2, "poll_interval_ms": 500, "limit": 50, "table_hint": False},
             "preload": {"rows": 1000},
         }
     )
@@ -45,8 +45,14 @@ def test_the_change_watcher_flags_become_its_knobs() -> None:
         "watchers": 2,
         "poll_interval": 500,
         "limit": 50,
+        "table_hint": False,  # --no-table-hint: the poll is not forced through the index
         "preload_rows": 1000,
     }
+    definition = config.definition
+    assert definition is not None and definition.watch is not None
+    assert definition.watch.hinted(config.knob_values(), definition.knobs) is None
+    hinted = config.apply(ConfigPatch.model_validate({"watcher": {"table_hint": True}}))  # live
+    assert definition.watch.hinted(hinted.knob_values(), definition.knobs) == "SingersByShardLastUpdated"
     assert config.operations == {}
     assert config.definition is not None and config.definition.watch is not None
 

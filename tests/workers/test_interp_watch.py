@@ -6,9 +6,10 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+import pytest
 from google.cloud.spanner_v1 import param_types
 
-from spanload.model.workload_file import validate_data
+from spanload.model.workload_file import DefinitionInvalid, validate_data
 from spanload.workers.interp.watch import DefinitionWatcher, poll_statements
 from spanload.workers.stats import WorkerStats
 from tests.workers.test_interp_operation import Ctx, FakeResult
@@ -72,3 +73,52 @@ def test_a_live_change_of_watchers_adds_pollers_from_the_most_advanced_or_stops_
     finally:
         watcher.stop()
     assert not any(p.is_alive() for p in watcher._pollers)
+
+
+HINTED = validate_data(
+    {
+        "name": "h",
+        "knobs": {"hint": {"default": True}},
+        "operations": {"noop": {"rate": 1, "steps": [{"sql": "SELECT 1"}]}},
+        "watch": {
+            "table": "Events",
+            "timestamp": "At",
+            "key": ["Id"],
+            "index": "EventsByShardAt",
+            "force_index": "$hint",
+            "filter": "Shard IS NOT NULL",
+        },
+    }
+)
+
+
+def test_the_poll_is_forced_through_the_index_while_the_knob_says_so() -> None:
+    """Spanner's table hint: ``FROM t@{FORCE_INDEX=i}`` in GoogleSQL, ``FROM t /*@ FORCE_INDEX=i */``
+    in PostgreSQL (Spanner's query-syntax docs); the filter comes first, before the timestamp."""
+    watch = HINTED.watch
+    assert watch is not None
+    assert watch.hinted({"hint": True}, HINTED.knobs) == "EventsByShardAt"
+    assert watch.hinted({"hint": False}, HINTED.knobs) is None
+    first, _ = poll_statements(watch, ["Id"], index="EventsByShardAt")
+    assert first == (
+        "SELECT Id, At FROM Events@{FORCE_INDEX=EventsByShardAt} WHERE Shard IS NOT NULL AND At > @ts "
+        "ORDER BY At, Id LIMIT @limit"
+    )
+    first_pg, _ = poll_statements(watch, ["Id"], pg=True, index="EventsByShardAt")
+    assert first_pg == (
+        "SELECT Id, At FROM Events /*@ FORCE_INDEX=EventsByShardAt */ WHERE Shard IS NOT NULL AND At > $1 "
+        "ORDER BY At, Id LIMIT $2"
+    )
+    watcher = DefinitionWatcher(Database, HINTED, {"hint": True}, WorkerStats(), T0)
+    assert "@{FORCE_INDEX=EventsByShardAt}" in watcher.next_sql
+    watcher.apply({"hint": False})  # live: the next poll has no hint
+    assert watcher.next_sql.startswith("SELECT Id, At FROM Events WHERE Shard IS NOT NULL AND At >= @ts")
+
+
+def test_a_hint_needs_an_index_and_a_bool_knob() -> None:
+    base = HINTED.model_dump(mode="json", exclude_none=True)
+    no_index = {**base, "watch": {**base["watch"], "index": None}}
+    number = {**base, "knobs": {"hint": {"default": 1}}}
+    for data, words in ((no_index, "name the index"), (number, r"\$hint is not a bool knob")):
+        with pytest.raises(DefinitionInvalid, match=words):
+            validate_data(data)

@@ -64,6 +64,7 @@ LEGACY_KNOBS: dict[str, dict[str, ToKnob | str]] = {
         "watcher.watchers": ToKnob("watchers"),
         "watcher.poll_interval_ms": ToKnob("poll_interval"),
         "watcher.limit": ToKnob("limit"),
+        "watcher.table_hint": ToKnob("table_hint"),
         "preload.rows": ToKnob("preload_rows"),
     },
     "write_benchmark": _KNOBS_CHANGE,

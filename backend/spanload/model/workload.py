@@ -521,11 +521,36 @@ class Watch(_Strict):
     poll_interval: Duration = "1s"
     limit: Number = 10_000
     watchers: Number = 1
+    index: Name | None = Field(
+        None, description="poll mode: the index the poll is forced through (FORCE_INDEX) while force_index is true"
+    )
+    force_index: bool | Ref = Field(True, description="poll mode: hint the poll with FORCE_INDEX=index; a bool knob")
+    filter: str | None = Field(
+        None,
+        description="poll mode: a condition every polled row meets (e.g. ShardId IS NOT NULL), ANDed first: "
+        "a forced NULL_FILTERED index needs one that excludes its NULLs",
+    )
 
     @field_validator("poll_interval", "heartbeat")
     @classmethod
     def _interval(cls, value: str) -> str:
         return _check_duration(value)
+
+    @model_validator(mode="after")
+    def _hint(self) -> Self:
+        if self.index is None and self.force_index is not True:
+            raise ValueError("force_index hints the poll with watch.index: name the index")
+        return self
+
+    def hinted(self, knobs: dict[str, KnobValue], defaults: dict[str, Knob]) -> str | None:
+        """The index the poll is forced through with these knob values, or None (no hint)."""
+        if self.index is None:
+            return None
+        force: KnobValue = self.force_index
+        if isinstance(force, str) and is_ref(force):
+            name = ref_name(force)
+            force = knobs.get(name, defaults[name].default)
+        return self.index if force is True else None
 
     def stream_name(self) -> str:
         """The change stream a ``change_stream`` watcher reads."""
@@ -563,6 +588,10 @@ class WorkloadDefinition(_Strict):
                 continue
             what = "knob" if wanted == "knob" else "knob, value or column bound by an earlier step"
             raise ValueError(f"{path}: {ref} names no {what}")
+        force = self.watch.force_index if self.watch is not None else True
+        if isinstance(force, str) and self.knobs[ref_name(force)].kind != "bool":
+            kind = self.knobs[ref_name(force)].kind
+            raise ValueError(f"watch.force_index: {force} is not a bool knob (its default is a {kind})")
         return self
 
     def numeric_knob(self, ref: Number, knobs: dict[str, KnobValue]) -> float:
@@ -640,7 +669,7 @@ def references(definition: WorkloadDefinition) -> list[tuple[str, str, str]]:
                     value(f"{spath}.{kind}.{column}", item, wanted)
             bound.extend(getattr(step, "bind", {}))
     if definition.watch is not None:
-        for field in ("poll_interval", "limit", "watchers", "heartbeat"):
+        for field in ("poll_interval", "limit", "watchers", "heartbeat", "force_index"):
             number(f"watch.{field}", getattr(definition.watch, field))
     return out
 

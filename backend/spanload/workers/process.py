@@ -445,6 +445,8 @@ class Worker:
                 self.channel.send(Error(worker=self.index, message=f"the patch cannot apply: {err}", fatal=False))
         if self.definition_watcher is not None:
             self.definition_watcher.apply(config.knob_values())
+            if self.stats_reader is not None:  # the hint may have changed the poll's text
+                self.stats_reader.poll_sql_prefix = self.definition_watcher.next_sql[:60]
         if self.updater is not None:
             self.updater.apply(config.updater)
         if self.reader is not None:

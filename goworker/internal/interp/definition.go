@@ -181,6 +181,31 @@ func (n *Number) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// Flag is a literal bool or a "$knob" (a bool knob).
+type Flag struct {
+	Lit bool
+	Ref string // the knob's name, without "$"
+}
+
+func (f *Flag) UnmarshalJSON(data []byte) error {
+	v, err := literal(data)
+	if err != nil {
+		return err
+	}
+	switch x := v.(type) {
+	case bool:
+		f.Lit = x
+	case string:
+		if !isRef(x) {
+			return fmt.Errorf("%q is neither true, false nor a $knob", x)
+		}
+		f.Ref = x[1:]
+	default:
+		return fmt.Errorf("%v is not true or false", v)
+	}
+	return nil
+}
+
 // Duration is a number with a unit ("250ms") or a "$knob" (milliseconds).
 type Duration struct {
 	Ms  float64
@@ -478,4 +503,7 @@ type Watch struct {
 	PollInterval *Duration `json:"poll_interval"`
 	Limit        *Number   `json:"limit"`
 	Watchers     *Number   `json:"watchers"`
+	Index        string    `json:"index"`       // poll mode: the index the poll is forced through
+	ForceIndex   *Flag     `json:"force_index"` // whether it is (absent: true)
+	Filter       string    `json:"filter"`      // poll mode: a condition every polled row meets
 }

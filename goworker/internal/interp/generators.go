@@ -116,6 +116,17 @@ func (k Knobs) integer(n Number, what string) (int64, error) {
 	return int64(f), nil
 }
 
+func (k Knobs) flag(f Flag) (bool, error) {
+	if f.Ref == "" {
+		return f.Lit, nil
+	}
+	v, ok := k[f.Ref].(bool)
+	if !ok {
+		return false, fmt.Errorf("$%s is not a bool knob (%v)", f.Ref, k[f.Ref])
+	}
+	return v, nil
+}
+
 func (k Knobs) duration(d Duration) (float64, error) {
 	if d.Ref == "" {
 		return d.Ms, nil

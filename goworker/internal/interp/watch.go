@@ -29,11 +29,32 @@ const (
 
 // WatchSQL is the poll of a definition's watch: the rows whose commit timestamp is at or past the
 // newest seen (at: rows seen at that very timestamp are skipped by key, so that a full page that
-// ends inside one commit loses nothing), oldest first.
-func WatchSQL(w *Watch, key []string) string {
+// ends inside one commit loses nothing), oldest first; rows meeting w.Filter only, and forced
+// through w.Index (Spanner's table hint FORCE_INDEX) when hinted.
+func WatchSQL(w *Watch, key []string, hinted bool) string {
 	cols := append(append([]string{}, key...), w.Timestamp)
-	return fmt.Sprintf("SELECT %s FROM %s WHERE %s >= @since ORDER BY %s LIMIT @limit",
-		strings.Join(cols, ", "), w.Table, w.Timestamp, w.Timestamp)
+	table := w.Table
+	if hinted && w.Index != "" {
+		table += "@{FORCE_INDEX=" + w.Index + "}"
+	}
+	where := ""
+	if w.Filter != "" {
+		where = w.Filter + " AND "
+	}
+	return fmt.Sprintf("SELECT %s FROM %s WHERE %s%s >= @since ORDER BY %s LIMIT @limit",
+		strings.Join(cols, ", "), table, where, w.Timestamp, w.Timestamp)
+}
+
+// hinted says whether the poll is forced through the index with these knob values.
+func (w *Watch) hinted(knobs Knobs) bool {
+	if w.Index == "" {
+		return false
+	}
+	if w.ForceIndex == nil {
+		return true
+	}
+	on, err := knobs.flag(*w.ForceIndex)
+	return err != nil || on // a knob the control plane checked: an error keeps the default
 }
 
 // PrimaryKey reads table's key columns from INFORMATION_SCHEMA.
@@ -89,11 +110,16 @@ func (p *poller) halt() { p.once.Do(func() { close(p.stop) }) }
 // NewWatcher watches def from start (the server's time at the run's start), with key the table's
 // key columns (def.Key, else PrimaryKey).
 func NewWatcher(def *Watch, key []string, knobs Knobs, conn func() *spanclient.Conn, stats *metrics.Stats, start time.Time) *Watcher {
-	return &Watcher{def: def, key: key, sql: WatchSQL(def, key), conn: conn, stats: stats, knobs: knobs, start: start}
+	sql := WatchSQL(def, key, def.hinted(knobs))
+	return &Watcher{def: def, key: key, sql: sql, conn: conn, stats: stats, knobs: knobs, start: start}
 }
 
 // SQL is the poll statement (for SPANNER_SYS query statistics).
-func (w *Watcher) SQL() string { return w.sql }
+func (w *Watcher) SQL() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.sql
+}
 
 // SetStart moves the start (before Start): after a load phase, whose rows are not changes.
 func (w *Watcher) SetStart(ts time.Time) { w.start = ts }
@@ -121,10 +147,12 @@ func (w *Watcher) figures() (intervalMs float64, limit int64, watchers int) {
 	return intervalMs, limit, watchers
 }
 
-// Apply takes new knob values (poll_interval, limit; a new count of watchers applies at once).
+// Apply takes new knob values (poll_interval, limit, the hint from the next poll on; a new count
+// of watchers applies at once).
 func (w *Watcher) Apply(knobs Knobs) {
 	w.mu.Lock()
 	w.knobs = knobs
+	w.sql = WatchSQL(w.def, w.key, w.def.hinted(knobs))
 	w.mu.Unlock()
 	_, _, watchers := w.figures()
 	w.mu.Lock()
@@ -203,7 +231,7 @@ func (p *poller) poll() (bool, error) {
 	p.mu.Lock()
 	since, skip := p.since, len(p.atLast)
 	p.mu.Unlock()
-	stmt := spanner.Statement{SQL: w.sql, Params: map[string]any{"since": since, "limit": limit + int64(skip)}}
+	stmt := spanner.Statement{SQL: w.SQL(), Params: map[string]any{"since": since, "limit": limit + int64(skip)}}
 	conn := w.conn()
 	start := pacing.Now()
 	ctx, timing, done, err := conn.Begin(spanclient.Tagged(context.Background(), protocol.TagOpWatcher))

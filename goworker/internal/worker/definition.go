@@ -98,6 +98,9 @@ func (w *Worker) applyDefinition(cfg protocol.RunConfig) {
 	if w.defWatch != nil {
 		if _, knobs, err := interp.Decode(cfg); err == nil {
 			w.defWatch.Apply(knobs)
+			if w.serverStats != nil { // the hint may have changed the poll's text
+				w.serverStats.SetPrefix(w.defWatch.SQL()[:min(len(w.defWatch.SQL()), pollPrefixLen)])
+			}
 		}
 	}
 }

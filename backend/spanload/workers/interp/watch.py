@@ -60,9 +60,10 @@ def _param_name(name: str, pg: bool) -> str:
     return _PG_PARAMS.get(name) or f"p{3 + int(name[1:])}"
 
 
-def poll_statements(watch: Watch, key: list[str], pg: bool = False) -> tuple[str, str]:
+def poll_statements(watch: Watch, key: list[str], pg: bool = False, index: str | None = None) -> tuple[str, str]:
     """(the first poll: after ``@ts``; the next ones: after ``(@ts, @k0, @k1...)``), in PostgreSQL
-    ``$1`` (ts), ``$2`` (limit), ``$3``... (the key's parts) when ``pg``."""
+    ``$1`` (ts), ``$2`` (limit), ``$3``... (the key's parts) when ``pg``; forced through ``index``
+    (a table hint) when given, rows meeting ``watch.filter`` only."""
 
     def p(name: str) -> str:
         return f"${_param_name(name, pg)[1:]}" if pg else f"@{name}"
@@ -74,7 +75,11 @@ def poll_statements(watch: Watch, key: list[str], pg: bool = False) -> tuple[str
     for i in reversed(range(len(key))):
         later = f"{key[i]} > {p(f'k{i}')}"
         after_key = later if not after_key else f"({later} OR ({key[i]} = {p(f'k{i}')} AND {after_key}))"
-    head = f"SELECT {columns} FROM {watch.table} WHERE "
+    hint = ""
+    if index is not None:
+        hint = f" /*@ FORCE_INDEX={index} */" if pg else f"@{{FORCE_INDEX={index}}}"
+    where = f"{watch.filter} AND " if watch.filter else ""
+    head = f"SELECT {columns} FROM {watch.table}{hint} WHERE {where}"
     tail = f" ORDER BY {order} LIMIT {p('limit')}"
     return (
         f"{head}{ts} > {p('ts')}{tail}",
@@ -163,12 +168,13 @@ class DefinitionWatcher(WatchFollowers):
         super().__init__(database, definition, stats, start_ts)
         self.pg = definition.dialect is Dialect.POSTGRESQL
         self.key = self.watch.key or primary_key(database(), self.watch.table, self.pg)
-        self.first_sql, self.next_sql = poll_statements(self.watch, self.key, self.pg)
         self._pollers: list[_Poller] = []
         self.apply(knobs)
 
     def apply(self, knobs: dict[str, KnobValue]) -> None:
+        """New knob values; a new hint (``force_index``) applies from the next poll on."""
         watch, d = self.watch, self.definition
+        self.first_sql, self.next_sql = poll_statements(watch, self.key, self.pg, watch.hinted(knobs, d.knobs))
         interval = watch.poll_interval
         self.poll_interval_s = knob_duration_ms(d, knobs, interval) / 1000
         self.limit = max(1, int(d.numeric_knob(watch.limit, knobs)))

@@ -2991,11 +2991,27 @@ export interface components {
          */
         Watch: {
             /**
+             * Filter
+             * @description poll mode: a condition every polled row meets (e.g. ShardId IS NOT NULL), ANDed first: a forced NULL_FILTERED index needs one that excludes its NULLs
+             */
+            filter?: string | null;
+            /**
+             * Force Index
+             * @description poll mode: hint the poll with FORCE_INDEX=index; a bool knob
+             * @default true
+             */
+            force_index: boolean | string;
+            /**
              * Heartbeat
              * @description change_stream mode: heartbeat_milliseconds of its reads
              * @default 1s
              */
             heartbeat: string;
+            /**
+             * Index
+             * @description poll mode: the index the poll is forced through (FORCE_INDEX) while force_index is true
+             */
+            index?: string | null;
             /**
              * Key
              * @description the table's key columns (default: from the schema)
