@@ -9,6 +9,10 @@ thread (so each operation's latency is one round trip, not a queue):
 - ``pgadapter``: psycopg 3 through PGAdapter (a child process, Java) on the PostgreSQL database,
   every statement a server-side prepared one.
 
+Then the Go runtime's clients do the same on the same server, databases and PGAdapter
+(``goworker/cmd/spanload-pg-bench``, built here: cloud.google.com/go/spanner on the two databases,
+pgx through PGAdapter with prepared statements), unless ``--no-go``.
+
 Each runs ``--warm`` operations unmeasured (PGAdapter's JIT warms up), then ``--ops`` point reads
 (``SELECT v FROM kv WHERE k = ?``, a single-use read) and ``--ops`` writes (``UPDATE kv SET v = ?
 WHERE k = ?`` in a read-write transaction: an inline begin and a commit). It prints p50 and p99 of
@@ -27,6 +31,8 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -110,6 +116,34 @@ def pgadapter_ops(db: PgDatabase) -> tuple[Callable[[int], Any], Callable[[int],
     return read, write
 
 
+GOWORKER = Path(__file__).resolve().parents[1] / "goworker"
+
+
+def go_figures(server: str, gsql: Target, pg: Target, pgadapter: str, ops: int, warm: int) -> dict[str, Any]:
+    """The Go runtime's figures (spanload-pg-bench's JSON), built into a temporary directory."""
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = Path(tmp) / "spanload-pg-bench"
+        subprocess.run(["go", "build", "-o", str(exe), "./cmd/spanload-pg-bench"], cwd=GOWORKER, check=True)
+        out = subprocess.run(
+            [
+                str(exe),
+                f"-emulator={server}",
+                f"-project={gsql.project}",
+                f"-instance={gsql.instance}",
+                f"-gsql-db={gsql.database}",
+                f"-pg-db={pg.database}",
+                f"-pgadapter={pgadapter}",
+                f"-ops={ops}",
+                f"-warm={warm}",
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+    figures: dict[str, Any] = json.loads(out.stdout)
+    return figures
+
+
 def load(database: Any) -> None:
     with database.batch() as batch:
         batch.insert_or_update("kv", ("k", "v"), [(i, f"v{i}") for i in range(ROWS)])
@@ -120,6 +154,7 @@ def main() -> int:
     parser.add_argument("--ops", type=int, default=2000, help="measured reads, and as many writes, per interface")
     parser.add_argument("--warm", type=int, default=500, help="unmeasured operations first, per interface")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--no-go", action="store_true", help="measure the Python runtime only")
     args = parser.parse_args()
 
     server = start_local_spanner()
@@ -155,6 +190,9 @@ def main() -> int:
                 read(i)
                 write(i)
             results[name] = {"read": measure(read, args.ops, pid), "write": measure(write, args.ops, pid)}
+        go: dict[str, Any] = {}
+        if not args.no_go:
+            go = go_figures(server.address, gsql, pg, pgadapter.address, args.ops, args.warm)
     finally:
         if pg_db is not None:
             pg_db.close()
@@ -165,21 +203,32 @@ def main() -> int:
         server.stop()
 
     print(f"\n{args.ops} point reads and {args.ops} writes per interface, one thread, local Spanner (ms)")
-    print(f"{'interface':<12}{'op':<7}{'p50':>8}{'p99':>8}{'client CPU/op':>15}{'PGAdapter CPU/op':>18}")
-    for name, ops in results.items():
-        for op, r in ops.items():
-            pga = f"{r['pgadapter_cpu_ms']:.3f}" if "pgadapter_cpu_ms" in r else "-"
-            print(f"{name:<12}{op:<7}{r['p50_ms']:>8.3f}{r['p99_ms']:>8.3f}{r['client_cpu_ms']:>15.3f}{pga:>18}")
+    print(f"{'runtime':<8}{'interface':<12}{'op':<7}{'p50':>8}{'p99':>8}{'client CPU/op':>15}{'PGAdapter CPU/op':>18}")
+    runtimes = {"python": results, **({"go": go} if go else {})}
+    for runtime, figures in runtimes.items():
+        for name, ops in figures.items():
+            if "error" in ops:  # the Go runtime could not run this interface here
+                print(f"{runtime:<8}{name:<12}could not run: {ops['error']}")
+                continue
+            for op, r in ops.items():
+                pga = f"{r['pgadapter_cpu_ms']:.3f}" if "pgadapter_cpu_ms" in r else "-"
+                print(
+                    f"{runtime:<8}{name:<12}{op:<7}{r['p50_ms']:>8.3f}{r['p99_ms']:>8.3f}"
+                    f"{r['client_cpu_ms']:>15.3f}{pga:>18}"
+                )
     print("\nPGAdapter's share (derived: pgadapter p50 - postgresql p50, over the pgadapter p50):")
-    shares = {}
-    for op in ("read", "write"):
-        via, direct = results["pgadapter"][op]["p50_ms"], results["postgresql"][op]["p50_ms"]
-        added = via - direct
-        shares[op] = {"added_ms": added, "share": added / via}
-        print(f"  {op:<6} {added:+.3f} ms at p50 = {added / via:+.1%} of the round trip")
+    shares: dict[str, dict[str, dict[str, float]]] = {}
+    for runtime, figures in runtimes.items():
+        if "error" in figures["pgadapter"] or "error" in figures["postgresql"]:
+            continue
+        for op in ("read", "write"):
+            via, direct = figures["pgadapter"][op]["p50_ms"], figures["postgresql"][op]["p50_ms"]
+            added = via - direct
+            shares.setdefault(runtime, {})[op] = {"added_ms": added, "share": added / via}
+            print(f"  {runtime:<7}{op:<6} {added:+.3f} ms at p50 = {added / via:+.1%} of the round trip")
     print("  the report (Java client vs JDBC through PGAdapter, Cloud Spanner): under 0.1 ms at p50, 2.7 %")
     if args.json:
-        args.json.write_text(json.dumps({"results": results, "pgadapter_share": shares}, indent=2))
+        args.json.write_text(json.dumps({"results": runtimes, "pgadapter_share": shares}, indent=2))
     return 0
 
 

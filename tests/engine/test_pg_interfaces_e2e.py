@@ -1,7 +1,8 @@
 """Issue 24, "Proof, end to end": workloads/shop_pg.yaml (shop.yaml in the PostgreSQL dialect, with a
 commit-timestamp watch) under the real supervisor against the local Spanner, on the two PostgreSQL
 interfaces: ``postgresql`` (the official client on a PostgreSQL-dialect database) and ``pgadapter``
-(psycopg through a PGAdapter the engine starts for the run and stops with it).
+(psycopg through a PGAdapter the engine starts for the run and stops with it), in the Python worker,
+and ``postgresql`` in the Go worker too.
 
 Expected figures come from the database, read afterwards with the official client, and from the
 definition: the watcher received each order exactly once (received changes = COUNT(*) of orders =
@@ -19,7 +20,7 @@ import pytest
 from google.cloud.spanner_admin_database_v1 import DatabaseDialect
 
 from spanload.engine.supervisor import Supervisor
-from spanload.model.config import ClientInterface, RunConfig
+from spanload.model.config import ClientInterface, RunConfig, WorkerRuntime
 from spanload.model.samples import Op
 from spanload.model.settings import Settings
 from spanload.model.state import RunState
@@ -36,7 +37,7 @@ pytestmark = pytest.mark.timeout(240)
 CUSTOMERS = 500
 
 
-def shop_pg(local: LocalTarget, interface: ClientInterface) -> RunConfig:
+def shop_pg(local: LocalTarget, interface: ClientInterface, runtime: WorkerRuntime) -> RunConfig:
     definition = parse_definition((WORKLOADS / "shop_pg.yaml").read_text(), "shop_pg.yaml")
     return local.config(
         {
@@ -49,7 +50,8 @@ def shop_pg(local: LocalTarget, interface: ClientInterface) -> RunConfig:
             "knobs": {"customers": CUSTOMERS, "order_rate": 5.0},
             "operations": {"recent_orders": {"rate": 5}},
             "duration_s": 3.0,
-        }
+        },
+        runtime=runtime,
     )
 
 
@@ -74,9 +76,23 @@ def query(local: LocalTarget, config: RunConfig, sql: str) -> list[list[Any]]:
         client.close()
 
 
-@pytest.mark.parametrize("interface", [ClientInterface.POSTGRESQL, ClientInterface.PGADAPTER], ids=str)
-def test_shop_pg_reconciles_exactly_and_keeps_its_money(local_spanner: LocalTarget, interface: ClientInterface) -> None:
-    config = shop_pg(local_spanner, interface)
+# The Go worker's pgadapter interface (pgx, named prepared statements) is not among them yet:
+# PGAdapter types a prepared statement's parameters by asking Spanner to plan it without their
+# values, which the local Spanner answers with "No parameter found for binding: p1" (psycopg
+# states the types itself, so PGAdapter need not ask).
+CASES = [
+    (WorkerRuntime.PYTHON, ClientInterface.POSTGRESQL),
+    (WorkerRuntime.PYTHON, ClientInterface.PGADAPTER),
+    (WorkerRuntime.GO, ClientInterface.POSTGRESQL),
+]
+
+
+@pytest.mark.parametrize(("runtime", "interface"), CASES, ids=lambda v: str(v.value))
+def test_shop_pg_reconciles_exactly_and_keeps_its_money(
+    local_spanner: LocalTarget, interface: ClientInterface, runtime: WorkerRuntime
+) -> None:
+    config = shop_pg(local_spanner, interface, runtime)
+    assert config.runtime is runtime
     pgadapters: list[Any] = []
 
     async def scenario() -> PreloadRecorder:

@@ -480,11 +480,6 @@ class RunConfig(_Strict):
 
         interface = self.client.interface
         pg = interface in PG_INTERFACES
-        if pg and self.runtime is not WorkerRuntime.PYTHON:
-            raise ValueError(
-                f"client.interface '{interface.value}' runs on runtime 'python' only (got '{self.runtime.value}'): "
-                "the Go worker speaks GoogleSQL only so far"
-            )
         if pg and self.target.database == DEFAULT_DATABASE:  # the GoogleSQL runs' database
             self.target = self.target.model_copy(update={"database": PG_DATABASE})
         if self.definition is None:

@@ -15,8 +15,10 @@ from collections.abc import Iterable
 from enum import StrEnum
 
 from spanload.model import op_metrics, tags
-from spanload.model.protocol import FAILED_SUFFIX, Counter, ErrorCode
+from spanload.model.config import ClientInterface
+from spanload.model.protocol import FAILED_SUFFIX, PG_SQLSTATE_CODES, Counter, ErrorCode
 from spanload.model.samples import INTENDED_SUFFIX, SERVER_SUFFIX, Gauge, Op
+from spanload.model.workload import Dialect
 
 GO_FILE = "goworker/internal/protocol/names_gen.go"
 INITIALISMS = frozenset({"TPS", "RPS", "CPU", "PS", "ID"})
@@ -86,6 +88,17 @@ def render() -> str:
         "Attributes of the Spanner client's OpenTelemetry spans (model/tags.py).",
         [("SpanRunID", tags.SPAN_RUN_ID), ("SpanOperation", tags.SPAN_OPERATION), ("SpanWorker", tags.SPAN_WORKER)],
     )
+    lines += _block("Interfaces of client.interface (config.ClientInterface).", _enum("Interface", ClientInterface))
+    lines += _block("Dialects of a workload definition (workload.Dialect).", _enum("Dialect", Dialect))
+    codes = {v: go_name("ErrorCode", k) for k, v in _class_constants(ErrorCode)}
+    width = max(len(state) for state in PG_SQLSTATE_CODES) + 3
+    lines += [
+        "// PgSQLStateCodes are the errors_by_code keys of PostgreSQL errors (protocol.PG_SQLSTATE_CODES):",
+        "// by exact SQLSTATE, else by its two-letter class; any other is ErrorCodeUnknown.",
+        "var PgSQLStateCodes = map[string]string{",
+        *[f"\t{json.dumps(state) + ':':<{width}} {codes[code]}," for state, code in PG_SQLSTATE_CODES.items()],
+        "}",
+    ]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

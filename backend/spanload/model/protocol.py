@@ -324,6 +324,30 @@ class ErrorCode:
     # any other client-side exception counts under its type name
 
 
+# A PostgreSQL driver's error (the pgadapter interface) counts under the gRPC code PGAdapter turned
+# into that SQLSTATE (its PGExceptionFactory), so errors_by_code reads the same on every interface
+# and in both runtimes: an exact SQLSTATE first, then its two-letter class; any other is UNKNOWN.
+PG_SQLSTATE_CODES: dict[str, str] = {
+    "40001": ErrorCode.ABORTED,  # serialization_failure: Spanner aborted the transaction
+    "23505": ErrorCode.ALREADY_EXISTS,  # unique_violation: the row (key) exists
+    "57014": ErrorCode.DEADLINE_EXCEEDED,  # query_canceled: the statement ran past its deadline
+    "42P01": ErrorCode.NOT_FOUND,  # undefined_table
+    "53300": ErrorCode.RESOURCE_EXHAUSTED,  # too_many_connections
+    "08": ErrorCode.UNAVAILABLE,  # connection_exception: PGAdapter or Spanner unreachable
+    "22": ErrorCode.INVALID_ARGUMENT,  # data_exception
+    "23": ErrorCode.FAILED_PRECONDITION,  # integrity_constraint_violation (foreign key, not null...)
+    "25": ErrorCode.FAILED_PRECONDITION,  # invalid_transaction_state
+    "42": ErrorCode.INVALID_ARGUMENT,  # syntax_error_or_access_rule_violation
+    "0A": ErrorCode.UNIMPLEMENTED,  # feature_not_supported
+    "XX": ErrorCode.INTERNAL,  # internal_error
+}
+
+
+def pg_error_code(sqlstate: str) -> str:
+    """The errors_by_code key of a PostgreSQL error with ``sqlstate`` (PG_SQLSTATE_CODES)."""
+    return PG_SQLSTATE_CODES.get(sqlstate) or PG_SQLSTATE_CODES.get(sqlstate[:2]) or ErrorCode.UNKNOWN
+
+
 ToWorker = Annotated[Start | Preload | Begin | Patch | Pause | Resume | StopWriters | Stop, Field(discriminator="type")]
 FromWorker = Annotated[
     Hello | Ready | PreloadProgress | Report | WritersStopped | WatcherLedger | TpccChecked | Stopped | Error,

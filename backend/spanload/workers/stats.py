@@ -10,7 +10,7 @@ from google.api_core import exceptions as gexc
 
 from spanload.model.breakdown import MAX_STATEMENT_CHARS, MAX_STATEMENTS, OpTiming, SessionWait
 from spanload.model.metrics import Recorder
-from spanload.model.protocol import Counter, ErrorCode
+from spanload.model.protocol import Counter, ErrorCode, pg_error_code
 from spanload.model.samples import INTENDED_SUFFIX, SERVER_SUFFIX
 from spanload.spanner import timing
 from spanload.spanner.deadline import OperationDeadlineExceeded
@@ -20,7 +20,8 @@ US_PER_MS = 1000
 
 
 def error_code(err: BaseException) -> str:
-    """The gRPC status code name of a client error (``ABORTED``...), else the exception's type.
+    """The gRPC status code name of a client error (``ABORTED``...; a PostgreSQL driver's, by its
+    SQLSTATE), else the exception's type.
 
     An operation whose deadline ran out while it retried a failure counts as that failure's code
     (UNAVAILABLE from a target that is down); one whose RPC ran out of time, as DEADLINE_EXCEEDED.
@@ -32,6 +33,12 @@ def error_code(err: BaseException) -> str:
         return str(code.name)
     if isinstance(err, queue.Empty):
         return SESSION_POOL_TIMEOUT
+    if type(err).__module__.startswith("psycopg"):  # the pgadapter interface: by the SQLSTATE
+        sqlstate = getattr(err, "sqlstate", None)
+        if sqlstate:
+            return pg_error_code(sqlstate)
+        if any(c.__name__ == "OperationalError" for c in type(err).__mro__):  # no connection to PGAdapter
+            return ErrorCode.UNAVAILABLE
     return type(err).__name__
 
 

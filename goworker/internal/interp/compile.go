@@ -57,7 +57,8 @@ type compiledOp struct {
 	name      string
 	tx        string
 	bound     spanner.TimestampBound
-	uses      []int // the values the operation refers to, in the order values lists them
+	staleness staleness // bound, for a PostgreSQL driver
+	uses      []int     // the values the operation refers to, in the order values lists them
 	steps     []*cstep
 	mutations bool // single_use: mutations only (one commit), else one read or query
 }
@@ -77,6 +78,9 @@ type cstep struct {
 	binds  []Named[string]
 	inline int // inline generators per row
 }
+
+// staleness is a read's bound in milliseconds: exact, else max (both 0: strong).
+type staleness struct{ exactMs, maxMs float64 }
 
 // sequencers keeps one Sequencer per place in the definition that holds a sequence generator.
 type sequencers struct {
@@ -168,13 +172,13 @@ func (p *program) compileOp(name string, o *Operation, seqs *sequencers) (*compi
 			if err != nil {
 				return nil, fmt.Errorf("staleness: %w", err)
 			}
-			op.bound = spanner.ExactStaleness(msDuration(ms))
+			op.bound, op.staleness = spanner.ExactStaleness(msDuration(ms)), staleness{exactMs: ms}
 		case o.Staleness.Max != nil:
 			ms, err := p.knobs.duration(*o.Staleness.Max)
 			if err != nil {
 				return nil, fmt.Errorf("staleness: %w", err)
 			}
-			op.bound = spanner.MaxStaleness(msDuration(ms))
+			op.bound, op.staleness = spanner.MaxStaleness(msDuration(ms)), staleness{maxMs: ms}
 		}
 	}
 	used := map[int]bool{}
@@ -226,9 +230,17 @@ func (p *program) compileStep(s *Step, path string, bound map[string]bool, seqs 
 				return nil, err
 			}
 		}
-		for _, name := range sqlParams(s.SQL) {
+		named := sqlParams
+		if p.def.PG() {
+			named = pgParams
+		}
+		for _, name := range named(s.SQL) {
 			if given[name] {
 				continue
+			}
+			if p.def.PG() { // $1 has no name of its own to look up
+				return nil, fmt.Errorf("%s.sql: $%s has no value; say where it comes from in params, e.g. "+
+					"params: {%s: $customer}", path, name[1:], name)
 			}
 			given[name] = true
 			src, err := p.named(name, path+".sql @"+name, bound, used)

@@ -57,8 +57,29 @@ func rowCount(v any) int64 {
 type run struct {
 	op    *compiledOp
 	d     *draws
-	binds map[string]spanner.GenericColumnValue
-	rows  int64 // rows read or written
+	binds map[string]any // the official client's spanner.GenericColumnValue, a PostgreSQL driver's value
+	rows  int64          // rows read or written
+	conv  func(any) any  // a drawn value as the interface sends it (nil: as drawn)
+}
+
+// value is a drawn or bound value as the interface sends it.
+func (x *run) value(v any) any {
+	if x.conv == nil {
+		return v
+	}
+	return x.conv(v)
+}
+
+// values is row converted by value, in a new slice.
+func (x *run) values(row []any) []any {
+	if x.conv == nil {
+		return row
+	}
+	out := make([]any, len(row))
+	for k, v := range row {
+		out[k] = x.conv(v)
+	}
+	return out
 }
 
 // errNoRow is a bind of a step whose statement returned no row, used by a later step.
@@ -91,7 +112,7 @@ func (x *run) statement(i int) (spanner.Statement, error) {
 	}
 	params := make(map[string]any, len(s.params))
 	for k, name := range s.params {
-		params[name] = row[k]
+		params[name] = x.value(row[k])
 	}
 	return spanner.Statement{SQL: s.sql, Params: params}, nil
 }
@@ -103,6 +124,7 @@ func (x *run) mutations(i int, out []*spanner.Mutation) ([]*spanner.Mutation, er
 		if err != nil {
 			return nil, err
 		}
+		row = x.values(row)
 		var m *spanner.Mutation
 		switch s.kind {
 		case StepInsert:
@@ -155,7 +177,7 @@ func (x *run) read(ctx context.Context, tx reader, i int) error {
 		if err != nil {
 			return err
 		}
-		it = tx.ReadWithOptions(ctx, s.table, spanner.Key(row).AsPrefix(), s.cols,
+		it = tx.ReadWithOptions(ctx, s.table, spanner.Key(x.values(row)).AsPrefix(), s.cols,
 			&spanner.ReadOptions{Index: s.index, Limit: int(s.limit)})
 	}
 	defer it.Stop()
@@ -182,8 +204,9 @@ func (x *run) read(ctx context.Context, tx reader, i int) error {
 	}
 }
 
-// execute runs one execution in its transaction kind (workloads/README.md, the transactions
-// table); attempts counts the read-write transaction's runs (the client retries aborts).
+// execute runs one execution with the official client in its transaction kind (workloads/README.md,
+// the transactions table); attempts counts the read-write transaction's runs (the client retries
+// aborts).
 func (x *run) execute(ctx context.Context, client *spanner.Client) (attempts int, err error) {
 	op := x.op
 	switch op.tx {

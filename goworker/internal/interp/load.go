@@ -19,6 +19,7 @@ type LoadTable struct {
 	values []*Gen // the definition's values, for $value columns (drawn per row, before the columns)
 	uses   []int  // the values the columns refer to, in the order values lists them
 	base   uint64
+	pg     bool // a PostgreSQL database's: NUMERIC goes as PG_NUMERIC
 }
 
 // LoadPlan is the definition's load, table by table in the order written; the load phase's row
@@ -35,7 +36,8 @@ func LoadPlan(def *Definition, knobs Knobs, seed uint64) ([]*LoadTable, error) {
 		if err != nil {
 			return nil, err
 		}
-		lt := &LoadTable{Table: t.Name, Rows: max(rows, 0), values: p.values, base: StreamBase(seed, LoadLabel(t.Name))}
+		lt := &LoadTable{Table: t.Name, Rows: max(rows, 0), values: p.values, base: StreamBase(seed, LoadLabel(t.Name)),
+			pg: def.PG()}
 		for _, c := range t.Item.Columns {
 			src, err := p.resolve(c.Item, "load."+t.Name+".columns."+c.Name, nil, seqs, map[int]bool{})
 			if err != nil {
@@ -137,7 +139,13 @@ func Load(ctx context.Context, client *spanner.Client, plan []*LoadTable, start,
 			t := plan[i]
 			ms := make([]*spanner.Mutation, 0, hi-lo)
 			for g := lo; g < hi; g++ {
-				ms = append(ms, spanner.InsertOrUpdate(t.Table, t.cols, t.Row(g-offsets[i])))
+				row := t.Row(g - offsets[i])
+				if t.pg {
+					for k, v := range row {
+						row[k] = pgClientValue(v)
+					}
+				}
+				ms = append(ms, spanner.InsertOrUpdate(t.Table, t.cols, row))
 			}
 			_, err := client.Apply(ctx, ms, spanner.ApplyAtLeastOnce())
 			return false, err

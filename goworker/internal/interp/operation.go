@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"cloud.google.com/go/spanner"
 	"google.golang.org/grpc/codes"
 
 	"github.com/spanload/spanload/goworker/internal/metrics"
@@ -19,9 +18,6 @@ import (
 )
 
 const usPerS = 1e6
-
-// DialectGoogleSQL is the one dialect this interpreter runs (PostgreSQL comes with its own issue).
-const DialectGoogleSQL = "googlesql"
 
 // OpName is a per-operation metric name: template (protocol.OpHistogram*, OpCounter*, OpGauge*)
 // with the operation's name in place of its placeholder.
@@ -36,6 +32,7 @@ type Runtime struct {
 	workers int
 	seed    uint64
 	conn    func() *spanclient.Conn
+	db      Backend
 	stats   *metrics.Stats
 	seqs    *sequencers
 	mu      sync.Mutex // serializes Apply
@@ -105,14 +102,16 @@ func Seed(cfg protocol.RunConfig) uint64 {
 	return *cfg.Seed
 }
 
-// New compiles cfg's definition for worker of workers; nothing runs before Start.
-func New(cfg protocol.RunConfig, worker, workers int, conn func() *spanclient.Conn, stats *metrics.Stats) (*Runtime, error) {
+// New compiles cfg's definition for worker of workers, its executions to run on the backend
+// db makes of the definition (NewBackend); nothing runs before Start.
+func New(cfg protocol.RunConfig, worker, workers int, conn func() *spanclient.Conn,
+	db func(def *Definition) (Backend, error), stats *metrics.Stats) (*Runtime, error) {
 	def, knobs, err := Decode(cfg)
 	if err != nil {
 		return nil, err
 	}
-	if def.Dialect != "" && def.Dialect != DialectGoogleSQL {
-		return nil, fmt.Errorf("dialect %q: the Go interpreter runs %s definitions only", def.Dialect, DialectGoogleSQL)
+	if err := checkDialect(def); err != nil {
+		return nil, err
 	}
 	rt := &Runtime{Def: def, worker: worker, workers: workers, seed: Seed(cfg), conn: conn, stats: stats,
 		seqs: &sequencers{worker: int64(worker), workers: int64(workers), byPath: map[string]*Sequencer{}}}
@@ -121,6 +120,9 @@ func New(cfg protocol.RunConfig, worker, workers int, conn func() *spanclient.Co
 		return nil, err
 	}
 	rt.prog.Store(prog)
+	if rt.db, err = db(def); err != nil {
+		return nil, err
+	}
 	for _, o := range def.Operations {
 		figures, err := resolvePacing(o.Item, knobs, cfg.Operations[o.Name])
 		if err != nil {
@@ -206,7 +208,7 @@ func (r *opRunner) execute(intended, actual float64) {
 	rng := StreamAt(r.base, r.n.Add(1)-1)
 	x := &run{op: op, d: op.draw(prog, &rng)}
 	if len(op.steps) > 1 {
-		x.binds = map[string]spanner.GenericColumnValue{}
+		x.binds = map[string]any{}
 	}
 	stats := r.rt.stats
 	conn := r.rt.conn()
@@ -215,7 +217,7 @@ func (r *opRunner) execute(intended, actual float64) {
 		stats.Failed(r.hist, err, (pacing.Now()-actual)*usPerS, codes.OK)
 		return
 	}
-	attempts, err := x.execute(ctx, conn.Client)
+	attempts, err := r.rt.db.Execute(ctx, x)
 	done()
 	if attempts > 1 {
 		stats.Count(protocol.CounterRetries, int64(attempts-1))
@@ -291,6 +293,9 @@ func (rt *Runtime) Abandon() {
 		r.load.Pacer.Stop(time.Second)
 	}
 }
+
+// Backend is where the executions run.
+func (rt *Runtime) Backend() Backend { return rt.db }
 
 // Report adds each operation's scheduled and dropped arrivals since the last report, and its
 // gauges: target_ps (open loop), behind and in_flight.

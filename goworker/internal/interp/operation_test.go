@@ -25,7 +25,9 @@ func inventoryConfig(t *testing.T, knobs string, operations map[string]protocol.
 // TestPatchesReresolvePacingLive: worker 1 of 2 takes half of each rate; a patch of a knob or of
 // an operation's override changes its target at once; disabling an operation stops its pacer.
 func TestPatchesReresolvePacingLive(t *testing.T) {
-	rt, err := New(inventoryConfig(t, `{"move_rate":60.0}`, nil), 1, 2, nil, metrics.NewStats())
+	cfg := inventoryConfig(t, `{"move_rate":60.0}`, nil)
+	backend := func(def *Definition) (Backend, error) { return NewBackend(cfg, def.PG(), nil) }
+	rt, err := New(cfg, 1, 2, nil, backend, metrics.NewStats())
 	if err != nil {
 		t.Fatal(err)
 	}

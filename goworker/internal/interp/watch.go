@@ -2,7 +2,6 @@ package interp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"cloud.google.com/go/spanner"
-	"google.golang.org/api/iterator"
 	"google.golang.org/grpc/codes"
 
 	"github.com/spanload/spanload/goworker/internal/metrics"
@@ -30,19 +28,28 @@ const (
 // WatchSQL is the poll of a definition's watch: the rows whose commit timestamp is at or past the
 // newest seen (at: rows seen at that very timestamp are skipped by key, so that a full page that
 // ends inside one commit loses nothing), oldest first; rows meeting w.Filter only, and forced
-// through w.Index (Spanner's table hint FORCE_INDEX) when hinted.
-func WatchSQL(w *Watch, key []string, hinted bool) string {
+// through w.Index (Spanner's table hint FORCE_INDEX; a statement hint comment on a PostgreSQL
+// database) when hinted. Its parameters are since and limit, on a PostgreSQL database (pg) $1 and $2.
+func WatchSQL(w *Watch, key []string, hinted, pg bool) string {
 	cols := append(append([]string{}, key...), w.Timestamp)
 	table := w.Table
+	since, limit := "@since", "@limit"
+	if pg {
+		since, limit = "$1", "$2"
+	}
 	if hinted && w.Index != "" {
-		table += "@{FORCE_INDEX=" + w.Index + "}"
+		if pg {
+			table += " /*@ FORCE_INDEX=" + w.Index + " */"
+		} else {
+			table += "@{FORCE_INDEX=" + w.Index + "}"
+		}
 	}
 	where := ""
 	if w.Filter != "" {
 		where = w.Filter + " AND "
 	}
-	return fmt.Sprintf("SELECT %s FROM %s WHERE %s%s >= @since ORDER BY %s LIMIT @limit",
-		strings.Join(cols, ", "), table, where, w.Timestamp, w.Timestamp)
+	return fmt.Sprintf("SELECT %s FROM %s WHERE %s%s >= %s ORDER BY %s LIMIT %s",
+		strings.Join(cols, ", "), table, where, w.Timestamp, since, w.Timestamp, limit)
 }
 
 // hinted says whether the poll is forced through the index with these knob values.
@@ -57,12 +64,25 @@ func (w *Watch) hinted(knobs Knobs) bool {
 	return err != nil || on // a knob the control plane checked: an error keeps the default
 }
 
-// PrimaryKey reads table's key columns from INFORMATION_SCHEMA.
-func PrimaryKey(ctx context.Context, client *spanner.Client, table string) ([]string, error) {
+// watchParams are the poll's parameters by the names WatchSQL gives them.
+func watchParams(pg bool, since time.Time, limit int64) map[string]any {
+	if pg {
+		return map[string]any{"p1": since, "p2": limit}
+	}
+	return map[string]any{"since": since, "limit": limit}
+}
+
+// PrimaryKey reads table's key columns from INFORMATION_SCHEMA (pg: of a PostgreSQL database,
+// whose tables are in schema public and whose parameters are $1...).
+func PrimaryKey(ctx context.Context, client *spanner.Client, table string, pg bool) ([]string, error) {
+	schema, param, name := "", "@table", "table"
+	if pg {
+		schema, param, name = "public", "$1", "p1"
+	}
 	it := client.Single().Query(ctx, spanner.Statement{
-		SQL: "SELECT COLUMN_NAME FROM INFORMATION_SCHEMA.INDEX_COLUMNS WHERE TABLE_SCHEMA = '' AND " +
-			"TABLE_NAME = @table AND INDEX_NAME = 'PRIMARY_KEY' ORDER BY ORDINAL_POSITION",
-		Params: map[string]any{"table": table}})
+		SQL: "SELECT COLUMN_NAME FROM INFORMATION_SCHEMA.INDEX_COLUMNS WHERE TABLE_SCHEMA = '" + schema + "' AND " +
+			"TABLE_NAME = " + param + " AND INDEX_NAME = 'PRIMARY_KEY' ORDER BY ORDINAL_POSITION",
+		Params: map[string]any{name: table}})
 	var key []string
 	err := it.Do(func(r *spanner.Row) error {
 		var c string
@@ -85,7 +105,9 @@ type Watcher struct {
 	def   *Watch
 	key   []string
 	sql   string
+	pg    bool
 	conn  func() *spanclient.Conn
+	db    Backend
 	stats *metrics.Stats
 	mu    sync.Mutex
 	knobs Knobs
@@ -108,10 +130,11 @@ type poller struct {
 func (p *poller) halt() { p.once.Do(func() { close(p.stop) }) }
 
 // NewWatcher watches def from start (the server's time at the run's start), with key the table's
-// key columns (def.Key, else PrimaryKey).
-func NewWatcher(def *Watch, key []string, knobs Knobs, conn func() *spanclient.Conn, stats *metrics.Stats, start time.Time) *Watcher {
-	sql := WatchSQL(def, key, def.hinted(knobs))
-	return &Watcher{def: def, key: key, sql: sql, conn: conn, stats: stats, knobs: knobs, start: start}
+// key columns (def.Key, else PrimaryKey), polling through db (pg: a PostgreSQL database).
+func NewWatcher(def *Watch, key []string, pg bool, knobs Knobs, conn func() *spanclient.Conn, db Backend,
+	stats *metrics.Stats, start time.Time) *Watcher {
+	return &Watcher{def: def, key: key, sql: WatchSQL(def, key, def.hinted(knobs), pg), pg: pg, conn: conn, db: db,
+		stats: stats, knobs: knobs, start: start}
 }
 
 // SQL is the poll statement (for SPANNER_SYS query statistics).
@@ -152,7 +175,7 @@ func (w *Watcher) figures() (intervalMs float64, limit int64, watchers int) {
 func (w *Watcher) Apply(knobs Knobs) {
 	w.mu.Lock()
 	w.knobs = knobs
-	w.sql = WatchSQL(w.def, w.key, w.def.hinted(knobs))
+	w.sql = WatchSQL(w.def, w.key, w.def.hinted(knobs), w.pg)
 	w.mu.Unlock()
 	_, _, watchers := w.figures()
 	w.mu.Lock()
@@ -231,35 +254,14 @@ func (p *poller) poll() (bool, error) {
 	p.mu.Lock()
 	since, skip := p.since, len(p.atLast)
 	p.mu.Unlock()
-	stmt := spanner.Statement{SQL: w.SQL(), Params: map[string]any{"since": since, "limit": limit + int64(skip)}}
+	stmt := spanner.Statement{SQL: w.SQL(), Params: watchParams(w.pg, since, limit+int64(skip))}
 	conn := w.conn()
 	start := pacing.Now()
 	ctx, timing, done, err := conn.Begin(spanclient.Tagged(context.Background(), protocol.TagOpWatcher))
 	lastRPC := codes.OK
-	type change struct {
-		key string
-		ts  time.Time
-	}
 	var rows []change
 	if err == nil {
-		it := conn.Client.Single().Query(ctx, stmt)
-		for {
-			r, err2 := it.Next()
-			if errors.Is(err2, iterator.Done) {
-				break
-			}
-			if err2 != nil {
-				err = err2
-				break
-			}
-			var ts time.Time
-			if err2 := r.Column(len(w.key), &ts); err2 != nil {
-				err = fmt.Errorf("decode %s: %w", w.def.Timestamp, err2)
-				break
-			}
-			rows = append(rows, change{rowKey(r, len(w.key)), ts})
-		}
-		it.Stop()
+		rows, err = w.db.Poll(ctx, stmt, len(w.key))
 		done()
 		lastRPC = timing.LastFailure()
 	}
@@ -291,19 +293,6 @@ func (p *poller) poll() (bool, error) {
 		w.stats.Count(protocol.CounterReceivedChanges, int64(len(latencies)))
 	}
 	return int64(len(rows)) >= limit+int64(skip), nil
-}
-
-// rowKey is a row's first n columns, as text that tells keys apart.
-func rowKey(r *spanner.Row, n int) string {
-	var b strings.Builder
-	for i := range n {
-		var v spanner.GenericColumnValue
-		if err := r.Column(i, &v); err == nil {
-			b.WriteString(v.Value.String())
-		}
-		b.WriteByte(0)
-	}
-	return b.String()
 }
 
 // StopAndDrain stops polling on the interval, then polls each poller until a page is not full.

@@ -17,7 +17,7 @@ func TestThePollIsForcedThroughTheIndexWhileTheKnobSaysSo(t *testing.T) {
 	if err := json.Unmarshal([]byte(data), &def); err != nil {
 		t.Fatal(err)
 	}
-	w := NewWatcher(def.Watch, []string{"Id"}, Knobs{"hint": true}, nil, nil, time.Time{})
+	w := NewWatcher(def.Watch, []string{"Id"}, false, Knobs{"hint": true}, nil, nil, nil, time.Time{})
 	want := "SELECT Id, At FROM Events@{FORCE_INDEX=EventsByShardAt} WHERE Shard IS NOT NULL AND At >= @since " +
 		"ORDER BY At LIMIT @limit"
 	if got := w.SQL(); got != want {

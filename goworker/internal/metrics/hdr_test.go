@@ -3,11 +3,13 @@ package metrics
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 
 	"cloud.google.com/go/spanner"
+	"github.com/jackc/pgx/v5/pgconn"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -180,5 +182,25 @@ func TestFailedOperationsAreTimedApartAndCountedByTheCodeThatKeptThemRetrying(t 
 	}
 	if _, ok := hdr["updater.txn"]; ok {
 		t.Error("a failure went into the success histogram")
+	}
+}
+
+// A PostgreSQL driver's error counts under the gRPC code behind its SQLSTATE (PostgreSQL's
+// Appendix A names them: 40001 serialization_failure, 23505 unique_violation, class 42 syntax
+// error or access rule violation), the same key the Python worker gives psycopg's errors.
+func TestPostgreSQLErrorsCountByTheirSQLState(t *testing.T) {
+	cases := []struct {
+		err  error
+		code string
+	}{
+		{&pgconn.PgError{Code: "40001"}, "ABORTED"},
+		{fmt.Errorf("commit: %w", &pgconn.PgError{Code: "23505"}), "ALREADY_EXISTS"},
+		{&pgconn.PgError{Code: "42703"}, "INVALID_ARGUMENT"},
+		{&pgconn.PgError{Code: "P0001"}, "UNKNOWN"},
+	}
+	for _, c := range cases {
+		if got := ErrorCode(c.err); got != c.code {
+			t.Errorf("ErrorCode(%v) = %q; want %q", c.err, got, c.code)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"cloud.google.com/go/spanner"
+	"github.com/jackc/pgx/v5/pgconn"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -51,11 +52,14 @@ func Code(err error) codes.Code {
 	return spanner.ErrCode(err)
 }
 
-// ErrorCode is the name of an error's gRPC code ("ABORTED"...), SESSION_POOL_TIMEOUT, or else
-// the error's type name.
+// ErrorCode is the name of an error's gRPC code ("ABORTED"...; a PostgreSQL driver's, by its
+// SQLSTATE), SESSION_POOL_TIMEOUT, or else the error's type name.
 func ErrorCode(err error) string {
 	if errors.Is(err, ErrSessionPoolTimeout) {
 		return SessionPoolTimeout
+	}
+	if code, ok := pgErrorCode(err); ok {
+		return code
 	}
 	if !isGrpc(err) {
 		return typeName(err)
@@ -65,6 +69,26 @@ func ErrorCode(err error) string {
 		return name
 	}
 	return code.String()
+}
+
+// pgErrorCode is the errors_by_code key of a PostgreSQL driver's error (the pgadapter interface):
+// by its SQLSTATE (protocol.PgSQLStateCodes), UNAVAILABLE when PGAdapter could not be reached.
+func pgErrorCode(err error) (string, bool) {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		if code, ok := protocol.PgSQLStateCodes[pgErr.Code]; ok {
+			return code, true
+		}
+		if code, ok := protocol.PgSQLStateCodes[pgErr.Code[:min(2, len(pgErr.Code))]]; ok {
+			return code, true
+		}
+		return protocol.ErrorCodeUnknown, true
+	}
+	var connectErr *pgconn.ConnectError
+	if errors.As(err, &connectErr) {
+		return protocol.ErrorCodeUnavailable, true
+	}
+	return "", false
 }
 
 // isGrpc says whether err carries a gRPC status (from the client or a context deadline).

@@ -116,8 +116,14 @@ type ReaderConfig struct {
 }
 
 type ClientConfig struct {
-	MultiplexedSessions bool `json:"multiplexed_sessions"`
-	SessionPoolSize     int  `json:"session_pool_size"`
+	// Interface is how the worker speaks to Spanner (InterfaceGooglesql, InterfacePostgresql,
+	// InterfacePgadapter); "" is googlesql.
+	Interface string `json:"interface"`
+	// PgadapterHost is the host:port of the PGAdapter the pgadapter interface speaks to (the engine
+	// starts one for the run and sets it).
+	PgadapterHost       *string `json:"pgadapter_host"`
+	MultiplexedSessions bool    `json:"multiplexed_sessions"`
+	SessionPoolSize     int     `json:"session_pool_size"`
 	// TimeoutMs is the per-operation deadline, where the config has one (absent: none).
 	TimeoutMs *float64 `json:"timeout_ms,omitempty"`
 }

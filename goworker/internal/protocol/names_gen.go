@@ -130,3 +130,33 @@ const (
 	SpanOperation = "spanload.operation"
 	SpanWorker    = "spanload.worker"
 )
+
+// Interfaces of client.interface (config.ClientInterface).
+const (
+	InterfaceGooglesql  = "googlesql"
+	InterfacePostgresql = "postgresql"
+	InterfacePgadapter  = "pgadapter"
+)
+
+// Dialects of a workload definition (workload.Dialect).
+const (
+	DialectGooglesql  = "googlesql"
+	DialectPostgresql = "postgresql"
+)
+
+// PgSQLStateCodes are the errors_by_code keys of PostgreSQL errors (protocol.PG_SQLSTATE_CODES):
+// by exact SQLSTATE, else by its two-letter class; any other is ErrorCodeUnknown.
+var PgSQLStateCodes = map[string]string{
+	"40001": ErrorCodeAborted,
+	"23505": ErrorCodeAlreadyExists,
+	"57014": ErrorCodeDeadlineExceeded,
+	"42P01": ErrorCodeNotFound,
+	"53300": ErrorCodeResourceExhausted,
+	"08":    ErrorCodeUnavailable,
+	"22":    ErrorCodeInvalidArgument,
+	"23":    ErrorCodeFailedPrecondition,
+	"25":    ErrorCodeFailedPrecondition,
+	"42":    ErrorCodeInvalidArgument,
+	"0A":    ErrorCodeUnimplemented,
+	"XX":    ErrorCodeInternal,
+}

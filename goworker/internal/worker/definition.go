@@ -42,8 +42,17 @@ func (w *Worker) setupDefinition(ctx context.Context) error {
 	if w.index != 0 {
 		return nil
 	}
+	if warm, ok := rt.Backend().(interface{ Warm(context.Context) error }); ok { // PGAdapter's first connection
+		if err := warm.Warm(ctx); err != nil {
+			return fmt.Errorf("PGAdapter (client.pgadapter_host): %w", err)
+		}
+	}
 	prefix := ""
+	pg := rt.Def.PG()
 	if watch := rt.Def.Watch; watch != nil && watch.StreamMode() {
+		if pg {
+			return fmt.Errorf("watch: mode change_stream runs on GoogleSQL definitions only; use mode poll")
+		}
 		if err := w.ensureStream(ctx, client, watch); err != nil {
 			return fmt.Errorf("watch: %w", err)
 		}
@@ -52,11 +61,12 @@ func (w *Worker) setupDefinition(ctx context.Context) error {
 	} else if watch != nil {
 		key := watch.Key
 		if len(key) == 0 {
-			if key, err = interp.PrimaryKey(ctx, client, watch.Table); err != nil {
+			if key, err = interp.PrimaryKey(ctx, client, watch.Table, pg); err != nil {
 				return fmt.Errorf("watch: %w", err)
 			}
 		}
-		w.defWatch = interp.NewWatcher(watch, key, knobs, w.Conn, w.stats, startTimestamp(ctx, client))
+		w.defWatch = interp.NewWatcher(watch, key, pg, knobs, w.Conn, rt.Backend(), w.stats,
+			definitionStart(ctx, client, pg))
 		prefix = w.defWatch.SQL()[:min(len(w.defWatch.SQL()), pollPrefixLen)]
 	}
 	w.serverStats = serverstats.NewReader(prefix, w.start.RunTag)
@@ -66,11 +76,19 @@ func (w *Worker) setupDefinition(ctx context.Context) error {
 func (w *Worker) runDefinition() {
 	if w.defWatch != nil {
 		if w.preloaded { // the loaded rows are not changes: watch from now
-			w.defWatch.SetStart(startTimestamp(context.Background(), w.Conn().Client))
+			w.defWatch.SetStart(definitionStart(context.Background(), w.Conn().Client, w.interp.Def.PG()))
 		}
 		w.defWatch.Start()
 	}
 	w.interp.Start()
+}
+
+// definitionStart is the server's time for a definition's watch (a PostgreSQL database's now()).
+func definitionStart(ctx context.Context, client *spanner.Client, pg bool) time.Time {
+	if pg {
+		return serverTime(ctx, client, "SELECT now()")
+	}
+	return startTimestamp(ctx, client)
 }
 
 // loadDefinition writes this worker's share of the definition's load: m.Start and m.Count index

@@ -55,8 +55,10 @@ func TestADefinitionThatCannotRunIsAFatalErrorSayingWhy(t *testing.T) {
 	for _, c := range []struct{ definition, want string }{
 		{`{"name":"x","operations":{"op":{"rate":1,"steps":[{"insert":{"table":"T","columns":{"A":{"uniform":{"min":5,"max":1}}}}}]}}}`,
 			"workload definition: operations.op: steps.0.insert.A: uniform min 5 is above max 1"},
-		{`{"name":"x","dialect":"postgresql","operations":{"op":{"rate":1,"steps":[{"sql":"SELECT 1"}]}}}`,
-			`workload definition: dialect "postgresql": the Go interpreter runs googlesql definitions only`},
+		{`{"name":"x","dialect":"mysql","operations":{"op":{"rate":1,"steps":[{"sql":"SELECT 1"}]}}}`,
+			`workload definition: dialect "mysql": the Go interpreter runs googlesql and postgresql definitions`},
+		{`{"name":"x","dialect":"postgresql","operations":{"op":{"rate":1,"steps":[{"sql":"SELECT $1"}]}}}`,
+			"workload definition: operations.op: steps.0.sql: $1 has no value; say where it comes from in params"},
 		{`{"name":"x","operations":{"op":{"rate":1,"steps":[{"sql":"SELECT @nobody"}]}}}`,
 			"workload definition: operations.op: steps.0.sql @nobody: nobody names no knob, value or column"},
 	} {

@@ -83,7 +83,10 @@ func New(start *protocol.Start, channel *protocol.Channel) (*Worker, error) {
 		config: start.Config, server: map[string]float64{}, done: make(chan struct{})}
 	if start.Config.Workload == protocol.WorkloadDefinition {
 		// compiled before any connection: a definition that cannot run fails at once, saying why
-		if w.interp, err = interp.New(start.Config, w.index, start.Workers, w.Conn, w.stats); err != nil {
+		backend := func(def *interp.Definition) (interp.Backend, error) {
+			return interp.NewBackend(start.Config, def.PG(), w.Conn)
+		}
+		if w.interp, err = interp.New(start.Config, w.index, start.Workers, w.Conn, backend, w.stats); err != nil {
 			return nil, &definitionError{err}
 		}
 		return w, nil
@@ -184,7 +187,12 @@ func (e *definitionError) Unwrap() error { return e.error }
 // startTimestamp is the server's current time (a strong read), so the watcher starts exactly at
 // the run's start; this machine's clock if the server cannot say.
 func startTimestamp(ctx context.Context, client *spanner.Client) time.Time {
-	it := client.Single().Query(ctx, spanner.NewStatement("SELECT CURRENT_TIMESTAMP()"))
+	return serverTime(ctx, client, "SELECT CURRENT_TIMESTAMP()")
+}
+
+// serverTime is what sql (the dialect's current time) returns; this machine's clock if it fails.
+func serverTime(ctx context.Context, client *spanner.Client, sql string) time.Time {
+	it := client.Single().Query(ctx, spanner.NewStatement(sql))
 	defer it.Stop()
 	row, err := it.Next()
 	if err == nil {
@@ -534,6 +542,9 @@ func (w *Worker) Abandon() {
 }
 
 func (w *Worker) Close() {
+	if w.interp != nil {
+		w.interp.Backend().Close()
+	}
 	if conn := w.Conn(); conn != nil {
 		conn.Close()
 	}
