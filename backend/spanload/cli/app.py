@@ -25,7 +25,6 @@ SHELLS = ("bash", "zsh", "fish")
 app = typer.Typer(
     name="spanload",
     help="Live load tests for Cloud Spanner.",
-    no_args_is_help=True,
     add_completion=True,  # --install-completion / --show-completion; `spanload completion SHELL` prints it too
     pretty_exceptions_enable=False,  # an error is one sentence (commands.main), never a traceback
     # Click's plain help: Rich's help formatting imports markdown and syntax highlighting (pygments),
@@ -35,8 +34,8 @@ app = typer.Typer(
 )
 runs_app = typer.Typer(help="saved runs: list, show, export, compare, delete (a serve's, or the store's)")
 workloads_app = typer.Typer(help="the built-in workload definitions")
-app.add_typer(runs_app, name="runs", no_args_is_help=True)
-app.add_typer(workloads_app, name="workloads", no_args_is_help=True)
+app.add_typer(runs_app, name="runs")
+app.add_typer(workloads_app, name="workloads")
 app.command("run", help="run a load test headless and print live status")(run_command.run)
 
 
