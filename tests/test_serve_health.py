@@ -72,7 +72,7 @@ def test_every_command_has_help() -> None:
             timeout=60,
         )
         assert result.returncode == 0, result.stderr
-        assert "usage: spanload" in result.stdout
+        assert "Usage: spanload" in result.stdout  # Typer's (Rich's) help
 
 
 def test_local_spanner_binary_prints_version() -> None:

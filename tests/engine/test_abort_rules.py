@@ -3,12 +3,12 @@ the real engine against the local Spanner."""
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 
 import pytest
 
-from spanload.cli.headless import add_arguments, build_config
+from spanload.cli.headless import build_config
+from spanload.cli.run_command import parse
 from spanload.engine.abort_rules import AbortWatch
 from spanload.engine.supervisor import Supervisor
 from spanload.model.config import RunConfig, WorkerRuntime
@@ -43,12 +43,10 @@ def test_a_rule_that_cannot_be_read_is_refused_with_the_config() -> None:
         RunConfig.model_validate({"abort_on": ["nonsense.p99_ms>5 for 3s"]})
     with pytest.raises(ValueError, match=r"abort rule 'updater.p99_ms>5 for soon': after 'for'"):
         RunConfig.model_validate({"abort_on": ["updater.p99_ms>5 for soon"]})
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
-    config = build_config(parser.parse_args(["--abort-on", "updater.p99_ms>500 for 30s", "--abort-on", "errors_ps>1"]))
+    config = build_config(parse(["--abort-on", "updater.p99_ms>500 for 30s", "--abort-on", "errors_ps>1"]))
     assert config.abort_on == ["updater.p99_ms>500 for 30s", "errors_ps>1"]
     with pytest.raises(RunInvalid, match="abort_on"):
-        build_config(parser.parse_args(["--abort-on", "nonsense"]))
+        build_config(parse(["--abort-on", "nonsense"]))
 
 
 class _OrderedSink(Sink):

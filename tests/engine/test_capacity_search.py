@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from spanload.cli.headless import add_arguments, build_config
+from spanload.cli.headless import build_config
 from spanload.cli.render import capacity_table
+from spanload.cli.run_command import parse
 from spanload.engine.capacity import CapacitySearch, Names
 from spanload.model import metrics
 from spanload.model.capacity import CapacityConfig, CapacityResult, Limit
@@ -167,15 +167,13 @@ def test_more_conditions_break_a_step_on_another_histogram_or_a_gauge_mean() -> 
 
 
 def test_the_cli_takes_a_search_and_prints_its_step_table(tmp_path: Path) -> None:
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
     path = tmp_path / "capacity.yaml"
     path.write_text("start_rate: 5\nstep: 5\nmax_rate: 50\nlatency_ms: 20\nmin_step_s: 2\n")
-    config = build_config(parser.parse_args(["--capacity-file", str(path), "--capacity", "100:100:1000"]))
+    config = build_config(parse(["--capacity-file", str(path), "--capacity", "100:100:1000"]))
     assert config.capacity is not None
     assert (config.capacity.start_rate, config.capacity.max_rate, config.capacity.min_step_s) == (100, 1000, 2)
     with pytest.raises(RunInvalid, match="is not START:STEP:MAX"):
-        build_config(parser.parse_args(["--capacity", "100:100"]))
+        build_config(parse(["--capacity", "100:100"]))
     result, _ = _search(_database)
     table = capacity_table(result)
     assert table[1:4] == [

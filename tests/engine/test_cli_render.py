@@ -4,6 +4,9 @@ rates are noise), and a latency average in seconds prints in ms like every other
 from __future__ import annotations
 
 import io
+import re
+
+import pytest
 
 from spanload.cli.render import PrintingSink, summary_table
 from spanload.model.config import RunConfig
@@ -82,3 +85,31 @@ def test_a_server_figure_without_a_minute_of_its_own_prints_as_n_a_with_its_reas
     assert [line for line in lines if line.startswith("n/a")] == [
         "n/a (no complete minute inside the run yet): server.poll_avg_latency_s, server.poll_cpu_fraction"
     ]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_rich_redraws_the_block_in_place_and_news_prints_below_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "100")
+    out = _Terminal()
+    sink = PrintingSink(out)
+    sink.config = RunConfig(report_interval_s=1.0)
+    sink.on_state("r", RunState.RUNNING, None)
+    sink.on_sample("r", _sample(0, 1.0, 5))
+    sink.on_sample("r", _sample(1, 1.0, 7))
+    sink.on_state("r", RunState.STOPPING, None)
+    printed = out.getvalue()
+    first, second = printed.index("Updater:     5.0 tx/s"), printed.index("Updater:     7.0 tx/s")
+    # between the two blocks Rich moves the cursor up over the first (CSI n A), which it then overwrites
+    assert re.search(r"\x1b\[\d*A", printed[first:second]), repr(printed[first:second])
+    # each block drawn once, the last once more as the block ends (Rich's final refresh) under its title
+    assert (printed.count("Updater:     5.0 tx/s"), printed.count("Updater:     7.0 tx/s")) == (1, 2)
+    assert printed.count("╭─ run r: running ─") == 3
+    assert printed.rstrip().endswith("run r: stopping")  # the news after the block, below it
+    assert "\x1b[3" not in printed and "\x1b[9" not in printed  # NO_COLOR: no colour codes

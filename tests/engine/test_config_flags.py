@@ -3,30 +3,29 @@ generated from its fields, and the OpenAPI schema carries the bounds."""
 
 from __future__ import annotations
 
-import argparse
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, get_args
 
 import pytest
 
-from spanload.cli.flags import ALIASES, SWITCHES, add_knob_flags, knobs, overrides_from
-from spanload.cli.headless import add_arguments, build_config
+from spanload.cli.commands import main
+from spanload.cli.flags import ALIASES, SWITCHES, knob_parameters, knobs, overrides_from
+from spanload.cli.headless import build_config
+from spanload.cli.run_command import parse
 from spanload.main import create_app
 from spanload.model.config import ConfigPatch, InFlight, Rate, RunConfig, UpdaterConfig, _Patch
 from spanload.model.settings import Settings
 
 
-def _parse(*argv: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
-    return parser.parse_args(list(argv))
+def _parse(*argv: str) -> SimpleNamespace:
+    return parse(argv)
 
 
 def test_every_config_field_but_preset_has_a_flag() -> None:
-    parser = argparse.ArgumentParser()
-    add_knob_flags(parser)
-    dests = {a.dest for a in parser._actions}
+    names = set(vars(_parse()))
     leaves = {k.dotted for k in knobs()}
-    assert {d.removeprefix("knob:") for d in dests if d.startswith("knob:")} == leaves
+    assert {k.dotted for k in knobs() if k.param in names} == leaves
+    assert {n for n in names if n.startswith("knob__")} == {k.param for k in knobs()} | {"knob__schema_alias"}
     assert len(leaves) == 50 and "preset" not in leaves and "workload" in leaves and "tpcc.warehouses" in leaves
     assert {"target.latency_model", "target.commit_knee.rate", "target.commit_knee.delay_ms"} <= leaves
     assert {"client.interface", "client.pgadapter_host"} <= leaves
@@ -71,13 +70,11 @@ def test_flags_not_given_leave_the_preset_alone() -> None:
 
 
 def test_help_shows_the_bounds_from_the_config() -> None:
-    parser = argparse.ArgumentParser()
-    add_knob_flags(parser)
-    helps = {a.dest: a.help for a in parser._actions}
-    assert helps["knob:updater.transactions_per_second"] == (
+    helps = {p.name: get_args(p.annotation)[1].help for p in knob_parameters()}
+    assert helps["knob__updater__transactions_per_second"] == (
         "transactions per second (may be below 1) (> 0, <= 100,000; default 1.0)"
     )
-    assert helps["knob:watcher.watchers"] == "watchers splitting the shard values (>= 1, <= 37; default 1)"
+    assert helps["knob__watcher__watchers"] == "watchers splitting the shard values (>= 1, <= 37; default 1)"
 
 
 def test_a_patch_that_drifts_from_its_config_is_refused_when_defined() -> None:
@@ -118,9 +115,11 @@ def test_the_openapi_schema_carries_the_bounds_of_config_and_patch() -> None:
     }  # fmt: skip
 
 
-def test_preload_rows_has_a_qualified_flag_and_is_fixed_once_the_run_starts() -> None:
+def test_preload_rows_has_a_qualified_flag_and_is_fixed_once_the_run_starts(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     config = build_config(_parse("--preload-rows", "200000"))
     assert config.preload.rows == 200_000
-    with pytest.raises(SystemExit):
-        _parse("--rows", "5")  # only the qualified name: a bare --rows would not say what it counts
+    assert main(["run", "--rows", "5"]) == 2  # only the qualified name: a bare --rows would not say what it counts
+    assert capsys.readouterr().err.startswith("spanload run: No such option: --rows")
     assert "preload" not in ConfigPatch.model_fields

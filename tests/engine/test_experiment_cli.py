@@ -3,10 +3,10 @@ preloaded once, then their key figures side by side with ratios to the first var
 
 from __future__ import annotations
 
-import argparse
 import io
 import re
 import uuid
+from types import SimpleNamespace
 
 import pytest
 
@@ -43,7 +43,7 @@ def test_every_experiment_names_presets_and_a_figure_first() -> None:
 def _configs(experiment: Experiment) -> list[RunConfig]:
     """The variants' configs as `spanload experiment NAME` runs them without flags."""
     return variant_configs(
-        experiment, argparse.Namespace(duration=None, preload_rows=None, runtime=None, emulator_host=None)
+        experiment, SimpleNamespace(duration=None, preload_rows=None, runtime=None, emulator_host=None)
     )
 
 
@@ -154,9 +154,7 @@ def test_a_bad_experiment_is_exit_2_with_a_sentence(
 
 
 def test_the_hint_experiment_runs_its_variants_in_order_on_one_table_loaded_once(local_spanner: LocalTarget) -> None:
-    args = argparse.Namespace(
-        duration=3.0, preload_rows=PRELOAD_ROWS, runtime=None, emulator_host=local_spanner.address
-    )
+    args = SimpleNamespace(duration=3.0, preload_rows=PRELOAD_ROWS, runtime=None, emulator_host=local_spanner.address)
     database = f"exp-{uuid.uuid4().hex[:8]}"
     configs = [
         c.model_copy(update={"target": c.target.model_copy(update={"database": database})})

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import pytest
 
-from spanload.cli.headless import add_arguments, build_config
+from spanload.cli.headless import build_config
+from spanload.cli.run_command import parse
 from spanload.model.config import RunConfig
 from spanload.model.errors import RunInvalid
 from spanload.model.profile import HoldStage, RampStage, StepStage, at, parse_stages
@@ -66,15 +66,13 @@ def test_a_profile_is_refused_where_it_cannot_drive_anything() -> None:
 
 
 def test_the_cli_takes_stages_a_file_and_the_operation(tmp_path: Path) -> None:
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
-    config = build_config(parser.parse_args(["--stages", "5:10s,ramp:5-50:1m"]))
+    config = build_config(parse(["--stages", "5:10s,ramp:5-50:1m"]))
     assert config.profile is not None and config.profile.total_s() == 70
     path = tmp_path / "profile.yaml"
     path.write_text("ramp_step_s: 5\nstages:\n  - {kind: hold, rate: 3, duration_s: 2}\n")
-    config = build_config(parser.parse_args(["--stages-file", str(path)]))
+    config = build_config(parse(["--stages-file", str(path)]))
     assert config.profile is not None and config.profile.ramp_step_s == 5
     with pytest.raises(RunInvalid, match="--stages: stage 1 'x' is not"):
-        build_config(parser.parse_args(["--stages", "x"]))
+        build_config(parse(["--stages", "x"]))
     with pytest.raises(RunInvalid, match="--profile-operation goes with --stages"):
-        build_config(parser.parse_args(["--profile-operation", "write"]))
+        build_config(parse(["--profile-operation", "write"]))

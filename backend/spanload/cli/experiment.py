@@ -7,35 +7,23 @@ Exit codes: 0 every variant ran, 1 one failed, 2 bad flags or an unknown experim
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import sys
 import uuid
 from dataclasses import dataclass
-from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, TextIO
 
-from spanload.cli.flags import parse_duration
 from spanload.cli.headless import local_target, run_headless
 from spanload.cli.render import PrintingSink, consistency_line, write_json
 from spanload.engine.placement import check_start
 from spanload.engine.thresholds import metrics_of
 from spanload.model import presets
-from spanload.model.config import RunConfig, WorkerRuntime
+from spanload.model.config import RunConfig
 from spanload.model.errors import EXIT_INTERRUPTED, EXIT_OK, RunError, RunInvalid
 from spanload.model.experiments import EXPERIMENTS, Experiment, get_experiment
 from spanload.model.settings import Settings, get_settings
 from spanload.model.state import RunState
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("name", nargs="?", metavar="NAME", help=f"the experiment: {', '.join(EXPERIMENTS)}")
-    parser.add_argument("--list", action="store_true", help="print the experiments and exit")
-    parser.add_argument("--duration", type=parse_duration, metavar="DURATION", help="length of each variant, e.g. 60s")
-    parser.add_argument("--preload-rows", type=int, metavar="N", help="rows the table holds before the first variant")
-    parser.add_argument("--runtime", choices=[r.value for r in WorkerRuntime], help="worker runtime of every variant")
-    parser.add_argument("--emulator-host", metavar="HOST:PORT", help="a running local Spanner (default: start one)")
-    parser.add_argument("--json", type=Path, metavar="DIR", help="write each variant's run as DIR/VARIANT.json")
 
 
 @dataclass
@@ -45,7 +33,7 @@ class VariantRun:
     sink: PrintingSink
 
 
-def variant_configs(experiment: Experiment, args: argparse.Namespace) -> list[RunConfig]:
+def variant_configs(experiment: Experiment, args: SimpleNamespace) -> list[RunConfig]:
     """Each variant's config: its preset, the experiment's overrides and the flags'. Raises RunInvalid."""
     overrides: dict[str, Any] = {**experiment.overrides}
     if args.duration is not None:
@@ -112,7 +100,7 @@ def consistency_lines(runs: list[VariantRun]) -> list[str]:
     ]
 
 
-def main(args: argparse.Namespace) -> int:
+def main(args: SimpleNamespace) -> int:
     out = sys.stdout
     if args.list:
         for experiment in EXPERIMENTS.values():

@@ -1,20 +1,23 @@
-"""The knob flags of `spanload run`, generated from the run config's fields: one flag per field,
-its type, choices, help and bounds taken from the field (the same Annotated aliases the API's
-schema shows). Short names the command line had before keep working as aliases."""
+"""The knob flags of `spanload run`, generated from the run config's fields: one Typer option per
+field, its type, choices, help and bounds taken from the field (the same Annotated aliases the API's
+schema shows), in a help panel per config section. Short names the command line had before keep
+working as aliases."""
 
 from __future__ import annotations
 
-import argparse
+import inspect
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, get_args
+from typing import Annotated, Any, get_args, get_origin
 
+import typer
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from spanload.cli.params import choice
 from spanload.model.config import SCHEMA_WORKLOADS, RunConfig, Workload
 
 _DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*(ms|s|m|h)?\s*$")
@@ -57,7 +60,7 @@ def parse_duration(text: str) -> float:
     """``60s``, ``2m``, ``1h``, ``500ms`` or plain seconds, as seconds."""
     match = _DURATION.match(text)
     if match is None:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a duration such as 60s, 2m, 1h or 500ms")
+        raise ValueError(f"{text!r} is not a duration such as 60s, 2m, 1h or 500ms")
     return float(match.group(1)) * _UNIT_S[match.group(2)]
 
 
@@ -78,13 +81,15 @@ class Knob:
         return ".".join(self.path)
 
     @property
-    def dest(self) -> str:
-        return "knob:" + self.dotted
+    def param(self) -> str:
+        """The command function's parameter (and the parsed values' key) for this knob."""
+        return "knob__" + "__".join(self.path)
 
     @property
     def kind(self) -> Any:
         members = [a for a in get_args(self.field.annotation) if a is not type(None)]
-        return members[0] if members else self.field.annotation
+        kind = members[0] if members else self.field.annotation
+        return get_args(kind)[0] if get_origin(kind) is Annotated else kind
 
 
 def knobs(model: type[BaseModel] = RunConfig, prefix: tuple[str, ...] = ()) -> Iterator[Knob]:
@@ -130,64 +135,82 @@ def _help(knob: Knob) -> str:
     return f"{text} ({'; '.join(notes)})" if notes else text
 
 
-def _converter(knob: Knob) -> tuple[Callable[[str], Any], str]:
-    """How a flag's text becomes the field's value, and the metavar that says so."""
+def _converter(knob: Knob) -> tuple[Callable[[str], Any] | None, str]:
+    """How a flag's text becomes the field's value (None: the field's type, as Typer reads it), and
+    the metavar that says so."""
     name = knob.path[-1]
     if name.endswith("_ms"):
         return parse_ms, "MS"
     if name.endswith("_s"):
         return parse_duration, "DURATION"
-    converter: Callable[[str], Any] = knob.kind
-    return converter, {int: "N", float: "X"}.get(knob.kind, "TEXT")
+    return None, {int: "N", float: "X"}.get(knob.kind, "TEXT")
 
 
-def add_knob_flags(parser: argparse.ArgumentParser) -> None:
-    """A flag for every knob of the run config, grouped by section."""
+def _names(knob: Knob, leaf_count: Counter[str]) -> tuple[str, list[str]]:
+    """The knob's flag and the names it answers to (an older alias first, so errors name it)."""
+    bare = (leaf_count[knob.path[-1]] == 1 or knob.dotted in KEEP_BARE) and knob.dotted not in QUALIFIED
+    leaf = knob.path[-1] if bare else "-".join(knob.path)
+    flag = "--" + leaf.replace("_", "-")
+    return flag, [ALIASES[knob.dotted], flag] if knob.dotted in ALIASES else [flag]
+
+
+def _option(knob: Knob, leaf_count: Counter[str]) -> Any:
+    """The knob's ``Annotated[type, typer.Option(...)]``."""
+    section = knob.path[0] if len(knob.path) > 1 else "run"
+    flag, names = _names(knob, leaf_count)
+    if knob.kind is bool:
+        decls = [f"{flag}/--no-{flag[2:]}"]
+        switch, value = SWITCHES.get(knob.dotted, (None, None))
+        if switch is not None and switch != "--no-" + flag[2:]:
+            decls.append(switch if value else " /" + switch)  # " /--no-x": a second name for off
+        return Annotated[bool | None, typer.Option(*decls, help=_help(knob), rich_help_panel=section)]
+    if isinstance(knob.kind, type) and issubclass(knob.kind, Enum):
+        values = [e.value for e in knob.kind]
+        return Annotated[str | None, typer.Option(*names, help=_help(knob), rich_help_panel=section, **choice(values))]
+    convert, metavar = _converter(knob)
+    if convert is not None:
+        return Annotated[
+            Any, typer.Option(*names, help=_help(knob), rich_help_panel=section, parser=convert, metavar=metavar)
+        ]
+    return Annotated[knob.kind | None, typer.Option(*names, help=_help(knob), rich_help_panel=section, metavar=metavar)]
+
+
+SCHEMA_PARAM = "knob__schema_alias"
+
+
+def knob_parameters() -> list[inspect.Parameter]:
+    """A keyword parameter for every knob of the run config, for the run command's generated
+    signature (Typer reads options from a signature), then ``--schema``, the old ``--workload``."""
     all_knobs = list(knobs())
     leaf_count = Counter(k.path[-1] for k in all_knobs)
-    groups: dict[str, argparse._ArgumentGroup] = {}
-    for knob in all_knobs:
-        section = knob.path[0] if len(knob.path) > 1 else "run"
-        group = groups.get(section) or groups.setdefault(section, parser.add_argument_group(section))
-        bare = (leaf_count[knob.path[-1]] == 1 or knob.dotted in KEEP_BARE) and knob.dotted not in QUALIFIED
-        leaf = knob.path[-1] if bare else "-".join(knob.path)
-        flag = "--" + leaf.replace("_", "-")
-        names = [ALIASES[knob.dotted], flag] if knob.dotted in ALIASES else [flag]
-        if knob.kind is bool:
-            group.add_argument(flag, dest=knob.dest, action=argparse.BooleanOptionalAction, help=_help(knob))
-            switch, value = SWITCHES.get(knob.dotted, (None, None))
-            if switch is not None and switch != "--no-" + flag[2:]:
-                same = flag if value else "--no-" + flag[2:]
-                group.add_argument(switch, dest=knob.dest, action="store_const", const=value, help=f"= {same}")
-        elif isinstance(knob.kind, type) and issubclass(knob.kind, Enum):
-            group.add_argument(*names, dest=knob.dest, choices=[e.value for e in knob.kind], help=_help(knob))
-        else:
-            convert, metavar = _converter(knob)
-            group.add_argument(*names, dest=knob.dest, type=convert, metavar=metavar, help=_help(knob))
-    groups["run"].add_argument(
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    params = [inspect.Parameter(k.param, keyword, default=None, annotation=_option(k, leaf_count)) for k in all_knobs]
+    schema = typer.Option(
         "--schema",
-        dest="knob:workload",
-        type=_schema_workload,
+        parser=_schema_workload,
         metavar="{" + ",".join(SCHEMA_WORKLOADS) + "}",
         help="the old name of --workload: singers, tweets, leaderboard",
+        rich_help_panel="run",
     )
-    parser.set_defaults(**{k.dest: None for k in all_knobs})
+    return [*params, inspect.Parameter(SCHEMA_PARAM, keyword, default=None, annotation=Annotated[Any, schema])]
 
 
 def _schema_workload(text: str) -> Workload:
     try:
         return SCHEMA_WORKLOADS[text]
     except KeyError:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a schema ({', '.join(SCHEMA_WORKLOADS)}); see --workload"
-        ) from None
+        raise ValueError(f"{text!r} is not a schema ({', '.join(SCHEMA_WORKLOADS)}); see --workload") from None
 
 
-def overrides_from(args: argparse.Namespace) -> dict[str, Any]:
-    """Nested config overrides from the knob flags that were given."""
+def overrides_from(args: Any) -> dict[str, Any]:
+    """Nested config overrides from the knob flags that were given (``args``: the parsed values,
+    as attributes named by :attr:`Knob.param`)."""
     out: dict[str, Any] = {}
+    schema = getattr(args, SCHEMA_PARAM, None)
+    if schema is not None:
+        out["workload"] = schema.value
     for knob in knobs():
-        value = getattr(args, knob.dest, None)
+        value = getattr(args, knob.param, None)
         if value is None:
             continue
         node = out

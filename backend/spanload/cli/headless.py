@@ -14,7 +14,6 @@ Exit codes: 0 passed, 1 a threshold failed or the run failed, 2 bad flags, 130 i
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import signal
@@ -22,12 +21,13 @@ import sys
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import yaml
 from pydantic import ValidationError
 
-from spanload.cli.flags import add_knob_flags, overrides_from
+from spanload.cli.flags import overrides_from
 from spanload.cli.outcome import Outcome
 from spanload.cli.render import PrintingSink, summary_table, write_json
 from spanload.cli.workloads import parse_sets, read_definition_file
@@ -44,91 +44,7 @@ from spanload.model.settings import Settings, get_settings
 from spanload.model.state import RunSink, RunState
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The flags of `spanload run`."""
-    parser.add_argument("--preset", help="start from a preset (see --list-presets); knob flags override it")
-    parser.add_argument("--list-presets", action="store_true", help="print the presets and exit")
-    parser.add_argument(
-        "--config",
-        type=Path,
-        metavar="FILE",
-        help="start from a saved config (JSON or YAML): a run config, a run export or a --json document; "
-        "knob flags override it",
-    )
-    parser.add_argument(
-        "--list-metrics", action="store_true", help="print the names --threshold can use for this config and exit"
-    )
-    parser.add_argument(
-        "--json",
-        type=Path,
-        metavar="FILE",
-        help="write the run id, config, summary, each threshold's verdict and every sample here",
-    )
-    parser.add_argument("--html", type=Path, metavar="FILE", help="write the run's HTML report here")
-    parser.add_argument("--no-save", action="store_true", help="do not save the run in the run store")
-    parser.add_argument(
-        "--server",
-        metavar="URL",
-        help="start the run on a running spanload serve (it shows live in its dashboard) and follow it here",
-    )
-    parser.add_argument("--token", help="the server's API token (default: SPANLOAD_API_TOKEN)")
-    parser.add_argument(
-        "--threshold",
-        action="append",
-        default=[],
-        metavar="EXPR",
-        help="fail unless it holds, e.g. 'updater.p99_ms<50', 'watcher.changes_ps>10', 'reconciliation.ok==1'",
-    )
-    parser.add_argument(
-        "--abort-on",
-        action="append",
-        default=[],
-        metavar="RULE",
-        help="stop the run (and fail it) once this holds for a time, judged every interval, "
-        "e.g. 'updater.p99_ms>500 for 30s' (repeatable; config.abort_on)",
-    )
-    parser.add_argument("--quiet", action="store_true", help="no live status block")
-    parser.add_argument(
-        "--workload-file", type=Path, metavar="FILE", help="run a workload definition (YAML or JSON); see workloads/"
-    )
-    parser.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KNOB=VALUE",
-        help="a knob of the definition, e.g. --set order_rate=80 (repeatable)",
-    )
-
-    parser.add_argument(
-        "--stages",
-        metavar="STAGES",
-        help="a load profile: RATE:DURATION, ramp:FROM-TO:DURATION, step:[FROM+]INCREMENT/EVERY:TO, comma "
-        "separated, e.g. '100:30s,ramp:100-2000:5m,2000:1m'; it drives the updater's rate (see --profile-operation)",
-    )
-    parser.add_argument(
-        "--stages-file", type=Path, metavar="FILE", help="a load profile from a file (YAML or JSON: config.profile)"
-    )
-    parser.add_argument(
-        "--profile-operation", metavar="OP", help="the definition's operation the profile drives (rate or concurrency)"
-    )
-
-    parser.add_argument(
-        "--capacity",
-        metavar="START:STEP:MAX",
-        help="a capacity search: the updater's rate from START up by STEP a step while each step holds, up to MAX "
-        "(e.g. 100:100:5000); the other settings (stop conditions, step times) from --capacity-file or defaults",
-    )
-    parser.add_argument(
-        "--capacity-file",
-        type=Path,
-        metavar="FILE",
-        help="a capacity search from a file (YAML or JSON: config.capacity)",
-    )
-
-    add_knob_flags(parser)
-
-
-def build_config(args: argparse.Namespace) -> RunConfig:
+def build_config(args: SimpleNamespace) -> RunConfig:
     """The run's config from ``--preset``, ``--workload-file``, ``--set`` and knob flags. Raises
     :class:`RunInvalid` (a broken definition: :class:`DefinitionInvalid`, every problem placed)."""
     overrides = overrides_from(args)
@@ -171,7 +87,7 @@ def config_file(path: Path, preset: str | None) -> RunConfig:
         raise RunInvalid(f"--config {path}: {where}: {first['msg']}", "config") from None
 
 
-def capacity_from(args: argparse.Namespace) -> dict[str, Any] | None:
+def capacity_from(args: SimpleNamespace) -> dict[str, Any] | None:
     """``config.capacity`` from ``--capacity-file`` with ``--capacity START:STEP:MAX`` on top; None
     without either. Raises :class:`RunInvalid` naming the flag."""
     text, path = getattr(args, "capacity", None), getattr(args, "capacity_file", None)
@@ -198,7 +114,7 @@ def _read_yaml(path: Path, flag: str) -> Any:
         raise RunInvalid(f"{flag} {path}: {err}", field) from None
 
 
-def profile_from(args: argparse.Namespace) -> dict[str, Any] | None:
+def profile_from(args: SimpleNamespace) -> dict[str, Any] | None:
     """``config.profile`` from ``--stages`` or ``--stages-file`` and ``--profile-operation``; None
     without either. Raises :class:`RunInvalid` naming the flag."""
     stages, path = getattr(args, "stages", None), getattr(args, "stages_file", None)
@@ -275,7 +191,7 @@ def local_target(config: RunConfig, settings: Settings) -> Iterator[RunConfig]:
             server.stop()
 
 
-def main(args: argparse.Namespace) -> int:
+def main(args: SimpleNamespace) -> int:
     """`spanload run`. Returns the exit code; a :class:`RunError` (bad flags, no local Spanner, a run
     that could not start) goes up to the command line, which prints it and exits with its code."""
     out = sys.stdout
@@ -319,7 +235,7 @@ def main(args: argparse.Namespace) -> int:
     return finish(args, outcome, checks)
 
 
-def finish(args: argparse.Namespace, outcome: Outcome, checks: list[thresholds.Threshold]) -> int:
+def finish(args: SimpleNamespace, outcome: Outcome, checks: list[thresholds.Threshold]) -> int:
     """The summary table, each threshold's verdict, the ``--json`` and ``--html`` files, and the exit code."""
     out = sys.stdout
     if outcome.summary is not None:

@@ -4,9 +4,9 @@ then the summary. Ctrl-C stops the run on the server and still reports."""
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
+from types import SimpleNamespace
 from typing import Any
 
 from spanload.cli.outcome import Outcome
@@ -20,7 +20,7 @@ from spanload.model.state import RunState
 MAX_SAMPLES = 5000  # the API's max_points: a longer run's samples come downsampled in --json
 
 
-def run_remote(args: argparse.Namespace, config: RunConfig) -> Outcome:
+def run_remote(args: SimpleNamespace, config: RunConfig) -> Outcome:
     out = sys.stdout
     server = Server(args.server, args.token or get_settings().api_token)
     created = server.json("POST", "/runs", json={"config": config.model_dump(mode="json", by_alias=True)})

@@ -9,8 +9,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from rich.console import Console
+from rich.live import Live
+from rich.panel import Panel
 from rich.progress import BarColumn, Progress, TaskID, TaskProgressColumn, TextColumn
+from rich.text import Text
 
+from spanload.cli.console import console
 from spanload.model import op_metrics, tpcc
 from spanload.model.breakdown import Source
 from spanload.model.capacity import CapacityResult
@@ -302,7 +306,7 @@ class PrintingSink:
         self.events: list[tuple[EventKind, dict[str, object]]] = []
         self.state = RunState.PENDING
         self.reason: str | None = None
-        self._drawn = 0
+        self._live: Live | None = None
         self._tty = out.isatty()
         self._preload: PreloadBar | None = None
 
@@ -314,21 +318,32 @@ class PrintingSink:
         if self.state is RunState.STOPPING and sample.interval_s < PARTIAL_INTERVAL * self.config.report_interval_s:
             return
         lines = status_block(sample, self.config)
-        if self._tty and self._drawn:
-            self.out.write(f"\x1b[{self._drawn}F\x1b[J")
-        self.out.write("\n".join(lines) + "\n" + ("" if self._tty else "\n"))
-        self.out.flush()
-        self._drawn = len(lines)
+        if not self._tty:  # a pipe or a CI log: each block in turn, plain, a blank line between
+            self.out.write("\n".join(lines) + "\n\n")
+            self.out.flush()
+            return
+        block = Panel(Text("\n".join(lines)), title=f"run {run_id}: {self.state.value}", title_align="left")
+        if self._live is None:  # Rich redraws the block in place until a line of news ends it
+            self._live = Live(block, console=console(self.out), auto_refresh=False)
+            self._live.start()
+        self._live.update(block, refresh=True)
+
+    def _end_block(self) -> None:
+        """The live block stays as last drawn; what comes next prints below it."""
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
 
     def on_state(self, run_id: str, state: RunState, reason: str | None) -> None:
         self.state = state
         self.reason = reason
-        self._drawn = 0
+        self._end_block()
         if not self.quiet:
             self.out.write(f"run {run_id}: {state.value}\n")  # a failure's reason is printed once, at the end
             self.out.flush()
 
     def on_config_change(self, run_id: str, patch: ConfigPatch, who: str) -> None:
+        self._end_block()
         self.out.write(f"config change by {who}: {patch.changed_fields()}\n")
 
     def on_summary(self, run_id: str, summary: Summary) -> None:
@@ -354,19 +369,19 @@ class PrintingSink:
                 )
             case _:
                 line = f"{kind.value}: {changes}"
+        self._end_block()
         self.out.write(line + "\n")
         self.out.flush()
-        self._drawn = 0
 
     def on_preload(self, run_id: str, status: PreloadStatus) -> None:
         if self.quiet:
             return
         if self._preload is None:
+            self._end_block()
             self._preload = PreloadBar(self.out, status.rows)
         self._preload.update(status)
         if status.done:
             self._preload = None
-            self._drawn = 0
 
 
 def write_json(path: Path, document: Mapping[str, Any]) -> None:

@@ -7,22 +7,15 @@ Exit codes: 0 written, 1 no such run or an unreachable server, 2 bad flags.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from spanload.cli.outcome import Outcome
-from spanload.cli.runs import add_server_arguments
 from spanload.model.errors import EXIT_OK, RunError, RunInvalid, RunNotFound
 from spanload.model.settings import get_settings
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("run_ids", metavar="RUN_ID", nargs="+", help="one run, or 2 to 6 to compare (first: baseline)")
-    parser.add_argument("-o", "--output", type=Path, metavar="FILE", help="write here (default: stdout)")
-    add_server_arguments(parser)
 
 
 def report_html(
@@ -63,16 +56,14 @@ def write(path: Path | None, html: str) -> None:
         raise RunError(f"could not write {path}: {err.strerror}") from None
 
 
-def main(args: argparse.Namespace) -> int:
+def main(args: SimpleNamespace) -> int:
     write(args.output, report_html(args.run_ids, args.server, args.token))
     if args.output is not None:
         sys.stderr.write(f"wrote {args.output}\n")
     return EXIT_OK
 
 
-def write_run_report(
-    args: argparse.Namespace, outcome: Outcome, path: Path, thresholds: Sequence[dict[str, Any]]
-) -> None:
+def write_run_report(args: SimpleNamespace, outcome: Outcome, path: Path, thresholds: Sequence[dict[str, Any]]) -> None:
     """`spanload run --html FILE`: the report of the run just done, from where it was saved, with
     its thresholds' verdicts (a run on a serve: the serve's report, asked for the same thresholds)."""
     if outcome.saved_in is None:

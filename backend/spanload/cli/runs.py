@@ -9,50 +9,19 @@ Exit codes: 0 done, 1 no such run or an unreachable server, 2 bad flags or ids.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
-from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Protocol
 
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
+from spanload.cli.console import show
 from spanload.model.errors import EXIT_OK, RunError, RunInvalid, RunNotFound
 from spanload.model.samples import Summary
 from spanload.model.settings import get_settings
 from spanload.model.state import RunState
-
-EXPORT_FORMATS = ("json", "csv", "summary-csv")
-
-
-def add_server_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--server", metavar="URL", help="a running spanload serve, e.g. http://127.0.0.1:8000")
-    parser.add_argument("--token", help="the server's API token (default: SPANLOAD_API_TOKEN)")
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    verbs = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=type(parser))
-    verbs.required = True
-    listing = verbs.add_parser("list", help="saved runs, newest first")
-    listing.add_argument("--status", choices=[s.value for s in RunState], help="only runs in this state")
-    listing.add_argument("--name", help="only runs whose name holds this (case-insensitive)")
-    listing.add_argument("--limit", type=int, default=50, help="at most this many (default 50)")
-    show = verbs.add_parser("show", help="one run: its config, status and summary")
-    show.add_argument("run_id", metavar="RUN_ID")
-    export = verbs.add_parser("export", help="one run as JSON (with histograms), CSV or the summary CSV")
-    export.add_argument("run_id", metavar="RUN_ID")
-    export.add_argument("--format", choices=EXPORT_FORMATS, default="json")
-    export.add_argument("-o", "--output", type=Path, metavar="FILE", help="write here (default: stdout)")
-    compare = verbs.add_parser("compare", help="2 to 6 runs side by side; the first is the baseline")
-    compare.add_argument("run_ids", metavar="RUN_ID", nargs="+")
-    delete = verbs.add_parser("delete", help="delete a run that is not going, with everything stored for it")
-    delete.add_argument("run_id", metavar="RUN_ID")
-    for verb in (listing, show, export, compare, delete):
-        add_server_arguments(verb)
-        if verb is not export:
-            verb.add_argument("--json", action="store_true", help="print the API's JSON document")
 
 
 class Runs(Protocol):
@@ -165,13 +134,13 @@ class StoredRuns:
             run_store.delete_run(session, run_id)
 
 
-def _runs(args: argparse.Namespace) -> Runs:
+def _runs(args: SimpleNamespace) -> Runs:
     if args.server:
         return RemoteRuns(args.server, args.token or get_settings().api_token)
     return StoredRuns()
 
 
-def main(args: argparse.Namespace) -> int:
+def main(args: SimpleNamespace) -> int:
     runs = _runs(args)
     try:
         return _verb(args, runs)
@@ -180,7 +149,7 @@ def main(args: argparse.Namespace) -> int:
             runs.close()
 
 
-def _verb(args: argparse.Namespace, runs: Runs) -> int:
+def _verb(args: SimpleNamespace, runs: Runs) -> int:
     out = sys.stdout
     match args.verb:
         case "list":
@@ -212,11 +181,11 @@ def _verb(args: argparse.Namespace, runs: Runs) -> int:
 
 
 def _print(what: str | Table) -> None:
-    """JSON as it is (scripts parse it); a table drawn by Rich, as wide as the terminal (or 160)."""
+    """JSON as it is (scripts parse it); a table drawn by Rich."""
     if isinstance(what, str):
         sys.stdout.write(what + "\n")
     else:
-        Console(file=sys.stdout, width=None if sys.stdout.isatty() else 160).print(what)
+        show(what)
 
 
 def _ms(value: float | None) -> str:

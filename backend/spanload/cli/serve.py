@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
 import ipaddress
 import logging
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import uvicorn
 from pydantic import ValidationError
@@ -32,7 +32,7 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def serve(args: argparse.Namespace) -> int:
+def serve(args: SimpleNamespace) -> int:
     overrides: dict[str, object] = {}
     if args.host:
         overrides["host"] = args.host

@@ -7,44 +7,23 @@ line and column) or bad flags, 1 a target that could not be reached.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import yaml
+from rich import box
+from rich.table import Table
 
+from spanload.cli.console import show
 from spanload.model.config import Target, TargetKind
 from spanload.model.errors import EXIT_OK, RunError, RunInvalid
 from spanload.model.settings import get_settings
 from spanload.model.workload import KnobValue, WorkloadDefinition
 from spanload.model.workload_file import DefinitionInvalid, Positions, read_document, validate_data
 from spanload.model.workload_library import builtin_workload, builtin_workloads
-
-
-def add_validate_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", type=Path, help="the definition (YAML or JSON)")
-    parser.add_argument(
-        "--target", choices=[k.value for k in TargetKind], help="validate against a target (default: offline)"
-    )
-    parser.add_argument("--emulator-host", metavar="HOST:PORT", help="the local Spanner or emulator to validate on")
-    parser.add_argument("--project", default="spanload")
-    parser.add_argument("--instance", default="spanload")
-    parser.add_argument("--database", default="spanload")
-    parser.add_argument(
-        "--dry-run", action="store_true", help="execute each operation once (writes rolled back) and print the results"
-    )
-    parser.add_argument("--set", action="append", default=[], metavar="KNOB=VALUE", help="a knob for the dry run")
-
-
-def add_workloads_arguments(parser: argparse.ArgumentParser) -> None:
-    verbs = parser.add_subparsers(dest="verb", metavar="VERB")
-    verbs.required = True
-    verbs.add_parser("list", help="the built-in definitions")
-    show = verbs.add_parser("show", help="print one built-in definition")
-    show.add_argument("name")
-    verbs.add_parser("schema", help="print the definition format's JSON Schema")
 
 
 def read_definition_file(path: Path) -> tuple[WorkloadDefinition, Any, Positions]:
@@ -73,7 +52,7 @@ def parse_sets(items: list[str]) -> dict[str, KnobValue]:
     return out
 
 
-def validate_main(args: argparse.Namespace) -> int:
+def validate_main(args: SimpleNamespace) -> int:
     from spanload.engine.workload_check import check
     from spanload.spanner.local_server import start_local_spanner
 
@@ -126,14 +105,15 @@ def validate_main(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def workloads_main(args: argparse.Namespace) -> int:
+def workloads_main(args: SimpleNamespace) -> int:
     directory = get_settings().workloads_dir
     out = sys.stdout
     match args.verb:
         case "list":
+            table = Table("name", "what it runs", box=box.SIMPLE_HEAD)
             for name, builtin in builtin_workloads(directory).items():
-                ops = ", ".join(builtin.definition.operations)
-                out.write(f"{name:<24}{builtin.definition.description or ops}\n")
+                table.add_row(name, builtin.definition.description or ", ".join(builtin.definition.operations))
+            show(table)
         case "show":
             out.write(builtin_workload(directory, args.name).source)
         case "schema":
