@@ -184,3 +184,13 @@ def test_the_capacity_presets_search_the_write_benchmark_and_the_change_watcher(
     watcher = get_preset("capacity-change-watcher").config
     assert watcher.workload.value == "change_watcher" and watcher.watcher.enabled
     assert watcher.capacity is not None and watcher.capacity.also == ["notify.p99_ms>2000"]
+
+
+def test_the_pg_tpcc_presets_are_tpcc_1w_on_the_other_interfaces() -> None:
+    """Issue 24: the report's experiment, the same warehouses, terminals and duration three ways."""
+    base = presets.get_preset("tpcc-1w").config
+    for name, interface in (("pg-tpcc-client", "postgresql"), ("pg-tpcc-pgadapter", "pgadapter")):
+        config = presets.get_preset(name).config
+        assert (config.client.interface.value, config.target.database) == (interface, "spanload-tpcc-pg")
+        assert config.tpcc == base.tpcc and config.duration_s == base.duration_s
+        assert (config.workload, config.processes, config.runtime) == (base.workload, base.processes, base.runtime)

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from google.cloud.spanner_admin_database_v1 import DatabaseDialect
 
+from spanload.engine import pgadapter_run
 from spanload.engine.supervisor import Supervisor
 from spanload.model.config import ClientInterface, RunConfig, WorkerRuntime
 from spanload.model.samples import Op
@@ -94,6 +95,7 @@ def test_shop_pg_reconciles_exactly_and_keeps_its_money(
     config = shop_pg(local_spanner, interface, runtime)
     assert config.runtime is runtime
     pgadapters: list[Any] = []
+    health: list[bool] = []
 
     async def scenario() -> PreloadRecorder:
         sink = PreloadRecorder()
@@ -103,7 +105,9 @@ def test_shop_pg_reconciles_exactly_and_keeps_its_money(
         while run.state is RunState.STARTING and run.pgadapter is None:
             await asyncio.sleep(0.05)
         pgadapters.append(run.pgadapter)
+        health.append("shop-pg" in pgadapter_run.running())  # what GET /api/health lists
         await asyncio.wait_for(supervisor.wait_finished("shop-pg"), 180)
+        health.append("shop-pg" in pgadapter_run.running())
         return sink
 
     sink = asyncio.run(scenario())
@@ -124,5 +128,6 @@ def test_shop_pg_reconciles_exactly_and_keeps_its_money(
     (server,) = pgadapters
     if interface is ClientInterface.PGADAPTER:  # the run's own PGAdapter, gone with the run
         assert server is not None and server.state.value == "down" and server.restarts == 0
+        assert health == [True, False]
     else:
-        assert server is None
+        assert server is None and health == [False, False]

@@ -20,6 +20,7 @@ from spanload.api.schemas.compare import (
 from spanload.api.schemas.runs import MAX_POINTS, RunsNow, run_public
 from spanload.control import compare
 from spanload.model.errors import RunInvalid, RunNotFound
+from spanload.model.interface_compare import interface_questions
 from spanload.model.key_figures import key_figures
 from spanload.store import runs as run_store
 from spanload.store import samples as sample_store
@@ -79,6 +80,8 @@ def comparison(session: Session, now: RunsNow, ids: str, max_points: int = 1000)
         run_public(row, now, summary=s, events=events[row.id]) for row, s in zip(found, runs_summaries, strict=True)
     ]
     breakdowns, notes = compare.common_breakdowns(runs_summaries)
+    interfaces = [compare.interface_of(row.config) for row in found]
+    latencies = [s.latency if s is not None else None for s in runs_summaries]
     return ComparePublic(
         runs=runs,
         breakdowns=breakdowns,
@@ -92,6 +95,7 @@ def comparison(session: Session, now: RunsNow, ids: str, max_points: int = 1000)
             ConfigDiffEntry(field=f, values=v, at_end=e)
             for f, v, e in compare.config_diff([row.config for row in found], [r.live_changes for r in runs])
         ],
+        interfaces=interface_questions(interfaces, latencies),
         series=CompareSeries(
             elapsed_s=axis, runs=[RunSeries(run_id=row.id, values=v) for row, v in zip(found, aligned, strict=True)]
         ),

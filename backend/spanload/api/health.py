@@ -1,4 +1,5 @@
-"""GET /api/health: the version, and the local Spanner that `serve` started."""
+"""GET /api/health: the version, the local Spanner that `serve` started, and the PGAdapters the
+runs of the ``pgadapter`` interface started (supervised like the local Spanner)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,11 @@ from pydantic import BaseModel, Field
 
 from spanload import __version__
 from spanload.api.deps import LocalSpannerDep
-from spanload.spanner.local_server import ServerState
+from spanload.engine import pgadapter_run
+from spanload.spanner.local_server import ServeLocalSpanner, ServerState, SupervisedLocalSpanner
+
+NOT_RUNNING = "not running"
+RUNNING = "running"
 
 router = APIRouter(tags=["health"])
 
@@ -21,10 +26,31 @@ class LocalSpannerPublic(BaseModel):
     last_exit: str | None = Field(None, description="how it ended the last time it died")
 
 
+class PgAdapterPublic(LocalSpannerPublic):
+    run_id: str = Field(description="the run that started it (it stops with that run)")
+
+
+class PgAdapterHealth(BaseModel):
+    status: str = Field(description=f"'{RUNNING}' while a run of the pgadapter interface has one; '{NOT_RUNNING}'")
+    servers: list[PgAdapterPublic] = Field(default_factory=list, description="one a run that started one")
+
+
 class HealthPublic(BaseModel):
     status: str
     version: str
     local_spanner: LocalSpannerPublic
+    pgadapter: PgAdapterHealth
+
+
+def _supervised(server: SupervisedLocalSpanner | ServeLocalSpanner) -> dict[str, object]:
+    return {
+        "address": server.address,
+        "state": server.state,
+        "version": server.version,
+        "pid": server.pid,
+        "restarts": server.restarts,
+        "last_exit": server.last_exit,
+    }
 
 
 @router.get("/health")
@@ -32,15 +58,13 @@ def health(local: LocalSpannerDep) -> HealthPublic:
     if local is None:
         spanner = LocalSpannerPublic(address=None, state=ServerState.DOWN, version=None)
     else:
-        spanner = LocalSpannerPublic(
-            address=local.address,
-            state=local.state,
-            version=local.version,
-            pid=local.pid,
-            restarts=local.restarts,
-            last_exit=local.last_exit,
-        )
-    return HealthPublic(status="ok", version=__version__, local_spanner=spanner)
+        spanner = LocalSpannerPublic.model_validate(_supervised(local))
+    servers = [
+        PgAdapterPublic.model_validate({**_supervised(server), "run_id": run_id})
+        for run_id, server in sorted(pgadapter_run.running().items())
+    ]
+    pgadapter = PgAdapterHealth(status=RUNNING if servers else NOT_RUNNING, servers=servers)
+    return HealthPublic(status="ok", version=__version__, local_spanner=spanner, pgadapter=pgadapter)
 
 
 @router.post("/health/origin", status_code=status.HTTP_204_NO_CONTENT)

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from spanload.control import noise
 from spanload.model.breakdown import Breakdown, is_split, unsplit
-from spanload.model.config import RunConfig, Workload
+from spanload.model.config import ClientInterface, RunConfig, Workload
 from spanload.model.live import LiveChange
 from spanload.model.samples import Sample, Summary
 from spanload.model.series import PERCENTILE_FIELDS, flatten
@@ -70,6 +70,15 @@ def workload_of(config: dict[str, Any]) -> Workload:
         return RunConfig.model_validate(config).workload
     except (ValidationError, ValueError):
         return Workload.CHANGE_WATCHER
+
+
+def interface_of(config: dict[str, Any]) -> ClientInterface | None:
+    """The stored config's ``client.interface`` (``googlesql`` for a run stored before it existed;
+    None if it names none this version knows)."""
+    try:
+        return ClientInterface(config.get("client", {}).get("interface", ClientInterface.GOOGLESQL.value))
+    except ValueError:
+        return None
 
 
 def config_diff(

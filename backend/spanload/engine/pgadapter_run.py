@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import Callable
 
 from spanload.model.config import ClientInterface, RunConfig
@@ -16,6 +17,26 @@ from spanload.spanner import pgadapter
 from spanload.spanner.local_server import SupervisedLocalSpanner, TargetChange
 
 logger = logging.getLogger(__name__)
+
+_running: dict[str, SupervisedLocalSpanner] = {}  # run id -> the PGAdapter started for it
+_running_lock = threading.Lock()
+
+
+def register(run_id: str, server: SupervisedLocalSpanner) -> None:
+    """``server`` is ``run_id``'s PGAdapter until :func:`unregister` (GET /api/health shows it)."""
+    with _running_lock:
+        _running[run_id] = server
+
+
+def unregister(run_id: str) -> None:
+    with _running_lock:
+        _running.pop(run_id, None)
+
+
+def running() -> dict[str, SupervisedLocalSpanner]:
+    """The PGAdapters started for the runs now active, by run id."""
+    with _running_lock:
+        return dict(_running)
 
 
 def needs_pgadapter(config: RunConfig) -> bool:

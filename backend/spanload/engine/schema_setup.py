@@ -14,11 +14,12 @@ import logging
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from spanload.model.config import RunConfig, TargetKind, Workload
+from spanload.model.config import PG_INTERFACES, RunConfig, TargetKind, Workload
 from spanload.model.workload import Dialect
 from spanload.spanner import client as spanner_client
 from spanload.spanner import schemas
 from spanload.spanner.tpcc_schema import DDL as TPCC_DDL
+from spanload.spanner.tpcc_schema import ensure_tpcc_schema, tpcc_ddl
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +39,7 @@ def workload_ddl(config: RunConfig) -> Sequence[str]:
         assert config.definition is not None
         return config.definition.ddl
     if config.workload is Workload.TPCC:
-        return TPCC_DDL
+        return tpcc_ddl(config.client.interface in PG_INTERFACES)
     return schemas.spec(config.schema_).ddl
 
 
@@ -60,6 +61,23 @@ def _refuse_without_consent(config: RunConfig, emulator_host: str | None) -> Non
         plan = schemas.plan_ddl(database, workload_ddl(config), BUILTIN_TABLES)
     if plan.needs_consent:
         raise schemas.ConsentRequired(config.target.database, plan.other_tables, schemas.created_objects(plan.missing))
+
+
+def creates_schema_first(config: RunConfig) -> bool:
+    """Whether the control plane creates the run's schema before anything connects: a definition's
+    always, TPC-C's on a PostgreSQL interface (PGAdapter connects to the database before worker 0
+    starts)."""
+    pg_tpcc = config.workload is Workload.TPCC and config.client.interface in PG_INTERFACES
+    return config.definition is not None or pg_tpcc
+
+
+def create_schema(config: RunConfig, emulator_host: str | None) -> None:
+    """The schema :func:`creates_schema_first` names, created before worker 0 starts."""
+    if config.definition is not None:
+        create_definition_schema(config, emulator_host)
+        return
+    with _client(config, emulator_host) as client:
+        ensure_tpcc_schema(client, config.target, postgresql=True)
 
 
 def create_definition_schema(config: RunConfig, emulator_host: str | None) -> None:

@@ -199,11 +199,12 @@ class Supervisor:
 
     async def _begin(self, run: RunHandle) -> None:
         host = self.emulator_host(run.config)
-        if run.config.definition is not None:
+        if schema_setup.creates_schema_first(run.config):
             try:
-                await asyncio.to_thread(schema_setup.create_definition_schema, run.config, host)
+                await asyncio.to_thread(schema_setup.create_schema, run.config, host)
             except Exception as err:
-                await self._fail(run, f"could not create the schema of workload {run.config.definition.name!r}: {err}")
+                what = run.config.definition.name if run.config.definition else run.config.workload.value
+                await self._fail(run, f"could not create the schema of workload {what!r}: {err}")
                 return
         if pgadapter_run.needs_pgadapter(run.config):
             loop = asyncio.get_running_loop()
@@ -214,6 +215,7 @@ class Supervisor:
 
             try:
                 run.pgadapter, run.config = await pgadapter_run.start(run.config, host, self.settings, changed)
+                pgadapter_run.register(run.id, run.pgadapter)
             except Exception as err:
                 await self._fail(run, f"could not start PGAdapter: {err}")
                 return
@@ -543,6 +545,7 @@ class Supervisor:
         graceful = state is RunState.FINISHED or drained
         killed = await self._reap(run, graceful=graceful)
         if run.pgadapter is not None:
+            pgadapter_run.unregister(run.id)
             await asyncio.to_thread(run.pgadapter.stop)
         if run.aggregator is not None:
             self._publish(run, run.aggregator.flush_all())

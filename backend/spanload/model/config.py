@@ -475,7 +475,8 @@ class RunConfig(_Strict):
         check_overrides(self.definition, self.operations)
 
     def _check_interface(self) -> None:
-        """A PostgreSQL interface runs PostgreSQL definitions, and GoogleSQL only GoogleSQL ones."""
+        """A PostgreSQL interface runs PostgreSQL definitions and TPC-C (whose statements exist in
+        both dialects), and GoogleSQL only GoogleSQL definitions."""
         from spanload.model.workload import Dialect
 
         interface = self.client.interface
@@ -483,10 +484,11 @@ class RunConfig(_Strict):
         if pg and self.target.database == DEFAULT_DATABASE:  # the GoogleSQL runs' database
             self.target = self.target.model_copy(update={"database": PG_DATABASE})
         if self.definition is None:
-            if pg:
+            if pg and self.workload is not Workload.TPCC:
                 raise ValueError(
                     f"client.interface '{interface.value}' runs workload definitions with dialect: postgresql "
-                    f"(e.g. workloads/shop_pg.yaml); workload '{self.workload.value}' is GoogleSQL only"
+                    f"(e.g. workloads/shop_pg.yaml) and workload 'tpcc'; workload '{self.workload.value}' "
+                    "is GoogleSQL only"
                 )
             return
         if pg != (self.definition.dialect is Dialect.POSTGRESQL):

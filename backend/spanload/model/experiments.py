@@ -135,8 +135,9 @@ PG = Experiment(
         KeyFigure("op.recent_orders.p95_ms", "recent_orders p95 ms"),
     ),
     report=(
-        "the PostgreSQL-interface report ran TPC-C, whose PostgreSQL statements do not exist here, so this asks "
-        "its questions of the shop definition: it found PGAdapter added under 0.1 ms at p50, 2.7 % of the round "
+        "the PostgreSQL-interface report ran TPC-C (here the presets tpcc-1w, pg-tpcc-client and "
+        "pg-tpcc-pgadapter); this asks its questions of the shop definition: it found PGAdapter added under "
+        "0.1 ms at p50, 2.7 % of the round "
         "trip (shop-pg-pgadapter against shop-pg-postgresql), and set the PostgreSQL dialect against GoogleSQL "
         "(shop-pg-postgresql against shop-googlesql); PGAdapter starts with its run, so its JVM's warm-up "
         "is in that variant's figures (the README's run: 400 ms p50 intervals at first, the client library's "

@@ -16,6 +16,10 @@
   10-session pool, at rising concurrency.
 - TPC-C on one warehouse (``tpcc-1w``): 8 terminals back to back, no keying or think times; and
   ``tpcc-1w-2p``, the same terminals over two worker processes.
+- The PostgreSQL-interface report's experiment: ``tpcc-1w`` (GoogleSQL) and its PostgreSQL twins
+  ``pg-tpcc-client`` (the client library on a PostgreSQL-dialect database) and ``pg-tpcc-pgadapter``
+  (psycopg through PGAdapter, prepared statements), the same warehouses, terminals and duration, the
+  two PostgreSQL ones on one database of that dialect. A compare of the three answers both questions.
 - The PostgreSQL interfaces on the shop definition: ``shop-googlesql``, ``shop-pg-postgresql`` and
   ``shop-pg-pgadapter`` (``workloads/shop.yaml`` and its twin ``shop_pg.yaml``).
 """
@@ -63,6 +67,8 @@ TWO_PC_PRELOAD_ROWS = 150_000
 SESSION_POOL_SIZE = 10
 SHOP_DATABASE = "spanload-shop"
 SHOP_PG_DATABASE = "spanload-shop-pg"  # one database for both PostgreSQL interfaces: the same data
+PG_TPCC_DATABASE = "spanload-tpcc-pg"  # one database for both PostgreSQL interfaces: the same data
+PG_TPCC = {"pg-tpcc-client": "postgresql", "pg-tpcc-pgadapter": "pgadapter"}  # preset -> client.interface
 TPCC_TWO_PROCESSES = "tpcc-1w-2p"  # tpcc-1w's terminals over two processes (TPC-C runs on Python workers only)
 CHANGE_STREAMS_DATABASE = "spanload-change-streams"
 # preset suffix -> watch.mode of workloads/change_watcher.yaml (a mode is no knob: an enum)
@@ -275,9 +281,9 @@ def _capacity() -> list[Preset]:
 
 
 def _tpcc() -> list[Preset]:
-    def one_warehouse(name: str, processes: int) -> RunConfig:
+    def one_warehouse(name: str, processes: int, **body: Any) -> RunConfig:
         tpcc = {"warehouses": 1, "mode": "closed", "terminals": 8}
-        return _config(name, {"workload": "tpcc", "tpcc": tpcc, "processes": processes})
+        return _config(name, {"workload": "tpcc", "tpcc": tpcc, "processes": processes, **body})
 
     what = "the standard mix (45/43/4/4/4) from 8 terminals back to back, no keying or think times"
     return [
@@ -292,13 +298,23 @@ def _tpcc() -> list[Preset]:
             f"TPC-C on 1 warehouse, the same 8 terminals over 2 worker processes: {what}",
             one_warehouse(TPCC_TWO_PROCESSES, 2),
         ),
+        *(
+            Preset(
+                name,
+                f"tpcc-1w on PostgreSQL-dialect database {PG_TPCC_DATABASE} through "
+                + ("the client library" if interface == "postgresql" else "psycopg and PGAdapter (prepared statements)")
+                + f": {what}; compare it with tpcc-1w and the other PostgreSQL preset",
+                one_warehouse(name, 1, target={"database": PG_TPCC_DATABASE}, client={"interface": interface}),
+            )
+            for name, interface in PG_TPCC.items()
+        ),
     ]
 
 
 def _interfaces() -> list[Preset]:
-    """The PostgreSQL-interface report's setups on the shop definition (TPC-C has no PostgreSQL
-    statements): GoogleSQL, and its PostgreSQL twin through the client library and through PGAdapter,
-    the two PostgreSQL ones on one database of that dialect."""
+    """The PostgreSQL-interface report's setups on the shop definition: GoogleSQL, and its PostgreSQL
+    twin through the client library and through PGAdapter, the two PostgreSQL ones on one database of
+    that dialect."""
     out = [
         Preset(
             "shop-googlesql",

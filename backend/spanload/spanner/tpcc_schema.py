@@ -1,4 +1,6 @@
-"""The nine TPC-C tables in Spanner's idiom (``workload: tpcc``).
+"""The nine TPC-C tables in Spanner's idiom (``workload: tpcc``), declared once and written out in
+either dialect: GoogleSQL (:data:`DDL`) and PostgreSQL (:data:`PG_DDL`, for the ``postgresql`` and
+``pgadapter`` interfaces).
 
 Every table under a warehouse is interleaved in its parent, so that one warehouse's rows sit
 together and a transaction touches one split where the keys allow: district in warehouse,
@@ -13,6 +15,7 @@ Secondary indexes, interleaved in district like the rows they index: customers b
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from spanload.model.config import Target
@@ -20,124 +23,133 @@ from spanload.spanner.schemas import ensure_ddl
 
 TABLES = ("warehouse", "district", "customer", "history", "orders", "new_order", "order_line", "item", "stock")
 
-DDL: tuple[str, ...] = (
-    """CREATE TABLE warehouse (
-  w_id INT64 NOT NULL,
-  w_name STRING(10),
-  w_street_1 STRING(20),
-  w_street_2 STRING(20),
-  w_city STRING(20),
-  w_state STRING(2),
-  w_zip STRING(9),
-  w_tax NUMERIC,
-  w_ytd NUMERIC,
-) PRIMARY KEY (w_id)""",
-    """CREATE TABLE district (
-  w_id INT64 NOT NULL,
-  d_id INT64 NOT NULL,
-  d_name STRING(10),
-  d_street_1 STRING(20),
-  d_street_2 STRING(20),
-  d_city STRING(20),
-  d_state STRING(2),
-  d_zip STRING(9),
-  d_tax NUMERIC,
-  d_ytd NUMERIC,
-  d_next_o_id INT64,
-) PRIMARY KEY (w_id, d_id), INTERLEAVE IN PARENT warehouse ON DELETE CASCADE""",
-    """CREATE TABLE customer (
-  w_id INT64 NOT NULL,
-  d_id INT64 NOT NULL,
-  c_id INT64 NOT NULL,
-  c_first STRING(16),
-  c_middle STRING(2),
-  c_last STRING(16),
-  c_street_1 STRING(20),
-  c_street_2 STRING(20),
-  c_city STRING(20),
-  c_state STRING(2),
-  c_zip STRING(9),
-  c_phone STRING(16),
-  c_since TIMESTAMP,
-  c_credit STRING(2),
-  c_credit_lim NUMERIC,
-  c_discount NUMERIC,
-  c_balance NUMERIC,
-  c_ytd_payment NUMERIC,
-  c_payment_cnt INT64,
-  c_delivery_cnt INT64,
-  c_data STRING(500),
-) PRIMARY KEY (w_id, d_id, c_id), INTERLEAVE IN PARENT district ON DELETE CASCADE""",
-    "CREATE INDEX customer_by_last_name ON customer (w_id, d_id, c_last, c_first), INTERLEAVE IN district",
+# A column's type in each dialect: (GoogleSQL, PostgreSQL); "{n}" is a string's length.
+_TYPES = {
+    "int": ("INT64", "bigint"),
+    "str": ("STRING({n})", "varchar({n})"),
+    "num": ("NUMERIC", "numeric"),
+    "ts": ("TIMESTAMP", "timestamptz"),
+}
+
+
+@dataclass(frozen=True)
+class _Table:
+    name: str
+    key: tuple[str, ...]
+    columns: tuple[str, ...]  # "name type" with type int, num, ts or str<n>; the key columns first
+    parent: str = ""
+
+
+@dataclass(frozen=True)
+class _Index:
+    name: str
+    table: str
+    columns: str  # the key, as both dialects write it
+    parent: str
+
+
+def _cols(spec: str) -> tuple[str, ...]:
+    return tuple(c.strip() for c in spec.split(",") if c.strip())
+
+
+_ADDRESS = "street_1 str20, street_2 str20, city str20, state str2, zip str9"
+
+
+def _prefixed(prefix: str, spec: str) -> str:
+    return ", ".join(f"{prefix}{c.strip()}" for c in spec.split(","))
+
+
+_SCHEMA: tuple[_Table | _Index, ...] = (
+    _Table("warehouse", ("w_id",), _cols(f"w_id int, w_name str10, {_prefixed('w_', _ADDRESS)}, w_tax num, w_ytd num")),
+    _Table(
+        "district",
+        ("w_id", "d_id"),
+        _cols(f"w_id int, d_id int, d_name str10, {_prefixed('d_', _ADDRESS)}, d_tax num, d_ytd num, d_next_o_id int"),
+        "warehouse",
+    ),
+    _Table(
+        "customer",
+        ("w_id", "d_id", "c_id"),
+        _cols(
+            f"w_id int, d_id int, c_id int, c_first str16, c_middle str2, c_last str16, {_prefixed('c_', _ADDRESS)}, "
+            "c_phone str16, c_since ts, c_credit str2, c_credit_lim num, c_discount num, c_balance num, "
+            "c_ytd_payment num, c_payment_cnt int, c_delivery_cnt int, c_data str500"
+        ),
+        "district",
+    ),
+    _Index("customer_by_last_name", "customer", "w_id, d_id, c_last, c_first", "district"),
     # TPC-C's HISTORY has no key; h_id (random) makes one, under the paying customer.
-    """CREATE TABLE history (
-  w_id INT64 NOT NULL,
-  d_id INT64 NOT NULL,
-  c_id INT64 NOT NULL,
-  h_id INT64 NOT NULL,
-  h_w_id INT64,
-  h_d_id INT64,
-  h_date TIMESTAMP,
-  h_amount NUMERIC,
-  h_data STRING(24),
-) PRIMARY KEY (w_id, d_id, c_id, h_id), INTERLEAVE IN PARENT customer ON DELETE CASCADE""",
-    """CREATE TABLE orders (
-  w_id INT64 NOT NULL,
-  d_id INT64 NOT NULL,
-  o_id INT64 NOT NULL,
-  o_c_id INT64,
-  o_entry_d TIMESTAMP,
-  o_carrier_id INT64,
-  o_ol_cnt INT64,
-  o_all_local INT64,
-) PRIMARY KEY (w_id, d_id, o_id), INTERLEAVE IN PARENT district ON DELETE CASCADE""",
-    "CREATE INDEX orders_by_customer ON orders (w_id, d_id, o_c_id, o_id DESC), INTERLEAVE IN district",
-    """CREATE TABLE new_order (
-  w_id INT64 NOT NULL,
-  d_id INT64 NOT NULL,
-  o_id INT64 NOT NULL,
-) PRIMARY KEY (w_id, d_id, o_id), INTERLEAVE IN PARENT district ON DELETE CASCADE""",
-    """CREATE TABLE order_line (
-  w_id INT64 NOT NULL,
-  d_id INT64 NOT NULL,
-  o_id INT64 NOT NULL,
-  ol_number INT64 NOT NULL,
-  ol_i_id INT64,
-  ol_supply_w_id INT64,
-  ol_delivery_d TIMESTAMP,
-  ol_quantity INT64,
-  ol_amount NUMERIC,
-  ol_dist_info STRING(24),
-) PRIMARY KEY (w_id, d_id, o_id, ol_number), INTERLEAVE IN PARENT orders ON DELETE CASCADE""",
-    """CREATE TABLE item (
-  i_id INT64 NOT NULL,
-  i_im_id INT64,
-  i_name STRING(24),
-  i_price NUMERIC,
-  i_data STRING(50),
-) PRIMARY KEY (i_id)""",
-    """CREATE TABLE stock (
-  w_id INT64 NOT NULL,
-  i_id INT64 NOT NULL,
-  s_quantity INT64,
-  s_dist_01 STRING(24),
-  s_dist_02 STRING(24),
-  s_dist_03 STRING(24),
-  s_dist_04 STRING(24),
-  s_dist_05 STRING(24),
-  s_dist_06 STRING(24),
-  s_dist_07 STRING(24),
-  s_dist_08 STRING(24),
-  s_dist_09 STRING(24),
-  s_dist_10 STRING(24),
-  s_ytd INT64,
-  s_order_cnt INT64,
-  s_remote_cnt INT64,
-  s_data STRING(50),
-) PRIMARY KEY (w_id, i_id), INTERLEAVE IN PARENT warehouse ON DELETE CASCADE""",
+    _Table(
+        "history",
+        ("w_id", "d_id", "c_id", "h_id"),
+        _cols("w_id int, d_id int, c_id int, h_id int, h_w_id int, h_d_id int, h_date ts, h_amount num, h_data str24"),
+        "customer",
+    ),
+    _Table(
+        "orders",
+        ("w_id", "d_id", "o_id"),
+        _cols(
+            "w_id int, d_id int, o_id int, o_c_id int, o_entry_d ts, o_carrier_id int, o_ol_cnt int, o_all_local int"
+        ),
+        "district",
+    ),
+    _Index("orders_by_customer", "orders", "w_id, d_id, o_c_id, o_id DESC", "district"),
+    _Table("new_order", ("w_id", "d_id", "o_id"), _cols("w_id int, d_id int, o_id int"), "district"),
+    _Table(
+        "order_line",
+        ("w_id", "d_id", "o_id", "ol_number"),
+        _cols(
+            "w_id int, d_id int, o_id int, ol_number int, ol_i_id int, ol_supply_w_id int, ol_delivery_d ts, "
+            "ol_quantity int, ol_amount num, ol_dist_info str24"
+        ),
+        "orders",
+    ),
+    _Table("item", ("i_id",), _cols("i_id int, i_im_id int, i_name str24, i_price num, i_data str50")),
+    _Table(
+        "stock",
+        ("w_id", "i_id"),
+        _cols(
+            "w_id int, i_id int, s_quantity int, "
+            + ", ".join(f"s_dist_{d:02d} str24" for d in range(1, 11))
+            + ", s_ytd int, s_order_cnt int, s_remote_cnt int, s_data str50"
+        ),
+        "warehouse",
+    ),
 )
 
 
-def ensure_tpcc_schema(client: Any, target: Target) -> None:
-    """Create what is missing of the nine tables and two indexes (idempotent, like the report schemas)."""
-    ensure_ddl(client, target, DDL, "tpcc")
+def _type(kind: str, pg: bool) -> str:
+    if kind.startswith("str"):
+        return _TYPES["str"][pg].format(n=kind[3:])
+    return _TYPES[kind][pg]
+
+
+def _statement(obj: _Table | _Index, pg: bool) -> str:
+    if isinstance(obj, _Index):
+        comma = "" if pg else ","  # GoogleSQL: "(...), INTERLEAVE IN"; PostgreSQL: "(...) INTERLEAVE IN"
+        return f"CREATE INDEX {obj.name} ON {obj.table} ({obj.columns}){comma} INTERLEAVE IN {obj.parent}"
+    lines = []
+    for column in obj.columns:
+        name, kind = column.split()
+        lines.append(f"  {name} {_type(kind, pg)}{' NOT NULL' if name in obj.key else ''},")
+    key = ", ".join(obj.key)
+    parent = f"INTERLEAVE IN PARENT {obj.parent} ON DELETE CASCADE" if obj.parent else ""
+    if pg:
+        body = "\n".join(lines) + f"\n  PRIMARY KEY ({key})"
+        return f"CREATE TABLE {obj.name} (\n{body}\n)" + (f" {parent}" if parent else "")
+    tail = f", {parent}" if parent else ""
+    return f"CREATE TABLE {obj.name} (\n" + "\n".join(lines) + f"\n) PRIMARY KEY ({key}){tail}"
+
+
+DDL: tuple[str, ...] = tuple(_statement(obj, pg=False) for obj in _SCHEMA)
+PG_DDL: tuple[str, ...] = tuple(_statement(obj, pg=True) for obj in _SCHEMA)
+
+
+def tpcc_ddl(postgresql: bool) -> tuple[str, ...]:
+    return PG_DDL if postgresql else DDL
+
+
+def ensure_tpcc_schema(client: Any, target: Target, postgresql: bool = False) -> None:
+    """Create what is missing of the nine tables and two indexes (idempotent, like the report schemas),
+    on a PostgreSQL-dialect database when ``postgresql``."""
+    ensure_ddl(client, target, tpcc_ddl(postgresql), "tpcc", postgresql=postgresql)

@@ -22,7 +22,7 @@ from typing import IO, Any
 
 from spanload.model import tags
 from spanload.model.breakdown import SysLatencies
-from spanload.model.config import ClientInterface, RunConfig, Workload
+from spanload.model.config import PG_INTERFACES, ClientInterface, RunConfig, Workload
 from spanload.model.protocol import (
     PRELOAD_PROGRESS_EVERY_S,
     Begin,
@@ -64,6 +64,7 @@ from spanload.workers.reader import Reader
 from spanload.workers.stats import WorkerStats
 from spanload.workers.tpcc import consistency
 from spanload.workers.tpcc.driver import TpccLoad
+from spanload.workers.tpcc.statements import GOOGLESQL, POSTGRESQL
 from spanload.workers.updater import Updater
 from spanload.workers.watcher import Watcher, poll_sql
 
@@ -166,7 +167,8 @@ class Worker:
                 if start.setup_schema:
                     schemas.apply_database_options(admin, self.config.target)
             elif start.setup_schema and self.schema is None:
-                tpcc_schema.ensure_tpcc_schema(admin, self.config.target)
+                pg = self.config.client.interface in PG_INTERFACES
+                tpcc_schema.ensure_tpcc_schema(admin, self.config.target, postgresql=pg)
             elif start.setup_schema:
                 schemas.ensure_schema(admin, self.config.target, self.config.schema_)
                 schemas.apply_database_options(admin, self.config.target)
@@ -179,24 +181,32 @@ class Worker:
             self._setup_definition(self.definition)
             return
         if self.schema is None:
-            self.tpcc = TpccLoad(self.database, self.config.tpcc, self.stats, self.index, start.workers)
+            statements = POSTGRESQL if self.config.client.interface in PG_INTERFACES else GOOGLESQL
+            self.tpcc = TpccLoad(
+                self._operations(), self.config.tpcc, self.stats, self.index, start.workers, statements
+            )
             return
         self._setup_report_workload(self.schema)
+
+    def _operations(self) -> Callable[[], Any]:
+        """What the measured operations run on: the official client's database, or on the pgadapter
+        interface psycopg's connections through PGAdapter."""
+        if self.config.client.interface is not ClientInterface.PGADAPTER:
+            return self.database
+        address = self.config.client.pgadapter_host
+        if not address:
+            raise ValueError("client.interface 'pgadapter' needs client.pgadapter_host (the engine sets it)")
+        self.pg_database = PgDatabase(address, self.config.target.database)
+        self.pg_database.warm()
+        pg_database = self.pg_database
+        return lambda: pg_database
 
     def _setup_definition(self, definition: WorkloadDefinition) -> None:
         """The interpreter's operations on this worker; worker 0 also watches, if the definition says so.
         On the pgadapter interface both speak psycopg through PGAdapter; the load phase, the server's
         statistics and the watcher's start time keep the official client."""
         start = self.start_msg
-        operations: Callable[[], Any] = self.database
-        if self.config.client.interface is ClientInterface.PGADAPTER:
-            address = self.config.client.pgadapter_host
-            if not address:
-                raise ValueError("client.interface 'pgadapter' needs client.pgadapter_host (the engine sets it)")
-            self.pg_database = PgDatabase(address, self.config.target.database)
-            self.pg_database.warm()
-            pg_database = self.pg_database
-            operations = lambda: pg_database  # noqa: E731
+        operations = self._operations()
         self.interp = Interpreter(operations, definition, self.config, self.stats, self.index, start.workers)
         if self.index != 0:
             return

@@ -21,6 +21,7 @@ export function makeComparison(): ComparePublic {
     summaries: [a.summary, b.summary],
     breakdowns: [a.summary?.breakdown ?? {}, b.summary?.breakdown ?? {}],
     breakdown_notes: {},
+    interfaces: [],
     key_metrics: [
       { metric: "rates.updater.tps", label: "achieved tx/s" },
       { metric: "latency.updater.txn.p99", label: "updater latency p99 (ms)" },

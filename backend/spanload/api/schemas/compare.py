@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 
 from spanload.api.schemas.runs import RunPublic
 from spanload.model.breakdown import Breakdown
+from spanload.model.interface_compare import InterfaceQuestion
 from spanload.model.samples import Summary
 
 
@@ -63,6 +64,11 @@ class ComparePublic(BaseModel):
         description="the compared workloads' key figures (model/key_figures.py), the rows compare opens with"
     )
     config_diff: list[ConfigDiffEntry]
+    interfaces: list[InterfaceQuestion] = Field(
+        default_factory=list,
+        description="the PostgreSQL-interface report's questions these runs answer (model/interface_compare.py): "
+        "PGAdapter's added latency (pgadapter against postgresql), the PostgreSQL dialect against GoogleSQL",
+    )
     series: CompareSeries
     summaries: list[Summary | None]
     metrics: list[MetricComparison]

@@ -8,11 +8,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from google.cloud.spanner_v1 import KeySet, param_types
+from google.cloud.spanner_v1 import KeySet
 
 from spanload.model.tpcc import DISTRICTS
 from spanload.spanner import deadline
 from spanload.workers.tpcc.rand import RunRandom
+from spanload.workers.tpcc.statements import GOOGLESQL, Statements
 
 Database = Any  # google.cloud.spanner_v1.database.Database
 Transaction = Any
@@ -20,12 +21,6 @@ Transaction = Any
 BY_NAME_PCT = 60  # Payment and Order-Status select the customer by last name 60 % of the time
 REMOTE_PAYMENT_PCT = 15  # Payment by a customer of another warehouse (when there is one)
 REMOTE_LINE_PCT = 1  # New-Order line supplied by another warehouse (when there is one)
-
-CUSTOMER_BY_NAME = (
-    "SELECT c_id FROM customer@{FORCE_INDEX=customer_by_last_name} "
-    "WHERE w_id = @w AND d_id = @d AND c_last = @last ORDER BY c_first"
-)
-NAME_PARAM_TYPES = {"w": param_types.INT64, "d": param_types.INT64, "last": param_types.STRING}
 
 
 @dataclass
@@ -41,11 +36,13 @@ class Outcome:
 
 @dataclass
 class Terminal:
-    """Who runs a transaction: its home warehouse, the scale and the random inputs."""
+    """Who runs a transaction: its home warehouse, the scale, the random inputs and the queries in
+    the database's dialect."""
 
     w_id: int
     warehouses: int
     rand: RunRandom
+    sql: Statements = GOOGLESQL
 
     @property
     def rng(self) -> random.Random:
@@ -96,11 +93,10 @@ def must_row(snapshot: Any, table: str, columns: tuple[str, ...], key: tuple[Any
     return row
 
 
-def customer_by_name(snapshot: Any, w_id: int, d_id: int, last: str) -> int | None:
+def customer_by_name(t: Terminal, snapshot: Any, w_id: int, d_id: int, last: str) -> int | None:
     """Clause 2.5.2.2: the customers with that last name sorted by first name; the one at position
     n/2 rounded up. None if the district has nobody by that name."""
-    params = {"w": w_id, "d": d_id, "last": last}
-    ids = [row[0] for row in snapshot.execute_sql(CUSTOMER_BY_NAME, params=params, param_types=NAME_PARAM_TYPES)]
+    ids = [row[0] for row in t.sql.rows(snapshot, "customer_by_name", w=w_id, d=d_id, last=last)]
     return ids[(len(ids) + 1) // 2 - 1] if ids else None
 
 

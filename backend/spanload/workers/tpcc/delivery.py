@@ -9,14 +9,8 @@ import datetime as dt
 from decimal import Decimal
 from typing import Any
 
-from google.cloud.spanner_v1 import param_types
-
 from spanload.model.tpcc import DISTRICTS
 from spanload.workers.tpcc.common import Database, Outcome, Terminal, keyset, must_row, read_write
-
-OLDEST = "SELECT o_id FROM new_order WHERE w_id = @w AND d_id = @d ORDER BY o_id LIMIT 1"
-LINES = "SELECT ol_number, ol_amount FROM order_line WHERE w_id = @w AND d_id = @d AND o_id = @o"
-_TYPES = {"w": param_types.INT64, "d": param_types.INT64, "o": param_types.INT64}
 
 
 def delivery(database: Database, t: Terminal, outcome: Outcome) -> None:
@@ -25,12 +19,12 @@ def delivery(database: Database, t: Terminal, outcome: Outcome) -> None:
     for d_id in range(1, DISTRICTS + 1):
 
         def work(tx: Any, d_id: int = d_id) -> bool:
-            oldest = list(tx.execute_sql(OLDEST, params={"w": w_id, "d": d_id}, param_types=_TYPES))
+            oldest = t.sql.rows(tx, "oldest_new_order", w=w_id, d=d_id)
             if not oldest:
                 return False
             o_id = oldest[0][0]
             (c_id,) = must_row(tx, "orders", ("o_c_id",), (w_id, d_id, o_id))
-            lines = list(tx.execute_sql(LINES, params={"w": w_id, "d": d_id, "o": o_id}, param_types=_TYPES))
+            lines = t.sql.rows(tx, "delivery_lines", w=w_id, d=d_id, o=o_id)
             balance, deliveries = must_row(tx, "customer", ("c_balance", "c_delivery_cnt"), (w_id, d_id, c_id))
             now = dt.datetime.now(dt.UTC)
             tx.delete("new_order", keyset([(w_id, d_id, o_id)]))

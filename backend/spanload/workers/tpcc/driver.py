@@ -38,6 +38,7 @@ from spanload.workers.tpcc.new_order import new_order
 from spanload.workers.tpcc.order_status import order_status
 from spanload.workers.tpcc.payment import payment
 from spanload.workers.tpcc.rand import Deck, RunRandom
+from spanload.workers.tpcc.statements import GOOGLESQL, Statements
 from spanload.workers.tpcc.stock_level import stock_level
 from spanload.workers.updater import share, share_threads
 
@@ -70,17 +71,25 @@ def think_time(rng: random.Random, kind: TxType) -> float:
 
 
 class TpccRunner:
-    """Runs one dealt transaction at a time for a caller and records it."""
+    """Runs one dealt transaction at a time for a caller and records it (``statements``: its
+    queries in the database's dialect)."""
 
-    def __init__(self, database: Callable[[], Database], config: TpccConfig, stats: WorkerStats) -> None:
+    def __init__(
+        self,
+        database: Callable[[], Database],
+        config: TpccConfig,
+        stats: WorkerStats,
+        statements: Statements = GOOGLESQL,
+    ) -> None:
         self._database = database
         self.config = config
+        self._statements = statements
         self._stats = stats
         self.deck = Deck()
 
     def terminal(self, w_id: int, rng: random.Random | None = None) -> Terminal:
         rand = RunRandom(self.config.items, self.config.customers_per_district, rng)
-        return Terminal(w_id, self.config.warehouses, rand)
+        return Terminal(w_id, self.config.warehouses, rand, self._statements)
 
     def run_one(self, kind: TxType, terminal: Terminal, intended: float | None, actual: float) -> None:
         """Run one ``kind`` transaction for ``terminal``, started at ``actual`` and due at
@@ -208,12 +217,18 @@ class TpccLoad:
     """This worker's part of a TPC-C run, driven like the updater (start, apply, pause, stop)."""
 
     def __init__(
-        self, database: Callable[[], Database], config: TpccConfig, stats: WorkerStats, worker: int, workers: int
+        self,
+        database: Callable[[], Database],
+        config: TpccConfig,
+        stats: WorkerStats,
+        worker: int,
+        workers: int,
+        statements: Statements = GOOGLESQL,
     ) -> None:
         self.config = config
         self._worker = worker
         self._workers = workers
-        self.runner = TpccRunner(database, config, stats)
+        self.runner = TpccRunner(database, config, stats, statements)
         self._terminals: Terminals | None = None
         self._pacer: Pacer | None = None
         self._paced: PacedLoad | None = None

@@ -39,7 +39,7 @@ def payment(database: Database, t: Terminal, outcome: Outcome) -> None:
     def work(tx: Any) -> None:
         w_name, w_ytd = must_row(tx, "warehouse", ("w_name", "w_ytd"), (w_id,))
         d_name, d_ytd = must_row(tx, "district", ("d_name", "d_ytd"), (w_id, d_id))
-        c_id = customer_by_name(tx, c_w_id, c_d_id, last) if by_name else chosen
+        c_id = customer_by_name(t, tx, c_w_id, c_d_id, last) if by_name else chosen
         if c_id is None:
             raise MissingRow(f"no customer named {last} in warehouse {c_w_id} district {c_d_id}")
         balance, ytd, count, credit, data = must_row(tx, "customer", CUSTOMER_COLUMNS, (c_w_id, c_d_id, c_id))

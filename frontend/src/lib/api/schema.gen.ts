@@ -916,6 +916,11 @@ export interface components {
             /** Config Diff */
             config_diff: components["schemas"]["ConfigDiffEntry"][];
             /**
+             * Interfaces
+             * @description the PostgreSQL-interface report's questions these runs answer (model/interface_compare.py): PGAdapter's added latency (pgadapter against postgresql), the PostgreSQL dialect against GoogleSQL
+             */
+            interfaces?: components["schemas"]["InterfaceQuestion"][];
+            /**
              * Key Metrics
              * @description the compared workloads' key figures (model/key_figures.py), the rows compare opens with
              */
@@ -1280,6 +1285,7 @@ export interface components {
         /** HealthPublic */
         HealthPublic: {
             local_spanner: components["schemas"]["LocalSpannerPublic"];
+            pgadapter: components["schemas"]["PgAdapterHealth"];
             /** Status */
             status: string;
             /** Version */
@@ -1307,6 +1313,22 @@ export interface components {
         /** InsertStep */
         InsertStep: {
             insert: components["schemas"]["MutationParams"];
+        };
+        /** InterfaceQuestion */
+        InterfaceQuestion: {
+            base: components["schemas"]["ClientInterface"];
+            /**
+             * Base Run
+             * @description index of the reference run in the compare
+             */
+            base_run: number;
+            /** Ops */
+            ops: components["schemas"]["OpDelta"][];
+            other: components["schemas"]["ClientInterface"];
+            /** Other Run */
+            other_run: number;
+            /** Question */
+            question: string;
         };
         /** KeyFigurePublic */
         KeyFigurePublic: {
@@ -1508,6 +1530,13 @@ export interface components {
             /** Table */
             table: string;
         };
+        /** OpDelta */
+        OpDelta: {
+            /** Deltas */
+            deltas: components["schemas"]["PercentileDelta"][];
+            /** Op */
+            op: string;
+        };
         /**
          * Operation
          * @description One kind of work: open loop (``rate``, Poisson arrivals, at most ``max_in_flight`` running) or
@@ -1584,6 +1613,34 @@ export interface components {
          * @enum {string}
          */
         Part: "queue" | "session_wait" | "client" | "server" | "server_frontend" | "query_commit";
+        /** PercentileDelta */
+        PercentileDelta: {
+            /**
+             * Added Ms
+             * @description other - base (negative: faster)
+             */
+            added_ms: number;
+            /**
+             * Base Ms
+             * @description the reference interface's latency at this percentile
+             */
+            base_ms: number;
+            /**
+             * Other Ms
+             * @description the interface asked about, at this percentile
+             */
+            other_ms: number;
+            /**
+             * Percentile
+             * @description p50 or p95
+             */
+            percentile: string;
+            /**
+             * Share Pct
+             * @description added_ms as a share of other_ms (its round trip), percent
+             */
+            share_pct: number | null;
+        };
         /**
          * Percentiles
          * @description Latency percentiles in milliseconds, computed from a merged HdrHistogram.
@@ -1608,6 +1665,49 @@ export interface components {
             p99?: number | null;
             /** P999 */
             p999?: number | null;
+        };
+        /** PgAdapterHealth */
+        PgAdapterHealth: {
+            /**
+             * Servers
+             * @description one a run that started one
+             */
+            servers?: components["schemas"]["PgAdapterPublic"][];
+            /**
+             * Status
+             * @description 'running' while a run of the pgadapter interface has one; 'not running'
+             */
+            status: string;
+        };
+        /** PgAdapterPublic */
+        PgAdapterPublic: {
+            /** Address */
+            address: string | null;
+            /**
+             * Last Exit
+             * @description how it ended the last time it died
+             */
+            last_exit?: string | null;
+            /**
+             * Pid
+             * @description the running server's process id
+             */
+            pid?: number | null;
+            /**
+             * Restarts
+             * @description how often serve restarted it after it died
+             * @default 0
+             */
+            restarts: number;
+            /**
+             * Run Id
+             * @description the run that started it (it stops with that run)
+             */
+            run_id: string;
+            /** @description up; restarting after it died (serve starts it again); down */
+            state: components["schemas"]["ServerState"];
+            /** Version */
+            version: string | null;
         };
         /**
          * Placement

@@ -11,6 +11,7 @@ import { legendLabels } from "../utils/legend";
 import { CompareBreakdown } from "./CompareBreakdown";
 import { CompareCapacity } from "./CompareCapacity";
 import { CompareCharts } from "./CompareCharts";
+import { CompareInterfaces } from "./CompareInterfaces";
 import { CompareSummaryTable } from "./CompareSummaryTable";
 import { ConfigDiffTable } from "./ConfigDiffTable";
 import { DefinitionDiff } from "./DefinitionDiff";
@@ -56,6 +57,7 @@ export function ComparePage() {
           {comparison.data.runs.some((r) => r.config.capacity) && (
             <CompareCapacity runs={comparison.data.runs.flatMap((r, i) => (r.config.capacity ? [{ id: r.id, label: labels[i] ?? r.id }] : []))} />
           )}
+          <CompareInterfaces comparison={comparison.data} labels={labels} />
           <h2>Where the time goes</h2>
           <CompareBreakdown comparison={comparison.data} labels={labels} />
           <h2>Config differences</h2>
