@@ -11,8 +11,8 @@ export function definitionControls(definition: WorkloadDefinition): Knob[] {
   const knobs = Object.entries(definition.knobs ?? {}).map(([name, k]) => definitionKnob(name, k));
   const pacing = Object.entries(definition.operations).flatMap(([op, o]) => {
     const knobbed = (v: unknown) => typeof v === "string" && v.startsWith("$");
-    if (o.concurrency != null) return knobbed(o.concurrency) ? [] : [pacingKnob(op, "concurrency", "executors", { min: 1, max: 256, step: 1 })];
-    return o.rate == null || knobbed(o.rate) ? [] : [pacingKnob(op, "rate", "/s", { min: 0.5, max: 1000, step: 0.5 })];
+    if (o.concurrency != null) return knobbed(o.concurrency) ? [] : [pacingKnob(op, "concurrency", { min: 1, max: 256, step: 1 })];
+    return o.rate == null || knobbed(o.rate) ? [] : [pacingKnob(op, "rate", { min: 0.5, max: 1000, step: 0.5 })];
   });
   return [...knobs, ...pacing];
 }
