@@ -27,7 +27,7 @@ def test_every_config_field_but_preset_has_a_flag() -> None:
     dests = {a.dest for a in parser._actions}
     leaves = {k.dotted for k in knobs()}
     assert {d.removeprefix("knob:") for d in dests if d.startswith("knob:")} == leaves
-    assert len(leaves) == 50 and "preset" not in leaves and "workload" in leaves and "tpcc.warehouses" in leaves
+    assert len(leaves) == 53 and "preset" not in leaves and "workload" in leaves and "tpcc.warehouses" in leaves
     assert {"target.latency_model", "target.commit_knee.rate", "target.commit_knee.delay_ms"} <= leaves
     assert {"client.interface", "client.pgadapter_host"} <= leaves
     assert {"seed", "create_schema"} <= leaves and not {"definition", "knobs", "operations"} & leaves

@@ -19,7 +19,9 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, 
 
 from spanload.model.builtin_knobs import translate
 from spanload.model.capacity import CapacityConfig
+from spanload.model.definition_origin import DefinitionOrigin
 from spanload.model.errors import RunInvalid
+from spanload.model.field_words import words
 from spanload.model.pacing import OperationPacing, check_overrides, resolve
 from spanload.model.profile import Profile, check_target, field_of, is_closed_loop, patch_for
 from spanload.model.workload import KnobValue, WorkloadDefinition
@@ -503,6 +505,10 @@ class RunConfig(_Strict):
     definition: WorkloadDefinition | None = Field(
         default=None, description="workload 'definition': the workload definition the workers interpret"
     )
+    definition_origin: DefinitionOrigin | None = Field(
+        default=None,
+        description="where the definition came from: a built-in, or a saved definition's name and version",
+    )
     knobs: dict[str, KnobValue] = Field(
         default_factory=dict, description="the definition's knob values (unset knobs keep their defaults)"
     )
@@ -579,9 +585,16 @@ class RunConfig(_Strict):
                 f"workload 'definition' (got workload '{self.workload.value}')"
             )
         if self.definition is None:
-            if self.knobs or self.operations:
-                raise ValueError("knobs and operations belong to a workload definition (config.definition)")
+            if self.knobs or self.operations or self.definition_origin:
+                raise ValueError(
+                    "knobs, operations and definition_origin belong to a workload definition (config.definition)"
+                )
             return
+        if self.definition_origin is not None and self.definition_origin.definition != self.definition.name:
+            raise ValueError(
+                f"definition_origin.definition: {self.definition_origin.definition!r} is not the definition's name "
+                f"{self.definition.name!r}"
+            )
         try:
             self.definition.knob_values(self.knobs)
         except ValueError as err:
@@ -855,6 +868,7 @@ class ConfigPatch(_Patch):
             "report_interval_s",
             "preload",
             "definition",
+            "definition_origin",
             "seed",
             "create_schema",
             "abort_on",

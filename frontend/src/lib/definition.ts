@@ -98,3 +98,11 @@ export function definitionCharts(definition: WorkloadDefinition, codes: readonly
   };
   return [...perOp, errors];
 }
+
+/** Where a run's definition came from: "my_shop v2 (saved)", "shop (built-in)"; null when the
+ * run ran none, or one sent inline (or ran before runs recorded it). */
+export function definitionOrigin(config: { definition_origin?: RunConfig["definition_origin"] | undefined } | null | undefined): string | null {
+  const origin = config?.definition_origin;
+  if (!origin) return null;
+  return origin.saved_version != null ? `${origin.definition} v${origin.saved_version} (saved)` : `${origin.definition} (built-in)`;
+}

@@ -96,6 +96,7 @@ describe("knobs from the OpenAPI schema", () => {
       client: { interface: "googlesql", pgadapter_host: null, multiplexed_sessions: true, session_pool_size: 100, timeout_ms: 5000 },
       tpcc: { warehouses: 1, mode: "closed", terminals: 8, transactions_per_second: 50, keying_think_times: false, items: 100_000, customers_per_district: 3000 },
       definition: null, // a workload definition's run carries it (with knobs and operations, which default to {})
+      definition_origin: null, // where that definition came from (a saved one's name and version)
       seed: null, // drawn by the server when the run is created
       create_schema: false,
       profile: null, // no load profile: the rates are the config's
