@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 
 from spanload.main import create_app
 from spanload.store.definitions import save_definition
+from spanload.store.models import RunRow
 from tests.api.conftest import local_client, make_settings
 from tests.api.loadless_engine import LoadlessEngine
 from tests.store.conftest import postgres_server  # noqa: F401  (the fixture)
@@ -94,3 +95,73 @@ def test_a_saved_source_the_format_no_longer_accepts_is_still_listed_and_served(
     assert listed["my_shop"]["description"].startswith("no longer valid")
     served = client.get("/api/workloads/saved/my_shop")
     assert served.status_code == 200 and served.json()["source"] == stale and served.json()["definition"] is None
+
+
+def _save_two_versions(client: TestClient) -> str:
+    """my_shop version 1 (table Orders) and version 2 (table Purchases); gives version 2's source."""
+    edited = MINE.replace("Orders", "Purchases")
+    assert client.post("/api/workloads/saved", json={"source": MINE}).json()["version"] == 1
+    assert client.post("/api/workloads/saved", json={"source": edited}).json()["version"] == 2
+    return edited
+
+
+def _tables(config: dict[str, object]) -> list[str]:
+    definition = config["definition"]
+    assert isinstance(definition, dict)
+    return [t.split("(")[0].split()[-1] for t in definition["ddl"]]
+
+
+def test_a_run_from_a_saved_version_keeps_its_name_and_version(client: TestClient) -> None:
+    _save_two_versions(client)
+    body = {"definition_name": "my_shop", "definition_version": 2, "overrides": {"duration_s": 5}}
+    created = client.post("/api/runs", json=body)
+    assert created.status_code == 201, created.text
+    run = client.get(f"/api/runs/{created.json()['id']}").json()
+    assert run["config"]["definition_origin"] == {"source": "saved", "definition": "my_shop", "saved_version": 2}
+    assert run["config"]["workload"] == "definition" and "Purchases" in _tables(run["config"])
+    exported = client.get(f"/api/runs/{run['id']}/export").json()
+    assert exported["run"]["config"]["definition_origin"] == {
+        "source": "saved",
+        "definition": "my_shop",
+        "saved_version": 2,
+    }
+
+    first = client.post("/api/runs", json={"definition_name": "my_shop", "definition_version": 1}).json()
+    assert first["config"]["definition_origin"]["saved_version"] == 1 and "Orders" in _tables(first["config"])
+    latest = client.post("/api/runs", json={"definition_name": "my_shop"}).json()
+    assert latest["config"]["definition_origin"] == {"source": "saved", "definition": "my_shop", "saved_version": 2}
+    builtin = client.post("/api/runs", json={"definition_name": "shop"}).json()
+    assert builtin["config"]["definition_origin"] == {"source": "builtin", "definition": "shop", "saved_version": None}
+
+
+def test_a_missing_version_or_a_version_of_a_built_in_names_the_field(client: TestClient) -> None:
+    _save_two_versions(client)
+    missing = client.post("/api/runs", json={"definition_name": "my_shop", "definition_version": 3})
+    assert missing.status_code == 404 and missing.json()["field"] == "definition_version", missing.text
+    assert missing.json()["detail"] == "no version 3 of saved definition 'my_shop': it has versions 1 to 2"
+    builtin = client.post("/api/runs", json={"definition_name": "shop", "definition_version": 1})
+    assert builtin.status_code == 422 and builtin.json()["field"] == "definition_version", builtin.text
+    nobody = client.post("/api/runs", json={"definition_name": "nobody"})
+    assert nobody.status_code == 404 and nobody.json()["field"] == "definition_name", nobody.text
+    alone = client.post("/api/runs", json={"definition_version": 1})
+    assert alone.status_code == 422 and alone.json()["field"] == "definition_version", alone.text
+    lying = {
+        "definition_name": "my_shop",
+        "overrides": {"definition_origin": {"source": "saved", "definition": "x", "saved_version": 1}},
+    }
+    refused = client.post("/api/runs", json=lying)
+    assert refused.status_code == 422 and refused.json()["field"] == "definition_origin.definition", refused.text
+    assert client.get("/api/runs").json()["count"] == 0
+
+
+def test_a_run_stored_before_definition_origin_still_loads(client: TestClient) -> None:
+    created = client.post("/api/runs", json={"definition_name": "shop"}).json()
+    with client.app.state.sessions() as session:  # type: ignore[attr-defined]
+        row = session.get(RunRow, created["id"])
+        old = {k: v for k, v in row.config.items() if k != "definition_origin"}
+        row.config, row.current_config = old, dict(old)
+        session.commit()
+    run = client.get(f"/api/runs/{created['id']}")
+    assert run.status_code == 200, run.text
+    assert run.json()["config"]["definition_origin"] is None and run.json()["config"]["definition"]["name"] == "shop"
+    assert client.get(f"/api/runs/{created['id']}/export").status_code == 200

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request, Response, status
 
 from spanload.api.deps import HubDep, ServiceDep, SessionDep, SessionsDep
+from spanload.api.run_definition import definition_overrides
 from spanload.api.schemas.common import Text
 from spanload.api.schemas.runs import (
     MAX_LIMIT,
@@ -20,10 +21,9 @@ from spanload.api.schemas.runs import (
 )
 from spanload.control.service import config_from, default_target
 from spanload.model.config import ConfigPatch
-from spanload.model.errors import RunNotFound
+from spanload.model.errors import RunInvalid, RunNotFound
 from spanload.model.profile import ProfileEdit, ProfileStatus
 from spanload.model.state import RunState
-from spanload.model.workload_library import builtin_workload
 from spanload.store import runs as run_store
 from spanload.store import summaries
 from spanload.store.models import EventRow, RunRow
@@ -51,9 +51,15 @@ async def create_run(body: RunCreate, service: ServiceDep, hub: HubDep, sessions
     """Start a run from a config, or from a preset name with overrides."""
     target = default_target(service.settings)
     overrides = body.overrides
+    if body.definition_version is not None and body.definition_name is None:
+        raise RunInvalid(
+            "definition_version goes with definition_name, the saved definition it is a version of",
+            "definition_version",
+        )
     if body.definition_name is not None:
-        builtin = builtin_workload(service.settings.workloads_dir, body.definition_name)
-        overrides = {"workload": "definition", "definition": builtin.definition.model_dump(mode="json"), **overrides}
+        name, version = body.definition_name, body.definition_version
+        found = await asyncio.to_thread(definition_overrides, service.settings, sessions, name, version)
+        overrides = {**found, **overrides}
     config = config_from(body.preset, body.config, overrides, body.name, target)
     row = await service.create(config)
     if body.notes is not None or body.tags is not None:

@@ -25,9 +25,19 @@ _UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
 
 # `--preset` picks the base config instead; `--ray ADDRESS` (placement.address) implies placement.kind;
 # a definition comes from `--workload-file`, its knobs from `--set name=value`; a profile from `--stages`,
-# abort rules from `--abort-on`
+# abort rules from `--abort-on`; which saved definition a run came from is the API's record, no knob
 NOT_FLAGS = frozenset(
-    {"preset", "placement.kind", "definition", "knobs", "operations", "profile", "abort_on", "capacity"}
+    {
+        "preset",
+        "placement.kind",
+        "definition",
+        "definition_origin",
+        "knobs",
+        "operations",
+        "profile",
+        "abort_on",
+        "capacity",
+    }
 )
 ALIASES = {  # dotted field -> the flag's older, shorter name (listed first, so errors name it)
     "updater.transactions_per_second": "--tps",

@@ -19,7 +19,9 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, 
 
 from spanload.model.builtin_knobs import translate
 from spanload.model.capacity import CapacityConfig
+from spanload.model.definition_origin import DefinitionOrigin
 from spanload.model.errors import RunInvalid
+from spanload.model.field_words import words
 from spanload.model.pacing import OperationPacing, check_overrides, resolve
 from spanload.model.profile import Profile, check_target, field_of, is_closed_loop, patch_for
 from spanload.model.workload import KnobValue, WorkloadDefinition
@@ -221,17 +223,26 @@ class CommitKnee(_Strict):
 
 class Target(_Strict):
     kind: TargetKind = Field(
-        default=TargetKind.LOCAL, description="where the database is: the local Spanner, an emulator or Cloud Spanner"
+        default=TargetKind.LOCAL,
+        description="where the database is: the local Spanner, an emulator or Cloud Spanner",
+        json_schema_extra=words("Target", "target"),
     )
     emulator_host: str | None = Field(
-        default=None, description="host:port of the emulator or of a running local Spanner"
+        default=None,
+        description="host:port of the emulator or of a running local Spanner",
+        json_schema_extra=words("Emulator host", "host", "host:port"),
     )
-    project: str = Field(default="spanload", description="Google Cloud project id")
-    instance: str = Field(default="spanload", description="Spanner instance id")
+    project: str = Field(
+        default="spanload", description="Google Cloud project id", json_schema_extra=words("Project", "project")
+    )
+    instance: str = Field(
+        default="spanload", description="Spanner instance id", json_schema_extra=words("Instance", "instance")
+    )
     database: str = Field(
         default=DEFAULT_DATABASE,
         description="database id; a definition's tables are created when missing (spanload: spanload-pg "
         "for the PostgreSQL interfaces)",
+        json_schema_extra=words("Database", "database"),
     )
     latency_model: LatencyModel = Field(
         default=LatencyModel.NONE,
@@ -257,30 +268,71 @@ class Target(_Strict):
 
 
 class UpdaterConfig(_Strict):
-    enabled: bool = Field(default=True, description="run the updater, which writes at the target rate")
-    transactions_per_second: Rate = Field(default=1.0, description="transactions per second (may be below 1)")
-    mutations_per_transaction: Mutations = Field(
-        default=5, description="mean mutations per transaction (uniform 1..2m)"
+    enabled: bool = Field(
+        default=True,
+        description="run the updater, which writes at the target rate",
+        json_schema_extra=words("Updater on", "updater"),
     )
-    parallelism: InFlight = Field(default=8, description="transactions in flight at most")
+    transactions_per_second: Rate = Field(
+        default=1.0,
+        description="transactions per second (may be below 1)",
+        json_schema_extra=words("Write rate", "tx/s", "tx/s"),
+    )
+    mutations_per_transaction: Mutations = Field(
+        default=5,
+        description="mean mutations per transaction (uniform 1..2m)",
+        json_schema_extra=words("Mutations per tx", "mut/tx", "mutations"),
+    )
+    parallelism: InFlight = Field(
+        default=8,
+        description="transactions in flight at most",
+        json_schema_extra=words("Updater parallelism", "par", "in flight"),
+    )
     mode: UpdaterMode = Field(
         default=UpdaterMode.MUTATIONS,
         description="mutations: single-use commits; dml: read-write transactions with DML; batch_insert: row batches",
+        json_schema_extra=words("Write mode", "mode"),
     )
-    batch_rows: BatchRows = Field(default=6, description="rows per commit in batch_insert mode")
+    batch_rows: BatchRows = Field(
+        default=6,
+        description="rows per commit in batch_insert mode",
+        json_schema_extra=words("Rows per batch", "rows", "rows"),
+    )
     key_space: KeySpace = Field(
-        default=100_000, description="keys the updater picks from (uniformly); fewer keys, more overwrites"
+        default=100_000,
+        description="keys the updater picks from (uniformly); fewer keys, more overwrites",
+        json_schema_extra=words("Key space", "keys", "keys"),
     )
 
 
 class WatcherConfig(_Strict):
-    enabled: bool = Field(default=True, description="run the change watchers, which poll by commit timestamp")
-    watchers: Watchers = Field(default=1, description="watchers splitting the shard values")
-    poll_interval_ms: PollIntervalMs = Field(default=1000, description="time between polls, e.g. 1s or 500ms")
-    limit: RowLimit = Field(default=10_000, description="rows per poll; a full page re-polls at once")
-    table_hint: bool = Field(default=True, description="FORCE_INDEX the poll query")
+    enabled: bool = Field(
+        default=True,
+        description="run the change watchers, which poll by commit timestamp",
+        json_schema_extra=words("Watchers on", "watchers on"),
+    )
+    watchers: Watchers = Field(
+        default=1,
+        description="watchers splitting the shard values",
+        json_schema_extra=words("Watchers", "watchers", "watchers"),
+    )
+    poll_interval_ms: PollIntervalMs = Field(
+        default=1000,
+        description="time between polls, e.g. 1s or 500ms",
+        json_schema_extra=words("Poll interval", "poll", "ms"),
+    )
+    limit: RowLimit = Field(
+        default=10_000,
+        description="rows per poll; a full page re-polls at once",
+        json_schema_extra=words("Row limit", "limit", "rows"),
+    )
+    table_hint: bool = Field(
+        default=True, description="FORCE_INDEX the poll query", json_schema_extra=words("FORCE_INDEX hint", "hint")
+    )
     shard_filter: ShardFilter = Field(
-        default=ShardFilter.FIXED, description="fixed: ShardId IN (-18..18); not_null and none need exactly 1 watcher"
+        default=ShardFilter.FIXED,
+        description="fixed: ShardId IN (-18..18); not_null and none need exactly 1 watcher",
+        json_schema_extra=words("Shard filter", "filter"),
     )
 
     @model_validator(mode="after")
@@ -294,15 +346,32 @@ class WatcherConfig(_Strict):
 
 
 class ReaderConfig(_Strict):
-    enabled: bool = Field(default=False, description="run readers competing with the writes")
-    reads_per_second: Rate = Field(default=10.0, description="reads per second")
-    concurrency: InFlight = Field(default=4, description="reads in flight at most")
-    think_time_ms: ThinkTimeMs = Field(default=0, description="pause after each read, e.g. 100ms")
+    enabled: bool = Field(
+        default=False,
+        description="run readers competing with the writes",
+        json_schema_extra=words("Readers on", "readers on"),
+    )
+    reads_per_second: Rate = Field(
+        default=10.0, description="reads per second", json_schema_extra=words("Read rate", "reads/s", "reads/s")
+    )
+    concurrency: InFlight = Field(
+        default=4,
+        description="reads in flight at most",
+        json_schema_extra=words("Reader concurrency", "conc", "in flight"),
+    )
+    think_time_ms: ThinkTimeMs = Field(
+        default=0, description="pause after each read, e.g. 100ms", json_schema_extra=words("Think time", "think", "ms")
+    )
     query: ReaderQuery = Field(
         default=ReaderQuery.POINT,
         description="point: one row by key; recent_changes: the newest rows; leaderboard: a join (session_pool)",
+        json_schema_extra=words("Read query", "query"),
     )
-    staleness_s: StalenessS = Field(default=0.0, description="exact staleness of reads; 0 is strong")
+    staleness_s: StalenessS = Field(
+        default=0.0,
+        description="exact staleness of reads; 0 is strong",
+        json_schema_extra=words("Staleness", "stale", "s"),
+    )
 
 
 class PreloadConfig(_Strict):
@@ -312,6 +381,7 @@ class PreloadConfig(_Strict):
     rows: PreloadRows = Field(
         default=0,
         description="rows to load before the measured phase (0: none); skipped when the table already holds as many",
+        json_schema_extra=words("Preload rows", "preload", "rows"),
     )
 
 
@@ -319,18 +389,40 @@ class TpccConfig(_Strict):
     """The TPC-C workload (``workload: tpcc``). The data's shape (warehouses, items, customers) is
     fixed once the run starts; the TPC-C specification's sizes are the defaults."""
 
-    warehouses: Warehouses = Field(default=1, description="warehouses: the scale (10 districts each)")
+    warehouses: Warehouses = Field(
+        default=1,
+        description="warehouses: the scale (10 districts each)",
+        json_schema_extra=words("Warehouses", "W", "warehouses"),
+    )
     mode: TpccMode = Field(
-        default=TpccMode.CLOSED, description="closed: terminals back to back; open: Poisson arrivals at a rate"
+        default=TpccMode.CLOSED,
+        description="closed: terminals back to back; open: Poisson arrivals at a rate",
+        json_schema_extra=words("Pacing", "pacing"),
     )
-    terminals: InFlight = Field(default=8, description="terminals (closed), or transactions in flight at most (open)")
-    transactions_per_second: Rate = Field(default=50.0, description="open mode: transactions per second, all types")
+    terminals: InFlight = Field(
+        default=8,
+        description="terminals (closed), or transactions in flight at most (open)",
+        json_schema_extra=words("Terminals", "terms", "terminals"),
+    )
+    transactions_per_second: Rate = Field(
+        default=50.0,
+        description="open mode: transactions per second, all types",
+        json_schema_extra=words("Transaction rate", "tx/s", "tx/s"),
+    )
     keying_think_times: bool = Field(
-        default=False, description="the specification's keying and think times per terminal (off: throughput)"
+        default=False,
+        description="the specification's keying and think times per terminal (off: throughput)",
+        json_schema_extra=words("Keying and think times", "think"),
     )
-    items: Items = Field(default=100_000, description="items (and stock rows per warehouse); the spec has 100,000")
+    items: Items = Field(
+        default=100_000,
+        description="items (and stock rows per warehouse); the spec has 100,000",
+        json_schema_extra=words("Items", "items", "items"),
+    )
     customers_per_district: CustomersPerDistrict = Field(
-        default=3000, description="customers (and initial orders) per district; the spec has 3,000"
+        default=3000,
+        description="customers (and initial orders) per district; the spec has 3,000",
+        json_schema_extra=words("Customers per district", "cust", "customers"),
     )
 
 
@@ -342,17 +434,28 @@ class ClientConfig(_Strict):
         default=ClientInterface.GOOGLESQL,
         description="googlesql: the official client; postgresql: the official client on a PostgreSQL-dialect "
         "database; pgadapter: psycopg or pgx through PGAdapter (started for the run)",
+        json_schema_extra=words("Interface", "interface"),
     )
     pgadapter_host: str | None = Field(
         default=None,
         description="host:port of a running PGAdapter for the pgadapter interface; default: one started for the run",
+        json_schema_extra=words("PGAdapter host", "pgadapter", "host:port"),
     )
-    multiplexed_sessions: bool = Field(default=True, description="multiplexed sessions (else a session pool)")
-    session_pool_size: PoolSize = Field(default=100, description="sessions in the pool")
+    multiplexed_sessions: bool = Field(
+        default=True,
+        description="multiplexed sessions (else a session pool)",
+        json_schema_extra=words("Multiplexed sessions", "mux"),
+    )
+    session_pool_size: PoolSize = Field(
+        default=100,
+        description="sessions in the pool",
+        json_schema_extra=words("Session pool size", "pool", "sessions"),
+    )
     timeout_ms: TimeoutMs = Field(
         default=DEFAULT_TIMEOUT_MS,
         description="deadline of one operation, every RPC and client retry in it included; "
         "past it the operation fails with DEADLINE_EXCEEDED (or the code that kept it retrying)",
+        json_schema_extra=words("Operation timeout", "timeout", "ms"),
     )
 
 
@@ -361,25 +464,38 @@ class RunConfig(_Strict):
     ``placement`` and ``preload`` are fixed once it starts. ``updater``, ``watcher`` and ``reader``
     drive the report workloads; ``tpcc`` drives ``workload: tpcc`` (which ignores the other three)."""
 
-    name: RunName | None = Field(default=None, description="a name for the run")
+    name: RunName | None = Field(
+        default=None, description="a name for the run", json_schema_extra=words("Name", "name")
+    )
     preset: str | None = None
     target: Target = Field(default_factory=Target)
     duration_s: DurationS | None = Field(
-        default=None, description="how long to run, e.g. 60s, 2m, 1h (default: until stopped)"
+        default=None,
+        description="how long to run, e.g. 60s, 2m, 1h (default: until stopped)",
+        json_schema_extra=words("Duration", "duration", "s"),
     )
     workload: Workload = Field(
         default=Workload.CHANGE_WATCHER,
         description="change_watcher, write_benchmark, session_pool, participants (the reports' schemas) or tpcc",
+        json_schema_extra=words("Workload", "workload"),
     )
-    processes: Processes = Field(default=1, description="worker processes to spread updater and reader over")
+    processes: Processes = Field(
+        default=1,
+        description="worker processes to spread updater and reader over",
+        json_schema_extra=words("Worker processes", "procs", "processes"),
+    )
     runtime: WorkerRuntime = Field(
-        default=WorkerRuntime.PYTHON, description="worker program: python, or go (7-12x less client CPU per op)"
+        default=WorkerRuntime.PYTHON,
+        description="worker program: python, or go (7-12x less client CPU per op)",
+        json_schema_extra=words("Worker runtime", "runtime"),
     )
     placement: Placement | None = Field(
         default=None,
         description="where the workers run; default: local, or Ray when the server has SPANLOAD_RAY_ADDRESS",
     )
-    report_interval_s: ReportIntervalS = Field(default=1.0, description="report interval")
+    report_interval_s: ReportIntervalS = Field(
+        default=1.0, description="report interval", json_schema_extra=words("Report interval", "interval", "s")
+    )
     preload: PreloadConfig = Field(default_factory=PreloadConfig, description="the load phase before the measured one")
     updater: UpdaterConfig = Field(default_factory=UpdaterConfig)
     watcher: WatcherConfig = Field(default_factory=WatcherConfig)
@@ -388,6 +504,10 @@ class RunConfig(_Strict):
     tpcc: TpccConfig = Field(default_factory=TpccConfig)
     definition: WorkloadDefinition | None = Field(
         default=None, description="workload 'definition': the workload definition the workers interpret"
+    )
+    definition_origin: DefinitionOrigin | None = Field(
+        default=None,
+        description="where the definition came from: a built-in, or a saved definition's name and version",
     )
     knobs: dict[str, KnobValue] = Field(
         default_factory=dict, description="the definition's knob values (unset knobs keep their defaults)"
@@ -465,9 +585,16 @@ class RunConfig(_Strict):
                 f"workload 'definition' (got workload '{self.workload.value}')"
             )
         if self.definition is None:
-            if self.knobs or self.operations:
-                raise ValueError("knobs and operations belong to a workload definition (config.definition)")
+            if self.knobs or self.operations or self.definition_origin:
+                raise ValueError(
+                    "knobs, operations and definition_origin belong to a workload definition (config.definition)"
+                )
             return
+        if self.definition_origin is not None and self.definition_origin.definition != self.definition.name:
+            raise ValueError(
+                f"definition_origin.definition: {self.definition_origin.definition!r} is not the definition's name "
+                f"{self.definition.name!r}"
+            )
         try:
             self.definition.knob_values(self.knobs)
         except ValueError as err:
@@ -738,6 +865,7 @@ class ConfigPatch(_Patch):
             "report_interval_s",
             "preload",
             "definition",
+            "definition_origin",
             "seed",
             "create_schema",
             "abort_on",

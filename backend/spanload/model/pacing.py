@@ -10,6 +10,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from spanload.model.field_words import words
 from spanload.model.workload import KnobValue, Operation, WorkloadDefinition, duration_ms, is_ref, ref_name
 
 OpRate = Annotated[float, Field(gt=0, le=100_000)]
@@ -22,11 +23,23 @@ class OperationPacing(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    enabled: bool | None = Field(None, description="run this operation")
-    rate: OpRate | None = Field(None, description="open loop: executions per second")
-    max_in_flight: OpInFlight | None = Field(None, description="open loop: executions running at most")
-    concurrency: OpInFlight | None = Field(None, description="closed loop: executors")
-    think_time_ms: OpThinkMs | None = Field(None, description="closed loop: pause after each execution, ms")
+    enabled: bool | None = Field(None, description="run this operation", json_schema_extra=words("on", "on"))
+    rate: OpRate | None = Field(
+        None, description="open loop: executions per second", json_schema_extra=words("rate", "rate", "/s")
+    )
+    max_in_flight: OpInFlight | None = Field(
+        None,
+        description="open loop: executions running at most",
+        json_schema_extra=words("in flight", "in flight", "in flight"),
+    )
+    concurrency: OpInFlight | None = Field(
+        None, description="closed loop: executors", json_schema_extra=words("concurrency", "concurrency", "executors")
+    )
+    think_time_ms: OpThinkMs | None = Field(
+        None,
+        description="closed loop: pause after each execution, ms",
+        json_schema_extra=words("think time", "think", "ms"),
+    )
 
 
 class ResolvedPacing(BaseModel):

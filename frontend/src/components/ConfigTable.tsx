@@ -1,6 +1,7 @@
 // A run config as a table of knobs, grouped by section, with units; only the sections its workload uses.
 // A field changed while the run ran shows "at start → at end" and when it changed.
-import { formatValue, getPath, KNOBS, SECTION_TITLES, sectionUsed, unitFor } from "@/lib/knobs";
+import { unitFor } from "@/lib/format";
+import { formatValue, getPath, KNOBS, SECTION_TITLES, sectionUsed } from "@/lib/knobs";
 import type { LiveChange, RunConfig } from "@/lib/types";
 import { changeTimes, startToEnd } from "@/lib/liveChanges";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { definitionCharts, errorCodes } from "./definition";
+import { definitionCharts, definitionOrigin, errorCodes } from "./definition";
 import { toRows } from "./series";
 import type { Sample, WorkloadDefinition } from "./types";
 
@@ -18,5 +18,14 @@ describe("a definition run's charts", () => {
     expect(charts.map((c) => c.id)).toEqual(["op-lend-throughput", "op-lend-latency", "op-browse-throughput", "op-browse-latency", "op-report-throughput", "op-report-latency", "errors"]);
     const [row] = toRows([sample], charts);
     expect(row).toMatchObject({ x: 3, op_lend_target: 5, op_lend_ps: 4.5, op_lend_p50: 3, op_lend_p99: 9, op_lend_intended_p50: 4, op_lend_intended_p99: 30, op_browse_ps: null, errors_ps: 2, err_ABORTED: 2 });
+  });
+});
+
+describe("definitionOrigin", () => {
+  it("names a saved definition with its version, a built-in without, and nothing for an inline one", () => {
+    expect(definitionOrigin({ definition_origin: { source: "saved", definition: "my_shop", saved_version: 2 } })).toBe("my_shop v2 (saved)");
+    expect(definitionOrigin({ definition_origin: { source: "builtin", definition: "shop", saved_version: null } })).toBe("shop (built-in)");
+    expect(definitionOrigin({ definition_origin: null })).toBeNull();
+    expect(definitionOrigin({})).toBeNull(); // a run stored before runs recorded it
   });
 });

@@ -11,8 +11,8 @@ export function definitionControls(definition: WorkloadDefinition): Knob[] {
   const knobs = Object.entries(definition.knobs ?? {}).map(([name, k]) => definitionKnob(name, k));
   const pacing = Object.entries(definition.operations).flatMap(([op, o]) => {
     const knobbed = (v: unknown) => typeof v === "string" && v.startsWith("$");
-    if (o.concurrency != null) return knobbed(o.concurrency) ? [] : [pacingKnob(op, "concurrency", "executors", { min: 1, max: 256, step: 1 })];
-    return o.rate == null || knobbed(o.rate) ? [] : [pacingKnob(op, "rate", "/s", { min: 0.5, max: 1000, step: 0.5 })];
+    if (o.concurrency != null) return knobbed(o.concurrency) ? [] : [pacingKnob(op, "concurrency", { min: 1, max: 256, step: 1 })];
+    return o.rate == null || knobbed(o.rate) ? [] : [pacingKnob(op, "rate", { min: 0.5, max: 1000, step: 0.5 })];
   });
   return [...knobs, ...pacing];
 }
@@ -97,4 +97,12 @@ export function definitionCharts(definition: WorkloadDefinition, codes: readonly
     lines: [{ key: "errors_ps", label: "all errors/s", pick: gauge(Gauge.ERRORS_PS) }, ...codes.map((code) => ({ key: `err_${code}`, label: `${code}/s`, pick: errorsPerSecond(code) }))],
   };
   return [...perOp, errors];
+}
+
+/** Where a run's definition came from: "my_shop v2 (saved)", "shop (built-in)"; null when the
+ * run ran none, or one sent inline (or ran before runs recorded it). */
+export function definitionOrigin(config: { definition_origin?: RunConfig["definition_origin"] | undefined } | null | undefined): string | null {
+  const origin = config?.definition_origin;
+  if (!origin) return null;
+  return origin.saved_version != null ? `${origin.definition} v${origin.saved_version} (saved)` : `${origin.definition} (built-in)`;
 }

@@ -65,3 +65,24 @@ export function secondsBetween(start: string | number | null | undefined, end: s
   const b = toMs(end) ?? now;
   return Math.max(0, (b - a) / 1000);
 }
+
+/** Units that count things, as one of them: "1 process", "1 watcher" (not "1 processes"). */
+const SINGULAR_UNITS: Readonly<Record<string, string>> = {
+  customers: "customer",
+  executors: "executor",
+  items: "item",
+  keys: "key",
+  mutations: "mutation",
+  processes: "process",
+  rows: "row",
+  sessions: "session",
+  terminals: "terminal",
+  warehouses: "warehouse",
+  watchers: "watcher",
+};
+
+/** The knob's unit as it reads after this value: singular after exactly 1. */
+export function unitFor(knob: { unit?: string | undefined }, value: unknown): string {
+  if (!knob.unit) return "";
+  return Number(value) === 1 ? (SINGULAR_UNITS[knob.unit] ?? knob.unit) : knob.unit;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_CONFIG, diffPatch, KNOB_BY_PATH, sectionUsed, setPath, validateConfig, validateKnob } from "./knobs";
+import { DEFAULT_CONFIG, diffPatch, KNOB_BY_PATH, knobsFrom, SCHEMAS, type Schemas, sectionUsed, setPath, validateConfig, validateKnob } from "./knobs";
 
 const knob = (path: string) => {
   const k = KNOB_BY_PATH.get(path);
@@ -96,10 +96,39 @@ describe("knobs from the OpenAPI schema", () => {
       client: { interface: "googlesql", pgadapter_host: null, multiplexed_sessions: true, session_pool_size: 100, timeout_ms: 5000 },
       tpcc: { warehouses: 1, mode: "closed", terminals: 8, transactions_per_second: 50, keying_think_times: false, items: 100_000, customers_per_district: 3000 },
       definition: null, // a workload definition's run carries it (with knobs and operations, which default to {})
+      definition_origin: null, // where that definition came from (a saved one's name and version)
       seed: null, // drawn by the server when the run is created
       create_schema: false,
       profile: null, // no load profile: the rates are the config's
       capacity: null, // not a capacity search
     });
+  });
+});
+
+describe("knob words from the schema", () => {
+  const words = (k: { label: string; short: string; unit?: string | undefined }) => ({ label: k.label, short: k.short, unit: k.unit });
+  const poll = (schemas: Schemas) => knobsFrom(schemas, [{ path: "watcher.poll_interval_ms", section: "watcher" }])[0];
+
+  it("reads a field's label, chart short form and unit from its x-label, x-short and x-unit", () => {
+    expect(words(knob("watcher.poll_interval_ms"))).toEqual({ label: "Poll interval", short: "poll", unit: "ms" });
+    expect(words(knob("updater.parallelism"))).toEqual({ label: "Updater parallelism", short: "par", unit: "in flight" });
+    expect(words(knob("workload"))).toEqual({ label: "Workload", short: "workload", unit: undefined });
+  });
+
+  it("follows the schema: another schema, other words", () => {
+    const schemas = structuredClone(SCHEMAS);
+    const field = schemas.WatcherConfig?.properties?.poll_interval_ms;
+    if (!field) throw new Error("WatcherConfig.poll_interval_ms is not in the schema");
+    Object.assign(field, { "x-label": "Pause between polls", "x-short": "gap", "x-unit": "s" });
+    const changed = poll(schemas);
+    if (!changed) throw new Error("no knob");
+    expect(words(changed)).toEqual({ label: "Pause between polls", short: "gap", unit: "s" });
+    expect(validateKnob(changed, 5)).toBe("Pause between polls must be at least 10 s.");
+  });
+
+  it("refuses a shown field without words, naming it", () => {
+    const schemas = structuredClone(SCHEMAS);
+    delete schemas.WatcherConfig?.properties?.poll_interval_ms?.["x-label"];
+    expect(() => poll(schemas)).toThrow("RunConfig.watcher.poll_interval_ms has no x-label or x-short");
   });
 });

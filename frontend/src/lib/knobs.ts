@@ -1,29 +1,34 @@
-// Every knob of a run config: where it appears, its label and unit, written here; its help (the
-// field's description), type, range, options, whether it may be empty and whether it is live, read
-// from the backend's OpenAPI schema (lib/api/openapi.json, `make types`). The forms check each field
+// Every knob of a run config: where it appears (its section, whether it is a live control, its
+// slider), written here; its words (label, chart-marker short form, unit: the schema's x-label,
+// x-short and x-unit, from backend/spanload/model/field_words.py), help (the field's description),
+// type, range, options, whether it may be empty and whether it is live, read from the backend's
+// OpenAPI schema (lib/api/openapi.json, `make types`). The forms check each field
 // against its own bounds as it is typed; rules that tie fields together are the backend's alone,
 // and its 422 names the field at fault (`field`), where the form places the answer.
 import openapi from "./api/openapi.json";
+import { unitFor } from "./format";
 import type { ConfigPatch, RunConfig } from "./types";
 
 export type KnobKind = "float" | "int" | "bool" | "enum" | "text";
 
-/** What the UI adds to a config field: words, and where it appears. */
-interface KnobSpec {
+/** What the UI adds to a config field: where it appears. */
+export interface KnobLayout {
   /** Dotted path in RunConfig, e.g. "updater.transactions_per_second". */
   path: string;
   section: "run" | "target" | "tpcc" | "updater" | "watcher" | "reader" | "client";
-  label: string;
-  /** A few characters for chart markers. */
-  short: string;
-  unit?: string;
   /** Shown in the live control panel. */
   control?: boolean;
   /** Slider range for the control panel (the numeric input still takes the full range); max defaults to the bound. */
   slider?: { min: number; max?: number; step: number };
 }
 
-export interface Knob extends Omit<KnobSpec, "slider"> {
+export interface Knob extends Omit<KnobLayout, "slider"> {
+  /** The field's name in the UI (the schema's x-label). */
+  label: string;
+  /** A few characters for chart markers (x-short). */
+  short: string;
+  /** Shown beside the value (x-unit). */
+  unit?: string;
   /** One line of help: the field's description in the backend's schema. */
   help: string;
   kind: KnobKind;
@@ -54,13 +59,19 @@ interface JsonSchema {
   maxLength?: number;
   default?: unknown;
   description?: string;
+  "x-label"?: string;
+  "x-short"?: string;
+  "x-unit"?: string;
 }
 
-const SCHEMAS = openapi.components.schemas as unknown as Record<string, JsonSchema>;
+export type Schemas = Record<string, JsonSchema>;
 
-function deref(schema: JsonSchema): JsonSchema {
+/** The backend's models, from its OpenAPI schema. */
+export const SCHEMAS = openapi.components.schemas as unknown as Schemas;
+
+function deref(schema: JsonSchema, schemas: Schemas): JsonSchema {
   const name = schema.$ref?.split("/").pop();
-  const target = name === undefined ? schema : SCHEMAS[name];
+  const target = name === undefined ? schema : schemas[name];
   if (!target) throw new Error(`the OpenAPI schema has no ${String(schema.$ref)}`);
   return target;
 }
@@ -70,23 +81,26 @@ interface Field {
   nullable: boolean;
   /** The property's own description, else its model's. */
   description?: string;
+  /** The property itself, where its words (x-label...) are. */
+  property: JsonSchema;
 }
 
 /** The schema of a field, with `null` taken out of an anyOf (then `nullable`). */
-function unwrap(schema: JsonSchema): Field {
+function unwrap(schema: JsonSchema, schemas: Schemas): Field {
   const branches = schema.anyOf ?? [schema];
   const nonNull = branches.filter((b) => b.type !== "null");
   const only = nonNull.length === 1 ? nonNull[0] : undefined;
-  const target = deref(only ?? schema);
-  return { schema: target, nullable: branches.length !== nonNull.length, description: schema.description ?? target.description };
+  const target = deref(only ?? schema, schemas);
+  return { schema: target, nullable: branches.length !== nonNull.length, description: schema.description ?? target.description, property: schema };
 }
 
 /** The schema of a dotted path under a model, e.g. ("RunConfig", "watcher.limit"), or undefined. */
-export function fieldSchema(model: string, path: string): Field | undefined {
-  let current: Field | undefined = { schema: SCHEMAS[model] ?? {}, nullable: false };
+export function fieldSchema(model: string, path: string, schemas: Schemas = SCHEMAS): Field | undefined {
+  const root = schemas[model] ?? {};
+  let current: Field | undefined = { schema: root, nullable: false, property: root };
   for (const part of path.split(".")) {
     const prop: JsonSchema | undefined = current?.schema.properties?.[part];
-    current = prop ? unwrap(prop) : undefined;
+    current = prop ? unwrap(prop, schemas) : undefined;
   }
   return current;
 }
@@ -105,22 +119,29 @@ function kindOf(schema: JsonSchema): KnobKind {
   }
 }
 
-/** A knob from its field's schema (`model`'s field at `field`, else `spec.path` in RunConfig). */
-function fromSchema(spec: KnobSpec, model = "RunConfig", field = spec.path, live?: boolean): Knob {
-  const found = fieldSchema(model, field);
+/** A knob from its field's schema (`model`'s field at `field`, else `spec.path` in RunConfig). A
+ * field the UI shows without its words (x-label, x-short) is an error in the backend's model. */
+function fromSchema(spec: KnobLayout, schemas: Schemas = SCHEMAS, model = "RunConfig", field = spec.path, live?: boolean): Knob {
+  const found = fieldSchema(model, field, schemas);
   if (!found) throw new Error(`knob ${field} is not a ${model} field in the OpenAPI schema`);
-  const { schema, nullable, description } = found;
+  const { schema, nullable, description, property } = found;
+  const label = property["x-label"];
+  const short = property["x-short"];
+  if (!label || !short) throw new Error(`${model}.${field} has no x-label or x-short: give it words() in the backend's model`);
   const kind = kindOf(schema);
   const min = schema.minimum ?? schema.exclusiveMinimum;
   const max = kind === "text" ? schema.maxLength : schema.maximum;
   const knob: Knob = {
     ...spec,
+    label,
+    short,
     help: sentence(description ?? ""),
     kind,
-    live: live ?? fieldSchema("ConfigPatch", spec.path) !== undefined,
+    live: live ?? fieldSchema("ConfigPatch", spec.path, schemas) !== undefined,
     optional: nullable,
     slider: spec.slider && { min: spec.slider.min, max: spec.slider.max ?? max ?? spec.slider.min, step: spec.slider.step },
   };
+  if (property["x-unit"]) knob.unit = property["x-unit"];
   if (min !== undefined) knob.min = min;
   if (schema.exclusiveMinimum !== undefined && schema.minimum === undefined) knob.minExclusive = true;
   if (max !== undefined) knob.max = max;
@@ -128,11 +149,11 @@ function fromSchema(spec: KnobSpec, model = "RunConfig", field = spec.path, live
   return knob;
 }
 
-/** A definition operation's pacing field (`operations.<op>.rate`...) as a live knob: its bounds and
- * help from the backend's OperationPacing. */
-export function pacingKnob(operation: string, field: "rate" | "concurrency", unit: string, slider: { min: number; max: number; step: number }): Knob {
-  const knob = fromSchema({ path: `operations.${operation}.${field}`, section: "run", label: `${operation}: ${field}`, short: `${operation} ${field}`, unit, slider }, "OperationPacing", field, true);
-  return { ...knob, optional: false };
+/** A definition operation's pacing field (`operations.<op>.rate`...) as a live knob: its bounds,
+ * words and help from the backend's OperationPacing, named after the operation. */
+export function pacingKnob(operation: string, field: "rate" | "concurrency", slider: { min: number; max: number; step: number }): Knob {
+  const knob = fromSchema({ path: `operations.${operation}.${field}`, section: "run", slider }, SCHEMAS, "OperationPacing", field, true);
+  return { ...knob, label: `${operation}: ${knob.label}`, short: `${operation} ${knob.short}`, optional: false };
 }
 
 /** A model's defaults from the schema: a field's default, null for an optional field (an optional
@@ -140,7 +161,7 @@ export function pacingKnob(operation: string, field: "rate" | "concurrency", uni
 function defaultsOf(model: JsonSchema): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, prop] of Object.entries(model.properties ?? {})) {
-    const { schema, nullable } = unwrap(prop);
+    const { schema, nullable } = unwrap(prop, SCHEMAS);
     if ("default" in prop) out[name] = prop.default;
     else if (nullable) out[name] = null;
     else if (schema.properties) out[name] = defaultsOf(schema);
@@ -155,59 +176,65 @@ function sentence(text: string): string {
   return /[.!?)]$/.test(first) ? first : `${first}.`;
 }
 
-const KNOB_SPECS: readonly KnobSpec[] = [
-  { path: "name", section: "run", label: "Name", short: "name" },
-  { path: "duration_s", section: "run", label: "Duration", short: "duration", unit: "s" },
-  { path: "workload", section: "run", label: "Workload", short: "workload" },
-  { path: "processes", section: "run", label: "Worker processes", short: "procs", unit: "processes" },
-  { path: "runtime", section: "run", label: "Worker runtime", short: "runtime" },
-  { path: "preload.rows", section: "run", label: "Preload rows", short: "preload", unit: "rows" },
-  { path: "report_interval_s", section: "run", label: "Report interval", short: "interval", unit: "s" },
+/** Where each run-level field appears, in order; its words are the backend's. */
+export const KNOB_LAYOUT: readonly KnobLayout[] = [
+  { path: "name", section: "run" },
+  { path: "duration_s", section: "run" },
+  { path: "workload", section: "run" },
+  { path: "processes", section: "run" },
+  { path: "runtime", section: "run" },
+  { path: "preload.rows", section: "run" },
+  { path: "report_interval_s", section: "run" },
 
-  { path: "target.kind", section: "target", label: "Target", short: "target" },
-  { path: "target.emulator_host", section: "target", label: "Emulator host", short: "host", unit: "host:port" },
-  { path: "target.project", section: "target", label: "Project", short: "project" },
-  { path: "target.instance", section: "target", label: "Instance", short: "instance" },
-  { path: "target.database", section: "target", label: "Database", short: "database" },
+  { path: "target.kind", section: "target" },
+  { path: "target.emulator_host", section: "target" },
+  { path: "target.project", section: "target" },
+  { path: "target.instance", section: "target" },
+  { path: "target.database", section: "target" },
 
-  { path: "tpcc.warehouses", section: "tpcc", label: "Warehouses", short: "W", unit: "warehouses" },
-  { path: "tpcc.mode", section: "tpcc", label: "Pacing", short: "pacing" },
-  { path: "tpcc.terminals", section: "tpcc", label: "Terminals", short: "terms", unit: "terminals", control: true, slider: { min: 1, max: 128, step: 1 } },
-  { path: "tpcc.transactions_per_second", section: "tpcc", label: "Transaction rate", short: "tx/s", unit: "tx/s", control: true, slider: { min: 1, max: 1000, step: 1 } },
-  { path: "tpcc.keying_think_times", section: "tpcc", label: "Keying and think times", short: "think", control: true },
-  { path: "tpcc.items", section: "tpcc", label: "Items", short: "items", unit: "items" },
-  { path: "tpcc.customers_per_district", section: "tpcc", label: "Customers per district", short: "cust", unit: "customers" },
+  { path: "tpcc.warehouses", section: "tpcc" },
+  { path: "tpcc.mode", section: "tpcc" },
+  { path: "tpcc.terminals", section: "tpcc", control: true, slider: { min: 1, max: 128, step: 1 } },
+  { path: "tpcc.transactions_per_second", section: "tpcc", control: true, slider: { min: 1, max: 1000, step: 1 } },
+  { path: "tpcc.keying_think_times", section: "tpcc", control: true },
+  { path: "tpcc.items", section: "tpcc" },
+  { path: "tpcc.customers_per_district", section: "tpcc" },
 
-  { path: "updater.enabled", section: "updater", label: "Updater on", short: "updater" },
-  { path: "updater.transactions_per_second", section: "updater", label: "Write rate", short: "tx/s", unit: "tx/s", control: true, slider: { min: 0.5, max: 500, step: 0.5 } },
-  { path: "updater.mutations_per_transaction", section: "updater", label: "Mutations per tx", short: "mut/tx", unit: "mutations", control: true, slider: { min: 1, max: 500, step: 1 } },
-  { path: "updater.parallelism", section: "updater", label: "Updater parallelism", short: "par", unit: "threads" },
-  { path: "updater.mode", section: "updater", label: "Write mode", short: "mode" },
-  { path: "updater.batch_rows", section: "updater", label: "Rows per batch", short: "rows", unit: "rows" },
+  { path: "updater.enabled", section: "updater" },
+  { path: "updater.transactions_per_second", section: "updater", control: true, slider: { min: 0.5, max: 500, step: 0.5 } },
+  { path: "updater.mutations_per_transaction", section: "updater", control: true, slider: { min: 1, max: 500, step: 1 } },
+  { path: "updater.parallelism", section: "updater" },
+  { path: "updater.mode", section: "updater" },
+  { path: "updater.batch_rows", section: "updater" },
 
-  { path: "updater.key_space", section: "updater", label: "Key space", short: "keys", unit: "keys" },
+  { path: "updater.key_space", section: "updater" },
 
-  { path: "watcher.enabled", section: "watcher", label: "Watchers on", short: "watchers on" },
-  { path: "watcher.watchers", section: "watcher", label: "Watchers", short: "watchers", unit: "watchers", control: true, slider: { min: 1, step: 1 } },
-  { path: "watcher.poll_interval_ms", section: "watcher", label: "Poll interval", short: "poll", unit: "ms", control: true, slider: { min: 10, max: 10_000, step: 10 } },
-  { path: "watcher.limit", section: "watcher", label: "Row limit", short: "limit", unit: "rows", control: true, slider: { min: 1, max: 100_000, step: 1 } },
-  { path: "watcher.table_hint", section: "watcher", label: "FORCE_INDEX hint", short: "hint", control: true },
-  { path: "watcher.shard_filter", section: "watcher", label: "Shard filter", short: "filter", control: true },
+  { path: "watcher.enabled", section: "watcher" },
+  { path: "watcher.watchers", section: "watcher", control: true, slider: { min: 1, step: 1 } },
+  { path: "watcher.poll_interval_ms", section: "watcher", control: true, slider: { min: 10, max: 10_000, step: 10 } },
+  { path: "watcher.limit", section: "watcher", control: true, slider: { min: 1, max: 100_000, step: 1 } },
+  { path: "watcher.table_hint", section: "watcher", control: true },
+  { path: "watcher.shard_filter", section: "watcher", control: true },
 
-  { path: "reader.enabled", section: "reader", label: "Readers on", short: "readers on" },
-  { path: "reader.reads_per_second", section: "reader", label: "Read rate", short: "reads/s", unit: "reads/s", control: true, slider: { min: 1, max: 1000, step: 1 } },
-  { path: "reader.concurrency", section: "reader", label: "Reader concurrency", short: "conc", unit: "readers", control: true, slider: { min: 1, max: 128, step: 1 } },
-  { path: "reader.think_time_ms", section: "reader", label: "Think time", short: "think", unit: "ms", control: true, slider: { min: 0, max: 5000, step: 10 } },
-  { path: "reader.query", section: "reader", label: "Read query", short: "query" },
-  { path: "reader.staleness_s", section: "reader", label: "Staleness", short: "stale", unit: "s" },
+  { path: "reader.enabled", section: "reader" },
+  { path: "reader.reads_per_second", section: "reader", control: true, slider: { min: 1, max: 1000, step: 1 } },
+  { path: "reader.concurrency", section: "reader", control: true, slider: { min: 1, max: 128, step: 1 } },
+  { path: "reader.think_time_ms", section: "reader", control: true, slider: { min: 0, max: 5000, step: 10 } },
+  { path: "reader.query", section: "reader" },
+  { path: "reader.staleness_s", section: "reader" },
 
-  { path: "client.interface", section: "client", label: "Interface", short: "interface" },
-  { path: "client.pgadapter_host", section: "client", label: "PGAdapter host", short: "pgadapter", unit: "host:port" },
-  { path: "client.multiplexed_sessions", section: "client", label: "Multiplexed sessions", short: "mux" },
-  { path: "client.session_pool_size", section: "client", label: "Session pool size", short: "pool", unit: "sessions" },
-  { path: "client.timeout_ms", section: "client", label: "Operation timeout", short: "timeout", unit: "ms", control: true, slider: { min: 100, max: 30_000, step: 100 } },
+  { path: "client.interface", section: "client" },
+  { path: "client.pgadapter_host", section: "client" },
+  { path: "client.multiplexed_sessions", section: "client" },
+  { path: "client.session_pool_size", section: "client" },
+  { path: "client.timeout_ms", section: "client", control: true, slider: { min: 100, max: 30_000, step: 100 } },
 ];
-export const KNOBS: readonly Knob[] = KNOB_SPECS.map((spec) => fromSchema(spec));
+/** The knobs of a layout, from a schema's fields (the backend's, unless a test gives its own). */
+export function knobsFrom(schemas: Schemas, layout: readonly KnobLayout[] = KNOB_LAYOUT): Knob[] {
+  return layout.map((spec) => fromSchema(spec, schemas));
+}
+
+export const KNOBS: readonly Knob[] = knobsFrom(SCHEMAS);
 
 export const KNOB_BY_PATH: ReadonlyMap<string, Knob> = new Map(KNOBS.map((k) => [k.path, k]));
 
@@ -317,28 +344,6 @@ export function changeLabel(changes: Record<string, unknown>): string {
   return Object.entries(changes)
     .map(([path, value]) => `${KNOB_BY_PATH.get(path)?.short ?? path}=${formatValue(value)}`)
     .join(", ");
-}
-
-/** Units that count things, as one of them: "1 process", "1 watcher" (not "1 processes"). */
-const SINGULAR_UNITS: Readonly<Record<string, string>> = {
-  customers: "customer",
-  items: "item",
-  keys: "key",
-  mutations: "mutation",
-  processes: "process",
-  readers: "reader",
-  rows: "row",
-  sessions: "session",
-  terminals: "terminal",
-  threads: "thread",
-  warehouses: "warehouse",
-  watchers: "watcher",
-};
-
-/** The knob's unit as it reads after this value: singular after exactly 1. */
-export function unitFor(knob: Pick<Knob, "unit">, value: unknown): string {
-  if (!knob.unit) return "";
-  return Number(value) === 1 ? (SINGULAR_UNITS[knob.unit] ?? knob.unit) : knob.unit;
 }
 
 export function formatValue(value: unknown): string {

@@ -33,7 +33,11 @@ class RunCreate(BaseModel):
     preset: Name | None = Field(default=None, description="a preset name from GET /api/presets")
     config: RunConfig | None = Field(default=None, description="a whole run config (instead of a preset)")
     definition_name: Name | None = Field(
-        default=None, description="run a built-in workload definition (GET /api/workloads) by name"
+        default=None,
+        description="run a workload definition (GET /api/workloads) by name: a built-in, else a saved one",
+    )
+    definition_version: Annotated[int, Field(ge=1)] | None = Field(
+        default=None, description="with definition_name: that version of the saved definition (default: its latest)"
     )
     overrides: dict[str, Any] = Field(
         default_factory=dict, description="fields of RunConfig deep-merged onto the preset's (or default) config"

@@ -1090,6 +1090,21 @@ export interface components {
              */
             scale: number;
         };
+        /** DefinitionOrigin */
+        DefinitionOrigin: {
+            /**
+             * Definition
+             * @description the definition's name
+             */
+            definition: string;
+            /**
+             * Saved Version
+             * @description the saved definition's version (1, 2, ...); none for a built-in
+             */
+            saved_version?: number | null;
+            /** @description builtin: a file of workloads/; saved: saved in the run store */
+            source: components["schemas"]["OriginKind"];
+        };
         /**
          * DefinitionProblem
          * @description One thing wrong with a definition, where it is.
@@ -1609,6 +1624,11 @@ export interface components {
             think_time_ms?: number | null;
         };
         /**
+         * OriginKind
+         * @enum {string}
+         */
+        OriginKind: "builtin" | "saved";
+        /**
          * Part
          * @enum {string}
          */
@@ -2080,6 +2100,8 @@ export interface components {
             create_schema: boolean;
             /** @description workload 'definition': the workload definition the workers interpret */
             definition?: components["schemas"]["WorkloadDefinition"] | null;
+            /** @description where the definition came from: a built-in, or a saved definition's name and version */
+            definition_origin?: components["schemas"]["DefinitionOrigin"] | null;
             /**
              * Duration S
              * @description how long to run, e.g. 60s, 2m, 1h (default: until stopped)
@@ -2154,9 +2176,14 @@ export interface components {
             config?: components["schemas"]["RunConfig"] | null;
             /**
              * Definition Name
-             * @description run a built-in workload definition (GET /api/workloads) by name
+             * @description run a workload definition (GET /api/workloads) by name: a built-in, else a saved one
              */
             definition_name?: string | null;
+            /**
+             * Definition Version
+             * @description with definition_name: that version of the saved definition (default: its latest)
+             */
+            definition_version?: number | null;
             /** Name */
             name?: string | null;
             /** Notes */

@@ -3,6 +3,7 @@
 import { useMemo, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router-dom";
 import { ConfigTable } from "@/components/ConfigTable";
+import { definitionOrigin } from "@/lib/definition";
 import { EventList } from "@/components/EventList";
 import { BreakdownCharts } from "@/components/BreakdownChart";
 import { RunCharts } from "@/components/RunCharts";
@@ -97,7 +98,14 @@ export function RunDetailPage() {
       {deleteError && <p className="inline-error">{deleteError}</p>}
       <p className="meta-line">
         preset <strong>{r.preset ?? "—"}</strong> · target <strong>{r.config?.target?.kind ?? "—"}</strong> · runtime{" "}
-        <strong data-testid="runtime">{r.config?.runtime ?? "python"}</strong> · started {formatDate(r.started_at ?? r.created_at)} ·
+        <strong data-testid="runtime">{r.config?.runtime ?? "python"}</strong>
+        {definitionOrigin(r.config) && (
+          <>
+            {" "}
+            · definition <strong data-testid="definition-origin">{definitionOrigin(r.config)}</strong>
+          </>
+        )}{" "}
+        · started {formatDate(r.started_at ?? r.created_at)} ·
         duration {formatDuration(runDuration(r))}
       </p>
       {r.status === "failed" && (

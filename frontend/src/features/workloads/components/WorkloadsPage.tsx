@@ -36,11 +36,14 @@ operations:
 
 type Busy = "validate" | "dry-run" | "save" | "start" | null;
 
-/** The saved definition open in the editor: its name, the version shown, and how many there are. */
+/** The saved definition open in the editor: its name, the version shown, how many there are, and
+ * its text (while the editor holds it unchanged, Start runs that version by name, and the run
+ * records it). */
 interface OpenSaved {
   name: string;
   version: number;
   versions: number;
+  source: string;
 }
 
 function WorkloadItem({ w, onOpen }: { w: WorkloadSummary; onOpen: () => void }) {
@@ -160,7 +163,7 @@ export function WorkloadsPage() {
       if (origin === "saved") {
         const found = await getSavedWorkload(name, version);
         setText(found.source);
-        setSaved({ name, version: found.version, versions: found.versions });
+        setSaved({ name, version: found.version, versions: found.versions, source: found.source });
       } else {
         setText((await getWorkload(name)).source);
         setSaved(null);
@@ -179,7 +182,7 @@ export function WorkloadsPage() {
     try {
       const answer = await saveWorkload(text);
       setProblems([]);
-      setSaved({ name: answer.name, version: answer.version, versions: answer.versions });
+      setSaved({ name: answer.name, version: answer.version, versions: answer.versions, source: text });
       setNotice(answer.created ? `Saved ${answer.name} as version ${answer.version}.` : `${answer.name} version ${answer.version} is this text already: nothing new saved.`);
       workloads.reload();
     } catch (err) {
@@ -215,15 +218,13 @@ export function WorkloadsPage() {
     try {
       const definition = parse(text) as { name?: string };
       const seconds = Number(duration);
-      const run = await createRun({
-        name: definition.name ?? null,
-        overrides: {
-          workload: "definition",
-          definition,
-          client: { interface: iface },
-          ...(duration.trim() && seconds > 0 ? { duration_s: seconds } : {}),
-        },
-      });
+      const shared = { client: { interface: iface }, ...(duration.trim() && seconds > 0 ? { duration_s: seconds } : {}) };
+      const asSaved = saved !== null && saved.source === text;
+      const run = await createRun(
+        asSaved
+          ? { name: definition.name ?? null, definition_name: saved.name, definition_version: saved.version, overrides: shared }
+          : { name: definition.name ?? null, overrides: { workload: "definition", definition, ...shared } },
+      );
       navigate(`/runs/${run.id}/live`);
     } catch (err) {
       setMessage(err instanceof Error ? err.message : String(err));
