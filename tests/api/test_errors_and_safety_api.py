@@ -275,3 +275,20 @@ def test_max_tps_is_read_from_the_environment(tmp_path: Path, monkeypatch: pytes
     monkeypatch.setenv("SPANLOAD_MAX_TPS", "not-a-number")
     with pytest.raises(ValueError, match="max_tps"):
         make_settings(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "field"),
+    [
+        ("POST", "/api/runs", {"config": {"updater": {"parallelism": 0}}}, "updater.parallelism"),
+        ("POST", "/api/runs", {"config": {"updater": {"no_such_knob": 1}}}, "updater.no_such_knob"),
+        ("GET", "/api/runs?limit=0", None, "limit"),
+    ],
+)
+def test_fastapis_own_422_names_the_field_as_the_apps_do(
+    client: TestClient, method: str, path: str, body: dict[str, Any] | None, field: str
+) -> None:
+    response = client.request(method, path, json=body)
+    assert response.status_code == 422, response.text
+    assert response.json()["field"] == field
+    assert isinstance(response.json()["detail"], list)  # FastAPI's list stays, for clients that read loc

@@ -1,6 +1,8 @@
 """HTTP and websocket API: one router module per resource, included from here."""
 
 from fastapi import APIRouter, Depends, FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from spanload.api import compare, experiments, health, live, metrics, presets, reports, runs, samples, workloads
@@ -40,12 +42,40 @@ async def _run_error(_: Request, err: Exception) -> JSONResponse:
     return JSONResponse(body, status_code=err.status_code)
 
 
+REQUEST_PARTS = ("body", "query", "path", "header", "cookie")
+
+
+def validation_field(loc: tuple[int | str, ...] | list[int | str]) -> str | None:
+    """The dotted field a request-validation error's ``loc`` names, as the app's own 422s name it: the
+    request part dropped, and a run start's ``config`` too (``body.config.updater.parallelism`` ->
+    ``updater.parallelism``, ``query.limit`` -> ``limit``); None when nothing is left."""
+    parts = [str(p) for p in loc]
+    if parts and parts[0] in REQUEST_PARTS:
+        parts = parts[1:]
+    if parts and parts[0] == "config":
+        parts = parts[1:]
+    return ".".join(parts) or None
+
+
+async def _validation_error(_: Request, err: Exception) -> JSONResponse:
+    """FastAPI's own 422 (``detail``: its list of ``{loc, msg, type}``) with the first error's field
+    beside it, as every 422 of the app carries ``field``, so a form places it without parsing ``loc``."""
+    assert isinstance(err, RequestValidationError)
+    errors = list(err.errors())
+    body: dict[str, object] = {"detail": jsonable_encoder(errors)}
+    field = validation_field(errors[0].get("loc", ())) if errors else None
+    if field is not None:
+        body["field"] = field
+    return JSONResponse(body, status_code=422)
+
+
 def install(app: FastAPI, settings: Settings) -> None:
     """Host and Origin checks, routers, error handlers, and the built frontend at ``/`` when it exists."""
     install_guards(app, settings)
     app.include_router(api_router)
     app.include_router(metrics_router)
     app.add_exception_handler(RunError, _run_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
     install_openapi(app)
     install_docs(app, settings)
     if (settings.frontend_dist / "index.html").is_file():
