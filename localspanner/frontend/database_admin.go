@@ -138,6 +138,13 @@ func (s *databaseAdmin) UpdateDatabaseDdl(ctx context.Context, req *dbpb.UpdateD
 		}
 	}
 	n, err := exec.ApplyDDL(ctx, db, req.Statements, req.ProtoDescriptors)
+	if n == 0 && spanerr.IsSyntax(err) {
+		// Spanner rejects a batch that does not parse before it makes an operation.
+		if opName != "" {
+			s.b.ops.release(opName)
+		}
+		return nil, err
+	}
 	meta := &dbpb.UpdateDatabaseDdlMetadata{Database: req.Database, Statements: req.Statements}
 	now := timestamppb.Now()
 	for i := 0; i < n; i++ {

@@ -53,6 +53,13 @@ func (o *operations) reserve(parent, id string) (string, error) {
 	return name, nil
 }
 
+// release gives back a name reserve claimed for a call that made no operation.
+func (o *operations) release(name string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	delete(o.ops, name)
+}
+
 // validOperationID: 2 to 128 characters, [a-z][a-z0-9_]*, as Spanner requires.
 func validOperationID(id string) bool {
 	if len(id) < 2 || len(id) > 128 || id[0] < 'a' || id[0] > 'z' {

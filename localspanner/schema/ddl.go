@@ -16,7 +16,7 @@ func ParseDDL(stmt string) (d ast.DDL, err error) {
 	// memefish panics on some malformed input; that is a syntax error, not a crash.
 	defer func() {
 		if r := recover(); r != nil {
-			d, err = nil, spanerr.InvalidArgument("Error parsing Spanner DDL statement: %s : %v", stmt, r)
+			d, err = nil, spanerr.Syntax("Error parsing Spanner DDL statement: %s : %v", stmt, r)
 		}
 	}()
 	if err := CheckNesting(stmt); err != nil {
@@ -27,7 +27,7 @@ func ParseDDL(stmt string) (d ast.DDL, err error) {
 		if verr := missingSecurity(stmt); verr != nil {
 			return nil, verr
 		}
-		return nil, spanerr.InvalidArgument("Error parsing Spanner DDL statement: %s : %v", stmt, err)
+		return nil, spanerr.Syntax("Error parsing Spanner DDL statement: %s : %v", stmt, err)
 	}
 	return d, nil
 }
@@ -95,7 +95,7 @@ func Apply(prev []string, stmt string) (*Change, error) {
 		return nil, err
 	}
 	if err := c.apply(d, stmt); err != nil {
-		return nil, err
+		return nil, spannerSyntaxError(stmt, err)
 	}
 	ch := &Change{Catalog: c, Old: old, Stmt: d}
 	if noOp(old, d) {

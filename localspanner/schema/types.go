@@ -66,8 +66,9 @@ func (c *Catalog) columnType(st ast.SchemaType) (*spannerpb.Type, int64, error) 
 		name := namedTypeName(t)
 		typ, err := c.ProtoType(name)
 		if err != nil && !strings.Contains(name, ".") {
-			// Not a bundled type, nor shaped like one: a misspelt scalar type.
-			return nil, 0, spanerr.Unimplemented("column type %s is not supported", name)
+			// Not a bundled type, nor shaped like one: a misspelt scalar type, which
+			// Spanner's parser rejects (see unknownTypeError).
+			return nil, 0, &unknownTypeError{pos: int(t.Pos()), end: int(t.End())}
 		}
 		return typ, 0, err
 	default:

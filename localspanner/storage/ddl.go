@@ -19,8 +19,14 @@ func (d *DB) DDL() []string { return d.Catalog().DDL() }
 func (d *DB) ApplyDDL(ctx context.Context, stmts []string, comp schema.Compilers) (int, error) {
 	d.commitMu.Lock()
 	defer d.commitMu.Unlock()
+	if err := d.parseBatch(stmts); err != nil {
+		return 0, err
+	}
 	for i, s := range stmts {
 		if err := d.applyOne(ctx, s, comp); err != nil {
+			if spanerr.IsSyntax(err) {
+				return i, err // Spanner's parse error names the statement itself
+			}
 			return i, fmt.Errorf("statement %q: %w", schema.StripDescriptors(s), err)
 		}
 	}
@@ -125,5 +131,27 @@ func (d *DB) applyOne(ctx context.Context, stmt string, comp schema.Compilers) e
 	d.forgetSplits(dropped)
 	d.resetStmts()
 	d.cat.Store(ch.Catalog.WithDialect(d.Dialect()))
+	return nil
+}
+
+// parseBatch finds a statement of stmts that does not parse, as Spanner does before
+// it applies any of the batch: it replays the batch on the catalog alone (a misspelt
+// column type shows only against the proto bundle of the statements before it). Past
+// a statement that fails otherwise (applying reports that one), it only parses.
+func (d *DB) parseBatch(stmts []string) error {
+	prev, replay := d.ddl, true
+	for _, s := range stmts {
+		var err error
+		if replay {
+			_, err = schema.Apply(prev, s)
+		} else {
+			_, err = schema.ParseDDL(s)
+		}
+		if spanerr.IsSyntax(err) {
+			return err
+		}
+		replay = replay && err == nil
+		prev = append(prev[:len(prev):len(prev)], s)
+	}
 	return nil
 }

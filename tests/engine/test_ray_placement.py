@@ -14,7 +14,7 @@ import signal
 import subprocess
 
 import pytest
-import ray  # noqa: F401  (a pinned dependency: a broken install fails here, it is never skipped)
+import ray  # a pinned dependency: a broken install fails here, it is never skipped
 
 from spanload.engine.supervisor import RunError, Supervisor, describe_exit
 from spanload.model.config import ConfigPatch, RunConfig, WorkerRuntime
@@ -131,6 +131,68 @@ def test_a_worker_process_that_exits_on_its_node_fails_the_run_naming_it_and_the
     assert state is RunState.FAILED
     expected = f"worker 1 (pid {pids[1]} on node {nodes[1]}) {describe_exit(-signal.SIGKILL)} before the run ended"
     assert reason == expected, reason
+
+
+def _cpus_in_use() -> float:
+    """The CPUs Ray counts as taken on the cluster (this process is its driver once a run is placed)."""
+    return float(ray.cluster_resources().get("CPU", 0.0)) - float(ray.available_resources().get("CPU", 0.0))
+
+
+async def _until_cpus_in_use(expected: float) -> float:
+    """Ray's view of its resources follows a placement within a report period or so: wait for it, then
+    return what it says (the caller compares, so a wrong count fails at once with its value)."""
+    for _ in range(int(30 / 0.1)):
+        if abs(_cpus_in_use() - expected) < 1e-9:
+            break
+        await asyncio.sleep(0.1)
+    return _cpus_in_use()
+
+
+def test_a_ray_placed_run_takes_its_cpus_per_worker_pauses_resumes_and_stops_releasing_them(
+    ray_cluster: RayCluster, local_spanner: LocalTarget
+) -> None:
+    """``placement.cpus_per_worker`` is what Ray reserves for each worker (2 workers of 0.5 CPU: 1.0
+    taken, not the default's 2); a pause stops the writes on both nodes and a resume restarts them;
+    a stop finishes the run and gives the CPUs back."""
+    config = _two_writers(local_spanner, ray_cluster.address)
+    config = config.model_validate(
+        {**config.model_dump(by_alias=True), "placement": {**config.placement.model_dump(), "cpus_per_worker": 0.5}}
+    )
+
+    async def scenario() -> tuple[Recorder, float, list[int], int, float]:
+        sink = Recorder()
+        supervisor = Supervisor(Settings(), sink)
+        await supervisor.start("ray-pause", config)
+        in_use = await _until_cpus_in_use(2 * 0.5)
+        await _until(lambda: _transactions(sink) > 0, "a first transaction", RUN_TIMEOUT_S)
+        await supervisor.pause("ray-pause")
+        # in-flight transactions may end in the interval of the pause: count from the next one on
+        seen = len(sink.samples)
+        await _until(lambda: len(sink.samples) >= seen + 4, "four samples while paused", RUN_TIMEOUT_S)
+        paused = [_transactions_at(sink, i) for i in range(seen + 1, seen + 4)]
+        await supervisor.resume("ray-pause")
+        await _until(lambda: _transactions(sink) > paused[-1], "a transaction after the resume", RUN_TIMEOUT_S)
+        await supervisor.stop("ray-pause")
+        await asyncio.wait_for(supervisor.wait_finished("ray-pause"), RUN_TIMEOUT_S)
+        released = await _until_cpus_in_use(0.0)
+        return sink, in_use, paused, _transactions(sink), released
+
+    sink, in_use, paused, total, released = asyncio.run(scenario())
+    assert in_use == 1.0, f"Ray holds {in_use} CPUs for 2 workers of 0.5"
+    assert paused == [paused[0]] * 3, f"transactions went on while paused: {paused}"
+    assert total > paused[-1]
+    states = [state for state, _ in sink.states]
+    assert states[-1] is RunState.FINISHED and sink.states[-1][1] is None, sink.states
+    assert states.index(RunState.PAUSED) < states.index(RunState.RUNNING, states.index(RunState.PAUSED)), states
+    assert released == 0.0, f"Ray still holds {released} CPUs after the run"
+
+
+def _transactions(sink: Recorder) -> int:
+    return sink.samples[-1].totals.transactions if sink.samples else 0
+
+
+def _transactions_at(sink: Recorder, index: int) -> int:
+    return sink.samples[index].totals.transactions
 
 
 def test_losing_the_second_node_mid_run_of_go_workers_fails_the_run_naming_the_worker_and_the_node(

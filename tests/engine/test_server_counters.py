@@ -94,13 +94,16 @@ def test_the_2pc_participants_preset_is_the_reports_lab() -> None:
 PER_COMMIT = (Gauge.SERVER_COMMIT_PARTICIPANTS, Gauge.SERVER_COMMIT_LATENCY_S, Gauge.SERVER_CPU_PER_COMMIT_MS)
 
 
-def _server_gauges(config: RunConfig, run_id: str) -> list[dict[str, float]]:
-    """The SPANLOAD_COUNTERS gauges of each sample of a run to its end."""
+def _server_gauges(config: RunConfig, run_id: str) -> tuple[list[dict[str, float]], int]:
+    """The SPANLOAD_COUNTERS gauges of each sample of a run to its end, and the transactions the
+    run committed (each is one commit of the server: there are no errors)."""
     sink = asyncio.run(_run_to_end(config, run_id))
     assert sink.states[-1] == (RunState.FINISHED, None)
     assert sink.summary is not None and sink.summary.totals.errors == 0
     counters = {*PER_COMMIT, Gauge.SERVER_CPU_FRACTION, Gauge.SERVER_SPLITS}
-    return [{k: v for k, v in s.gauges.items() if k in counters} for s in sink.samples]
+    return [
+        {k: v for k, v in s.gauges.items() if k in counters} for s in sink.samples
+    ], sink.summary.totals.transactions
 
 
 @pytest.mark.timeout(120)
@@ -111,16 +114,24 @@ def test_worker_0_reports_the_servers_counters_per_interval(local_spanner: Local
         {"duration_s": 4.0, "updater": {"transactions_per_second": 40, "mutations_per_transaction": 2}},
         runtime=runtime,
     )
-    gauges = _server_gauges(config, f"counters-{runtime.value}")
-    commits, participants, commit_s, _, _, splits = _read_counters(config)
-    assert commits > 100 and participants == 2 * commits, (commits, participants)
+    gauges, transactions = _server_gauges(config, f"counters-{runtime.value}")
+    commits, participants, _, _, _, splits = _read_counters(config)
+    # counts, not a throughput floor: the server counted each of the run's commits, of 2 participants
+    assert (commits, participants) == (transactions, 2 * transactions), (commits, participants, transactions)
     measured = [g for g in gauges if Gauge.SERVER_COMMIT_PARTICIPANTS in g]
     assert len(measured) >= 2, gauges
     assert [g[Gauge.SERVER_COMMIT_PARTICIPANTS] for g in measured] == [2.0] * len(measured)
     assert {g[Gauge.SERVER_SPLITS] for g in gauges if g} == {float(splits)} == {2.0}
-    for g in measured:
-        assert 0 < g[Gauge.SERVER_COMMIT_LATENCY_S] < commit_s, g
-        assert g[Gauge.SERVER_CPU_FRACTION] > 0 and g[Gauge.SERVER_CPU_PER_COMMIT_MS] > 0, g
+    # An interval's per-commit figures are differences of the server's totals, positive wherever it
+    # committed. Which commits fell in which interval the test cannot see, so their exact values are
+    # not known here (the counts above are); comparing one with the run's cumulative commit seconds
+    # was always true, and is gone.
+    assert all(
+        g[Gauge.SERVER_COMMIT_LATENCY_S] > 0
+        and g[Gauge.SERVER_CPU_FRACTION] > 0
+        and g[Gauge.SERVER_CPU_PER_COMMIT_MS] > 0
+        for g in measured
+    ), measured
 
 
 @pytest.mark.timeout(120)
@@ -132,7 +143,7 @@ def test_intervals_without_commits_have_no_per_commit_gauges(
         {"duration_s": 3.0, "updater": {"enabled": False}, "reader": {"enabled": True, "reads_per_second": 40}},
         runtime=runtime,
     )
-    gauges = _server_gauges(config, f"no-commits-{runtime.value}")
+    gauges, _ = _server_gauges(config, f"no-commits-{runtime.value}")
     commits, *_, splits = _read_counters(config)
     assert commits == 0
     read = [g for g in gauges if Gauge.SERVER_CPU_FRACTION in g]
@@ -155,9 +166,9 @@ def test_a_run_sets_its_latency_model_and_the_next_run_resets_it(
     modelled = config.model_copy(
         update={"target": config.target.model_copy(update={"latency_model": LatencyModel.PRODUCTION_LIKE})}
     )
-    gauges = _server_gauges(modelled, f"model-{runtime.value}")
+    gauges, transactions = _server_gauges(modelled, f"model-{runtime.value}")
     commits, participants, _, model_cpu_s, _, _ = _read_counters(config)
-    assert commits > 30 and participants == 2 * commits
+    assert (commits, participants) == (transactions, 2 * transactions), (commits, participants, transactions)
     assert model_cpu_s == pytest.approx(participants * CPU_PER_PARTICIPANT_S)
     measured = [g for g in gauges if Gauge.SERVER_COMMIT_PARTICIPANTS in g]
     assert measured, gauges
@@ -165,7 +176,7 @@ def test_a_run_sets_its_latency_model_and_the_next_run_resets_it(
         assert g[Gauge.SERVER_COMMIT_LATENCY_S] >= 2 * COMMIT_ROUND_S, g
         assert g[Gauge.SERVER_CPU_PER_COMMIT_MS] >= 2 * CPU_PER_PARTICIPANT_S * 1000, g
 
-    _server_gauges(config, f"no-model-{runtime.value}")
+    _, more_transactions = _server_gauges(config, f"no-model-{runtime.value}")
     more_commits, _, _, model_cpu_after_s, _, _ = _read_counters(config)
-    assert more_commits > commits + 30
+    assert more_commits == commits + more_transactions > commits, (more_commits, commits, more_transactions)
     assert model_cpu_after_s == model_cpu_s

@@ -69,8 +69,8 @@ def test_splits_participants_and_the_latency_model(database: Database) -> None:
     assert counters(database)[5] == 2
 
     # Off (the default): no delay, no CPU charged.
-    one, one_lat_off, one_cpu = commit_figures(database, [1, 2])
-    two, two_lat_off, two_cpu = commit_figures(database, [1, 9])
+    one, _, one_cpu = commit_figures(database, [1, 2])
+    two, _, two_cpu = commit_figures(database, [1, 9])
     assert (one, two) == (1.0, 2.0)
     assert one_cpu == 0.0 and two_cpu == 0.0
 
@@ -79,10 +79,10 @@ def test_splits_participants_and_the_latency_model(database: Database) -> None:
     two, two_lat, two_cpu = commit_figures(database, [1, 9])
     assert (one, two) == (1.0, 2.0)
     assert one_cpu == pytest.approx(CPU_PER_PARTICIPANT_S) and two_cpu == pytest.approx(2 * CPU_PER_PARTICIPANT_S)
-    # One round with one participant, two with two (2PC); the model off adds neither.
+    # One round with one participant, two with two (2PC): floors the model's waits guarantee, which a
+    # slow machine only raises. (Comparing them with the model off compared two timings; that the
+    # model off charges nothing is its CPU above, a count.)
     assert one_lat >= COMMIT_ROUND_S and two_lat >= 2 * COMMIT_ROUND_S
-    assert two_lat - one_lat > two_lat_off - one_lat_off
-    assert one_lat_off < one_lat and two_lat_off < two_lat - COMMIT_ROUND_S
 
     set_options(database, "spanload_latency_model = NULL")
     _, _, cpu = commit_figures(database, [1, 9])

@@ -12,8 +12,9 @@ import (
 
 // Error is an error with the gRPC code Spanner would answer.
 type Error struct {
-	Code codes.Code
-	Msg  string
+	Code   codes.Code
+	Msg    string
+	syntax bool // a DDL statement that does not parse (Syntax)
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -60,3 +61,16 @@ func Code(err error, dflt codes.Code) codes.Code {
 
 // OutOfRange returns an OUT_OF_RANGE error.
 func OutOfRange(format string, args ...any) error { return New(codes.OutOfRange, format, args...) }
+
+// Syntax returns the INVALID_ARGUMENT error of a DDL statement Spanner cannot parse.
+// Spanner rejects such a statement before it makes an operation, so the admin call
+// itself fails with it (see IsSyntax); its message names the statement already.
+func Syntax(format string, args ...any) error {
+	return &Error{Code: codes.InvalidArgument, Msg: fmt.Sprintf(format, args...), syntax: true}
+}
+
+// IsSyntax reports whether err's chain holds an error made by Syntax.
+func IsSyntax(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.syntax
+}
