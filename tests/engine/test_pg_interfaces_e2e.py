@@ -77,14 +77,14 @@ def query(local: LocalTarget, config: RunConfig, sql: str) -> list[list[Any]]:
         client.close()
 
 
-# The Go worker's pgadapter interface (pgx, named prepared statements) is not among them yet:
-# PGAdapter types a prepared statement's parameters by asking Spanner to plan it without their
-# values, which the local Spanner answers with "No parameter found for binding: p1" (psycopg
-# states the types itself, so PGAdapter need not ask).
+# Every runtime on every PostgreSQL interface. The Go worker's pgadapter is pgx with named prepared
+# statements, whose parameter types PGAdapter learns by asking Spanner to plan the statement
+# without them (undeclared_parameters of a PLAN-mode ExecuteSql); psycopg states the types itself.
 CASES = [
     (WorkerRuntime.PYTHON, ClientInterface.POSTGRESQL),
     (WorkerRuntime.PYTHON, ClientInterface.PGADAPTER),
     (WorkerRuntime.GO, ClientInterface.POSTGRESQL),
+    (WorkerRuntime.GO, ClientInterface.PGADAPTER),
 ]
 
 
