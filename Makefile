@@ -30,13 +30,22 @@ CHECKS := gotest lint typecheck frontend-test bundle-check types-check compose-c
 PYTEST_WORKERS ?= 3
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 CHECKS_LOG := .make-checks.log
-test: system-deps install
+test:
+	@$(MAKE) --no-print-directory -j$(INSTALL_JOBS) --output-sync=target PGADAPTER_AFTER=system-deps \
+		system-deps $(INSTALL_PARTS)
 	@echo "running $(CHECKS) beside pytest; their output follows pytest's"
 	@$(MAKE) --no-print-directory -j$(words $(CHECKS)) --output-sync=target $(CHECKS) > $(CHECKS_LOG) 2>&1 & checks=$$!; \
 	$(BIN)/pytest $(PYTEST_PARALLEL); tests=$$?; wait $$checks; others=$$?; cat $(CHECKS_LOG); \
 	echo "pytest: exit $$tests; $(CHECKS): exit $$others"; [ $$tests -eq 0 ] && [ $$others -eq 0 ]
 
-install: $(VENV)/.synced $(LOCAL_SPANNER) $(GO_WORKER) $(PGADAPTER) frontend
+# The install steps run side by side: downloads (uv, npm, Maven, Go modules) beside compiles (the Go
+# binaries' cgo, vite). The Go binaries are built in their own directories and copied into the venv
+# once it exists, so they do not wait on uv. `make test` runs apt (system-deps) beside them too, but
+# before PGAdapter's resolution, the one step that needs what it installs (mvn, java).
+INSTALL_JOBS ?= 8
+INSTALL_PARTS := $(VENV)/.synced $(LOCAL_SPANNER) $(GO_WORKER) $(PGADAPTER) frontend
+install:
+	@$(MAKE) --no-print-directory -j$(INSTALL_JOBS) --output-sync=target $(INSTALL_PARTS)
 
 # Debian packages the tests use: a browser for the UI tests, PostgreSQL for the store suite,
 # docker-compose to validate the compose file. Installed only where missing (CI runs as root).
@@ -59,10 +68,14 @@ $(VENV)/.synced: $(UV) backend/pyproject.toml backend/uv.lock
 	cd backend && ../$(UV) sync --frozen --quiet
 	touch $@
 
-$(LOCAL_SPANNER): $(GO_SOURCES) $(VENV)/.synced
-	cd localspanner && go build -o ../$(LOCAL_SPANNER) \
+LOCAL_SPANNER_BUILT := localspanner/bin/spanload-local-spanner
+$(LOCAL_SPANNER_BUILT): $(GO_SOURCES) backend/pyproject.toml
+	cd localspanner && go build -o bin/spanload-local-spanner \
 		-ldflags "-X main.version=$$(grep -m1 '^version' ../backend/pyproject.toml | cut -d'"' -f2)" \
 		./cmd/spanload-local-spanner
+
+$(LOCAL_SPANNER): $(LOCAL_SPANNER_BUILT) $(VENV)/.synced
+	cp $< $@
 
 # PGAdapter (the PostgreSQL interface's proxy, Java) and its jars, resolved from Maven Central as
 # tools/pgadapter/pom.xml fixes them, then checked against tools/pgadapter/jars.sha256; the local
@@ -70,7 +83,8 @@ $(LOCAL_SPANNER): $(GO_SOURCES) $(VENV)/.synced
 PGADAPTER_DIR := tools/pgadapter
 MVN_RESOLVE = mvn -B -q -f $(PGADAPTER_DIR)/pom.xml -Dmaven.repo.local=$(abspath $(TOOLS))/m2 \
 	dependency:copy-dependencies -DoutputDirectory=$(abspath $(TOOLS))/pgadapter/lib
-$(PGADAPTER): $(PGADAPTER_DIR)/pom.xml $(PGADAPTER_DIR)/jars.sha256
+PGADAPTER_AFTER ?=
+$(PGADAPTER): $(PGADAPTER_DIR)/pom.xml $(PGADAPTER_DIR)/jars.sha256 | $(PGADAPTER_AFTER)
 	@command -v mvn >/dev/null || { echo "Maven (mvn) is needed to resolve PGAdapter: apt-get install maven openjdk-17-jre-headless"; exit 1; }
 	rm -rf $(TOOLS)/pgadapter && $(MVN_RESOLVE)
 	@cd $(TOOLS)/pgadapter/lib && sha256sum --quiet -c $(abspath $(PGADAPTER_DIR))/jars.sha256 \
@@ -83,8 +97,12 @@ pgadapter-pin:
 	cd $(TOOLS)/pgadapter/lib && sha256sum *.jar > $(abspath $(PGADAPTER_DIR))/jars.sha256
 
 # The Go worker runtime: the same worker protocol as backend/spanload/workers, with the Go client.
-$(GO_WORKER): $(GO_WORKER_SOURCES) $(VENV)/.synced
-	cd goworker && go build -o ../$(GO_WORKER) ./cmd/spanload-worker-go
+GO_WORKER_BUILT := goworker/bin/spanload-worker-go
+$(GO_WORKER_BUILT): $(GO_WORKER_SOURCES)
+	cd goworker && go build -o bin/spanload-worker-go ./cmd/spanload-worker-go
+
+$(GO_WORKER): $(GO_WORKER_BUILT) $(VENV)/.synced
+	cp $< $@
 
 frontend:
 	@if [ -f frontend/package.json ]; then $(MAKE) --no-print-directory frontend/dist/index.html; fi

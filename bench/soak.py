@@ -12,7 +12,13 @@ database file), reads the Go heap from runtime.MemStats, adds the database files
 saves a heap profile to DIR; at the end it prints the growth of the Go heap between the profile taken
 after the warm-up and the last one (``go tool pprof -top -inuse_space -base``).
 
-    .venv/bin/python bench/soak.py [--duration 10m] [--every 1m] [--preset high] [--profile DIR]
+With ``--tracemalloc DIR`` serve traces its Python allocations (bench/tracemalloc_site) and dumps a
+snapshot to DIR at every sample; at the end it prints what grew between the first snapshot after the
+warm-up and the last one, by the allocating line and its callers. ``--interval`` sets the run's
+report interval (default the preset's, 1 s): a shorter one accelerates whatever grows per interval.
+
+    .venv/bin/python bench/soak.py [--duration 10m] [--every 1m] [--preset high] [--interval 0.2s]
+        [--profile DIR] [--tracemalloc DIR]
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 
 import _common  # noqa: F401  (puts the repository root on sys.path)
@@ -35,6 +42,7 @@ from tests.helpers import REPO, ServeProcess, children_of, free_port, wait_for
 
 MB = 1024 * 1024
 WARMUP_S = 60.0
+TRACEMALLOC_SITE = Path(__file__).resolve().parent / "tracemalloc_site"
 
 
 def status_bytes(pid: int, field: str) -> int | None:
@@ -89,6 +97,24 @@ def pprof_growth(base: Path, last: Path, lines: int = 15) -> list[str]:
     return top.stdout.splitlines() or [top.stderr.strip()]
 
 
+def tracemalloc_growth(snapshots: list[Path], since: float, lines: int = 12, frames: int = 4) -> list[str]:
+    """What serve's Python heap gained between the first snapshot taken after ``since`` (a wall-clock
+    time: the run's start and warm-up) and the last one: the biggest differences by traceback (the
+    allocating line first, then its callers)."""
+    steady = [p for p in snapshots if p.stat().st_mtime >= since] or snapshots
+    if len(steady) < 2:
+        return ["too few snapshots"]
+    first, last = (tracemalloc.Snapshot.load(str(p)) for p in (steady[0], steady[-1]))
+    keep = [tracemalloc.Filter(False, tracemalloc.__file__)]
+    first, last = first.filter_traces(keep), last.filter_traces(keep)
+    total = sum(s.size for s in last.statistics("filename")) - sum(s.size for s in first.statistics("filename"))
+    out = [f"from {steady[0].name} to {steady[-1].name}: {total / MB:+.2f} MB traced"]
+    for diff in last.compare_to(first, "traceback")[:lines]:
+        out.append(f"{diff.size_diff / MB:+8.2f} MB {diff.count_diff:+8d} blocks")
+        out.extend(f"      {frame.filename}:{frame.lineno}" for frame in list(diff.traceback)[-frames:][::-1])
+    return out
+
+
 def worker_pids(serve_pid: int) -> list[int]:
     """serve's children that are worker processes (python -m spanload.workers... or the Go worker)."""
     found = []
@@ -120,7 +146,9 @@ def main() -> int:
     parser.add_argument("--duration", type=parse_duration, default=600.0, help="how long the run lasts (default 10m)")
     parser.add_argument("--every", type=parse_duration, default=60.0, help="how often to sample RSS (default 1m)")
     parser.add_argument("--preset", default="high")
+    parser.add_argument("--interval", type=parse_duration, help="the run's report interval (default the preset's)")
     parser.add_argument("--profile", type=Path, help="save the local Spanner's heap profiles here and break RSS down")
+    parser.add_argument("--tracemalloc", type=Path, help="save serve's tracemalloc snapshots here and diff them")
     args = parser.parse_args()
 
     series: dict[str, list[tuple[float, float]]] = {"serve": [], "workers": [], "local Spanner": []}
@@ -132,20 +160,34 @@ def main() -> int:
         wrapper, pprof_address = pprof_wrapper(args.profile)
         env["SPANLOAD_LOCAL_SPANNER_BINARY"] = str(wrapper)
         pprof = httpx.Client(base_url=f"http://{pprof_address}", timeout=60)
-    with tempfile.TemporaryDirectory(prefix="spanload-soak-") as tmp, ServeProcess(Path(tmp), env=env) as serve:
+    if args.tracemalloc is not None:
+        args.tracemalloc.mkdir(parents=True, exist_ok=True)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TRACEMALLOC_SITE), os.environ.get("PYTHONPATH")]))
+        env["SPANLOAD_TRACEMALLOC_DIR"] = str(args.tracemalloc)
+        env["SPANLOAD_TRACEMALLOC_EVERY_S"] = str(args.every)
+    overrides: dict[str, float] = {"duration_s": args.duration}
+    if args.interval is not None:
+        overrides["report_interval_s"] = args.interval
+    # patient: on a loaded machine serve's imports alone took a minute
+    with (
+        tempfile.TemporaryDirectory(prefix="spanload-soak-") as tmp,
+        ServeProcess(Path(tmp), env=env, ready_timeout_s=900) as serve,
+    ):
         assert serve.process is not None
         api = httpx.Client(base_url=serve.url, timeout=60)
         spanner_pid = serve.health["local_spanner"]["pid"]
-        created = api.post(
-            "/api/runs", json={"preset": args.preset, "name": "soak", "overrides": {"duration_s": args.duration}}
-        )
+        created = api.post("/api/runs", json={"preset": args.preset, "name": "soak", "overrides": overrides})
         if created.status_code != 201:
             print(f"soak: the run was refused: {created.text}", file=sys.stderr)
             return 1
         run_id = created.json()["id"]
         wait_for(lambda: True if api.get(f"/api/runs/{run_id}").json()["status"] == "running" else None, 300, "running")
         began = time.monotonic()
-        print(f"preset {args.preset}, {args.duration:.0f} s, RSS every {args.every:.0f} s", flush=True)
+        steady_from = time.time() + WARMUP_S
+        if args.tracemalloc is not None:
+            (args.tracemalloc / "start").touch()
+        interval = f", report interval {args.interval:g} s" if args.interval is not None else ""
+        print(f"preset {args.preset}, {args.duration:.0f} s{interval}, RSS every {args.every:.0f} s", flush=True)
         header = f"{'t (s)':>6} {'serve MB':>9} {'workers MB':>11} {'spanner MB':>11} {'tx/s':>7} {'samples':>8}"
         if pprof is not None:
             header += f" {'anon MB':>8} {'file MB':>8} {'heap MB':>8} {'go sys MB':>9} {'disk MB':>8}"
@@ -210,6 +252,10 @@ def main() -> int:
     if len(steady_profiles) >= 2:
         print(f"Go heap growth from {steady_profiles[0].name} to {steady_profiles[-1].name}:")
         print("\n".join(f"  {line}" for line in pprof_growth(steady_profiles[0], steady_profiles[-1])))
+    if args.tracemalloc is not None:
+        print("serve's Python heap growth (tracemalloc):")
+        snapshots = sorted(args.tracemalloc.glob("serve-*.snap"))
+        print("\n".join(f"  {line}" for line in tracemalloc_growth(snapshots, steady_from)))
     return 0 if final["status"] == "finished" else 1
 
 

@@ -252,7 +252,9 @@ class Aggregator:
         _add_counts(self._counters, counters)
         _add_counts(self._errors, errors)
         for op, histogram in merged.items():
-            self._whole.setdefault(op, metrics.new_histogram()).add(histogram)
+            if op not in self._whole:  # not setdefault: its default would be a new histogram each time
+                self._whole[op] = metrics.new_histogram()
+            self._whole[op].add(histogram)
         for name, value in gauges.items():
             self._gauge_sums[name] = self._gauge_sums.get(name, 0.0) + value
             self._gauge_intervals[name] = self._gauge_intervals.get(name, 0) + 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import threading
+import weakref
 from collections.abc import Iterable, Mapping
 
 from hdrh.histogram import HdrHistogram
@@ -25,7 +26,16 @@ US_PER_MS = 1000.0
 
 def new_histogram() -> HdrHistogram:
     """An empty histogram with Spanload's range (1 us .. 1 h) and precision (3 digits)."""
-    return HdrHistogram(LOWEST_US, HIGHEST_US, SIGNIFICANT_DIGITS)
+    return _acyclic(HdrHistogram(LOWEST_US, HIGHEST_US, SIGNIFICANT_DIGITS))
+
+
+def _acyclic(histogram: HdrHistogram) -> HdrHistogram:
+    """The histogram with its encoder's reference back to it made weak. The library makes each
+    histogram a reference cycle (histogram -> encoder -> histogram), so a dropped one (its ~90 kB of
+    counts) waited for a full garbage collection; serve decodes several an interval, and between
+    its rare full collections that grew by ~80 MB an hour (issue 30). Now they go when dropped."""
+    histogram.encoder.histogram = weakref.proxy(histogram)
+    return histogram
 
 
 def clamp_us(value_us: float) -> int:
@@ -43,10 +53,16 @@ def decode(text: str) -> HdrHistogram:
     """Inverse of :func:`encode`. Raises ``ValueError`` on text that is not an encoded histogram."""
     histogram = new_histogram()
     try:
-        histogram.decode_and_add(text.encode("ascii"))
+        add_encoded(histogram, text.encode("ascii"))
     except Exception as err:  # the library raises several types on corrupt input
         raise ValueError(f"not a base64 compressed HdrHistogram: {err}") from err
     return histogram
+
+
+def add_encoded(histogram: HdrHistogram, encoded: bytes) -> None:
+    """Add an encoded histogram's counts to ``histogram`` (the library's ``decode_and_add``, without
+    leaving the decoded copy as a reference cycle)."""
+    histogram.add(_acyclic(HdrHistogram.decode(encoded)))
 
 
 def merge(encoded: Iterable[str]) -> HdrHistogram:
@@ -124,5 +140,7 @@ def merge_maps(deltas: Iterable[Mapping[str, str]]) -> dict[str, HdrHistogram]:
     merged: dict[str, HdrHistogram] = {}
     for delta in deltas:
         for op, text in delta.items():
-            merged.setdefault(op, new_histogram()).add(decode(text))
+            if op not in merged:
+                merged[op] = new_histogram()
+            merged[op].add(decode(text))
     return merged

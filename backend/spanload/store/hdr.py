@@ -84,7 +84,7 @@ def merge_blobs(blobs: Iterable[bytes]) -> dict[str, HdrHistogram]:
         for op, hist in unpack(blob).items():
             if op not in merged:
                 merged[op] = metrics.new_histogram()
-            merged[op].decode_and_add(base64.b64encode(hist))
+            metrics.add_encoded(merged[op], base64.b64encode(hist))
     return merged
 
 
