@@ -16,7 +16,7 @@ GO_WORKER_SOURCES := $(shell find goworker -name '*.go' -o -name 'go.mod' -o -na
 export UV_PROJECT_ENVIRONMENT := $(abspath $(VENV))
 export SPANNER_DISABLE_BUILTIN_METRICS := true
 
-.PHONY: run test install pgadapter-pin system-deps lint typecheck gotest pytest frontend frontend-test bundle-check types types-check names-go compose-check clean
+.PHONY: run test install gotest-build fuzz pgadapter-pin system-deps lint typecheck gotest pytest frontend frontend-test bundle-check types types-check names-go compose-check clean
 
 run: install
 	$(BIN)/spanload serve
@@ -32,7 +32,7 @@ PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 CHECKS_LOG := .make-checks.log
 test:
 	@$(MAKE) --no-print-directory -j$(INSTALL_JOBS) --output-sync=target PGADAPTER_AFTER=system-deps \
-		system-deps $(INSTALL_PARTS)
+		system-deps gotest-build $(INSTALL_PARTS)
 	@echo "running $(CHECKS) beside pytest; their output follows pytest's"
 	@$(MAKE) --no-print-directory -j$(words $(CHECKS)) --output-sync=target $(CHECKS) > $(CHECKS_LOG) 2>&1 & checks=$$!; \
 	$(BIN)/pytest $(PYTEST_PARALLEL); tests=$$?; wait $$checks; others=$$?; cat $(CHECKS_LOG); \
@@ -123,11 +123,22 @@ lint: $(VENV)/.synced
 typecheck: $(VENV)/.synced
 	cd backend && ../$(BIN)/mypy spanload
 
-FUZZ_TIME ?= 5s
+# Go's race tests. FuzzCompile's seed corpus runs among them as a plain test; fuzzing it (`make fuzz`)
+# is not part of `make test`: its instrumented build compiles pg_query's and SQLite's C a third time,
+# about 340 CPU-seconds on a cold machine, for 5 s of fuzzing.
 gotest:
 	cd localspanner && go vet ./... && go test -race -count=1 ./...
-	cd localspanner && go test -run '^$$' -fuzz '^FuzzCompile$$' -fuzztime $(FUZZ_TIME) ./query
 	cd goworker && go vet ./... && go test -race -count=1 ./...
+
+# The race tests' compile, run by `make test` beside the downloads of the install, so that gotest,
+# beside pytest, finds them in Go's build cache instead of compiling the cgo parsers while pytest runs.
+gotest-build:
+	cd localspanner && go test -race -count=1 -run '^$$' ./... >/dev/null
+	cd goworker && go test -race -count=1 -run '^$$' ./... >/dev/null
+
+FUZZ_TIME ?= 30s
+fuzz:
+	cd localspanner && go test -run '^$$' -fuzz '^FuzzCompile$$' -fuzztime $(FUZZ_TIME) ./query
 
 frontend-test:
 	@if [ -f frontend/package.json ]; then cd frontend && npm run --silent lint && npm run --silent typecheck && npm run --silent test; fi
