@@ -32,6 +32,7 @@ type csCall struct {
 	end       *time.Time // nil: no end
 	token     string     // "": the initial query
 	heartbeat time.Duration
+	pgJSON    bool // spanner.read_json_<stream>: records as JSONB (changestream_pg.go)
 }
 
 var csArgNames = []string{"start_timestamp", "end_timestamp", "partition_token", "heartbeat_milliseconds", "read_options"}
@@ -41,6 +42,9 @@ var csArgNames = []string{"start_timestamp", "end_timestamp", "partition_token",
 func parseChangeStreamCall(cat *schema.Catalog, st Statement) (call *csCall, ok bool, err error) {
 	if len(cat.ChangeStreams) == 0 || !strings.Contains(strings.ToUpper(st.SQL), "READ_") {
 		return nil, false, nil
+	}
+	if cat.Dialect() == schema.PostgreSQL {
+		return parsePGChangeStreamCall(cat, st)
 	}
 	defer func() {
 		if r := recover(); r != nil {
