@@ -85,22 +85,7 @@ func pgCSArg(n *pg.Node, st Statement) (any, error) {
 			return int64(c.GetIval().GetIval()), nil
 		}
 	case n.GetParamRef() != nil:
-		name := "p" + strconv.Itoa(int(n.GetParamRef().GetNumber()))
-		v, ok := st.Params[name]
-		if !ok {
-			return nil, spanerr.InvalidArgument("No parameter found for binding: %s", name)
-		}
-		switch k := v.Kind.(type) {
-		case *structpb.Value_NullValue:
-			return nil, nil
-		case *structpb.Value_StringValue:
-			if st.Types[name].GetCode() == spannerpb.TypeCode_INT64 {
-				return strconv.ParseInt(k.StringValue, 10, 64)
-			}
-			return k.StringValue, nil
-		case *structpb.Value_NumberValue:
-			return int64(k.NumberValue), nil
-		}
+		return csParam("p"+strconv.Itoa(int(n.GetParamRef().GetNumber())), st)
 	}
 	return nil, spanerr.InvalidArgument("must be a constant or a query parameter")
 }
