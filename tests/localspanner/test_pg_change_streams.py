@@ -3,8 +3,9 @@ PostgreSQL-dialect database of the local Spanner: PostgreSQL's CREATE CHANGE STR
 read function spanner.read_json_<stream>, whose rows are JSONB change records.
 
 Expected values are Spanner's documentation's ("Change streams partitions, records, and queries",
-PostgreSQL tab): "the change stream query returns ... a single JSONB column" per record, an object
-keyed "data_change_record", "heartbeat_record" or "child_partitions_record"."""
+its PostgreSQL tab, as recalled: the page's own text could not be read back here): each row holds one
+record as a JSONB object keyed data_change_record, heartbeat_record or child_partitions_record, with
+the field names of the GoogleSQL ChangeRecord struct, mods' keys and values as JSON objects."""
 
 from __future__ import annotations
 
@@ -25,8 +26,8 @@ DDL = [
     "CREATE TABLE t (id bigint PRIMARY KEY, a varchar, b bigint)",
     "CREATE CHANGE STREAM s FOR t WITH (retention_period = '36h', value_capture_type = 'OLD_AND_NEW_VALUES')",
 ]
-# The documented query: "SELECT * FROM spanner.read_json_SingersAlbumsStream($1, $2, $3, $4, null)"
-# with start timestamptz, end timestamptz, partition token text and heartbeat milliseconds bigint.
+# The documented query form: SELECT * FROM spanner.read_json_<stream>(start timestamptz, end
+# timestamptz, partition token text, heartbeat milliseconds bigint, null).
 READ = "SELECT * FROM spanner.read_json_s($1::timestamptz, $2::timestamptz, $3::text, $4::bigint, null)"
 TYPES = {"p1": param_types.TIMESTAMP, "p2": param_types.TIMESTAMP, "p3": param_types.STRING, "p4": param_types.INT64}
 
@@ -121,7 +122,8 @@ def test_heartbeat_records_while_nothing_changes(pgdb: Database) -> None:
 
 
 def test_a_start_before_the_retention_period_is_refused(pgdb: Database) -> None:
-    # The stream keeps 36 hours: "start_timestamp is too far in the past" for one 2 days ago.
+    # The stream keeps 36 hours; Spanner refuses a start before that with OUT_OF_RANGE, "Specified
+    # start_timestamp is too far in the past" (the GoogleSQL path's message, test_change_streams.py).
     with pytest.raises(gexc.OutOfRange, match="start_timestamp is too far in the past"):
         read(pgdb, now() - dt.timedelta(days=2), None, None)
 
