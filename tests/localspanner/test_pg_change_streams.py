@@ -52,6 +52,10 @@ def read(database: Database, start: dt.datetime, end: dt.datetime | None, token:
 def read_partition(database: Database, start: dt.datetime, end: dt.datetime) -> list[dict[str, Any]]:
     """The records of the one initial partition from start to end."""
     (initial,) = read(database, start, None, None)
+    # The initial query answers one child_partitions_record: start_timestamp the query's start,
+    # record_sequence, and child_partitions, each a token with its parent_partition_tokens.
+    assert set(initial["child_partitions_record"]) == {"start_timestamp", "record_sequence", "child_partitions"}
+    assert dt.datetime.fromisoformat(initial["child_partitions_record"]["start_timestamp"]) == start
     (child,) = initial["child_partitions_record"]["child_partitions"]
     assert child["parent_partition_tokens"] == []  # the initial query's partitions have no parents
     return read(database, start, end, child["token"])
