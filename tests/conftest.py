@@ -20,7 +20,10 @@ from typing import Any
 import pytest
 
 # Files (or TOGETHER groups) that take a minute or more alone on this machine, longest first.
+# The PGAdapter files go first of all, so that a worker starts with them (its one JVM starts with
+# the run, and the run's tagged minute closes while the others work).
 LONGEST_FIRST = (
+    "pgadapter",
     "tests/engine/test_server_minute.py",
     "tests/engine/test_definition_e2e.py",
     "browser",
@@ -33,15 +36,20 @@ LONGEST_FIRST = (
     "tests/engine/test_preload.py",
 )
 
-# Directories whose files run one after the other on one worker: each browser test drives Debian's
-# chromium against a `spanload serve` of its own (every file there, those added later too).
-TOGETHER = {"browser": "tests/browser/"}
+# The files whose tests use the ``pgadapter`` fixture (a session's PGAdapter, a JVM): one worker
+# runs them all, so one JVM serves the run (pytest_collection_modifyitems refuses a file missing here).
+PGADAPTER_FILES = ("tests/localspanner/test_pg_pgadapter.py",)
+
+# Paths (directory prefixes or files) whose files run one after the other on one worker: each
+# browser test drives Debian's chromium against a `spanload serve` of its own (every file there,
+# those added later too); the PGAdapter files share one PGAdapter.
+TOGETHER = {"browser": ("tests/browser/",), "pgadapter": PGADAPTER_FILES}
 
 
 def unit_of(nodeid: str) -> str:
-    """The unit of work a test belongs to: its file, or the TOGETHER group of its directory."""
+    """The unit of work a test belongs to: its file, or the TOGETHER group of its path."""
     path = nodeid.split("::")[0]
-    return next((group for group, prefix in TOGETHER.items() if path.startswith(prefix)), path)
+    return next((group for group, prefixes in TOGETHER.items() if path.startswith(prefixes)), path)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -57,6 +65,12 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    strays = sorted({item.nodeid.split("::")[0] for item in items if "pgadapter" in getattr(item, "fixturenames", ())})
+    strays = [path for path in strays if unit_of(path) != "pgadapter"]
+    if strays:
+        raise pytest.UsageError(
+            f"{', '.join(strays)} use the pgadapter fixture: add them to PGADAPTER_FILES in tests/conftest.py"
+        )
     rank = {unit: i for i, unit in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(unit_of(item.nodeid), len(rank)))  # stable: files keep their order
 

@@ -37,7 +37,11 @@ func (e *Engine) readChangeStream(ctx context.Context, db *storage.DB, call *csC
 	if err := call.checkStart(time.Now(), created); err != nil {
 		return err
 	}
-	sink.Start([]*spannerpb.StructType_Field{field("ChangeRecord", changeRecordType())})
+	if call.pgJSON {
+		sink.Start([]*spannerpb.StructType_Field{pgRecordField(call.stream.Name)})
+	} else {
+		sink.Start([]*spannerpb.StructType_Field{field("ChangeRecord", changeRecordType())})
+	}
 	r := &csReader{db: db, call: call, sink: sink}
 	start := call.start.UnixMicro()
 	if call.token == "" {
@@ -60,7 +64,14 @@ type csReader struct {
 }
 
 func (r *csReader) emit(rec *structpb.Value) error {
-	if err := r.sink.Row([]*structpb.Value{structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{rec}})}); err != nil {
+	cell := list(rec)
+	if r.call.pgJSON {
+		var err error
+		if cell, err = pgRecordJSON(rec); err != nil {
+			return err
+		}
+	}
+	if err := r.sink.Row([]*structpb.Value{cell}); err != nil {
 		return err
 	}
 	if f, ok := r.sink.(Flusher); ok {

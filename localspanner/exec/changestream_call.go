@@ -32,6 +32,7 @@ type csCall struct {
 	end       *time.Time // nil: no end
 	token     string     // "": the initial query
 	heartbeat time.Duration
+	pgJSON    bool // spanner.read_json_<stream>: records as JSONB (changestream_pg.go)
 }
 
 var csArgNames = []string{"start_timestamp", "end_timestamp", "partition_token", "heartbeat_milliseconds", "read_options"}
@@ -41,6 +42,9 @@ var csArgNames = []string{"start_timestamp", "end_timestamp", "partition_token",
 func parseChangeStreamCall(cat *schema.Catalog, st Statement) (call *csCall, ok bool, err error) {
 	if len(cat.ChangeStreams) == 0 || !strings.Contains(strings.ToUpper(st.SQL), "READ_") {
 		return nil, false, nil
+	}
+	if cat.Dialect() == schema.PostgreSQL {
+		return parsePGChangeStreamCall(cat, st)
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -112,23 +116,29 @@ func csArg(e ast.Expr, st Statement) (any, error) {
 	case *ast.IntLiteral:
 		return strconv.ParseInt(x.Value, x.Base, 64)
 	case *ast.Param:
-		v, ok := st.Params[x.Name]
-		if !ok {
-			return nil, spanerr.InvalidArgument("No parameter found for binding: %s", x.Name)
-		}
-		switch k := v.Kind.(type) {
-		case *structpb.Value_NullValue:
-			return nil, nil
-		case *structpb.Value_StringValue:
-			if st.Types[x.Name].GetCode() == spannerpb.TypeCode_INT64 {
-				return strconv.ParseInt(k.StringValue, 10, 64)
-			}
-			return k.StringValue, nil
-		case *structpb.Value_NumberValue:
-			return int64(k.NumberValue), nil
-		}
+		return csParam(x.Name, st)
 	}
 	return nil, spanerr.InvalidArgument("must be a literal or a query parameter, not %s", e.SQL())
+}
+
+// csParam is the value of the read function argument bound to parameter name.
+func csParam(name string, st Statement) (any, error) {
+	v, ok := st.Params[name]
+	if !ok {
+		return nil, spanerr.InvalidArgument("No parameter found for binding: %s", name)
+	}
+	switch k := v.Kind.(type) {
+	case *structpb.Value_NullValue:
+		return nil, nil
+	case *structpb.Value_StringValue:
+		if st.Types[name].GetCode() == spannerpb.TypeCode_INT64 {
+			return strconv.ParseInt(k.StringValue, 10, 64)
+		}
+		return k.StringValue, nil
+	case *structpb.Value_NumberValue:
+		return int64(k.NumberValue), nil
+	}
+	return nil, spanerr.InvalidArgument("parameter %s has a value of the wrong type", name)
 }
 
 func (c *csCall) fill(vals map[string]any) error {

@@ -27,12 +27,16 @@ import (
 // double precision, real, numeric, date, timestamptz, jsonb, spanner.commit_timestamp);
 // CREATE [UNIQUE] INDEX [IF NOT EXISTS] ... [INCLUDE (...)] [WHERE c IS NOT NULL AND
 // ...] [INTERLEAVE IN t]; DROP TABLE / INDEX [IF EXISTS]; ALTER TABLE ADD COLUMN, DROP
-// COLUMN, ADD / DROP CONSTRAINT, ALTER COLUMN SET / DROP NOT NULL and TYPE. Anything else
+// COLUMN, ADD / DROP CONSTRAINT, ALTER COLUMN SET / DROP NOT NULL and TYPE; CREATE / ALTER /
+// DROP CHANGE STREAM (lowerPGChangeStream). Anything else
 // is UNIMPLEMENTED, naming the statement. cat is the schema the statement applies to:
 // ALTER COLUMN is lowered to GoogleSQL's whole column definition, which it completes.
 func LowerPG(cat *Catalog, stmt string) (string, error) {
 	if err := CheckPGText(stmt); err != nil {
 		return "", err
+	}
+	if isPGChangeStream(stmt) {
+		return lowerPGChangeStream(stmt)
 	}
 	text, inter, err := cutInterleave(stmt)
 	if err != nil {

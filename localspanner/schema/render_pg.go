@@ -13,11 +13,16 @@ import (
 // GetDatabaseDdl answers for such a database: tables in creation order (parents
 // first), each followed by its indexes, then the foreign keys that reference a later
 // table. Type names are PostgreSQL's canonical spellings (character varying, timestamp
-// with time zone, ...), spanner.commit_timestamp for commit-timestamp columns.
+// with time zone, ...), spanner.commit_timestamp for commit-timestamp columns. Change
+// streams come last.
 func (c *Catalog) RenderPG() []string {
-	return c.tablesDDL((*Table).renderPG, (*Index).renderPG, func(t *Table, fk *ForeignKey) string {
+	out := c.tablesDDL((*Table).renderPG, (*Index).renderPG, func(t *Table, fk *ForeignKey) string {
 		return "ALTER TABLE " + pgIdent(t.Name) + " ADD " + fk.renderPG()
 	})
+	for _, cs := range c.ChangeStreams {
+		out = append(out, cs.renderPG())
+	}
+	return out
 }
 
 var plainIdent = regexp.MustCompile(`^[a-z_][a-z0-9_$]*$`)

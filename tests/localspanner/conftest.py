@@ -166,7 +166,8 @@ def stats_workloads(instance: Instance, local_spanner: ServerProcess) -> Iterato
 
 @pytest.fixture(scope="session")
 def pgadapter(local_spanner: ServerProcess, instance: Instance) -> Iterator[LocalSpanner]:
-    """One PGAdapter (the jars `make install` resolves) for the session, stopped at its end."""
+    """One PGAdapter (the jars `make install` resolves), started by the first test that uses it and
+    stopped at the session's end. tests/conftest.py puts the files that use it on one worker."""
     from spanload.model.config import Target
     from spanload.spanner.pgadapter import start_pgadapter
 
@@ -187,11 +188,11 @@ def pg_tagged_run(instance: Instance, pgadapter: LocalSpanner) -> Iterator[PgTag
 
 @pytest.fixture(scope="session", autouse=True)
 def _stats_minute_closes_early(request: pytest.FixtureRequest) -> None:
-    """test_stats.py, test_stats_reads_locks.py and test_pg_pgadapter.py read back a minute interval
-    that must have closed. Their workloads run with the first test of this suite when those modules are collected, so no
-    test waits for the minute."""
+    """test_stats.py and test_stats_reads_locks.py read back a minute interval that must have closed.
+    Their workloads run with the first test of this suite when those modules are collected, so no
+    test waits for the minute. (test_pg_pgadapter.py starts its tagged run with its first test
+    instead: every worker collects every file, and starting it here started a PGAdapter, a JVM,
+    on each of them.)"""
     names = {item.path.name for item in request.session.items}
     if names & {"test_stats.py", "test_stats_reads_locks.py"}:
         request.getfixturevalue("stats_workloads")
-    if "test_pg_pgadapter.py" in names:
-        request.getfixturevalue("pg_tagged_run")

@@ -28,9 +28,13 @@ from spanload.spanner.local_server import LocalSpanner
 
 from .pg import PgTaggedRun, pgdb  # noqa: F401 (a fixture)
 
+# The tagged run goes with the module's first test, so its minute closes while the others run and
+# the last test (which reads it back from SPANNER_SYS) waits only for what is left of it.
+pytestmark = pytest.mark.usefixtures("pg_tagged_run")
+
 
 @pytest.fixture
-def conn(pgadapter: LocalSpanner, pgdb: Database) -> Iterator[psycopg.Connection[Any]]:
+def conn(pgadapter: LocalSpanner, pgdb: Database) -> Iterator[psycopg.Connection[Any]]:  # noqa: F811 (the fixture)
     host, _, port = pgadapter.address.rpartition(":")
     with psycopg.connect(
         host=host, port=int(port), dbname=pgdb.database_id, autocommit=True, cursor_factory=psycopg.RawCursor
@@ -115,7 +119,9 @@ STATS_WAIT_S = 75.0  # SPANNER_SYS shows closed minutes only, as Spanner does
 
 
 def test_untyped_string_parameters_take_their_columns_types(
-    pgadapter: LocalSpanner, pgdb: Database, conn: psycopg.Connection[Any]
+    pgadapter: LocalSpanner,
+    pgdb: Database,  # noqa: F811 (the fixture)
+    conn: psycopg.Connection[Any],
 ) -> None:
     """psycopg sends a ``str`` as an unknown-type parameter by default (its StrDumperUnknown, so the
     server infers it: PostgreSQL's "Type Conversion": an unknown literal "is assigned the type of the
