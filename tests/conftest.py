@@ -38,7 +38,7 @@ LONGEST_FIRST = (
 
 # The files whose tests use the ``pgadapter`` fixture (a session's PGAdapter, a JVM): one worker
 # runs them all, so one JVM serves the run (pytest_collection_modifyitems refuses a file missing here).
-PGADAPTER_FILES = ("tests/localspanner/test_pg_pgadapter.py",)
+PGADAPTER_FILES = ("tests/localspanner/test_pg_pgadapter.py", "tests/localspanner/test_pg_tpcc.py")
 
 # Paths (directory prefixes or files) whose files run one after the other on one worker: each
 # browser test drives Debian's chromium against a `spanload serve` of its own (every file there,
