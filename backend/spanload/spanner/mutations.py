@@ -5,7 +5,7 @@ rows twice (``_make_list_value_pbs``, then ``Mutation.Write``'s constructor): py
 two thirds of a preloading worker's CPU, about 65 ms per 1,000 seven-column rows. Here the raw
 protobuf is filled in place (about 8 ms) with the client's own rules for each value (ints and
 bytes as strings, bytes checked as base64; anything unusual goes through the client's
-``_make_value_pb``), so the bytes sent are the same as the client's: tests/engine/test_mutations.py
+``_make_value_pb``), so the bytes sent are the same as the client's: tests/spanner/test_mutations.py
 compares them.
 """
 

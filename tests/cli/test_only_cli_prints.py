@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "backend" / "spanload"
+PACKAGE = Path(__file__).resolve().parents[2] / "backend" / "spanload"
 # The worker process speaks its protocol on stdout and logs to stderr: a wire, not printing. The
 # generators (`python -m ...`) write the file they generate to stdout: their product, not a message.
 WIRE = {
