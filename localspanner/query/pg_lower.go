@@ -328,6 +328,9 @@ func (l *pgLower) funcCall(f *pg.FuncCall) (ast.Expr, error) {
 	if f.GetOver() != nil || f.GetAggFilter() != nil || len(f.GetAggOrder()) > 0 || f.GetAggWithinGroup() {
 		return nil, l.unsupported(f.GetLocation(), "window functions, FILTER and ordered aggregates")
 	}
+	if qualified && (name == "timestamptz_add" || name == "timestamptz_subtract") {
+		return l.timestamptzAdd(name, f)
+	}
 	if f.GetAggStar() {
 		if name != "count" {
 			return nil, errorf(codes.InvalidArgument, "[ERROR] %s(*) specified, but %s is not an aggregate function", name, name)
@@ -348,6 +351,55 @@ func (l *pgLower) funcCall(f *pg.FuncCall) (ast.Expr, error) {
 	}
 	ce.(*ast.CallExpr).Distinct = f.GetAggDistinct()
 	return ce, nil
+}
+
+// pgIntervalUnits are the units of an interval text Spanner's spanner.timestamptz_add and
+// spanner.timestamptz_subtract take ('10 seconds', '1 day'), singular or plural.
+var pgIntervalUnits = map[string]ast.DateTimePart{
+	"microsecond": ast.DateTimePartMicrosecond, "millisecond": ast.DateTimePartMillisecond,
+	"second": ast.DateTimePartSecond, "minute": ast.DateTimePartMinute, "hour": ast.DateTimePartHour,
+	"day": ast.DateTimePartDay,
+}
+
+// timestamptzAdd lowers spanner.timestamptz_add / spanner.timestamptz_subtract(timestamptz,
+// text) to TIMESTAMP_ADD / TIMESTAMP_SUB. The local Spanner takes the interval as one
+// constant '<integer> <unit>' (units microsecond to day); other texts are UNIMPLEMENTED.
+func (l *pgLower) timestamptzAdd(name string, f *pg.FuncCall) (ast.Expr, error) {
+	args := f.GetArgs()
+	if len(args) != 2 {
+		return nil, errorf(codes.InvalidArgument, "[ERROR] function spanner.%s takes 2 arguments", name)
+	}
+	c := args[1].GetAConst()
+	if c == nil || c.GetSval() == nil {
+		return nil, l.unsupported(f.GetLocation(), "spanner."+name+" with an interval other than a constant text")
+	}
+	fields := strings.Fields(strings.ToLower(c.GetSval().GetSval()))
+	var part ast.DateTimePart
+	ok := len(fields) == 2
+	if ok {
+		part, ok = pgIntervalUnits[strings.TrimSuffix(fields[1], "s")]
+	}
+	if ok {
+		_, err := strconv.ParseInt(fields[0], 10, 64)
+		ok = err == nil
+	}
+	if !ok {
+		return nil, l.unsupported(f.GetLocation(), "spanner."+name+" with the interval '"+c.GetSval().GetSval()+"' (the local Spanner takes '<integer> <unit>')")
+	}
+	ts, err := l.expr(args[0])
+	if err != nil {
+		return nil, err
+	}
+	g := "TIMESTAMP_ADD"
+	if name == "timestamptz_subtract" {
+		g = "TIMESTAMP_SUB"
+	}
+	iv := &ast.IntervalLiteralSingle{
+		Interval:     pos(f.GetLocation()),
+		Value:        &ast.IntLiteral{ValuePos: pos(f.GetLocation()), Base: 10, Value: fields[0]},
+		DateTimePart: part,
+	}
+	return callOf(g, f.GetLocation(), ts, iv), nil
 }
 
 // castType is the GoogleSQL type a PostgreSQL cast names.

@@ -252,6 +252,7 @@ func lowerColumn(cd *pg.ColumnDef) (def string, pk bool, fks []string, err error
 	}
 	def = name + " " + typ
 	notNull := cd.GetIsNotNull()
+	generated := ""
 	for _, cn := range cd.GetConstraints() {
 		c := cn.GetConstraint()
 		switch c.GetContype() {
@@ -267,12 +268,25 @@ func lowerColumn(cd *pg.ColumnDef) (def string, pk bool, fks []string, err error
 				return "", false, nil, err
 			}
 			fks = append(fks, fk)
+		case pg.ConstrType_CONSTR_GENERATED:
+			// GENERATED ALWAYS AS (expr) STORED: PostgreSQL's grammar has no other form
+			// of it (a virtual one is a syntax error before PostgreSQL 18).
+			if commitTS {
+				return "", false, nil, spanerr.InvalidArgument("[ERROR] a generated column cannot be a spanner.commit_timestamp column")
+			}
+			generated, err = lowerGenerated(c.GetRawExpr())
+			if err != nil {
+				return "", false, nil, err
+			}
 		default:
 			return "", false, nil, unsupportedConstraint(c)
 		}
 	}
 	if notNull {
 		def += " NOT NULL"
+	}
+	if generated != "" {
+		def += " AS (" + generated + ") STORED"
 	}
 	if commitTS {
 		def += " OPTIONS (allow_commit_timestamp = true)"

@@ -34,6 +34,9 @@ func TestLowerPG(t *testing.T) {
 			"CREATE TABLE `c` (`id` INT64 NOT NULL, `pid` INT64, FOREIGN KEY (`pid`) REFERENCES `p` (`id`) ON DELETE CASCADE, CONSTRAINT `fk2` FOREIGN KEY (`pid`) REFERENCES `p` (`id`)) PRIMARY KEY (`id`)"},
 		{"index", "CREATE UNIQUE INDEX IF NOT EXISTS ix ON t (a DESC, b) INCLUDE (c) INTERLEAVE IN p WHERE a IS NOT NULL AND b IS NOT NULL", codes.OK,
 			"CREATE UNIQUE NULL_FILTERED INDEX IF NOT EXISTS `ix` ON `t` (`a` DESC, `b`) STORING (`c`), INTERLEAVE IN `p`"},
+		{"generated column (Spanner's PG DDL: GENERATED ALWAYS AS (...) STORED)", "CREATE TABLE t (id bigint NOT NULL, s bigint GENERATED ALWAYS AS (mod(spanner.farm_fingerprint(id::text), 19)) STORED, PRIMARY KEY (id))", codes.OK,
+			"CREATE TABLE `t` (`id` INT64 NOT NULL, `s` INT64 AS (MOD(FARM_FINGERPRINT(CAST(`id` AS STRING)), 19)) STORED) PRIMARY KEY (`id`)"},
+		{"generated column outside the subset", "CREATE TABLE t (id bigint PRIMARY KEY, s bigint GENERATED ALWAYS AS (random()) STORED)", codes.Unimplemented, ""},
 		{"drop", "DROP TABLE IF EXISTS t", codes.OK, "DROP TABLE IF EXISTS `t`"},
 		{"add column", "ALTER TABLE t ADD COLUMN x jsonb NOT NULL", codes.OK, "ALTER TABLE `t` ADD COLUMN `x` JSON NOT NULL"},
 		{"add foreign key", "ALTER TABLE t ADD CONSTRAINT fk FOREIGN KEY (a) REFERENCES p (b)", codes.OK,
@@ -77,6 +80,7 @@ func TestRenderPGRoundTrip(t *testing.T) {
 		"CREATE INDEX by_title ON albums (title DESC) INCLUDE (aid) INTERLEAVE IN singers WHERE title IS NOT NULL",
 		"CREATE TABLE \"Mixed Case\" (k text PRIMARY KEY, sid bigint, CONSTRAINT fk FOREIGN KEY (sid) REFERENCES singers (id))",
 		`CREATE TABLE "select" ("user" text PRIMARY KEY, "order" bigint, name text)`,
+		"CREATE TABLE g (id bigint PRIMARY KEY, s bigint GENERATED ALWAYS AS (mod(spanner.farm_fingerprint(id::text), 19) + 1) STORED)",
 	}
 	build := func(stmts []string) *Catalog {
 		t.Helper()

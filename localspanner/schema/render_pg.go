@@ -99,6 +99,9 @@ func (t *Table) renderPG(before map[*Table]bool) string {
 		if col.NotNull {
 			b.WriteString(" NOT NULL")
 		}
+		if col.Generated != "" {
+			b.WriteString(" GENERATED ALWAYS AS (" + renderPGGenerated(col.Generated) + ") STORED")
+		}
 		b.WriteString(",\n")
 	}
 	for _, fk := range t.ForeignKeys {

@@ -27,6 +27,10 @@ def _line_of(text: str, needle: str) -> int:
 def test_the_built_in_definitions_are_listed_and_served_as_written(client: TestClient) -> None:
     listed = client.get("/api/workloads").json()
     assert "shop" in [w["name"] for w in listed["data"]] and listed["count"] == len(listed["data"])
+    # each built-in report workload and the shop beside its PostgreSQL twin (issue 24)
+    dialects = {w["name"]: w["dialect"] for w in listed["data"] if w.get("origin", "builtin") == "builtin"}
+    for name in ["change_watcher", "participants", "session_pool", "shop", "write_benchmark"]:
+        assert (dialects[name], dialects[f"{name}_pg"]) == ("googlesql", "postgresql"), name
     shop = client.get("/api/workloads/shop").json()
     assert shop["source"] == SHOP
     assert list(shop["definition"]["operations"]) == ["place_order", "recent_orders"]

@@ -15,7 +15,10 @@ from spanload.model.presets import builtin_definition, make_config
 
 def _on(name: str) -> RunConfig:
     definition = builtin_definition(name).model_dump(mode="json", exclude_unset=True)
-    return RunConfig.model_validate({"workload": "definition", "definition": definition})
+    interface = "postgresql" if name.endswith("_pg") else "googlesql"
+    return RunConfig.model_validate(
+        {"workload": "definition", "definition": definition, "client": {"interface": interface}}
+    )
 
 
 @pytest.mark.parametrize("name", sorted(LEGACY_KNOBS))
@@ -26,12 +29,13 @@ def test_every_mapped_knob_and_operation_is_in_its_definition(name: str) -> None
     assert knobs - set(definition.knobs) == set()
     operations = {op for group in LEGACY_OPERATIONS[name] for op in group.among}
     assert operations - set(definition.operations) == set()
-    if WATCH in LEGACY_KNOBS[name].values() and name == "change_watcher":
+    if WATCH in LEGACY_KNOBS[name].values() and name in ("change_watcher", "change_watcher_pg"):
         assert definition.watch is not None
 
 
-def test_the_change_watcher_flags_become_its_knobs() -> None:
-    config = _on("change_watcher").merged(
+@pytest.mark.parametrize("name", ["change_watcher", "change_watcher_pg"])
+def test_the_change_watcher_flags_become_its_knobs(name: str) -> None:
+    config = _on(name).merged(
         {
             "updater": {"transactions_per_second": 25.0, "mutations_per_transaction": 100, "parallelism": 4},
             "watcher": {"watchers": 2, "poll_interval_ms": 500, "limit": 50, "table_hint": False},
@@ -52,7 +56,8 @@ def test_the_change_watcher_flags_become_its_knobs() -> None:
     assert definition is not None and definition.watch is not None
     assert definition.watch.hinted(config.knob_values(), definition.knobs) is None
     hinted = config.apply(ConfigPatch.model_validate({"watcher": {"table_hint": True}}))  # live
-    assert definition.watch.hinted(hinted.knob_values(), definition.knobs) == "SingersByShardLastUpdated"
+    index = "singers_by_shard_last_updated" if name.endswith("_pg") else "SingersByShardLastUpdated"
+    assert definition.watch.hinted(hinted.knob_values(), definition.knobs) == index
     assert config.operations == {}
     assert config.definition is not None and config.definition.watch is not None
 

@@ -102,6 +102,10 @@ LEGACY_OPERATIONS: dict[str, tuple[OperationGroup, ...]] = {
         OperationGroup("updater.enabled", "updater.mode", {"batch_insert": ("batch_insert",)}, "batch_insert"),
     ),
 }
+# each PostgreSQL twin (workloads/<name>_pg.yaml) has exactly its original's knobs and operations
+# (tests/engine/test_builtin_definitions.py), so the same flags drive it
+LEGACY_KNOBS.update({f"{name}_pg": table for name, table in list(LEGACY_KNOBS.items())})
+LEGACY_OPERATIONS.update({f"{name}_pg": groups for name, groups in list(LEGACY_OPERATIONS.items())})
 LEGACY_SECTIONS = ("updater", "watcher", "reader", "preload")
 
 
