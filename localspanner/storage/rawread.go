@@ -304,6 +304,9 @@ func (d *DB) StrongRead(ctx context.Context, q string, args []any) (*Snapshot, e
 			d.release(rc, false)
 			return nil, fmt.Errorf("start read: %w", err)
 		}
+		// The first step may have run a whole full scan (a sort needs every row): the
+		// snapshot's Read runs q again, so that scan must not be counted with its own.
+		fullscanSteps(s)
 		return d.beginSnapshot(ctx, rc)
 	}
 	return &Snapshot{d: d, rc: rc, TS: ts, started: &startedRead{q: q, args: args, s: s, rows: rows}}, nil

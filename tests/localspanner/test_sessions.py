@@ -112,8 +112,10 @@ def test_multiplexed_session_serves_concurrent_transactions(sdb: SpannerDb, raw:
     assert [list(r) for r in result.rows] == [["c0", "0"], ["c1", "1"]]
 
 
-def test_client_works_in_the_selected_session_mode(sdb: SpannerDb) -> None:
-    """The official client with its defaults, and with multiplexed sessions turned off."""
+def test_client_works_in_the_selected_session_mode(sdb: SpannerDb, raw: SpannerClient) -> None:
+    """The official client with its defaults, and with multiplexed sessions turned off: every
+    request names a session of this database that the server knows, multiplexed exactly when the
+    client's mode is."""
     sdb.recorder.clear()
     with sdb.database.batch() as batch:
         batch.insert_or_update("Kv", ["K", "V"], [("mode", 1)])
@@ -142,5 +144,9 @@ def test_client_works_in_the_selected_session_mode(sdb: SpannerDb) -> None:
         )
     else:
         assert sessions and not any(s.multiplexed for s in sessions), f"sessions must be regular: {sessions}"
-    unknown = {u for u in used if u not in by_name}
-    assert not unknown or all(u.startswith(sdb.database.name + "/sessions/") for u in unknown), unknown
+    assert used, "the batch, the two transactions and the read each name a session"
+    # a session the client made before this test (its pool, its multiplexed session) is asked of the
+    # server: GetSession returns it, under this database, with the mode it was created in
+    kinds = {name: (by_name[name] if name in by_name else raw.get_session(name=name)).multiplexed for name in used}
+    assert all(name.startswith(sdb.database.name + "/sessions/") for name in used), used
+    assert set(kinds.values()) == {sdb.multiplexed}, kinds

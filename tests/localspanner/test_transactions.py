@@ -109,8 +109,17 @@ def test_explicit_begin_transaction_and_commit(tdb: SpannerDb) -> None:
         tx.insert("Items", ["Id", "Name", "Qty"], [(1, "explicit", 1)])
 
     tdb.database.run_in_transaction(work)
-    names = [c.name for c in tdb.recorder.calls()]
-    assert "Commit" in names, names
+    # a transaction of mutations only has no statement to begin it inline: the client sends
+    # BeginTransaction (read-write), then commits the id it returned, in the same session
+    (begin,) = tdb.recorder.calls("BeginTransaction")
+    (commit,) = tdb.recorder.calls("Commit")
+    assert "read_write" in begin.request.options, begin.request
+    began = begin.response()
+    assert began.id, "BeginTransaction returns the transaction's id"
+    assert commit.request.transaction_id == began.id, (commit.request.transaction_id, began.id)
+    assert commit.request.session == begin.request.session
+    assert [m.insert.table for m in commit.request.mutations] == ["Items"], commit.request.mutations
+    assert commit.code() == grpc.StatusCode.OK
     with tdb.database.snapshot() as snap:
         assert list(snap.execute_sql("SELECT Name, Qty FROM Items WHERE Id = 1")) == [["explicit", 1]]
 
