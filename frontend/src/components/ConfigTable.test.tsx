@@ -17,6 +17,19 @@ describe("ConfigTable", () => {
     expect(captions()).toEqual(["Run", "Target", "TPC-C", "Client library"]);
   });
 
+  it("shows a definition run's knobs, set or default, and not the report workloads' sections", () => {
+    const definition = {
+      name: "library",
+      knobs: { lend_rate: { default: 20, min: 1, max: 5000, unit: "tx/s", help: "loans per second" }, members: { default: 500 } },
+      operations: {},
+    };
+    const changes = [{ field: "knobs.lend_rate", at_start: 20, at_end: 8, steps: [{ elapsed_s: 12, value: 8 }] }];
+    render(<ConfigTable config={{ ...DEFAULT_CONFIG, workload: "definition", definition, knobs: { members: 800 } } as unknown as RunConfig} changes={changes} />);
+    expect(captions()).toEqual(["Run", "Target", "Client library", "Knobs of library"]);
+    expect(screen.getByTestId("config-knobs.members")).toHaveTextContent(/^800$/);
+    expect(screen.getByTestId("config-knobs.lend_rate")).toHaveTextContent("20 → 8 tx/s changed live at +12s");
+  });
+
   it("writes one process and one watcher in the singular, two in the plural", () => {
     const { unmount } = render(<ConfigTable config={{ ...DEFAULT_CONFIG, processes: 1, watcher: { ...DEFAULT_CONFIG.watcher, watchers: 1 } }} />);
     expect(screen.getByTestId("config-processes")).toHaveTextContent(/^1 process$/);

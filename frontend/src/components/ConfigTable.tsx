@@ -2,7 +2,7 @@
 // A field changed while the run ran shows "at start → at end" and when it changed.
 import { unitFor } from "@/lib/format";
 import { formatValue, getPath, KNOBS, SECTION_TITLES, sectionUsed } from "@/lib/knobs";
-import type { LiveChange, RunConfig } from "@/lib/types";
+import type { LiveChange, RunConfig, WorkloadDefinition } from "@/lib/types";
 import { changeTimes, startToEnd } from "@/lib/liveChanges";
 
 export function ConfigTable({ config, changes = [] }: { config: RunConfig; changes?: readonly LiveChange[] }) {
@@ -32,6 +32,35 @@ export function ConfigTable({ config, changes = [] }: { config: RunConfig; chang
           </tbody>
         </table>
       ))}
+      {config.workload === "definition" && config.definition && <DefinitionKnobs config={config} changed={changed} />}
     </div>
+  );
+}
+
+/** A definition run's knobs: the value each ran with (set, or the definition's default), with its unit. */
+function DefinitionKnobs({ config, changed }: { config: RunConfig; changed: ReadonlyMap<string, LiveChange> }) {
+  const definition = config.definition as WorkloadDefinition;
+  const knobs = Object.entries(definition.knobs ?? {});
+  if (knobs.length === 0) return null;
+  return (
+    <table className="table compact">
+      <caption>Knobs of {definition.name}</caption>
+      <tbody>
+        {knobs.map(([name, knob]) => {
+          const value = config.knobs?.[name] ?? knob.default;
+          const change = changed.get(`knobs.${name}`);
+          return (
+            <tr key={name} title={knob.help ?? undefined}>
+              <th scope="row">{name}</th>
+              <td data-testid={`config-knobs.${name}`} data-changed={change ? "true" : undefined}>
+                {change ? <strong>{startToEnd(change)}</strong> : formatValue(value)}
+                {knob.unit ? <span className="muted"> {knob.unit}</span> : null}
+                {change && <span className="muted small"> changed live at {changeTimes(change)}</span>}
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
   );
 }

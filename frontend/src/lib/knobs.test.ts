@@ -55,6 +55,7 @@ describe("workloads", () => {
     const sections = ["run", "target", "tpcc", "updater", "watcher", "reader", "client"] as const;
     expect(sections.filter((s) => sectionUsed(s, "tpcc"))).toEqual(["run", "target", "tpcc", "client"]);
     expect(sections.filter((s) => sectionUsed(s, "session_pool"))).toEqual(["run", "target", "updater", "watcher", "reader", "client"]);
+    expect(sections.filter((s) => sectionUsed(s, "definition"))).toEqual(["run", "target", "client"]);
   });
 });
 

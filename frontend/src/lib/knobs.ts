@@ -251,7 +251,8 @@ export const SECTION_TITLES: Record<Knob["section"], string> = {
 /** The sections a workload uses: TPC-C has its own; the reports' workloads the updater, watchers and readers. */
 export function sectionUsed(section: Knob["section"], workload: RunConfig["workload"]): boolean {
   if (section === "tpcc") return workload === "tpcc";
-  if (section === "updater" || section === "watcher" || section === "reader") return workload !== "tpcc";
+  // a definition's knobs and operations say what runs: the report workloads' sections do not apply
+  if (section === "updater" || section === "watcher" || section === "reader") return workload !== "tpcc" && workload !== "definition";
   return true;
 }
 

@@ -3,7 +3,7 @@
 import { useMemo, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router-dom";
 import { ConfigTable } from "@/components/ConfigTable";
-import { definitionOrigin } from "@/lib/definition";
+import { definitionCharts, definitionOrigin, errorCodes } from "@/lib/definition";
 import { EventList } from "@/components/EventList";
 import { BreakdownCharts } from "@/components/BreakdownChart";
 import { RunCharts } from "@/components/RunCharts";
@@ -18,7 +18,7 @@ import { fetchSamples } from "@/lib/api/samples";
 import { formatDate, formatDuration } from "@/lib/format";
 import { hasParticipants, participantsRows } from "@/lib/participants";
 import { chartsFor, configMarkers, offCharts, participantsFirst, RUN_CHARTS, toRows } from "@/lib/series";
-import { isActive } from "@/lib/types";
+import { isActive, type WorkloadDefinition } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
 import { useDebounced } from "@/lib/useDebounced";
 import { runDuration } from "../api/headlines";
@@ -48,8 +48,15 @@ export function RunDetailPage() {
   );
   const [deleteError, setDeleteError] = useState<string | null>(null);
 
-  const overviewRows = useMemo(() => toRows(overview.data ?? []), [overview.data]);
-  const rows = useMemo(() => toRows((zoom && zoomed.data) || overview.data || []), [zoom, zoomed.data, overview.data]);
+  // A definition run's charts are its operations' (as on the live page); the first, the first
+  // operation's throughput, is the overview to zoom by.
+  const config = run.data?.config;
+  const definition = config?.workload === "definition" ? ((config.definition ?? null) as WorkloadDefinition | null) : null;
+  const codes = errorCodes(overview.data ?? []).join(",");
+  const opCharts = useMemo(() => (definition ? definitionCharts(definition, codes ? codes.split(",") : []) : null), [definition, codes]);
+  const overviewChart = opCharts?.[0] ?? OVERVIEW;
+  const overviewRows = useMemo(() => toRows(overview.data ?? [], opCharts ?? undefined), [overview.data, opCharts]);
+  const rows = useMemo(() => toRows((zoom && zoomed.data) || overview.data || [], opCharts ?? undefined), [zoom, zoomed.data, overview.data, opCharts]);
   const participants = useMemo(() => participantsRows((zoom && zoomed.data) || overview.data || []), [zoom, zoomed.data, overview.data]);
   const snapshot = useAsync(() => fetchSnapshot(id), [id]);
   const events = useMemo(() => snapshot.data?.events ?? [], [snapshot.data]);
@@ -124,15 +131,15 @@ export function RunDetailPage() {
         <p className="muted">This run recorded no samples.</p>
       ) : (
         <>
-          {OVERVIEW && (
+          {overviewChart && (
             <div className="overview">
               <TimeChart
                 key={brushKey}
                 id="overview"
                 title="Zoom: drag the handles under this chart to zoom every chart below"
-                unit={OVERVIEW.unit}
+                unit={overviewChart.unit}
                 rows={overviewRows}
-                lines={OVERVIEW.lines}
+                lines={overviewChart.lines}
                 markers={markers}
                 height={160}
                 onBrush={setBrush}
@@ -156,7 +163,7 @@ export function RunDetailPage() {
             </div>
           )}
           {participantsFirst(r.config?.workload) && participantsChart}
-          <RunCharts rows={rows} markers={markers} hideEmpty off={off} syncId="detail" charts={chartsFor(r.config?.workload, off)} />
+          <RunCharts rows={rows} markers={markers} hideEmpty off={off} syncId="detail" charts={opCharts ?? chartsFor(r.config?.workload, off)} />
           {!participantsFirst(r.config?.workload) && participantsChart}
           <BreakdownCharts samples={(zoom && zoomed.data) || overview.data} syncId="detail" />
         </>
