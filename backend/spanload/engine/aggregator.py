@@ -152,8 +152,9 @@ def merge_gauges(reports: Iterable[Report]) -> dict[str, float]:
 class Aggregator:
     """Collects reports of one run and produces samples and the whole-run summary."""
 
-    def __init__(self, started_at: float, interval_s: float, workers: int) -> None:
+    def __init__(self, started_at: float, interval_s: float, workers: int, via_pgadapter: bool = False) -> None:
         self.started_at = started_at
+        self.via_pgadapter = via_pgadapter  # client.interface pgadapter: the breakdown's PGAdapter part
         self.interval_s = interval_s
         self.live_workers: set[int] = set(range(workers))
         self._pending: dict[int, _Pending] = {}
@@ -268,7 +269,7 @@ class Aggregator:
             totals=_totals_from(self._counters),
             by_worker=by_worker(pending.reports, interval_s),
             hdr={op: metrics.encode(h) for op, h in merged.items()},
-            breakdown={op: breakdown(t, self.sys_latencies) for op, t in timings.items()},
+            breakdown={op: breakdown(t, self.sys_latencies, self.via_pgadapter) for op, t in timings.items()},
         )
 
     def summary(self) -> Summary:
@@ -296,5 +297,5 @@ class Aggregator:
             unavailable=server_minute.unavailable(self.started_at, self.last_t, rates, totals),
             totals=totals,
             errors_by_code=dict(self._errors),
-            breakdown={op: breakdown(t, self.sys_latencies) for op, t in self._timings.items()},
+            breakdown={op: breakdown(t, self.sys_latencies, self.via_pgadapter) for op, t in self._timings.items()},
         )

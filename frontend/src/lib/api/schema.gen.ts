@@ -1632,7 +1632,7 @@ export interface components {
          * Part
          * @enum {string}
          */
-        Part: "queue" | "session_wait" | "client" | "server" | "server_frontend" | "query_commit";
+        Part: "queue" | "session_wait" | "pgadapter" | "client" | "server" | "server_frontend" | "query_commit";
         /** PercentileDelta */
         PercentileDelta: {
             /**
