@@ -262,6 +262,7 @@ class Supervisor:
             run.config.report_interval_s,
             len(run.workers),
             via_pgadapter=run.config.client.interface is ClientInterface.PGADAPTER,
+            warmup_s=run.config.warmup_s,
         )
         run.begun_monotonic = time.monotonic()
         for worker in run.workers:
