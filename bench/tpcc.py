@@ -43,6 +43,7 @@ def config_for(address: str, processes: int, terminals: int, seconds: float, ite
         {
             "target": {"kind": "local", "emulator_host": address, "database": DATABASE},
             "duration_s": seconds,
+            "warmup_s": min(get_preset("tpcc-1w").config.warmup_s, seconds / 3),  # a short bench keeps most of it
             "processes": processes,
             "tpcc": {"terminals": terminals, "items": items, "customers_per_district": customers},
         }

@@ -193,4 +193,5 @@ def test_the_pg_tpcc_presets_are_tpcc_1w_on_the_other_interfaces() -> None:
         config = presets.get_preset(name).config
         assert (config.client.interface.value, config.target.database) == (interface, "spanload-tpcc-pg")
         assert config.tpcc == base.tpcc and config.duration_s == base.duration_s
+        assert config.warmup_s == base.warmup_s == 10.0  # the three skip PGAdapter's cold JVM alike
         assert (config.workload, config.processes, config.runtime) == (base.workload, base.processes, base.runtime)

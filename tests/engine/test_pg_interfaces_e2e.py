@@ -25,7 +25,9 @@ from google.cloud.spanner_admin_database_v1 import DatabaseDialect
 
 from spanload.engine import pgadapter_run
 from spanload.engine.supervisor import Supervisor
+from spanload.model.breakdown import Part, Source, pgadapter_ms
 from spanload.model.config import ClientInterface, RunConfig, WorkerRuntime
+from spanload.model.op_metrics import OpHistogram, name
 from spanload.model.samples import Op
 from spanload.model.settings import Settings
 from spanload.model.state import RunState
@@ -128,6 +130,24 @@ def test_shop_pg_reconciles_exactly_and_keeps_its_money(
     # the watch saw every order once, by its commit timestamp
     assert summary.totals.received_changes == orders
     assert summary.latency[Op.WATCHER_NOTIFY].count == orders
+
+    # where the time goes: the parts add up to the driver's round trip; through PGAdapter, PGAdapter's
+    # own part (derived) is the round trip less the queue, session wait and the server-measured parts
+    for op in ("place_order", "recent_orders"):
+        b = summary.breakdown[name(OpHistogram.LATENCY, op)]
+        parts = {p.part: p for p in b.parts}
+        assert b.count == count(summary, op)
+        assert sum(p.ms for p in b.parts) == pytest.approx(b.round_trip_ms, abs=1e-6)
+        if interface is ClientInterface.PGADAPTER:
+            measured = [p.ms for p in b.parts if p.source in (Source.MEASURED, Source.SPANNER_SYS)]
+            server = sum(parts[k].ms for k in (Part.SERVER, Part.SERVER_FRONTEND, Part.QUERY_COMMIT) if k in parts)
+            expected, _ = pgadapter_ms(b.round_trip_ms, parts[Part.QUEUE].ms, parts[Part.SESSION_WAIT].ms, server)
+            assert parts[Part.PGADAPTER].source is Source.DERIVED
+            assert parts[Part.PGADAPTER].ms == pytest.approx(b.round_trip_ms - sum(measured), abs=1e-6)
+            assert parts[Part.PGADAPTER].ms == pytest.approx(expected, abs=1e-6) and expected > 0
+            assert parts[Part.CLIENT].source is Source.NOT_MEASURED
+        else:
+            assert Part.PGADAPTER not in parts
 
     (server,) = pgadapters
     if interface is ClientInterface.PGADAPTER:  # the run's own PGAdapter, gone with the run

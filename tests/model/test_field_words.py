@@ -70,10 +70,10 @@ def _worded_fields() -> list[tuple[str, FieldInfo]]:
     return out
 
 
-def test_the_ui_shows_43_run_level_fields() -> None:
+def test_the_ui_shows_44_run_level_fields() -> None:
     paths = _layout_paths()
-    assert len(paths) == 43
-    assert paths[:2] == ["name", "duration_s"] and paths[-1] == "client.timeout_ms"
+    assert len(paths) == 44  # warmup_s (issue 24) after duration_s
+    assert paths[:3] == ["name", "duration_s", "warmup_s"] and paths[-1] == "client.timeout_ms"
 
 
 @pytest.mark.parametrize("path", _layout_paths())
@@ -86,6 +86,7 @@ def test_every_field_the_ui_shows_has_its_words(path: str) -> None:
 def test_words_of_a_known_field() -> None:
     assert _words(_field("watcher.poll_interval_ms")) == {LABEL: "Poll interval", SHORT: "poll", UNIT: "ms"}
     assert _words(_field("workload")) == {LABEL: "Workload", SHORT: "workload"}
+    assert _words(_field("warmup_s")) == {LABEL: "Warm-up", SHORT: "warmup", UNIT: "s"}
     schema = RunConfig.model_json_schema()
     reader = schema["$defs"]["ReaderConfig"]["properties"]["think_time_ms"]
     assert (reader["x-label"], reader["x-short"], reader["x-unit"]) == ("Think time", "think", "ms")

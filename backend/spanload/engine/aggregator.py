@@ -19,6 +19,7 @@ from spanload.model.breakdown import OpTiming, SysLatencies, breakdown, merge_ti
 from spanload.model.op_metrics import OpCounter, OpGauge
 from spanload.model.protocol import OPERATION_COUNTERS, Counter, Report
 from spanload.model.samples import Gauge, Percentiles, Sample, Summary, Totals
+from spanload.model.warmup import is_warmup
 
 logger = logging.getLogger(__name__)
 
@@ -152,8 +153,14 @@ def merge_gauges(reports: Iterable[Report]) -> dict[str, float]:
 class Aggregator:
     """Collects reports of one run and produces samples and the whole-run summary."""
 
-    def __init__(self, started_at: float, interval_s: float, workers: int) -> None:
+    def __init__(
+        self, started_at: float, interval_s: float, workers: int, via_pgadapter: bool = False, warmup_s: float = 0.0
+    ) -> None:
         self.started_at = started_at
+        self.warmup_s = warmup_s  # its intervals (model.warmup) stay out of the summary's figures
+        self._measured_from = started_at  # end of the last warm-up interval emitted
+        self._measured_counters: dict[str, int] = {}  # counters of the intervals after the warm-up
+        self.via_pgadapter = via_pgadapter  # client.interface pgadapter: the breakdown's PGAdapter part
         self.interval_s = interval_s
         self.live_workers: set[int] = set(range(workers))
         self._pending: dict[int, _Pending] = {}
@@ -236,9 +243,9 @@ class Aggregator:
             _add_counts(errors, report.errors_by_code)
         merged = metrics.merge_maps(r.hdr for r in pending.reports)
         timings = merge_timings(r.timings for r in pending.reports)
-        self._timings = merge_timings((self._timings, timings))
         interval_s = max((r.interval_s for r in pending.reports), default=self.interval_s) or self.interval_s
         t = max((r.t for r in pending.reports), default=self.started_at + (seq + 1) * self.interval_s)
+        warmup = is_warmup(seq, self.interval_s, self.warmup_s)
         gauges = merge_gauges(pending.reports)
         for gauge, counter in RATE_GAUGES.items():
             if counter in counters:
@@ -251,13 +258,18 @@ class Aggregator:
 
         _add_counts(self._counters, counters)
         _add_counts(self._errors, errors)
-        for op, histogram in merged.items():
-            if op not in self._whole:  # not setdefault: its default would be a new histogram each time
-                self._whole[op] = metrics.new_histogram()
-            self._whole[op].add(histogram)
-        for name, value in gauges.items():
-            self._gauge_sums[name] = self._gauge_sums.get(name, 0.0) + value
-            self._gauge_intervals[name] = self._gauge_intervals.get(name, 0) + 1
+        if warmup:
+            self._measured_from = max(self._measured_from, t)
+        else:
+            _add_counts(self._measured_counters, counters)
+            self._timings = merge_timings((self._timings, timings))
+            for op, histogram in merged.items():
+                if op not in self._whole:  # not setdefault: its default would be a new histogram each time
+                    self._whole[op] = metrics.new_histogram()
+                self._whole[op].add(histogram)
+            for name, value in gauges.items():
+                self._gauge_sums[name] = self._gauge_sums.get(name, 0.0) + value
+                self._gauge_intervals[name] = self._gauge_intervals.get(name, 0) + 1
         self.last_t = max(self.last_t, t)
         return Sample(
             seq=seq,
@@ -270,21 +282,25 @@ class Aggregator:
             totals=_totals_from(self._counters),
             by_worker=by_worker(pending.reports, interval_s),
             hdr={op: metrics.encode(h) for op, h in merged.items()},
-            breakdown={op: breakdown(t, self.sys_latencies) for op, t in timings.items()},
+            breakdown={op: breakdown(t, self.sys_latencies, self.via_pgadapter) for op, t in timings.items()},
+            warmup=warmup,
         )
 
     def summary(self) -> Summary:
-        """Whole-run figures from the histograms merged over every emitted interval."""
+        """Whole-run figures from the histograms merged over every emitted interval after the warm-up
+        (model.warmup): latency, rates and breakdown; the totals count every interval."""
         duration = max(self.last_t - self.started_at, 0.0)
+        measured_s = max(self.last_t - self._measured_from, 0.0)
+        measured = self._measured_counters
         rates: dict[str, float] = {}
-        if duration > 0:
+        if measured_s > 0:
             for gauge, counter in RATE_GAUGES.items():
-                if counter in self._counters:
-                    rates[gauge] = self._counters[counter] / duration
-            rates.update(op_rates(self._counters, duration))
-        polls = self._counters.get(Counter.POLLS, 0)
+                if counter in measured:
+                    rates[gauge] = measured[counter] / measured_s
+            rates.update(op_rates(measured, measured_s))
+        polls = measured.get(Counter.POLLS, 0)
         if polls:
-            rates[Gauge.WATCHER_ROWS_PER_POLL] = self._counters.get(Counter.ROWS_POLLED, 0) / polls
+            rates[Gauge.WATCHER_ROWS_PER_POLL] = measured.get(Counter.ROWS_POLLED, 0) / polls
         for name, total in self._gauge_sums.items():
             # other gauges: the mean over the intervals that have a value (server stats come once a
             # minute at best; an interval without them is missing, not zero)
@@ -293,10 +309,11 @@ class Aggregator:
         totals = _totals_from(self._counters)
         return Summary(
             duration_s=duration,
+            warmup_s=self._measured_from - self.started_at,
             latency=latency,
             rates=rates,
             unavailable=server_minute.unavailable(self.started_at, self.last_t, rates, totals),
             totals=totals,
             errors_by_code=dict(self._errors),
-            breakdown={op: breakdown(t, self.sys_latencies) for op, t in self._timings.items()},
+            breakdown={op: breakdown(t, self.sys_latencies, self.via_pgadapter) for op, t in self._timings.items()},
         )

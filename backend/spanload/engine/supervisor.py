@@ -51,7 +51,7 @@ from spanload.engine.run_summary import assemble_summary, worker_cpu
 from spanload.engine.tpcc_verdict import inconsistent
 from spanload.engine.transports import WorkerLauncher, WorkerSpec, WorkerTransport
 from spanload.model import protocol
-from spanload.model.config import ConfigPatch, LatencyModel, Placement, RunConfig, TargetKind
+from spanload.model.config import ClientInterface, ConfigPatch, LatencyModel, Placement, RunConfig, TargetKind
 from spanload.model.errors import RunConflict, RunError, RunInvalid, RunNotFound
 from spanload.model.events import EventKind
 from spanload.model.profile import ProfileEdit, ProfileStatus
@@ -257,7 +257,13 @@ class Supervisor:
         if run.state not in (RunState.STARTING, RunState.PRELOADING):
             return
         started_at = time.time()
-        run.aggregator = Aggregator(started_at, run.config.report_interval_s, len(run.workers))
+        run.aggregator = Aggregator(
+            started_at,
+            run.config.report_interval_s,
+            len(run.workers),
+            via_pgadapter=run.config.client.interface is ClientInterface.PGADAPTER,
+            warmup_s=run.config.warmup_s,
+        )
         run.begun_monotonic = time.monotonic()
         for worker in run.workers:
             worker.last_heard = time.monotonic()

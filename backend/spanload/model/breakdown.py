@@ -17,6 +17,15 @@ Once SPANNER_SYS has a complete minute of the operation's statements, ``server``
 (each statement's ``QUERY_STATS`` average latency times its executions per operation, plus
 ``TXN_STATS``' average commit latency times commits per operation: ``spanner_sys``).
 
+With ``client.interface`` ``pgadapter`` the driver (psycopg, pgx) sees no server-timing: PGAdapter
+receives it. There the round trip is the driver's, and the part after queue and session wait is split
+into ``pgadapter`` (PGAdapter's own time, with the Java client library and the network behind it:
+derived, the driver's round trip minus what the server measured of the same statements) and the
+server's parts as SPANNER_SYS measured them (``query_commit``); ``client`` and ``server_frontend``
+are then not measured (0). Before SPANNER_SYS has a whole minute, nothing of the server is known:
+``pgadapter`` holds everything after the queue and ``server`` says not measured.
+:func:`pgadapter_ms` is the one computation of PGAdapter's part.
+
 The parts add up to the round trip (intended start to end) exactly, by construction of the
 derived parts; the round trip itself is measured twice (these sums, and the ``<op>_intended``
 histogram), which is how a test checks the sums against an independent measurement.
@@ -37,6 +46,7 @@ MAX_STATEMENT_CHARS = 4000
 class Part(StrEnum):
     QUEUE = "queue"
     SESSION_WAIT = "session_wait"
+    PGADAPTER = "pgadapter"  # the pgadapter interface only: PGAdapter's own time, derived
     CLIENT = "client"
     SERVER = "server"
     SERVER_FRONTEND = "server_frontend"
@@ -143,8 +153,20 @@ def query_commit_ms(timing: OpTiming, sys: SysLatencies | None) -> float | None:
     return total_s * US_PER_MS / timing.count
 
 
-def breakdown(timing: OpTiming, sys: SysLatencies | None = None) -> Breakdown:
-    """Means per operation; the parts add up to the round trip exactly (derived parts are differences)."""
+def pgadapter_ms(round_trip_ms: float, queue_ms: float, session_ms: float, server_ms: float) -> tuple[float, float]:
+    """PGAdapter's own time per operation (the pgadapter interface): the driver's round trip minus the
+    queue, the session wait and what the server measured of the same statements; never negative (a
+    minute's server average may exceed this interval's round trip: then the server's part is cut to
+    what is left). Returns (pgadapter, server) in ms, which with queue and session add up to the
+    round trip."""
+    rest = max(0.0, round_trip_ms - queue_ms - session_ms)
+    server = min(server_ms, rest)
+    return rest - server, server
+
+
+def breakdown(timing: OpTiming, sys: SysLatencies | None = None, via_pgadapter: bool = False) -> Breakdown:
+    """Means per operation; the parts add up to the round trip exactly (derived parts are differences).
+    ``via_pgadapter``: the run's ``client.interface`` is ``pgadapter`` (see the module's notes)."""
     n = timing.count
     if n == 0:
         return Breakdown()
@@ -152,11 +174,6 @@ def breakdown(timing: OpTiming, sys: SysLatencies | None = None) -> Breakdown:
     round_trip = timing.total_us * to_ms
     queue = timing.queue_us * to_ms
     session = timing.session_us * to_ms
-    server = timing.server_us * to_ms
-    client = round_trip - queue - session - server
-    if client < 0:  # server-timing above the client's own view: clock resolution; never a negative part
-        server += client
-        client = 0.0
     session_source = {
         SessionWait.MEASURED: Source.MEASURED,
         SessionWait.NOT_APPLICABLE: Source.NOT_APPLICABLE,
@@ -165,8 +182,24 @@ def breakdown(timing: OpTiming, sys: SysLatencies | None = None) -> Breakdown:
     parts = [
         BreakdownPart(part=Part.QUEUE, ms=queue, source=Source.MEASURED),
         BreakdownPart(part=Part.SESSION_WAIT, ms=session, source=session_source),
-        BreakdownPart(part=Part.CLIENT, ms=client, source=Source.DERIVED),
     ]
+    if via_pgadapter:
+        sys_ms = query_commit_ms(timing, sys)
+        adapter, inner = pgadapter_ms(round_trip, queue, session, sys_ms or 0.0)
+        parts.append(BreakdownPart(part=Part.PGADAPTER, ms=adapter, source=Source.DERIVED))
+        parts.append(BreakdownPart(part=Part.CLIENT, ms=0.0, source=Source.NOT_MEASURED))
+        if sys_ms is None:
+            parts.append(BreakdownPart(part=Part.SERVER, ms=0.0, source=Source.NOT_MEASURED))
+        else:
+            parts.append(BreakdownPart(part=Part.SERVER_FRONTEND, ms=0.0, source=Source.NOT_MEASURED))
+            parts.append(BreakdownPart(part=Part.QUERY_COMMIT, ms=inner, source=Source.SPANNER_SYS))
+        return Breakdown(count=n, round_trip_ms=round_trip, parts=parts)
+    server = timing.server_us * to_ms
+    client = round_trip - queue - session - server
+    if client < 0:  # server-timing above the client's own view: clock resolution; never a negative part
+        server += client
+        client = 0.0
+    parts.append(BreakdownPart(part=Part.CLIENT, ms=client, source=Source.DERIVED))
     server_source = Source.MEASURED if timing.server_count else Source.NOT_MEASURED
     sys_ms = query_commit_ms(timing, sys) if timing.server_count == n else None
     if sys_ms is None:

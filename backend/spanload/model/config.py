@@ -153,6 +153,7 @@ TimeoutMs = Annotated[int, Field(ge=50, le=600_000)]
 DurationS = Annotated[float, Field(gt=0, le=7 * 24 * 3600)]
 Processes = Annotated[int, Field(ge=1, le=64)]
 ReportIntervalS = Annotated[float, Field(ge=0.1, le=60)]
+WarmupS = Annotated[float, Field(ge=0, le=3600)]
 RunName = Annotated[str, Field(max_length=200)]
 
 
@@ -474,6 +475,12 @@ class RunConfig(_Strict):
         description="how long to run, e.g. 60s, 2m, 1h (default: until stopped)",
         json_schema_extra=words("Duration", "duration", "s"),
     )
+    warmup_s: WarmupS = Field(
+        default=0.0,
+        description="seconds at the start whose intervals are measured and charted but left out of the "
+        "summary's percentiles, rates and breakdown, the compare and thresholds (e.g. PGAdapter's cold JVM)",
+        json_schema_extra=words("Warm-up", "warmup", "s"),
+    )
     workload: Workload = Field(
         default=Workload.CHANGE_WATCHER,
         description="change_watcher, write_benchmark, session_pool, participants (the reports' schemas) or tpcc",
@@ -572,6 +579,11 @@ class RunConfig(_Strict):
         self._check_interface()
         self._check_profile()
         self._check_capacity()
+        if self.duration_s is not None and self.warmup_s >= self.duration_s:
+            raise ValueError(
+                f"warmup_s ({self.warmup_s:g}) must be shorter than duration_s ({self.duration_s:g}): "
+                "a run needs measured intervals after its warm-up"
+            )
         if self.updater.key_space < self.processes:
             raise ValueError(
                 f"updater.key_space ({self.updater.key_space}) must be at least processes ({self.processes})"
@@ -863,6 +875,7 @@ class ConfigPatch(_Patch):
             "runtime",
             "placement",
             "report_interval_s",
+            "warmup_s",  # which intervals are warm-up is decided once, from the start
             "preload",
             "definition",
             "definition_origin",

@@ -69,6 +69,7 @@ SHOP_DATABASE = "spanload-shop"
 SHOP_PG_DATABASE = "spanload-shop-pg"  # one database for both PostgreSQL interfaces: the same data
 PG_TPCC_DATABASE = "spanload-tpcc-pg"  # one database for both PostgreSQL interfaces: the same data
 PG_TPCC = {"pg-tpcc-client": "postgresql", "pg-tpcc-pgadapter": "pgadapter"}  # preset -> client.interface
+TPCC_WARMUP_S = 10.0  # tpcc-1w and its PG twins: PGAdapter's JVM is cold for the first seconds; all three skip them
 TPCC_TWO_PROCESSES = "tpcc-1w-2p"  # tpcc-1w's terminals over two processes (TPC-C runs on Python workers only)
 CHANGE_STREAMS_DATABASE = "spanload-change-streams"
 # preset suffix -> watch.mode of workloads/change_watcher.yaml (a mode is no knob: an enum)
@@ -291,7 +292,7 @@ def _tpcc() -> list[Preset]:
             "tpcc-1w",
             f"TPC-C on 1 warehouse: {what}; loaded first (skipped when present), consistency conditions 1-4 "
             "checked at the end",
-            one_warehouse("tpcc-1w", 1),
+            one_warehouse("tpcc-1w", 1, warmup_s=TPCC_WARMUP_S),
         ),
         Preset(
             TPCC_TWO_PROCESSES,
@@ -304,7 +305,13 @@ def _tpcc() -> list[Preset]:
                 f"tpcc-1w on PostgreSQL-dialect database {PG_TPCC_DATABASE} through "
                 + ("the client library" if interface == "postgresql" else "psycopg and PGAdapter (prepared statements)")
                 + f": {what}; compare it with tpcc-1w and the other PostgreSQL preset",
-                one_warehouse(name, 1, target={"database": PG_TPCC_DATABASE}, client={"interface": interface}),
+                one_warehouse(
+                    name,
+                    1,
+                    target={"database": PG_TPCC_DATABASE},
+                    client={"interface": interface},
+                    warmup_s=TPCC_WARMUP_S,
+                ),
             )
             for name, interface in PG_TPCC.items()
         ),

@@ -120,6 +120,9 @@ class Sample(BaseModel):
     breakdown: dict[str, Breakdown] = Field(
         default_factory=dict, description="Op -> where its time went this interval, mean per operation"
     )
+    warmup: bool = Field(
+        default=False, description="a warm-up interval (config warmup_s, model.warmup): not in the summary's figures"
+    )
 
 
 class Reconciliation(BaseModel):
@@ -165,6 +168,10 @@ class Summary(BaseModel):
     """Whole-run figures, from histograms merged over every interval."""
 
     duration_s: float = 0.0
+    warmup_s: float = Field(
+        default=0.0,
+        description="seconds of warm-up intervals left out of latency, rates and breakdown (totals count them)",
+    )
     latency: dict[str, Percentiles] = Field(default_factory=dict)
     rates: dict[str, float] = Field(default_factory=dict, description="whole-run averages keyed by Gauge")
     unavailable: dict[str, str] = Field(

@@ -83,6 +83,20 @@ def note_session_wait(seconds: float) -> None:
     _local.session_wait_s = (getattr(_local, "session_wait_s", None) or 0.0) + seconds
 
 
+def note_statement(sql: str) -> None:
+    """This thread's operation sent ``sql`` by another way than the official client (the pgadapter
+    interface's driver), for the breakdown's SPANNER_SYS match; nothing outside an operation."""
+    statements: list[str] | None = getattr(_local, "statements", None)
+    if statements is not None:
+        statements.append(sql)
+
+
+def note_commit() -> None:
+    """This thread's operation committed a transaction by another way than the official client."""
+    if getattr(_local, "statements", None) is not None:
+        _local.commits = getattr(_local, "commits", 0) + 1
+
+
 def _note_request(method: str, request: Any) -> None:
     statements: list[str] | None = getattr(_local, "statements", None)
     if statements is None:

@@ -41,3 +41,33 @@ describe("BreakdownBar", () => {
     expect(items[1]).toHaveTextContent("session wait: 0.0 %, 0.00 ms (not applicable)");
   });
 });
+
+describe("PGAdapter's part", () => {
+  it("is labelled derived and footnoted with how it was derived", () => {
+    const b = {
+      count: 10,
+      round_trip_ms: 10,
+      parts: [
+        { part: "queue" as const, ms: 1, source: "measured" as const },
+        { part: "pgadapter" as const, ms: 3, source: "derived" as const },
+        { part: "client" as const, ms: 0, source: "not_measured" as const },
+        { part: "query_commit" as const, ms: 6, source: "spanner_sys" as const },
+      ],
+    };
+    render(<BreakdownLegend breakdown={b} />);
+    const items = [...screen.getByTestId("breakdown-legend").querySelectorAll<HTMLElement>("li")];
+    expect(items.map((li) => [li.dataset.part, li.dataset.source])).toEqual([
+      ["queue", "measured"],
+      ["pgadapter", "derived"],
+      ["client", "not_measured"],
+      ["query_commit", "spanner_sys"],
+    ]);
+    expect(items[1]).toHaveTextContent("PGAdapter (derived): 30.0 %, 3.00 ms (derived)");
+    expect(screen.getByTestId("breakdown-note-pgadapter")).toHaveTextContent("the driver's round trip less the queue and what the server measured");
+  });
+
+  it("has no footnote where no part needs one", () => {
+    render(<BreakdownLegend breakdown={makeBreakdown(1, 0, 2, 1)} />);
+    expect(screen.queryByTestId("breakdown-note-pgadapter")).toBeNull();
+  });
+});

@@ -1,8 +1,8 @@
 // The report's picture: one operation kind's round trip as a 100 % bar of its parts, each part
 // labelled with its share, its mean in ms and how it was obtained (measured, derived, SPANNER_SYS).
-import { PART_COLORS, PART_LABELS, shares, SOURCE_LABELS } from "@/lib/breakdown";
+import { PART_COLORS, PART_LABELS, partNotes, shares, SOURCE_LABELS } from "@/lib/breakdown";
 import { formatMs } from "@/lib/format";
-import type { Breakdown } from "@/lib/types";
+import type { Breakdown, Part } from "@/lib/types";
 
 export interface BreakdownBarProps {
   breakdown: Breakdown | undefined;
@@ -43,13 +43,29 @@ export function BreakdownBar({ breakdown, label, testId }: BreakdownBarProps) {
 export function BreakdownLegend({ breakdown }: { breakdown: Breakdown | undefined }) {
   const parts = shares(breakdown);
   return (
-    <ul className="breakdown-legend small" data-testid="breakdown-legend">
-      {parts.map((p) => (
-        <li key={p.part} data-part={p.part} data-source={p.source}>
-          <span className="swatch" style={{ background: PART_COLORS[p.part] }} /> {PART_LABELS[p.part]}: {p.pct.toFixed(1)} %, {formatMs(p.ms)}{" "}
-          <span className="muted">({SOURCE_LABELS[p.source]})</span>
-        </li>
+    <>
+      <ul className="breakdown-legend small" data-testid="breakdown-legend">
+        {parts.map((p) => (
+          <li key={p.part} data-part={p.part} data-source={p.source}>
+            <span className="swatch" style={{ background: PART_COLORS[p.part] }} /> {PART_LABELS[p.part]}: {p.pct.toFixed(1)} %, {formatMs(p.ms)}{" "}
+            <span className="muted">({SOURCE_LABELS[p.source]})</span>
+          </li>
+        ))}
+      </ul>
+      <PartNotes parts={parts.map((p) => p.part)} />
+    </>
+  );
+}
+
+/** The footnotes of the parts shown (PGAdapter's part is derived: how). */
+export function PartNotes({ parts }: { parts: readonly Part[] }) {
+  return (
+    <>
+      {partNotes(parts).map(({ part, note }) => (
+        <p key={part} className="small muted" data-testid={`breakdown-note-${part}`}>
+          {note}
+        </p>
       ))}
-    </ul>
+    </>
   );
 }

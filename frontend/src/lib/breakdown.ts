@@ -2,11 +2,12 @@
 // bars. Works for any operation kind the backend reports (updater.txn, reader.read, tpcc.*, ...).
 import type { Breakdown, Part, PartSource, Sample } from "./types";
 
-export const PART_ORDER: readonly Part[] = ["queue", "session_wait", "client", "server", "server_frontend", "query_commit"];
+export const PART_ORDER: readonly Part[] = ["queue", "session_wait", "pgadapter", "client", "server", "server_frontend", "query_commit"];
 
 export const PART_LABELS: Record<Part, string> = {
   queue: "queue behind the pacer",
   session_wait: "session wait",
+  pgadapter: "PGAdapter (derived)",
   client: "client library and network",
   server: "server",
   server_frontend: "server front end",
@@ -16,11 +17,27 @@ export const PART_LABELS: Record<Part, string> = {
 export const PART_COLORS: Record<Part, string> = {
   queue: "#94a3b8",
   session_wait: "#ef4444",
+  pgadapter: "#a855f7",
   client: "#f59e0b",
   server: "#3b82f6",
   server_frontend: "#6366f1",
   query_commit: "#10b981",
 };
+
+/** Footnotes of the parts that need one, shown under a legend that has the part. */
+export const PART_NOTES: Partial<Record<Part, string>> = {
+  pgadapter:
+    "PGAdapter (derived): the driver's round trip less the queue and what the server measured of the same statements (SPANNER_SYS). " +
+    "Until SPANNER_SYS has a whole minute of the run, nothing of the server is known and it holds everything after the queue.",
+};
+
+/** The footnotes of these parts, in PART_ORDER. */
+export function partNotes(parts: readonly Part[]): { part: Part; note: string }[] {
+  return PART_ORDER.flatMap((part) => {
+    const note = PART_NOTES[part];
+    return note && parts.includes(part) ? [{ part, note }] : [];
+  });
+}
 
 export const SOURCE_LABELS: Record<PartSource, string> = {
   measured: "measured",

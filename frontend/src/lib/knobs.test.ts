@@ -85,6 +85,7 @@ describe("knobs from the OpenAPI schema", () => {
       preset: null,
       target: { kind: "local", emulator_host: null, project: "spanload", instance: "spanload", database: "spanload", latency_model: "none", commit_knee: null },
       duration_s: null,
+      warmup_s: 0,
       workload: "change_watcher",
       processes: 1,
       report_interval_s: 1,

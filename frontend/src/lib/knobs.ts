@@ -180,6 +180,7 @@ function sentence(text: string): string {
 export const KNOB_LAYOUT: readonly KnobLayout[] = [
   { path: "name", section: "run" },
   { path: "duration_s", section: "run" },
+  { path: "warmup_s", section: "run" },
   { path: "workload", section: "run" },
   { path: "processes", section: "run" },
   { path: "runtime", section: "run" },

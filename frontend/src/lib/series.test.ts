@@ -45,6 +45,12 @@ describe("toRows", () => {
 });
 
 describe("configMarkers", () => {
+  it("marks where the warm-up ends: the end of its last interval", () => {
+    const samples = [makeSample(0, { warmup: true }), makeSample(1, { warmup: true }), makeSample(2), makeSample(3)];
+    expect(configMarkers([], samples)).toEqual([{ x: 2, label: "warm-up ends" }]);
+    expect(configMarkers([], [makeSample(0), makeSample(1)])).toEqual([]);
+  });
+
   it("places config changes at their elapsed time with a short label, skipping status events", () => {
     const events = [
       configEvent(3.5, { "updater.transactions_per_second": 20, "watcher.poll_interval_ms": 500 }),

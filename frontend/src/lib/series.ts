@@ -302,7 +302,8 @@ function markerOf(event: RunEvent): Omit<Marker, "x"> {
 }
 
 /** A vertical marker for each config change and each time the target went down or came back,
- * placed at its elapsed time. */
+ * placed at its elapsed time; and one where the run's warm-up ends (config warmup_s: the intervals
+ * before it are charted but left out of the summary, the compare and thresholds). */
 export function configMarkers(events: readonly RunEvent[], samples: readonly Sample[]): Marker[] {
   const start = runStart(samples);
   const markers: Marker[] = [];
@@ -316,8 +317,13 @@ export function configMarkers(events: readonly RunEvent[], samples: readonly Sam
     if (x === null) continue;
     markers.push({ x: Math.max(0, x), ...markerOf(event) });
   }
+  const warm = samples.filter((s) => s.warmup === true);
+  if (warm.length > 0) markers.push({ x: Math.max(...warm.map((s) => s.elapsed_s)), label: WARMUP_ENDS });
   return markers;
 }
+
+/** The marker at the end of the last warm-up interval. */
+export const WARMUP_ENDS = "warm-up ends";
 
 /** Markers closer together than `gap` (in x units) would print their labels over each other (a
  * target down and up half a second apart): the first of such a run carries every label, joined,

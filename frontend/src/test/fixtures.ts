@@ -35,6 +35,7 @@ export function makeSample(seq: number, overrides: Partial<Sample> = {}): Sample
     by_worker: { "0": { "updater.tps": 9.5 + seq, "updater.target_tps": 10 } },
     hdr: {},
     breakdown: { "updater.txn": makeBreakdown(1, 0, 1.5 + seq, 1) },
+    warmup: false,
     ...overrides,
   };
 }
@@ -42,6 +43,7 @@ export function makeSample(seq: number, overrides: Partial<Sample> = {}): Sample
 export function makeSummary(overrides: Partial<Summary> = {}): Summary {
   return {
     duration_s: 60,
+    warmup_s: 0,
     latency: { "updater.txn": { count: 600, p50: 2, p90: 3, p95: 4, p99: 8, p999: 9, max: 12, mean: 2.4 } },
     rates: { "updater.tps": 9.9 },
     unavailable: {},

@@ -41,7 +41,7 @@ import psycopg
 from google.cloud.spanner_v1 import COMMIT_TIMESTAMP
 from psycopg.types.string import StrDumper
 
-from spanload.spanner import deadline, request_tags
+from spanload.spanner import deadline, request_tags, timing
 
 PENDING_COMMIT_TIMESTAMP = "spanner.pending_commit_timestamp()"
 CONNECT_TIMEOUT_S = 10
@@ -103,6 +103,7 @@ class PgTransaction:
         hint = request_tags.pg_statement_hint()
         if not hint and (tag_sql := request_tags.pg_statement_tag_sql()):  # a tag no comment can carry
             self._conn.execute(tag_sql)
+        timing.note_statement(hint + sql)  # the text PGAdapter sends on, as SPANNER_SYS records it
         return self._conn.execute(hint + sql, args, prepare=True)
 
     def execute_sql(self, sql: str, params: dict[str, Any] | None = None, **_: Any) -> Result:
@@ -182,7 +183,9 @@ class PgTransaction:
 
 
 def _tag_transaction(conn: psycopg.Connection[Any]) -> None:
-    """Tag the read-write transaction just begun on ``conn`` (before its first statement)."""
+    """Tag the read-write transaction just begun on ``conn`` (before its first statement), and note
+    the Commit that ends it (attempted, as the official client's Commit RPCs are counted)."""
+    timing.note_commit()
     tag_sql = request_tags.pg_transaction_tag_sql()
     if tag_sql:
         conn.execute(tag_sql)

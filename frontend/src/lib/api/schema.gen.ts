@@ -1632,7 +1632,7 @@ export interface components {
          * Part
          * @enum {string}
          */
-        Part: "queue" | "session_wait" | "client" | "server" | "server_frontend" | "query_commit";
+        Part: "queue" | "session_wait" | "pgadapter" | "client" | "server" | "server_frontend" | "query_commit";
         /** PercentileDelta */
         PercentileDelta: {
             /**
@@ -2160,6 +2160,12 @@ export interface components {
             target?: components["schemas"]["Target"];
             tpcc?: components["schemas"]["TpccConfig"];
             updater?: components["schemas"]["UpdaterConfig"];
+            /**
+             * Warmup S
+             * @description seconds at the start whose intervals are measured and charted but left out of the summary's percentiles, rates and breakdown, the compare and thresholds (e.g. PGAdapter's cold JVM)
+             * @default 0
+             */
+            warmup_s: number;
             watcher?: components["schemas"]["WatcherConfig"];
             /**
              * @description change_watcher, write_benchmark, session_pool, participants (the reports' schemas) or tpcc
@@ -2354,6 +2360,12 @@ export interface components {
              */
             t: number;
             totals?: components["schemas"]["Totals"];
+            /**
+             * Warmup
+             * @description a warm-up interval (config warmup_s, model.warmup): not in the summary's figures
+             * @default false
+             */
+            warmup: boolean;
         };
         /** SampleMessage */
         SampleMessage: {
@@ -2678,6 +2690,12 @@ export interface components {
             unavailable?: {
                 [key: string]: string;
             };
+            /**
+             * Warmup S
+             * @description seconds of warm-up intervals left out of latency, rates and breakdown (totals count them)
+             * @default 0
+             */
+            warmup_s: number;
             /**
              * Workers
              * @description one per worker process, by index

@@ -2,7 +2,7 @@
 // under the other, so a part that grew (session wait, queueing) stands out. The bars come from the
 // API's common breakdowns: the same parts in every run, and a note where one run could not be split.
 import { useState } from "react";
-import { BreakdownBar } from "@/components/BreakdownBar";
+import { BreakdownBar, PartNotes } from "@/components/BreakdownBar";
 import { fromActualStart, PART_COLORS, PART_LABELS, partsIn, SERVER_SUFFIX } from "@/lib/breakdown";
 import { formatMs } from "@/lib/format";
 import type { ComparePublic } from "@/lib/types";
@@ -27,6 +27,7 @@ export function CompareBreakdown({ comparison, labels }: { comparison: ComparePu
           </li>
         ))}
       </ul>
+      <PartNotes parts={parts} />
       {ops.map((op) => (
         <div key={op} className="breakdown-op" data-testid={`compare-breakdown-${op}`}>
           <h3>{op}</h3>
