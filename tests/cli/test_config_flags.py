@@ -26,11 +26,11 @@ def test_every_config_field_but_preset_has_a_flag() -> None:
     leaves = {k.dotted for k in knobs()}
     assert {k.dotted for k in knobs() if k.param in names} == leaves
     assert {n for n in names if n.startswith("knob__")} == {k.param for k in knobs()} | {"knob__schema_alias"}
-    assert len(leaves) == 50 and "preset" not in leaves and "workload" in leaves and "tpcc.warehouses" in leaves
+    assert len(leaves) == 51 and "preset" not in leaves and "workload" in leaves and "tpcc.warehouses" in leaves
     assert not {leaf for leaf in leaves if leaf.startswith("definition_origin")}  # set by the API, not a knob
     assert {"target.latency_model", "target.commit_knee.rate", "target.commit_knee.delay_ms"} <= leaves
     assert {"client.interface", "client.pgadapter_host"} <= leaves
-    assert {"seed", "create_schema"} <= leaves and not {"definition", "knobs", "operations"} & leaves
+    assert {"seed", "create_schema", "warmup_s"} <= leaves and not {"definition", "knobs", "operations"} & leaves
     assert {"placement.address", "placement.cpus_per_worker"} <= leaves  # an optional section; --ray implies kind
 
 
