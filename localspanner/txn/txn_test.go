@@ -10,6 +10,7 @@ import (
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/spanload/spanload/localspanner/internal/spanerr"
 	"github.com/spanload/spanload/localspanner/schema"
@@ -149,6 +150,34 @@ func TestStaleSnapshotTimestamps(t *testing.T) {
 	if ts2 <= snap.ReadTS {
 		t.Fatalf("commit %d after a strong snapshot at %d must get a later timestamp", ts2, snap.ReadTS)
 	}
+	// Stale snapshots, as Spanner documents the bounds: read_timestamp reads at exactly that
+	// timestamp (here the first commit's, older than the second), exact_staleness at now - staleness.
+	at := &spannerpb.TransactionOptions{Mode: &spannerpb.TransactionOptions_ReadOnly_{ReadOnly: &spannerpb.TransactionOptions_ReadOnly{
+		TimestampBound: &spannerpb.TransactionOptions_ReadOnly_ReadTimestamp{ReadTimestamp: timestamppb.New(time.UnixMicro(ts1))},
+	}}}
+	old, err := m.Begin(s, at, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old.ReadTS != ts1 || old.ReadTS >= ts2 {
+		t.Fatalf("a read_timestamp snapshot at the first commit %d reads at %d (second commit %d)", ts1, old.ReadTS, ts2)
+	}
+	const stale = 10 * time.Second
+	exact := &spannerpb.TransactionOptions{Mode: &spannerpb.TransactionOptions_ReadOnly_{ReadOnly: &spannerpb.TransactionOptions_ReadOnly{
+		TimestampBound: &spannerpb.TransactionOptions_ReadOnly_ExactStaleness{ExactStaleness: durationpb.New(stale)},
+	}}}
+	before := storage.NowMicros()
+	past, err := m.Begin(s, exact, true)
+	after := storage.NowMicros()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lo, hi := before-stale.Microseconds(), after-stale.Microseconds(); past.ReadTS < lo || past.ReadTS > hi {
+		t.Fatalf("an exact_staleness 10s snapshot reads at %d, outside [%d, %d]", past.ReadTS, lo, hi)
+	}
+	if past.ReadTS >= ts1 {
+		t.Fatalf("a snapshot 10 s in the past reads at %d, not before the commit at %d just now", past.ReadTS, ts1)
+	}
 }
 
 func TestIdleTransactionsAreDiscardedAndAbort(t *testing.T) {
@@ -205,7 +234,15 @@ func TestStaleReadsWithinTheDatabaseRetention(t *testing.T) {
 		ro := &spannerpb.TransactionOptions{Mode: &spannerpb.TransactionOptions_ReadOnly_{ReadOnly: &spannerpb.TransactionOptions_ReadOnly{
 			TimestampBound: &spannerpb.TransactionOptions_ReadOnly_ExactStaleness{ExactStaleness: durationpb.New(d)},
 		}}}
-		_, err := m.Begin(s, ro, true)
+		before := storage.NowMicros()
+		txn, err := m.Begin(s, ro, true)
+		after := storage.NowMicros()
+		if err == nil {
+			// the read timestamp is now - staleness, the moment of the Begin's now within [before, after]
+			if lo, hi := before-d.Microseconds(), after-d.Microseconds(); txn.ReadTS < lo || txn.ReadTS > hi {
+				t.Errorf("a read %s in the past reads at %d, outside [%d, %d]", d, txn.ReadTS, lo, hi)
+			}
+		}
 		return err
 	}
 	tests := []struct {
