@@ -54,7 +54,11 @@ func KeyString(table string, key []any) string {
 }
 
 // FormatKey renders key cells as Spanner prints keys in messages: [1,"a"].
-func FormatKey(key []any) string {
+func FormatKey(key []any) string { return "[" + KeyText(key) + "]" }
+
+// KeyText is a key's cells, comma-separated, as Spanner writes them inside FormatKey's brackets and
+// inside ROW_RANGE_START_KEY's parentheses ("Singers(2)", "Songs(2,1,5)").
+func KeyText(key []any) string {
 	parts := make([]string, len(key))
 	for i, k := range key {
 		switch v := k.(type) {
@@ -68,7 +72,7 @@ func FormatKey(key []any) string {
 			parts[i] = fmt.Sprint(v)
 		}
 	}
-	return "[" + strings.Join(parts, ",") + "]"
+	return strings.Join(parts, ",")
 }
 
 // pointWhere is "k1 = ? AND k2 = ?" over the first n key parts, columns prefixed.

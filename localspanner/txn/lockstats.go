@@ -1,9 +1,6 @@
 package txn
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spanload/spanload/localspanner/schema"
@@ -117,7 +114,7 @@ func (c *conflicts) conflictOf(r *readItem, tag string, now time.Time) LockConfl
 	var ts int64
 	if r.key != "" {
 		ts = max(c.keyWrite[r.key], c.rangeWrite[r.table])
-		rowRange = r.table + "(" + keyText(r.keyVals) + ")"
+		rowRange = r.table + "(" + storage.KeyText(r.keyVals) + ")"
 	} else {
 		for _, t := range r.tables {
 			if w := c.tableWrite[t]; w > ts {
@@ -153,27 +150,4 @@ func (c *conflicts) conflictOf(r *readItem, tag string, now time.Time) LockConfl
 		out.Requests = append(out.Requests, LockRequest{Column: table + "." + col, Mode: mode, Tag: w.tag})
 	}
 	return out
-}
-
-// keyText renders a primary key as Spanner's ROW_RANGE_START_KEY shows one: "Singers(2)",
-// "Songs(2,1,5)".
-func keyText(key []any) string {
-	parts := make([]string, len(key))
-	for i, k := range key {
-		switch v := k.(type) {
-		case nil:
-			parts[i] = "NULL"
-		case int64:
-			parts[i] = strconv.FormatInt(v, 10)
-		case float64:
-			parts[i] = strconv.FormatFloat(v, 'g', -1, 64)
-		case string:
-			parts[i] = v
-		case []byte:
-			parts[i] = string(v)
-		default:
-			parts[i] = fmt.Sprint(v)
-		}
-	}
-	return strings.Join(parts, ",")
 }
