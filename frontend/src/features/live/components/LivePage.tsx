@@ -7,10 +7,10 @@ import { RunCharts } from "@/components/RunCharts";
 import { NoSuchRun } from "@/components/States";
 import { ApiError } from "@/lib/api/client";
 import { getRun, pauseRun, resumeRun, stopRun } from "@/lib/api/runs";
-import { definitionCharts, errorCodes } from "@/lib/definition";
+import { useDefinitionCharts } from "@/lib/useDefinitionCharts";
 import { chartsFor, configMarkers, emptyReasons, offCharts, participantsFirst, toRows } from "@/lib/series";
 import { withPlan } from "@/lib/profile";
-import { isActive, type WorkloadDefinition } from "@/lib/types";
+import { isActive } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
 import { useLiveRun } from "../hooks/useLiveRun";
 import { ControlPanel } from "./ControlPanel";
@@ -49,9 +49,7 @@ export function LivePage() {
   const retryIn = useSecondsUntil(live.connection === "reconnecting" ? live.retryAt : null);
 
   // A definition run's charts are generated from its definition: each operation's, then errors by code.
-  const definition = live.config?.workload === "definition" ? ((live.config.definition ?? null) as WorkloadDefinition | null) : null;
-  const codes = errorCodes(live.samples).join(",");
-  const opCharts = useMemo(() => (definition ? definitionCharts(definition, codes ? codes.split(",") : []) : null), [definition, codes]);
+  const { definition, charts: opCharts } = useDefinitionCharts(live.config, live.samples);
   const rows = useMemo(() => toRows(live.samples, opCharts ?? undefined), [live.samples, opCharts]);
   const participants = useMemo(() => participantsRows(live.samples), [live.samples]);
   const markers = useMemo(() => configMarkers(live.events, live.samples), [live.events, live.samples]);

@@ -3,7 +3,8 @@
 import { useMemo, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router-dom";
 import { ConfigTable } from "@/components/ConfigTable";
-import { definitionCharts, definitionOrigin, errorCodes } from "@/lib/definition";
+import { definitionOrigin } from "@/lib/definition";
+import { useDefinitionCharts } from "@/lib/useDefinitionCharts";
 import { EventList } from "@/components/EventList";
 import { BreakdownCharts } from "@/components/BreakdownChart";
 import { RunCharts } from "@/components/RunCharts";
@@ -18,7 +19,7 @@ import { fetchSamples } from "@/lib/api/samples";
 import { formatDate, formatDuration } from "@/lib/format";
 import { hasParticipants, participantsRows } from "@/lib/participants";
 import { chartsFor, configMarkers, offCharts, participantsFirst, RUN_CHARTS, toRows } from "@/lib/series";
-import { isActive, type WorkloadDefinition } from "@/lib/types";
+import { isActive } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
 import { useDebounced } from "@/lib/useDebounced";
 import { runDuration } from "../api/headlines";
@@ -50,10 +51,7 @@ export function RunDetailPage() {
 
   // A definition run's charts are its operations' (as on the live page); the first, the first
   // operation's throughput, is the overview to zoom by.
-  const config = run.data?.config;
-  const definition = config?.workload === "definition" ? ((config.definition ?? null) as WorkloadDefinition | null) : null;
-  const codes = errorCodes(overview.data ?? []).join(",");
-  const opCharts = useMemo(() => (definition ? definitionCharts(definition, codes ? codes.split(",") : []) : null), [definition, codes]);
+  const { charts: opCharts } = useDefinitionCharts(run.data?.config, overview.data ?? []);
   const overviewChart = opCharts?.[0] ?? OVERVIEW;
   const overviewRows = useMemo(() => toRows(overview.data ?? [], opCharts ?? undefined), [overview.data, opCharts]);
   const rows = useMemo(() => toRows((zoom && zoomed.data) || overview.data || [], opCharts ?? undefined), [zoom, zoomed.data, overview.data, opCharts]);
