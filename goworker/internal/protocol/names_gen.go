@@ -92,6 +92,7 @@ const (
 	GaugeServerCPUFraction          = "server.cpu_fraction"
 	GaugeServerCPUPerCommitMs       = "server.cpu_per_commit_ms"
 	GaugeServerCPUPerChangeMs       = "server.cpu_per_change_ms"
+	GaugeServerWatchCPUPerChangeMs  = "server.watch_cpu_per_change_ms"
 	GaugeServerSplits               = "server.splits"
 	GaugeReaderBehind               = "reader.behind"
 	GaugeRetriesPS                  = "retries_ps"
