@@ -226,7 +226,8 @@ export interface paths {
         /**
          * Patch Config
          * @description A live change: validated, recorded as an event on the run's timeline, and applied by the workers.
-         *     409 when the run is not running (or paused).
+         *     409 when the run is not running (or paused); 422 naming the field when it is fixed for the run
+         *     (``definition.watch.mode``: poll or change stream, ``client.interface``, ``seed``...).
          */
         patch: operations["patch_config_api_runs__run_id__config_patch"];
         trace?: never;
