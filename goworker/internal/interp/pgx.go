@@ -145,7 +145,7 @@ func (b *pgxBackend) Execute(ctx context.Context, x *run) (int, error) {
 	}
 	backoff := pgRetryBackoff
 	for attempts := 1; ; attempts++ {
-		x.rows = 0
+		x.rows, x.written = 0, 0
 		clear(x.binds)
 		err := b.transaction(ctx, c, x, pgx.TxOptions{}, true)
 		var pgErr *pgconn.PgError
@@ -253,6 +253,7 @@ func (b *pgxBackend) step(ctx context.Context, q pgQuerier, x *run, i int) error
 		if s.dml && len(s.binds) == 0 {
 			_, ct, err := pgRun(ctx, q, s.sql, positional(stmt.Params), false)
 			x.rows += ct.RowsAffected()
+			x.written += ct.RowsAffected()
 			return err
 		}
 		return b.query(ctx, q, x, i, s.sql, positional(stmt.Params))
@@ -345,6 +346,7 @@ func (b *pgxBackend) write(ctx context.Context, q pgQuerier, x *run, i int) erro
 			return err
 		}
 		x.rows++
+		x.written++
 	}
 	return nil
 }
