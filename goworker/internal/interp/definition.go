@@ -508,4 +508,20 @@ type Watch struct {
 	Index        string    `json:"index"`       // poll mode: the index the poll is forced through
 	ForceIndex   *Flag     `json:"force_index"` // whether it is (absent: true)
 	Filter       string    `json:"filter"`      // poll mode: a condition every polled row meets
+	// the columns each change's version and writer are read from (the exact reconciliation)
+	Versions *WatchVersions `json:"versions"`
+	// poll mode: the values of a shard column, split round-robin between the pollers
+	Shards *WatchShards `json:"shards"`
+}
+
+// WatchVersions names the columns a versioned write carries (version, writer_id).
+type WatchVersions struct {
+	Version string `json:"version"`
+	Writer  string `json:"writer"`
+}
+
+// WatchShards are a shard column's values; poller i of n polls values[i::n].
+type WatchShards struct {
+	Column string  `json:"column"`
+	Values []int64 `json:"values"`
 }

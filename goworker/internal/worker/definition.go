@@ -8,6 +8,7 @@ import (
 	"cloud.google.com/go/spanner"
 
 	"github.com/spanload/spanload/goworker/internal/interp"
+	"github.com/spanload/spanload/goworker/internal/ledger"
 	"github.com/spanload/spanload/goworker/internal/preload"
 	"github.com/spanload/spanload/goworker/internal/protocol"
 	"github.com/spanload/spanload/goworker/internal/schema"
@@ -49,7 +50,21 @@ func (w *Worker) setupDefinition(ctx context.Context) error {
 	}
 	prefix := ""
 	pg := rt.Def.PG()
-	if watch := rt.Def.Watch; watch != nil && watch.StreamMode() {
+	watch := rt.Def.Watch
+	var key []string
+	if watch != nil && (!watch.StreamMode() || watch.Versions != nil) {
+		if key = watch.Key; len(key) == 0 {
+			if key, err = interp.PrimaryKey(ctx, client, watch.Table, pg); err != nil {
+				return fmt.Errorf("watch: %w", err)
+			}
+		}
+		if watch.Versions != nil {
+			if err := interp.CheckVersionedKey(ctx, client, watch, key, pg); err != nil {
+				return err
+			}
+		}
+	}
+	if watch != nil && watch.StreamMode() {
 		if pg {
 			return fmt.Errorf("watch: mode change_stream runs on GoogleSQL definitions only; use mode poll")
 		}
@@ -57,17 +72,17 @@ func (w *Worker) setupDefinition(ctx context.Context) error {
 			return fmt.Errorf("watch: %w", err)
 		}
 		w.defWatch = interp.NewStreamWatcher(watch, knobs, w.Conn, w.stats, startTimestamp(ctx, client))
-		prefix = w.defWatch.SQL()[:min(len(w.defWatch.SQL()), pollPrefixLen)]
 	} else if watch != nil {
-		key := watch.Key
-		if len(key) == 0 {
-			if key, err = interp.PrimaryKey(ctx, client, watch.Table, pg); err != nil {
-				return fmt.Errorf("watch: %w", err)
-			}
-		}
 		w.defWatch = interp.NewWatcher(watch, key, pg, knobs, w.Conn, rt.Backend(), w.stats,
 			definitionStart(ctx, client, pg))
+	}
+	if w.defWatch != nil {
 		prefix = w.defWatch.SQL()[:min(len(w.defWatch.SQL()), pollPrefixLen)]
+		if watch.Versions != nil { // the exact reconciliation: what this run's writers wrote, received
+			seen := ledger.NewSeenLedger(ledger.WriterIDs(w.start.RunID, w.start.Workers))
+			seen.SetFresh(ledger.NewFreshKeys(w.start.RunID, w.start.Workers))
+			w.defWatch.SetLedger(seen)
+		}
 	}
 	w.serverStats = serverstats.NewReader(prefix, w.start.RunTag)
 	return nil
@@ -123,14 +138,21 @@ func (w *Worker) applyDefinition(cfg protocol.RunConfig) {
 	}
 }
 
-// stopDefinition stops the operations, then drains the watcher.
+// stopDefinition stops the operations, then drains the watcher and, with versions, sends what it
+// received (watcher_ledger).
 func (w *Worker) stopDefinition() error {
 	if w.interp == nil {
 		return nil
 	}
 	w.interp.Stop()
-	if w.defWatch != nil {
-		return w.defWatch.StopAndDrain(watchDrainGiveUp)
+	if w.defWatch == nil {
+		return nil
+	}
+	if err := w.defWatch.StopAndDrain(watchDrainGiveUp); err != nil {
+		return err
+	}
+	if seen := w.defWatch.Ledger(); seen != nil {
+		return w.channel.Send(seen.Message(w.index))
 	}
 	return nil
 }
