@@ -158,13 +158,18 @@ func (w *Worker) stopDefinition() error {
 }
 
 // ensureStream creates the change stream a change_stream watch reads when the database has none
-// of that name.
+// of that name; with versions, its mods carry the whole new row (value_capture_type NEW_ROW: with
+// the default OLD_AND_NEW_VALUES an update of a key by the same writer leaves WriterId out).
 func (w *Worker) ensureStream(ctx context.Context, client *spanner.Client, watch *interp.Watch) error {
 	name := watch.StreamName()
 	found, err := interp.StreamExists(ctx, client, name)
 	if err != nil || found {
 		return err
 	}
+	ddl := "CREATE CHANGE STREAM " + name + " FOR " + watch.Table
+	if watch.Versions != nil { // every mod then carries the version and the writer, changed or not
+		ddl += " OPTIONS (value_capture_type = 'NEW_ROW')"
+	}
 	conn := w.Conn()
-	return schema.ApplyDDL(ctx, conn.Paths, []string{"CREATE CHANGE STREAM " + name + " FOR " + watch.Table}, conn.Opts...)
+	return schema.ApplyDDL(ctx, conn.Paths, []string{ddl}, conn.Opts...)
 }

@@ -41,6 +41,8 @@ type defRun struct {
 	reports  [][]map[string]any // per worker
 	ready    []map[string]any
 	progress []map[string]any // the last preload_progress of each worker
+	writers  []map[string]any // each worker's writers_stopped
+	others   []map[string]any // what came between stop and the final report (watcher_ledger)
 }
 
 func startWorker(t *testing.T, index int) (*peer, chan int) {
@@ -169,14 +171,14 @@ func (r *defRun) run() {
 	}
 	for i, p := range r.peers {
 		p.send(`{"type":"stop_writers","v":1}`)
-		p.next("writers_stopped", &r.reports[i])
+		r.writers = append(r.writers, p.next("writers_stopped", &r.reports[i]))
 	}
 	for i, p := range r.peers {
 		p.send(`{"type":"stop","v":1}`)
-		final := p.next("report", nil)
+		final := p.next("report", &r.others)
 		for final["final"] != true {
 			r.reports[i] = append(r.reports[i], final)
-			final = p.next("report", nil)
+			final = p.next("report", &r.others)
 		}
 		r.reports[i] = append(r.reports[i], final)
 		p.next("stopped", nil)
