@@ -316,10 +316,12 @@ func (w *Watcher) regroup(n int) {
 	for _, p := range old {
 		p.halt()
 	}
+	for _, p := range old {
+		<-p.done
+	}
 	reached := map[int64]*position{}
 	oldest := old[0].since
 	for _, p := range old {
-		<-p.done
 		if p.since.Before(oldest) {
 			oldest = p.since
 		}
