@@ -7,11 +7,11 @@ import (
 
 	"cloud.google.com/go/spanner"
 
+	"github.com/spanload/spanload/goworker/internal/admin"
 	"github.com/spanload/spanload/goworker/internal/interp"
 	"github.com/spanload/spanload/goworker/internal/ledger"
-	"github.com/spanload/spanload/goworker/internal/preload"
+	"github.com/spanload/spanload/goworker/internal/loadphase"
 	"github.com/spanload/spanload/goworker/internal/protocol"
-	"github.com/spanload/spanload/goworker/internal/schema"
 	"github.com/spanload/spanload/goworker/internal/serverstats"
 	"github.com/spanload/spanload/goworker/internal/spanclient"
 )
@@ -108,7 +108,7 @@ func definitionStart(ctx context.Context, client *spanner.Client, pg bool) time.
 
 // loadDefinition writes this worker's share of the definition's load: m.Start and m.Count index
 // the concatenated rows of every load table, in the order written.
-func (w *Worker) loadDefinition(ctx context.Context, m *protocol.Preload, progress *preload.Progress) error {
+func (w *Worker) loadDefinition(ctx context.Context, m *protocol.Preload, progress *loadphase.Progress) error {
 	cfg := w.Config()
 	_, knobs, err := interp.Decode(cfg)
 	if err != nil {
@@ -171,5 +171,5 @@ func (w *Worker) ensureStream(ctx context.Context, client *spanner.Client, watch
 		ddl += " OPTIONS (value_capture_type = 'NEW_ROW')"
 	}
 	conn := w.Conn()
-	return schema.ApplyDDL(ctx, conn.Paths, []string{ddl}, conn.Opts...)
+	return admin.ApplyDDL(ctx, conn.Paths, []string{ddl}, conn.Opts...)
 }

@@ -15,9 +15,9 @@ import (
 
 	"cloud.google.com/go/spanner"
 
+	"github.com/spanload/spanload/goworker/internal/admin"
 	"github.com/spanload/spanload/goworker/internal/interp"
 	"github.com/spanload/spanload/goworker/internal/protocol"
-	"github.com/spanload/spanload/goworker/internal/schema"
 	"github.com/spanload/spanload/goworker/internal/spanclient"
 )
 
@@ -102,7 +102,7 @@ func createSchema(t *testing.T, addr, db string, defJSON []byte) *interp.Definit
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := schema.Ensure(context.Background(), spanclient.PathsOf(target), &schema.Spec{Kind: def.Name, DDL: def.DDL}, opts...); err != nil {
+	if err := admin.Ensure(context.Background(), spanclient.PathsOf(target), def.Name, def.DDL, opts...); err != nil {
 		t.Fatal(err)
 	}
 	return &def

@@ -14,8 +14,10 @@ import (
 
 	"cloud.google.com/go/spanner"
 
+	"github.com/spanload/spanload/goworker/internal/admin"
 	"github.com/spanload/spanload/goworker/internal/interp"
 	"github.com/spanload/spanload/goworker/internal/ledger"
+	"github.com/spanload/spanload/goworker/internal/loadphase"
 	"github.com/spanload/spanload/goworker/internal/metrics"
 	"github.com/spanload/spanload/goworker/internal/preload"
 	"github.com/spanload/spanload/goworker/internal/protocol"
@@ -126,7 +128,7 @@ func (w *Worker) Setup(ctx context.Context) error {
 			}
 		}
 		if cfg.Target.Kind == protocol.TargetLocal { // no other target has the option
-			if err := schema.SetLatencyModel(ctx, spanclient.PathsOf(cfg.Target), cfg.Target.LatencyModel, opts...); err != nil {
+			if err := admin.SetLatencyModel(ctx, spanclient.PathsOf(cfg.Target), cfg.Target.LatencyModel, opts...); err != nil {
 				return err
 			}
 		}
@@ -234,7 +236,7 @@ func (w *Worker) Preload(m *protocol.Preload) {
 	go func() {
 		defer cancel()
 		cpuAtStart := CPUSeconds()
-		progress := &preload.Progress{}
+		progress := &loadphase.Progress{}
 		send := func(done bool) {
 			cpu := CPUSeconds() - cpuAtStart
 			_ = w.channel.Send(&protocol.PreloadProgress{Worker: w.index, RowsDone: progress.Rows.Load(),
@@ -256,7 +258,7 @@ func (w *Worker) Preload(m *protocol.Preload) {
 		var err error
 		ctx := spanclient.Tagged(ctx, protocol.TagOpPreload)
 		// a stalled load asks whether the target still answers (a dead one fails the run at once)
-		ctx = preload.WithProbe(ctx, func(ctx context.Context) error {
+		ctx = loadphase.WithProbe(ctx, func(ctx context.Context) error {
 			cfg := w.Config()
 			return spanclient.Probe(ctx, cfg.Target, w.start.EmulatorHost, spanclient.OperationTimeout(cfg.Client))
 		})
