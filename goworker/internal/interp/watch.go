@@ -309,16 +309,7 @@ func (w *Watcher) startPollerLocked(shards []int64, skip map[int64]*position, fr
 // is missed. The changes between it and where the old poller of their shard had reached are read
 // again but skipped, so nothing is counted twice either (workers/watcher.py _regroup).
 func (w *Watcher) regroup(n int) {
-	w.mu.Lock()
-	old := w.polls
-	w.polls = nil
-	w.mu.Unlock()
-	for _, p := range old {
-		p.halt()
-	}
-	for _, p := range old {
-		<-p.done
-	}
+	old := w.haltPolls()
 	reached := map[int64]*position{}
 	oldest := old[0].since
 	for _, p := range old {
@@ -448,6 +439,21 @@ func (p *poller) poll() (bool, error) {
 	return int64(len(rows)) >= limit+int64(skip), nil
 }
 
+// haltPolls takes the pollers out of w.polls and stops them, waiting for each poll to end.
+func (w *Watcher) haltPolls() []*poller {
+	w.mu.Lock()
+	polls := w.polls
+	w.polls = nil
+	w.mu.Unlock()
+	for _, p := range polls {
+		p.halt()
+	}
+	for _, p := range polls {
+		<-p.done
+	}
+	return polls
+}
+
 // StopAndDrain stops polling on the interval, then polls each poller until a page is not full.
 func (w *Watcher) StopAndDrain(giveUp time.Duration) error {
 	w.life.Lock()
@@ -482,16 +488,7 @@ func (w *Watcher) Stop() {
 }
 
 func (w *Watcher) stopLocked() {
-	w.mu.Lock()
-	polls := w.polls
-	w.polls = nil
-	w.mu.Unlock()
-	for _, p := range polls {
-		p.halt()
-	}
-	for _, p := range polls {
-		<-p.done
-	}
+	polls := w.haltPolls()
 	w.mu.Lock()
 	w.polls = polls // kept for the drain and the gauges
 	w.mu.Unlock()

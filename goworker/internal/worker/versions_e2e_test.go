@@ -24,12 +24,12 @@ const shardValues = "[-18,-17,-16,-15,-14,-13,-12,-11,-10,-9,-8,-7,-6,-5,-4,-3,-
 func versionedDef(watch string) []byte {
 	return []byte(`{"name":"versioned",
 "ddl":["CREATE TABLE Items (Id INT64 NOT NULL, Payload STRING(64), Version INT64, WriterId STRING(64), LastUpdated TIMESTAMP OPTIONS (allow_commit_timestamp = true), ShardId INT64 AS (MOD(FARM_FINGERPRINT(CAST(Id AS STRING)), 19)) STORED) PRIMARY KEY (Id)"],
-"knobs":{"keys":{"default":60},"upsert_rate":{"default":40.0},"watchers":{"default":2}},
+"knobs":{"keys":{"default":200},"upsert_rate":{"default":40.0},"watchers":{"default":2}},
 "values":{"k":{"versioned_key":{"max":"$keys"}}},
 "operations":{
- "upsert":{"rate":"$upsert_rate","transaction":"single_use","steps":[{"insert_or_update":{"table":"Items","rows":{"uniform":{"min":1,"max":3}},
+ "upsert":{"rate":"$upsert_rate","max_in_flight":8,"transaction":"single_use","steps":[{"insert_or_update":{"table":"Items","rows":{"uniform":{"min":1,"max":3}},
    "columns":{"Id":{"versioned_key":{"max":"$keys"}},"Payload":{"string":{"length":[4,12]}},"Version":"version","WriterId":"writer_id","LastUpdated":"commit_timestamp"}}}]},
- "rw":{"rate":10,"transaction":"read_write","steps":[{"sql":"SELECT Version FROM Items WHERE Id = @k"},
+ "rw":{"rate":10,"max_in_flight":4,"transaction":"read_write","steps":[{"sql":"SELECT Version FROM Items WHERE Id = @k"},
    {"insert_or_update":{"table":"Items","columns":{"Version":"version","Id":"$k","WriterId":"writer_id","LastUpdated":"commit_timestamp"}}}]},
  "batch":{"rate":6,"transaction":"single_use","steps":[{"insert":{"table":"Items","rows":3,
    "columns":{"Id":"fresh_key","Version":"version","WriterId":"writer_id","LastUpdated":"commit_timestamp"}}}]}},
@@ -211,23 +211,26 @@ func checkVersioned(t *testing.T, r *defRun, c *spanner.Client) {
 // TestVersionedWritesReconcileExactlyInPollModeWithShards: two workers, two pollers splitting the
 // 37 shard values between them.
 func TestVersionedWritesReconcileExactlyInPollModeWithShards(t *testing.T) {
+	runVersioned(t, `,"shards":{"column":"ShardId","values":`+shardValues+`}`, 2, 2, nil)
+}
+
+// runVersioned runs versionedDef(watch) on workers workers for seconds of load (then script) on a
+// local Spanner of its own, and checks it (checkVersioned).
+func runVersioned(t *testing.T, watch string, workers, seconds int, script func(*defRun)) *defRun {
 	addr := startLocalSpanner(t)
-	def := versionedDef(`,"shards":{"column":"ShardId","values":` + shardValues + `}`)
+	def := versionedDef(watch)
 	createSchema(t, addr, "versioned", def)
-	r := &defRun{t: t, addr: addr, db: "versioned", def: def, knobs: `{}`, workers: 2, seconds: 2, seed: 5}
+	r := &defRun{t: t, addr: addr, db: "versioned", def: def, knobs: `{}`, workers: workers, seconds: seconds,
+		seed: 5, script: script}
 	r.run()
 	checkVersioned(t, r, client(t, addr, "versioned"))
+	return r
 }
 
 // TestVersionedWritesReconcileExactlyWithUnshardedPollers: without shards each of the two pollers
 // sees every change, and only the first tells the ledger (else each change were a duplicate).
 func TestVersionedWritesReconcileExactlyWithUnshardedPollers(t *testing.T) {
-	addr := startLocalSpanner(t)
-	def := versionedDef("")
-	createSchema(t, addr, "unsharded", def)
-	r := &defRun{t: t, addr: addr, db: "unsharded", def: def, knobs: `{}`, workers: 1, seconds: 1, seed: 8}
-	r.run()
-	checkVersioned(t, r, client(t, addr, "unsharded"))
+	r := runVersioned(t, "", 1, 1, nil)
 	if polled, received := r.counter(protocol.CounterRowsPolled), r.counter(protocol.CounterReceivedChanges); received < 2*int64(len(rows(r.message("watcher_ledger"), "received"))) {
 		t.Errorf("%d changes received (%d rows polled): two pollers each see every change", received, polled)
 	}
@@ -237,30 +240,19 @@ func TestVersionedWritesReconcileExactlyWithUnshardedPollers(t *testing.T) {
 // writers write; each regroup restarts from the oldest poller's position and skips what the old
 // poller of each shard had received: nothing lost, nothing twice.
 func TestVersionedWritesReconcileExactlyWhenThePollersRegroup(t *testing.T) {
-	addr := startLocalSpanner(t)
-	def := versionedDef(`,"shards":{"column":"ShardId","values":` + shardValues + `}`)
-	createSchema(t, addr, "regroup", def)
-	r := &defRun{t: t, addr: addr, db: "regroup", def: def, knobs: `{}`, workers: 2, seconds: 1, seed: 6}
-	r.script = func(r *defRun) {
+	runVersioned(t, `,"shards":{"column":"ShardId","values":`+shardValues+`}`, 2, 1, func(r *defRun) {
 		for _, n := range []int{3, 1} {
 			r.sendAll(`{"type":"patch","v":1,"config":` + r.configWith(fmt.Sprintf(`{"watchers":%d}`, n), "") + `}`)
 			r.round()
 			r.round()
 		}
-	}
-	r.run()
-	checkVersioned(t, r, client(t, addr, "regroup"))
+	})
 }
 
 // TestVersionedWritesReconcileExactlyFromAChangeStream: the same writes read from a change stream
 // (shards do not apply), two followers of which the first feeds the ledger.
 func TestVersionedWritesReconcileExactlyFromAChangeStream(t *testing.T) {
-	addr := startLocalSpanner(t)
-	def := versionedDef(`,"mode":"change_stream","heartbeat":"200ms"`)
-	createSchema(t, addr, "streamed", def)
-	r := &defRun{t: t, addr: addr, db: "streamed", def: def, knobs: `{}`, workers: 2, seconds: 2, seed: 7}
-	r.run()
-	checkVersioned(t, r, client(t, addr, "streamed"))
+	runVersioned(t, `,"mode":"change_stream","heartbeat":"200ms"`, 2, 2, nil)
 }
 
 // TestVersionsNeedAKeyOfOneInt64Column: a watch with versions on a table keyed by a STRING fails
