@@ -23,7 +23,7 @@ type draws struct {
 }
 
 func (op *compiledOp) draw(p *program, r *SplitMix64) *draws {
-	d, _ := op.drawKeyed(p, r, &keyState{ledger: newLedger("", 0, 1)})
+	d, _ := op.drawKeyed(p, r, &keyState{})
 	return d
 }
 

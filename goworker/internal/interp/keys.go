@@ -73,6 +73,9 @@ func (k *keyState) draw(g *Gen, r *SplitMix64, inRow bool) (any, error) {
 	case keyVersion:
 		return nil, nil
 	}
+	if k.ledger == nil { // drawn outside a runtime (a test): a ledger of its own
+		k.ledger = newLedger("", 0, 1)
+	}
 	var w ledger.Write
 	if g.key == keyFresh {
 		w = k.ledger.ReserveFresh()
