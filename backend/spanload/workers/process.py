@@ -54,12 +54,12 @@ from spanload.spanner import deadline, request_tags, schemas, tpcc_schema
 from spanload.spanner.stats import SAMPLE_EVERY_S, StatsReader
 from spanload.workers import preload as preloading
 from spanload.workers import tracing
+from spanload.workers.interp.ledger import FreshKeys, SeenLedger
 from spanload.workers.interp.operation import DefinitionError
 from spanload.workers.interp.pg_driver import PgDatabase
 from spanload.workers.interp.runner import Interpreter
 from spanload.workers.interp.watch import DefinitionWatcher
 from spanload.workers.interp.watch_stream import ChangeStreamWatcher
-from spanload.workers.ledger import FreshKeys, SeenLedger
 from spanload.workers.reader import Reader
 from spanload.workers.stats import WorkerStats
 from spanload.workers.tpcc import consistency

@@ -26,9 +26,8 @@ from spanload.spanner import deadline, request_tags, timing
 from spanload.workers.interp.generators import Sequence
 from spanload.workers.interp.operation import CompiledOperation, DrawCache, compile_operation
 from spanload.workers.interp.prng import label_base, operation_label, stream_at
-from spanload.workers.pacing import ClosedLoopPacer, PacedLoad, Pacer
+from spanload.workers.pacing import ClosedLoopPacer, PacedLoad, Pacer, share, share_threads
 from spanload.workers.stats import WorkerStats
-from spanload.workers.updater import share, share_threads
 
 logger = logging.getLogger(__name__)
 

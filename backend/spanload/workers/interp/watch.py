@@ -26,10 +26,10 @@ from spanload.model.samples import Gauge, Op
 from spanload.model.workload import Dialect, KnobValue, Watch, WorkloadDefinition
 from spanload.spanner import client as spanner_client
 from spanload.spanner import deadline, request_tags, timing
+from spanload.workers.interp.poll_loop import US_PER_S, PollLoop, to_unix
 from spanload.workers.interp.watch_base import WatchFollowers
 from spanload.workers.lag import LagMeter
 from spanload.workers.stats import WorkerStats
-from spanload.workers.watcher import US_PER_S, PollLoop, to_unix
 
 logger = logging.getLogger(__name__)
 
@@ -213,7 +213,7 @@ class DefinitionWatcher(WatchFollowers):
     def stop_and_drain(self) -> None:
         """Stop polling on the interval, then poll each poller until a page is not full: called
         after every writer stopped, every poller has then seen every change. Raises
-        :class:`~spanload.workers.watcher.DrainError` when the target cannot be polled."""
+        :class:`~spanload.workers.interp.poll_loop.DrainError` when the target cannot be polled."""
         self.stop()
         for poller in self._pollers:
             poller.drain()

@@ -27,15 +27,13 @@ from spanload.model.protocol import Counter
 from spanload.model.samples import Gauge, Op
 from spanload.model.workload import KnobValue, Watch, WorkloadDefinition
 from spanload.spanner import deadline
+from spanload.workers.interp.poll_loop import DRAIN_GIVE_UP_S, ERROR_BACKOFF_S, US_PER_S, DrainError, to_unix
 from spanload.workers.interp.watch_base import WatchFollowers
 from spanload.workers.stats import WorkerStats
-from spanload.workers.watcher import US_PER_S, DrainError, to_unix
 
 logger = logging.getLogger(__name__)
 
 WINDOW_S = 2.0
-ERROR_BACKOFF_S = 0.2
-DRAIN_GIVE_UP_S = 20.0
 ONE_US = dt.timedelta(microseconds=1)
 MIN_HEARTBEAT_MS = 100  # Spanner's bounds of heartbeat_milliseconds
 MAX_HEARTBEAT_MS = 300_000
