@@ -560,6 +560,13 @@ def compile_operation(
     for i, step in enumerate(op.steps):
         steps.append(compiler.step(f"operations.{name}.steps.{i}", step, bound, op.transaction, refs))
         bound.update(getattr(step, "bind", {}))
+    kinds = {v: generator_kind(definition.values[v]) for v in refs}
+    if "version" in kinds.values() and sum(k in KEY_GENERATORS for k in kinds.values()) != 1:
+        keys = sum(k in KEY_GENERATORS for k in kinds.values())
+        raise DefinitionError(
+            f"operations.{name}: a version among its values needs exactly one versioned_key or fresh_key "
+            f"among them (it uses {keys})"
+        )
     env: dict[str, Any] = dict(knobs)
     values: list[tuple[str, Draw]] = []
     for v, gen in definition.values.items():
