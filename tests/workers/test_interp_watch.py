@@ -192,3 +192,21 @@ def test_a_live_change_of_watchers_regroups_the_shards_from_the_oldest_position_
     finally:
         watcher.stop()
     assert not any(p.is_alive() for p in watcher._pollers)
+
+
+class StringKeyed(Database):
+    def snapshot(self, **_: Any) -> Any:
+        class Snapshot:
+            def execute_sql(self, sql: str, **_: Any) -> FakeResult:
+                return FakeResult([["STRING(36)"]], [])
+
+        return Ctx(Snapshot())
+
+
+def test_versions_need_a_key_of_one_int64_column_and_say_so_naming_watch_versions() -> None:
+    with pytest.raises(ValueError, match=r"^watch\.versions: .* one INT64 column; V\.Id is STRING\(36\)$"):
+        DefinitionWatcher(StringKeyed, SHARDED, {"watchers": 2}, WorkerStats(), T0)
+    assert SHARDED.watch is not None
+    two = SHARDED.model_copy(update={"watch": SHARDED.watch.model_copy(update={"key": ["Id", "Sub"]})})
+    with pytest.raises(ValueError, match=r"^watch\.versions: .* one INT64 column; V's is \(Id, Sub\)$"):
+        DefinitionWatcher(Int64Keyed, two, {"watchers": 2}, WorkerStats(), T0)
