@@ -74,13 +74,15 @@ def _op_counter(name: str) -> tuple[str, StrEnum] | None:
 
 def operations_in(counters: dict[str, int]) -> int:
     """The operations a report's counters count: transactions, polls and reads of the built-in
-    workloads, and every definition operation's executions (``op.<op>.done``)."""
-    n = sum(counters.get(name, 0) for name in OPERATION_COUNTERS)
+    workloads, and every definition operation's executions (``op.<op>.done``). A definition's
+    writing executions also count ``transactions``, in the same report: not twice."""
+    executions = 0
     for name, value in counters.items():
         parts = _op_counter(name)
         if parts is not None and parts[1] is OpCounter.DONE:
-            n += value
-    return n
+            executions += value
+    counted = [c for c in OPERATION_COUNTERS if not (executions and c is Counter.TRANSACTIONS)]
+    return executions + sum(counters.get(name, 0) for name in counted)
 
 
 def op_rates(counters: dict[str, int], seconds: float) -> dict[str, float]:

@@ -57,7 +57,7 @@ from spanload.model.events import EventKind
 from spanload.model.op_metrics import OpGauge, OpHistogram
 from spanload.model.profile import patch_for
 from spanload.model.samples import Gauge, Op, Sample
-from spanload.workers.updater import share_threads
+from spanload.workers.pacing import share_threads
 
 logger = logging.getLogger(__name__)
 
