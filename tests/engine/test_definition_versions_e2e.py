@@ -1,4 +1,4 @@
-"""Issue 22: the Change Watcher's exact reconciliation on a *definition* run (Python runtime), against
+"""Issue 22: the Change Watcher's exact reconciliation on a *definition* run (both runtimes), against
 the local Spanner: a test definition (not a built-in) upserts 1..3 versioned keys per single-use
 commit and batch-inserts 3 fresh keys, every row carrying Version: version, WriterId: writer_id,
 LastUpdated: commit_timestamp; the watch reads versions (+ shards in poll mode).
@@ -115,12 +115,14 @@ def check_against_the_database(local: LocalTarget, config: RunConfig, summary: S
     assert summary.totals.transactions == count(summary, "upsert") + count(summary, "insert_new")
 
 
+@pytest.mark.parametrize("runtime", ["python", "go"])
 @pytest.mark.parametrize("mode", ["poll", "change_stream"])
-def test_a_versioned_definition_reconciles_exactly(local_spanner: LocalTarget, mode: str) -> None:
+def test_a_versioned_definition_reconciles_exactly(local_spanner: LocalTarget, mode: str, runtime: str) -> None:
+    """Both runtimes, through the Python supervisor and engine/reconcile.py."""
     shards = {"shards": {"column": "ShardId", "values": SHARDS}} if mode == "poll" else {}
     definition = versioned(mode, **shards)
-    config = prepared(local_spanner, definition, {"duration_s": 3.0, "processes": 2})
-    summary, _ = run(config, f"versions-{mode}")
+    config = prepared(local_spanner, definition, {"duration_s": 3.0, "processes": 2, "runtime": runtime})
+    summary, _ = run(config, f"versions-{mode}-{runtime}")
     check_against_the_database(local_spanner, config, summary, copies=1 if mode == "poll" else 2)
 
 
