@@ -56,6 +56,17 @@ def test_a_postgresql_twin_has_exactly_its_originals_knobs_and_operations(twin: 
     # the watch: the same knobs drive it; its table, columns, index and filter are the PG names
     assert (pg.watch is None) == (original.watch is None)
     if original.watch is not None and pg.watch is not None:
-        names = {"table", "timestamp", "index", "filter", "key", "stream"}
+        names = {"table", "timestamp", "index", "filter", "key", "stream", "versions", "shards"}
         assert pg.watch.model_dump(exclude=names) == original.watch.model_dump(exclude=names)
-        assert pg.watch.filter == (original.watch.filter or "").replace("ShardId", "shard_id")
+        original_filter = original.watch.filter
+        assert pg.watch.filter == (original_filter.replace("ShardId", "shard_id") if original_filter else None)
+        # the reconciliation's columns and the shard split: the same, in the PG names
+        pg_names = {"Version": "version", "WriterId": "writer_id", "ShardId": "shard_id"}
+        assert (pg.watch.versions is None) == (original.watch.versions is None)
+        if original.watch.versions is not None and pg.watch.versions is not None:
+            expected = {k: pg_names[v] for k, v in original.watch.versions.model_dump().items()}
+            assert pg.watch.versions.model_dump() == expected
+        assert (pg.watch.shards is None) == (original.watch.shards is None)
+        if original.watch.shards is not None and pg.watch.shards is not None:
+            assert pg.watch.shards.column == pg_names[original.watch.shards.column]
+            assert pg.watch.shards.values == original.watch.shards.values

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from spanload.engine.supervisor import Supervisor
-from spanload.model.config import ConfigPatch, RunConfig
+from spanload.model.config import ConfigPatch, RunConfig, WorkerRuntime
 from spanload.model.samples import Summary
 from spanload.model.settings import Settings
 from spanload.model.state import RunState
@@ -87,9 +87,12 @@ def versioned(mode: str, **watch: Any) -> WorkloadDefinition:
     )
 
 
-def prepared(local: LocalTarget, definition: WorkloadDefinition, fields: dict[str, Any]) -> RunConfig:
+def prepared(
+    local: LocalTarget, definition: WorkloadDefinition, fields: dict[str, Any], runtime: str = "python"
+) -> RunConfig:
     data = definition.model_dump(mode="json", exclude_unset=True)
-    config = local.config({"workload": "definition", "definition": data, "seed": SEED, **fields})
+    body = {"workload": "definition", "definition": data, "seed": SEED, **fields}
+    config = local.config(body, runtime=WorkerRuntime(runtime))
     create_schema(local, config, definition)
     return config
 
@@ -121,8 +124,9 @@ def test_a_versioned_definition_reconciles_exactly(local_spanner: LocalTarget, m
     """Both runtimes, through the Python supervisor and engine/reconcile.py."""
     shards = {"shards": {"column": "ShardId", "values": SHARDS}} if mode == "poll" else {}
     definition = versioned(mode, **shards)
-    config = prepared(local_spanner, definition, {"duration_s": 3.0, "processes": 2, "runtime": runtime})
+    config = prepared(local_spanner, definition, {"duration_s": 3.0, "processes": 2}, runtime)
     summary, _ = run(config, f"versions-{mode}-{runtime}")
+    assert [w.runtime for w in summary.workers] == [runtime, runtime]
     check_against_the_database(local_spanner, config, summary, copies=1 if mode == "poll" else 2)
 
 
