@@ -205,8 +205,8 @@ func resolvePacing(op *Operation, knobs Knobs, o protocol.OperationPacing) (paci
 func (r *opRunner) execute(intended, actual float64) {
 	prog := r.rt.prog.Load()
 	op := prog.ops[r.name]
-	rng := StreamAt(r.base, r.n.Add(1)-1)
-	x := &run{op: op, d: op.draw(prog, &rng)}
+	x := &run{op: op, rng: StreamAt(r.base, r.n.Add(1)-1)}
+	x.d = op.draw(prog, &x.rng) // the stream lives in x: a stream of its own would escape to the heap
 	if len(op.steps) > 1 {
 		x.binds = map[string]any{}
 	}
