@@ -113,7 +113,7 @@ def test_serve_on_every_address_without_a_token_exits_2_with_a_sentence(
     def started(*args: object, **kwargs: object) -> None:
         raise AssertionError("serve started a server on 0.0.0.0 without a token")
 
-    monkeypatch.setattr("spanload.cli.serve.uvicorn.run", started)  # in-process: fail instead of serving
+    monkeypatch.setattr("uvicorn.run", started)  # in-process: fail instead of serving (serve imports it late)
     monkeypatch.delenv("SPANLOAD_API_TOKEN", raising=False)
     done = spanload(tmp_path, "serve", "--host", "0.0.0.0", "--port", str(free_port()), "--no-local-spanner")
     assert (done.returncode, done.stdout) == (2, "")

@@ -154,6 +154,7 @@ def _sys_rows(database: Database, sql: str, tag: str) -> list[list[Any]]:
         time.sleep(1.0)
 
 
+@pytest.mark.closed_minute  # after test_pg_tpcc.py too, which shares this worker and its PGAdapter
 def test_a_runs_statements_and_transactions_carry_its_tags_into_spanner_sys(pg_tagged_run: PgTaggedRun) -> None:
     """Issue 27 through the ``pgadapter`` interface: the driver tags each statement (PGAdapter's
     ``/*@STATEMENT_TAG='…'*/`` hint) and each read-write transaction (``SET spanner.transaction_tag``

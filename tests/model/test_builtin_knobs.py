@@ -119,3 +119,11 @@ def test_the_cloud_rate_cap_holds_for_a_builtin_definitions_operations() -> None
     # an operation that does not run is not capped (the writes off: only the 50 point reads/s run)
     off = {"target": {"kind": "cloud"}, "updater": {"transactions_per_second": 150, "enabled": False}}
     make_config("write-benchmark", off).check_rate_cap(100)
+
+
+def test_a_built_in_definition_is_parsed_once_but_each_caller_gets_its_own_copy() -> None:
+    first = builtin_definition("change_watcher")
+    first.knobs.clear()  # a caller that changes what it got
+    again = builtin_definition("change_watcher")
+    assert again is not first and "transactions_per_second" in again.knobs
+    assert again == builtin_definition("change_watcher")

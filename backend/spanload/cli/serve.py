@@ -8,10 +8,8 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
-import uvicorn
 from pydantic import ValidationError
 
-from spanload.main import create_app
 from spanload.model.settings import Settings
 from spanload.spanner.local_server import (
     ExternalLocalSpanner,
@@ -76,6 +74,12 @@ def serve(args: SimpleNamespace) -> int:
         else:
             local = supervise_local_spanner(settings)
     print(f"Spanload dashboard: http://{settings.host}:{settings.port}", flush=True)
+    # the web stack is imported here, after the checks above: a usage problem or a held port is
+    # told in a fraction of a second, not after the 2.8 CPU-s its import costs
+    import uvicorn
+
+    from spanload.main import create_app
+
     try:
         uvicorn.run(create_app(settings, local_spanner=local), host=settings.host, port=settings.port, log_level="info")
     finally:

@@ -29,8 +29,8 @@ func BenchmarkDrawAndBuildAWriteExecution(b *testing.B) {
 	base := StreamBase(1, "op/write/0")
 	b.ReportAllocs()
 	for i := range b.N {
-		r := StreamAt(base, uint64(i))
-		x := &run{op: op, d: op.draw(p, &r)}
+		x := &run{op: op, rng: StreamAt(base, uint64(i))}
+		x.d = op.draw(p, &x.rng)
 		if _, err := x.allMutations(); err != nil {
 			b.Fatal(err)
 		}

@@ -57,9 +57,10 @@ func (op *compiledOp) drawKeyed(p *program, r *SplitMix64, k *keyState) (*draws,
 		if s.rows2 != nil {
 			n = rowCount(s.rows2.Draw(r, -1))
 		}
-		rows := make([][]any, n)
+		rows, w := make([][]any, n), len(s.srcs)
+		cells := make([]any, int(n)*w) // the step's rows in one allocation
 		for j := range rows {
-			row := make([]any, len(s.srcs))
+			row := cells[j*w : (j+1)*w : (j+1)*w]
 			k.row, versions = 0, false
 			for c, src := range s.srcs {
 				if src.kind != srcGen || src.gen.key == keyNone {
@@ -96,6 +97,7 @@ func rowCount(v any) int64 {
 // run is one execution's state while its steps run.
 type run struct {
 	op    *compiledOp
+	rng   SplitMix64 // the execution's stream, drawn from once, before any step runs
 	d     *draws
 	binds map[string]any // the official client's spanner.GenericColumnValue, a PostgreSQL driver's value
 	rows  int64          // rows read or written
@@ -187,7 +189,11 @@ func (x *run) mutations(i int, out []*spanner.Mutation) ([]*spanner.Mutation, er
 
 // allMutations are the mutations of every step.
 func (x *run) allMutations() ([]*spanner.Mutation, error) {
-	var ms []*spanner.Mutation
+	n := 0
+	for _, rows := range x.d.steps {
+		n += len(rows)
+	}
+	ms := make([]*spanner.Mutation, 0, n)
 	for i := range x.op.steps {
 		var err error
 		if ms, err = x.mutations(i, ms); err != nil {

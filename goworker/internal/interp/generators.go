@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -272,6 +273,10 @@ func uuid4(r *SplitMix64) string {
 
 const hexdigits = "0123456789abcdef"
 
+// commitTimestamp is spanner.CommitTimestamp boxed once: a time.Time put in an any per draw is an
+// allocation per row.
+var commitTimestamp any = spanner.CommitTimestamp
+
 // CompileGen compiles one generator with the run's knobs.
 func CompileGen(spec *GenSpec, env genEnv) (*Gen, error) {
 	g := &Gen{Kind: spec.Kind, nullFraction: spec.NullFraction}
@@ -420,15 +425,20 @@ func CompileGen(spec *GenSpec, env genEnv) (*Gen, error) {
 		for _, c := range alphabet {
 			ascii = ascii && c < 0x80
 		}
-		size := uint64(len(alphabet))
+		size, letter := uint64(len(alphabet)), string(alphabet[:1])
 		g.Type, g.draw = TypeString, func(r *SplitMix64, _ int64) any {
 			n := length(r)
-			if ascii {
-				b := make([]byte, n)
-				for i := range b {
-					b[i] = byte(alphabet[r.Below(size)])
+			if ascii && size == 1 { // every character is the one letter; its n draws still advance r
+				r.Skip(uint64(n))
+				return strings.Repeat(letter, int(n))
+			}
+			if ascii { // one allocation: the Builder's bytes become the string
+				var b strings.Builder
+				b.Grow(int(n))
+				for range n {
+					b.WriteByte(byte(alphabet[r.Below(size)]))
 				}
-				return string(b)
+				return b.String()
 			}
 			out := make([]rune, n)
 			for i := range out {
@@ -548,7 +558,7 @@ func CompileGen(spec *GenSpec, env genEnv) (*Gen, error) {
 	case "now":
 		g.Type, g.draw = TypeTimestamp, func(*SplitMix64, int64) any { return time.Now().UTC() }
 	case "commit_timestamp":
-		g.Type, g.draw = TypeTimestamp, func(*SplitMix64, int64) any { return spanner.CommitTimestamp }
+		g.Type, g.draw = TypeTimestamp, func(*SplitMix64, int64) any { return commitTimestamp }
 	case "versioned_key", "fresh_key", "version", "writer_id":
 		if err := compileKeyGen(g, spec, knobs); err != nil {
 			return nil, err

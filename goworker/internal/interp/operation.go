@@ -213,16 +213,16 @@ func resolvePacing(op *Operation, knobs Knobs, o protocol.OperationPacing) (paci
 func (r *opRunner) execute(intended, actual float64) {
 	prog := r.rt.prog.Load()
 	op := prog.ops[r.name]
-	rng := StreamAt(r.base, r.n.Add(1)-1)
+	x := &run{op: op, rng: StreamAt(r.base, r.n.Add(1)-1)} // the stream lives in x: a stream of its own would escape to the heap
 	stats := r.rt.stats
 	keys := &keyState{ledger: r.rt.ledger, writerID: r.rt.writerID}
-	d, err := op.drawKeyed(prog, &rng, keys)
+	d, err := op.drawKeyed(prog, &x.rng, keys)
 	if err != nil { // no free key: an error of the operation's, before any RPC
 		keys.release(false)
 		stats.Failed(r.hist, err, (pacing.Now()-actual)*usPerS, codes.OK)
 		return
 	}
-	x := &run{op: op, d: d}
+	x.d = d
 	if len(op.steps) > 1 {
 		x.binds = map[string]any{}
 	}

@@ -50,6 +50,9 @@ func (r *SplitMix64) Below(n uint64) uint64 {
 	return hi
 }
 
+// Skip advances r past n draws, as n calls of U64 would.
+func (r *SplitMix64) Skip(n uint64) { r.State += n * gamma }
+
 // Unit is a double in [0, 1).
 func (r *SplitMix64) Unit() float64 { return float64(r.U64()>>11) * unitScale }
 

@@ -45,6 +45,7 @@ GENERATORS: list[tuple[dict[str, Any] | str, dict[str, Any]]] = [
     ({"const": "fixed"}, {}),
     ({"uniform": {"min": 0, "max": 3}, "null_fraction": 0.25}, {}),
     ({"string": {"length": 3}, "null_fraction": 0.5}, {}),
+    ({"string": {"length": [0, 6], "alphabet": "x"}}, {}),  # one letter: its draws still advance the stream
 ]
 
 
