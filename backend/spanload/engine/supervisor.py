@@ -39,7 +39,7 @@ import time
 from collections.abc import Coroutine
 from typing import Any
 
-from spanload.engine import pgadapter_run, schema_setup
+from spanload.engine import pgadapter_run, schema_setup, workload_check
 from spanload.engine.abort_rules import AbortWatch
 from spanload.engine.aggregator import Aggregator
 from spanload.engine.capacity import CapacityRunner
@@ -58,6 +58,7 @@ from spanload.model.profile import ProfileEdit, ProfileStatus
 from spanload.model.samples import Gauge, Sample
 from spanload.model.settings import Settings
 from spanload.model.state import RunAction, RunSink, RunState, check_action
+from spanload.model.workload_file import Positions
 from spanload.spanner.local_server import TargetChange
 
 logger = logging.getLogger(__name__)
@@ -145,8 +146,11 @@ class Supervisor:
 
     # -- start --------------------------------------------------------------------------------------
 
-    async def start(self, run_id: str, config: RunConfig) -> None:
-        """Spawn the run's worker processes; return once every one of them said hello.
+    async def start(self, run_id: str, config: RunConfig, source: tuple[Any, Positions] | None = None) -> None:
+        """Spawn the run's worker processes; return once every one of them said hello. A definition
+        that is no built-in is validated against the target first, as ``spanload validate`` does
+        (:class:`DefinitionInvalid` lists its problems, placed on ``source``'s lines when given: the
+        file as read).
 
         The schema is then created and the load started in the background: the sink sees
         STARTING now, then RUNNING (or FAILED with the reason).
@@ -155,7 +159,9 @@ class Supervisor:
         if existing is not None and existing.state.is_active:
             raise RunConflict(f"run {run_id!r} is already {existing.state.value}")
         plan = check_start(config, self.settings, self._worker_command)
-        await asyncio.to_thread(schema_setup.check_consent, config, self.emulator_host(config))
+        host = self.emulator_host(config)
+        await asyncio.to_thread(schema_setup.check_consent, config, host)
+        await self._check_definition(config, host, source)
         config = config.seeded().model_copy(update={"placement": plan.placement})
         run = RunHandle(id=run_id, config=config, state=RunState.STARTING)
         run.abort = AbortWatch(config.abort_on) if config.abort_on else None
@@ -181,6 +187,16 @@ class Supervisor:
             await self._fail(run, reason)
             raise RunError(reason) from err
         run.tasks.append(self._task(self._begin(run), f"begin-{run_id}"))
+
+    async def _check_definition(
+        self, config: RunConfig, host: str | None, source: tuple[Any, Positions] | None
+    ) -> None:
+        settings = self.settings
+        scratch = host or self.local_spanner_address or f"{settings.local_spanner_host}:{settings.local_spanner_port}"
+        try:
+            await asyncio.to_thread(workload_check.check_before_load, config, scratch, host, *(source or (None, None)))
+        except workload_check.TargetUnusable as err:  # worker 0 meets it too and fails the run with it
+            logger.info("definition not checked before load: %s", err)
 
     def _attach(self, run: RunHandle, index: int, transport: WorkerTransport) -> WorkerHandle:
         loop = asyncio.get_running_loop()

@@ -28,7 +28,8 @@ from google.cloud.spanner_v1 import ExecuteSqlRequest
 
 from spanload.engine.workload_dry_run import DryRunResult
 from spanload.engine.workload_dry_run import dry_run as run_once
-from spanload.model.config import Target, TargetKind
+from spanload.model.config import RunConfig, Target, TargetKind
+from spanload.model.definition_origin import OriginKind
 from spanload.model.errors import Unavailable
 from spanload.model.workload import (
     Dialect,
@@ -40,7 +41,7 @@ from spanload.model.workload import (
     WorkloadDefinition,
     step_kind,
 )
-from spanload.model.workload_file import DefinitionProblem, Positions
+from spanload.model.workload_file import DefinitionInvalid, DefinitionProblem, Positions
 from spanload.model.workload_types import value_type
 from spanload.spanner import client as spanner_client
 from spanload.spanner import schemas
@@ -330,6 +331,27 @@ def check(
     or used."""
     with _unusable(target):
         return _check(definition, scratch_host, target, emulator_host, data, positions, dry_run)
+
+
+def check_before_load(
+    config: RunConfig,
+    scratch_host: str,
+    emulator_host: str | None,
+    data: Any = None,
+    positions: Positions | None = None,
+) -> None:
+    """The check ``spanload validate`` makes, made before a run's load: a definition sent inline, a
+    ``--workload-file`` or a saved one, against the run's target. A built-in definition (a file of
+    workloads/, checked by the tests) is not checked again. ``data`` and ``positions`` (the file as
+    read) place each problem on its line and column. Raises :class:`DefinitionInvalid` listing the
+    problems, or :class:`TargetUnusable` with one sentence."""
+    definition = config.definition
+    origin = config.definition_origin
+    if definition is None or (origin is not None and origin.source is OriginKind.BUILTIN):
+        return
+    result = check(definition, scratch_host, config.target, emulator_host, data, positions)
+    if result.problems:
+        raise DefinitionInvalid(result.problems, definition.name)
 
 
 def _check(
