@@ -39,7 +39,7 @@ import time
 from collections.abc import Coroutine
 from typing import Any
 
-from spanload.engine import pgadapter_run, schema_setup, workload_check
+from spanload.engine import pgadapter_run, schema_setup, thresholds, workload_check
 from spanload.engine.abort_rules import AbortWatch
 from spanload.engine.aggregator import Aggregator
 from spanload.engine.capacity import CapacityRunner
@@ -164,7 +164,7 @@ class Supervisor:
         await self._check_definition(config, host, source)
         config = config.seeded().model_copy(update={"placement": plan.placement})
         run = RunHandle(id=run_id, config=config, state=RunState.STARTING)
-        run.abort = AbortWatch(config.abort_on) if config.abort_on else None
+        run.abort = AbortWatch(config.abort_on, thresholds.legacy_names(config)) if config.abort_on else None
         self._runs[run_id] = run
         self.sink.on_state(run_id, RunState.STARTING, None)
         try:

@@ -6,6 +6,10 @@ Names a threshold can use (see :func:`metrics_of`):
   ``reader`` and ``reader_intended``; stats p50 p90 p95 p99 p999 max mean;
 - every whole-run rate by its Gauge name (``updater.tps``, ``watcher.changes_ps``, ``errors_ps``);
 - ``totals.<name>`` (``totals.errors``) and ``reconciliation.<name>`` (``reconciliation.ok`` is 1 or 0).
+
+A run of a built-in definition (a report workload's config, converted) answers to the updater's and
+reader's names too: each is the figure of the operation that took that role
+(model/builtin_knobs.py ``legacy_figures``), so ``updater.p99_ms<50`` keeps judging its writes.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from spanload.model import op_metrics, tpcc
+from spanload.model.builtin_convert import legacy_names
 from spanload.model.conditions import ALIASES, OPERATORS, STATS, Threshold, ThresholdError, parse
 from spanload.model.config import RunConfig, Workload
 from spanload.model.samples import Gauge, Op, Percentiles, Reconciliation, Sample, Summary, Totals
@@ -25,6 +30,7 @@ __all__ = [
     "ThresholdError",
     "check_names",
     "known_metrics",
+    "legacy_names",
     "metrics_of",
     "metrics_of_sample",
     "parse",
@@ -41,15 +47,26 @@ def _latency_figures(latency: dict[str, Percentiles]) -> dict[str, float]:
     return out
 
 
-def metrics_of_sample(sample: Sample) -> dict[str, float]:
-    """Every figure of one interval a condition can name, flat: its latencies and its gauges."""
-    out = _latency_figures(sample.latency)
-    out.update(sample.gauges)
+def _with_legacy(out: dict[str, float], legacy: dict[str, str]) -> dict[str, float]:
+    for old, new in legacy.items():
+        if new in out:
+            out.setdefault(old, out[new])
+        for stat in STATS:
+            if f"{new}.{stat}_ms" in out:
+                out.setdefault(f"{old}.{stat}_ms", out[f"{new}.{stat}_ms"])
     return out
 
 
-def metrics_of(summary: Summary) -> dict[str, float]:
-    """Every figure of a summary a threshold can name, flat."""
+def metrics_of_sample(sample: Sample, legacy: dict[str, str] | None = None) -> dict[str, float]:
+    """Every figure of one interval a condition can name, flat: its latencies and its gauges (and
+    the ``legacy`` names of :func:`legacy_names`)."""
+    out = _latency_figures(sample.latency)
+    out.update(sample.gauges)
+    return _with_legacy(out, legacy or {})
+
+
+def metrics_of(summary: Summary, legacy: dict[str, str] | None = None) -> dict[str, float]:
+    """Every figure of a summary a threshold can name, flat (and the ``legacy`` names of :func:`legacy_names`)."""
     out = _latency_figures(summary.latency)
     out.update({k: float(v) for k, v in summary.rates.items()})
     for key, value in summary.totals.model_dump().items():
@@ -59,15 +76,17 @@ def metrics_of(summary: Summary) -> dict[str, float]:
         for key, value in summary.reconciliation.model_dump().items():
             if isinstance(value, bool | int | float):
                 out[f"reconciliation.{key}"] = float(value)
-    return out
+    return _with_legacy(out, legacy or {})
 
 
 def _latency_ops(config: RunConfig) -> list[str]:
     if config.definition is not None:
         names = list(config.definition.operations)
+        legacy = [old for old in legacy_names(config) if old in {op.value for op in Op}]
         return [op_metrics.name(h, n) for n in names for h in op_metrics.OpHistogram] + [
             Op.WATCHER_NOTIFY.value,
             Op.WATCHER_POLL.value,
+            *legacy,
         ]
     if config.workload is Workload.TPCC:
         return [o for t in tpcc.TxType for o in (t.op, t.op_intended, t.op_server, t.op_failed)]

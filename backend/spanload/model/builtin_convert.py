@@ -19,12 +19,14 @@ from spanload.model.builtin_knobs import (
     LEGACY_OPERATIONS,
     LEGACY_SECTIONS,
     ToKnob,
+    legacy_figures,
     translate,
     updater_operation,
 )
 from spanload.model.config import RunConfig, ShardFilter, Workload
 from spanload.model.definition_origin import DefinitionOrigin, OriginKind
 from spanload.model.errors import RunInvalid
+from spanload.model.pacing import resolve
 from spanload.model.presets import builtin_definition
 
 # watcher.shard_filter -> the change watcher's watch.filter (fixed: the definition's own list of the
@@ -91,3 +93,14 @@ def as_definition(config: RunConfig) -> RunConfig:
         return RunConfig.model_validate(body)
     except ValueError as err:  # a translated value out of its knob's bounds
         raise RunInvalid(f"workload {name!r} as workloads/{name}.yaml: {err}", "workload") from None
+
+
+def legacy_names(config: RunConfig) -> dict[str, str]:
+    """Legacy figure name -> the figure of ``config``'s run that answers to it: the updater's and
+    reader's figures on a run of a built-in definition; none otherwise."""
+    origin, definition = config.definition_origin, config.definition
+    if definition is None or origin is None or origin.source is not OriginKind.BUILTIN:
+        return {}
+    knobs = config.knob_values()
+    enabled = {op for op in definition.operations if resolve(definition, op, knobs, config.operations.get(op)).enabled}
+    return legacy_figures(origin.definition, enabled)
