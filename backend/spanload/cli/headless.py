@@ -252,7 +252,7 @@ def finish(args: SimpleNamespace, outcome: Outcome, checks: list[thresholds.Thre
     """The summary table, each threshold's verdict, the ``--json`` and ``--html`` files, and the exit code."""
     out = sys.stdout
     if outcome.summary is not None:
-        out.write("\n".join(summary_table(outcome.summary)) + "\n")
+        out.write("\n".join(summary_table(outcome.summary, outcome.config.definition)) + "\n")
     figures = (
         thresholds.metrics_of(outcome.summary, thresholds.legacy_names(outcome.config))
         if outcome.summary is not None
