@@ -9,8 +9,8 @@ import re
 import pytest
 
 from spanload.cli.render import PrintingSink, summary_table, totals_line
+from spanload.model.builtin_convert import builtin_definition
 from spanload.model.config import RunConfig
-from spanload.model.presets import builtin_definition
 from spanload.model.samples import Gauge, Sample, Summary, Totals
 from spanload.model.state import RunState
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from spanload.engine.workload_check import check
-from spanload.model.presets import builtin_definition
+from spanload.model.builtin_convert import builtin_definition
 from spanload.model.workload import Dialect
 from tests.engine.conftest import LocalTarget
 

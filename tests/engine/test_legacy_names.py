@@ -57,6 +57,13 @@ def test_thresholds_read_the_operations_that_took_the_roles() -> None:
     assert {"updater.txn.p99_ms", "reader.read.p99_ms", "op.write_dml.p99_ms", "updater.tps"} <= set(known)
 
 
+def test_the_presets_of_built_in_definitions_answer_to_the_updaters_names() -> None:
+    bench = thresholds.legacy_names(get_preset("write-benchmark").config)
+    assert (bench["updater.txn"], bench["reader.read"]) == ("op.write", "op.point_read")
+    lab = thresholds.legacy_names(get_preset("2pc-participants").config)
+    assert lab["updater.txn"] == "op.batch_insert" and "reader.read" not in lab
+
+
 def test_a_definition_of_ones_own_has_no_legacy_names() -> None:
     assert thresholds.legacy_names(get_preset("shop-googlesql").config) == {}
     assert thresholds.legacy_names(get_preset("tpcc-1w").config) == {}

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from spanload.model.builtin_convert import as_definition
+from spanload.model.builtin_convert import as_definition, builtin_definition
 from spanload.model.builtin_knobs import legacy_figures
 from spanload.model.config import RunConfig
 from spanload.model.definition_origin import OriginKind
 from spanload.model.errors import RunInvalid
-from spanload.model.presets import builtin_definition, get_preset
+from spanload.model.presets import get_preset
 
 FIXED_SHARDS = "ShardId IN (" + ", ".join(str(v) for v in range(-18, 19)) + ")"
 

@@ -12,6 +12,7 @@ watch's ``filter``.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from spanload.model.builtin_knobs import (
@@ -27,11 +28,20 @@ from spanload.model.config import RunConfig, ShardFilter, Workload
 from spanload.model.definition_origin import DefinitionOrigin, OriginKind
 from spanload.model.errors import RunInvalid
 from spanload.model.pacing import resolve
-from spanload.model.presets import builtin_definition
+from spanload.model.workload import WorkloadDefinition
+from spanload.model.workload_file import parse_definition
+
+BUILTIN_WORKLOADS = Path(__file__).resolve().parents[3] / "workloads"
 
 # watcher.shard_filter -> the change watcher's watch.filter (fixed: the definition's own list of the
 # 37 ShardId values; none: no filter, the forced index read whole)
 SHARD_FILTERS: dict[ShardFilter, str | None] = {ShardFilter.NOT_NULL: "ShardId IS NOT NULL", ShardFilter.NONE: None}
+
+
+def builtin_definition(name: str) -> WorkloadDefinition:
+    """The built-in definition ``workloads/<name>.yaml`` of the repository."""
+    path = BUILTIN_WORKLOADS / f"{name}.yaml"
+    return parse_definition(path.read_text(), path.name)
 
 
 def _section_fields(config: RunConfig, name: str) -> dict[str, dict[str, Any]]:

@@ -27,15 +27,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
+from spanload.model.builtin_convert import builtin_definition
 from spanload.model.config import RunConfig
 from spanload.model.errors import UnknownPreset
-from spanload.model.workload import WorkloadDefinition
-from spanload.model.workload_file import parse_definition
-
-BUILTIN_WORKLOADS = Path(__file__).resolve().parents[3] / "workloads"
 
 
 @dataclass(frozen=True)
@@ -80,12 +76,6 @@ def _config(name: str, body: dict[str, Any]) -> RunConfig:
     return RunConfig.model_validate({"preset": name, **body})
 
 
-def builtin_definition(name: str) -> WorkloadDefinition:
-    """The built-in definition ``workloads/<name>.yaml`` of the repository."""
-    path = BUILTIN_WORKLOADS / f"{name}.yaml"
-    return parse_definition(path.read_text(), path.name)
-
-
 def _builtin(
     name: str,
     workload: str,
@@ -98,7 +88,9 @@ def _builtin(
     definition = builtin_definition(workload).model_dump(mode="json", exclude_unset=True)
     if watch:
         definition["watch"] = {**definition["watch"], **watch}
-    return _config(name, {**(body or {}), "workload": "definition", "definition": definition, "knobs": knobs})
+    origin = {"source": "builtin", "definition": workload}
+    run = {"workload": "definition", "definition": definition, "definition_origin": origin, "knobs": knobs}
+    return _config(name, {**(body or {}), **run})
 
 
 def _change_watcher() -> list[Preset]:
