@@ -70,11 +70,8 @@ def comparison(session: Session, now: RunsNow, ids: str, max_points: int = 1000)
     store passes STORE_ONLY as ``now``)."""
     found = compared_rows(session, ids)
     run_ids = [row.id for row in found]
-    runs_summaries, runs_samples = compare.in_definition_terms(
-        [row.config for row in found],
-        [summaries.summary_of(session, row) for row in found],
-        [sample_store.list_samples(session, row.id) for row in found],
-    )
+    runs_summaries = [summaries.summary_of(session, row) for row in found]
+    runs_samples = [sample_store.list_samples(session, row.id) for row in found]
     axis, aligned = compare.align(runs_samples, max_points)
     deltas = compare.metric_deltas(runs_summaries, runs_samples)
     present = {m.metric for m in deltas}

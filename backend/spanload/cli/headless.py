@@ -253,11 +253,7 @@ def finish(args: SimpleNamespace, outcome: Outcome, checks: list[thresholds.Thre
     out = sys.stdout
     if outcome.summary is not None:
         out.write("\n".join(summary_table(outcome.summary, outcome.config.definition)) + "\n")
-    figures = (
-        thresholds.metrics_of(outcome.summary, thresholds.legacy_names(outcome.config))
-        if outcome.summary is not None
-        else {}
-    )
+    figures = thresholds.metrics_of(outcome.summary) if outcome.summary is not None else {}
     verdicts = [c.verdict(figures) for c in checks] if outcome.summary is not None else []
     for verdict in verdicts:
         if verdict["detail"] is not None:

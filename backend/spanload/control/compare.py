@@ -12,10 +12,7 @@ from pydantic import ValidationError
 
 from spanload.control import noise
 from spanload.model.breakdown import Breakdown, is_split, unsplit
-from spanload.model.builtin_convert import as_definition, legacy_names
 from spanload.model.config import ClientInterface, RunConfig, Workload
-from spanload.model.definition_origin import OriginKind
-from spanload.model.errors import RunInvalid
 from spanload.model.live import LiveChange
 from spanload.model.samples import Sample, Summary
 from spanload.model.series import PERCENTILE_FIELDS, flatten
@@ -82,51 +79,6 @@ def interface_of(config: dict[str, Any]) -> ClientInterface | None:
         return ClientInterface(config.get("client", {}).get("interface", ClientInterface.GOOGLESQL.value))
     except ValueError:
         return None
-
-
-def _parsed(config: dict[str, Any]) -> RunConfig | None:
-    try:
-        return RunConfig.model_validate(config)
-    except (ValidationError, ValueError):
-        return None
-
-
-def _renamed(figures: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
-    return {names.get(k, k): v for k, v in figures.items()}
-
-
-def in_definition_terms(
-    configs: Sequence[dict[str, Any]], summaries: Sequence[Summary | None], samples: Sequence[Sequence[Sample]]
-) -> tuple[list[Summary | None], list[list[Sample]]]:
-    """Runs compared as one kind: a run saved before its report workload became a definition, beside a
-    run of that built-in definition, has its updater's and reader's figures (``updater.txn``,
-    ``updater.tps``...) renamed to those of the operations that took their roles (``op.write``,
-    ``op.write.ps``: model/builtin_knobs.py ``LEGACY_FIGURES``), so the two line up. Anything else
-    is left as it is."""
-    parsed = [_parsed(c) for c in configs]
-    builtins = {
-        c.definition_origin.definition
-        for c in parsed
-        if c is not None and c.definition_origin is not None and c.definition_origin.source is OriginKind.BUILTIN
-    }
-    out_summaries, out_samples = list(summaries), [list(s) for s in samples]
-    for i, config in enumerate(parsed):
-        if config is None or config.definition is not None or config.workload.value not in builtins:
-            continue
-        try:
-            names = legacy_names(as_definition(config))
-        except RunInvalid:  # a legacy field the definition has no knob for: not the same workload any more
-            continue
-        summary = out_summaries[i]
-        if summary is not None:
-            out_summaries[i] = summary.model_copy(
-                update={"latency": _renamed(summary.latency, names), "rates": _renamed(summary.rates, names)}
-            )
-        out_samples[i] = [
-            s.model_copy(update={"latency": _renamed(s.latency, names), "gauges": _renamed(s.gauges, names)})
-            for s in out_samples[i]
-        ]
-    return out_summaries, out_samples
 
 
 def config_diff(

@@ -24,16 +24,13 @@ class _Streak:
 class AbortWatch:
     """Feeds a run's samples to its abort rules, in order."""
 
-    def __init__(self, rules: list[str], legacy: dict[str, str] | None = None) -> None:
-        """``legacy``: the updater's and reader's names on a run of a built-in definition
-        (engine/thresholds.py ``legacy_names``), so ``updater.p99_ms>500`` judges its writes."""
+    def __init__(self, rules: list[str]) -> None:
         self.streaks = [_Streak(parse_abort(text)) for text in rules]
-        self.legacy = legacy or {}
 
     def observe(self, sample: Sample) -> dict[str, object] | None:
         """None while every rule holds back; else the first rule whose breach lasted long enough, as
         the timeline event's content: ``{rule, metric, value, for_s, breached_s, reason}``."""
-        metrics = metrics_of_sample(sample, self.legacy)
+        metrics = metrics_of_sample(sample)
         for streak in self.streaks:
             rule = streak.rule
             if not rule.breached(metrics):

@@ -164,7 +164,7 @@ class Supervisor:
         await self._check_definition(config, host, source)
         config = config.seeded().model_copy(update={"placement": plan.placement})
         run = RunHandle(id=run_id, config=config, state=RunState.STARTING)
-        run.abort = AbortWatch(config.abort_on, thresholds.legacy_names(config)) if config.abort_on else None
+        run.abort = AbortWatch(config.abort_on) if config.abort_on else None
         self._runs[run_id] = run
         self.sink.on_state(run_id, RunState.STARTING, None)
         try:
@@ -279,6 +279,7 @@ class Supervisor:
             len(run.workers),
             via_pgadapter=run.config.client.interface is ClientInterface.PGADAPTER,
             warmup_s=run.config.warmup_s,
+            legacy=thresholds.legacy_names(run.config),
         )
         run.begun_monotonic = time.monotonic()
         for worker in run.workers:

@@ -7,9 +7,9 @@ Names a threshold can use (see :func:`metrics_of`):
 - every whole-run rate by its Gauge name (``updater.tps``, ``watcher.changes_ps``, ``errors_ps``);
 - ``totals.<name>`` (``totals.errors``) and ``reconciliation.<name>`` (``reconciliation.ok`` is 1 or 0).
 
-A run of a built-in definition (a report workload's config, converted) answers to the updater's and
-reader's names too: each is the figure of the operation that took that role
-(model/builtin_knobs.py ``legacy_figures``), so ``updater.p99_ms<50`` keeps judging its writes.
+A run of a built-in definition (a report workload's config, converted) has the updater's and
+reader's figures too (the aggregator copies them from the operations that took those roles:
+model/builtin_knobs.py ``LEGACY_FIGURES``), so ``updater.p99_ms<50`` keeps judging its writes.
 """
 
 from __future__ import annotations
@@ -47,26 +47,15 @@ def _latency_figures(latency: dict[str, Percentiles]) -> dict[str, float]:
     return out
 
 
-def _with_legacy(out: dict[str, float], legacy: dict[str, str]) -> dict[str, float]:
-    for old, new in legacy.items():
-        if new in out:
-            out.setdefault(old, out[new])
-        for stat in STATS:
-            if f"{new}.{stat}_ms" in out:
-                out.setdefault(f"{old}.{stat}_ms", out[f"{new}.{stat}_ms"])
+def metrics_of_sample(sample: Sample) -> dict[str, float]:
+    """Every figure of one interval a condition can name, flat: its latencies and its gauges."""
+    out = _latency_figures(sample.latency)
+    out.update(sample.gauges)
     return out
 
 
-def metrics_of_sample(sample: Sample, legacy: dict[str, str] | None = None) -> dict[str, float]:
-    """Every figure of one interval a condition can name, flat: its latencies and its gauges (and
-    the ``legacy`` names of :func:`legacy_names`)."""
-    out = _latency_figures(sample.latency)
-    out.update(sample.gauges)
-    return _with_legacy(out, legacy or {})
-
-
-def metrics_of(summary: Summary, legacy: dict[str, str] | None = None) -> dict[str, float]:
-    """Every figure of a summary a threshold can name, flat (and the ``legacy`` names of :func:`legacy_names`)."""
+def metrics_of(summary: Summary) -> dict[str, float]:
+    """Every figure of a summary a threshold can name, flat."""
     out = _latency_figures(summary.latency)
     out.update({k: float(v) for k, v in summary.rates.items()})
     for key, value in summary.totals.model_dump().items():
@@ -76,7 +65,7 @@ def metrics_of(summary: Summary, legacy: dict[str, str] | None = None) -> dict[s
         for key, value in summary.reconciliation.model_dump().items():
             if isinstance(value, bool | int | float):
                 out[f"reconciliation.{key}"] = float(value)
-    return _with_legacy(out, legacy or {})
+    return out
 
 
 def _latency_ops(config: RunConfig) -> list[str]:

@@ -117,12 +117,11 @@ def threshold_verdicts(session: Session, row: RunRow, expressions: Sequence[str]
     computes them), for a report asked of a serve; none while the run is going. Raises
     :class:`ThresholdError` (422) for an expression that does not parse or names no figure."""
     checks = [threshold_checks.parse(text) for text in expressions]
-    config = RunConfig.model_validate(row.config)
-    threshold_checks.check_names(checks, config)
+    threshold_checks.check_names(checks, RunConfig.model_validate(row.config))
     summary = summaries.summary_of(session, row) if not row.status.is_active else None
     if summary is None:
         return []
-    figures = threshold_checks.metrics_of(summary, threshold_checks.legacy_names(config))
+    figures = threshold_checks.metrics_of(summary)
     return [check.verdict(figures) for check in checks]
 
 
@@ -176,11 +175,8 @@ def _scaled(delta: compare.MetricDelta) -> dict[str, Any]:
 
 def compare_report(session: Session, rows: Sequence[RunRow]) -> str:
     """2 to 6 runs side by side: the first is the baseline."""
-    runs_summaries, runs_samples = compare.in_definition_terms(
-        [row.config for row in rows],
-        [summaries.summary_of(session, row) for row in rows],
-        [sample_store.list_samples(session, row.id) for row in rows],
-    )
+    runs_summaries = [summaries.summary_of(session, row) for row in rows]
+    runs_samples = [sample_store.list_samples(session, row.id) for row in rows]
     deltas = compare.metric_deltas(runs_summaries, runs_samples)
     present = {m.metric: m for m in deltas}
     keys = [(m, label) for m, label in key_figures(compare.workload_of(r.config) for r in rows) if m in present]
