@@ -78,3 +78,11 @@ def test_the_presets_of_built_in_definitions_answer_to_the_updaters_names() -> N
 def test_a_definition_of_ones_own_has_no_legacy_names() -> None:
     assert thresholds.legacy_names(get_preset("shop-googlesql").config) == {}
     assert thresholds.legacy_names(get_preset("tpcc-1w").config) == {}
+
+
+def test_a_compare_opens_with_the_report_workloads_key_figures() -> None:
+    bench = get_preset("write-benchmark").config.model_dump(mode="json")
+    assert compare.workload_of(bench).value == "write_benchmark"
+    light = as_definition(get_preset("light").config).model_dump(mode="json")
+    assert compare.workload_of(light).value == "change_watcher"
+    assert compare.workload_of(get_preset("shop-googlesql").config.model_dump(mode="json")).value == "definition"
