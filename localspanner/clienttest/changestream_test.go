@@ -220,92 +220,112 @@ func TestChangeStreams(t *testing.T) {
 
 	t.Run("children after a split divides, every change once", func(t *testing.T) {
 		start := time.Now()
-		type change struct {
-			ts    time.Time
-			id, b int64
-		}
-		var want []change
+		var want []csChange
 		for i := int64(0); i < 40; i++ {
 			id := (i * 7) % 20
 			ts, err := client.Apply(ctx, []*spanner.Mutation{spanner.InsertOrUpdate("T2", []string{"Id", "B"}, []any{id, i})})
 			if err != nil {
 				t.Fatal(err)
 			}
-			want = append(want, change{ts: ts, id: id, b: i})
+			want = append(want, csChange{ts: ts, id: id, b: i})
 		}
 		end := time.Now()
-		var mu sync.Mutex
-		var got []change
-		children := 0
-		var wg sync.WaitGroup
-		var follow func(token string, from time.Time)
-		follow = func(token string, from time.Time) {
-			defer wg.Done()
-			recs, err := readStream(ctx, client, "S2", from, &end, &token)
-			if err != nil {
-				t.Errorf("partition %s: %v", token, err)
-				return
-			}
+		read := func(token *string, from time.Time) ([]csChange, []*csChildren, error) {
+			recs, err := readStream(ctx, client, "S2", from, &end, token)
+			var changes []csChange
+			var children []*csChildren
 			for _, r := range recs {
 				for _, d := range r.DataChangeRecord {
 					for _, m := range d.Mods {
-						var k struct{ Id string }
-						var n struct{ B string }
-						kb, _ := json.Marshal(m.Keys.Value)
-						nb, _ := json.Marshal(m.NewValues.Value)
-						_ = json.Unmarshal(kb, &k)
-						_ = json.Unmarshal(nb, &n)
-						var c change
-						c.ts = d.CommitTimestamp
-						_, _ = fmt.Sscan(k.Id, &c.id)
-						_, _ = fmt.Sscan(n.B, &c.b)
-						mu.Lock()
-						got = append(got, c)
-						mu.Unlock()
+						changes = append(changes, csChangeOf(d.CommitTimestamp, m.Keys.Value, m.NewValues.Value, "Id", "B"))
 					}
 				}
-				for _, cp := range r.ChildPartitionsRecord {
-					for _, ch := range cp.ChildPartitions {
-						if !reflect.DeepEqual(ch.ParentPartitionTokens, []string{token}) {
-							t.Errorf("child %s names parents %v, want [%s]", ch.Token, ch.ParentPartitionTokens, token)
-						}
-						mu.Lock()
-						children++
-						mu.Unlock()
-						wg.Add(1)
-						go follow(ch.Token, cp.StartTimestamp)
-					}
-				}
+				children = append(children, r.ChildPartitionsRecord...)
 			}
+			return changes, children, err
 		}
-		initial, err := readStream(ctx, client, "S2", start, &end, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range initial {
-			for _, cp := range r.ChildPartitionsRecord {
-				for _, ch := range cp.ChildPartitions {
-					wg.Add(1)
-					go follow(ch.Token, cp.StartTimestamp)
-				}
-			}
-		}
-		wg.Wait()
-		if children == 0 {
-			t.Fatal("the split divided (8 rows per split, 20 rows) but no child partitions record came")
-		}
-		less := func(s []change) func(i, j int) bool {
-			return func(i, j int) bool { return s[i].ts.Before(s[j].ts) }
-		}
-		sort.Slice(got, less(got))
-		sort.Slice(want, less(want))
-		if len(got) != len(want) {
-			t.Fatalf("got %d changes, want %d", len(got), len(want))
-		}
-		for i := range want {
-			if !got[i].ts.Equal(want[i].ts) || got[i].id != want[i].id || got[i].b != want[i].b {
-				t.Fatalf("change %d: got %+v, want %+v", i, got[i], want[i])
-			}
-		}
+		checkExactlyOnce(t, want, read, start)
 	})
+}
+
+// csChange is one mod a reader received: its commit timestamp, its key and its new value.
+type csChange struct {
+	ts    time.Time
+	id, b int64
+}
+
+// csChangeOf reads a mod's key column key and new value column val (INT64s, JSON strings).
+func csChangeOf(ts time.Time, keys, newValues any, key, val string) csChange {
+	c := csChange{ts: ts}
+	k, _ := keys.(map[string]any)
+	n, _ := newValues.(map[string]any)
+	_, _ = fmt.Sscan(fmt.Sprint(k[key]), &c.id)
+	_, _ = fmt.Sscan(fmt.Sprint(n[val]), &c.b)
+	return c
+}
+
+// csRead is one read function call of a partition (token nil: the initial query) from a
+// start timestamp: the changes it received and the child partitions records it ended with.
+type csRead func(token *string, from time.Time) ([]csChange, []*csChildren, error)
+
+// checkExactlyOnce follows every partition from start, each child from its parent's
+// child partitions record, and checks that a split divided (a child partitions record
+// came, each child naming its parent) and that the changes received are want, each once.
+func checkExactlyOnce(t *testing.T, want []csChange, read csRead, start time.Time) {
+	t.Helper()
+	var mu sync.Mutex
+	var got []csChange
+	children := 0
+	var wg sync.WaitGroup
+	var follow func(token string, from time.Time)
+	spawn := func(kids []*csChildren, parent string) {
+		for _, cp := range kids {
+			for _, ch := range cp.ChildPartitions {
+				if parent != "" && !reflect.DeepEqual(ch.ParentPartitionTokens, []string{parent}) {
+					t.Errorf("child %s names parents %v, want [%s]", ch.Token, ch.ParentPartitionTokens, parent)
+				}
+				if parent != "" {
+					mu.Lock()
+					children++
+					mu.Unlock()
+				}
+				wg.Add(1)
+				go follow(ch.Token, cp.StartTimestamp)
+			}
+		}
+	}
+	follow = func(token string, from time.Time) {
+		defer wg.Done()
+		changes, kids, err := read(&token, from)
+		if err != nil {
+			t.Errorf("partition %s: %v", token, err)
+			return
+		}
+		mu.Lock()
+		got = append(got, changes...)
+		mu.Unlock()
+		spawn(kids, token)
+	}
+	_, initial, err := read(nil, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spawn(initial, "")
+	wg.Wait()
+	if children == 0 {
+		t.Fatal("the split divided (8 rows per split, 20 rows) but no child partitions record came")
+	}
+	less := func(s []csChange) func(i, j int) bool {
+		return func(i, j int) bool { return s[i].ts.Before(s[j].ts) }
+	}
+	sort.Slice(got, less(got))
+	sort.Slice(want, less(want))
+	if len(got) != len(want) {
+		t.Fatalf("got %d changes, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !got[i].ts.Equal(want[i].ts) || got[i].id != want[i].id || got[i].b != want[i].b {
+			t.Fatalf("change %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
 }

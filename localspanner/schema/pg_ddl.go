@@ -28,7 +28,8 @@ import (
 // CREATE [UNIQUE] INDEX [IF NOT EXISTS] ... [INCLUDE (...)] [WHERE c IS NOT NULL AND
 // ...] [INTERLEAVE IN t]; DROP TABLE / INDEX [IF EXISTS]; ALTER TABLE ADD COLUMN, DROP
 // COLUMN, ADD / DROP CONSTRAINT, ALTER COLUMN SET / DROP NOT NULL and TYPE; CREATE / ALTER /
-// DROP CHANGE STREAM (lowerPGChangeStream). Anything else
+// DROP CHANGE STREAM (lowerPGChangeStream); ALTER DATABASE db SET / RESET of the local
+// server's own options (lowerPGDatabaseOption). Anything else
 // is UNIMPLEMENTED, naming the statement. cat is the schema the statement applies to:
 // ALTER COLUMN is lowered to GoogleSQL's whole column definition, which it completes.
 func LowerPG(cat *Catalog, stmt string) (string, error) {
@@ -62,6 +63,8 @@ func LowerPG(cat *Catalog, stmt string) (string, error) {
 		return lowerDrop(n.GetDropStmt())
 	case n.GetAlterTableStmt() != nil:
 		return lowerAlterTable(cat, n.GetAlterTableStmt())
+	case n.GetAlterDatabaseSetStmt() != nil:
+		return lowerPGDatabaseOption(n.GetAlterDatabaseSetStmt())
 	}
 	return "", spanerr.Unimplemented("This DDL statement is not supported by the local Spanner server for PostgreSQL databases: %s", firstWords(stmt))
 }

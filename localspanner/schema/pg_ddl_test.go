@@ -54,6 +54,16 @@ func TestLowerPG(t *testing.T) {
 		{"two statements", "DROP TABLE a; DROP TABLE b", codes.InvalidArgument, ""},
 		{"a NUL byte", "DROP TABLE a\x00; DROP TABLE b", codes.InvalidArgument, ""},
 		{"another schema", "CREATE TABLE s.t (id bigint PRIMARY KEY)", codes.Unimplemented, ""},
+		// the local server's own options, set as PostgreSQL sets a database's parameters
+		{"local option", `ALTER DATABASE "pg-db" SET spanload_split_rows = 8`, codes.OK,
+			"ALTER DATABASE `pg-db` SET OPTIONS (spanload_split_rows = 8)"},
+		{"local option TO a string", "ALTER DATABASE db SET spanload_latency_model TO 'production_like'", codes.OK,
+			"ALTER DATABASE `db` SET OPTIONS (spanload_latency_model = 'production_like')"},
+		{"local option to its default", "ALTER DATABASE db SET spanload_split_rows TO DEFAULT", codes.OK,
+			"ALTER DATABASE `db` SET OPTIONS (spanload_split_rows = NULL)"},
+		{"local option reset", "ALTER DATABASE db RESET spanload_split_rows", codes.OK,
+			"ALTER DATABASE `db` SET OPTIONS (spanload_split_rows = NULL)"},
+		{"another database parameter", "ALTER DATABASE db SET work_mem = 8", codes.Unimplemented, ""},
 	}
 	cat, err := Build([]string{"CREATE TABLE t (id INT64 NOT NULL, s STRING(10), ts TIMESTAMP OPTIONS (allow_commit_timestamp = true)) PRIMARY KEY (id)"})
 	if err != nil {

@@ -292,3 +292,35 @@ def test_fastapis_own_422_names_the_field_as_the_apps_do(
     assert response.status_code == 422, response.text
     assert response.json()["field"] == field
     assert isinstance(response.json()["detail"], list)  # FastAPI's list stays, for clients that read loc
+
+
+@pytest.mark.parametrize(
+    ("patch", "field", "says"),
+    [
+        (
+            {"definition": {"watch": {"mode": "poll"}}},
+            "definition.watch.mode",
+            "definition.watch.mode is fixed for the run: a run watches by polling or by a change stream",
+        ),
+        ({"client": {"interface": "pgadapter"}}, "client.interface", "interface is fixed for the run"),
+        ({"seed": 7}, "seed", "seed is fixed for the run"),
+    ],
+    ids=["watch mode", "client interface", "seed"],
+)
+def test_a_patch_of_a_field_fixed_for_the_run_is_422_naming_it(
+    tmp_path: Path, patch: dict[str, Any], field: str, says: str
+) -> None:
+    """Issue 29: poll against change stream is chosen when a run starts; a live patch of the watch's mode
+    (or of any fixed field) says so by the field's name, and changes nothing."""
+    app = create_app(make_settings(tmp_path), engine_factory=LoadlessEngine)
+    with local_client(app) as client:
+        run = client.post("/api/runs", json={"preset": "light-change-stream"}).json()
+        assert run["status"] == "running", run
+        refused = client.patch(f"/api/runs/{run['id']}/config", json=patch)
+        assert refused.status_code == 422, refused.text
+        assert refused.json()["field"] == field
+        [error] = refused.json()["detail"]
+        assert error["msg"].startswith(says), error
+        after = client.get(f"/api/runs/{run['id']}").json()
+        assert after["current_config"] == run["current_config"]
+        assert after["current_config"]["definition"]["watch"]["mode"] == "change_stream"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from spanload.engine.aggregator import Aggregator
+from spanload.engine.aggregator import Aggregator, operations_in
 from spanload.model import metrics
 from spanload.model.protocol import Counter, Report
 from spanload.model.samples import Gauge, Op
@@ -174,3 +174,10 @@ def test_a_built_in_definitions_run_also_carries_the_updaters_names() -> None:
     assert summary.latency["updater.txn"].count == summary.latency["op.write"].count == 6
     assert summary.latency["updater.txn"].max == pytest.approx(6.0, rel=0.001)
     assert summary.rates["updater.target_tps"] == 5.0
+
+
+def test_a_definitions_writing_executions_are_operations_once_though_they_also_count_transactions() -> None:
+    # 3 executions of a definition (2 of them wrote: transactions 2), 4 polls
+    assert operations_in({"op.a.done": 3, "transactions": 2, "mutations": 9, "polls": 4}) == 7
+    # the built-in updater: its transactions are its operations
+    assert operations_in({"transactions": 5, "reads": 1, "mutations": 20}) == 6

@@ -65,7 +65,8 @@ def test_the_change_streams_experiment_sets_polling_against_a_stream_on_the_ligh
     assert [f.metric for f in CHANGE_STREAMS.figures] == [
         "watcher.notify.p50_ms",
         "watcher.notify.p99_ms",
-        "server.cpu_per_commit_ms",
+        "server.cpu_per_change_ms",
+        "server.watch_cpu_per_change_ms",
         "watcher.lag_ms",
         "totals.received_changes",
         "op.write.ps",

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from spanload.engine.reconcile import reconcile
-from spanload.workers.ledger import FRESH_KEY_BASE, FreshKeys, KeyBusyError, SeenLedger, WriteLedger
+from spanload.workers.interp.ledger import FRESH_KEY_BASE, FreshKeys, KeyBusyError, SeenLedger, WriteLedger
 
 
 def _write(ledger: WriteLedger, count: int) -> list[tuple[int, int]]:

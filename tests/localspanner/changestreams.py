@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,21 +97,26 @@ def query(
     return out
 
 
+Read = Callable[[Database, str, dt.datetime, dt.datetime | None, str | None], list[dict[str, Any]]]
+
+
 @dataclass
 class Follower:
-    """Reads every partition of a stream between start and end, following children."""
+    """Reads every partition of a stream between start and end, following children. ``read`` is one
+    read function call's records as :func:`query` gives them (the PostgreSQL dialect has its own)."""
 
     database: Database
     stream: str
     start: dt.datetime
     end: dt.datetime
+    read: Read = query
     records: list[dict[str, Any]] = field(default_factory=list)
     partitions: list[str] = field(default_factory=list)
     errors: list[BaseException] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def run(self) -> None:
-        initial = query(self.database, self.stream, self.start, self.end, None)
+        initial = self.read(self.database, self.stream, self.start, self.end, None)
         threads = [self._spawn(c["token"], r["start_timestamp"]) for r in initial for c in r["children"]]
         while threads:
             threads.pop().join()
@@ -124,7 +130,7 @@ class Follower:
 
     def _read(self, token: str, start: dt.datetime) -> None:
         try:
-            recs = query(self.database, self.stream, start, self.end, token)
+            recs = self.read(self.database, self.stream, start, self.end, token)
             kids: list[threading.Thread] = []
             with self.lock:
                 self.partitions.append(token)

@@ -3,9 +3,17 @@ PostgreSQL-dialect database of the local Spanner: PostgreSQL's CREATE CHANGE STR
 read function spanner.read_json_<stream>, whose rows are JSONB change records.
 
 Expected values are Spanner's documentation's ("Change streams partitions, records, and queries",
-its PostgreSQL tab, as recalled: the page's own text could not be read back here): each row holds one
-record as a JSONB object keyed data_change_record, heartbeat_record or child_partitions_record, with
-the field names of the GoogleSQL ChangeRecord struct, mods' keys and values as JSON objects."""
+its PostgreSQL tab): each row holds one record as a JSONB object keyed data_change_record,
+heartbeat_record or child_partitions_record, with the field names of the GoogleSQL ChangeRecord
+struct in snake_case (commit_timestamp, record_sequence, server_transaction_id,
+is_last_record_in_transaction_in_partition, table_name, column_types, mods, mod_type,
+value_capture_type, number_of_records_in_transaction, number_of_partitions_in_transaction,
+transaction_tag, is_system_transaction; timestamp; start_timestamp, child_partitions with token and
+parent_partition_tokens), mods' keys and values as JSON objects. The page's PostgreSQL tab could not
+be read back here; the names were checked against two readers of real PG records instead: the Cloud
+Spanner Emulator's PostgreSQL converter (frontend/converters/pg_change_streams.cc and its test) and
+Apache Beam's SpannerIO ChangeStreamRecordMapper, which parses the JSONB of a PostgreSQL database by
+the same snake_case keys (not camelCase: commitTimestamp would not be found)."""
 
 from __future__ import annotations
 
@@ -19,7 +27,8 @@ from google.cloud.spanner_v1 import KeySet, param_types
 from google.cloud.spanner_v1.database import Database
 from google.cloud.spanner_v1.instance import Instance
 
-from .changestreams import _plain
+from .changestreams import Follower, _plain
+from .conftest import OPERATION_TIMEOUT_S
 from .pg import create_pg_database
 
 DDL = [
@@ -43,10 +52,40 @@ def now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
-def read(database: Database, start: dt.datetime, end: dt.datetime | None, token: str | None) -> list[dict[str, Any]]:
+def read(
+    database: Database, start: dt.datetime, end: dt.datetime | None, token: str | None, stream: str = "s"
+) -> list[dict[str, Any]]:
+    sql = READ.replace("read_json_s(", f"read_json_{stream}(")
     with database.snapshot() as snap:
-        rows = snap.execute_sql(READ, params={"p1": start, "p2": end, "p3": token, "p4": 100}, param_types=TYPES)
+        rows = snap.execute_sql(sql, params={"p1": start, "p2": end, "p3": token, "p4": 100}, param_types=TYPES)
         return [_plain(row[0]) for row in rows]
+
+
+def follow_records(
+    database: Database, stream: str, start: dt.datetime, end: dt.datetime | None, token: str | None
+) -> list[dict[str, Any]]:
+    """One call's JSONB records in the shape the GoogleSQL follower reads (changestreams.query): a kind,
+    timestamps as datetimes, each child's token and parents."""
+    out: list[dict[str, Any]] = []
+    for record in read(database, start, end, token, stream):
+        if "data_change_record" in record:
+            d = record["data_change_record"]
+            out.append({**d, "kind": "data", "commit_timestamp": dt.datetime.fromisoformat(d["commit_timestamp"])})
+        elif "child_partitions_record" in record:
+            c = record["child_partitions_record"]
+            out.append(
+                {
+                    "kind": "children",
+                    "start_timestamp": dt.datetime.fromisoformat(c["start_timestamp"]),
+                    "record_sequence": c["record_sequence"],
+                    "children": [
+                        {"token": k["token"], "parents": k["parent_partition_tokens"]} for k in c["child_partitions"]
+                    ],
+                }
+            )
+        else:
+            out.append({"kind": "heartbeat", "timestamp": record["heartbeat_record"]["timestamp"]})
+    return out
 
 
 def read_partition(database: Database, start: dt.datetime, end: dt.datetime) -> list[dict[str, Any]]:
@@ -150,5 +189,50 @@ def test_alter_and_drop_in_postgresql_ddl(instance: Instance) -> None:
         database.update_ddl(["DROP CHANGE STREAM s2"]).result(120)
         with pytest.raises(gexc.GoogleAPICallError), database.snapshot() as snap:
             list(snap.execute_sql("SELECT * FROM spanner.read_json_s2(now(), null, null, 100::bigint, null)"))
+    finally:
+        database.drop()
+
+
+def test_children_after_a_split_divides_and_every_change_once(instance: Instance) -> None:
+    """A split that divides mid-read ends its partition with a child_partitions_record whose children
+    name it in parent_partition_tokens; a reader that follows every child sees each commit's change
+    exactly once, in commit order per key within a partition (as tests/localspanner/
+    test_change_streams.py checks for GoogleSQL)."""
+    database = create_pg_database(
+        instance,
+        [DDL[0], "CREATE CHANGE STREAM s3 FOR t WITH (value_capture_type = 'NEW_VALUES')"],
+    )
+    try:
+        # the local Spanner's split size, set as a PostgreSQL database sets a parameter
+        database.update_ddl([f'ALTER DATABASE "{database.database_id}" SET spanload_split_rows = 8']).result(
+            OPERATION_TIMEOUT_S
+        )
+        start = now()
+        commits: list[tuple[dt.datetime, int, int]] = []
+        for i in range(40):
+            key = (i * 7) % 20
+            with database.batch() as b:
+                b.insert_or_update("t", ["id", "b"], [[key, i]])
+            commits.append((b.committed, key, i))
+        follower = Follower(database, "s3", start, now(), read=follow_records)
+        follower.run()
+        kids = [r for r in follower.records if r["kind"] == "children"]
+        assert kids, "the table's split divided (8 rows per split, 20 rows) but no child_partitions_record came"
+        for r in kids:
+            assert [c["parents"] for c in r["children"]] == [[r["partition"]]] * len(r["children"])
+        got = sorted(
+            (r["commit_timestamp"], int(m["keys"]["id"]), int(m["new_values"]["b"]))
+            for r in follower.records
+            if r["kind"] == "data"
+            for m in r["mods"]
+        )
+        assert got == sorted(commits)
+        per_key: dict[tuple[str, int], list[dt.datetime]] = {}
+        for r in follower.records:
+            if r["kind"] == "data":
+                for m in r["mods"]:
+                    per_key.setdefault((r["partition"], int(m["keys"]["id"])), []).append(r["commit_timestamp"])
+        assert all(v == sorted(v) for v in per_key.values())
+        assert len(follower.partitions) > 1
     finally:
         database.drop()

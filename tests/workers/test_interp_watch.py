@@ -1,5 +1,6 @@
-"""A definition's watcher without a database: its paging statements, and a live change of
-``watchers`` that adds pollers where the most advanced one is or stops the last ones."""
+"""A definition's watcher without a database: its paging statements, a live change of ``watchers``
+that adds pollers where the most advanced one is or stops the last ones, and with ``shards`` the
+regroup that restarts from the oldest position and skips what a shard's previous poller read."""
 
 from __future__ import annotations
 
@@ -122,3 +123,90 @@ def test_a_hint_needs_an_index_and_a_bool_knob() -> None:
     for data, words in ((no_index, "name the index"), (number, r"\$hint is not a bool knob")):
         with pytest.raises(DefinitionInvalid, match=words):
             validate_data(data)
+
+
+SHARDED = validate_data(
+    {
+        "name": "s",
+        "knobs": {"watchers": {"default": 2, "min": 1, "max": 8}},
+        "operations": {"noop": {"rate": 1, "steps": [{"sql": "SELECT 1"}]}},
+        "watch": {
+            "table": "V",
+            "timestamp": "At",
+            "key": ["Id"],
+            "poll_interval": "5ms",
+            "watchers": "$watchers",
+            "versions": {"version": "Version", "writer": "WriterId"},
+            "shards": {"column": "ShardId", "values": [-2, -1, 0, 1, 2]},
+        },
+    }
+)
+
+
+def test_a_sharded_poll_reads_versions_and_only_its_own_values() -> None:
+    assert SHARDED.watch is not None
+    first, _ = poll_statements(SHARDED.watch, ["Id"], shards=[-2, 0, 2])
+    assert first == (
+        "SELECT Id, At, Version, WriterId, ShardId FROM V WHERE ShardId IN (-2, 0, 2) AND At > @ts "
+        "ORDER BY At, Id LIMIT @limit"
+    )
+    first_pg, _ = poll_statements(SHARDED.watch, ["Id"], pg=True, shards=[1])
+    assert first_pg == (
+        "SELECT Id, At, Version, WriterId, ShardId FROM V WHERE ShardId IN (1) AND At > $1 ORDER BY At, Id LIMIT $2"
+    )
+
+
+class Int64Keyed(Database):
+    """Its INFORMATION_SCHEMA says the key column is an INT64; its polls find nothing."""
+
+    def snapshot(self, **_: Any) -> Any:
+        class Snapshot:
+            def execute_sql(self, sql: str, **_: Any) -> FakeResult:
+                return FakeResult([["INT64"]] if "INFORMATION_SCHEMA" in sql else [], [])
+
+        return Ctx(Snapshot())
+
+
+def test_a_live_change_of_watchers_regroups_the_shards_from_the_oldest_position_skipping_what_was_read() -> None:
+    watcher = DefinitionWatcher(Int64Keyed, SHARDED, {"watchers": 2}, WorkerStats(), T0)
+    watcher.start()
+    try:
+        ahead, behind = watcher._pollers
+        assert (ahead.shards, behind.shards) == ([-2, 0, 2], [-1, 1])
+        ahead.stop_event.set()
+        behind.stop_event.set()
+        ahead.join(2)
+        behind.join(2)
+        ahead.last_ts, ahead.last_key, ahead.key_types = T0 + dt.timedelta(seconds=5), [7], [param_types.INT64]
+        behind.last_ts, behind.last_key, behind.key_types = T0 + dt.timedelta(seconds=3), [2], [param_types.INT64]
+        watcher.apply({"watchers": 3})
+        pollers = watcher._pollers
+        assert [p.shards for p in pollers] == [[-2, 1], [-1, 2], [0]]
+        assert all((p.last_ts, p.last_key) == (behind.last_ts, [2]) for p in pollers)
+        reached = (T0 + dt.timedelta(seconds=5), 0, (7,))
+        assert [p.skip for p in pollers] == [{-2: reached}, {2: reached}, {0: reached}]
+        # a row of shard -2 up to where its previous poller read is not received again; after it, it is
+        t4, t6 = T0 + dt.timedelta(seconds=4), T0 + dt.timedelta(seconds=6)
+        rows = [[5, t4, 1, "w", -2], [7, ahead.last_ts, 2, "w", -2], [1, t4, 3, "w", 1], [8, t6, 4, "w", -2]]
+        assert [r[0] for r in pollers[0]._new(rows, 1)] == [1, 8]
+    finally:
+        watcher.stop()
+    assert not any(p.is_alive() for p in watcher._pollers)
+
+
+class StringKeyed(Database):
+    def snapshot(self, **_: Any) -> Any:
+        class Snapshot:
+            def execute_sql(self, sql: str, **_: Any) -> FakeResult:
+                return FakeResult([["STRING(36)"]], [])
+
+        return Ctx(Snapshot())
+
+
+def test_versions_need_a_key_of_one_int64_column_and_say_so_naming_watch_versions() -> None:
+    with pytest.raises(ValueError, match=r"^watch\.versions: .* one INT64 column; V\.Id is STRING\(36\)$"):
+        DefinitionWatcher(StringKeyed, SHARDED, {"watchers": 2}, WorkerStats(), T0)
+    assert SHARDED.watch is not None
+    two = SHARDED.model_copy(update={"watch": SHARDED.watch.model_copy(update={"key": ["Id", "Sub"]})})
+    with pytest.raises(ValueError, match=r"^watch\.versions: .* one INT64 column; V's is \(Id, Sub\)$"):
+        DefinitionWatcher(Int64Keyed, two, {"watchers": 2}, WorkerStats(), T0)

@@ -14,7 +14,7 @@ TABLES = re.compile(r"\b(Singers|Tweets|Players|Scores|UserTable)\b")
 STILL_HAND_WRITTEN = {
     "backend/spanload/workers/reader.py",
     "goworker/internal/reader/reader.go",
-    "goworker/internal/schema/ensure.go",
+    "goworker/internal/schema/seed.go",
     "goworker/internal/schema/spec.go",
 }
 

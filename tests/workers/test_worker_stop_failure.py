@@ -14,7 +14,7 @@ import pytest
 from spanload.model.config import RunConfig
 from spanload.model.protocol import Begin, Error, Hello, Ready, Start, Stop, decode_from_worker, encode
 from spanload.workers import process
-from spanload.workers.watcher import DrainError
+from spanload.workers.interp.poll_loop import DrainError
 
 CAUSE = "watcher-0: the final drain failed for 20 s; last error: NOT_FOUND: Database not found"
 

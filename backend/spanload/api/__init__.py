@@ -64,6 +64,8 @@ async def _validation_error(_: Request, err: Exception) -> JSONResponse:
     errors = list(err.errors())
     body: dict[str, object] = {"detail": jsonable_encoder(errors)}
     field = validation_field(errors[0].get("loc", ())) if errors else None
+    if errors and (named := (errors[0].get("ctx") or {}).get("field")):  # a patch's fixed field: model/fixed_fields
+        field = f"{field}.{named}" if field else str(named)
     if field is not None:
         body["field"] = field
     return JSONResponse(body, status_code=422)

@@ -126,6 +126,16 @@ RUN_GAUGES: dict[str, tuple[str, float, str]] = {
         1e-3,
         "server CPU per commit, latest interval (local Spanner)",
     ),
+    Gauge.SERVER_CPU_PER_CHANGE_MS: (
+        "spanload_server_cpu_per_change_seconds",
+        1e-3,
+        "server CPU per change the watchers received, latest interval (local Spanner)",
+    ),
+    Gauge.SERVER_WATCH_CPU_PER_CHANGE_MS: (
+        "spanload_server_watch_cpu_per_change_seconds",
+        1e-3,
+        "the watcher's statements' CPU per change received, last minute (SPANNER_SYS.QUERY_STATS_TOP_MINUTE)",
+    ),
     Gauge.SERVER_SPLITS: ("spanload_server_splits", 1.0, "splits of the workload's table (local Spanner)"),
     Gauge.REPORT_LAG_MS: ("spanload_worker_report_lag_seconds", 1e-3, "how late the latest worker report came"),
     Gauge.WORKERS_STALLED: ("spanload_workers_stalled", 1.0, "worker processes silent past the stall threshold"),

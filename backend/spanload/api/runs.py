@@ -134,7 +134,8 @@ async def patch_config(
     run_id: str, patch: ConfigPatch, request: Request, service: ServiceDep, hub: HubDep, sessions: SessionsDep
 ) -> RunPublic:
     """A live change: validated, recorded as an event on the run's timeline, and applied by the workers.
-    409 when the run is not running (or paused)."""
+    409 when the run is not running (or paused); 422 naming the field when it is fixed for the run
+    (``definition.watch.mode``: poll or change stream, ``client.interface``, ``seed``...)."""
     who = f"api {request.client.host}" if request.client else "api"
     row = await service.patch_config(run_id, patch, who=who)
     return await _public(service, hub, row, sessions)

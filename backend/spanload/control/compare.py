@@ -39,6 +39,8 @@ _LOWER_IS_BETTER_RATES = {
     "server.txn_avg_commit_latency_s",
     "server.commit_latency_s",
     "server.cpu_per_commit_ms",
+    "server.cpu_per_change_ms",
+    "server.watch_cpu_per_change_ms",
 }
 _HIGHER_IS_BETTER_TOTALS = {"transactions", "mutations", "received_changes", "polls", "reads"}
 

@@ -14,6 +14,7 @@ from enum import StrEnum
 
 from hdrh.histogram import HdrHistogram
 
+from spanload.engine.change_cost import ChangeCost, MinuteChangeCost, interval_cpu_s, per_change_ms
 from spanload.model import metrics, op_metrics, server_minute, tpcc
 from spanload.model.breakdown import OpTiming, SysLatencies, breakdown, merge_timings
 from spanload.model.op_metrics import OpCounter, OpGauge
@@ -73,13 +74,15 @@ def _op_counter(name: str) -> tuple[str, StrEnum] | None:
 
 def operations_in(counters: dict[str, int]) -> int:
     """The operations a report's counters count: transactions, polls and reads of the built-in
-    workloads, and every definition operation's executions (``op.<op>.done``)."""
-    n = sum(counters.get(name, 0) for name in OPERATION_COUNTERS)
+    workloads, and every definition operation's executions (``op.<op>.done``). A definition's
+    writing executions also count ``transactions``, in the same report: not twice."""
+    executions = 0
     for name, value in counters.items():
         parts = _op_counter(name)
         if parts is not None and parts[1] is OpCounter.DONE:
-            n += value
-    return n
+            executions += value
+    counted = [c for c in OPERATION_COUNTERS if not (executions and c is Counter.TRANSACTIONS)]
+    return executions + sum(counters.get(name, 0) for name in counted)
 
 
 def op_rates(counters: dict[str, int], seconds: float) -> dict[str, float]:
@@ -186,6 +189,8 @@ class Aggregator:
         self._cpu_s: dict[int, float] = {}
         self._timings: dict[str, OpTiming] = {}  # whole run
         self.sys_latencies: SysLatencies | None = None  # the latest a worker sent
+        self._change_cost = ChangeCost()  # measured intervals' server CPU and changes received
+        self._minute_cost = MinuteChangeCost()  # the watcher's SPANNER_SYS CPU per change
 
     def add(self, report: Report) -> list[Sample]:
         """Take one worker report; return the samples that became complete, in order."""
@@ -194,6 +199,7 @@ class Aggregator:
         if report.cpu_s is not None:  # cumulative: the latest is the whole
             self._cpu_s[worker] = max(self._cpu_s.get(worker, 0.0), report.cpu_s)
         report = self._own_minute(report)
+        self._minute_cost.note_minute(report.sys_interval_end, report.gauges)
         if report.sys_latencies is not None:
             self.sys_latencies = report.sys_latencies
         seq = max(report.seq, self._next_seq)  # late: fold into the first interval still open
@@ -269,6 +275,10 @@ class Aggregator:
             gauges[Gauge.WATCHER_ROWS_PER_POLL] = counters.get(Counter.ROWS_POLLED, 0) / counters[Counter.POLLS]
         if (tpmc := tpcc.tpmc(counters, interval_s)) is not None:
             gauges[tpcc.TPMC_GAUGE] = tpmc
+        changes = counters.get(Counter.RECEIVED_CHANGES, 0)
+        cpu_s = interval_cpu_s(gauges, interval_s)
+        if cpu_s is not None and (cost := per_change_ms(cpu_s, changes)) is not None:
+            gauges[Gauge.SERVER_CPU_PER_CHANGE_MS] = cost
         for old, new in self.legacy.items():
             if new in gauges:
                 gauges.setdefault(old, gauges[new])
@@ -279,6 +289,7 @@ class Aggregator:
             self._measured_from = max(self._measured_from, t)
         else:
             _add_counts(self._measured_counters, counters)
+            self._change_cost.add(gauges, changes, interval_s)
             self._timings = merge_timings((self._timings, timings))
             for op, histogram in merged.items():
                 if op not in self._whole:  # not setdefault: its default would be a new histogram each time
@@ -288,6 +299,8 @@ class Aggregator:
                 self._gauge_sums[name] = self._gauge_sums.get(name, 0.0) + value
                 self._gauge_intervals[name] = self._gauge_intervals.get(name, 0) + 1
         self.last_t = max(self.last_t, t)
+        if (watch_cost := self._minute_cost.add_interval(t, changes, self._measured_from)) is not None:
+            gauges[Gauge.SERVER_WATCH_CPU_PER_CHANGE_MS] = watch_cost
         return Sample(
             seq=seq,
             t=t,
@@ -318,6 +331,10 @@ class Aggregator:
         polls = measured.get(Counter.POLLS, 0)
         if polls:
             rates[Gauge.WATCHER_ROWS_PER_POLL] = measured.get(Counter.ROWS_POLLED, 0) / polls
+        if (cost := self._change_cost.whole_ms()) is not None:  # a ratio of sums, not the mean below
+            rates[Gauge.SERVER_CPU_PER_CHANGE_MS] = cost
+        if (watch_cost := self._minute_cost.whole_ms()) is not None:
+            rates[Gauge.SERVER_WATCH_CPU_PER_CHANGE_MS] = watch_cost
         for name, total in self._gauge_sums.items():
             # other gauges: the mean over the intervals that have a value (server stats come once a
             # minute at best; an interval without them is missing, not zero)

@@ -59,7 +59,7 @@ from spanload.model.pacing import resolve
 from spanload.model.profile import patch_for
 from spanload.model.samples import Gauge, Op, Sample
 from spanload.model.workload import is_ref, ref_name
-from spanload.workers.updater import share_threads
+from spanload.workers.pacing import share_threads
 
 logger = logging.getLogger(__name__)
 

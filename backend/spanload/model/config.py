@@ -22,6 +22,7 @@ from spanload.model.capacity import CapacityConfig
 from spanload.model.definition_origin import DefinitionOrigin
 from spanload.model.errors import RunInvalid
 from spanload.model.field_words import words
+from spanload.model.fixed_fields import refuse_fixed
 from spanload.model.pacing import OperationPacing, check_overrides, resolve
 from spanload.model.profile import Profile, check_target, field_of, is_closed_loop, patch_for
 from spanload.model.workload import KnobValue, WorkloadDefinition
@@ -770,6 +771,12 @@ class _Patch(BaseModel):
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         _check_patch(cls)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _refuse_fixed(cls, data: Any) -> Any:
+        """A field in ``fixed`` is refused by its name, as fixed for the run (model/fixed_fields.py)."""
+        return refuse_fixed(cls.fixed, data)
 
 
 def _field_schema(annotation: Any, metadata: list[Any]) -> dict[str, Any]:

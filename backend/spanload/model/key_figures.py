@@ -21,6 +21,7 @@ KEY_FIGURES: dict[Workload, tuple[tuple[str, str], ...]] = {
         ("latency.watcher.poll.p99", "poll at the client p99 (ms)"),
         ("latency.watcher.notify.p50", "change notification p50 (ms)"),
         ("latency.watcher.notify.p99", "change notification p99 (ms)"),
+        ("rates.server.cpu_per_change_ms", "server CPU per change (ms)"),
         ("rates.updater.tps", "achieved tx/s"),
         ("latency.updater.txn.p50", "updater latency p50 (ms)"),
     ),

@@ -65,6 +65,10 @@ class Gauge(StrEnum):
     SERVER_COMMIT_LATENCY_S = "server.commit_latency_s"
     SERVER_CPU_FRACTION = "server.cpu_fraction"  # process CPU + latency-model CPU, fraction of one CPU
     SERVER_CPU_PER_COMMIT_MS = "server.cpu_per_commit_ms"
+    # server CPU (the same counters) per change the watchers received: the aggregator's, engine/change_cost.py
+    SERVER_CPU_PER_CHANGE_MS = "server.cpu_per_change_ms"
+    # the watcher's own statements' CPU (QUERY_STATS_TOP_MINUTE) per change received in the same minute
+    SERVER_WATCH_CPU_PER_CHANGE_MS = "server.watch_cpu_per_change_ms"
     SERVER_SPLITS = "server.splits"
     READER_BEHIND = "reader.behind"
     RETRIES_PS = "retries_ps"

@@ -253,6 +253,17 @@ class Const(_Gen):
     const: KnobValue | None
 
 
+class VersionedKeyParams(_Strict):
+    max: Number = Field(description="keys 0..max-1; worker w of n writes the keys k % n == w")
+
+
+class VersionedKey(_Strict):
+    """An INT64 key this worker owns and no other execution of it is writing, with its next version
+    (no null_fraction: a key is never NULL)."""
+
+    versioned_key: VersionedKeyParams
+
+
 GENERATOR_KINDS = (
     "uniform",
     "zipf",
@@ -266,10 +277,16 @@ GENERATOR_KINDS = (
     "timestamp",
     "uuid",
     "const",
+    "versioned_key",
 )
-BARE_GENERATORS = ("uuid", "now", "commit_timestamp")
+BARE_GENERATORS = ("uuid", "now", "commit_timestamp", "fresh_key", "version", "writer_id")
 """Generators written as a bare word. ``now`` is the worker's clock when drawn; ``commit_timestamp``
-is Spanner's commit-timestamp placeholder (mutations and DML only)."""
+is Spanner's commit-timestamp placeholder (mutations and DML only); ``fresh_key`` a new key of this
+run, ``version`` the version of the key drawn beside it, ``writer_id`` this worker's writer id."""
+KEY_GENERATORS = ("versioned_key", "fresh_key")
+"""Generators whose keys the worker's ledger keeps, for the watcher's reconciliation."""
+LEDGER_GENERATORS = (*KEY_GENERATORS, "version", "writer_id")
+"""Generators drawn per execution of an operation, from the worker's ledger: not in a load."""
 
 
 def _generator_tag(value: Any) -> str | None:
@@ -296,13 +313,18 @@ Generator = Annotated[
     | Annotated[Timestamp, Tag("timestamp")]
     | Annotated[Uuid, Tag("uuid")]
     | Annotated[Const, Tag("const")]
+    | Annotated[VersionedKey, Tag("versioned_key")]
     | Annotated[Literal["uuid"], Tag("uuid")]
     | Annotated[Literal["now"], Tag("now")]
-    | Annotated[Literal["commit_timestamp"], Tag("commit_timestamp")],
+    | Annotated[Literal["commit_timestamp"], Tag("commit_timestamp")]
+    | Annotated[Literal["fresh_key"], Tag("fresh_key")]
+    | Annotated[Literal["version"], Tag("version")]
+    | Annotated[Literal["writer_id"], Tag("writer_id")],
     Discriminator(
         _generator_tag,
         custom_error_type="unknown_generator",
-        custom_error_message="not a generator: one of " + ", ".join((*GENERATOR_KINDS, "now", "commit_timestamp")),
+        custom_error_message="not a generator: one of "
+        + ", ".join(dict.fromkeys((*GENERATOR_KINDS, *BARE_GENERATORS))),
     ),
 ]
 
@@ -513,6 +535,22 @@ class WatchMode(StrEnum):
     CHANGE_STREAM = "change_stream"
 
 
+class WatchVersions(_Strict):
+    """The columns a versioned write (``versioned_key`` / ``fresh_key``) carries: the watcher reads
+    them with each change and reconciles what it received against the writers' ledgers."""
+
+    version: Name = Field(description="the INT64 column the writes fill with version")
+    writer: Name = Field(description="the STRING column the writes fill with writer_id")
+
+
+class WatchShards(_Strict):
+    """Poll mode: the values of ``column`` split round-robin between the pollers (poller i gets
+    values[i::watchers]), each polling only its own with ``column IN (...)``."""
+
+    column: Name
+    values: list[int] = Field(min_length=1)
+
+
 class Watch(_Strict):
     """The change watcher: polls ``table`` for rows whose ``timestamp`` column (a commit timestamp)
     is past the last one seen, at most ``limit`` rows a poll; or, in ``change_stream`` mode, reads a
@@ -536,6 +574,10 @@ class Watch(_Strict):
         description="poll mode: a condition every polled row meets (e.g. ShardId IS NOT NULL), ANDed first: "
         "a forced NULL_FILTERED index needs one that excludes its NULLs",
     )
+    versions: WatchVersions | None = Field(
+        None, description="reconcile exactly: each change's version and writer columns (a one-column INT64 key)"
+    )
+    shards: WatchShards | None = Field(None, description="poll mode: the pollers split these values of a column")
 
     @field_validator("poll_interval", "heartbeat")
     @classmethod
@@ -594,6 +636,7 @@ class WorkloadDefinition(_Strict):
                 continue
             what = "knob" if wanted == "knob" else "knob, value or column bound by an earlier step"
             raise ValueError(f"{path}: {ref} names no {what}")
+        _check_versions(self)
         force = self.watch.force_index if self.watch is not None else True
         if isinstance(force, str) and self.knobs[ref_name(force)].kind != "bool":
             kind = self.knobs[ref_name(force)].kind
@@ -623,6 +666,58 @@ class WorkloadDefinition(_Strict):
         for name, knob in self.knobs.items():
             out[name] = knob.check(given[name], name) if name in given else knob.default
         return out
+
+
+def _ledger_kind(item: Any) -> str | None:
+    """``versioned_key``, ``fresh_key``, ``version`` or ``writer_id`` for those generators, else None."""
+    if is_ref(item):
+        return None
+    kind = _generator_tag(item)
+    return kind if kind in LEDGER_GENERATORS else None
+
+
+def _check_versions(definition: WorkloadDefinition) -> None:
+    """``version`` needs exactly one key drawn beside it: in its row (a mutation's columns, a sql
+    step's params), or else in the values its operation uses. No ledger generator in a load."""
+    for table, load in definition.load.items():
+        for column, item in load.columns.items():
+            if (kind := _ledger_kind(item)) is not None:
+                raise ValueError(f"load.{table}.columns.{column}: {kind} is drawn by an operation, not in a load")
+    for name, gen in definition.values.items():
+        if (
+            _ledger_kind(gen) == "version"
+            and sum(_ledger_kind(g) in KEY_GENERATORS for g in definition.values.values()) == 0
+        ):
+            raise ValueError(f"values.{name}: version needs a versioned_key or fresh_key in values")
+    for op_name, op in definition.operations.items():
+        used = {ref_name(r) for p, r, _ in references(definition) if p.startswith(f"operations.{op_name}.")}
+        used &= set(definition.values)
+        in_values = [v for v in used if _ledger_kind(definition.values[v]) in KEY_GENERATORS]
+        for v in sorted(used):
+            if _ledger_kind(definition.values[v]) == "version" and len(in_values) != 1:
+                raise ValueError(
+                    f"operations.{op_name}: ${v} is a version, which needs exactly one versioned_key or fresh_key "
+                    f"among the values the operation uses (it uses {len(in_values)})"
+                )
+        for i, step in enumerate(op.steps):
+            kind = step_kind(step)
+            if isinstance(step, SqlStep):
+                base, items = f"operations.{op_name}.steps.{i}.params", step.params
+            elif isinstance(step, ReadStep):
+                base, items = f"operations.{op_name}.steps.{i}.read.key", step.read.key
+            else:
+                params = getattr(step, kind)
+                base = f"operations.{op_name}.steps.{i}.{kind}"
+                items = params.key if isinstance(params, KeyParams) else params.columns
+            in_row = sum(_ledger_kind(item) in KEY_GENERATORS for item in items.values())
+            for column, item in items.items():
+                if _ledger_kind(item) != "version":
+                    continue
+                if in_row > 1 or (in_row == 0 and len(in_values) != 1):
+                    where = f"{in_row} in this row" if in_row else f"{len(in_values)} among the operation's values"
+                    raise ValueError(
+                        f"{base}.{column}: version needs exactly one versioned_key or fresh_key beside it ({where})"
+                    )
 
 
 def references(definition: WorkloadDefinition) -> list[tuple[str, str, str]]:

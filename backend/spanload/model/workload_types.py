@@ -20,6 +20,10 @@ GENERATOR_TYPES: dict[str, str] = {
     "timestamp": "TIMESTAMP",
     "now": "TIMESTAMP",
     "commit_timestamp": "TIMESTAMP",
+    "versioned_key": "INT64",
+    "fresh_key": "INT64",
+    "version": "INT64",
+    "writer_id": "STRING",
 }
 KNOB_TYPES = {"bool": "BOOL", "int": "INT64", "float": "FLOAT64", "string": "STRING"}
 

@@ -19,6 +19,16 @@ logger = logging.getLogger(__name__)
 MAX_BACKLOG = 1_000_000  # due operations kept; beyond this they are counted as dropped
 
 
+def share(total: float, worker: int, workers: int) -> float:
+    """This worker's part of a rate split evenly between ``workers`` processes."""
+    return total / workers
+
+
+def share_threads(total: int, worker: int, workers: int) -> int:
+    """This worker's part of a thread count: the remainder goes to the first workers; at least 1."""
+    return max(1, total // workers + (1 if worker < total % workers else 0))
+
+
 class PoissonSchedule:
     """Intended start times of a Poisson process whose rate can change at any moment.
 

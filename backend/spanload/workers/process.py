@@ -54,12 +54,13 @@ from spanload.spanner import deadline, request_tags, schemas, tpcc_schema
 from spanload.spanner.stats import SAMPLE_EVERY_S, StatsReader
 from spanload.workers import preload as preloading
 from spanload.workers import tracing
+from spanload.workers.interp.ledger import FreshKeys, SeenLedger, writer_id
 from spanload.workers.interp.operation import DefinitionError
 from spanload.workers.interp.pg_driver import PgDatabase
 from spanload.workers.interp.runner import Interpreter
 from spanload.workers.interp.watch import DefinitionWatcher
+from spanload.workers.interp.watch_base import seen_ledger
 from spanload.workers.interp.watch_stream import ChangeStreamWatcher
-from spanload.workers.ledger import FreshKeys, SeenLedger
 from spanload.workers.reader import Reader
 from spanload.workers.stats import WorkerStats
 from spanload.workers.tpcc import consistency
@@ -93,10 +94,6 @@ def cpu_seconds() -> float:
     """CPU time (user + system, every thread) this process has used so far."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
-
-
-def writer_id(run_id: str, worker: int) -> str:
-    return f"{run_id}/{worker}"[:64]
 
 
 def start_timestamp(database: Any, pg: bool = False) -> dt.datetime:
@@ -207,7 +204,9 @@ class Worker:
         statistics and the watcher's start time keep the official client."""
         start = self.start_msg
         operations = self._operations()
-        self.interp = Interpreter(operations, definition, self.config, self.stats, self.index, start.workers)
+        self.interp = Interpreter(
+            operations, definition, self.config, self.stats, self.index, start.workers, start.run_id
+        )
         if self.index != 0:
             return
         prefix = NO_POLL_QUERY
@@ -219,6 +218,8 @@ class Worker:
                 self.definition_watcher = ChangeStreamWatcher(self.database, definition, knobs, self.stats, start_ts)
             else:
                 self.definition_watcher = DefinitionWatcher(operations, definition, knobs, self.stats, start_ts)
+            if definition.watch.versions is not None:
+                self.definition_watcher.seen = seen_ledger(start.run_id, start.workers)
             prefix = self.definition_watcher.next_sql[:60]
         self.stats_reader = StatsReader(self.database(), prefix, start.run_tag)
 
@@ -478,7 +479,12 @@ class Worker:
             return
         if self.interp is not None:
             self.interp.stop()
-            self.channel.send(WritersStopped(worker=self.index, writer_id=writer_id(self.start_msg.run_id, self.index)))
+            if self.interp.versioned:  # the versions it wrote, for the watcher's reconciliation
+                self.channel.send(self.interp.ledger.message(self.interp.writer_id))
+            else:
+                self.channel.send(
+                    WritersStopped(worker=self.index, writer_id=writer_id(self.start_msg.run_id, self.index))
+                )
             return
         assert self.updater is not None and self.reader is not None
         self.updater.stop()
@@ -496,6 +502,8 @@ class Worker:
                 part.stop()
         if self.definition_watcher is not None:
             self.definition_watcher.stop_and_drain()
+            if self.definition_watcher.seen is not None:
+                self.channel.send(self.definition_watcher.seen.message(self.index))
         if self.watcher is not None and self.seen is not None:
             if self.config.watcher.enabled:
                 self.watcher.stop_and_drain()

@@ -22,9 +22,8 @@ from spanload.model.protocol import Counter
 from spanload.model.samples import Gauge, Op
 from spanload.spanner import deadline, request_tags, timing
 from spanload.spanner.schemas import SchemaSpec
-from spanload.workers.pacing import PacedLoad, Pacer
+from spanload.workers.pacing import PacedLoad, Pacer, share, share_threads
 from spanload.workers.stats import WorkerStats
-from spanload.workers.updater import share, share_threads
 
 logger = logging.getLogger(__name__)
 

@@ -62,6 +62,12 @@ class WorkerStats:
         with self._lock:
             self._counters[counter] = self._counters.get(counter, 0) + n
 
+    def count_many(self, counts: dict[str, int]) -> None:
+        """Several counters at once: they land in the same interval's report."""
+        with self._lock:
+            for counter, n in counts.items():
+                self._counters[counter] = self._counters.get(counter, 0) + n
+
     def error(self, err: BaseException) -> None:
         code = error_code(err)
         with self._lock:

@@ -24,25 +24,15 @@ from spanload.model.protocol import Counter
 from spanload.model.samples import Gauge, Op
 from spanload.spanner import deadline, request_tags, timing
 from spanload.spanner.schemas import SchemaSpec
+from spanload.workers.interp.ledger import FreshKeys, WriteLedger
 from spanload.workers.interp.operation import literal_type
-from spanload.workers.ledger import FreshKeys, WriteLedger
-from spanload.workers.pacing import PacedLoad, Pacer
+from spanload.workers.pacing import PacedLoad, Pacer, share, share_threads
 from spanload.workers.stats import UNKNOWN_OUTCOME, WorkerStats
 
 logger = logging.getLogger(__name__)
 
 US_PER_S = 1_000_000
 US_PER_MS = 1000
-
-
-def share(total: float, worker: int, workers: int) -> float:
-    """This worker's part of a rate split evenly between ``workers`` processes."""
-    return total / workers
-
-
-def share_threads(total: int, worker: int, workers: int) -> int:
-    """This worker's part of a thread count: the remainder goes to the first workers; at least 1."""
-    return max(1, total // workers + (1 if worker < total % workers else 0))
 
 
 class Updater(PacedLoad):

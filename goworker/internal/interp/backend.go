@@ -22,17 +22,26 @@ type Backend interface {
 	// a read-write transaction that Spanner aborted and that was run again.
 	Execute(ctx context.Context, x *run) (attempts int, err error)
 	// Poll runs a watch's poll (a strong single-use query) and returns each row's first keys
-	// columns as a key and its next column, a commit timestamp.
-	Poll(ctx context.Context, stmt spanner.Statement, keys int) ([]change, error)
+	// columns as a key and its next column, a commit timestamp, then the columns extra names.
+	Poll(ctx context.Context, stmt spanner.Statement, keys int, extra pollColumns) ([]change, error)
 	// Close lets go of what the backend holds (connections).
 	Close()
 }
 
-// change is a row a poll returned: its key, as text that tells keys apart, and commit timestamp.
+// change is a row a poll returned: its key, as text that tells keys apart, and commit timestamp;
+// with pollColumns, its key as a number, its version and writer, and its shard (nil: NULL).
 type change struct {
-	key string
-	ts  time.Time
+	key     string
+	ts      time.Time
+	id      int64
+	version *int64
+	writer  *string
+	shard   *int64
 }
+
+// pollColumns are the columns a poll reads after the timestamp: the version and the writer
+// (versions; the key is then one INT64), then the shard.
+type pollColumns struct{ versions, shard bool }
 
 // NewBackend is the backend of cfg's client.interface for a definition of dialect pg.
 func NewBackend(cfg protocol.RunConfig, pg bool, conn func() *spanclient.Conn) (Backend, error) {
@@ -63,7 +72,7 @@ func (b *clientBackend) Execute(ctx context.Context, x *run) (int, error) {
 	return x.execute(ctx, b.conn().Client)
 }
 
-func (b *clientBackend) Poll(ctx context.Context, stmt spanner.Statement, keys int) ([]change, error) {
+func (b *clientBackend) Poll(ctx context.Context, stmt spanner.Statement, keys int, extra pollColumns) ([]change, error) {
 	it := b.conn().Client.Single().Query(ctx, stmt)
 	defer it.Stop()
 	var rows []change
@@ -75,11 +84,14 @@ func (b *clientBackend) Poll(ctx context.Context, stmt spanner.Statement, keys i
 		if err != nil {
 			return rows, err
 		}
-		var ts time.Time
-		if err := r.Column(keys, &ts); err != nil {
+		c := change{key: clientRowKey(r, keys)}
+		if err := r.Column(keys, &c.ts); err != nil {
 			return rows, fmt.Errorf("decode column %d (the commit timestamp): %w", keys, err)
 		}
-		rows = append(rows, change{clientRowKey(r, keys), ts})
+		if err := c.clientExtra(r, keys, extra); err != nil {
+			return rows, err
+		}
+		rows = append(rows, c)
 	}
 }
 
@@ -96,4 +108,40 @@ func clientRowKey(r *spanner.Row, n int) string {
 		s.WriteByte(0)
 	}
 	return s.String()
+}
+
+// clientExtra decodes the columns after the timestamp that extra names.
+func (c *change) clientExtra(r *spanner.Row, keys int, extra pollColumns) error {
+	at := keys + 1
+	if extra.versions {
+		var version, id spanner.NullInt64
+		var writer spanner.NullString
+		if err := r.Column(0, &id); err != nil {
+			return fmt.Errorf("watch.versions: the key is not one INT64 column: %w", err)
+		}
+		if err := r.Column(at, &version); err != nil {
+			return fmt.Errorf("watch.versions.version: %w", err)
+		}
+		if err := r.Column(at+1, &writer); err != nil {
+			return fmt.Errorf("watch.versions.writer: %w", err)
+		}
+		c.id = id.Int64
+		if version.Valid {
+			c.version = &version.Int64
+		}
+		if writer.Valid {
+			c.writer = &writer.StringVal
+		}
+		at += 2
+	}
+	if extra.shard {
+		var shard spanner.NullInt64
+		if err := r.Column(at, &shard); err != nil {
+			return fmt.Errorf("watch.shards.column: %w", err)
+		}
+		if shard.Valid {
+			c.shard = &shard.Int64
+		}
+	}
+	return nil
 }

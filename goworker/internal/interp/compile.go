@@ -61,6 +61,7 @@ type compiledOp struct {
 	uses      []int     // the values the operation refers to, in the order values lists them
 	steps     []*cstep
 	mutations bool // single_use: mutations only (one commit), else one read or query
+	writes    bool // a mutation or a DML statement: its commits count transactions and mutations
 }
 
 type cstep struct {
@@ -192,6 +193,9 @@ func (p *program) compileOp(name string, o *Operation, seqs *sequencers) (*compi
 		}
 		if c.kind == StepSQL || c.kind == StepRead {
 			op.mutations = false
+		}
+		if c.kind != StepRead && (c.kind != StepSQL || c.dml) {
+			op.writes = true
 		}
 		for _, b := range s.Bind {
 			bound[b.Name] = true

@@ -257,8 +257,9 @@ func isRef(s string) bool {
 // Generator kinds (model/workload.py GENERATOR_KINDS and BARE_GENERATORS).
 var generatorKinds = map[string]bool{"uniform": true, "zipf": true, "sequence": true, "choice": true,
 	"string": true, "bytes": true, "decimal": true, "float": true, "date": true, "timestamp": true,
-	"uuid": true, "const": true}
-var bareGenerators = map[string]bool{"uuid": true, "now": true, "commit_timestamp": true}
+	"uuid": true, "const": true, "versioned_key": true}
+var bareGenerators = map[string]bool{"uuid": true, "now": true, "commit_timestamp": true, "fresh_key": true,
+	"version": true, "writer_id": true}
 
 // GenSpec is one generator as written: {kind: params, null_fraction: f} or a bare word.
 type GenSpec struct {
@@ -321,7 +322,8 @@ func generatorOf(data []byte) (*GenSpec, bool, error) {
 }
 
 func kindList() string {
-	return "uniform, zipf, sequence, choice, string, bytes, decimal, float, date, timestamp, uuid, const, now, commit_timestamp"
+	return "uniform, zipf, sequence, choice, string, bytes, decimal, float, date, timestamp, uuid, const, now, " +
+		"commit_timestamp, versioned_key, fresh_key, version, writer_id"
 }
 
 // ValueSpec is where a value goes (a parameter, a column, a key part): "$name", a generator or a
@@ -506,4 +508,20 @@ type Watch struct {
 	Index        string    `json:"index"`       // poll mode: the index the poll is forced through
 	ForceIndex   *Flag     `json:"force_index"` // whether it is (absent: true)
 	Filter       string    `json:"filter"`      // poll mode: a condition every polled row meets
+	// the columns each change's version and writer are read from (the exact reconciliation)
+	Versions *WatchVersions `json:"versions"`
+	// poll mode: the values of a shard column, split round-robin between the pollers
+	Shards *WatchShards `json:"shards"`
+}
+
+// WatchVersions names the columns a versioned write carries (version, writer_id).
+type WatchVersions struct {
+	Version string `json:"version"`
+	Writer  string `json:"writer"`
+}
+
+// WatchShards are a shard column's values; poller i of n polls values[i::n].
+type WatchShards struct {
+	Column string  `json:"column"`
+	Values []int64 `json:"values"`
 }

@@ -23,9 +23,33 @@ type draws struct {
 }
 
 func (op *compiledOp) draw(p *program, r *SplitMix64) *draws {
+	d, _ := op.drawKeyed(p, r, &keyState{})
+	return d
+}
+
+// drawKeyed draws an execution's values, its key generators through k (keys.go); an error is a
+// key that could not be reserved (the keys reserved before it are k's to release).
+func (op *compiledOp) drawKeyed(p *program, r *SplitMix64, k *keyState) (*draws, error) {
 	d := &draws{values: make([]any, len(p.values)), steps: make([][][]any, len(op.steps))}
+	versions := false // a version to fill in once the values are drawn
 	for _, i := range op.uses {
-		d.values[i] = p.values[i].Draw(r, -1)
+		g := p.values[i]
+		if g.key == keyNone {
+			d.values[i] = g.Draw(r, -1)
+			continue
+		}
+		v, err := k.draw(g, r, false)
+		if err != nil {
+			return nil, err
+		}
+		d.values[i], versions = v, versions || g.key == keyVersion
+	}
+	if versions {
+		for _, i := range op.uses {
+			if p.values[i].key == keyVersion {
+				d.values[i] = k.values
+			}
+		}
 	}
 	value := func(v int) any { return d.values[v] }
 	for i, s := range op.steps {
@@ -36,14 +60,30 @@ func (op *compiledOp) draw(p *program, r *SplitMix64) *draws {
 		rows := make([][]any, n)
 		for j := range rows {
 			row := make([]any, len(s.srcs))
-			for k, src := range s.srcs {
-				row[k] = src.draw(r, -1, value)
+			k.row, versions = 0, false
+			for c, src := range s.srcs {
+				if src.kind != srcGen || src.gen.key == keyNone {
+					row[c] = src.draw(r, -1, value)
+					continue
+				}
+				v, err := k.draw(src.gen, r, true)
+				if err != nil {
+					return nil, err
+				}
+				row[c], versions = v, versions || src.gen.key == keyVersion
+			}
+			if versions {
+				for c, src := range s.srcs {
+					if src.kind == srcGen && src.gen.key == keyVersion {
+						row[c] = k.version()
+					}
+				}
 			}
 			rows[j] = row
 		}
 		d.steps[i] = rows
 	}
-	return d
+	return d, nil
 }
 
 func rowCount(v any) int64 {
@@ -59,7 +99,9 @@ type run struct {
 	d     *draws
 	binds map[string]any // the official client's spanner.GenericColumnValue, a PostgreSQL driver's value
 	rows  int64          // rows read or written
-	conv  func(any) any  // a drawn value as the interface sends it (nil: as drawn)
+	// rows written: mutation rows and rows a DML statement changed
+	written int64
+	conv    func(any) any // a drawn value as the interface sends it (nil: as drawn)
 }
 
 // value is a drawn or bound value as the interface sends it.
@@ -219,6 +261,7 @@ func (x *run) execute(ctx context.Context, client *spanner.Client) (attempts int
 			_, err = client.Apply(ctx, ms, spanner.ApplyAtLeastOnce())
 			if err == nil {
 				x.rows += int64(len(ms))
+				x.written += int64(len(ms))
 			}
 			return 1, err
 		}
@@ -237,7 +280,7 @@ func (x *run) execute(ctx context.Context, client *spanner.Client) (attempts int
 	case TxReadWrite:
 		_, err := client.ReadWriteTransaction(ctx, func(ctx context.Context, tx *spanner.ReadWriteTransaction) error {
 			attempts++
-			x.rows = 0
+			x.rows, x.written = 0, 0
 			clear(x.binds)
 			for i, s := range op.steps {
 				switch {
@@ -251,6 +294,7 @@ func (x *run) execute(ctx context.Context, client *spanner.Client) (attempts int
 						return err
 					}
 					x.rows += n
+					x.written += n
 				case s.kind == StepSQL || s.kind == StepRead:
 					if err := x.read(ctx, tx, i); err != nil {
 						return err
@@ -264,6 +308,7 @@ func (x *run) execute(ctx context.Context, client *spanner.Client) (attempts int
 						return err
 					}
 					x.rows += int64(len(ms))
+					x.written += int64(len(ms))
 				}
 			}
 			return nil
@@ -283,6 +328,7 @@ func (x *run) execute(ctx context.Context, client *spanner.Client) (attempts int
 		})
 		if err == nil {
 			x.rows += int64(len(ms))
+			x.written += int64(len(ms))
 		}
 		return 1, err
 	case TxPartitionedDML:
@@ -292,6 +338,7 @@ func (x *run) execute(ctx context.Context, client *spanner.Client) (attempts int
 		}
 		n, err := client.PartitionedUpdate(ctx, stmt)
 		x.rows += n
+		x.written += n
 		return 1, err
 	}
 	return 1, fmt.Errorf("unknown transaction kind %q", op.tx)

@@ -76,6 +76,8 @@ type Gen struct {
 	Type         Type
 	nullFraction float64
 	draw         func(r *SplitMix64, row int64) any
+	key          keyKind // a key generator (keys.go): drawn by the execution's keyState
+	keySpace     int64   // versioned_key: max
 }
 
 // Draw draws one value. row is the load row's number, or < 0 in an operation.
@@ -547,6 +549,10 @@ func CompileGen(spec *GenSpec, env genEnv) (*Gen, error) {
 		g.Type, g.draw = TypeTimestamp, func(*SplitMix64, int64) any { return time.Now().UTC() }
 	case "commit_timestamp":
 		g.Type, g.draw = TypeTimestamp, func(*SplitMix64, int64) any { return spanner.CommitTimestamp }
+	case "versioned_key", "fresh_key", "version", "writer_id":
+		if err := compileKeyGen(g, spec, knobs); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, fmt.Errorf("not a generator: %q (one of %s)", spec.Kind, kindList())
 	}

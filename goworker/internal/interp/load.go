@@ -6,7 +6,7 @@ import (
 
 	"cloud.google.com/go/spanner"
 
-	"github.com/spanload/spanload/goworker/internal/preload"
+	"github.com/spanload/spanload/goworker/internal/loadphase"
 )
 
 // LoadTable is one table of a definition's load, compiled: row i draws its columns, in the order
@@ -77,7 +77,7 @@ func (t *LoadTable) Row(i int64) []any {
 
 // Count is how many rows the table holds.
 func (t *LoadTable) Count(ctx context.Context, client *spanner.Client) (int64, error) {
-	return preload.CountWith(ctx, client, spanner.NewStatement("SELECT COUNT(*) FROM "+t.Table), t.Table)
+	return loadphase.CountWith(ctx, client, spanner.NewStatement("SELECT COUNT(*) FROM "+t.Table), t.Table)
 }
 
 // Loaded is what ready.table_rows says: the sum over the load's tables of min(present, wanted).
@@ -103,10 +103,10 @@ func Wanted(plan []*LoadTable) int64 {
 }
 
 // Load writes rows [start, start+count) of the concatenated load in single-use commits of at most
-// preload.BatchRows rows (insert or update, so a retried or resumed batch rewrites, never fails),
-// preload.InFlight at a time. With resume, a table that already holds its rows is skipped.
+// loadphase.BatchRows rows (insert or update, so a retried or resumed batch rewrites, never fails),
+// loadphase.InFlight at a time. With resume, a table that already holds its rows is skipped.
 func Load(ctx context.Context, client *spanner.Client, plan []*LoadTable, start, count int64, resume bool,
-	timeout time.Duration, progress *preload.Progress) error {
+	timeout time.Duration, progress *loadphase.Progress) error {
 	offsets := make([]int64, len(plan)+1)
 	for i, t := range plan {
 		offsets[i+1] = offsets[i] + t.Rows
@@ -129,8 +129,8 @@ func Load(ctx context.Context, client *spanner.Client, plan []*LoadTable, start,
 		}
 		return len(plan) - 1
 	}
-	next := func(lo int64) int64 { return min(lo+preload.BatchRows, offsets[table(lo)+1]) }
-	return preload.RunCut(ctx, start, min(count, offsets[len(plan)]-start), next, timeout, progress,
+	next := func(lo int64) int64 { return min(lo+loadphase.BatchRows, offsets[table(lo)+1]) }
+	return loadphase.RunCut(ctx, start, min(count, offsets[len(plan)]-start), next, timeout, progress,
 		func(ctx context.Context, lo, hi int64) (bool, error) {
 			i := table(lo)
 			if full[i] {

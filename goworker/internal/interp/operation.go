@@ -11,6 +11,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 
+	"github.com/spanload/spanload/goworker/internal/ledger"
 	"github.com/spanload/spanload/goworker/internal/metrics"
 	"github.com/spanload/spanload/goworker/internal/pacing"
 	"github.com/spanload/spanload/goworker/internal/protocol"
@@ -35,9 +36,12 @@ type Runtime struct {
 	db      Backend
 	stats   *metrics.Stats
 	seqs    *sequencers
-	mu      sync.Mutex // serializes Apply
-	prog    atomic.Pointer[program]
-	ops     []*opRunner
+	// the write ledger of versioned_key and fresh_key draws (nil: the definition draws neither)
+	ledger   *ledger.WriteLedger
+	writerID string
+	mu       sync.Mutex // serializes Apply
+	prog     atomic.Pointer[program]
+	ops      []*opRunner
 }
 
 // opRunner is one operation: its pacer, its stream and its metric names.
@@ -102,9 +106,9 @@ func Seed(cfg protocol.RunConfig) uint64 {
 	return *cfg.Seed
 }
 
-// New compiles cfg's definition for worker of workers, its executions to run on the backend
-// db makes of the definition (NewBackend); nothing runs before Start.
-func New(cfg protocol.RunConfig, worker, workers int, conn func() *spanclient.Conn,
+// New compiles cfg's definition for worker of workers of run runID, its executions to run on the
+// backend db makes of the definition (NewBackend); nothing runs before Start.
+func New(cfg protocol.RunConfig, runID string, worker, workers int, conn func() *spanclient.Conn,
 	db func(def *Definition) (Backend, error), stats *metrics.Stats) (*Runtime, error) {
 	def, knobs, err := Decode(cfg)
 	if err != nil {
@@ -114,12 +118,16 @@ func New(cfg protocol.RunConfig, worker, workers int, conn func() *spanclient.Co
 		return nil, err
 	}
 	rt := &Runtime{Def: def, worker: worker, workers: workers, seed: Seed(cfg), conn: conn, stats: stats,
-		seqs: &sequencers{worker: int64(worker), workers: int64(workers), byPath: map[string]*Sequencer{}}}
+		seqs:     &sequencers{worker: int64(worker), workers: int64(workers), byPath: map[string]*Sequencer{}},
+		writerID: ledger.WriterID(runID, worker)}
 	prog, err := compile(def, knobs, rt.seqs)
 	if err != nil {
 		return nil, err
 	}
 	rt.prog.Store(prog)
+	if prog.usesKeys() {
+		rt.ledger = newLedger(runID, worker, workers)
+	}
 	if rt.db, err = db(def); err != nil {
 		return nil, err
 	}
@@ -206,14 +214,22 @@ func (r *opRunner) execute(intended, actual float64) {
 	prog := r.rt.prog.Load()
 	op := prog.ops[r.name]
 	rng := StreamAt(r.base, r.n.Add(1)-1)
-	x := &run{op: op, d: op.draw(prog, &rng)}
+	stats := r.rt.stats
+	keys := &keyState{ledger: r.rt.ledger, writerID: r.rt.writerID}
+	d, err := op.drawKeyed(prog, &rng, keys)
+	if err != nil { // no free key: an error of the operation's, before any RPC
+		keys.release(false)
+		stats.Failed(r.hist, err, (pacing.Now()-actual)*usPerS, codes.OK)
+		return
+	}
+	x := &run{op: op, d: d}
 	if len(op.steps) > 1 {
 		x.binds = map[string]any{}
 	}
-	stats := r.rt.stats
 	conn := r.rt.conn()
 	ctx, timing, done, err := conn.Begin(spanclient.Tagged(context.Background(), r.name))
 	if err != nil { // no session in time: not an execution that reached the server
+		keys.release(false)
 		stats.Failed(r.hist, err, (pacing.Now()-actual)*usPerS, codes.OK)
 		return
 	}
@@ -223,13 +239,23 @@ func (r *opRunner) execute(intended, actual float64) {
 		stats.Count(protocol.CounterRetries, int64(attempts-1))
 	}
 	if err != nil {
+		keys.release(metrics.OutcomeUnknown(err))
 		stats.Failed(r.hist, err, (pacing.Now()-actual)*usPerS, timing.LastFailure())
 		return
+	}
+	if len(keys.writes) > 0 {
+		keys.ledger.Committed(keys.writes)
 	}
 	stats.Succeeded(r.hist, intended, actual, pacing.Now(), timing.Parts())
 	stats.Count(r.done, 1)
 	if x.rows > 0 {
 		stats.Count(r.rows, x.rows)
+	}
+	if op.writes {
+		stats.Count(protocol.CounterTransactions, 1)
+		if x.written > 0 {
+			stats.Count(protocol.CounterMutations, x.written)
+		}
 	}
 }
 
@@ -293,6 +319,13 @@ func (rt *Runtime) Abandon() {
 		r.load.Pacer.Stop(time.Second)
 	}
 }
+
+// Ledger is the write ledger of the definition's versioned_key and fresh_key draws; nil when it
+// draws neither.
+func (rt *Runtime) Ledger() *ledger.WriteLedger { return rt.ledger }
+
+// WriterID is this worker's writer id (writer_id draws it).
+func (rt *Runtime) WriterID() string { return rt.writerID }
 
 // Backend is where the executions run.
 func (rt *Runtime) Backend() Backend { return rt.db }

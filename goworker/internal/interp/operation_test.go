@@ -27,7 +27,7 @@ func inventoryConfig(t *testing.T, knobs string, operations map[string]protocol.
 func TestPatchesReresolvePacingLive(t *testing.T) {
 	cfg := inventoryConfig(t, `{"move_rate":60.0}`, nil)
 	backend := func(def *Definition) (Backend, error) { return NewBackend(cfg, def.PG(), nil) }
-	rt, err := New(cfg, 1, 2, nil, backend, metrics.NewStats())
+	rt, err := New(cfg, "run", 1, 2, nil, backend, metrics.NewStats())
 	if err != nil {
 		t.Fatal(err)
 	}

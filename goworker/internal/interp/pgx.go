@@ -145,7 +145,7 @@ func (b *pgxBackend) Execute(ctx context.Context, x *run) (int, error) {
 	}
 	backoff := pgRetryBackoff
 	for attempts := 1; ; attempts++ {
-		x.rows = 0
+		x.rows, x.written = 0, 0
 		clear(x.binds)
 		err := b.transaction(ctx, c, x, pgx.TxOptions{}, true)
 		var pgErr *pgconn.PgError
@@ -253,6 +253,7 @@ func (b *pgxBackend) step(ctx context.Context, q pgQuerier, x *run, i int) error
 		if s.dml && len(s.binds) == 0 {
 			_, ct, err := pgRun(ctx, q, s.sql, positional(stmt.Params), false)
 			x.rows += ct.RowsAffected()
+			x.written += ct.RowsAffected()
 			return err
 		}
 		return b.query(ctx, q, x, i, s.sql, positional(stmt.Params))
@@ -345,6 +346,7 @@ func (b *pgxBackend) write(ctx context.Context, q pgQuerier, x *run, i int) erro
 			return err
 		}
 		x.rows++
+		x.written++
 	}
 	return nil
 }
@@ -441,7 +443,7 @@ func (b *pgxBackend) keyColumns(ctx context.Context, table, index string) ([]str
 	return cols, nil
 }
 
-func (b *pgxBackend) Poll(ctx context.Context, stmt spanner.Statement, keys int) ([]change, error) {
+func (b *pgxBackend) Poll(ctx context.Context, stmt spanner.Statement, keys int, extra pollColumns) ([]change, error) {
 	args := positional(stmt.Params)
 	for k, v := range args {
 		args[k] = pgxValue(v)
@@ -474,9 +476,38 @@ func (b *pgxBackend) Poll(ctx context.Context, stmt spanner.Statement, keys int)
 			fmt.Fprint(&key, v)
 			key.WriteByte(0)
 		}
-		out = append(out, change{key.String(), ts})
+		c := change{key: key.String(), ts: ts}
+		if err := c.pgxExtra(values, keys, extra); err != nil {
+			return out, err
+		}
+		out = append(out, c)
 	}
 	return out, rows.Err()
+}
+
+// pgxExtra reads the columns after the timestamp that extra names.
+func (c *change) pgxExtra(values []any, keys int, extra pollColumns) error {
+	at := keys + 1
+	if extra.versions {
+		id, ok := values[0].(int64)
+		if !ok {
+			return fmt.Errorf("watch.versions: the key is %T, not one bigint column", values[0])
+		}
+		c.id = id
+		if v, ok := values[at].(int64); ok {
+			c.version = &v
+		}
+		if w, ok := values[at+1].(string); ok {
+			c.writer = &w
+		}
+		at += 2
+	}
+	if extra.shard {
+		if v, ok := values[at].(int64); ok {
+			c.shard = &v
+		}
+	}
+	return nil
 }
 
 // pgxValue is a drawn value as pgx sends it: NUMERIC as its decimal text, DATE as a pgtype.Date,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -30,8 +31,13 @@ const (
 // ends inside one commit loses nothing), oldest first; rows meeting w.Filter only, and forced
 // through w.Index (Spanner's table hint FORCE_INDEX; a statement hint comment on a PostgreSQL
 // database) when hinted. Its parameters are since and limit, on a PostgreSQL database (pg) $1 and $2.
-func WatchSQL(w *Watch, key []string, hinted, pg bool) string {
+// With w.Versions it also reads each row's version and writer, and with w.Shards its shard, of
+// the values shards only (a poller's group).
+func WatchSQL(w *Watch, key []string, hinted, pg bool, shards ...int64) string {
 	cols := append(append([]string{}, key...), w.Timestamp)
+	if v := w.Versions; v != nil {
+		cols = append(cols, v.Version, v.Writer)
+	}
 	table := w.Table
 	since, limit := "@since", "@limit"
 	if pg {
@@ -48,8 +54,27 @@ func WatchSQL(w *Watch, key []string, hinted, pg bool) string {
 	if w.Filter != "" {
 		where = w.Filter + " AND "
 	}
+	if w.Shards != nil {
+		cols = append(cols, w.Shards.Column)
+		values := make([]string, len(shards))
+		for i, v := range shards {
+			values[i] = strconv.FormatInt(v, 10)
+		}
+		where += w.Shards.Column + " IN (" + strings.Join(values, ", ") + ") AND "
+	}
 	return fmt.Sprintf("SELECT %s FROM %s WHERE %s%s >= %s ORDER BY %s LIMIT %s",
 		strings.Join(cols, ", "), table, where, w.Timestamp, since, w.Timestamp, limit)
+}
+
+// ShardGroups splits values round-robin between n groups (group i: values[i::n], as
+// workers/watcher.py shard_groups), at most one group a value.
+func ShardGroups(values []int64, n int) [][]int64 {
+	n = max(1, min(n, len(values)))
+	groups := make([][]int64, n)
+	for i, v := range values {
+		groups[i%n] = append(groups[i%n], v)
+	}
+	return groups
 }
 
 // hinted says whether the poll is forced through the index with these knob values.
@@ -100,31 +125,50 @@ func PrimaryKey(ctx context.Context, client *spanner.Client, table string, pg bo
 
 // Watcher polls a definition's watched table: `watchers` pollers, each on its own, every
 // poll_interval (at once again after a full page), `limit` rows a poll; it records watcher.poll
-// (the poll's time) and watcher.notify (per row: received minus its commit timestamp).
+// (the poll's time) and watcher.notify (per row: received minus its commit timestamp). With
+// shards, poller i polls the shard values values[i::watchers]; without, each sees every change.
+// With versions, each change goes to the SeenLedger: from every poller with shards, else from
+// poller 0 only (any other would see every change again).
 type Watcher struct {
 	def   *Watch
 	key   []string
-	sql   string
 	pg    bool
 	conn  func() *spanclient.Conn
 	db    Backend
 	stats *metrics.Stats
 	mu    sync.Mutex
 	knobs Knobs
+	hint  bool
 	runPause
+	seenLedger
+	life  sync.Mutex // serializes Start, Apply's regroup and the stops
 	start time.Time
 	polls []*poller
 }
 
 type poller struct {
 	w      *Watcher
-	since  time.Time
-	atLast map[string]bool // keys seen at since
+	shards []int64             // with watch.shards: this poller's values
+	skip   map[int64]*position // shard -> where the poller that had it before a regroup reached
+	feeds  bool                // the SeenLedger hears of this poller's changes
 	mu     sync.Mutex
+	position
 	newest time.Time
 	stop   chan struct{}
 	once   sync.Once
 	done   chan struct{}
+}
+
+// position is how far a poller has read: every change before since, and those at since whose
+// keys atLast holds.
+type position struct {
+	since  time.Time
+	atLast map[string]bool
+}
+
+// covers says whether a poller at p has received c already.
+func (p *position) covers(c *change) bool {
+	return c.ts.Before(p.since) || c.ts.Equal(p.since) && p.atLast[c.key]
 }
 
 func (p *poller) halt() { p.once.Do(func() { close(p.stop) }) }
@@ -133,15 +177,24 @@ func (p *poller) halt() { p.once.Do(func() { close(p.stop) }) }
 // key columns (def.Key, else PrimaryKey), polling through db (pg: a PostgreSQL database).
 func NewWatcher(def *Watch, key []string, pg bool, knobs Knobs, conn func() *spanclient.Conn, db Backend,
 	stats *metrics.Stats, start time.Time) *Watcher {
-	return &Watcher{def: def, key: key, sql: WatchSQL(def, key, def.hinted(knobs), pg), pg: pg, conn: conn, db: db,
-		stats: stats, knobs: knobs, start: start}
+	return &Watcher{def: def, key: key, hint: def.hinted(knobs), pg: pg, conn: conn, db: db, stats: stats,
+		knobs: knobs, start: start}
 }
 
-// SQL is the poll statement (for SPANNER_SYS query statistics).
+// SQL is the poll statement (of the first poller's shards; for SPANNER_SYS query statistics).
 func (w *Watcher) SQL() string {
+	var shards []int64
+	if w.def.Shards != nil {
+		shards = ShardGroups(w.def.Shards.Values, 1)[0]
+	}
+	return w.sqlOf(shards)
+}
+
+func (w *Watcher) sqlOf(shards []int64) string {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.sql
+	hint := w.hint
+	w.mu.Unlock()
+	return WatchSQL(w.def, w.key, hint, w.pg, shards...)
 }
 
 // SetStart moves the start (before Start): after a load phase, whose rows are not changes.
@@ -171,17 +224,35 @@ func (w *Watcher) figures() (intervalMs float64, limit int64, watchers int) {
 }
 
 // Apply takes new knob values (poll_interval, limit, the hint from the next poll on; a new count
-// of watchers applies at once).
+// of watchers applies at once: with shards, the pollers regroup).
 func (w *Watcher) Apply(knobs Knobs) {
 	w.mu.Lock()
 	w.knobs = knobs
-	w.sql = WatchSQL(w.def, w.key, w.def.hinted(knobs), w.pg)
+	w.hint = w.def.hinted(knobs)
 	w.mu.Unlock()
 	_, _, watchers := w.figures()
+	w.life.Lock()
+	defer w.life.Unlock()
+	w.mu.Lock()
+	started, now := len(w.polls) > 0, len(w.polls)
+	w.mu.Unlock()
+	if !started {
+		return
+	}
+	if w.def.Shards != nil {
+		if len(ShardGroups(w.def.Shards.Values, watchers)) != now {
+			w.regroup(watchers)
+		}
+		return
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for len(w.polls) < watchers && len(w.polls) > 0 {
-		w.startPollerLocked(w.polls[0].position())
+	for len(w.polls) < watchers {
+		first := w.polls[0]
+		first.mu.Lock()
+		from := first.position.copy()
+		first.mu.Unlock()
+		w.startPollerLocked(nil, nil, from)
 	}
 	for len(w.polls) > watchers {
 		last := w.polls[len(w.polls)-1]
@@ -190,25 +261,85 @@ func (w *Watcher) Apply(knobs Knobs) {
 	}
 }
 
+func (p *position) copy() position {
+	p2 := position{since: p.since, atLast: make(map[string]bool, len(p.atLast))}
+	for k := range p.atLast {
+		p2.atLast[k] = true
+	}
+	return p2
+}
+
 func (w *Watcher) Start() {
 	_, _, watchers := w.figures()
+	w.life.Lock()
+	defer w.life.Unlock()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for range watchers {
-		w.startPollerLocked(w.start)
+	w.startGroupsLocked(watchers, position{since: w.start}, nil)
+}
+
+// startGroupsLocked starts the pollers of n groups from `from`; skip is where each shard's previous
+// poller reached (nil: none).
+func (w *Watcher) startGroupsLocked(n int, from position, skip map[int64]*position) {
+	if w.def.Shards == nil {
+		for range n {
+			w.startPollerLocked(nil, nil, from.copy())
+		}
+		return
+	}
+	for _, shards := range ShardGroups(w.def.Shards.Values, n) {
+		mine := map[int64]*position{}
+		for _, s := range shards {
+			if at, ok := skip[s]; ok {
+				mine[s] = at
+			}
+		}
+		w.startPollerLocked(shards, mine, from.copy())
 	}
 }
 
-func (w *Watcher) startPollerLocked(since time.Time) {
-	p := &poller{w: w, since: since, atLast: map[string]bool{}, stop: make(chan struct{}), done: make(chan struct{})}
-	w.polls = append(w.polls, p)
-	go p.run()
+func (w *Watcher) startPollerLocked(shards []int64, skip map[int64]*position, from position) {
+	q := &poller{w: w, shards: shards, skip: skip, position: from,
+		feeds: w.def.Shards != nil || len(w.polls) == 0, stop: make(chan struct{}), done: make(chan struct{})}
+	w.polls = append(w.polls, q)
+	go q.run()
 }
 
-func (p *poller) position() time.Time {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.since
+// regroup stops the pollers and starts n groups from the oldest position any of them had: nothing
+// is missed. The changes between it and where the old poller of their shard had reached are read
+// again but skipped, so nothing is counted twice either (workers/watcher.py _regroup).
+func (w *Watcher) regroup(n int) {
+	old := w.haltPolls()
+	reached := map[int64]*position{}
+	oldest := old[0].since
+	for _, p := range old {
+		if p.since.Before(oldest) {
+			oldest = p.since
+		}
+		for _, s := range p.shards {
+			at := p.position.copy()
+			if prev, ok := p.skip[s]; ok { // it may not have caught up with its own predecessor yet
+				at = farther(at, prev)
+			}
+			reached[s] = &at
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.startGroupsLocked(n, position{since: oldest}, reached)
+}
+
+// farther is the position past which neither a nor b has received anything.
+func farther(a position, b *position) position {
+	switch {
+	case b.since.After(a.since):
+		return b.copy()
+	case b.since.Equal(a.since):
+		for k := range b.atLast {
+			a.atLast[k] = true
+		}
+	}
+	return a
 }
 
 func (p *poller) run() {
@@ -254,14 +385,14 @@ func (p *poller) poll() (bool, error) {
 	p.mu.Lock()
 	since, skip := p.since, len(p.atLast)
 	p.mu.Unlock()
-	stmt := spanner.Statement{SQL: w.SQL(), Params: watchParams(w.pg, since, limit+int64(skip))}
+	stmt := spanner.Statement{SQL: w.sqlOf(p.shards), Params: watchParams(w.pg, since, limit+int64(skip))}
 	conn := w.conn()
 	start := pacing.Now()
 	ctx, timing, done, err := conn.Begin(spanclient.Tagged(context.Background(), protocol.TagOpWatcher))
 	lastRPC := codes.OK
 	var rows []change
 	if err == nil {
-		rows, err = w.db.Poll(ctx, stmt, len(w.key))
+		rows, err = w.db.Poll(ctx, stmt, len(w.key), pollColumns{versions: w.def.Versions != nil, shard: w.def.Shards != nil})
 		done()
 		lastRPC = timing.LastFailure()
 	}
@@ -274,19 +405,32 @@ func (p *poller) poll() (bool, error) {
 	w.stats.Count(protocol.CounterPolls, 1)
 	w.stats.Count(protocol.CounterRowsPolled, int64(len(rows)))
 	latencies := make([]float64, 0, len(rows))
+	seen := w.Ledger()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, c := range rows {
-		if c.ts.Equal(p.since) && p.atLast[c.key] {
+	for i := range rows {
+		c := &rows[i]
+		if p.covers(c) {
 			continue
 		}
 		if c.ts.After(p.since) {
 			p.since = c.ts
 			clear(p.atLast)
 		}
+		if p.atLast == nil {
+			p.atLast = map[string]bool{}
+		}
 		p.atLast[c.key] = true
-		latencies = append(latencies, float64(seenAt.Sub(c.ts).Microseconds()))
 		p.newest = c.ts
+		if c.shard != nil {
+			if before, ok := p.skip[*c.shard]; ok && before.covers(c) {
+				continue // received by the poller that had this shard before a regroup
+			}
+		}
+		if seen != nil && p.feeds {
+			seen.Saw(c.id, c.version, c.writer)
+		}
+		latencies = append(latencies, float64(seenAt.Sub(c.ts).Microseconds()))
 	}
 	if len(latencies) > 0 {
 		w.stats.Recorder.RecordMany(protocol.OpWatcherNotify, latencies)
@@ -295,12 +439,29 @@ func (p *poller) poll() (bool, error) {
 	return int64(len(rows)) >= limit+int64(skip), nil
 }
 
+// haltPolls takes the pollers out of w.polls and stops them, waiting for each poll to end.
+func (w *Watcher) haltPolls() []*poller {
+	w.mu.Lock()
+	polls := w.polls
+	w.polls = nil
+	w.mu.Unlock()
+	for _, p := range polls {
+		p.halt()
+	}
+	for _, p := range polls {
+		<-p.done
+	}
+	return polls
+}
+
 // StopAndDrain stops polling on the interval, then polls each poller until a page is not full.
 func (w *Watcher) StopAndDrain(giveUp time.Duration) error {
+	w.life.Lock()
+	defer w.life.Unlock()
+	w.stopLocked()
 	w.mu.Lock()
 	polls := w.polls
 	w.mu.Unlock()
-	w.Stop()
 	for _, p := range polls {
 		deadline := time.Now().Add(giveUp)
 		for {
@@ -321,16 +482,13 @@ func (w *Watcher) StopAndDrain(giveUp time.Duration) error {
 
 // Stop stops every poller, waiting for its poll to end.
 func (w *Watcher) Stop() {
-	w.mu.Lock()
-	polls := w.polls
-	w.polls = nil
-	w.mu.Unlock()
-	for _, p := range polls {
-		p.halt()
-	}
-	for _, p := range polls {
-		<-p.done
-	}
+	w.life.Lock()
+	defer w.life.Unlock()
+	w.stopLocked()
+}
+
+func (w *Watcher) stopLocked() {
+	polls := w.haltPolls()
 	w.mu.Lock()
 	w.polls = polls // kept for the drain and the gauges
 	w.mu.Unlock()

@@ -17,6 +17,7 @@ import (
 	"cloud.google.com/go/spanner"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/spanload/spanload/goworker/internal/ledger"
 	"github.com/spanload/spanload/goworker/internal/metrics"
 	"github.com/spanload/spanload/goworker/internal/protocol"
 	"github.com/spanload/spanload/goworker/internal/spanclient"
@@ -40,6 +41,9 @@ type DefinitionWatcher interface {
 	Stop()
 	StopAndDrain(time.Duration) error
 	Gauges(map[string]float64)
+	// SetLedger and Ledger: what a watch with versions received (SeenLedger)
+	SetLedger(*ledger.SeenLedger)
+	Ledger() *ledger.SeenLedger
 }
 
 // StreamMode reports whether the watch reads a change stream.
@@ -72,6 +76,7 @@ type StreamWatcher struct {
 	mu    sync.Mutex
 	knobs Knobs
 	runPause
+	seenLedger
 	start     time.Time
 	followers []*follower
 }
@@ -134,6 +139,7 @@ func (w *StreamWatcher) resize() {
 			start = time.Now()
 		}
 		f := newFollower(w, start)
+		f.feeds = len(w.followers) == 0 // only the first tells the SeenLedger (each sees every change)
 		w.followers = append(w.followers, f)
 		f.begin()
 	}
@@ -198,6 +204,7 @@ func (w *StreamWatcher) Gauges(out map[string]float64) {
 type follower struct {
 	w      *StreamWatcher
 	start  time.Time
+	feeds  bool // the SeenLedger hears of this follower's changes
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -299,7 +306,9 @@ func (f *follower) read(ctx context.Context, from, end time.Time, tok string) (b
 				if err != nil {
 					return err
 				}
-				f.received(ts, len(fields[6].GetListValue().GetValues()))
+				if err := f.received(ts, fields); err != nil {
+					return err
+				}
 				f.advance(tok, ts.Add(time.Microsecond))
 			}
 			for _, h := range parts[1].GetListValue().GetValues() {
@@ -356,14 +365,27 @@ func (f *follower) advance(tok string, at time.Time) {
 	f.mu.Unlock()
 }
 
-func (f *follower) received(commit time.Time, mods int) {
+// received records a data change record's mods (its fields), each a change received.
+func (f *follower) received(commit time.Time, fields []*structpb.Value) error {
+	if len(fields) < 7 {
+		return errors.New("a data change record without its mods")
+	}
+	mods := fields[6].GetListValue().GetValues()
+	if seen := f.w.Ledger(); seen != nil && f.feeds && fields[4].GetStringValue() == f.w.def.Table {
+		for _, m := range mods {
+			if err := f.w.sawMod(seen, m.GetListValue().GetValues()); err != nil {
+				return err
+			}
+		}
+	}
 	latency := float64(time.Since(commit).Nanoseconds()) / 1e3
-	us := make([]float64, mods)
+	us := make([]float64, len(mods))
 	for i := range us {
 		us[i] = latency
 	}
 	f.w.stats.Recorder.RecordMany(protocol.OpWatcherNotify, us)
-	f.w.stats.Count(protocol.CounterReceivedChanges, int64(mods))
+	f.w.stats.Count(protocol.CounterReceivedChanges, int64(len(mods)))
+	return nil
 }
 
 // drain reads every open partition, and the children they end in, up to until.

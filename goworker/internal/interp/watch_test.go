@@ -2,6 +2,7 @@ package interp
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -32,5 +33,30 @@ func TestThePollIsForcedThroughTheIndexWhileTheKnobSaysSo(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"name": "b", "operations": {"noop": {"rate": 1, "steps": [{"sql": "SELECT 1"}]}},
 		"watch": {"table": "T", "timestamp": "At", "force_index": "yes"}}`), &bad); err == nil {
 		t.Error(`force_index "yes" was accepted`)
+	}
+}
+
+// With versions the poll also reads each row's version and writer; with shards its shard, of one
+// poller's values only (a literal list ANDed like the filter, in either dialect).
+func TestThePollReadsVersionsAndOnePollersShards(t *testing.T) {
+	w := &Watch{Table: "Items", Timestamp: "LastUpdated", Filter: "Kind = 1",
+		Versions: &WatchVersions{Version: "Version", Writer: "WriterId"},
+		Shards:   &WatchShards{Column: "ShardId", Values: []int64{-2, -1, 0, 1, 2}}}
+	groups := ShardGroups(w.Shards.Values, 2)
+	if want := [][]int64{{-2, 0, 2}, {-1, 1}}; !reflect.DeepEqual(groups, want) {
+		t.Errorf("groups %v; want values[i::2] %v", groups, want)
+	}
+	if got := ShardGroups(w.Shards.Values, 9); len(got) != 5 {
+		t.Errorf("9 pollers over 5 values: %d groups; want one a value", len(got))
+	}
+	want := "SELECT Id, LastUpdated, Version, WriterId, ShardId FROM Items WHERE Kind = 1 AND ShardId IN (-1, 1) AND " +
+		"LastUpdated >= @since ORDER BY LastUpdated LIMIT @limit"
+	if got := WatchSQL(w, []string{"Id"}, false, false, groups[1]...); got != want {
+		t.Errorf("GoogleSQL:\n got %s\nwant %s", got, want)
+	}
+	want = "SELECT Id, LastUpdated, Version, WriterId, ShardId FROM Items WHERE Kind = 1 AND ShardId IN (-2, 0, 2) AND " +
+		"LastUpdated >= $1 ORDER BY LastUpdated LIMIT $2"
+	if got := WatchSQL(w, []string{"Id"}, false, true, groups[0]...); got != want {
+		t.Errorf("PostgreSQL:\n got %s\nwant %s", got, want)
 	}
 }

@@ -3,6 +3,8 @@ package ledger
 import (
 	"sort"
 	"sync"
+
+	"github.com/spanload/spanload/goworker/internal/protocol"
 )
 
 // SeenLedger keeps per key of this run's writers the highest version seen and how many distinct
@@ -10,8 +12,10 @@ import (
 // increasing order, so a version not above the last one seen is a duplicate.
 type SeenLedger struct {
 	writerIDs  map[string]struct{}
+	fresh      *FreshKeys // nil: no new keys told apart
 	mu         sync.Mutex
 	seen       map[int64][2]int64
+	freshSeen  map[int]*RangeSet // worker -> numbers of its new keys seen
 	Duplicates int64
 	Foreign    int64
 }
@@ -21,8 +25,11 @@ func NewSeenLedger(writerIDs []string) *SeenLedger {
 	for _, id := range writerIDs {
 		ids[id] = struct{}{}
 	}
-	return &SeenLedger{writerIDs: ids, seen: map[int64][2]int64{}}
+	return &SeenLedger{writerIDs: ids, seen: map[int64][2]int64{}, freshSeen: map[int]*RangeSet{}}
 }
+
+// SetFresh tells the run's new keys (FreshKeys) apart: kept as ranges of their numbers per worker.
+func (l *SeenLedger) SetFresh(fresh *FreshKeys) { l.fresh = fresh }
 
 // Saw records one change; version or writerID nil (NULL) counts as foreign.
 func (l *SeenLedger) Saw(key int64, version *int64, writerID *string) {
@@ -35,6 +42,19 @@ func (l *SeenLedger) Saw(key int64, version *int64, writerID *string) {
 	if _, ok := l.writerIDs[*writerID]; !ok {
 		l.Foreign++
 		return
+	}
+	if l.fresh != nil {
+		if worker, n, ok := l.fresh.Decode(key); ok {
+			seen := l.freshSeen[worker]
+			if seen == nil {
+				seen = &RangeSet{}
+				l.freshSeen[worker] = seen
+			}
+			if !seen.Add(n) {
+				l.Duplicates++
+			}
+			return
+		}
 	}
 	s := l.seen[key]
 	if *version <= s[0] {
@@ -55,4 +75,22 @@ func (l *SeenLedger) Rows() ([][3]int64, int64, int64) {
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i][0] < rows[j][0] })
 	return rows, l.Duplicates, l.Foreign
+}
+
+// FreshReceived is, per worker, the ranges [lo, hi) of the numbers of its new keys seen.
+func (l *SeenLedger) FreshReceived() map[int][][2]int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make(map[int][][2]int64, len(l.freshSeen))
+	for w, s := range l.freshSeen {
+		out[w] = s.Ranges()
+	}
+	return out
+}
+
+// Message is worker's WatcherLedger (workers/ledger.py SeenLedger.message).
+func (l *SeenLedger) Message(worker int) *protocol.WatcherLedger {
+	rows, dups, foreign := l.Rows()
+	return &protocol.WatcherLedger{Worker: worker, Received: rows, Duplicates: dups, Foreign: foreign,
+		FreshReceived: l.FreshReceived()}
 }

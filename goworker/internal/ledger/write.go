@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"sort"
 	"sync"
+
+	"github.com/spanload/spanload/goworker/internal/protocol"
 )
 
 // MaxPickTries bounds the search for a free key.
@@ -40,6 +42,11 @@ type WriteLedger struct {
 	committed       map[int64]committed
 	inFlight        map[int64]struct{}
 	uncertain       map[int64]struct{}
+	// new keys (ReserveFresh): numbered per worker, kept as ranges of their numbers
+	fresh          *FreshKeys
+	freshNext      int64
+	freshCommitted RangeSet
+	freshUncertain RangeSet
 }
 
 func NewWriteLedger(worker, workers int, keySpace int64, rng *rand.Rand) *WriteLedger {
@@ -53,8 +60,11 @@ func NewWriteLedger(worker, workers int, keySpace int64, rng *rand.Rand) *WriteL
 	}
 }
 
-func (l *WriteLedger) ownedSlots() int64 {
-	return max(1, (l.keySpace-l.worker+l.workers-1)/l.workers)
+func (l *WriteLedger) ownedSlots() int64 { return l.slotsOf(l.keySpace) }
+
+// slotsOf is how many keys of [0, keySpace) this worker owns (at least 1).
+func (l *WriteLedger) slotsOf(keySpace int64) int64 {
+	return max(1, (keySpace-l.worker+l.workers-1)/l.workers)
 }
 
 func (l *WriteLedger) SetKeySpace(n int64) {
@@ -71,37 +81,77 @@ func (l *WriteLedger) Reserve(count int, fresh bool) ([]Write, error) {
 	slots := l.ownedSlots()
 	high := (int64(1) << 62) / l.workers
 	picked := make([]Write, 0, count)
-	seen := make(map[int64]struct{}, count)
-	for tries := 0; len(picked) < count; tries++ {
-		if tries > MaxPickTries+count {
-			for _, w := range picked {
-				delete(l.inFlight, w.Key)
-			}
-			return nil, &KeyBusyError{Slots: slots}
+	draw := func(slots int64) int64 { return l.rng.Int64N(slots) }
+	if fresh {
+		draw = func(slots int64) int64 { return slots + l.rng.Int64N(high-slots) }
+	}
+	tries := MaxPickTries + count + 1
+	for len(picked) < count {
+		w, err := l.pickLocked(&tries, slots, draw)
+		if err != nil {
+			l.releaseLocked(picked)
+			return nil, err
 		}
-		var slot int64
-		if fresh {
-			slot = slots + l.rng.Int64N(high-slots)
-		} else {
-			slot = l.rng.Int64N(slots)
-		}
-		key := slot*l.workers + l.worker
-		if _, ok := seen[key]; ok {
-			continue
-		}
+		picked = append(picked, w)
+	}
+	return picked, nil
+}
+
+// Pick reserves one more key of [0, keySpace) for an execution that holds picked (distinct from
+// them and from every key in flight), drawing slots with draw (a uniform draw in [0, slots)); it
+// gives up after MaxPickTries + len(picked) + 1 tries. The caller releases picked (Failed) when
+// the execution fails.
+func (l *WriteLedger) Pick(picked []Write, keySpace int64, draw func(slots int64) int64) (Write, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	tries := MaxPickTries + len(picked) + 1
+	return l.pickLocked(&tries, l.slotsOf(keySpace), draw)
+}
+
+// pickLocked draws until a key not in flight comes up, at most *tries times (counted down).
+func (l *WriteLedger) pickLocked(tries *int, slots int64, draw func(int64) int64) (Write, error) {
+	for *tries > 0 {
+		*tries--
+		key := draw(slots)*l.workers + l.worker
 		if _, ok := l.inFlight[key]; ok {
-			continue
+			continue // every key picked for this execution is in flight too
 		}
 		version := l.next[key]
 		if version == 0 {
 			version = 1
 		}
 		l.next[key] = version + 1
-		seen[key] = struct{}{}
 		l.inFlight[key] = struct{}{}
-		picked = append(picked, Write{key, version})
+		return Write{key, version}, nil
 	}
-	return picked, nil
+	return Write{}, &KeyBusyError{Slots: slots}
+}
+
+func (l *WriteLedger) releaseLocked(writes []Write) {
+	for _, w := range writes {
+		delete(l.inFlight, w.Key)
+	}
+}
+
+// SetFresh makes ReserveFresh draw this run's new keys (FreshKeys).
+func (l *WriteLedger) SetFresh(fresh *FreshKeys) { l.fresh = fresh }
+
+// ReserveFresh is this worker's next new key (version 1): FreshKeys.Key(worker, n), n = 0, 1, 2...
+func (l *WriteLedger) ReserveFresh() Write {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := l.freshNext
+	l.freshNext++
+	return Write{l.fresh.Key(int(l.worker), n), 1}
+}
+
+// freshNumber is the number of one of this worker's new keys (ok false for a key of the key space).
+func (l *WriteLedger) freshNumber(key int64) (int64, bool) {
+	if l.fresh == nil {
+		return 0, false
+	}
+	worker, n, ok := l.fresh.Decode(key)
+	return n, ok && int64(worker) == l.worker
 }
 
 // Committed records a committed transaction.
@@ -109,6 +159,10 @@ func (l *WriteLedger) Committed(writes []Write) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, w := range writes {
+		if n, ok := l.freshNumber(w.Key); ok {
+			l.freshCommitted.Add(n)
+			continue
+		}
 		c := l.committed[w.Key]
 		l.committed[w.Key] = committed{w.Version, c.count + 1}
 		delete(l.inFlight, w.Key)
@@ -120,6 +174,12 @@ func (l *WriteLedger) Failed(writes []Write, outcomeUnknown bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, w := range writes {
+		if n, ok := l.freshNumber(w.Key); ok {
+			if outcomeUnknown {
+				l.freshUncertain.Add(n)
+			}
+			continue
+		}
 		delete(l.inFlight, w.Key)
 		if outcomeUnknown {
 			l.uncertain[w.Key] = struct{}{}
@@ -142,4 +202,39 @@ func (l *WriteLedger) Rows() ([][3]int64, []int64) {
 	}
 	sort.Slice(uncertain, func(i, j int) bool { return uncertain[i] < uncertain[j] })
 	return rows, uncertain
+}
+
+// Fresh are the ranges [lo, hi) of the numbers of this worker's new keys committed, and of those
+// whose commit's outcome is unknown.
+func (l *WriteLedger) Fresh() (committed, uncertain [][2]int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.freshCommitted.Ranges(), l.freshUncertain.Ranges()
+}
+
+// Message is the WritersStopped of worker, whose writes carry writerID: the ledger rows, the
+// uncertain keys and the new keys' ranges (workers/ledger.py WriteLedger.message).
+func (l *WriteLedger) Message(worker int, writerID string) *protocol.WritersStopped {
+	rows, uncertain := l.Rows()
+	committed, unknown := l.Fresh()
+	return &protocol.WritersStopped{Worker: worker, WriterID: writerID, Ledger: rows, UncertainKeys: uncertain,
+		FreshCommitted: committed, FreshUncertain: unknown}
+}
+
+// WriterID names one worker's writes in a run (the WriterId column): f"{run_id}/{worker}"[:64].
+func WriterID(runID string, worker int) string {
+	id := fmt.Sprintf("%s/%d", runID, worker)
+	if len(id) > 64 {
+		id = id[:64]
+	}
+	return id
+}
+
+// WriterIDs are the writer ids of every worker of a run.
+func WriterIDs(runID string, workers int) []string {
+	ids := make([]string, workers)
+	for i := range ids {
+		ids[i] = WriterID(runID, i)
+	}
+	return ids
 }

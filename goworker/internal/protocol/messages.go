@@ -150,6 +150,9 @@ type WritersStopped struct {
 	WriterID      string     `json:"writer_id"`
 	Ledger        [][3]int64 `json:"ledger"`
 	UncertainKeys []int64    `json:"uncertain_keys"`
+	// new keys (fresh_key) committed, and of unknown outcome: ranges [lo, hi) of their numbers
+	FreshCommitted [][2]int64 `json:"fresh_committed,omitempty"`
+	FreshUncertain [][2]int64 `json:"fresh_uncertain,omitempty"`
 }
 
 // WatcherLedger carries rows [key, highest_version, distinct_versions].
@@ -158,6 +161,8 @@ type WatcherLedger struct {
 	Received   [][3]int64 `json:"received"`
 	Duplicates int64      `json:"duplicates"`
 	Foreign    int64      `json:"foreign"`
+	// worker -> ranges [lo, hi) of the numbers of its new keys received
+	FreshReceived map[int][][2]int64 `json:"fresh_received,omitempty"`
 }
 
 type Stopped struct {

@@ -91,6 +91,8 @@ const (
 	GaugeServerCommitLatencyS       = "server.commit_latency_s"
 	GaugeServerCPUFraction          = "server.cpu_fraction"
 	GaugeServerCPUPerCommitMs       = "server.cpu_per_commit_ms"
+	GaugeServerCPUPerChangeMs       = "server.cpu_per_change_ms"
+	GaugeServerWatchCPUPerChangeMs  = "server.watch_cpu_per_change_ms"
 	GaugeServerSplits               = "server.splits"
 	GaugeReaderBehind               = "reader.behind"
 	GaugeRetriesPS                  = "retries_ps"

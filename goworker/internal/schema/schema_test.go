@@ -2,7 +2,6 @@ package schema
 
 import (
 	"math/rand/v2"
-	"reflect"
 	"testing"
 )
 
@@ -34,17 +33,5 @@ func TestPayloadsMatchTheirColumns(t *testing.T) {
 	}
 	if _, err := Get("nope"); err == nil {
 		t.Error("an unknown schema was found")
-	}
-}
-
-func TestMissingStatementsByObjectName(t *testing.T) {
-	spec, _ := Get("singers")
-	existing := []string{"CREATE TABLE `Singers` (\n SingerId INT64 NOT NULL) PRIMARY KEY (SingerId)"}
-	got := MissingStatements(spec.DDL, existing)
-	if !reflect.DeepEqual(got, spec.DDL[1:]) {
-		t.Errorf("missing %v; want the index only", got)
-	}
-	if got := MissingStatements(spec.DDL, spec.DDL); len(got) != 0 {
-		t.Errorf("everything exists but %v is missing", got)
 	}
 }

@@ -14,15 +14,15 @@ import (
 	"google.golang.org/api/option"
 	"google.golang.org/grpc"
 
+	"github.com/spanload/spanload/goworker/internal/admin"
 	"github.com/spanload/spanload/goworker/internal/protocol"
-	"github.com/spanload/spanload/goworker/internal/schema"
 )
 
 // Conn is a client for the run's database, the per-operation deadline and, without multiplexed
 // sessions, the emulated fixed-size pool.
 type Conn struct {
 	Client *spanner.Client
-	Paths  schema.Paths
+	Paths  admin.Paths
 	Opts   []option.ClientOption
 	mu     sync.Mutex
 	pool   *Pool
@@ -53,12 +53,12 @@ func Options(target protocol.Target, emulatorHost *string) ([]option.ClientOptio
 }
 
 // PathsOf names the run's database.
-func PathsOf(target protocol.Target) schema.Paths {
-	return schema.Paths{Project: target.Project, Instance: target.Instance, Database: target.Database,
+func PathsOf(target protocol.Target) admin.Paths {
+	return admin.Paths{Project: target.Project, Instance: target.Instance, Database: target.Database,
 		Cloud: target.Kind == protocol.TargetCloud}
 }
 
-// Connect opens the client. The database must exist (schema.Ensure).
+// Connect opens the client. The database must exist (admin.Ensure).
 func Connect(ctx context.Context, target protocol.Target, cfg protocol.ClientConfig, emulatorHost *string) (*Conn, error) {
 	opts, err := Options(target, emulatorHost)
 	if err != nil {

@@ -7,10 +7,11 @@ import (
 
 	"cloud.google.com/go/spanner"
 
+	"github.com/spanload/spanload/goworker/internal/admin"
 	"github.com/spanload/spanload/goworker/internal/interp"
-	"github.com/spanload/spanload/goworker/internal/preload"
+	"github.com/spanload/spanload/goworker/internal/ledger"
+	"github.com/spanload/spanload/goworker/internal/loadphase"
 	"github.com/spanload/spanload/goworker/internal/protocol"
-	"github.com/spanload/spanload/goworker/internal/schema"
 	"github.com/spanload/spanload/goworker/internal/serverstats"
 	"github.com/spanload/spanload/goworker/internal/spanclient"
 )
@@ -49,7 +50,21 @@ func (w *Worker) setupDefinition(ctx context.Context) error {
 	}
 	prefix := ""
 	pg := rt.Def.PG()
-	if watch := rt.Def.Watch; watch != nil && watch.StreamMode() {
+	watch := rt.Def.Watch
+	var key []string
+	if watch != nil && (!watch.StreamMode() || watch.Versions != nil) {
+		if key = watch.Key; len(key) == 0 {
+			if key, err = interp.PrimaryKey(ctx, client, watch.Table, pg); err != nil {
+				return fmt.Errorf("watch: %w", err)
+			}
+		}
+		if watch.Versions != nil {
+			if err := interp.CheckVersionedKey(ctx, client, watch, key, pg); err != nil {
+				return err
+			}
+		}
+	}
+	if watch != nil && watch.StreamMode() {
 		if pg {
 			return fmt.Errorf("watch: mode change_stream runs on GoogleSQL definitions only; use mode poll")
 		}
@@ -57,17 +72,17 @@ func (w *Worker) setupDefinition(ctx context.Context) error {
 			return fmt.Errorf("watch: %w", err)
 		}
 		w.defWatch = interp.NewStreamWatcher(watch, knobs, w.Conn, w.stats, startTimestamp(ctx, client))
-		prefix = w.defWatch.SQL()[:min(len(w.defWatch.SQL()), pollPrefixLen)]
 	} else if watch != nil {
-		key := watch.Key
-		if len(key) == 0 {
-			if key, err = interp.PrimaryKey(ctx, client, watch.Table, pg); err != nil {
-				return fmt.Errorf("watch: %w", err)
-			}
-		}
 		w.defWatch = interp.NewWatcher(watch, key, pg, knobs, w.Conn, rt.Backend(), w.stats,
 			definitionStart(ctx, client, pg))
+	}
+	if w.defWatch != nil {
 		prefix = w.defWatch.SQL()[:min(len(w.defWatch.SQL()), pollPrefixLen)]
+		if watch.Versions != nil { // the exact reconciliation: what this run's writers wrote, received
+			seen := ledger.NewSeenLedger(ledger.WriterIDs(w.start.RunID, w.start.Workers))
+			seen.SetFresh(ledger.NewFreshKeys(w.start.RunID, w.start.Workers))
+			w.defWatch.SetLedger(seen)
+		}
 	}
 	w.serverStats = serverstats.NewReader(prefix, w.start.RunTag)
 	return nil
@@ -93,7 +108,7 @@ func definitionStart(ctx context.Context, client *spanner.Client, pg bool) time.
 
 // loadDefinition writes this worker's share of the definition's load: m.Start and m.Count index
 // the concatenated rows of every load table, in the order written.
-func (w *Worker) loadDefinition(ctx context.Context, m *protocol.Preload, progress *preload.Progress) error {
+func (w *Worker) loadDefinition(ctx context.Context, m *protocol.Preload, progress *loadphase.Progress) error {
 	cfg := w.Config()
 	_, knobs, err := interp.Decode(cfg)
 	if err != nil {
@@ -123,26 +138,38 @@ func (w *Worker) applyDefinition(cfg protocol.RunConfig) {
 	}
 }
 
-// stopDefinition stops the operations, then drains the watcher.
+// stopDefinition stops the operations, then drains the watcher and, with versions, sends what it
+// received (watcher_ledger).
 func (w *Worker) stopDefinition() error {
 	if w.interp == nil {
 		return nil
 	}
 	w.interp.Stop()
-	if w.defWatch != nil {
-		return w.defWatch.StopAndDrain(watchDrainGiveUp)
+	if w.defWatch == nil {
+		return nil
+	}
+	if err := w.defWatch.StopAndDrain(watchDrainGiveUp); err != nil {
+		return err
+	}
+	if seen := w.defWatch.Ledger(); seen != nil {
+		return w.channel.Send(seen.Message(w.index))
 	}
 	return nil
 }
 
 // ensureStream creates the change stream a change_stream watch reads when the database has none
-// of that name.
+// of that name; with versions, its mods carry the whole new row (value_capture_type NEW_ROW: with
+// the default OLD_AND_NEW_VALUES an update of a key by the same writer leaves WriterId out).
 func (w *Worker) ensureStream(ctx context.Context, client *spanner.Client, watch *interp.Watch) error {
 	name := watch.StreamName()
 	found, err := interp.StreamExists(ctx, client, name)
 	if err != nil || found {
 		return err
 	}
+	ddl := "CREATE CHANGE STREAM " + name + " FOR " + watch.Table
+	if watch.Versions != nil { // every mod then carries the version and the writer, changed or not
+		ddl += " OPTIONS (value_capture_type = 'NEW_ROW')"
+	}
 	conn := w.Conn()
-	return schema.ApplyDDL(ctx, conn.Paths, []string{"CREATE CHANGE STREAM " + name + " FOR " + watch.Table}, conn.Opts...)
+	return admin.ApplyDDL(ctx, conn.Paths, []string{ddl}, conn.Opts...)
 }

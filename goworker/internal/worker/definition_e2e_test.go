@@ -15,9 +15,9 @@ import (
 
 	"cloud.google.com/go/spanner"
 
+	"github.com/spanload/spanload/goworker/internal/admin"
 	"github.com/spanload/spanload/goworker/internal/interp"
 	"github.com/spanload/spanload/goworker/internal/protocol"
-	"github.com/spanload/spanload/goworker/internal/schema"
 	"github.com/spanload/spanload/goworker/internal/spanclient"
 )
 
@@ -41,6 +41,8 @@ type defRun struct {
 	reports  [][]map[string]any // per worker
 	ready    []map[string]any
 	progress []map[string]any // the last preload_progress of each worker
+	writers  []map[string]any // each worker's writers_stopped
+	others   []map[string]any // what came between stop and the final report (watcher_ledger)
 }
 
 func startWorker(t *testing.T, index int) (*peer, chan int) {
@@ -100,7 +102,7 @@ func createSchema(t *testing.T, addr, db string, defJSON []byte) *interp.Definit
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := schema.Ensure(context.Background(), spanclient.PathsOf(target), &schema.Spec{Kind: def.Name, DDL: def.DDL}, opts...); err != nil {
+	if err := admin.Ensure(context.Background(), spanclient.PathsOf(target), def.Name, def.DDL, opts...); err != nil {
 		t.Fatal(err)
 	}
 	return &def
@@ -169,14 +171,14 @@ func (r *defRun) run() {
 	}
 	for i, p := range r.peers {
 		p.send(`{"type":"stop_writers","v":1}`)
-		p.next("writers_stopped", &r.reports[i])
+		r.writers = append(r.writers, p.next("writers_stopped", &r.reports[i]))
 	}
 	for i, p := range r.peers {
 		p.send(`{"type":"stop","v":1}`)
-		final := p.next("report", nil)
+		final := p.next("report", &r.others)
 		for final["final"] != true {
 			r.reports[i] = append(r.reports[i], final)
-			final = p.next("report", nil)
+			final = p.next("report", &r.others)
 		}
 		r.reports[i] = append(r.reports[i], final)
 		p.next("stopped", nil)

@@ -14,8 +14,10 @@ import (
 
 	"cloud.google.com/go/spanner"
 
+	"github.com/spanload/spanload/goworker/internal/admin"
 	"github.com/spanload/spanload/goworker/internal/interp"
 	"github.com/spanload/spanload/goworker/internal/ledger"
+	"github.com/spanload/spanload/goworker/internal/loadphase"
 	"github.com/spanload/spanload/goworker/internal/metrics"
 	"github.com/spanload/spanload/goworker/internal/preload"
 	"github.com/spanload/spanload/goworker/internal/protocol"
@@ -31,13 +33,7 @@ import (
 const pollPrefixLen = 60
 
 // WriterID names one worker's writes in the WriterId column.
-func WriterID(runID string, worker int) string {
-	id := fmt.Sprintf("%s/%d", runID, worker)
-	if len(id) > 64 {
-		id = id[:64]
-	}
-	return id
-}
+func WriterID(runID string, worker int) string { return ledger.WriterID(runID, worker) }
 
 // Worker holds one run's workloads in this process.
 type Worker struct {
@@ -86,7 +82,7 @@ func New(start *protocol.Start, channel *protocol.Channel) (*Worker, error) {
 		backend := func(def *interp.Definition) (interp.Backend, error) {
 			return interp.NewBackend(start.Config, def.PG(), w.Conn)
 		}
-		if w.interp, err = interp.New(start.Config, w.index, start.Workers, w.Conn, backend, w.stats); err != nil {
+		if w.interp, err = interp.New(start.Config, start.RunID, w.index, start.Workers, w.Conn, backend, w.stats); err != nil {
 			return nil, &definitionError{err}
 		}
 		return w, nil
@@ -132,7 +128,7 @@ func (w *Worker) Setup(ctx context.Context) error {
 			}
 		}
 		if cfg.Target.Kind == protocol.TargetLocal { // no other target has the option
-			if err := schema.SetLatencyModel(ctx, spanclient.PathsOf(cfg.Target), cfg.Target.LatencyModel, opts...); err != nil {
+			if err := admin.SetLatencyModel(ctx, spanclient.PathsOf(cfg.Target), cfg.Target.LatencyModel, opts...); err != nil {
 				return err
 			}
 		}
@@ -158,11 +154,7 @@ func (w *Worker) Setup(ctx context.Context) error {
 		w.TableRows = &n
 	}
 	if w.index == 0 {
-		ids := make([]string, w.start.Workers)
-		for i := range ids {
-			ids[i] = WriterID(w.start.RunID, i)
-		}
-		w.seen = ledger.NewSeenLedger(ids)
+		w.seen = ledger.NewSeenLedger(ledger.WriterIDs(w.start.RunID, w.start.Workers))
 		w.watcher = watcher.New(w.Conn, w.spec, cfg.Watcher, w.stats, w.seen, startTimestamp(ctx, conn.Client))
 		w.serverStats = serverstats.NewReader(pollPrefix(w.spec, cfg.Watcher), w.start.RunTag)
 	}
@@ -244,7 +236,7 @@ func (w *Worker) Preload(m *protocol.Preload) {
 	go func() {
 		defer cancel()
 		cpuAtStart := CPUSeconds()
-		progress := &preload.Progress{}
+		progress := &loadphase.Progress{}
 		send := func(done bool) {
 			cpu := CPUSeconds() - cpuAtStart
 			_ = w.channel.Send(&protocol.PreloadProgress{Worker: w.index, RowsDone: progress.Rows.Load(),
@@ -266,7 +258,7 @@ func (w *Worker) Preload(m *protocol.Preload) {
 		var err error
 		ctx := spanclient.Tagged(ctx, protocol.TagOpPreload)
 		// a stalled load asks whether the target still answers (a dead one fails the run at once)
-		ctx = preload.WithProbe(ctx, func(ctx context.Context) error {
+		ctx = loadphase.WithProbe(ctx, func(ctx context.Context) error {
 			cfg := w.Config()
 			return spanclient.Probe(ctx, cfg.Target, w.start.EmulatorHost, spanclient.OperationTimeout(cfg.Client))
 		})
@@ -481,14 +473,15 @@ func (w *Worker) SetPaused(paused bool) {
 func (w *Worker) StopWriters() error {
 	if w.interp != nil {
 		w.interp.Stop()
-		return w.channel.Send(&protocol.WritersStopped{Worker: w.index, WriterID: WriterID(w.start.RunID, w.index),
+		if l := w.interp.Ledger(); l != nil { // the definition draws versioned or new keys
+			return w.channel.Send(l.Message(w.index, w.interp.WriterID()))
+		}
+		return w.channel.Send(&protocol.WritersStopped{Worker: w.index, WriterID: w.interp.WriterID(),
 			Ledger: [][3]int64{}, UncertainKeys: []int64{}})
 	}
 	w.updater.Stop()
 	w.reader.Stop()
-	rows, uncertain := w.updater.Ledger.Rows()
-	return w.channel.Send(&protocol.WritersStopped{Worker: w.index, WriterID: w.updater.WriterID,
-		Ledger: rows, UncertainKeys: uncertain})
+	return w.channel.Send(w.updater.Ledger.Message(w.index, w.updater.WriterID))
 }
 
 // Stop ends the run: the watcher drains and sends its ledger, then the final report and stopped.
@@ -507,9 +500,7 @@ func (w *Worker) Stop() error {
 			if err := w.watcher.StopAndDrain(); err != nil {
 				return err
 			}
-			rows, dups, foreign := w.seen.Rows()
-			if err := w.channel.Send(&protocol.WatcherLedger{Worker: w.index, Received: rows,
-				Duplicates: dups, Foreign: foreign}); err != nil {
+			if err := w.channel.Send(w.seen.Message(w.index)); err != nil {
 				return err
 			}
 		} else {

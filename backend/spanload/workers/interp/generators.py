@@ -167,7 +167,7 @@ def compile_generator(gen: Any, knobs: dict[str, KnobValue]) -> Draw:
     """A :class:`Draw` for a parsed generator with the run's knob values. Raises ValueError with a
     sentence when a parameter is out of its domain (e.g. min above max)."""
     kind = generator_kind(gen)
-    null_fraction = 0.0 if isinstance(gen, str) else gen.null_fraction
+    null_fraction = 0.0 if isinstance(gen, str) else getattr(gen, "null_fraction", 0.0)
     p: Any = None if isinstance(gen, str) else getattr(gen, kind)
     draw: Drawer
     if kind == "uniform":
@@ -232,6 +232,14 @@ def compile_generator(gen: Any, knobs: dict[str, KnobValue]) -> Draw:
         draw = lambda rng, seq, row: dt.datetime.now(dt.UTC)  # noqa: E731
     elif kind == "commit_timestamp":
         draw = lambda rng, seq, row: COMMIT_TIMESTAMP  # noqa: E731
+    elif kind == "versioned_key":
+        # the operation draws the key from the worker's ledger (interp/ledger.py); this gives its key space
+        key_space = integer(p.max, knobs, "versioned_key.max")
+        if key_space < 1:
+            raise ValueError(f"versioned_key max must be at least 1 (got {key_space})")
+        draw = lambda rng, seq, row: key_space  # noqa: E731
+    elif kind in ("fresh_key", "version", "writer_id"):
+        draw = lambda rng, seq, row: None  # noqa: E731  the operation draws them from its ledger
     else:  # pragma: no cover - the model admits no other kind
         raise ValueError(f"unknown generator {kind!r}")
     return Draw(kind, draw, null_fraction)

@@ -27,6 +27,8 @@ from spanload.model import workload_types
 from spanload.model.pacing import knob_duration_ms
 from spanload.model.workload import (
     BARE_GENERATORS,
+    KEY_GENERATORS,
+    MUTATION_KINDS,
     DeleteStep,
     Dialect,
     KeyParams,
@@ -45,6 +47,7 @@ from spanload.model.workload import (
 from spanload.spanner import deadline
 from spanload.workers.interp import generators
 from spanload.workers.interp.generators import Draw, Sequence, compile_generator, integer
+from spanload.workers.interp.ledger import FreshKeys, WriteLedger
 from spanload.workers.interp.prng import SplitMix64
 from spanload.workers.interp.sql import is_dml, scan
 from spanload.workers.interp.sql_pg import scan_pg
@@ -135,6 +138,9 @@ class Step:
 Drawn = tuple[dict[str, Any], list[list[list[Any]]]]
 """An execution's draws: the environment (knobs and values) and, per step, per row, its inline draws."""
 
+Writes = list[tuple[int, int]]
+"""The (key, version) pairs an execution reserved in its worker's ledger (versioned_key, fresh_key)."""
+
 
 class CompiledOperation:
     """One operation with the run's knob values: :meth:`draw` then :meth:`execute`."""
@@ -147,6 +153,7 @@ class CompiledOperation:
         values: list[tuple[str, Draw]],
         steps: list[Step],
         snapshot_args: dict[str, dt.timedelta],
+        ledger: WriteLedger | None = None,
     ) -> None:
         self.name = name
         self.transaction = transaction
@@ -155,6 +162,9 @@ class CompiledOperation:
         self.steps = steps
         self._snapshot_args = snapshot_args
         self.on_retries: Callable[[int], None] | None = None  # read-write attempts after the first
+        self.ledger = ledger  # set when the operation draws versioned_key or fresh_key
+        self.mutation_steps = [i for i, s in enumerate(steps) if s.kind in MUTATION_KINDS]
+        self.writes = bool(self.mutation_steps) or any(s.dml for s in steps)
         self._run = {
             TransactionKind.SINGLE_USE: self._single_use,
             TransactionKind.READ_ONLY: self._read_only,
@@ -165,8 +175,12 @@ class CompiledOperation:
 
     # -- draws ------------------------------------------------------------------------------------
 
-    def draw(self, rng: SplitMix64, seq: Sequence) -> Drawn:
-        """Every draw of one execution, in the README's order."""
+    def draw(self, rng: SplitMix64, seq: Sequence, writes: Writes | None = None) -> Drawn:
+        """Every draw of one execution, in the README's order. The keys it reserves in the ledger
+        (versioned_key, fresh_key) are appended to ``writes`` as they are drawn, so that the caller
+        can release them whatever happens next."""
+        if self.ledger is not None:
+            return self._draw_versioned(rng, seq, self.ledger, [] if writes is None else writes)
         env = self._env.copy()
         for name, gen in self._values:
             env[name] = client_value(gen.draw(rng, seq))
@@ -179,6 +193,58 @@ class CompiledOperation:
             else:
                 per_step.append([[]] * rows)
         return env, per_step
+
+    def _draw_versioned(self, rng: SplitMix64, seq: Sequence, ledger: WriteLedger, writes: Writes) -> Drawn:
+        """:meth:`draw` for an operation with keys from the ledger: a ``version`` takes the version of
+        the key drawn in its row, else the one drawn in the execution's values."""
+
+        def key(gen: Draw) -> tuple[int, int]:
+            if gen.kind == "versioned_key":
+                drawn = ledger.reserve_owned(gen.draw(rng, seq), rng.below)
+            else:
+                (drawn,) = ledger.reserve(1, fresh=True)
+            writes.append(drawn)
+            return drawn
+
+        env = self._env.copy()
+        version = None
+        versions: list[str] = []
+        for name, gen in self._values:
+            if gen.kind in KEY_GENERATORS:
+                env[name], version = key(gen)
+            elif gen.kind == "version":
+                versions.append(name)
+            else:
+                env[name] = client_value(gen.draw(rng, seq))
+        for name in versions:
+            env[name] = version
+        per_step: list[list[list[Any]]] = []
+        for step in self.steps:
+            rows = step.rows if isinstance(step.rows, int) else _row_count(step.rows.draw(rng, seq))
+            inline = step.inline
+            drawn_rows: list[list[Any]] = []
+            for _ in range(rows):
+                row: list[Any] = []
+                row_version, pending = version, []
+                for i, gen in enumerate(inline):
+                    if gen.kind in KEY_GENERATORS:
+                        k, row_version = key(gen)
+                        row.append(k)
+                    elif gen.kind == "version":
+                        pending.append(i)
+                        row.append(None)
+                    else:
+                        row.append(client_value(gen.draw(rng, seq)))
+                for i in pending:
+                    row[i] = row_version
+                drawn_rows.append(row)
+            per_step.append(drawn_rows)
+        return env, per_step
+
+    def mutation_rows(self, drawn: Drawn) -> int:
+        """The mutation rows an execution writes (DML's rows are the server's count)."""
+        per_step = drawn[1]
+        return sum(len(per_step[i]) for i in self.mutation_steps)
 
     # -- execution --------------------------------------------------------------------------------
 
@@ -352,8 +418,12 @@ def _consume(result: Any, step: Step, env: dict[str, Any], types: dict[str, Type
 
 
 class _Compiler:
-    def __init__(self, definition: WorkloadDefinition, knobs: dict[str, KnobValue], draws: DrawCache) -> None:
+    def __init__(
+        self, definition: WorkloadDefinition, knobs: dict[str, KnobValue], draws: DrawCache, writer_id: str
+    ) -> None:
         self.definition = definition
+        self.writer_id = writer_id
+        self.ledger_used = False  # a versioned_key or fresh_key is drawn
         self.pg = definition.dialect is Dialect.POSTGRESQL
         self.knobs = knobs
         self.draws = draws
@@ -374,6 +444,9 @@ class _Compiler:
             if sql and kind == "commit_timestamp":
                 pending = "spanner.pending_commit_timestamp()" if self.pg else "PENDING_COMMIT_TIMESTAMP()"
                 raise DefinitionError(f"{path}: commit_timestamp goes in a mutation; in DML write {pending}")
+            if kind == "writer_id":
+                return Slot(name, LITERAL, self.writer_id, generator_type(item))
+            self.ledger_used |= kind in KEY_GENERATORS
             draw = self.draws.get(item, self.knobs)
             if draw.null_fraction == 0 and kind in ("const", "commit_timestamp"):
                 return Slot(name, LITERAL, client_value(draw.draw(None, None)), generator_type(item))  # type: ignore[arg-type]
@@ -472,23 +545,47 @@ def compile_operation(
     name: str,
     knobs: dict[str, KnobValue],
     draws: DrawCache | None = None,
+    ledger: WriteLedger | None = None,
+    writer_id: str = "",
 ) -> CompiledOperation:
     """Operation ``name`` of ``definition`` with every knob's value in ``knobs``. Raises
-    :class:`DefinitionError` naming ``operations.<name>...`` when it cannot run as written."""
+    :class:`DefinitionError` naming ``operations.<name>...`` when it cannot run as written.
+    ``ledger``: the worker's, which its versioned_key and fresh_key draw from (without one, an
+    operation that draws them keeps its own, as a dry run does); ``writer_id``: what writer_id is."""
     op: Operation = definition.operations[name]
-    compiler = _Compiler(definition, knobs, draws or DrawCache())
+    compiler = _Compiler(definition, knobs, draws or DrawCache(), writer_id)
     bound: dict[str, str] = {}
     refs: set[str] = set()
     steps: list[Step] = []
     for i, step in enumerate(op.steps):
         steps.append(compiler.step(f"operations.{name}.steps.{i}", step, bound, op.transaction, refs))
         bound.update(getattr(step, "bind", {}))
-    values = [(v, compiler.draws.get(gen, knobs)) for v, gen in definition.values.items() if v in refs]
+    kinds = {v: generator_kind(definition.values[v]) for v in refs}
+    if "version" in kinds.values() and sum(k in KEY_GENERATORS for k in kinds.values()) != 1:
+        keys = sum(k in KEY_GENERATORS for k in kinds.values())
+        raise DefinitionError(
+            f"operations.{name}: a version among its values needs exactly one versioned_key or fresh_key "
+            f"among them (it uses {keys})"
+        )
+    env: dict[str, Any] = dict(knobs)
+    values: list[tuple[str, Draw]] = []
+    for v, gen in definition.values.items():
+        if v not in refs:
+            continue
+        kind = generator_kind(gen)
+        if kind == "writer_id":
+            env[v] = writer_id
+            continue
+        compiler.ledger_used |= kind in KEY_GENERATORS
+        values.append((v, compiler.draws.get(gen, knobs)))
     snapshot_args: dict[str, dt.timedelta] = {}
     if op.staleness is not None:
         which, text = ("exact", op.staleness.exact) if op.staleness.exact is not None else ("max", op.staleness.max)
         assert text is not None
         ms = knob_duration_ms(definition, knobs, text)
         snapshot_args[f"{which}_staleness"] = dt.timedelta(milliseconds=ms)
-    env: dict[str, Any] = dict(knobs)
-    return CompiledOperation(name, op.transaction, env, values, steps, snapshot_args)
+    if compiler.ledger_used and ledger is None:
+        ledger = WriteLedger(0, 1, 0, fresh_keys=FreshKeys("", 1))
+    return CompiledOperation(
+        name, op.transaction, env, values, steps, snapshot_args, ledger if compiler.ledger_used else None
+    )

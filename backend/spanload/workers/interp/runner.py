@@ -24,11 +24,11 @@ from spanload.model.protocol import Counter
 from spanload.model.workload import KnobValue, WorkloadDefinition
 from spanload.spanner import deadline, request_tags, timing
 from spanload.workers.interp.generators import Sequence
-from spanload.workers.interp.operation import CompiledOperation, DrawCache, compile_operation
+from spanload.workers.interp.ledger import FreshKeys, WriteLedger, writer_id
+from spanload.workers.interp.operation import CompiledOperation, DrawCache, Writes, compile_operation
 from spanload.workers.interp.prng import label_base, operation_label, stream_at
-from spanload.workers.pacing import ClosedLoopPacer, PacedLoad, Pacer
-from spanload.workers.stats import WorkerStats
-from spanload.workers.updater import share, share_threads
+from spanload.workers.pacing import ClosedLoopPacer, PacedLoad, Pacer, share, share_threads
+from spanload.workers.stats import UNKNOWN_OUTCOME, WorkerStats
 
 logger = logging.getLogger(__name__)
 
@@ -112,20 +112,31 @@ class OperationLoad(PacedLoad):
     def _execute(self, intended: float, actual: float) -> None:
         plan = self.plan
         rng = stream_at(self._base, next(self._executions))
+        writes: Writes = []
         request_tags.use(self.name)
         timing.begin()
         try:
+            drawn = plan.draw(rng, self._seq, writes)
             with deadline.operation():
-                rows = plan.execute(self._database(), plan.draw(rng, self._seq))
+                rows = plan.execute(self._database(), drawn)
         except Exception as err:
+            if writes and plan.ledger is not None:
+                plan.ledger.failed(writes, outcome_unknown=isinstance(err, UNKNOWN_OUTCOME))
             self._stats.failed(self._failed, err, (time.perf_counter() - actual) * US_PER_S)
             timing.take()
             logger.debug("%s failed: %s", self.name, err)
             return
+        if writes and plan.ledger is not None:
+            plan.ledger.committed(writes)
         self._stats.succeeded(self._latency, actual, intended)
-        self._stats.count(self._done)
+        counts = {self._done: 1}
         if rows:
-            self._stats.count(self._rows, rows)
+            counts[self._rows] = rows
+        if plan.writes:  # the legacy totals, in the same report as the execution (see operations_in)
+            counts[Counter.TRANSACTIONS] = 1
+            if mutations := plan.mutation_rows(drawn):
+                counts[Counter.MUTATIONS] = mutations
+        self._stats.count_many(counts)
 
 
 class Interpreter:
@@ -139,18 +150,30 @@ class Interpreter:
         stats: WorkerStats,
         worker: int,
         workers: int,
+        run_id: str = "",
     ) -> None:
         self.definition = definition  # the start message's: generators are cached by identity
         self._draws = DrawCache()
         self._knobs = config.knob_values()
+        self.writer_id = writer_id(run_id, worker)
+        # this worker's versioned writes (versioned_key, fresh_key), whichever operation drew them
+        self.ledger = WriteLedger(worker, workers, 0, fresh_keys=FreshKeys(run_id, workers))
         seed = config.seed or 0
         seq = Sequence(worker, workers)
         self.operations: dict[str, OperationLoad] = {}
         for op in definition.operations:
-            plan = compile_operation(definition, op, self._knobs, self._draws)
+            plan = self._compile(op, self._knobs)
             load = OperationLoad(plan, self._pacing(op, config), database, stats, seq, seed, worker, workers)
             load.set_plan(plan)
             self.operations[op] = load
+
+    def _compile(self, op: str, knobs: dict[str, KnobValue]) -> CompiledOperation:
+        return compile_operation(self.definition, op, knobs, self._draws, self.ledger, self.writer_id)
+
+    @property
+    def versioned(self) -> bool:
+        """An operation draws versioned_key or fresh_key: the writers' ledger goes to the reconciliation."""
+        return any(load.plan.ledger is not None for load in self.operations.values())
 
     def _pacing(self, op: str, config: RunConfig) -> ResolvedPacing:
         override: OperationPacing | None = config.operations.get(op)
@@ -166,7 +189,7 @@ class Interpreter:
         impossible to run."""
         knobs: dict[str, KnobValue] = config.knob_values()
         if knobs != self._knobs:  # every operation compiles before any changes: all or nothing
-            plans = {op: compile_operation(self.definition, op, knobs, self._draws) for op in self.operations}
+            plans = {op: self._compile(op, knobs) for op in self.operations}
             self._knobs = knobs
             for op, load in self.operations.items():
                 load.set_plan(plans[op])

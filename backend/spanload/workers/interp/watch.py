@@ -26,10 +26,10 @@ from spanload.model.samples import Gauge, Op
 from spanload.model.workload import Dialect, KnobValue, Watch, WorkloadDefinition
 from spanload.spanner import client as spanner_client
 from spanload.spanner import deadline, request_tags, timing
-from spanload.workers.interp.watch_base import WatchFollowers
+from spanload.workers.interp.poll_loop import US_PER_S, PollLoop, to_unix
+from spanload.workers.interp.watch_base import WatchFollowers, versioned_key
 from spanload.workers.lag import LagMeter
 from spanload.workers.stats import WorkerStats
-from spanload.workers.watcher import US_PER_S, PollLoop, to_unix
 
 logger = logging.getLogger(__name__)
 
@@ -60,16 +60,22 @@ def _param_name(name: str, pg: bool) -> str:
     return _PG_PARAMS.get(name) or f"p{3 + int(name[1:])}"
 
 
-def poll_statements(watch: Watch, key: list[str], pg: bool = False, index: str | None = None) -> tuple[str, str]:
+def poll_statements(
+    watch: Watch, key: list[str], pg: bool = False, index: str | None = None, shards: list[int] | None = None
+) -> tuple[str, str]:
     """(the first poll: after ``@ts``; the next ones: after ``(@ts, @k0, @k1...)``), in PostgreSQL
     ``$1`` (ts), ``$2`` (limit), ``$3``... (the key's parts) when ``pg``; forced through ``index``
-    (a table hint) when given, rows meeting ``watch.filter`` only."""
+    (a table hint) when given, rows meeting ``watch.filter`` (and ``shards.column IN (shards)``)
+    only. The columns: the key's, the timestamp, then ``versions``' two, then the shard column."""
 
     def p(name: str) -> str:
         return f"${_param_name(name, pg)[1:]}" if pg else f"@{name}"
 
     ts = watch.timestamp
-    columns = ", ".join([*key, ts])
+    extra = [watch.versions.version, watch.versions.writer] if watch.versions is not None else []
+    if watch.shards is not None:
+        extra.append(watch.shards.column)
+    columns = ", ".join([*key, ts, *extra])
     order = ", ".join([ts, *key])
     after_key = ""
     for i in reversed(range(len(key))):
@@ -79,6 +85,8 @@ def poll_statements(watch: Watch, key: list[str], pg: bool = False, index: str |
     if index is not None:
         hint = f" /*@ FORCE_INDEX={index} */" if pg else f"@{{FORCE_INDEX={index}}}"
     where = f"{watch.filter} AND " if watch.filter else ""
+    if watch.shards is not None and shards is not None:
+        where += f"{watch.shards.column} IN ({', '.join(str(int(v)) for v in shards)}) AND "
     head = f"SELECT {columns} FROM {watch.table}{hint} WHERE {where}"
     tail = f" ORDER BY {order} LIMIT {p('limit')}"
     return (
@@ -87,13 +95,32 @@ def poll_statements(watch: Watch, key: list[str], pg: bool = False, index: str |
     )
 
 
+Position = tuple[dt.datetime, int, tuple[Any, ...]]
+"""How far a poller has read, in (timestamp, key) order: (ts, 0, key) after the row at (ts, key);
+(ts, 1, ()) after every row at ts (where a poller starts: its first poll reads after ts)."""
+
+
 class _Poller(PollLoop):
-    def __init__(self, watcher: DefinitionWatcher, index: int, start_ts: dt.datetime) -> None:
-        super().__init__(f"watch-{index}", LagMeter(time.monotonic()))
+    def __init__(
+        self,
+        watcher: DefinitionWatcher,
+        index: int,
+        start_ts: dt.datetime,
+        shards: list[int] | None = None,
+        lag: LagMeter | None = None,
+    ) -> None:
+        super().__init__(f"watch-{index}", lag or LagMeter(time.monotonic()))
         self.watcher = watcher
+        self.index = index
+        self.shards = shards
+        self.first_sql, self.next_sql = watcher.statements(shards)
         self.last_ts = start_ts
         self.last_key: list[Any] | None = None
         self.key_types: list[Type] = []
+        self.skip: dict[int, Position] = {}  # shard -> how far the poller that had it before a regroup read
+
+    def at(self) -> Position:
+        return (self.last_ts, 1, ()) if self.last_key is None else (self.last_ts, 0, tuple(self.last_key))
 
     def paused(self) -> bool:
         return self.watcher.paused
@@ -113,10 +140,10 @@ class _Poller(PollLoop):
         ts, lim = _param_name("ts", pg), _param_name("limit", pg)
         params: dict[str, Any] = {ts: self.last_ts, lim: limit}
         types: dict[str, Any] = {ts: param_types.TIMESTAMP, lim: param_types.INT64}
-        sql = w.first_sql
+        sql = self.first_sql
         started = time.monotonic()
         if self.last_key is not None:
-            sql = w.next_sql
+            sql = self.next_sql
             for i, (value, t) in enumerate(zip(self.last_key, self.key_types, strict=True)):
                 k = _param_name(f"k{i}", pg)
                 params[k] = value
@@ -144,8 +171,16 @@ class _Poller(PollLoop):
         w.stats.count(Counter.ROWS_POLLED, len(rows))
         if rows:
             keys = len(w.key)
-            w.stats.recorder.record_many(Op.WATCHER_NOTIFY, [(seen_at - to_unix(r[keys])) * US_PER_S for r in rows])
-            w.stats.count(Counter.RECEIVED_CHANGES, len(rows))
+            received = self._new(rows, keys) if self.skip else rows
+            if received:
+                w.stats.recorder.record_many(
+                    Op.WATCHER_NOTIFY, [(seen_at - to_unix(r[keys])) * US_PER_S for r in received]
+                )
+                w.stats.count(Counter.RECEIVED_CHANGES, len(received))
+                seen = w.seen
+                if seen is not None and (self.shards is not None or self.index == 0):
+                    for r in received:
+                        seen.saw(int(r[0]), None if r[keys + 1] is None else int(r[keys + 1]), r[keys + 2])
             last = rows[-1]
             self.last_ts, self.last_key = last[keys], list(last[:keys])
             self.key_types = [f.type_ for f in fields[:keys]]
@@ -153,9 +188,19 @@ class _Poller(PollLoop):
         self.lag.polled(started, time.monotonic(), full)
         return full
 
+    def _new(self, rows: list[Any], keys: int) -> list[Any]:
+        """The rows not already received by the poller that had their shard before a regroup."""
+        out = []
+        for r in rows:
+            before = self.skip.get(r[-1])
+            if before is None or (r[keys], 0, tuple(r[:keys])) > before:
+                out.append(r)
+        return out
+
 
 class DefinitionWatcher(WatchFollowers):
-    """``watch.watchers`` pollers of the watched table, each seeing every change."""
+    """``watch.watchers`` pollers of the watched table, each seeing every change; or, with
+    ``watch.shards``, each its own values of the shard column."""
 
     def __init__(
         self,
@@ -168,24 +213,71 @@ class DefinitionWatcher(WatchFollowers):
         super().__init__(database, definition, stats, start_ts)
         self.pg = definition.dialect is Dialect.POSTGRESQL
         self.key = self.watch.key or primary_key(database(), self.watch.table, self.pg)
+        if self.watch.versions is not None:
+            versioned_key(database(), self.watch, self.key, self.pg)
         self._pollers: list[_Poller] = []
         self.apply(knobs)
+
+    def statements(self, shards: list[int] | None) -> tuple[str, str]:
+        """A poller's (first, next) poll statements, for its shard values."""
+        return poll_statements(self.watch, self.key, self.pg, self._index, shards)
 
     def apply(self, knobs: dict[str, KnobValue]) -> None:
         """New knob values; a new hint (``force_index``) applies from the next poll on."""
         watch, d = self.watch, self.definition
-        self.first_sql, self.next_sql = poll_statements(watch, self.key, self.pg, watch.hinted(knobs, d.knobs))
+        self._index = watch.hinted(knobs, d.knobs)
+        shards = watch.shards.values if watch.shards is not None else None
+        self.first_sql, self.next_sql = self.statements(shards)
         interval = watch.poll_interval
         self.poll_interval_s = knob_duration_ms(d, knobs, interval) / 1000
         self.limit = max(1, int(d.numeric_knob(watch.limit, knobs)))
         self.watchers = max(1, int(d.numeric_knob(watch.watchers, knobs)))
         with self._lock:
+            for poller in self._pollers:
+                poller.first_sql, poller.next_sql = self.statements(poller.shards)
             if self._started:
                 self._resize_locked()
             for poller in self._pollers:
                 poller.wake.set()
 
     def _resize_locked(self) -> None:
+        if self.watch.shards is not None:
+            self._regroup_locked(self.watch.shards.values)
+        else:
+            self._add_or_stop_locked()
+
+    def _regroup_locked(self, values: list[int]) -> None:
+        """Split ``values`` between ``watchers`` pollers (poller i: values[i::watchers]). On a change,
+        stop the pollers and restart from the oldest position any had: nothing is missed; the rows a
+        shard's previous poller had already read are read again but skipped: none is counted twice."""
+        groups = min(self.watchers, len(values))
+        if len(self._pollers) == groups:
+            return
+        old = self._pollers
+        for poller in old:
+            poller.stop_event.set()
+            poller.wake.set()
+        for poller in old:
+            poller.join()
+        reached: dict[int, Position] = {}
+        for poller in old:
+            assert poller.shards is not None
+            for shard in poller.shards:
+                reached[shard] = max(poller.at(), poller.skip.get(shard, poller.at()))
+        oldest = min(old, key=lambda p: p.at(), default=None)
+        caught_up = min((p.lag.caught_up for p in old), default=time.monotonic())
+        self._pollers = []
+        for i in range(groups):
+            mine = values[i::groups]
+            poller = _Poller(self, i, self._start_ts, mine, LagMeter(caught_up))
+            if oldest is not None:
+                poller.last_ts, poller.last_key, poller.key_types = oldest.last_ts, oldest.last_key, oldest.key_types
+                poller.skip = {s: reached[s] for s in mine if s in reached and reached[s] > oldest.at()}
+            self._pollers.append(poller)
+        for poller in self._pollers:
+            poller.start()
+
+    def _add_or_stop_locked(self) -> None:
         """As many pollers as ``watchers``: a new one starts where the most advanced one is (it
         sees the changes from then on); the last ones go."""
         while len(self._pollers) > self.watchers:
@@ -213,7 +305,7 @@ class DefinitionWatcher(WatchFollowers):
     def stop_and_drain(self) -> None:
         """Stop polling on the interval, then poll each poller until a page is not full: called
         after every writer stopped, every poller has then seen every change. Raises
-        :class:`~spanload.workers.watcher.DrainError` when the target cannot be polled."""
+        :class:`~spanload.workers.interp.poll_loop.DrainError` when the target cannot be polled."""
         self.stop()
         for poller in self._pollers:
             poller.drain()

@@ -14,6 +14,7 @@ was received minus its commit timestamp ("watcher.notify"), as in ``poll`` mode.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 import threading
 import time
@@ -25,17 +26,16 @@ from google.cloud.spanner_v1 import param_types
 from spanload.model.pacing import knob_duration_ms
 from spanload.model.protocol import Counter
 from spanload.model.samples import Gauge, Op
-from spanload.model.workload import KnobValue, Watch, WorkloadDefinition
+from spanload.model.workload import Dialect, KnobValue, Watch, WorkloadDefinition
 from spanload.spanner import deadline
-from spanload.workers.interp.watch_base import WatchFollowers
+from spanload.workers.interp.poll_loop import DRAIN_GIVE_UP_S, ERROR_BACKOFF_S, US_PER_S, DrainError, to_unix
+from spanload.workers.interp.watch import primary_key
+from spanload.workers.interp.watch_base import WatchFollowers, versioned_key
 from spanload.workers.stats import WorkerStats
-from spanload.workers.watcher import US_PER_S, DrainError, to_unix
 
 logger = logging.getLogger(__name__)
 
 WINDOW_S = 2.0
-ERROR_BACKOFF_S = 0.2
-DRAIN_GIVE_UP_S = 20.0
 ONE_US = dt.timedelta(microseconds=1)
 MIN_HEARTBEAT_MS = 100  # Spanner's bounds of heartbeat_milliseconds
 MAX_HEARTBEAT_MS = 300_000
@@ -56,15 +56,20 @@ READ_TYPES = {
 }
 
 
-def ensure_stream(database: Any, watch: Watch) -> tuple[str, bool]:
+def ensure_stream(database: Any, watch: Watch, pg: bool = False) -> tuple[str, bool]:
     """The stream's name, after creating it on ``watch.table`` if the database has none of that name
-    (then True: it can be read from its creation on only)."""
+    (then True: it can be read from its creation on only). With ``watch.versions`` it captures the
+    NEW_ROW: every mod's new values then hold the version and writer columns, also on an update
+    that leaves the writer as it was (OLD_AND_NEW_VALUES keeps only the columns that changed)."""
     name = watch.stream_name()
     sql = "SELECT COUNT(*) FROM INFORMATION_SCHEMA.CHANGE_STREAMS WHERE CHANGE_STREAM_NAME = @name"
     with deadline.operation(), database.snapshot() as snap:
         ((found,),) = list(snap.execute_sql(sql, params={"name": name}, param_types={"name": param_types.STRING}))
     if not found:
-        database.update_ddl([f"CREATE CHANGE STREAM {name} FOR {watch.table}"]).result(60)
+        ddl = f"CREATE CHANGE STREAM {name} FOR {watch.table}"
+        if watch.versions is not None:
+            ddl += " WITH (value_capture_type = 'NEW_ROW')" if pg else " OPTIONS (value_capture_type = 'NEW_ROW')"
+        database.update_ddl([ddl]).result(60)
     return name, not found
 
 
@@ -75,11 +80,21 @@ def server_now(database: Any) -> dt.datetime:
     return value
 
 
+def _json(value: Any) -> dict[str, Any]:
+    """A mod's JSON object (the client gives a JsonObject, or its text)."""
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        return dict(json.loads(value))
+    return dict(value)
+
+
 class _Follower:
     """One client of the stream: every partition's reader, and where each has read to."""
 
     def __init__(self, watcher: ChangeStreamWatcher, index: int, start: dt.datetime) -> None:
         self.watcher = watcher
+        self.index = index
         self.name = f"stream-{index}"
         self.start = start
         self.lock = threading.Lock()
@@ -142,7 +157,7 @@ class _Follower:
         ended = False
         for kind, rec in self.watcher.read(cursor, end, token):
             if kind == "data":
-                self.watcher.received(rec)
+                self.watcher.received(rec, self.index == 0)
                 with self.lock:
                     self.open[token] = max(self.open[token], rec[0] + ONE_US)
             elif kind == "heartbeat":
@@ -205,7 +220,10 @@ class ChangeStreamWatcher(WatchFollowers):
         start_ts: dt.datetime,
     ) -> None:
         super().__init__(database, definition, stats, start_ts)
-        self.stream, created = ensure_stream(database(), self.watch)
+        pg = definition.dialect is Dialect.POSTGRESQL
+        if self.watch.versions is not None:
+            versioned_key(database(), self.watch, self.watch.key or primary_key(database(), self.watch.table, pg), pg)
+        self.stream, created = ensure_stream(database(), self.watch, pg)
         self.next_sql = read_sql(self.stream)
         self._start_ts = server_now(database()) if created else start_ts
         self._followers: list[_Follower] = []
@@ -245,13 +263,22 @@ class ChangeStreamWatcher(WatchFollowers):
                     for rec in children:
                         yield "children", rec
 
-    def received(self, rec: Any) -> None:
-        """One data change record: each of its mods is a change received now."""
+    def received(self, rec: Any, first: bool = True) -> None:
+        """One data change record: each of its mods is a change received now. The first follower's
+        also go to the ledger of versions received (``watch.versions``): the version and writer in
+        the mod's new values, none for a delete (counted foreign)."""
         seen_at = time.time()
         mods = len(rec[6])
         latency = (seen_at - to_unix(rec[0])) * US_PER_S
         self.stats.recorder.record_many(Op.WATCHER_NOTIFY, [latency] * mods)
         self.stats.count(Counter.RECEIVED_CHANGES, mods)
+        if first and self.seen is not None and self.watch.versions is not None:
+            version, writer = self.watch.versions.version, self.watch.versions.writer
+            for keys, new_values, _ in rec[6]:
+                (key,) = _json(keys).values()
+                new = _json(new_values) or {}
+                seen = new.get(version)
+                self.seen.saw(int(key), None if seen is None else int(seen), new.get(writer))
 
     def stop(self) -> None:
         with self._lock:

@@ -30,7 +30,7 @@ from spanload.model.protocol import Counter
 from spanload.model.samples import Gauge
 from spanload.model.tpcc import ABORTS, ERRORS, RETRIES, ROLLBACKS, SKIPPED, TxType
 from spanload.spanner import deadline, request_tags, timing
-from spanload.workers.pacing import PacedLoad, Pacer
+from spanload.workers.pacing import PacedLoad, Pacer, share, share_threads
 from spanload.workers.stats import WorkerStats
 from spanload.workers.tpcc.common import Database, Outcome, Terminal
 from spanload.workers.tpcc.delivery import delivery
@@ -40,7 +40,6 @@ from spanload.workers.tpcc.payment import payment
 from spanload.workers.tpcc.rand import Deck, RunRandom
 from spanload.workers.tpcc.statements import GOOGLESQL, Statements
 from spanload.workers.tpcc.stock_level import stock_level
-from spanload.workers.updater import share, share_threads
 
 logger = logging.getLogger(__name__)
 

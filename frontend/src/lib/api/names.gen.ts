@@ -45,6 +45,8 @@ export const Gauge = {
   SERVER_COMMIT_LATENCY_S: "server.commit_latency_s",
   SERVER_CPU_FRACTION: "server.cpu_fraction",
   SERVER_CPU_PER_COMMIT_MS: "server.cpu_per_commit_ms",
+  SERVER_CPU_PER_CHANGE_MS: "server.cpu_per_change_ms",
+  SERVER_WATCH_CPU_PER_CHANGE_MS: "server.watch_cpu_per_change_ms",
   SERVER_SPLITS: "server.splits",
   READER_BEHIND: "reader.behind",
   RETRIES_PS: "retries_ps",

@@ -226,7 +226,8 @@ export interface paths {
         /**
          * Patch Config
          * @description A live change: validated, recorded as an event on the run's timeline, and applied by the workers.
-         *     409 when the run is not running (or paused).
+         *     409 when the run is not running (or paused); 422 naming the field when it is fixed for the run
+         *     (``definition.watch.mode``: poll or change stream, ``client.interface``, ``seed``...).
          */
         patch: operations["patch_config_api_runs__run_id__config_patch"];
         trace?: never;
@@ -1375,13 +1376,13 @@ export interface components {
              * @description key column -> value, in key order
              */
             key: {
-                [key: string]: string | (components["schemas"]["Uniform"] | components["schemas"]["Zipf"] | components["schemas"]["Sequence"] | components["schemas"]["Choice"] | components["schemas"]["String"] | components["schemas"]["Bytes"] | components["schemas"]["Decimal"] | components["schemas"]["Float"] | components["schemas"]["Date"] | components["schemas"]["Timestamp"] | "uuid" | components["schemas"]["Const"] | "now" | "commit_timestamp") | (boolean | number | string | null);
+                [key: string]: string | (components["schemas"]["Uniform"] | components["schemas"]["Zipf"] | components["schemas"]["Sequence"] | components["schemas"]["Choice"] | components["schemas"]["String"] | components["schemas"]["Bytes"] | components["schemas"]["Decimal"] | components["schemas"]["Float"] | components["schemas"]["Date"] | components["schemas"]["Timestamp"] | "uuid" | components["schemas"]["Const"] | components["schemas"]["VersionedKey"] | "now" | "commit_timestamp" | "fresh_key" | "version" | "writer_id") | (boolean | number | string | null);
             };
             /**
              * Rows
              * @default 1
              */
-            rows: number | string | (components["schemas"]["Uniform"] | components["schemas"]["Zipf"] | components["schemas"]["Sequence"] | components["schemas"]["Choice"] | components["schemas"]["String"] | components["schemas"]["Bytes"] | components["schemas"]["Decimal"] | components["schemas"]["Float"] | components["schemas"]["Date"] | components["schemas"]["Timestamp"] | "uuid" | components["schemas"]["Const"] | "now" | "commit_timestamp");
+            rows: number | string | (components["schemas"]["Uniform"] | components["schemas"]["Zipf"] | components["schemas"]["Sequence"] | components["schemas"]["Choice"] | components["schemas"]["String"] | components["schemas"]["Bytes"] | components["schemas"]["Decimal"] | components["schemas"]["Float"] | components["schemas"]["Date"] | components["schemas"]["Timestamp"] | "uuid" | components["schemas"]["Const"] | components["schemas"]["VersionedKey"] | "now" | "commit_timestamp" | "fresh_key" | "version" | "writer_id");
             /** Table */
             table: string;
         };
@@ -1534,14 +1535,14 @@ export interface components {
         MutationParams: {
             /** Columns */
             columns: {
-                [key: string]: string | (components["schemas"]["Uniform"] | components["schemas"]["Zipf"] | components["schemas"]["Sequence"] | components["schemas"]["Choice"] | components["schemas"]["String"] | components["schemas"]["Bytes"] | components["schemas"]["Decimal"] | components["schemas"]["Float"] | components["schemas"]["Date"] | components["schemas"]["Timestamp"] | "uuid" | components["schemas"]["Const"] | "now" | "commit_timestamp") | (boolean | number | string | null);
+                [key: string]: string | (components["schemas"]["Uniform"] | components["schemas"]["Zipf"] | components["schemas"]["Sequence"] | components["schemas"]["Choice"] | components["schemas"]["String"] | components["schemas"]["Bytes"] | components["schemas"]["Decimal"] | components["schemas"]["Float"] | components["schemas"]["Date"] | components["schemas"]["Timestamp"] | "uuid" | components["schemas"]["Const"] | components["schemas"]["VersionedKey"] | "now" | "commit_timestamp" | "fresh_key" | "version" | "writer_id") | (boolean | number | string | null);
             };
             /**
              * Rows
              * @description rows per execution; inline generators draw anew per row
              * @default 1
              */
-            rows: number | string | (components["schemas"]["Uniform"] | components["schemas"]["Zipf"] | components["schemas"]["Sequence"] | components["schemas"]["Choice"] | components["schemas"]["String"] | components["schemas"]["Bytes"] | components["schemas"]["Decimal"] | components["schemas"]["Float"] | components["schemas"]["Date"] | components["schemas"]["Timestamp"] | "uuid" | components["schemas"]["Const"] | "now" | "commit_timestamp");
+            rows: number | string | (components["schemas"]["Uniform"] | components["schemas"]["Zipf"] | components["schemas"]["Sequence"] | components["schemas"]["Choice"] | components["schemas"]["String"] | components["schemas"]["Bytes"] | components["schemas"]["Decimal"] | components["schemas"]["Float"] | components["schemas"]["Date"] | components["schemas"]["Timestamp"] | "uuid" | components["schemas"]["Const"] | components["schemas"]["VersionedKey"] | "now" | "commit_timestamp" | "fresh_key" | "version" | "writer_id");
             /** Table */
             table: string;
         };
@@ -1986,7 +1987,7 @@ export interface components {
              * @description key (or index key) column -> value, in key order
              */
             key: {
-                [key: string]: string | (components["schemas"]["Uniform"] | components["schemas"]["Zipf"] | components["schemas"]["Sequence"] | components["schemas"]["Choice"] | components["schemas"]["String"] | components["schemas"]["Bytes"] | components["schemas"]["Decimal"] | components["schemas"]["Float"] | components["schemas"]["Date"] | components["schemas"]["Timestamp"] | "uuid" | components["schemas"]["Const"] | "now" | "commit_timestamp") | (boolean | number | string | null);
+                [key: string]: string | (components["schemas"]["Uniform"] | components["schemas"]["Zipf"] | components["schemas"]["Sequence"] | components["schemas"]["Choice"] | components["schemas"]["String"] | components["schemas"]["Bytes"] | components["schemas"]["Decimal"] | components["schemas"]["Float"] | components["schemas"]["Date"] | components["schemas"]["Timestamp"] | "uuid" | components["schemas"]["Const"] | components["schemas"]["VersionedKey"] | "now" | "commit_timestamp" | "fresh_key" | "version" | "writer_id") | (boolean | number | string | null);
             };
             /** Limit */
             limit?: number | null;
@@ -2514,7 +2515,7 @@ export interface components {
              * @description parameter -> value, beside the @names
              */
             params?: {
-                [key: string]: string | (components["schemas"]["Uniform"] | components["schemas"]["Zipf"] | components["schemas"]["Sequence"] | components["schemas"]["Choice"] | components["schemas"]["String"] | components["schemas"]["Bytes"] | components["schemas"]["Decimal"] | components["schemas"]["Float"] | components["schemas"]["Date"] | components["schemas"]["Timestamp"] | "uuid" | components["schemas"]["Const"] | "now" | "commit_timestamp") | (boolean | number | string | null);
+                [key: string]: string | (components["schemas"]["Uniform"] | components["schemas"]["Zipf"] | components["schemas"]["Sequence"] | components["schemas"]["Choice"] | components["schemas"]["String"] | components["schemas"]["Bytes"] | components["schemas"]["Decimal"] | components["schemas"]["Float"] | components["schemas"]["Date"] | components["schemas"]["Timestamp"] | "uuid" | components["schemas"]["Const"] | components["schemas"]["VersionedKey"] | "now" | "commit_timestamp" | "fresh_key" | "version" | "writer_id") | (boolean | number | string | null);
             };
             /** Sql */
             sql: string;
@@ -2720,7 +2721,7 @@ export interface components {
         TableLoad: {
             /** Columns */
             columns: {
-                [key: string]: string | (components["schemas"]["Uniform"] | components["schemas"]["Zipf"] | components["schemas"]["Sequence"] | components["schemas"]["Choice"] | components["schemas"]["String"] | components["schemas"]["Bytes"] | components["schemas"]["Decimal"] | components["schemas"]["Float"] | components["schemas"]["Date"] | components["schemas"]["Timestamp"] | "uuid" | components["schemas"]["Const"] | "now" | "commit_timestamp") | (boolean | number | string | null);
+                [key: string]: string | (components["schemas"]["Uniform"] | components["schemas"]["Zipf"] | components["schemas"]["Sequence"] | components["schemas"]["Choice"] | components["schemas"]["String"] | components["schemas"]["Bytes"] | components["schemas"]["Decimal"] | components["schemas"]["Float"] | components["schemas"]["Date"] | components["schemas"]["Timestamp"] | "uuid" | components["schemas"]["Const"] | components["schemas"]["VersionedKey"] | "now" | "commit_timestamp" | "fresh_key" | "version" | "writer_id") | (boolean | number | string | null);
             };
             /** Rows */
             rows: number | string;
@@ -3129,6 +3130,22 @@ export interface components {
             preset: string;
         };
         /**
+         * VersionedKey
+         * @description An INT64 key this worker owns and no other execution of it is writing, with its next version
+         *     (no null_fraction: a key is never NULL).
+         */
+        VersionedKey: {
+            versioned_key: components["schemas"]["VersionedKeyParams"];
+        };
+        /** VersionedKeyParams */
+        VersionedKeyParams: {
+            /**
+             * Max
+             * @description keys 0..max-1; worker w of n writes the keys k % n == w
+             */
+            max: number | string;
+        };
+        /**
          * Watch
          * @description The change watcher: polls ``table`` for rows whose ``timestamp`` column (a commit timestamp)
          *     is past the last one seen, at most ``limit`` rows a poll; or, in ``change_stream`` mode, reads a
@@ -3175,6 +3192,8 @@ export interface components {
              * @default 1s
              */
             poll_interval: string;
+            /** @description poll mode: the pollers split these values of a column */
+            shards?: components["schemas"]["WatchShards"] | null;
             /**
              * Stream
              * @description change_stream mode: its stream (SpanloadWatch_<table>)
@@ -3187,6 +3206,8 @@ export interface components {
              * @description a TIMESTAMP column with allow_commit_timestamp = true
              */
             timestamp: string;
+            /** @description reconcile exactly: each change's version and writer columns (a one-column INT64 key) */
+            versions?: components["schemas"]["WatchVersions"] | null;
             /**
              * Watchers
              * @default 1
@@ -3251,6 +3272,34 @@ export interface components {
          * @enum {string}
          */
         WatchMode: "poll" | "change_stream";
+        /**
+         * WatchShards
+         * @description Poll mode: the values of ``column`` split round-robin between the pollers (poller i gets
+         *     values[i::watchers]), each polling only its own with ``column IN (...)``.
+         */
+        WatchShards: {
+            /** Column */
+            column: string;
+            /** Values */
+            values: number[];
+        };
+        /**
+         * WatchVersions
+         * @description The columns a versioned write (``versioned_key`` / ``fresh_key``) carries: the watcher reads
+         *     them with each change and reconciles what it received against the writers' ledgers.
+         */
+        WatchVersions: {
+            /**
+             * Version
+             * @description the INT64 column the writes fill with version
+             */
+            version: string;
+            /**
+             * Writer
+             * @description the STRING column the writes fill with writer_id
+             */
+            writer: string;
+        };
         /**
          * WorkerCost
          * @description One worker process of a run and what its load cost in client CPU.
@@ -3346,7 +3395,7 @@ export interface components {
              * @description drawn once per execution of an operation, shared by its steps
              */
             values?: {
-                [key: string]: components["schemas"]["Uniform"] | components["schemas"]["Zipf"] | components["schemas"]["Sequence"] | components["schemas"]["Choice"] | components["schemas"]["String"] | components["schemas"]["Bytes"] | components["schemas"]["Decimal"] | components["schemas"]["Float"] | components["schemas"]["Date"] | components["schemas"]["Timestamp"] | "uuid" | components["schemas"]["Const"] | "now" | "commit_timestamp";
+                [key: string]: components["schemas"]["Uniform"] | components["schemas"]["Zipf"] | components["schemas"]["Sequence"] | components["schemas"]["Choice"] | components["schemas"]["String"] | components["schemas"]["Bytes"] | components["schemas"]["Decimal"] | components["schemas"]["Float"] | components["schemas"]["Date"] | components["schemas"]["Timestamp"] | "uuid" | components["schemas"]["Const"] | components["schemas"]["VersionedKey"] | "now" | "commit_timestamp" | "fresh_key" | "version" | "writer_id";
             };
             watch?: components["schemas"]["Watch"] | null;
         };

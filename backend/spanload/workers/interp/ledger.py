@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import random
 import threading
+from collections.abc import Callable
 
 from spanload.model.protocol import WatcherLedger, WritersStopped
 from spanload.model.ranges import RangeSet
@@ -16,6 +17,11 @@ FRESH_KEY_BASE = 1 << 62
 _FRESH_MASK = (1 << 61) - 1
 _FRESH_MULTIPLIER = 0x9E3779B97F4A7C15 & _FRESH_MASK  # odd: multiplying by it is a bijection mod 2^61
 _FRESH_INVERSE = pow(_FRESH_MULTIPLIER, -1, 1 << 61)
+
+
+def writer_id(run_id: str, worker: int) -> str:
+    """What a worker's writes carry as their writer (Go: worker.WriterID)."""
+    return f"{run_id}/{worker}"[:64]
 
 
 class FreshKeys:
@@ -96,24 +102,36 @@ class WriteLedger:
             with self._lock:
                 first, self._fresh_next = self._fresh_next, self._fresh_next + count
             return [(self.fresh_keys.key(self.worker, n), 1) for n in range(first, first + count)]
-        picked: dict[int, int] = {}
         with self._lock:
-            slots = self._owned_slots()
-            tries = 0
-            while len(picked) < count:
-                tries += 1
-                if tries > MAX_PICK_TRIES + count:
-                    raise KeyBusyError(
-                        f"no free key among {slots} owned keys: raise updater.key_space or lower parallelism"
-                    )
-                key = self._rng.randrange(slots) * self.workers + self.worker
-                if key in picked or key in self._in_flight:
-                    continue
-                version = self._next.get(key, 1)
-                self._next[key] = version + 1
-                picked[key] = version
-            self._in_flight.update(picked)
+            picked = self._pick_locked(count, self._owned_slots(), self._rng.randrange)
         return list(picked.items())
+
+    def reserve_owned(self, key_space: int, below: Callable[[int], int]) -> tuple[int, int]:
+        """One key of ``[0, key_space)`` this worker owns and no execution of it is writing, with its
+        next version: a definition's ``versioned_key``, whose slot is ``below(slots)`` (a uniform draw
+        in ``[0, slots)`` from the execution's stream)."""
+        slots = max(1, (key_space - self.worker + self.workers - 1) // self.workers)
+        with self._lock:
+            ((key, version),) = self._pick_locked(1, slots, below).items()
+        return key, version
+
+    def _pick_locked(self, count: int, slots: int, below: Callable[[int], int]) -> dict[int, int]:
+        picked: dict[int, int] = {}
+        tries = 0
+        while len(picked) < count:
+            tries += 1
+            if tries > MAX_PICK_TRIES + count:
+                raise KeyBusyError(
+                    f"no free key among {slots} owned keys: raise updater.key_space or lower parallelism"
+                )
+            key = below(slots) * self.workers + self.worker
+            if key in picked or key in self._in_flight:
+                continue
+            version = self._next.get(key, 1)
+            self._next[key] = version + 1
+            picked[key] = version
+        self._in_flight.update(picked)
+        return picked
 
     def _fresh(self, key: int) -> int | None:
         """The number of one of this worker's new keys; None for a key of the key space."""

@@ -1,4 +1,6 @@
-package schema
+// Package admin is what a run does with the admin APIs: create the instance, the database and the
+// schema objects that are missing, and apply DDL (a change stream, the latency model).
+package admin
 
 import (
 	"context"
@@ -9,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"cloud.google.com/go/spanner"
 	database "cloud.google.com/go/spanner/admin/database/apiv1"
 	"cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
 	instance "cloud.google.com/go/spanner/admin/instance/apiv1"
@@ -61,7 +62,7 @@ func (p Paths) DatabasePath() string { return p.InstancePath() + "/databases/" +
 
 // Ensure creates what is missing: instance (not on cloud), database, tables, indexes. The
 // client options reach the admin APIs (the emulator host comes from SPANNER_EMULATOR_HOST).
-func Ensure(ctx context.Context, p Paths, spec *Spec, opts ...option.ClientOption) error {
+func Ensure(ctx context.Context, p Paths, kind string, ddl []string, opts ...option.ClientOption) error {
 	ctx, cancel := context.WithTimeout(ctx, DDLTimeout)
 	defer cancel()
 	instances, err := instance.NewInstanceAdminClient(ctx, opts...)
@@ -101,7 +102,7 @@ func Ensure(ctx context.Context, p Paths, spec *Spec, opts ...option.ClientOptio
 		if status.Code(err) != codes.NotFound {
 			return fmt.Errorf("could not look up database %s: %w", p.Database, err)
 		}
-		slog.Info("creating database", "database", p.Database, "schema", spec.Kind)
+		slog.Info("creating database", "database", p.Database, "schema", kind)
 		op, err := databases.CreateDatabase(ctx, &databasepb.CreateDatabaseRequest{
 			Parent: p.InstancePath(), CreateStatement: "CREATE DATABASE `" + p.Database + "`",
 		})
@@ -112,19 +113,19 @@ func Ensure(ctx context.Context, p Paths, spec *Spec, opts ...option.ClientOptio
 			return fmt.Errorf("could not create database %s: %w", p.Database, err)
 		}
 	}
-	existing, err := ddl(ctx, databases, p)
+	existing, err := currentDDL(ctx, databases, p)
 	if err != nil {
 		return err
 	}
-	if todo := MissingStatements(spec.DDL, existing); len(todo) > 0 {
+	if todo := MissingStatements(ddl, existing); len(todo) > 0 {
 		slog.Info("applying DDL", "statements", len(todo), "database", p.Database)
 		if err := updateDDL(ctx, databases, p, todo, "update the schema of"); err != nil {
 			return err
 		}
-		if existing, err = ddl(ctx, databases, p); err != nil {
+		if existing, err = currentDDL(ctx, databases, p); err != nil {
 			return err
 		}
-		if still := MissingStatements(spec.DDL, existing); len(still) > 0 {
+		if still := MissingStatements(ddl, existing); len(still) > 0 {
 			names := make([]string, 0, len(still))
 			for n := range ObjectNames(still) {
 				names = append(names, n)
@@ -168,28 +169,12 @@ func SetLatencyModel(ctx context.Context, p Paths, model string, opts ...option.
 	return err
 }
 
-func ddl(ctx context.Context, c *database.DatabaseAdminClient, p Paths) ([]string, error) {
+func currentDDL(ctx context.Context, c *database.DatabaseAdminClient, p Paths) ([]string, error) {
 	resp, err := c.GetDatabaseDdl(ctx, &databasepb.GetDatabaseDdlRequest{Database: p.DatabasePath()})
 	if err != nil {
 		return nil, fmt.Errorf("could not read the schema of %s: %w", p.Database, err)
 	}
 	return resp.Statements, nil
-}
-
-// Seed inserts the leaderboard's players once (insert-or-update, so it is idempotent).
-func Seed(ctx context.Context, client *spanner.Client, spec *Spec) error {
-	if !spec.SeedPlayers {
-		return nil
-	}
-	ms := make([]*spanner.Mutation, 0, LeaderboardPlayers)
-	for i := range LeaderboardPlayers {
-		ms = append(ms, spanner.InsertOrUpdate("Players", []string{"PlayerId", "PlayerName"},
-			[]any{int64(i), fmt.Sprintf("player-%d", i)}))
-	}
-	if _, err := client.Apply(ctx, ms); err != nil {
-		return fmt.Errorf("could not seed the players: %w", err)
-	}
-	return nil
 }
 
 // ApplyDDL applies statements to the database (a definition's change stream, for one).
