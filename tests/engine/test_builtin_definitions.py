@@ -56,6 +56,13 @@ def test_a_postgresql_twin_has_exactly_its_originals_knobs_and_operations(twin: 
     # the watch: the same knobs drive it; its table, columns, index and filter are the PG names
     assert (pg.watch is None) == (original.watch is None)
     if original.watch is not None and pg.watch is not None:
-        names = {"table", "timestamp", "index", "filter", "key", "stream"}
+        names = {"table", "timestamp", "index", "filter", "key", "stream", "versions", "shards"}
         assert pg.watch.model_dump(exclude=names) == original.watch.model_dump(exclude=names)
-        assert pg.watch.filter == (original.watch.filter or "").replace("ShardId", "shard_id")
+        assert pg.watch.filter == (original.watch.filter and original.watch.filter.replace("ShardId", "shard_id"))
+        snake = {"ShardId": "shard_id", "Version": "version", "WriterId": "writer_id"}
+        for part in ("versions", "shards"):  # the same columns (the PG names), the same shard values
+            mine, theirs = getattr(pg.watch, part), getattr(original.watch, part)
+            assert (mine is None) == (theirs is None)
+            if mine is not None and theirs is not None:
+                expected = {k: snake.get(v, v) if isinstance(v, str) else v for k, v in theirs.model_dump().items()}
+                assert mine.model_dump() == expected

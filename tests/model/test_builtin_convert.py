@@ -13,8 +13,6 @@ from spanload.model.definition_origin import OriginKind
 from spanload.model.errors import RunInvalid
 from spanload.model.presets import get_preset
 
-FIXED_SHARDS = "ShardId IN (" + ", ".join(str(v) for v in range(-18, 19)) + ")"
-
 
 def _enabled(config: RunConfig) -> set[str]:
     assert config.definition is not None
@@ -35,7 +33,11 @@ def test_the_light_preset_runs_the_change_watcher_definition_at_its_load() -> No
     assert (knobs["transactions_per_second"], knobs["max_mutations"]) == (5.0, 40)
     assert (knobs["watchers"], knobs["poll_interval"], knobs["limit"], knobs["table_hint"]) == (1, 1000, 10_000, True)
     assert _enabled(config) == {"write"}
-    assert config.definition.watch is not None and config.definition.watch.filter == FIXED_SHARDS
+    watch = config.definition.watch
+    # the 37 ShardId values split between the pollers, and each change's version and writer read
+    assert watch is not None and watch.filter is None and watch.shards is not None
+    assert (watch.shards.column, watch.shards.values) == ("ShardId", list(range(-18, 19)))
+    assert watch.versions is not None and (watch.versions.version, watch.versions.writer) == ("Version", "WriterId")
     assert config.preset == "light" and config.seed == get_preset("light").config.seed
 
 
@@ -44,7 +46,7 @@ def test_the_variants_keep_their_hint_and_shard_filter() -> None:
     assert no_hint.knob_values()["table_hint"] is False
     not_null = as_definition(get_preset("medium-not-null").config)
     assert not_null.definition is not None and not_null.definition.watch is not None
-    assert not_null.definition.watch.filter == "ShardId IS NOT NULL"
+    assert not_null.definition.watch.filter == "ShardId IS NOT NULL" and not_null.definition.watch.shards is None
     none = as_definition(RunConfig.model_validate({"watcher": {"shard_filter": "none", "table_hint": False}}))
     assert none.definition is not None and none.definition.watch is not None and none.definition.watch.filter is None
 

@@ -33,8 +33,8 @@ from spanload.model.workload_file import parse_definition
 
 BUILTIN_WORKLOADS = Path(__file__).resolve().parents[3] / "workloads"
 
-# watcher.shard_filter -> the change watcher's watch.filter (fixed: the definition's own list of the
-# 37 ShardId values; none: no filter, the forced index read whole)
+# watcher.shard_filter -> the change watcher's watch.filter instead of its shards (fixed: the
+# definition's own 37 ShardId values; none: no filter, the forced index read whole)
 SHARD_FILTERS: dict[ShardFilter, str | None] = {ShardFilter.NOT_NULL: "ShardId IS NOT NULL", ShardFilter.NONE: None}
 
 
@@ -79,7 +79,9 @@ def _watch_filter(config: RunConfig, definition: dict[str, Any]) -> None:
     shard = config.watcher.shard_filter
     if shard is ShardFilter.FIXED or definition.get("watch") is None:
         return
-    definition["watch"] = {**definition["watch"], "filter": SHARD_FILTERS[shard]}
+    # one poller over every shard value: no split between pollers (not_null and none need 1 watcher)
+    watch = {k: v for k, v in definition["watch"].items() if k != "shards"}
+    definition["watch"] = {**watch, "filter": SHARD_FILTERS[shard]}
 
 
 def as_definition(config: RunConfig) -> RunConfig:
