@@ -258,6 +258,9 @@ class Aggregator:
         for report in pending.reports:
             _add_counts(counters, report.counters)
             _add_counts(errors, report.errors_by_code)
+        for old, new in self.legacy.items():  # the reads total of a built-in's read operation
+            if new in counters:
+                counters.setdefault(old, counters[new])
         merged = metrics.merge_maps(r.hdr for r in pending.reports)
         for old, new in self.legacy.items():
             if new in merged and old not in merged:

@@ -72,11 +72,8 @@ def _latency_ops(config: RunConfig) -> list[str]:
     if config.definition is not None:
         names = list(config.definition.operations)
         legacy = [old for old in legacy_names(config) if old in {op.value for op in Op}]
-        return [op_metrics.name(h, n) for n in names for h in op_metrics.OpHistogram] + [
-            Op.WATCHER_NOTIFY.value,
-            Op.WATCHER_POLL.value,
-            *legacy,
-        ]
+        watch = [op.value for op in Op if op.value.startswith("watcher.")]  # poll, its server time, notify...
+        return [op_metrics.name(h, n) for n in names for h in op_metrics.OpHistogram] + [*watch, *legacy]
     if config.workload is Workload.TPCC:
         return [o for t in tpcc.TxType for o in (t.op, t.op_intended, t.op_server, t.op_failed)]
     return [op.value for op in Op]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from spanload.model.errors import RunInvalid
-from spanload.model.op_metrics import OpGauge, OpHistogram
+from spanload.model.op_metrics import OpCounter, OpGauge, OpHistogram
 from spanload.model.op_metrics import name as op_metric
 
 
@@ -185,7 +185,7 @@ def updater_operation(name: str, mode: str) -> str:
 # operation that took the legacy role over (``updater``: the enabled write, ``reader``: the enabled
 # read): the one table by which thresholds, abort rules and the compare with old saved runs read a
 # run of a built-in definition under the names they always had.
-LEGACY_FIGURES: dict[str, tuple[str, OpHistogram | OpGauge]] = {
+LEGACY_FIGURES: dict[str, tuple[str, OpHistogram | OpGauge | OpCounter]] = {
     "updater.txn": ("updater", OpHistogram.LATENCY),
     "updater.txn_intended": ("updater", OpHistogram.INTENDED),
     "updater.txn_server": ("updater", OpHistogram.SERVER),
@@ -202,6 +202,7 @@ LEGACY_FIGURES: dict[str, tuple[str, OpHistogram | OpGauge]] = {
     "reader.scheduled_rps": ("reader", OpGauge.SCHEDULED_PS),
     "reader.behind": ("reader", OpGauge.BEHIND),
     "reader.rps": ("reader", OpGauge.PS),
+    "reads": ("reader", OpCounter.DONE),  # the reads counter (Counter.READS), the summary's reads total
 }
 
 
