@@ -50,7 +50,7 @@ from spanload.engine.run_handles import RunHandle, WorkerHandle, resolve
 from spanload.engine.run_summary import assemble_summary, worker_cpu
 from spanload.engine.tpcc_verdict import inconsistent
 from spanload.engine.transports import WorkerLauncher, WorkerSpec, WorkerTransport
-from spanload.model import protocol
+from spanload.model import protocol, tags
 from spanload.model.config import ClientInterface, ConfigPatch, LatencyModel, Placement, RunConfig, TargetKind
 from spanload.model.errors import RunConflict, RunError, RunInvalid, RunNotFound
 from spanload.model.events import EventKind
@@ -64,6 +64,7 @@ from spanload.spanner.local_server import TargetChange
 logger = logging.getLogger(__name__)
 
 HELLO_TIMEOUT_S = 60.0  # a worker imports the Spanner client before it says hello
+VALIDATE = "validate"  # the operation tag of the check before load
 READY_TIMEOUT_S = 300.0  # schema creation on a cloud target can take minutes
 EXIT_STATUS_WAIT_S = 2.0  # after a worker's output ends, how long its exit status may take to arrive
 EXIT_TIMEOUT_S = 10.0  # a failed run's killed workers must be gone within this
@@ -161,7 +162,7 @@ class Supervisor:
         plan = check_start(config, self.settings, self._worker_command)
         host = self.emulator_host(config)
         await asyncio.to_thread(schema_setup.check_consent, config, host)
-        await self._check_definition(config, host, source)
+        await self._check_definition(run_id, config, host, source)
         config = config.seeded().model_copy(update={"placement": plan.placement})
         run = RunHandle(id=run_id, config=config, state=RunState.STARTING)
         run.abort = AbortWatch(config.abort_on) if config.abort_on else None
@@ -189,12 +190,14 @@ class Supervisor:
         run.tasks.append(self._task(self._begin(run), f"begin-{run_id}"))
 
     async def _check_definition(
-        self, config: RunConfig, host: str | None, source: tuple[Any, Positions] | None
+        self, run_id: str, config: RunConfig, host: str | None, source: tuple[Any, Positions] | None
     ) -> None:
         settings = self.settings
         scratch = host or self.local_spanner_address or f"{settings.local_spanner_host}:{settings.local_spanner_port}"
         try:
-            await asyncio.to_thread(workload_check.check_before_load, config, scratch, host, *(source or (None, None)))
+            data, positions = source or (None, None)
+            tag = tags.operation_tag(run_id, VALIDATE)
+            await asyncio.to_thread(workload_check.check_before_load, config, scratch, host, data, positions, tag)
         except workload_check.TargetUnusable as err:  # worker 0 meets it too and fails the run with it
             logger.info("definition not checked before load: %s", err)
 
