@@ -8,9 +8,10 @@ import re
 
 import pytest
 
-from spanload.cli.render import PrintingSink, summary_table
+from spanload.cli.render import PrintingSink, summary_table, totals_line
+from spanload.model.builtin_convert import builtin_definition
 from spanload.model.config import RunConfig
-from spanload.model.samples import Gauge, Sample, Summary
+from spanload.model.samples import Gauge, Sample, Summary, Totals
 from spanload.model.state import RunState
 
 
@@ -113,3 +114,19 @@ def test_on_a_terminal_rich_redraws_the_block_in_place_and_news_prints_below_it(
     assert printed.count("╭─ run r: running ─") == 3
     assert printed.rstrip().endswith("run r: stopping")  # the news after the block, below it
     assert "\x1b[3" not in printed and "\x1b[9" not in printed  # NO_COLOR: no colour codes
+
+
+def test_the_summary_prints_only_the_totals_that_apply() -> None:
+    summary = Summary(totals=Totals(transactions=12, mutations=130, received_changes=125, polls=9, errors=1))
+    watcher = builtin_definition("change_watcher")
+    assert totals_line(summary, watcher) == (
+        "transactions 12  mutations 130  received changes 125  polls 9  errors 1  aborts 0"
+    )
+    unwatched = watcher.model_copy(update={"watch": None})
+    assert totals_line(summary, unwatched) == "transactions 12  mutations 130  errors 1  aborts 0"
+    reads_only = Summary(totals=Totals(errors=0))
+    shop = builtin_definition("shop").model_copy(update={"watch": None})
+    reader = shop.model_copy(update={"operations": {"recent_orders": shop.operations["recent_orders"]}})
+    assert totals_line(reads_only, reader) == "errors 0  aborts 0"  # no "received changes 0, polls 0"
+    legacy = totals_line(Summary(totals=Totals(transactions=3, reads=4)))
+    assert legacy == "transactions 3  mutations 0  received changes 0  polls 0  reads 4  errors 0  aborts 0"

@@ -150,6 +150,32 @@ def test_a_definitions_operations_get_rates_summed_gauges_and_count_as_operation
     assert summary.latency["op.move_stock"].count == 12
 
 
+def test_a_built_in_definitions_run_also_carries_the_updaters_names() -> None:
+    """Issue 22: the write operation's figures under the legacy names too (the live page, profiles,
+    capacity searches and compares read them), never replacing one the workers sent."""
+    legacy = {"updater.txn": "op.write", "updater.target_tps": "op.write.target_ps", "reader.read": "op.point_read"}
+    agg = Aggregator(T0, 1.0, workers=1, legacy=legacy)
+    for seq, values in enumerate(([2000] * 4, [6000] * 2)):
+        report = Report(
+            worker=0,
+            seq=seq,
+            t=T0 + seq + 1,
+            interval_s=1.0,
+            counters={"op.write.done": len(values)},
+            gauges={"op.write.target_ps": 5.0},
+            hdr={"op.write": _hdr(values)},
+        )
+        [sample] = agg.add(report)
+        assert sample.latency["updater.txn"] == sample.latency["op.write"]
+        assert sample.latency["updater.txn"].count == len(values)
+        assert sample.gauges["updater.target_tps"] == 5.0
+        assert "reader.read" not in sample.latency  # no point read ran
+    summary = agg.summary()
+    assert summary.latency["updater.txn"].count == summary.latency["op.write"].count == 6
+    assert summary.latency["updater.txn"].max == pytest.approx(6.0, rel=0.001)
+    assert summary.rates["updater.target_tps"] == 5.0
+
+
 def test_a_definitions_writing_executions_are_operations_once_though_they_also_count_transactions() -> None:
     # 3 executions of a definition (2 of them wrote: transactions 2), 4 polls
     assert operations_in({"op.a.done": 3, "transactions": 2, "mutations": 9, "polls": 4}) == 7

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from spanload.engine.workload_check import check
-from spanload.model.presets import builtin_definition
+from spanload.model.builtin_convert import builtin_definition
 from spanload.model.workload import Dialect
 from tests.engine.conftest import LocalTarget
 
@@ -58,15 +58,11 @@ def test_a_postgresql_twin_has_exactly_its_originals_knobs_and_operations(twin: 
     if original.watch is not None and pg.watch is not None:
         names = {"table", "timestamp", "index", "filter", "key", "stream", "versions", "shards"}
         assert pg.watch.model_dump(exclude=names) == original.watch.model_dump(exclude=names)
-        original_filter = original.watch.filter
-        assert pg.watch.filter == (original_filter.replace("ShardId", "shard_id") if original_filter else None)
-        # the reconciliation's columns and the shard split: the same, in the PG names
-        pg_names = {"Version": "version", "WriterId": "writer_id", "ShardId": "shard_id"}
-        assert (pg.watch.versions is None) == (original.watch.versions is None)
-        if original.watch.versions is not None and pg.watch.versions is not None:
-            expected = {k: pg_names[v] for k, v in original.watch.versions.model_dump().items()}
-            assert pg.watch.versions.model_dump() == expected
-        assert (pg.watch.shards is None) == (original.watch.shards is None)
-        if original.watch.shards is not None and pg.watch.shards is not None:
-            assert pg.watch.shards.column == pg_names[original.watch.shards.column]
-            assert pg.watch.shards.values == original.watch.shards.values
+        assert pg.watch.filter == (original.watch.filter and original.watch.filter.replace("ShardId", "shard_id"))
+        snake = {"ShardId": "shard_id", "Version": "version", "WriterId": "writer_id"}
+        for part in ("versions", "shards"):  # the same columns (the PG names), the same shard values
+            mine, theirs = getattr(pg.watch, part), getattr(original.watch, part)
+            assert (mine is None) == (theirs is None)
+            if mine is not None and theirs is not None:
+                expected = {k: snake.get(v, v) if isinstance(v, str) else v for k, v in theirs.model_dump().items()}
+                assert mine.model_dump() == expected

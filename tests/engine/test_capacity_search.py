@@ -10,11 +10,12 @@ import pytest
 from spanload.cli.headless import build_config
 from spanload.cli.render import capacity_table
 from spanload.cli.run_command import parse
-from spanload.engine.capacity import CapacitySearch, Names
+from spanload.engine.capacity import CapacitySearch, InFlightCap, Names, in_flight_cap
 from spanload.model import metrics
 from spanload.model.capacity import CapacityConfig, CapacityResult, Limit
 from spanload.model.config import RunConfig
 from spanload.model.errors import RunInvalid
+from spanload.model.presets import get_preset
 from spanload.model.samples import Gauge, Op, Sample
 
 NAMES = Names.of(RunConfig())
@@ -183,3 +184,12 @@ def test_the_cli_takes_a_search_and_prints_its_step_table(tmp_path: Path) -> Non
     ]
     assert table[-1].split() == ["400", "400.0", "79.9", "ms", "87.1", "ms", "87.7", "ms", "0.00%", "-", "-", "broke"]
     assert len(table) == 6 + len(result.steps)
+
+
+def test_the_in_flight_cap_of_a_definitions_operation_reads_its_knob() -> None:
+    """The write benchmark's write runs at most $parallelism in flight: the search names that knob
+    when the client is the limit (before, a knob reference left the client's limit unknown)."""
+    config = get_preset("capacity-write-benchmark").config  # parallelism 64 over 2 processes
+    assert in_flight_cap(config) == InFlightCap(64, "knobs.parallelism")
+    overridden = config.merged({"operations": {"write": {"max_in_flight": 5}}})
+    assert in_flight_cap(overridden) == InFlightCap(5, "operations.write.max_in_flight")  # 3 + 2 over the processes

@@ -69,6 +69,20 @@ def test_the_other_reports_have_presets() -> None:
     assert bench.knob_values()["transactions_per_second"] == 100 and bench.knob_values()["reads_per_second"] == 50
 
 
+def test_a_preset_of_a_built_in_definition_names_it_as_its_origin() -> None:
+    """So its run is not checked again before load, and answers to the updater's names (issue 22)."""
+    origins = {
+        p.name: (p.config.definition_origin.source.value, p.config.definition_origin.definition)
+        for p in presets.all_presets()
+        if p.config.definition is not None and p.config.definition_origin is not None
+    }
+    with_definition = [p.name for p in presets.all_presets() if p.config.definition is not None]
+    assert sorted(origins) == sorted(with_definition)
+    assert origins["write-benchmark"] == ("builtin", "write_benchmark")
+    assert origins["shop-pg-pgadapter"] == ("builtin", "shop_pg")
+    assert origins["light-change-stream"] == ("builtin", "change_watcher")
+
+
 def test_an_unknown_preset_names_the_valid_ones() -> None:
     with pytest.raises(UnknownPreset, match="light"):
         presets.get_preset("nope")

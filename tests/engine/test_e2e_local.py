@@ -22,8 +22,9 @@ from pathlib import Path
 import pytest
 
 from spanload.engine.supervisor import Supervisor
+from spanload.model.builtin_convert import builtin_definition
 from spanload.model.config import ConfigPatch, RunConfig, WorkerRuntime
-from spanload.model.presets import builtin_definition, get_preset
+from spanload.model.presets import get_preset
 from spanload.model.samples import Gauge, Op
 from spanload.model.settings import Settings
 from spanload.model.state import RunState

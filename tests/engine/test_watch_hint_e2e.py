@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+from spanload.model.builtin_convert import builtin_definition
 from spanload.model.config import WorkerRuntime
-from spanload.model.presets import builtin_definition
 from spanload.model.samples import Op
 from tests.engine.conftest import LocalTarget
 from tests.engine.test_definition_e2e import count, create_schema, query, run

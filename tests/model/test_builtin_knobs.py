@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import pytest
 
+from spanload.model.builtin_convert import builtin_definition
 from spanload.model.builtin_knobs import LEGACY_KNOBS, LEGACY_OPERATIONS, WATCH, ToKnob
 from spanload.model.config import ConfigPatch, RunConfig
 from spanload.model.errors import RunInvalid
-from spanload.model.presets import builtin_definition, make_config
+from spanload.model.presets import make_config
 
 
 def _on(name: str) -> RunConfig:

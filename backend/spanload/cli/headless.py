@@ -42,6 +42,7 @@ from spanload.model.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, RunErr
 from spanload.model.profile import parse_stages
 from spanload.model.settings import Settings, get_settings
 from spanload.model.state import RunSink, RunState
+from spanload.model.workload_file import Positions
 
 
 def build_config(args: SimpleNamespace) -> RunConfig:
@@ -142,8 +143,11 @@ def profile_from(args: SimpleNamespace) -> dict[str, Any] | None:
     return profile
 
 
-async def run_headless(run_id: str, config: RunConfig, settings: Settings, sink: RunSink) -> bool:
-    """Run until the duration ends, the run fails, or SIGINT/SIGTERM; True if interrupted."""
+async def run_headless(
+    run_id: str, config: RunConfig, settings: Settings, sink: RunSink, source: tuple[Any, Positions] | None = None
+) -> bool:
+    """Run until the duration ends, the run fails, or SIGINT/SIGTERM; True if interrupted. ``source``:
+    the ``--workload-file`` as read, which places the problems of its check before load."""
     from spanload.engine.supervisor import Supervisor  # the Spanner client loads only for a run that goes
 
     supervisor = Supervisor(settings, sink)
@@ -152,7 +156,7 @@ async def run_headless(run_id: str, config: RunConfig, settings: Settings, sink:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, interrupted.set)
     try:
-        await supervisor.start(run_id, config)
+        await supervisor.start(run_id, config, source)
         finished = asyncio.ensure_future(supervisor.wait_finished(run_id))
         interrupt = asyncio.ensure_future(interrupted.wait())
         await asyncio.wait({finished, interrupt}, return_when=asyncio.FIRST_COMPLETED)
@@ -221,7 +225,7 @@ def main(args: SimpleNamespace) -> int:
         sink.config = config
         saved = contextlib.nullcontext(sink) if args.no_save else saving(settings, run_id, config, sink)
         with saved as target_sink:
-            interrupted = asyncio.run(run_headless(run_id, config, settings, target_sink))
+            interrupted = asyncio.run(run_headless(run_id, config, settings, target_sink, _source(args)))
     outcome = Outcome(
         run_id=run_id,
         config=config,
@@ -235,11 +239,20 @@ def main(args: SimpleNamespace) -> int:
     return finish(args, outcome, checks)
 
 
+def _source(args: SimpleNamespace) -> tuple[Any, Positions] | None:
+    """The ``--workload-file`` as read (its data and positions), else None."""
+    workload_file = getattr(args, "workload_file", None)
+    if workload_file is None:
+        return None
+    _, data, positions = read_definition_file(workload_file)
+    return data, positions
+
+
 def finish(args: SimpleNamespace, outcome: Outcome, checks: list[thresholds.Threshold]) -> int:
     """The summary table, each threshold's verdict, the ``--json`` and ``--html`` files, and the exit code."""
     out = sys.stdout
     if outcome.summary is not None:
-        out.write("\n".join(summary_table(outcome.summary)) + "\n")
+        out.write("\n".join(summary_table(outcome.summary, outcome.config.definition)) + "\n")
     figures = thresholds.metrics_of(outcome.summary) if outcome.summary is not None else {}
     verdicts = [c.verdict(figures) for c in checks] if outcome.summary is not None else []
     for verdict in verdicts:

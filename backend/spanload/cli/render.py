@@ -161,8 +161,27 @@ def capacity_table(result: CapacityResult) -> list[str]:
     return lines
 
 
-def summary_table(summary: Summary) -> list[str]:
-    """The end-of-run table: latency percentiles per operation, rates and totals, reconciliation."""
+def totals_line(summary: Summary, definition: WorkloadDefinition | None = None) -> str:
+    """The run's totals that apply to it: a definition's writes only if it writes, its watch's only if
+    it watches (a run of the report workloads has them all). Without the ``definition`` (an old
+    caller), a run with per-operation figures is taken for a definition that watches."""
+    t = summary.totals
+    per_op = any(op_metrics.split(op) is not None for op in summary.latency)
+    writes = watches = reads = True
+    if definition is not None:
+        writes = any(op.writes for op in definition.operations.values()) or t.transactions > 0
+        watches, reads = definition.watch is not None, False
+    elif per_op:
+        writes, reads = False, False
+    parts = [f"transactions {t.transactions:,}", f"mutations {t.mutations:,}"] if writes else []
+    parts += [f"received changes {t.received_changes:,}", f"polls {t.polls:,}"] if watches else []
+    parts += [f"reads {t.reads:,}"] if reads else []
+    return "  ".join([*parts, f"errors {t.errors:,}", f"aborts {t.aborts:,}"])
+
+
+def summary_table(summary: Summary, definition: WorkloadDefinition | None = None) -> list[str]:
+    """The end-of-run table: latency percentiles per operation, rates and totals (those that apply to
+    ``definition``'s run, when given), reconciliation."""
     lines = [f"Summary ({_hms(summary.duration_s)})", ""]
     width = max([22, *(len(op) + 2 for op in summary.latency)])
     header = f"{'operation':<{width}}{'count':>9}{'p50':>11}{'p90':>11}{'p99':>11}{'p99.9':>11}{'max':>11}"
@@ -178,16 +197,7 @@ def summary_table(summary: Summary) -> list[str]:
             f"{_fmt_ms(p.p999):>11}{_fmt_ms(p.max):>11}"
         )
     lines.append("")
-    t = summary.totals
-    if any(op_metrics.split(op) is not None for op in summary.latency):  # a definition's run: no updater
-        lines.append(
-            f"received changes {t.received_changes:,}  polls {t.polls:,}  errors {t.errors:,}  aborts {t.aborts:,}"
-        )
-    else:
-        lines.append(
-            f"transactions {t.transactions:,}  mutations {t.mutations:,}  received changes {t.received_changes:,}  "
-            f"polls {t.polls:,}  reads {t.reads:,}  errors {t.errors:,}  aborts {t.aborts:,}"
-        )
+    lines.append(totals_line(summary, definition))
     rates = "  ".join(_average(k, v) for k, v in sorted(summary.rates.items()))
     lines.append(f"averages: {rates}")
     by_reason: dict[str, list[str]] = {}

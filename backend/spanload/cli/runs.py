@@ -22,6 +22,7 @@ from spanload.model.errors import EXIT_OK, RunError, RunInvalid, RunNotFound
 from spanload.model.samples import Summary
 from spanload.model.settings import get_settings
 from spanload.model.state import RunState
+from spanload.model.workload import WorkloadDefinition
 
 
 class Runs(Protocol):
@@ -218,7 +219,9 @@ def show_lines(run: dict[str, Any]) -> list[str]:
     if run["notes"]:
         lines.append(f"notes: {run['notes']}")
     if run["summary"] is not None:
-        lines += ["", *summary_table(Summary.model_validate(run["summary"]))]
+        definition = run["config"].get("definition")
+        known = WorkloadDefinition.model_validate(definition) if definition is not None else None
+        lines += ["", *summary_table(Summary.model_validate(run["summary"]), known)]
     return lines
 
 

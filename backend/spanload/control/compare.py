@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from spanload.control import noise
 from spanload.model.breakdown import Breakdown, is_split, unsplit
 from spanload.model.config import ClientInterface, RunConfig, Workload
+from spanload.model.definition_origin import OriginKind
 from spanload.model.live import LiveChange
 from spanload.model.samples import Sample, Summary
 from spanload.model.series import PERCENTILE_FIELDS, flatten
@@ -67,11 +68,19 @@ def current_form(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def workload_of(config: dict[str, Any]) -> Workload:
-    """A stored config's workload (the default for a config that no longer validates)."""
+    """A stored config's workload (the default for a config that no longer validates); a run of a
+    report workload's built-in definition (or its PostgreSQL twin) is that report workload's, whose
+    figures it carries under their names (the aggregator's legacy names)."""
     try:
-        return RunConfig.model_validate(config).workload
+        parsed = RunConfig.model_validate(config)
     except (ValidationError, ValueError):
         return Workload.CHANGE_WATCHER
+    origin = parsed.definition_origin
+    if origin is not None and origin.source is OriginKind.BUILTIN:
+        name = origin.definition.removesuffix("_pg")
+        if name in {w.value for w in Workload}:
+            return Workload(name)
+    return parsed.workload
 
 
 def interface_of(config: dict[str, Any]) -> ClientInterface | None:

@@ -157,9 +157,20 @@ class Aggregator:
     """Collects reports of one run and produces samples and the whole-run summary."""
 
     def __init__(
-        self, started_at: float, interval_s: float, workers: int, via_pgadapter: bool = False, warmup_s: float = 0.0
+        self,
+        started_at: float,
+        interval_s: float,
+        workers: int,
+        via_pgadapter: bool = False,
+        warmup_s: float = 0.0,
+        legacy: dict[str, str] | None = None,
     ) -> None:
+        """``legacy`` (legacy name -> figure, model/builtin_convert.py ``legacy_names``): on a run of a
+        built-in definition, each interval and the summary also carry the operation's figures under
+        the updater's and reader's names (``updater.txn``, ``updater.tps``...), so the live page,
+        profiles, capacity searches, exports and compares that read them keep working."""
         self.started_at = started_at
+        self.legacy = legacy or {}
         self.warmup_s = warmup_s  # its intervals (model.warmup) stay out of the summary's figures
         self._measured_from = started_at  # end of the last warm-up interval emitted
         self._measured_counters: dict[str, int] = {}  # counters of the intervals after the warm-up
@@ -247,7 +258,13 @@ class Aggregator:
         for report in pending.reports:
             _add_counts(counters, report.counters)
             _add_counts(errors, report.errors_by_code)
+        for old, new in self.legacy.items():  # the reads total of a built-in's read operation
+            if new in counters:
+                counters.setdefault(old, counters[new])
         merged = metrics.merge_maps(r.hdr for r in pending.reports)
+        for old, new in self.legacy.items():
+            if new in merged and old not in merged:
+                merged[old] = merged[new]
         timings = merge_timings(r.timings for r in pending.reports)
         interval_s = max((r.interval_s for r in pending.reports), default=self.interval_s) or self.interval_s
         t = max((r.t for r in pending.reports), default=self.started_at + (seq + 1) * self.interval_s)
@@ -265,6 +282,9 @@ class Aggregator:
         cpu_s = interval_cpu_s(gauges, interval_s)
         if cpu_s is not None and (cost := per_change_ms(cpu_s, changes)) is not None:
             gauges[Gauge.SERVER_CPU_PER_CHANGE_MS] = cost
+        for old, new in self.legacy.items():
+            if new in gauges:
+                gauges.setdefault(old, gauges[new])
 
         _add_counts(self._counters, counters)
         _add_counts(self._errors, errors)

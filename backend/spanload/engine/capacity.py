@@ -55,8 +55,10 @@ from spanload.model.config import ConfigPatch, RunConfig
 from spanload.model.errors import RunConflict
 from spanload.model.events import EventKind
 from spanload.model.op_metrics import OpGauge, OpHistogram
+from spanload.model.pacing import resolve
 from spanload.model.profile import patch_for
 from spanload.model.samples import Gauge, Op, Sample
+from spanload.model.workload import is_ref, ref_name
 from spanload.workers.pacing import share_threads
 
 logger = logging.getLogger(__name__)
@@ -388,17 +390,20 @@ def machine_cpu_s() -> float | None:
 def in_flight_cap(config: RunConfig) -> InFlightCap | None:
     """The operations the workers can run at once between them: the updater's parallelism (each
     worker runs its share, at least one), or the open-loop operation's max_in_flight; None for a
-    closed-loop operation (its concurrency is what the search raises) or a knob reference."""
+    closed-loop operation (its concurrency is what the search raises)."""
     c = config.capacity
     workers = config.processes
     if config.definition is None or c is None or c.operation is None:
         total = config.updater.parallelism
         return InFlightCap(sum(share_threads(total, w, workers) for w in range(workers)), "updater.parallelism")
     op = config.definition.operations[c.operation]
-    if op.rate is None or not isinstance(op.max_in_flight, int | float):
+    if op.rate is None:
         return None
-    total = int(op.max_in_flight)
-    knob = f"operations.{c.operation}.max_in_flight"
+    override = config.operations.get(c.operation)
+    total = resolve(config.definition, c.operation, config.knob_values(), override).max_in_flight
+    by_knob = is_ref(op.max_in_flight) and (override is None or override.max_in_flight is None)
+    # the field to raise: the knob it reads (a built-in's parallelism), else the operation's own
+    knob = f"knobs.{ref_name(str(op.max_in_flight))}" if by_knob else f"operations.{c.operation}.max_in_flight"
     return InFlightCap(sum(share_threads(total, w, workers) for w in range(workers)), knob)
 
 

@@ -39,7 +39,7 @@ import time
 from collections.abc import Coroutine
 from typing import Any
 
-from spanload.engine import pgadapter_run, schema_setup
+from spanload.engine import pgadapter_run, schema_setup, thresholds, workload_check
 from spanload.engine.abort_rules import AbortWatch
 from spanload.engine.aggregator import Aggregator
 from spanload.engine.capacity import CapacityRunner
@@ -50,7 +50,7 @@ from spanload.engine.run_handles import RunHandle, WorkerHandle, resolve
 from spanload.engine.run_summary import assemble_summary, worker_cpu
 from spanload.engine.tpcc_verdict import inconsistent
 from spanload.engine.transports import WorkerLauncher, WorkerSpec, WorkerTransport
-from spanload.model import protocol
+from spanload.model import protocol, tags
 from spanload.model.config import ClientInterface, ConfigPatch, LatencyModel, Placement, RunConfig, TargetKind
 from spanload.model.errors import RunConflict, RunError, RunInvalid, RunNotFound
 from spanload.model.events import EventKind
@@ -58,11 +58,13 @@ from spanload.model.profile import ProfileEdit, ProfileStatus
 from spanload.model.samples import Gauge, Sample
 from spanload.model.settings import Settings
 from spanload.model.state import RunAction, RunSink, RunState, check_action
+from spanload.model.workload_file import Positions
 from spanload.spanner.local_server import TargetChange
 
 logger = logging.getLogger(__name__)
 
 HELLO_TIMEOUT_S = 60.0  # a worker imports the Spanner client before it says hello
+VALIDATE = "validate"  # the operation tag of the check before load
 READY_TIMEOUT_S = 300.0  # schema creation on a cloud target can take minutes
 EXIT_STATUS_WAIT_S = 2.0  # after a worker's output ends, how long its exit status may take to arrive
 EXIT_TIMEOUT_S = 10.0  # a failed run's killed workers must be gone within this
@@ -145,8 +147,11 @@ class Supervisor:
 
     # -- start --------------------------------------------------------------------------------------
 
-    async def start(self, run_id: str, config: RunConfig) -> None:
-        """Spawn the run's worker processes; return once every one of them said hello.
+    async def start(self, run_id: str, config: RunConfig, source: tuple[Any, Positions] | None = None) -> None:
+        """Spawn the run's worker processes; return once every one of them said hello. A definition
+        that is no built-in is validated against the target first, as ``spanload validate`` does
+        (:class:`DefinitionInvalid` lists its problems, placed on ``source``'s lines when given: the
+        file as read).
 
         The schema is then created and the load started in the background: the sink sees
         STARTING now, then RUNNING (or FAILED with the reason).
@@ -155,7 +160,9 @@ class Supervisor:
         if existing is not None and existing.state.is_active:
             raise RunConflict(f"run {run_id!r} is already {existing.state.value}")
         plan = check_start(config, self.settings, self._worker_command)
-        await asyncio.to_thread(schema_setup.check_consent, config, self.emulator_host(config))
+        host = self.emulator_host(config)
+        await asyncio.to_thread(schema_setup.check_consent, config, host)
+        await self._check_definition(run_id, config, host, source)
         config = config.seeded().model_copy(update={"placement": plan.placement})
         run = RunHandle(id=run_id, config=config, state=RunState.STARTING)
         run.abort = AbortWatch(config.abort_on) if config.abort_on else None
@@ -181,6 +188,18 @@ class Supervisor:
             await self._fail(run, reason)
             raise RunError(reason) from err
         run.tasks.append(self._task(self._begin(run), f"begin-{run_id}"))
+
+    async def _check_definition(
+        self, run_id: str, config: RunConfig, host: str | None, source: tuple[Any, Positions] | None
+    ) -> None:
+        settings = self.settings
+        scratch = host or self.local_spanner_address or f"{settings.local_spanner_host}:{settings.local_spanner_port}"
+        try:
+            data, positions = source or (None, None)
+            tag = tags.operation_tag(run_id, VALIDATE)
+            await asyncio.to_thread(workload_check.check_before_load, config, scratch, host, data, positions, tag)
+        except workload_check.TargetUnusable as err:  # worker 0 meets it too and fails the run with it
+            logger.info("definition not checked before load: %s", err)
 
     def _attach(self, run: RunHandle, index: int, transport: WorkerTransport) -> WorkerHandle:
         loop = asyncio.get_running_loop()
@@ -263,6 +282,7 @@ class Supervisor:
             len(run.workers),
             via_pgadapter=run.config.client.interface is ClientInterface.PGADAPTER,
             warmup_s=run.config.warmup_s,
+            legacy=thresholds.legacy_names(run.config),
         )
         run.begun_monotonic = time.monotonic()
         for worker in run.workers:

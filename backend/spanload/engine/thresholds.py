@@ -6,6 +6,10 @@ Names a threshold can use (see :func:`metrics_of`):
   ``reader`` and ``reader_intended``; stats p50 p90 p95 p99 p999 max mean;
 - every whole-run rate by its Gauge name (``updater.tps``, ``watcher.changes_ps``, ``errors_ps``);
 - ``totals.<name>`` (``totals.errors``) and ``reconciliation.<name>`` (``reconciliation.ok`` is 1 or 0).
+
+A run of a built-in definition (a report workload's config, converted) has the updater's and
+reader's figures too (the aggregator copies them from the operations that took those roles:
+model/builtin_knobs.py ``LEGACY_FIGURES``), so ``updater.p99_ms<50`` keeps judging its writes.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from spanload.model import op_metrics, tpcc
+from spanload.model.builtin_convert import legacy_names
 from spanload.model.conditions import ALIASES, OPERATORS, STATS, Threshold, ThresholdError, parse
 from spanload.model.config import RunConfig, Workload
 from spanload.model.samples import Gauge, Op, Percentiles, Reconciliation, Sample, Summary, Totals
@@ -25,6 +30,7 @@ __all__ = [
     "ThresholdError",
     "check_names",
     "known_metrics",
+    "legacy_names",
     "metrics_of",
     "metrics_of_sample",
     "parse",
@@ -65,10 +71,9 @@ def metrics_of(summary: Summary) -> dict[str, float]:
 def _latency_ops(config: RunConfig) -> list[str]:
     if config.definition is not None:
         names = list(config.definition.operations)
-        return [op_metrics.name(h, n) for n in names for h in op_metrics.OpHistogram] + [
-            Op.WATCHER_NOTIFY.value,
-            Op.WATCHER_POLL.value,
-        ]
+        legacy = [old for old in legacy_names(config) if old in {op.value for op in Op}]
+        watch = [op.value for op in Op if op.value.startswith("watcher.")]  # poll, its server time, notify...
+        return [op_metrics.name(h, n) for n in names for h in op_metrics.OpHistogram] + [*watch, *legacy]
     if config.workload is Workload.TPCC:
         return [o for t in tpcc.TxType for o in (t.op, t.op_intended, t.op_server, t.op_failed)]
     return [op.value for op in Op]

@@ -28,7 +28,8 @@ from google.cloud.spanner_v1 import ExecuteSqlRequest
 
 from spanload.engine.workload_dry_run import DryRunResult
 from spanload.engine.workload_dry_run import dry_run as run_once
-from spanload.model.config import Target, TargetKind
+from spanload.model.config import RunConfig, Target, TargetKind
+from spanload.model.definition_origin import OriginKind
 from spanload.model.errors import Unavailable
 from spanload.model.workload import (
     Dialect,
@@ -40,7 +41,7 @@ from spanload.model.workload import (
     WorkloadDefinition,
     step_kind,
 )
-from spanload.model.workload_file import DefinitionProblem, Positions
+from spanload.model.workload_file import DefinitionInvalid, DefinitionProblem, Positions
 from spanload.model.workload_types import value_type
 from spanload.spanner import client as spanner_client
 from spanload.spanner import schemas
@@ -98,14 +99,17 @@ def pg_base_type(pg_type_name: str) -> str:
     return PG_TYPES.get(name, name)
 
 
-def read_catalog(database: Any, pg: bool = False) -> Catalog:
-    """The tables of ``database`` (``pg``: a PostgreSQL one, whose tables are in schema public)."""
+def read_catalog(database: Any, pg: bool = False, tag: str | None = None) -> Catalog:
+    """The tables of ``database`` (``pg``: a PostgreSQL one, whose tables are in schema public);
+    ``tag``: the request tag of its queries (a run's, when it checks before load)."""
     catalog = Catalog()
+    options = {"request_tag": tag} if tag else None
     schema, to_base = ("public", pg_base_type) if pg else ("", base_type)
     with database.snapshot(multi_use=True) as snap:
         for table, column, typ in snap.execute_sql(
             "SELECT TABLE_NAME, COLUMN_NAME, SPANNER_TYPE FROM INFORMATION_SCHEMA.COLUMNS "
-            f"WHERE TABLE_SCHEMA = '{schema}' ORDER BY TABLE_NAME, ORDINAL_POSITION"
+            f"WHERE TABLE_SCHEMA = '{schema}' ORDER BY TABLE_NAME, ORDINAL_POSITION",
+            request_options=options,
         ):
             catalog.names[table.upper()] = table
             catalog.names[f"{table.upper()}.{column.upper()}"] = column
@@ -113,7 +117,8 @@ def read_catalog(database: Any, pg: bool = False) -> Catalog:
         for table, index, column in snap.execute_sql(
             "SELECT TABLE_NAME, INDEX_NAME, COLUMN_NAME FROM INFORMATION_SCHEMA.INDEX_COLUMNS "
             f"WHERE TABLE_SCHEMA = '{schema}' AND ORDINAL_POSITION IS NOT NULL "
-            "ORDER BY TABLE_NAME, INDEX_NAME, ORDINAL_POSITION"
+            "ORDER BY TABLE_NAME, INDEX_NAME, ORDINAL_POSITION",
+            request_options=options,
         ):
             catalog.keys.setdefault((table.upper(), index.upper()), []).append(column)
     return catalog
@@ -122,8 +127,11 @@ def read_catalog(database: Any, pg: bool = False) -> Catalog:
 class Checker:
     """Collects the problems of one definition against one database."""
 
-    def __init__(self, definition: WorkloadDefinition, data: Any, positions: Positions | None) -> None:
+    def __init__(
+        self, definition: WorkloadDefinition, data: Any, positions: Positions | None, tag: str | None = None
+    ) -> None:
         self.definition = definition
+        self.tag = tag  # the request tag of its queries
         self.data = data
         self.positions = positions
         self.problems: list[DefinitionProblem] = []
@@ -239,7 +247,7 @@ class Checker:
                 types[param] = pg_type(PARAM_TYPES[typ]) if pg else PARAM_TYPES[typ]
         params = dict.fromkeys(types)  # PLAN analyses types only: each parameter is a NULL of its type
         try:
-            fields = _plan(database, step.sql, params, types, pg)
+            fields = _plan(database, step.sql, params, types, pg, self.tag)
         except gexc.GoogleAPICallError as err:
             text = _REQUEST_ID.sub("", status_text(err)).split("\n", 1)[0]  # not the caret lines: placed below
             at = _AT.search(text)
@@ -254,11 +262,14 @@ class Checker:
                 bound[alias] = typ
 
 
-def _plan(database: Any, sql: str, params: dict[str, Any], types: dict[str, Any], pg: bool = False) -> dict[str, str]:
+def _plan(
+    database: Any, sql: str, params: dict[str, Any], types: dict[str, Any], pg: bool = False, tag: str | None = None
+) -> dict[str, str]:
     """Spanner's analysis of one statement (PLAN mode: nothing runs). Returns its columns' types."""
+    options = {"request_tag": tag} if tag else None
     if not is_dml((scan_pg if pg else scan)(sql)[1]):
         with database.snapshot() as snap:
-            result = snap.execute_sql(sql, params=params, param_types=types, query_mode=PLAN)
+            result = snap.execute_sql(sql, params=params, param_types=types, query_mode=PLAN, request_options=options)
             list(result)
             row_type = result.metadata.row_type.fields if result.metadata else []
             return {f.name.upper(): _type_name(f.type_) for f in row_type}
@@ -267,7 +278,7 @@ def _plan(database: Any, sql: str, params: dict[str, Any], types: dict[str, Any]
         pass
 
     def plan_dml(transaction: Any) -> None:
-        list(transaction.execute_sql(sql, params=params, param_types=types, query_mode=PLAN))
+        list(transaction.execute_sql(sql, params=params, param_types=types, query_mode=PLAN, request_options=options))
         raise _Rollback
 
     with contextlib.suppress(_Rollback):
@@ -322,14 +333,37 @@ def check(
     data: Any = None,
     positions: Positions | None = None,
     dry_run: dict[str, KnobValue] | None = None,
+    tag: str | None = None,
 ) -> CheckResult:
     """Validate ``definition`` against ``target`` (None: offline). ``scratch_host`` is a local
     Spanner for the scratch database, which is dropped afterwards. With ``dry_run`` (the knob
     values to run with), a valid definition's operations are each executed once there, writes
-    rolled back. Raises :class:`TargetUnusable` with one sentence when the target cannot be reached
-    or used."""
+    rolled back. ``tag`` is the request tag of its queries. Raises :class:`TargetUnusable` with one
+    sentence when the target cannot be reached or used."""
     with _unusable(target):
-        return _check(definition, scratch_host, target, emulator_host, data, positions, dry_run)
+        return _check(definition, scratch_host, target, emulator_host, data, positions, dry_run, tag)
+
+
+def check_before_load(
+    config: RunConfig,
+    scratch_host: str,
+    emulator_host: str | None,
+    data: Any = None,
+    positions: Positions | None = None,
+    tag: str | None = None,
+) -> None:
+    """The check ``spanload validate`` makes, made before a run's load: a definition sent inline, a
+    ``--workload-file`` or a saved one, against the run's target. A built-in definition (a file of
+    workloads/, checked by the tests) is not checked again. ``data`` and ``positions`` (the file as
+    read) place each problem on its line and column; ``tag`` (the run's) tags its queries. Raises
+    :class:`DefinitionInvalid` listing the problems, or :class:`TargetUnusable` with one sentence."""
+    definition = config.definition
+    origin = config.definition_origin
+    if definition is None or (origin is not None and origin.source is OriginKind.BUILTIN):
+        return
+    result = check(definition, scratch_host, config.target, emulator_host, data, positions, tag=tag)
+    if result.problems:
+        raise DefinitionInvalid(result.problems, definition.name)
 
 
 def _check(
@@ -340,8 +374,9 @@ def _check(
     data: Any,
     positions: Positions | None,
     dry_run: dict[str, KnobValue] | None,
+    tag: str | None = None,
 ) -> CheckResult:
-    checker = Checker(definition, data, positions)
+    checker = Checker(definition, data, positions, tag)
     if target is None:
         base_ddl: list[str] = []
         missing = list(definition.ddl)
@@ -367,7 +402,7 @@ def _check(
 
 
 def _check_on(checker: Checker, database: Any, dry_run: dict[str, KnobValue] | None) -> list[DryRunResult] | None:
-    catalog = read_catalog(database, checker.definition.dialect is Dialect.POSTGRESQL)
+    catalog = read_catalog(database, checker.definition.dialect is Dialect.POSTGRESQL, checker.tag)
     checker.check_schema(catalog)
     checker.check_statements(database, catalog)
     if dry_run is None or checker.problems:

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from spanload.model.errors import RunInvalid
+from spanload.model.op_metrics import OpCounter, OpGauge, OpHistogram
+from spanload.model.op_metrics import name as op_metric
 
 
 @dataclass(frozen=True)
@@ -170,3 +172,47 @@ def _pick(
         return
     for op in group.among:
         operations.setdefault(op, {})["enabled"] = op in on
+
+
+def updater_operation(name: str, mode: str) -> str:
+    """The operation of built-in ``name`` that the legacy updater's ``mode`` runs (what a profile or a
+    capacity search of an old config drove: "the updater's rate")."""
+    group = next(g for g in LEGACY_OPERATIONS[name] if g.switch == "updater.enabled")
+    return group.by_value.get(mode, group.by_value[group.default])[0]
+
+
+# The legacy figures' names (samples.Op, samples.Gauge) -> the same figure of the definition's
+# operation that took the legacy role over (``updater``: the enabled write, ``reader``: the enabled
+# read): the one table by which thresholds, abort rules and the compare with old saved runs read a
+# run of a built-in definition under the names they always had.
+LEGACY_FIGURES: dict[str, tuple[str, OpHistogram | OpGauge | OpCounter]] = {
+    "updater.txn": ("updater", OpHistogram.LATENCY),
+    "updater.txn_intended": ("updater", OpHistogram.INTENDED),
+    "updater.txn_server": ("updater", OpHistogram.SERVER),
+    "updater.txn.failed": ("updater", OpHistogram.FAILED),
+    "updater.target_tps": ("updater", OpGauge.TARGET_PS),
+    "updater.scheduled_tps": ("updater", OpGauge.SCHEDULED_PS),
+    "updater.behind": ("updater", OpGauge.BEHIND),
+    "updater.tps": ("updater", OpGauge.PS),
+    "reader.read": ("reader", OpHistogram.LATENCY),
+    "reader.read_intended": ("reader", OpHistogram.INTENDED),
+    "reader.read_server": ("reader", OpHistogram.SERVER),
+    "reader.read.failed": ("reader", OpHistogram.FAILED),
+    "reader.target_rps": ("reader", OpGauge.TARGET_PS),
+    "reader.scheduled_rps": ("reader", OpGauge.SCHEDULED_PS),
+    "reader.behind": ("reader", OpGauge.BEHIND),
+    "reader.rps": ("reader", OpGauge.PS),
+    "reads": ("reader", OpCounter.DONE),  # the reads counter (Counter.READS), the summary's reads total
+}
+
+
+def legacy_figures(name: str, enabled: set[str]) -> dict[str, str]:
+    """Legacy figure name -> the figure of a run of built-in ``name`` whose ``enabled`` operations run
+    (empty for a definition that is no built-in)."""
+    roles: dict[str, str] = {}
+    for group in LEGACY_OPERATIONS.get(name, ()):
+        role = group.switch.partition(".")[0]
+        on = [op for op in group.among if op in enabled]
+        if on:
+            roles[role] = on[0]
+    return {old: op_metric(t, roles[role]) for old, (role, t) in LEGACY_FIGURES.items() if role in roles}

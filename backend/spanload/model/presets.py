@@ -27,16 +27,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
 from typing import Any
 
+from spanload.model.builtin_convert import builtin_definition
 from spanload.model.config import RunConfig
 from spanload.model.errors import UnknownPreset
-from spanload.model.workload import WorkloadDefinition
-from spanload.model.workload_file import parse_definition
-
-BUILTIN_WORKLOADS = Path(__file__).resolve().parents[3] / "workloads"
 
 
 @dataclass(frozen=True)
@@ -81,19 +76,6 @@ def _config(name: str, body: dict[str, Any]) -> RunConfig:
     return RunConfig.model_validate({"preset": name, **body})
 
 
-def builtin_definition(name: str) -> WorkloadDefinition:
-    """The built-in definition ``workloads/<name>.yaml`` of the repository (a copy of its own)."""
-    return _parsed_builtin(name).model_copy(deep=True)
-
-
-@cache
-def _parsed_builtin(name: str) -> WorkloadDefinition:
-    """Each file parsed once per process: the presets take 28 definitions from 6 files, and parsing
-    them all again cost every process that imports this module 0.3 s of CPU."""
-    path = BUILTIN_WORKLOADS / f"{name}.yaml"
-    return parse_definition(path.read_text(), path.name)
-
-
 def _builtin(
     name: str,
     workload: str,
@@ -106,7 +88,9 @@ def _builtin(
     definition = builtin_definition(workload).model_dump(mode="json", exclude_unset=True)
     if watch:
         definition["watch"] = {**definition["watch"], **watch}
-    return _config(name, {**(body or {}), "workload": "definition", "definition": definition, "knobs": knobs})
+    origin = {"source": "builtin", "definition": workload}
+    run = {"workload": "definition", "definition": definition, "definition_origin": origin, "knobs": knobs}
+    return _config(name, {**(body or {}), **run})
 
 
 def _change_watcher() -> list[Preset]:

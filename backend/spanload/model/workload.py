@@ -487,6 +487,12 @@ class Operation(_Strict):
     def _think_time(cls, value: str) -> str:
         return _check_duration(value)
 
+    @property
+    def writes(self) -> bool:
+        """It writes: a mutation step, or a transaction that exists to write (DML included)."""
+        writing = (TransactionKind.READ_WRITE, TransactionKind.BATCH_WRITE, TransactionKind.PARTITIONED_DML)
+        return self.transaction in writing or any(step_kind(s) in MUTATION_KINDS for s in self.steps)
+
     @model_validator(mode="after")
     def _shape(self) -> Self:
         if (self.rate is None) == (self.concurrency is None):
