@@ -68,6 +68,8 @@ def test_the_change_streams_experiment_sets_polling_against_a_stream_on_the_ligh
         "server.cpu_per_change_ms",
         "server.watch_cpu_per_change_ms",
         "watcher.lag_ms",
+        "reconciliation.ok",
+        "reconciliation.final_versions_missing",
         "totals.received_changes",
         "op.write.ps",
     ]

@@ -73,9 +73,12 @@ CHANGE_STREAMS = Experiment(
         # closed minutes: what Cloud Spanner reports; a variant needs a whole minute inside it
         KeyFigure("server.watch_cpu_per_change_ms", "watcher SYS CPU ms/change"),
         KeyFigure("watcher.lag_ms", "watcher lag ms"),
-        # a definition's watch has no Version/WriterId reconciliation (workloads/README.md), nor a
-        # count of rows written: the changes received (a poll misses a row's versions overwritten
-        # between polls, a stream gets each) beside the commits a second both variants achieved
+        # change_watcher.yaml writes versioned keys and its watch reads them (watch.versions): each
+        # variant's exact reconciliation, every final version received (1 = ok, nothing twice)
+        KeyFigure("reconciliation.ok", "reconciled exactly (1 = yes)"),
+        KeyFigure("reconciliation.final_versions_missing", "final versions missing"),
+        # the changes received (a poll misses a row's versions overwritten between polls, a stream
+        # gets each) beside the commits a second both variants achieved
         KeyFigure("totals.received_changes", "changes received"),
         KeyFigure("op.write.ps", "commits/s achieved"),
     ),
