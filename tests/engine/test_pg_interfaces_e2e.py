@@ -9,9 +9,9 @@ definition: the watcher received each order exactly once (received changes = COU
 the orders placed), and money is kept (balances + order amounts = what the load put there, drawn by
 hand from SplitMix64 as the README says).
 
-And workloads/change_watcher_pg.yaml (the Change Watcher's PG twin) on ``postgresql``: its poll
-forced through singers_by_shard_last_updated (``/*@ FORCE_INDEX=... */``) and filtered on the
-generated shard_id, receiving exactly the rows written.
+And workloads/change_watcher_pg.yaml (the Change Watcher's PG twin) with light's shape of load on
+both interfaces in both runtimes: its poll forced through singers_by_shard_last_updated
+(``/*@ FORCE_INDEX=... */``) and split by the generated shard_id, reconciling exactly.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from spanload.model.workload import DEFAULT_ALPHABET
 from spanload.model.workload_file import parse_definition
 from spanload.spanner import client as spanner_client
 from spanload.workers.interp.prng import stream
-from tests.engine.conftest import LocalTarget
+from tests.engine.conftest import LocalTarget, assert_reconciled_exactly
 from tests.engine.test_definition_e2e import SEED, WORKLOADS, count, run
 from tests.engine.test_preload import PreloadRecorder
 
@@ -157,32 +157,45 @@ def test_shop_pg_reconciles_exactly_and_keeps_its_money(
         assert server is None and health == [False, False]
 
 
-def test_change_watcher_pg_watch_receives_exactly_the_rows_written(local_spanner: LocalTarget) -> None:
-    # Only batch_insert writes (new keys uniform over 1..2^62, each written once), so every row the
-    # table holds afterwards is one change: the watch must have received each exactly once. Its
-    # filter reads shard_id, a generated column: a row whose shard_id were not computed (NULL) would
-    # be missed. About 10 s of wall time here (3 s measured, plus start, schema and final drain).
+@pytest.mark.parametrize(("runtime", "interface"), CASES, ids=lambda v: str(v.value))
+def test_change_watcher_pg_reconciles_exactly_on_every_interface(
+    local_spanner: LocalTarget, interface: ClientInterface, runtime: WorkerRuntime
+) -> None:
+    """The Change Watcher's PG twin with light's shape of load (single-use upserts of 1..max_mutations
+    versioned keys, plus batch inserts of new keys) on both PostgreSQL interfaces in both runtimes:
+    every final version received once (engine/reconcile.py over the writers' and the watcher's
+    ledgers), and the keys written are exactly the table's rows. The poll is forced through
+    singers_by_shard_last_updated and split between 2 watchers by shard_id, a generated column: a
+    row whose shard_id were not computed (NULL) would be missed."""
     definition = parse_definition((WORKLOADS / "change_watcher_pg.yaml").read_text(), "change_watcher_pg.yaml")
     config = local_spanner.config(
         {
             "workload": "definition",
             "definition": definition.model_dump(mode="json", exclude_unset=True),
             "seed": SEED,
-            "client": {"interface": ClientInterface.POSTGRESQL.value, "timeout_ms": 30_000},
-            "knobs": {"transactions_per_second": 20.0, "batch_rows": 3, "parallelism": 4, "poll_interval": 200},
-            "operations": {"write": {"enabled": False}, "batch_insert": {"enabled": True}},
+            "client": {"interface": interface.value, "timeout_ms": 30_000},
+            "knobs": {
+                "transactions_per_second": 10.0,
+                "max_mutations": 10,
+                "key_space": 1000,
+                "batch_rows": 3,
+                "parallelism": 4,
+                "watchers": 2,
+                "poll_interval": 200,
+            },
+            "operations": {"batch_insert": {"enabled": True}},
             "duration_s": 3.0,
-        }
+        },
+        runtime=runtime,
     )
     assert config.knob_values()["table_hint"] is True
-    summary, _ = run(config, "change-watcher-pg")
+    summary, _ = run(config, f"change-watcher-pg-{runtime.value}-{interface.value}")
+    assert [w.runtime for w in summary.workers] == [runtime.value]
     assert summary.totals.errors == 0, summary.errors_by_code
     assert Op.WATCHER_POLL_FAILED not in summary.latency
-
+    r = assert_reconciled_exactly(summary)
     ((rows, stamped),) = query(local_spanner, config, "SELECT count(*), count(last_updated) FROM singers")
     ((sharded,),) = query(local_spanner, config, "SELECT count(*) FROM singers WHERE shard_id BETWEEN -18 AND 18")
-    assert rows == 3 * count(summary, "batch_insert") > 0
-    assert stamped == sharded == rows
-    assert count(summary, "write") == 0
-    assert summary.totals.received_changes == rows
-    assert summary.latency[Op.WATCHER_NOTIFY].count == rows
+    assert r.keys_written == rows == stamped == sharded
+    assert count(summary, "write") > 0 and count(summary, "batch_insert") > 0
+    assert summary.latency[Op.WATCHER_NOTIFY].count == summary.totals.received_changes
