@@ -1,6 +1,11 @@
 import "@testing-library/jest-dom/vitest";
-import { cleanup } from "@testing-library/react";
+import { cleanup, configure } from "@testing-library/react";
 import { afterEach } from "vitest";
+
+// findBy*/waitFor wait for what a test expects to appear; 1 s (the library's default) was once too
+// short for a lazily loaded page on a loaded 2-core CI machine. A wait is a bound, not an assertion
+// on time: a test still fails when the element never comes.
+configure({ asyncUtilTimeout: 5_000 });
 
 afterEach(() => {
   cleanup();
