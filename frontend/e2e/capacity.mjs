@@ -80,7 +80,7 @@ try {
       target: { kind: "local", database: fresh(), commit_knee: { rate: 15, delay_ms: 100 } },
       updater: { transactions_per_second: 1, mutations_per_transaction: 1, parallelism: 16 },
       watcher: { enabled: false },
-      capacity: { start_rate: 4, step: 8, max_rate: 36, min_step_s: 2, max_step_s: 4, percentile: "p50", latency_ms: 50, achieved_pct: null },
+      capacity: { start_rate: 4, step: 8, max_rate: 36, min_step_s: 4, max_step_s: 6, percentile: "p50", latency_ms: 50, achieved_pct: null },
     };
     const run = await page.evaluate(async (body) => {
       const r = await fetch("/api/runs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ config: body }) });
