@@ -143,3 +143,27 @@ class Follower:
         except BaseException as err:  # reaches run() at once: it re-raises the first one
             with self.lock:
                 self.errors.append(err)
+
+
+def assert_children_deliver_each_commit_once(
+    follower: Follower, commits: list[tuple[dt.datetime, int, int]], key: str, value: str
+) -> None:
+    """What a follower of every child partition read after its table's split divided: each child
+    names its parent, every commit ``(commit timestamp, key, value)`` came exactly once, and within
+    one partition's records a key's changes come in commit order (Spanner's change stream guarantees,
+    for either dialect: ``key`` / ``value`` are the column names of the table's key and value)."""
+    kids = [r for r in follower.records if r["kind"] == "children"]
+    assert kids, "the table's split divided but no child partitions record came"
+    for r in kids:
+        assert [c["parents"] for c in r["children"]] == [[r["partition"]]] * len(r["children"])
+    data = [r for r in follower.records if r["kind"] == "data"]
+    got = sorted(
+        (r["commit_timestamp"], int(m["keys"][key]), int(m["new_values"][value])) for r in data for m in r["mods"]
+    )
+    assert got == sorted(commits)
+    per_key: dict[tuple[str, int], list[dt.datetime]] = {}
+    for r in data:
+        for m in r["mods"]:
+            per_key.setdefault((r["partition"], int(m["keys"][key])), []).append(r["commit_timestamp"])
+    assert all(v == sorted(v) for v in per_key.values())
+    assert len(follower.partitions) > 1

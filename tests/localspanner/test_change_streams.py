@@ -21,7 +21,7 @@ from google.cloud.spanner_v1 import KeySet
 from google.cloud.spanner_v1.database import Database
 from google.cloud.spanner_v1.instance import Instance
 
-from .changestreams import Follower, query
+from .changestreams import Follower, assert_children_deliver_each_commit_once, query
 from .conftest import OPERATION_TIMEOUT_S, create_database
 from .server_process import ServerProcess
 
@@ -264,26 +264,7 @@ def test_children_after_split_and_exactly_once(instance: Instance, local_spanner
         end = now()
         follower = Follower(db, "S", start, end)
         follower.run()
-        kids = [r for r in follower.records if r["kind"] == "children"]
-        assert kids, "the table's split divided (8 rows per split, 20 rows) but no child partitions record came"
-        for r in kids:
-            for c in r["children"]:
-                assert c["parents"] == [r["partition"]]
-        got = sorted(
-            (r["commit_timestamp"], int(m["keys"]["Id"]), int(m["new_values"]["B"]))
-            for r in follower.records
-            if r["kind"] == "data"
-            for m in r["mods"]
-        )
-        assert got == sorted(commits)
-        # within one partition's records, a key's changes come in commit order
-        per_key: dict[tuple[str, int], list[dt.datetime]] = {}
-        for r in follower.records:
-            if r["kind"] == "data":
-                for m in r["mods"]:
-                    per_key.setdefault((r["partition"], int(m["keys"]["Id"])), []).append(r["commit_timestamp"])
-        assert all(v == sorted(v) for v in per_key.values())
-        assert len(follower.partitions) > 1
+        assert_children_deliver_each_commit_once(follower, commits, "Id", "B")
     finally:
         db.drop()
 

@@ -27,7 +27,7 @@ from google.cloud.spanner_v1 import KeySet, param_types
 from google.cloud.spanner_v1.database import Database
 from google.cloud.spanner_v1.instance import Instance
 
-from .changestreams import Follower, _plain
+from .changestreams import Follower, _plain, assert_children_deliver_each_commit_once
 from .conftest import OPERATION_TIMEOUT_S
 from .pg import create_pg_database
 
@@ -216,23 +216,6 @@ def test_children_after_a_split_divides_and_every_change_once(instance: Instance
             commits.append((b.committed, key, i))
         follower = Follower(database, "s3", start, now(), read=follow_records)
         follower.run()
-        kids = [r for r in follower.records if r["kind"] == "children"]
-        assert kids, "the table's split divided (8 rows per split, 20 rows) but no child_partitions_record came"
-        for r in kids:
-            assert [c["parents"] for c in r["children"]] == [[r["partition"]]] * len(r["children"])
-        got = sorted(
-            (r["commit_timestamp"], int(m["keys"]["id"]), int(m["new_values"]["b"]))
-            for r in follower.records
-            if r["kind"] == "data"
-            for m in r["mods"]
-        )
-        assert got == sorted(commits)
-        per_key: dict[tuple[str, int], list[dt.datetime]] = {}
-        for r in follower.records:
-            if r["kind"] == "data":
-                for m in r["mods"]:
-                    per_key.setdefault((r["partition"], int(m["keys"]["id"])), []).append(r["commit_timestamp"])
-        assert all(v == sorted(v) for v in per_key.values())
-        assert len(follower.partitions) > 1
+        assert_children_deliver_each_commit_once(follower, commits, "id", "b")
     finally:
         database.drop()
