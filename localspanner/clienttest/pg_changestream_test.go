@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"cloud.google.com/go/spanner"
-	database "cloud.google.com/go/spanner/admin/database/apiv1"
 	"cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
 )
 
@@ -67,16 +66,7 @@ func readPGStream(ctx context.Context, client *spanner.Client, stream string, st
 
 func TestPGChangeStreamChildrenAfterASplit(t *testing.T) {
 	ctx := context.Background()
-	startServer(t)
-	inst := newInstance(t, "pgcs")
-	client := createDatabase(t, inst, &databasepb.CreateDatabaseRequest{
-		CreateStatement: `CREATE DATABASE "db"`, DatabaseDialect: databasepb.DatabaseDialect_POSTGRESQL,
-	})
-	da, err := database.NewDatabaseAdminClient(ctx)
-	if err != nil {
-		t.Fatalf("database admin client: %v", err)
-	}
-	defer da.Close()
+	client, da, inst := newPGDatabase(t, "pgcs")
 	op, err := da.UpdateDatabaseDdl(ctx, &databasepb.UpdateDatabaseDdlRequest{Database: inst + "/databases/db", Statements: []string{
 		"ALTER DATABASE db SET spanload_split_rows = 8", // the local server's split size, as PostgreSQL sets a parameter
 		"CREATE TABLE t (id bigint PRIMARY KEY, b bigint)",

@@ -9,6 +9,24 @@ import (
 	"cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
 )
 
+// newPGDatabase starts the server and creates, in a new instance instance, the PostgreSQL-dialect
+// database "db": its client, a database admin client (closed when the test ends) and the
+// instance's name.
+func newPGDatabase(t *testing.T, instance string) (*spanner.Client, *database.DatabaseAdminClient, string) {
+	t.Helper()
+	startServer(t)
+	inst := newInstance(t, instance)
+	client := createDatabase(t, inst, &databasepb.CreateDatabaseRequest{
+		CreateStatement: `CREATE DATABASE "db"`, DatabaseDialect: databasepb.DatabaseDialect_POSTGRESQL,
+	})
+	da, err := database.NewDatabaseAdminClient(context.Background())
+	if err != nil {
+		t.Fatalf("database admin client: %v", err)
+	}
+	t.Cleanup(func() { da.Close() })
+	return client, da, inst
+}
+
 // TestGoClientPostgreSQL drives a PostgreSQL-dialect database with the Go client, the way
 // Spanner's documentation shows it ("Work with PostgreSQL-dialect databases"): the database
 // is created with DatabaseDialect POSTGRESQL, its schema sent with UpdateDatabaseDdl,
@@ -17,16 +35,7 @@ import (
 // PG_JSONB).
 func TestGoClientPostgreSQL(t *testing.T) {
 	ctx := context.Background()
-	startServer(t)
-	inst := newInstance(t, "pg")
-	client := createDatabase(t, inst, &databasepb.CreateDatabaseRequest{
-		CreateStatement: `CREATE DATABASE "db"`, DatabaseDialect: databasepb.DatabaseDialect_POSTGRESQL,
-	})
-	da, err := database.NewDatabaseAdminClient(ctx)
-	if err != nil {
-		t.Fatalf("database admin client: %v", err)
-	}
-	defer da.Close()
+	client, da, inst := newPGDatabase(t, "pg")
 	db, err := da.GetDatabase(ctx, &databasepb.GetDatabaseRequest{Name: inst + "/databases/db"})
 	if err != nil || db.DatabaseDialect != databasepb.DatabaseDialect_POSTGRESQL {
 		t.Fatalf("GetDatabase: dialect %v, err %v; want POSTGRESQL", db.GetDatabaseDialect(), err)
