@@ -188,3 +188,16 @@ class ServeProcess:
 
     def leftover_children(self) -> list[int]:
         return [pid for pid in self.children if alive(pid)]
+
+
+def position(text: str, needle: str) -> tuple[int, int]:
+    """Line and column (1-based) where ``needle`` starts in ``text``: where a definition's error
+    must point."""
+    before = text[: text.index(needle)]
+    return before.count("\n") + 1, len(before) - before.rfind("\n")
+
+
+def line_column(text: str, needle: str) -> str:
+    """``line L, column C`` of where ``needle`` starts in ``text``, as the CLI prints a problem's place."""
+    line, column = position(text, needle)
+    return f"line {line}, column {column}"

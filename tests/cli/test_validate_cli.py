@@ -8,7 +8,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from tests.helpers import VENV_BIN
+from tests.helpers import VENV_BIN, line_column
 
 SHOP_PATH = Path(__file__).parents[2] / "workloads" / "shop.yaml"
 SHOP = SHOP_PATH.read_text()
@@ -18,16 +18,6 @@ def _spanload(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(VENV_BIN / "spanload"), *args], capture_output=True, text=True, timeout=120, check=False, env=os.environ
     )
-
-
-def _line_of(text: str, needle: str) -> int:
-    return text[: text.index(needle)].count("\n") + 1
-
-
-def _at(text: str, needle: str) -> str:
-    """``line L, column C`` (1-based) of where ``needle`` starts in ``text``."""
-    before = text[: text.index(needle)]
-    return f"line {before.count(chr(10)) + 1}, column {len(before) - before.rfind(chr(10))}"
 
 
 def test_a_valid_definition_exits_0_offline() -> None:
@@ -49,10 +39,10 @@ def test_problems_exit_2_each_on_its_line(tmp_path: Path) -> None:
     lines = result.stderr.splitlines()
     assert lines[0] == f"spanload validate: {path}: 2 problems"
     assert lines[1].startswith(
-        f"  {_at(broken, 'Orderz')}: operations.place_order.steps.1.insert.table: table Orderz does not exist"
+        f"  {line_column(broken, 'Orderz')}: operations.place_order.steps.1.insert.table: table Orderz does not exist"
     )
     assert lines[2].startswith(
-        f"  {_at(broken, 'Createdd')}: operations.recent_orders.steps.0.sql: "
+        f"  {line_column(broken, 'Createdd')}: operations.recent_orders.steps.0.sql: "
         "INVALID_ARGUMENT: Unrecognized name: Createdd"
     )
     assert "Traceback" not in result.stderr
@@ -65,7 +55,7 @@ def test_run_with_a_broken_definition_exits_2_before_anything_starts(tmp_path: P
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
         f"spanload run: {path}: 1 problem",
-        f"  {_at(SHOP, '$max_items')}: values.items.uniform.max: $max_itemz names no knob",
+        f"  {line_column(SHOP, '$max_items')}: values.items.uniform.max: $max_itemz names no knob",
     ]
     bad_knob = _spanload("run", "--workload-file", str(SHOP_PATH), "--set", "order_rate=fast")
     assert (bad_knob.returncode, bad_knob.stderr) == (
@@ -101,6 +91,6 @@ def test_a_postgresql_definition_validates_on_a_postgresql_scratch_database(tmp_
     result = _spanload("validate", str(path))
     assert result.returncode == 2
     assert result.stderr.splitlines()[1].startswith(
-        f"  {_at(broken, 'SELECT balance')}: operations.place_order.steps.0.sql: INVALID_ARGUMENT: "
+        f"  {line_column(broken, 'SELECT balance')}: operations.place_order.steps.0.sql: INVALID_ARGUMENT: "
         '[ERROR] column "customerid" does not exist'
     )

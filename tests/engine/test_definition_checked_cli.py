@@ -13,14 +13,9 @@ from google.cloud import spanner
 from spanload.model.config import Target
 from spanload.spanner.client import make_client
 from tests.engine.conftest import LocalTarget
-from tests.helpers import VENV_BIN
+from tests.helpers import VENV_BIN, line_column
 
 SHOP = (Path(__file__).parents[2] / "workloads" / "shop.yaml").read_text()
-
-
-def _at(text: str, needle: str) -> str:
-    before = text[: text.index(needle)]
-    return f"line {before.count(chr(10)) + 1}, column {len(before) - before.rfind(chr(10))}"
 
 
 def test_a_misspelt_column_exits_2_on_its_line_before_load(local_spanner: LocalTarget, tmp_path: Path) -> None:
@@ -51,7 +46,7 @@ def test_a_misspelt_column_exits_2_on_its_line_before_load(local_spanner: LocalT
     lines = result.stderr.splitlines()
     assert lines[0] == "spanload run: shop: 1 problem"
     assert lines[1].startswith(  # placed on the misspelt name itself
-        f"  {_at(broken, 'Createdd')}: operations.recent_orders.steps.0.sql: "
+        f"  {line_column(broken, 'Createdd')}: operations.recent_orders.steps.0.sql: "
         "INVALID_ARGUMENT: Unrecognized name: Createdd"
     )
     assert "Traceback" not in result.stderr

@@ -13,14 +13,9 @@ from spanload.model.errors import RunInvalid
 from spanload.model.pacing import resolve
 from spanload.model.workload import SqlStep, TransactionKind
 from spanload.model.workload_file import DefinitionInvalid, parse_definition
+from tests.helpers import position
 
 SHOP = (Path(__file__).parents[2] / "workloads" / "shop.yaml").read_text()
-
-
-def _at(text: str, needle: str) -> tuple[int, int]:
-    """Line and column (1-based) where ``needle`` starts in ``text``."""
-    before = text[: text.index(needle)]
-    return before.count("\n") + 1, len(before) - before.rfind("\n")
 
 
 def _problems(text: str) -> list[tuple[int | None, int | None, str, str]]:
@@ -57,28 +52,28 @@ def test_a_yaml_syntax_error_is_placed() -> None:
 def test_an_unknown_generator_is_placed_on_its_value() -> None:
     bad = SHOP.replace("customer: {zipf:", "customer: {zipff:")
     [(line, column, path, message)] = _problems(bad)
-    assert (line, column, path) == (*_at(bad, "{zipff"), "values.customer")
+    assert (line, column, path) == (*position(bad, "{zipff"), "values.customer")
     assert message.startswith("not a generator: one of uniform, zipf,")
 
 
 def test_a_knob_default_outside_its_bounds_names_the_knob() -> None:
     bad = SHOP.replace("max_items: {default: 5, min: 1", "max_items: {default: 500, min: 1")
     [(line, column, path, message)] = _problems(bad)
-    assert (line, column, path) == (*_at(bad, "{default: 500"), "knobs.max_items")
+    assert (line, column, path) == (*position(bad, "{default: 500"), "knobs.max_items")
     assert message == "default: 500 is above the maximum 100"
 
 
 def test_a_reference_to_no_knob_is_placed_where_it_is_used() -> None:
     bad = SHOP.replace("max: $max_items", "max: $max_itemz")
     [(line, column, path, message)] = _problems(bad)
-    assert (line, column, path) == (*_at(bad, "$max_itemz"), "values.items.uniform.max")
+    assert (line, column, path) == (*position(bad, "$max_itemz"), "values.items.uniform.max")
     assert message == "$max_itemz names no knob"
 
 
 def test_open_and_closed_loop_at_once_is_refused() -> None:
     bad = SHOP.replace("    rate: 200\n", "    rate: 200\n    concurrency: 4\n")
     [(line, column, path, message)] = _problems(bad)
-    assert (line, column, path) == (*_at(bad, "rate: 200"), "operations.recent_orders")
+    assert (line, column, path) == (*position(bad, "rate: 200"), "operations.recent_orders")
     assert message == "an operation takes exactly one of rate (open loop) or concurrency (closed loop)"
 
 
