@@ -23,6 +23,7 @@ os.environ.setdefault("SPANNER_DISABLE_BUILTIN_METRICS", "true")
 from spanload.model.config import RunConfig, SchemaKind, WorkerRuntime
 from spanload.model.samples import Reconciliation, Sample, Summary
 from spanload.model.settings import Settings
+from spanload.spanner import client as spanner_client
 from spanload.spanner.local_server import LocalSpannerError, start_local_spanner
 from tests.ray_cluster import RayCluster
 
@@ -50,6 +51,18 @@ class LocalTarget:
         """A run config against this server, on a fresh database unless one is named."""
         target = {"kind": "local", "emulator_host": self.address, "database": database or _fresh_name()}
         return RunConfig.model_validate({**(body or {}), "target": target, "runtime": runtime.value})
+
+
+def set_split_rows(config: RunConfig, rows: int) -> None:
+    """The local server's split threshold for the run's database (created beforehand), so that a
+    table divides after ``rows`` rows within a test's few seconds."""
+    client = spanner_client.make_client(config.target, None)
+    try:
+        database = client.instance(config.target.instance).database(config.target.database)
+        statement = f"ALTER DATABASE `{config.target.database}` SET OPTIONS (spanload_split_rows = {rows})"
+        database.update_ddl([statement]).result(60)
+    finally:
+        client.close()
 
 
 def assert_reconciled_exactly(summary: Summary | None) -> Reconciliation:

@@ -26,7 +26,7 @@ from spanload.model.settings import Settings
 from spanload.model.state import RunState
 from spanload.spanner import client as spanner_client
 from spanload.spanner import schemas
-from tests.engine.conftest import LocalTarget
+from tests.engine.conftest import LocalTarget, set_split_rows
 from tests.engine.test_preload import PreloadRecorder
 from tests.engine.test_supervisor import Recorder
 
@@ -48,11 +48,9 @@ def _prepare(config: RunConfig, split_rows: int = SPLIT_ROWS) -> None:
     try:
         assert config.definition is not None  # the preset runs workloads/participants.yaml
         schemas.ensure_ddl(client, config.target, config.definition.ddl, config.definition.name)
-        database = client.instance(config.target.instance).database(config.target.database)
-        statement = f"ALTER DATABASE `{config.target.database}` SET OPTIONS (spanload_split_rows = {split_rows})"
-        database.update_ddl([statement]).result(60)
     finally:
         client.close()
+    set_split_rows(config, split_rows)
 
 
 def _kinds(samples: list[Sample]) -> tuple[list[Sample], list[Sample]]:

@@ -20,7 +20,7 @@ from spanload.model.workload_file import validate_data
 from spanload.spanner import client as spanner_client
 from spanload.workers.interp.watch_stream import ChangeStreamWatcher
 from spanload.workers.stats import WorkerStats
-from tests.engine.conftest import LocalTarget, assert_reconciled_exactly
+from tests.engine.conftest import LocalTarget, assert_reconciled_exactly, set_split_rows
 from tests.engine.test_definition_e2e import SEED, create_schema, inventory, query, run
 
 pytestmark = pytest.mark.timeout(240)
@@ -42,14 +42,7 @@ def test_change_stream_watcher_receives_every_movement_once_across_split_divisio
     body = {"workload": "definition", "definition": data, "seed": SEED, "duration_s": 3.0, "processes": 1}
     config = local_spanner.config({**body, "knobs": {"transfer_rate": 40.0}}, runtime=WorkerRuntime(runtime))
     create_schema(local_spanner, config, definition)
-    client = spanner_client.make_client(config.target, local_spanner.address)
-    try:
-        db = client.instance(config.target.instance).database(config.target.database)
-        db.update_ddl([f"ALTER DATABASE `{db.database_id}` SET OPTIONS (spanload_split_rows = {SPLIT_ROWS})"]).result(
-            60
-        )
-    finally:
-        client.close()
+    set_split_rows(config, SPLIT_ROWS)
     summary, _ = run(config, f"stream-{runtime}")
     ((movements,),) = query(local_spanner, config, "SELECT COUNT(*) FROM Movements")
     assert movements > 2 * SPLIT_ROWS, "too few movements for the split to divide"
@@ -104,14 +97,7 @@ def test_light_in_change_stream_mode_reconciles_exactly_across_split_divisions(
     config = local_spanner.config(body, runtime=WorkerRuntime(runtime))
     assert config.definition is not None and config.definition.name == "change_watcher"
     create_schema(local_spanner, config, config.definition)
-    client = spanner_client.make_client(config.target, local_spanner.address)
-    try:
-        db = client.instance(config.target.instance).database(config.target.database)
-        db.update_ddl([f"ALTER DATABASE `{db.database_id}` SET OPTIONS (spanload_split_rows = {SPLIT_ROWS})"]).result(
-            60
-        )
-    finally:
-        client.close()
+    set_split_rows(config, SPLIT_ROWS)
     summary, _ = run(config, f"light-stream-{runtime}")
     assert [w.runtime for w in summary.workers] == [runtime]
     r = assert_reconciled_exactly(summary)
