@@ -68,6 +68,7 @@ from spanload.model import tags
 from spanload.model.breakdown import OpTiming, SysLatencies
 from spanload.model.config import RunConfig
 from spanload.model.tpcc import TxType
+from spanload.model.workload import WatchMode
 
 logger = logging.getLogger(__name__)
 
@@ -97,15 +98,23 @@ class Start(_Message):
     tags: dict[str, str] = Field(
         default_factory=dict, description="Spanner request/transaction tag of each operation (model/tags.py)"
     )
+    watch_stream_ddl: str = Field(
+        "", description="a change_stream watch: the DDL creating its stream when missing (Watch.stream_ddl)"
+    )
 
     @model_validator(mode="after")
     def _tags_of_the_run(self) -> Start:
         """Filled from the run id and config where the sender left them out: one format for every runtime."""
         if not self.run_tag:
             self.run_tag = tags.run_tag(self.run_id)
+        definition = self.config.definition
         if not self.tags:
-            ops = list(self.config.definition.operations) if self.config.definition is not None else []
+            ops = list(definition.operations) if definition is not None else []
             self.tags = tags.operation_tags(self.run_id, [*ops, *(t.value for t in TxType)])
+        watch = definition.watch if definition is not None else None
+        if not self.watch_stream_ddl and watch is not None and watch.mode is WatchMode.CHANGE_STREAM:
+            assert definition is not None
+            self.watch_stream_ddl = watch.stream_ddl(definition.dialect)
         return self
 
 

@@ -604,6 +604,18 @@ class Watch(_Strict):
         """The change stream a ``change_stream`` watcher reads."""
         return self.stream or f"SpanloadWatch_{self.table}"
 
+    def stream_ddl(self, dialect: Dialect) -> str:
+        """The statement that creates :meth:`stream_name` on ``table`` when the database has no stream
+        of that name (every runtime runs this one, the Go worker as the start message carries it).
+        With ``versions`` it captures the NEW_ROW: every mod's new values then hold the version and
+        writer columns, also on an update that leaves the writer as it was (the default
+        OLD_AND_NEW_VALUES keeps only the columns that changed). PostgreSQL sets options WITH (...)."""
+        ddl = f"CREATE CHANGE STREAM {self.stream_name()} FOR {self.table}"
+        if self.versions is None:
+            return ddl
+        option = "value_capture_type = 'NEW_ROW'"
+        return f"{ddl} WITH ({option})" if dialect is Dialect.POSTGRESQL else f"{ddl} OPTIONS ({option})"
+
 
 # -- the definition ---------------------------------------------------------------------------
 

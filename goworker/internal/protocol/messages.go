@@ -42,6 +42,9 @@ type Start struct {
 	// (backend/spanload/model/tags.py builds them; this runtime uses them as given).
 	RunTag string            `json:"run_tag"`
 	Tags   map[string]string `json:"tags"`
+	// WatchStreamDDL creates the stream a change_stream watch reads when the database has none of
+	// that name (model/workload.py Watch.stream_ddl: its dialect's form, NEW_ROW capture with versions).
+	WatchStreamDDL string `json:"watch_stream_ddl"`
 }
 
 // Preload asks for rows [Start, Start+Count) of the Rows the run's table is to hold (the load

@@ -158,18 +158,16 @@ func (w *Worker) stopDefinition() error {
 }
 
 // ensureStream creates the change stream a change_stream watch reads when the database has none
-// of that name; with versions, its mods carry the whole new row (value_capture_type NEW_ROW: with
-// the default OLD_AND_NEW_VALUES an update of a key by the same writer leaves WriterId out).
+// of that name, with the statement the start message carries (the model's, in the definition's
+// dialect; with versions it captures NEW_ROW).
 func (w *Worker) ensureStream(ctx context.Context, client *spanner.Client, watch *interp.Watch) error {
-	name := watch.StreamName()
-	found, err := interp.StreamExists(ctx, client, name)
+	found, err := interp.StreamExists(ctx, client, watch.StreamName())
 	if err != nil || found {
 		return err
 	}
-	ddl := "CREATE CHANGE STREAM " + name + " FOR " + watch.Table
-	if watch.Versions != nil { // every mod then carries the version and the writer, changed or not
-		ddl += " OPTIONS (value_capture_type = 'NEW_ROW')"
+	if w.start.WatchStreamDDL == "" {
+		return fmt.Errorf("start message: no watch_stream_ddl for the change stream %s", watch.StreamName())
 	}
 	conn := w.Conn()
-	return admin.ApplyDDL(ctx, conn.Paths, []string{ddl}, conn.Opts...)
+	return admin.ApplyDDL(ctx, conn.Paths, []string{w.start.WatchStreamDDL}, conn.Opts...)
 }

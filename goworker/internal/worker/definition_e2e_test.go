@@ -36,13 +36,16 @@ type defRun struct {
 	seconds  int // of load, in 0.5 s reports
 	seed     uint64
 	script   func(r *defRun) // what the supervisor does after the first seconds of load
-	peers    []*peer
-	codes    []chan int
-	reports  [][]map[string]any // per worker
-	ready    []map[string]any
-	progress []map[string]any // the last preload_progress of each worker
-	writers  []map[string]any // each worker's writers_stopped
-	others   []map[string]any // what came between stop and the final report (watcher_ledger)
+	// streamDDL: the start message's watch_stream_ddl, which the Python supervisor fills from the
+	// model (Watch.stream_ddl) for a change_stream watch
+	streamDDL string
+	peers     []*peer
+	codes     []chan int
+	reports   [][]map[string]any // per worker
+	ready     []map[string]any
+	progress  []map[string]any // the last preload_progress of each worker
+	writers   []map[string]any // each worker's writers_stopped
+	others    []map[string]any // what came between stop and the final report (watcher_ledger)
 }
 
 func startWorker(t *testing.T, index int) (*peer, chan int) {
@@ -126,8 +129,8 @@ func (r *defRun) run() {
 		p, code := startWorker(t, i)
 		r.peers, r.codes = append(r.peers, p), append(r.codes, code)
 		p.next("hello", nil)
-		p.send(fmt.Sprintf(`{"type":"start","v":1,"run_id":"def-e2e","worker":%d,"workers":%d,"setup_schema":%v,"config":%s}`,
-			i, r.workers, i == 0, r.config()))
+		p.send(fmt.Sprintf(`{"type":"start","v":1,"run_id":"def-e2e","worker":%d,"workers":%d,"setup_schema":%v,"watch_stream_ddl":%q,"config":%s}`,
+			i, r.workers, i == 0, r.streamDDL, r.config()))
 	}
 	for _, p := range r.peers {
 		r.ready = append(r.ready, p.next("ready", nil))

@@ -20,6 +20,10 @@ import (
 
 const shardValues = "[-18,-17,-16,-15,-14,-13,-12,-11,-10,-9,-8,-7,-6,-5,-4,-3,-2,-1,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18]"
 
+// versionedStreamDDL is what the Python supervisor sends as watch_stream_ddl for versionedDef in
+// change_stream mode (tests/model pins Watch.stream_ddl to Spanner's documented syntax).
+const versionedStreamDDL = "CREATE CHANGE STREAM SpanloadWatch_Items FOR Items OPTIONS (value_capture_type = 'NEW_ROW')"
+
 // versionedDef is the definition with watch (the watch's mode and shards).
 func versionedDef(watch string) []byte {
 	return []byte(`{"name":"versioned",
@@ -221,7 +225,7 @@ func runVersioned(t *testing.T, watch string, workers, seconds int, script func(
 	def := versionedDef(watch)
 	createSchema(t, addr, "versioned", def)
 	r := &defRun{t: t, addr: addr, db: "versioned", def: def, knobs: `{}`, workers: workers, seconds: seconds,
-		seed: 5, script: script}
+		seed: 5, script: script, streamDDL: versionedStreamDDL}
 	r.run()
 	checkVersioned(t, r, client(t, addr, "versioned"))
 	return r

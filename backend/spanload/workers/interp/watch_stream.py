@@ -57,18 +57,14 @@ READ_TYPES = {
 
 
 def ensure_stream(database: Any, watch: Watch, pg: bool = False) -> tuple[str, bool]:
-    """The stream's name, after creating it on ``watch.table`` if the database has none of that name
-    (then True: it can be read from its creation on only). With ``watch.versions`` it captures the
-    NEW_ROW: every mod's new values then hold the version and writer columns, also on an update
-    that leaves the writer as it was (OLD_AND_NEW_VALUES keeps only the columns that changed)."""
+    """The stream's name, after creating it on ``watch.table`` (``Watch.stream_ddl``) if the
+    database has none of that name (then True: it can be read from its creation on only)."""
     name = watch.stream_name()
     sql = "SELECT COUNT(*) FROM INFORMATION_SCHEMA.CHANGE_STREAMS WHERE CHANGE_STREAM_NAME = @name"
     with deadline.operation(), database.snapshot() as snap:
         ((found,),) = list(snap.execute_sql(sql, params={"name": name}, param_types={"name": param_types.STRING}))
     if not found:
-        ddl = f"CREATE CHANGE STREAM {name} FOR {watch.table}"
-        if watch.versions is not None:
-            ddl += " WITH (value_capture_type = 'NEW_ROW')" if pg else " OPTIONS (value_capture_type = 'NEW_ROW')"
+        ddl = watch.stream_ddl(Dialect.POSTGRESQL if pg else Dialect.GOOGLESQL)
         database.update_ddl([ddl]).result(60)
     return name, not found
 
