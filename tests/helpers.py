@@ -201,3 +201,10 @@ def line_column(text: str, needle: str) -> str:
     """``line L, column C`` of where ``needle`` starts in ``text``, as the CLI prints a problem's place."""
     line, column = position(text, needle)
     return f"line {line}, column {column}"
+
+
+def spanload_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """``spanload ARGS`` as a user runs it: a new process of the venv's command, its output captured."""
+    return subprocess.run(
+        [str(VENV_BIN / "spanload"), *args], capture_output=True, text=True, timeout=120, check=False, env=os.environ
+    )

@@ -4,24 +4,16 @@ definition: exit 0 or 2, one placed line per problem, never a traceback."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
-from tests.helpers import VENV_BIN, line_column
+from tests.helpers import line_column, spanload_cli
 
 SHOP_PATH = Path(__file__).parents[2] / "workloads" / "shop.yaml"
 SHOP = SHOP_PATH.read_text()
 
 
-def _spanload(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(VENV_BIN / "spanload"), *args], capture_output=True, text=True, timeout=120, check=False, env=os.environ
-    )
-
-
 def test_a_valid_definition_exits_0_offline() -> None:
-    result = _spanload("validate", str(SHOP_PATH))
+    result = spanload_cli("validate", str(SHOP_PATH))
     assert result.returncode == 0, result.stderr
     assert result.stdout == (
         f"{SHOP_PATH}: valid offline (a scratch local Spanner): 2 operations (place_order, recent_orders)\n"
@@ -34,7 +26,7 @@ def test_problems_exit_2_each_on_its_line(tmp_path: Path) -> None:
     )
     path = tmp_path / "broken.yaml"
     path.write_text(broken)
-    result = _spanload("validate", str(path))
+    result = spanload_cli("validate", str(path))
     assert result.returncode == 2
     lines = result.stderr.splitlines()
     assert lines[0] == f"spanload validate: {path}: 2 problems"
@@ -51,13 +43,13 @@ def test_problems_exit_2_each_on_its_line(tmp_path: Path) -> None:
 def test_run_with_a_broken_definition_exits_2_before_anything_starts(tmp_path: Path) -> None:
     path = tmp_path / "broken.yaml"
     path.write_text(SHOP.replace("max: $max_items", "max: $max_itemz"))
-    result = _spanload("run", "--workload-file", str(path), "--duration", "1s")
+    result = spanload_cli("run", "--workload-file", str(path), "--duration", "1s")
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
         f"spanload run: {path}: 1 problem",
         f"  {line_column(SHOP, '$max_items')}: values.items.uniform.max: $max_itemz names no knob",
     ]
-    bad_knob = _spanload("run", "--workload-file", str(SHOP_PATH), "--set", "order_rate=fast")
+    bad_knob = spanload_cli("run", "--workload-file", str(SHOP_PATH), "--set", "order_rate=fast")
     assert (bad_knob.returncode, bad_knob.stderr) == (
         2,
         "spanload run: invalid run configuration: knobs.order_rate: 'fast' is not a number\n",
@@ -65,20 +57,20 @@ def test_run_with_a_broken_definition_exits_2_before_anything_starts(tmp_path: P
 
 
 def test_workloads_list_show_and_schema() -> None:
-    listed = _spanload("workloads", "list")
+    listed = spanload_cli("workloads", "list")
     assert listed.returncode == 0 and "shop" in listed.stdout.split()
-    shown = _spanload("workloads", "show", "shop")
+    shown = spanload_cli("workloads", "show", "shop")
     assert shown.stdout == SHOP
-    missing = _spanload("workloads", "show", "nope")
+    missing = spanload_cli("workloads", "show", "nope")
     assert missing.returncode == 1 and missing.stderr.startswith("spanload workloads: no workload definition named")
-    schema = json.loads(_spanload("workloads", "schema").stdout)
+    schema = json.loads(spanload_cli("workloads", "schema").stdout)
     assert schema["title"] == "WorkloadDefinition"
 
 
 def test_a_postgresql_definition_validates_on_a_postgresql_scratch_database(tmp_path: Path) -> None:
     # PostgreSQL's wording for an unknown column: column "x" does not exist (its errcodes: 42703)
     shop_pg = SHOP_PATH.with_name("shop_pg.yaml")
-    valid = _spanload("validate", str(shop_pg))
+    valid = spanload_cli("validate", str(shop_pg))
     assert valid.returncode == 0, valid.stderr
     assert (
         valid.stdout
@@ -88,7 +80,7 @@ def test_a_postgresql_definition_validates_on_a_postgresql_scratch_database(tmp_
     broken = text.replace("FROM customers WHERE customer_id = $1", "FROM customers WHERE customerid = $1")
     path = tmp_path / "broken_pg.yaml"
     path.write_text(broken)
-    result = _spanload("validate", str(path))
+    result = spanload_cli("validate", str(path))
     assert result.returncode == 2
     assert result.stderr.splitlines()[1].startswith(
         f"  {line_column(broken, 'SELECT balance')}: operations.place_order.steps.0.sql: INVALID_ARGUMENT: "

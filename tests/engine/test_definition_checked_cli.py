@@ -5,7 +5,6 @@ errors and exited 0."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from google.cloud import spanner
@@ -13,7 +12,7 @@ from google.cloud import spanner
 from spanload.model.config import Target
 from spanload.spanner.client import make_client
 from tests.engine.conftest import LocalTarget
-from tests.helpers import VENV_BIN, line_column
+from tests.helpers import line_column, spanload_cli
 
 SHOP = (Path(__file__).parents[2] / "workloads" / "shop.yaml").read_text()
 
@@ -23,24 +22,17 @@ def test_a_misspelt_column_exits_2_on_its_line_before_load(local_spanner: LocalT
     path = tmp_path / "broken.yaml"
     path.write_text(broken)
     database = "checked-before-load"
-    result = subprocess.run(
-        [
-            str(VENV_BIN / "spanload"),
-            "run",
-            "--emulator-host",
-            local_spanner.address,
-            "--database",
-            database,
-            "--workload-file",
-            str(path),
-            "--duration",
-            "3s",
-            "--no-save",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    result = spanload_cli(
+        "run",
+        "--emulator-host",
+        local_spanner.address,
+        "--database",
+        database,
+        "--workload-file",
+        str(path),
+        "--duration",
+        "3s",
+        "--no-save",
     )
     assert result.returncode == 2, result.stdout + result.stderr
     lines = result.stderr.splitlines()
