@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.helpers import line_column, spanload_cli
+from tests.helpers import line_column, position, spanload_cli
 
 SHOP_PATH = Path(__file__).parents[2] / "workloads" / "shop.yaml"
 SHOP = SHOP_PATH.read_text()
@@ -86,3 +86,30 @@ def test_a_postgresql_definition_validates_on_a_postgresql_scratch_database(tmp_
         f"  {line_column(broken, 'SELECT balance')}: operations.place_order.steps.0.sql: INVALID_ARGUMENT: "
         '[ERROR] column "customerid" does not exist'
     )
+
+
+def test_the_columns_a_watch_reads_are_checked_with_their_types(tmp_path: Path) -> None:
+    """The watch's commit timestamp, its reconciliation's version (INT64) and writer (STRING) and its
+    shards' column (INT64), each a column of the watched table of that type; before, a misspelt
+    writer column validated and the run's polls failed."""
+    text = (SHOP_PATH.parent / "change_watcher.yaml").read_text()
+    broken = (
+        text.replace("timestamp: LastUpdated", "timestamp: FirstName")
+        .replace("writer: WriterId}", "writer: WriterIdd}")
+        .replace("shards: {column: ShardId", "shards: {column: LastName")
+    )
+    path = tmp_path / "watch.yaml"
+    path.write_text(broken)
+    result = spanload_cli("validate", str(path))
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.splitlines()[1:] == [
+        f"  {_value_at(broken, 'timestamp: FirstName')}: watch.timestamp: Singers.FirstName is not a TIMESTAMP column",
+        f"  {line_column(broken, 'WriterIdd')}: watch.versions.writer: Singers.WriterIdd is not a STRING column",
+        f"  {_value_at(broken, 'column: LastName')}: watch.shards.column: Singers.LastName is not an INT64 column",
+    ]
+
+
+def _value_at(text: str, field: str) -> str:
+    """Where the value of ``key: value`` (written once in ``text``) starts."""
+    line, column = position(text, field)
+    return f"line {line}, column {column + field.index(':') + 2}"

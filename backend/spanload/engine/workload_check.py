@@ -38,6 +38,7 @@ from spanload.model.workload import (
     MutationParams,
     ReadStep,
     SqlStep,
+    Watch,
     WorkloadDefinition,
     step_kind,
 )
@@ -201,8 +202,24 @@ class Checker:
                 bound.update(dict.fromkeys(getattr(step, "bind", {}), ""))
         if d.watch is not None:
             columns = self.table(catalog, "watch.table", d.watch.table)
-            if columns is not None and columns.get(d.watch.timestamp.upper()) != "TIMESTAMP":
-                self.add("watch.timestamp", f"{d.watch.table}.{d.watch.timestamp} is not a TIMESTAMP column")
+            if columns is not None:
+                self._watch_columns(columns, d.watch)
+
+    def _watch_columns(self, columns: dict[str, str], watch: Watch) -> None:
+        """The columns the watch reads, each of the type it reads it as: the commit timestamp, and the
+        reconciliation's version (INT64) and writer (STRING), the shards' column (INT64)."""
+        wanted = [("watch.timestamp", watch.timestamp, "TIMESTAMP")]
+        if watch.versions is not None:
+            wanted += [
+                ("watch.versions.version", watch.versions.version, "INT64"),
+                ("watch.versions.writer", watch.versions.writer, "STRING"),
+            ]
+        if watch.shards is not None:
+            wanted.append(("watch.shards.column", watch.shards.column, "INT64"))
+        for path, column, typ in wanted:
+            if columns.get(column.upper()) != typ:
+                article = "an" if typ[0] in "AEIOU" else "a"
+                self.add(path, f"{watch.table}.{column} is not {article} {typ} column")
 
     def _read(self, catalog: Catalog, path: str, step: ReadStep) -> None:
         read = step.read
