@@ -27,12 +27,16 @@ def test_the_change_watcher_load_table_is_reproduced() -> None:
     }
     for name, (w, m, n) in expected.items():
         config = presets.get_preset(name).config
-        assert (config.updater.transactions_per_second, config.updater.mutations_per_transaction) == (w, m)
-        assert config.watcher.watchers == n and config.watcher.table_hint
-        assert config.watcher.poll_interval_ms == 1000 and config.watcher.limit == 10_000
-        assert not presets.get_preset(f"{name}-no-hint").config.watcher.table_hint
+        # the run of workloads/change_watcher.yaml: m mutations on average are a uniform 1..2m
+        assert config.definition is not None and config.definition.name == "change_watcher"
+        knobs = config.knob_values()
+        assert (knobs["transactions_per_second"], knobs["max_mutations"], knobs["watchers"]) == (w, 2 * m, n)
+        assert (knobs["poll_interval"], knobs["limit"], knobs["table_hint"]) == (1000, 10_000, True)
+        assert presets.get_preset(f"{name}-no-hint").config.knob_values()["table_hint"] is False
         if n == 1:
-            assert presets.get_preset(f"{name}-not-null").config.watcher.shard_filter is ShardFilter.NOT_NULL
+            not_null = presets.get_preset(f"{name}-not-null").config.definition
+            assert not_null is not None and not_null.watch is not None
+            assert not_null.watch.filter == "ShardId IS NOT NULL"
 
 
 def test_each_change_watcher_load_has_a_poll_and_a_change_stream_preset_on_one_load_and_database() -> None:
@@ -90,7 +94,7 @@ def test_an_unknown_preset_names_the_valid_ones() -> None:
 
 def test_preset_overrides_are_validated() -> None:
     config = presets.make_config("light", {"updater": {"transactions_per_second": 7}})
-    assert config.updater.transactions_per_second == 7 and config.updater.mutations_per_transaction == 20
+    assert config.knob_values()["transactions_per_second"] == 7 and config.knob_values()["max_mutations"] == 40
     assert config.preset == "light"
     with pytest.raises(RunInvalid) as bad:
         presets.make_config("light", {"updater": {"transactions_per_second": -1}}, prefix="flags: ")
@@ -196,8 +200,10 @@ def test_the_capacity_presets_search_the_write_benchmark_and_the_change_watcher(
     assert write.capacity.operation == "write" and write.operations["point_read"].enabled is False
     assert (write.capacity.step, write.capacity.server_cpu_pct, write.capacity.also) == (200, 65, [])
     watcher = get_preset("capacity-change-watcher").config
-    assert watcher.workload.value == "change_watcher" and watcher.watcher.enabled
+    assert watcher.definition is not None and watcher.definition.name == "change_watcher"
+    assert watcher.definition.watch is not None and watcher.knob_values()["max_mutations"] == 10
     assert watcher.capacity is not None and watcher.capacity.also == ["notify.p99_ms>2000"]
+    assert watcher.capacity.operation == "write"  # the updater's rate
 
 
 def test_the_pg_tpcc_presets_are_tpcc_1w_on_the_other_interfaces() -> None:

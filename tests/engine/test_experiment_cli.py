@@ -21,7 +21,7 @@ from spanload.cli.experiment import (
 )
 from spanload.cli.render import PrintingSink
 from spanload.engine.thresholds import known_metrics, metrics_of
-from spanload.model.config import ClientInterface, LatencyModel, RunConfig, ShardFilter, WorkerRuntime
+from spanload.model.config import ClientInterface, LatencyModel, RunConfig, WorkerRuntime
 from spanload.model.events import EventKind
 from spanload.model.experiments import CHANGE_STREAMS, EXPERIMENTS, HINT, PG, TPCC, TWO_PC, Experiment
 from spanload.model.presets import get_preset
@@ -164,11 +164,9 @@ def test_the_hint_experiment_runs_its_variants_in_order_on_one_table_loaded_once
         for c in variant_configs(HINT, args)
     ]
     # the variants differ where their presets do, and nowhere else that matters here
-    assert [(c.watcher.table_hint, c.watcher.shard_filter) for c in configs] == [
-        (True, ShardFilter.FIXED),
-        (False, ShardFilter.FIXED),
-        (True, ShardFilter.NOT_NULL),
-    ]
+    # (each the change watcher definition's run: the hint a knob, not_null the watch's one filter)
+    assert [(c.knob_values()["table_hint"], c.definition and c.definition.watch and c.definition.watch.filter)
+            for c in configs] == [(True, None), (False, None), (True, "ShardId IS NOT NULL")]  # fmt: skip
     out = io.StringIO()
     runs = run_experiment(HINT, configs, Settings(), out)
     assert [r.variant for r in runs] == ["medium", "medium-no-hint", "medium-not-null"]

@@ -17,6 +17,7 @@ import pytest
 import ray  # a pinned dependency: a broken install fails here, it is never skipped
 
 from spanload.engine.supervisor import RunError, Supervisor, describe_exit
+from spanload.model.builtin_convert import as_definition
 from spanload.model.config import ConfigPatch, RunConfig, WorkerRuntime
 from spanload.model.presets import get_preset
 from spanload.model.samples import Gauge
@@ -63,19 +64,12 @@ def test_an_unreachable_ray_address_fails_the_start_naming_the_address() -> None
 def test_a_light_run_puts_one_worker_on_each_node_reconciles_and_a_patch_reaches_both(
     ray_cluster: RayCluster, local_spanner: LocalTarget
 ) -> None:
-    light = get_preset("light").config
+    light = get_preset("light").config.merged({"updater": {"key_space": 300}})
     config = _on_ray(
-        light.model_copy(
-            update={
-                "target": local_spanner.config().target,
-                "processes": 2,
-                "duration_s": 8.0,
-                "updater": light.updater.model_copy(update={"key_space": 300}),
-            }
-        ),
+        light.model_copy(update={"target": local_spanner.config().target, "processes": 2, "duration_s": 8.0}),
         ray_cluster.address,
     )
-    before_tps = config.updater.transactions_per_second
+    before_tps = as_definition(config).knob_values()["transactions_per_second"]  # the light load's 5 tx/s
     after_tps = before_tps * 2
 
     async def scenario() -> tuple[Recorder, list[str | None], list[int], dict[str, dict[str, float]]]:

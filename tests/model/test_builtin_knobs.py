@@ -106,9 +106,10 @@ def test_a_live_patch_of_the_updater_rate_reaches_the_knob() -> None:
     assert patched.updater == config.updater  # the fixed section is not what the run follows
 
 
-def test_a_report_workload_keeps_its_sections() -> None:
-    config = make_config("light", {"updater": {"transactions_per_second": 3.0}})
-    assert config.updater.transactions_per_second == 3.0 and config.knobs == {}
+def test_a_report_workloads_config_keeps_its_sections_until_it_runs() -> None:
+    legacy = RunConfig.model_validate({"workload": "change_watcher", "updater": {"transactions_per_second": 3.0}})
+    config = make_config(None, {"updater": {"transactions_per_second": 2.0}}, base=legacy)
+    assert config.updater.transactions_per_second == 2.0 and config.knobs == {}  # converted at its start
 
 
 def test_the_cloud_rate_cap_holds_for_a_builtin_definitions_operations() -> None:

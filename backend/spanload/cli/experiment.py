@@ -111,8 +111,8 @@ def main(args: SimpleNamespace) -> int:
     experiment = get_experiment(args.name)
     configs = variant_configs(experiment, args)
     settings = get_settings()
-    for config in configs:  # the rate cap, a missing runtime: refused before anything runs
-        check_start(config, settings)
+    # report workloads as their built-in definitions, the rate cap, a missing runtime: before anything runs
+    configs = [check_start(config, settings).config for config in configs]
     out.write(
         f"experiment {experiment.name}: {experiment.description}; {configs[0].duration_s:g} s each on database "
         f"{configs[0].target.database}, preloaded to {configs[0].preload.rows:,} rows\n"

@@ -160,6 +160,7 @@ class Supervisor:
         if existing is not None and existing.state.is_active:
             raise RunConflict(f"run {run_id!r} is already {existing.state.value}")
         plan = check_start(config, self.settings, self._worker_command)
+        config = plan.config
         host = self.emulator_host(config)
         await asyncio.to_thread(schema_setup.check_consent, config, host)
         await self._check_definition(run_id, config, host, source)

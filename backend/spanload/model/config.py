@@ -720,7 +720,22 @@ class RunConfig(_Strict):
         workload = overrides.get("workload", self.workload)
         if self.definition is None or getattr(workload, "value", workload) != Workload.DEFINITION.value:
             return overrides
+        self._check_sections(overrides, prefix)
         return translate(self.definition.name, overrides, prefix)
+
+    def _check_sections(self, overrides: dict[str, Any], prefix: str) -> None:
+        """The legacy sections' values within their own fields' bounds, so that ``--tps -1`` is refused
+        naming ``updater.transactions_per_second``, the field given, not the knob it sets."""
+        for section in ("updater", "watcher", "reader", "preload"):
+            given = overrides.get(section)
+            if not isinstance(given, dict) or not given:
+                continue
+            model = type(getattr(self, section))
+            try:
+                model.model_validate({**model().model_dump(), **given})
+            except ValidationError as err:
+                located = RunInvalid.from_validation(err)
+                raise RunInvalid(f"{prefix}{section}.{located}", f"{section}.{located.field}") from None
 
     def _operation_rates(self) -> list[tuple[str, float]]:
         """(``operations.<op>.rate``, its rate) of the definition's enabled open-loop operations."""

@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from spanload.model.builtin_convert import builtin_definition
+from spanload.model.builtin_convert import as_definition, builtin_definition
 from spanload.model.config import RunConfig
 from spanload.model.errors import UnknownPreset
 
@@ -93,6 +93,12 @@ def _builtin(
     return _config(name, {**(body or {}), **run})
 
 
+def _legacy(name: str, body: dict[str, Any]) -> RunConfig:
+    """A preset written in the report's terms (the updater's and watcher's fields) as the run of its
+    workload's built-in definition (model/builtin_convert.py, the one home of e.g. max_mutations = 2m)."""
+    return as_definition(_config(name, body))
+
+
 def _change_watcher() -> list[Preset]:
     out = []
     for name, title, w, m, n in CHANGE_WATCHER_LOADS:
@@ -101,14 +107,16 @@ def _change_watcher() -> list[Preset]:
         label = f"{title} Change Watcher load: {w:g} tx/s x {m} mutations, {n} watcher{'s' if n > 1 else ''}"
         out.append(
             Preset(
-                name, f"{label}; FORCE_INDEX, fixed shard list", _config(name, {"updater": updater, "watcher": watcher})
+                name,
+                f"{label}; FORCE_INDEX, fixed shard list (workloads/change_watcher.yaml)",
+                _legacy(name, {"updater": updater, "watcher": watcher}),
             )
         )
         out.append(
             Preset(
                 f"{name}-no-hint",
                 f"{label}; no table hint (the index is not forced)",
-                _config(f"{name}-no-hint", {"updater": updater, "watcher": {**watcher, "table_hint": False}}),
+                _legacy(f"{name}-no-hint", {"updater": updater, "watcher": {**watcher, "table_hint": False}}),
             )
         )
         if n == 1:
@@ -116,7 +124,7 @@ def _change_watcher() -> list[Preset]:
                 Preset(
                     f"{name}-not-null",
                     f"{label}; ShardId IS NOT NULL instead of the fixed shard list",
-                    _config(
+                    _legacy(
                         f"{name}-not-null", {"updater": updater, "watcher": {**watcher, "shard_filter": "not_null"}}
                     ),
                 )
@@ -260,7 +268,7 @@ def _capacity() -> list[Preset]:
             "Capacity search on the Change Watcher's updater (5 mutations a transaction) with one watcher polling "
             "every second: up by 200 tx/s a step until the updater's p99 passes 100 ms or a change's notification "
             "p99 passes 2 s (or errors, achieved, server CPU as for the write benchmark)",
-            _config(
+            _legacy(
                 "capacity-change-watcher",
                 {
                     "processes": 2,
