@@ -24,6 +24,7 @@ from spanload.model.errors import EXIT_INTERRUPTED, EXIT_OK, RunError, RunInvali
 from spanload.model.experiments import EXPERIMENTS, Experiment, get_experiment
 from spanload.model.settings import Settings, get_settings
 from spanload.model.state import RunState
+from spanload.model.tpcc import preload_rows
 
 
 @dataclass
@@ -115,7 +116,7 @@ def main(args: SimpleNamespace) -> int:
     configs = [check_start(config, settings).config for config in configs]
     out.write(
         f"experiment {experiment.name}: {experiment.description}; {configs[0].duration_s:g} s each on database "
-        f"{configs[0].target.database}, preloaded to {configs[0].preload.rows:,} rows\n"
+        f"{configs[0].target.database}, preloaded to {preload_rows(configs[0]):,} rows\n"
     )
     runs = run_experiment(experiment, configs, settings, out)
     out.write("\n".join([*figures_table(experiment, runs), *consistency_lines(runs)]) + "\n" + experiment.report + "\n")

@@ -454,6 +454,7 @@ class Supervisor:
         """
         run = self._run(run_id)
         check_action(run_id, run.state, RunAction.CHANGE)
+        patch = run.config.in_own_terms(patch)  # updater.transactions_per_second -> knobs.transactions_per_second
         new = run.config.apply(patch)
         new.check_rate_cap(self.settings.max_tps)
         if new.processes != run.config.processes:

@@ -26,7 +26,6 @@ from spanload.model.builtin_knobs import (
     ToKnob,
     legacy_figures,
     translate,
-    updater_operation,
 )
 from spanload.model.config import RunConfig, ShardFilter, Workload
 from spanload.model.definition_origin import DefinitionOrigin, OriginKind
@@ -107,11 +106,8 @@ def as_definition(config: RunConfig) -> RunConfig:
     body = config.model_dump(mode="json", by_alias=True, exclude={"schema", *LEGACY_SECTIONS})
     body.update(workload=Workload.DEFINITION.value, definition=definition)
     body["definition_origin"] = DefinitionOrigin(source=OriginKind.BUILTIN, definition=name).model_dump(mode="json")
+    # a profile or capacity search drove the updater's rate: now its operation's (translate)
     body = translate(name, {**body, **_section_fields(config, name)})
-    write_op = updater_operation(name, config.updater.mode.value)
-    for section in ("profile", "capacity"):  # they drove the updater's rate: now its operation's
-        if body.get(section) is not None and body[section].get("operation") in (None, "updater"):
-            body[section] = {**body[section], "operation": write_op}
     try:
         return RunConfig.model_validate(body)
     except ValueError as err:  # a translated value out of its knob's bounds

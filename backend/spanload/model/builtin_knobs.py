@@ -122,8 +122,11 @@ def translate(name: str, overrides: dict[str, Any], prefix: str = "") -> dict[st
     Raises :class:`RunInvalid` naming a field with no counterpart in that definition, or a value
     it cannot take."""
     table = LEGACY_KNOBS.get(name)
+    if table is None:
+        return overrides
+    overrides = _drivers(name, overrides)
     given = {s: overrides[s] for s in LEGACY_SECTIONS if isinstance(overrides.get(s), dict) and overrides[s]}
-    if table is None or not given:
+    if not given:
         return overrides
     groups = LEGACY_OPERATIONS[name]
     out = {k: v for k, v in overrides.items() if k not in given}
@@ -153,6 +156,19 @@ def translate(name: str, overrides: dict[str, Any], prefix: str = "") -> dict[st
     return out
 
 
+def _drivers(name: str, overrides: dict[str, Any]) -> dict[str, Any]:
+    """A profile or a capacity search that names no operation (or ``updater``, as old configs did)
+    drives the operation the updater's mode runs: what "the updater's rate" is in built-in ``name``."""
+    mode = (overrides.get("updater") or {}).get("mode")
+    operation = updater_operation(name, getattr(mode, "value", mode))
+    out = overrides
+    for section in ("profile", "capacity"):
+        body = overrides.get(section)
+        if isinstance(body, dict) and body.get("operation") in (None, "updater"):
+            out = {**out, section: {**body, "operation": operation}}
+    return out
+
+
 def _pick(
     group: OperationGroup, fields: dict[str, Any], operations: dict[str, dict[str, Any]], name: str, prefix: str
 ) -> None:
@@ -174,11 +190,20 @@ def _pick(
         operations.setdefault(op, {})["enabled"] = op in on
 
 
-def updater_operation(name: str, mode: str) -> str:
+def updater_operation(name: str, mode: str | None) -> str:
     """The operation of built-in ``name`` that the legacy updater's ``mode`` runs (what a profile or a
     capacity search of an old config drove: "the updater's rate")."""
     group = next(g for g in LEGACY_OPERATIONS[name] if g.switch == "updater.enabled")
     return group.by_value.get(mode, group.by_value[group.default])[0]
+
+
+def legacy_field(name: str, knob: str) -> str | None:
+    """The legacy field (dotted) that sets built-in ``name``'s ``knob`` one to one, if any: what a
+    message about the knob names, since that is the field a user of the report's terms gave."""
+    for field, target in LEGACY_KNOBS.get(name, {}).items():
+        if isinstance(target, ToKnob) and target.knob == knob and target.scale == 1:
+            return field
+    return None
 
 
 # The legacy figures' names (samples.Op, samples.Gauge) -> the same figure of the definition's
