@@ -40,7 +40,7 @@ def test_live_socket_sends_snapshot_then_samples_status_and_config_changes(clien
         assert patched.status_code == 200, patched.text
         change = next(m for m in iter(lambda: MESSAGES.validate_python(ws.receive_json()), None) if m.type != "sample")
         assert change.type == "config_change"
-        assert change.event.kind == "config_change" and change.event.changes == {"watcher.poll_interval_ms": 500}
+        assert change.event.kind == "config_change" and change.event.changes == {"knobs.poll_interval": 500}
         assert change.config["knobs"]["poll_interval"] == 500  # the change watcher definition's knob
 
         assert client.get("/metrics").headers["content-type"].startswith("text/plain")

@@ -58,7 +58,7 @@ def test_run_lifecycle_create_change_pause_stop_export_delete(client: TestClient
     events = client.get(f"/api/runs/{run_id}/export").json()["events"]
     changes = [e for e in events if e["kind"] == "config_change"]
     assert len(changes) == 1
-    assert changes[0]["changes"] == {"updater.transactions_per_second": 20.0}
+    assert changes[0]["changes"] == {"knobs.transactions_per_second": 20.0}
     assert changes[0]["who"].startswith("api")
     statuses = [e["changes"]["status"] for e in events if e["kind"] == "status"]
     assert statuses[0] == "starting" and statuses[-1] == "finished" and "paused" in statuses

@@ -104,7 +104,7 @@ def test_a_two_process_run_merges_reports_patches_pauses_and_stops_with_a_summar
     sink = asyncio.run(scenario())
     assert sink.samples[0].totals.transactions == 4  # two processes x 2, merged into one sample
     assert [s.seq for s in sink.samples] == sorted(s.seq for s in sink.samples)
-    assert sink.patches == [({"updater.transactions_per_second": 20.0}, "tester")]
+    assert sink.patches == [({"knobs.transactions_per_second": 20.0}, "tester")]
     assert [s for s, _ in sink.states] == [
         RunState.STARTING,
         RunState.RUNNING,
