@@ -462,19 +462,9 @@ func (w *Watcher) StopAndDrain(giveUp time.Duration) error {
 	w.mu.Lock()
 	polls := w.polls
 	w.mu.Unlock()
-	for _, p := range polls {
-		deadline := time.Now().Add(giveUp)
-		for {
-			full, err := p.poll()
-			if err == nil && !full {
-				break
-			}
-			if err != nil && !time.Now().Before(deadline) {
-				return fmt.Errorf("the watcher's final drain failed for %s; last error: %w", giveUp, err)
-			}
-			if err != nil {
-				time.Sleep(watchErrorBackoff)
-			}
+	for i, p := range polls {
+		if err := drainWith(p.poll, giveUp, watchErrorBackoff, fmt.Sprintf("watch-%d", i)); err != nil {
+			return err
 		}
 	}
 	return nil
