@@ -28,8 +28,14 @@ single-use upserts of 1..2 Singers rows, run by the Python interpreter) and prin
 interpreter's client CPU per operation over the hand-written updater's (goal <= 1.10). ``--only
 interp`` does the same for the Go interpreter (``WRITE_DEFINITION``, alternating ``--rounds``).
 
+``--only builtin --baseline FILE`` (do-nothing server): the write benchmark's hot path as it ships,
+``workloads/write_benchmark.yaml``'s ``write`` (single-use commits upserting 1..2 Tweets rows; its
+reads and watch off), asked ``--max-rate`` with 64 in flight, against the same operation of another
+version of the file (e.g. ``git show main:workloads/write_benchmark.yaml``), alternating ``--rounds``
+times in each runtime: this tree's client CPU per commit over the baseline's (goal <= 1.10).
+
     .venv/bin/python bench/worker_runtime.py [--seconds 10] [--rate 800] [--max-rate 5000] [--interpreter]
-        [--go-worker PATH] [--only null|local|interp] [--rounds 3] [--profile DIR]
+        [--go-worker PATH] [--only null|local|interp|builtin] [--baseline FILE] [--rounds 3] [--profile DIR]
 """
 
 from __future__ import annotations
@@ -52,10 +58,12 @@ from _common import REPO, verdict
 
 from spanload.engine.runtimes import worker_command
 from spanload.engine.supervisor import Supervisor
+from spanload.model.builtin_convert import BUILTIN_WORKLOADS
 from spanload.model.config import RunConfig, WorkerRuntime
 from spanload.model.protocol import Begin, Start, Stop, StopWriters, encode
 from spanload.model.samples import Gauge, Sample, Summary
 from spanload.model.settings import Settings
+from spanload.model.workload_file import parse_definition
 from spanload.spanner.local_server import start_local_spanner
 
 NULL_BINARY = REPO / ".tools" / "spanload-null-spanner"
@@ -363,9 +371,9 @@ def interp_config(address: str, definition: bool, rate: float) -> RunConfig:
     return RunConfig.model_validate(base)
 
 
-def drive_go_worker(command: list[str], config: RunConfig, seconds: float) -> dict[str, Any]:
-    """Plays the supervisor for one Go worker: start, begin, ``seconds`` of load, the two-phase stop.
-    Returns the summed counters, the final report's CPU seconds and the measured span."""
+def drive_worker(command: list[str], config: RunConfig, seconds: float) -> dict[str, Any]:
+    """Plays the supervisor for one worker (either runtime): start, begin, ``seconds`` of load, the
+    two-phase stop. Returns the summed counters, the final report's CPU seconds and the measured span."""
     worker = subprocess.Popen(
         [*command, "--worker", "0"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
     )
@@ -423,7 +431,7 @@ def interp_vs_updater(
             name = "interp" if definition else "updater"
             run_settings, profile = profiled(settings, profile_dir, f"go-null-{name}-{round_}")
             command = worker_command(WorkerRuntime.GO, run_settings.go_worker_binary)
-            result = drive_go_worker(command, interp_config(address, definition, rate), seconds)
+            result = drive_worker(command, interp_config(address, definition, rate), seconds)
             ops = result["counters"].get("op.write.done" if definition else "transactions", 0)
             cpu_ms = result["cpu_s"] * 1000 / max(ops, 1)
             figures[definition].append((cpu_ms, ops / result["span_s"]))
@@ -444,13 +452,63 @@ def interp_vs_updater(
     return lines
 
 
+def builtin_config(address: str, file: Path, runtime: WorkerRuntime, rate: float) -> RunConfig:
+    """``file`` (a version of workloads/write_benchmark.yaml) running its ``write`` alone at ``rate``
+    with INTERP_IN_FLIGHT in flight: no point reads, no watch."""
+    definition = parse_definition(file.read_text(), file.name).model_dump(mode="json", exclude_unset=True)
+    definition["watch"] = None
+    return RunConfig.model_validate(
+        {
+            "target": {"kind": "local", "emulator_host": address, "database": "bench-rt-builtin"},
+            "runtime": runtime.value,
+            "workload": "definition",
+            "definition": definition,
+            "knobs": {"transactions_per_second": rate, "parallelism": INTERP_IN_FLIGHT, "max_mutations": 2},
+            "operations": {"point_read": {"enabled": False}},
+        }
+    )
+
+
+def builtin_vs_baseline(
+    address: str, settings: Settings, baseline: Path, rate: float, seconds: float, rounds: int
+) -> list[str]:
+    """Client CPU per commit of this tree's write_benchmark.yaml ``write`` against ``baseline``'s, in
+    each runtime, alternating baseline and this tree ``rounds`` times."""
+    files = {"baseline": baseline, "this": BUILTIN_WORKLOADS / "write_benchmark.yaml"}
+    lines = []
+    for runtime in RUNTIMES:
+        command = worker_command(runtime, settings.go_worker_binary)
+        figures: dict[str, list[float]] = {name: [] for name in files}
+        for round_ in range(rounds):
+            for name, file in files.items():
+                result = drive_worker(command, builtin_config(address, file, runtime, rate), seconds)
+                ops = result["counters"].get("op.write.done", 0)
+                cpu_ms = result["cpu_s"] * 1000 / max(ops, 1)
+                figures[name].append(cpu_ms)
+                errors = result["counters"].get("errors", 0)
+                lines.append(
+                    f"  {runtime.value:<6} round {round_ + 1} {name:<8} {ops / result['span_s']:>8,.1f} commits/s  "
+                    f"client CPU {cpu_ms:.4f} ms/commit  errors {errors}"
+                )
+                print(lines[-1], flush=True)
+        old, new = statistics.median(figures["baseline"]), statistics.median(figures["this"])
+        lines.append(
+            f"{runtime.value}: write_benchmark.yaml write, this/baseline client CPU per commit (medians of {rounds}): "
+            f"{new:.4f} / {old:.4f} ms = {new / old:.3f} ({verdict(new / old <= INTERP_GOAL)} <= {INTERP_GOAL})"
+        )
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="length of each run")
     parser.add_argument("--rate", type=float, default=800.0, help="the rate both runtimes are asked for")
     parser.add_argument("--max-rate", type=float, default=MAX_RATE_GOAL, help="the rate of the commit-max runs")
     parser.add_argument("--go-worker", type=Path, help="spanload-worker-go (default: beside this Python)")
-    parser.add_argument("--only", choices=["null", "local", "interp"], help="one target (or the interpreter) only")
+    parser.add_argument(
+        "--only", choices=["null", "local", "interp", "builtin"], help="one target (or the interpreter) only"
+    )
+    parser.add_argument("--baseline", type=Path, help="builtin: the write_benchmark.yaml to compare with (e.g. main's)")
     parser.add_argument("--rounds", type=int, default=3, help="interp: alternating rounds of each code path")
     parser.add_argument("--profile", type=Path, metavar="DIR", help="write a CPU profile of each Go worker here")
     parser.add_argument(
@@ -465,6 +523,16 @@ def main() -> int:
     settings = Settings(go_worker_binary=args.go_worker) if args.go_worker else Settings()
     results: list[Result] = []
     interp_lines: list[str] = []
+    if args.only == "builtin":
+        if args.baseline is None:
+            parser.error("--only builtin needs --baseline FILE (e.g. git show main:workloads/write_benchmark.yaml)")
+        server = NullServer(build_null_server())
+        try:
+            interp_lines = builtin_vs_baseline(
+                server.address, settings, args.baseline, args.max_rate, args.seconds, args.rounds
+            )
+        finally:
+            server.stop()
     if args.only in (None, "interp"):
         server = NullServer(build_null_server())
         try:

@@ -7,6 +7,7 @@ from pydantic import ValidationError
 
 from spanload.engine import thresholds
 from spanload.model import presets
+from spanload.model.builtin_convert import builtin_definition
 from spanload.model.config import ConfigPatch, RunConfig, ShardFilter
 from spanload.model.errors import RunInvalid, UnknownPreset
 from spanload.model.samples import Op, Percentiles, Reconciliation, Summary
@@ -71,6 +72,26 @@ def test_the_other_reports_have_presets() -> None:
     bench = presets.get_preset("write-benchmark").config
     assert bench.definition is not None and bench.definition.name == "write_benchmark"
     assert bench.knob_values()["transactions_per_second"] == 100 and bench.knob_values()["reads_per_second"] == 50
+
+
+def test_the_presets_whose_report_ran_no_watcher_drop_the_definitions_watch() -> None:
+    """write_benchmark, session_pool and participants watch and reconcile by default, as the
+    hand-written watcher did; their reports' presets ran with the watcher off (its polls would take a
+    session of the 10-session pool, or server CPU from the 2PC figures), and still do."""
+    unwatched = [
+        "write-benchmark",
+        "capacity-write-benchmark",
+        "2pc-batch-insert",
+        presets.TWO_PC_PARTICIPANTS,
+        presets.TWO_PC_PRELOADED,
+        *(f"session-pool-agents-{n}" for n in presets.SESSION_POOL_CONCURRENCY),
+    ]
+    for name in unwatched:
+        config = presets.get_preset(name).config
+        assert config.definition is not None and config.definition.watch is None, name
+        assert builtin_definition(config.definition.name).watch is not None, name
+    watched = presets.get_preset("light-poll").config.definition
+    assert watched is not None and watched.watch is not None
 
 
 def test_a_preset_of_a_built_in_definition_names_it_as_its_origin() -> None:

@@ -41,6 +41,10 @@ class OperationGroup:
 
 
 WATCH = "watch"  # watcher.enabled false: the run's definition loses its watch
+# watcher.table_hint on a definition whose watch names no index (participants: UserTable has none):
+# there is nothing to force, so the field changes nothing; the legacy config took only false there
+# with a watcher on ("workload 'participants' has no index to force")
+UNHINTED = "unhinted"
 
 _WRITES = OperationGroup(
     "updater.enabled",
@@ -58,31 +62,36 @@ _KNOBS_CHANGE: dict[str, ToKnob | str] = {
     "reader.concurrency": ToKnob("read_concurrency"),
     "watcher.enabled": WATCH,
 }
+# the hand-written watcher's fields, on every built-in's watch (its pollers split the ShardId values)
+_WATCHER: dict[str, ToKnob | str] = {
+    "watcher.watchers": ToKnob("watchers"),
+    "watcher.poll_interval_ms": ToKnob("poll_interval"),
+    "watcher.limit": ToKnob("limit"),
+}
+_HINTED_WATCHER: dict[str, ToKnob | str] = {**_WATCHER, "watcher.table_hint": ToKnob("table_hint")}
+_PRELOAD: dict[str, ToKnob | str] = {"preload.rows": ToKnob("preload_rows")}
 
 # definition name -> legacy field (dotted) -> the knob it sets; and the operations its fields pick
 LEGACY_KNOBS: dict[str, dict[str, ToKnob | str]] = {
-    "change_watcher": {
-        **_KNOBS_CHANGE,
-        "watcher.watchers": ToKnob("watchers"),
-        "watcher.poll_interval_ms": ToKnob("poll_interval"),
-        "watcher.limit": ToKnob("limit"),
-        "watcher.table_hint": ToKnob("table_hint"),
-        "preload.rows": ToKnob("preload_rows"),
-    },
-    "write_benchmark": _KNOBS_CHANGE,
+    "change_watcher": {**_KNOBS_CHANGE, **_HINTED_WATCHER, **_PRELOAD},
+    "write_benchmark": {**_KNOBS_CHANGE, **_HINTED_WATCHER, **_PRELOAD},
     "session_pool": {
         "updater.parallelism": ToKnob("agents"),
         "reader.concurrency": ToKnob("agents"),
         "reader.think_time_ms": ToKnob("think_time"),
         "updater.key_space": ToKnob("key_space"),
         "watcher.enabled": WATCH,
+        **_HINTED_WATCHER,
+        **_PRELOAD,
     },
     "participants": {
         "updater.transactions_per_second": ToKnob("commits_per_second"),
         "updater.parallelism": ToKnob("in_flight"),
         "updater.batch_rows": ToKnob("batch_rows"),
         "watcher.enabled": WATCH,
-        "preload.rows": ToKnob("preload_rows"),
+        **_WATCHER,
+        "watcher.table_hint": UNHINTED,
+        **_PRELOAD,
     },
 }
 LEGACY_OPERATIONS: dict[str, tuple[OperationGroup, ...]] = {
