@@ -26,8 +26,8 @@ from spanload.model.breakdown import (
     merge_timings,
 )
 from spanload.model.config import WorkerRuntime
-from spanload.model.protocol import Report, decode_from_worker, encode
 from spanload.model.op_metrics import OpHistogram, name
+from spanload.model.protocol import Report, decode_from_worker, encode
 from spanload.model.samples import INTENDED_SUFFIX, SERVER_SUFFIX, Op, Summary
 from spanload.model.state import RunState
 from tests.engine.conftest import LocalTarget
