@@ -8,11 +8,11 @@ from pydantic import ValidationError
 from spanload.engine import thresholds
 from spanload.model import presets
 from spanload.model.builtin_convert import builtin_definition
-from spanload.model.config import ConfigPatch, RunConfig, ShardFilter
+from spanload.model.config import ConfigPatch, RunConfig
 from spanload.model.errors import RunInvalid, UnknownPreset
 from spanload.model.samples import Op, Percentiles, Reconciliation, Summary
 from spanload.spanner.schemas import SINGERS, missing_statements, object_names
-from spanload.workers.watcher import SHARD_VALUES, poll_sql, shard_groups
+from spanload.workers.interp.watch import poll_statements
 
 
 def test_the_change_watcher_load_table_is_reproduced() -> None:
@@ -169,20 +169,26 @@ def test_a_patch_is_validated_against_the_whole_config() -> None:
     )
 
 
-def test_shard_groups_cover_every_shard_value_exactly_once() -> None:
-    for watchers in (1, 2, 4, 8, 37):
-        groups = shard_groups(watchers)
-        assert len(groups) == watchers
-        assert sorted(v for g in groups for v in g) == list(SHARD_VALUES) == list(range(-18, 19))
-
-
 def test_the_poll_query_follows_hint_and_shard_filter() -> None:
-    config = RunConfig().watcher
-    sql = poll_sql(SINGERS, config)
-    assert "@{FORCE_INDEX=SingersByShardLastUpdated}" in sql and "IN UNNEST(@shards)" in sql
-    assert "ORDER BY LastUpdated, SingerId" in sql
-    no_hint = poll_sql(SINGERS, config.model_copy(update={"table_hint": False, "shard_filter": ShardFilter.NOT_NULL}))
-    assert "FORCE_INDEX" not in no_hint and "ShardId IS NOT NULL" in no_hint
+    """medium polls change_watcher.yaml's watch through its index over the 37 shard values;
+    medium-no-hint without the index; medium-not-null (one watcher) reads ShardId IS NOT NULL."""
+    index = "SingersByShardLastUpdated"
+    cases = {"medium": (index, False), "medium-no-hint": (None, False), "medium-not-null": (index, True)}
+    for preset, (hint, filtered) in cases.items():
+        config = presets.get_preset(preset).config
+        definition = config.definition
+        assert definition is not None and definition.watch is not None
+        assert definition.watch.hinted(config.knob_values(), definition.knobs) == hint, preset
+        assert definition.watch.filter == ("ShardId IS NOT NULL" if filtered else None), preset
+        shards = definition.watch.shards
+        assert (shards is None) if filtered else (shards is not None and shards.values == list(range(-18, 19)))
+    watch = presets.get_preset("medium").config.definition.watch  # type: ignore[union-attr]
+    assert watch is not None
+    first, _ = poll_statements(watch, ["SingerId"], False, index, [-1, 0, 1])
+    assert first == (
+        "SELECT SingerId, LastUpdated, Version, WriterId, ShardId FROM Singers@{FORCE_INDEX=SingersByShardLastUpdated}"
+        " WHERE ShardId IN (-1, 0, 1) AND LastUpdated > @ts ORDER BY LastUpdated, SingerId LIMIT @limit"
+    )
 
 
 def test_missing_ddl_is_found_by_object_name() -> None:

@@ -153,20 +153,17 @@ def _server_poll_median(local: LocalTarget, database: str, hint: bool, stat: str
     from google.cloud.spanner_v1 import param_types
     from google.cloud.spanner_v1.types import ExecuteSqlRequest
 
+    from spanload.model.builtin_convert import as_definition
     from spanload.spanner import client as spanner_client
-    from spanload.spanner import schemas
-    from spanload.workers.watcher import poll_sql
+    from spanload.workers.interp.watch import poll_statements
 
-    config = local.config(database=database)
+    config = as_definition(local.config(database=database))  # workloads/change_watcher.yaml's watch
+    watch = config.definition.watch if config.definition is not None else None
+    assert watch is not None
     conn = spanner_client.connect(config.target, config.client, local.address)
-    sql = poll_sql(schemas.spec(config.schema_), config.watcher.model_copy(update={"table_hint": hint}))
-    params = {"shards": list(range(-18, 19)), "ts": dt.datetime.now(dt.UTC), "key": 0, "limit": 10_000}
-    types = {
-        "shards": param_types.Array(param_types.INT64),
-        "ts": param_types.TIMESTAMP,
-        "key": param_types.INT64,
-        "limit": param_types.INT64,
-    }
+    sql, _ = poll_statements(watch, ["SingerId"], False, watch.index if hint else None, list(range(-18, 19)))
+    params = {"ts": dt.datetime.now(dt.UTC), "limit": 10_000}
+    types = {"ts": param_types.TIMESTAMP, "limit": param_types.INT64}
     elapsed = []
     for _ in range(repeats):
         with conn.database.snapshot() as snapshot:

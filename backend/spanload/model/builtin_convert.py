@@ -1,11 +1,9 @@
 """A report workload's config (``workload: change_watcher | write_benchmark | session_pool |
 participants`` with the fixed ``updater``/``watcher``/``reader``/``preload`` sections) as the run of
-its built-in definition (``workloads/<name>.yaml``) that the interpreters execute. It is meant to
-be the one rule the pre-start check (engine/placement.py ``check_start``) applies, so that a new
-run's stored config is the definition it ran; it is NOT wired there yet (issue 22: tried, 24 tests
-still depend on the hand-written path's messages and figures), so ``as_definition`` is exercised by
-tests/model/test_builtin_convert.py only. Old saved runs are never converted: they load, list,
-export and compare as saved. ``builtin_definition`` and ``legacy_names`` are in use today.
+its built-in definition (``workloads/<name>.yaml``) that the interpreters execute. The pre-start
+check (engine/placement.py ``check_start``) applies it, so a new run's stored config is the
+definition it ran, and no worker runs anything but a definition or TPC-C. Old saved runs are never
+converted: they load, list, export and compare as saved.
 
 The sections become the definition's knobs and operations through model/builtin_knobs.py (the one
 field -> knob table). A field the definition has no knob for is refused only when it differs from

@@ -203,7 +203,7 @@ def updater_operation(name: str, mode: str | None) -> str:
     """The operation of built-in ``name`` that the legacy updater's ``mode`` runs (what a profile or a
     capacity search of an old config drove: "the updater's rate")."""
     group = next(g for g in LEGACY_OPERATIONS[name] if g.switch == "updater.enabled")
-    return group.by_value.get(mode, group.by_value[group.default])[0]
+    return group.by_value.get(mode or group.default, group.by_value[group.default])[0]
 
 
 def legacy_field(name: str, knob: str) -> str | None:
