@@ -34,9 +34,9 @@ from spanload.model.workload_file import parse_definition
 
 BUILTIN_WORKLOADS = Path(__file__).resolve().parents[3] / "workloads"
 
-# watcher.shard_filter -> the change watcher's watch.filter instead of its shards (fixed: the
-# definition's own 37 ShardId values; none: no filter, the forced index read whole)
-SHARD_FILTERS: dict[ShardFilter, str | None] = {ShardFilter.NOT_NULL: "ShardId IS NOT NULL", ShardFilter.NONE: None}
+# watcher.shard_filter -> the watch's filter instead of its shards (fixed: the definition's own 37
+# shard values; not_null: the shard column IS NOT NULL; none: no filter, the forced index read whole)
+NOT_NULL = "{column} IS NOT NULL"
 
 
 def builtin_definition(name: str) -> WorkloadDefinition:
@@ -83,13 +83,16 @@ def _section_fields(config: RunConfig, name: str) -> dict[str, dict[str, Any]]:
 
 
 def _watch_filter(config: RunConfig, definition: dict[str, Any]) -> None:
-    """Only the change watcher's definition has a watch (of Singers, whose ShardId the filter names)."""
+    """``watcher.shard_filter`` on a built-in definition's watch of a sharded table: ``fixed`` keeps
+    its shard values, ``not_null`` and ``none`` poll every row with one poller (they need 1 watcher),
+    the filter naming the definition's own shard column (ShardId, or shard_id on a PostgreSQL twin)."""
     shard = config.watcher.shard_filter
-    if shard is ShardFilter.FIXED or definition.get("watch") is None:
+    watch = definition.get("watch")
+    if shard is ShardFilter.FIXED or watch is None or watch.get("shards") is None:
         return
-    # one poller over every shard value: no split between pollers (not_null and none need 1 watcher)
-    watch = {k: v for k, v in definition["watch"].items() if k != "shards"}
-    definition["watch"] = {**watch, "filter": SHARD_FILTERS[shard]}
+    column = watch["shards"]["column"]
+    plain = {k: v for k, v in watch.items() if k != "shards"}
+    definition["watch"] = {**plain, "filter": NOT_NULL.format(column=column) if shard is ShardFilter.NOT_NULL else None}
 
 
 def as_definition(config: RunConfig) -> RunConfig:
