@@ -160,3 +160,18 @@ def test_a_built_in_definition_is_parsed_once_but_each_caller_gets_its_own_copy(
     again = builtin_definition("change_watcher")
     assert again is not first and "transactions_per_second" in again.knobs
     assert again == builtin_definition("change_watcher")
+
+
+def test_the_report_fields_set_a_file_copy_of_a_builtin_and_are_refused_for_a_users_definition() -> None:
+    """`spanload run --workload-file workloads/write_benchmark.yaml --mode dml --tps 40` drives the
+    copy's write_dml at 40 tx/s (it ran write at 100, the flags unused); a user's own definition has
+    no such fields: refused naming the one given, not silently left unused."""
+    copy = builtin_definition("write_benchmark").model_dump(mode="json")
+    given = {"workload": "definition", "definition": copy, "updater": {"mode": "dml", "transactions_per_second": 40}}
+    config = make_config(None, given)
+    assert config.knobs["transactions_per_second"] == 40
+    assert (config.operations["write"].enabled, config.operations["write_dml"].enabled) == (False, True)
+    own = {**copy, "name": "sensors"}
+    with pytest.raises(RunInvalid, match=r"updater\.transactions_per_second: a field of the built-in report") as bad:
+        make_config(None, {"workload": "definition", "definition": own, "updater": {"transactions_per_second": 40}})
+    assert bad.value.field == "updater.transactions_per_second"

@@ -17,7 +17,7 @@ from typing import Annotated, Any, ClassVar, Self, Union, get_args, get_origin
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
-from spanload.model.builtin_knobs import legacy_field, translate
+from spanload.model.builtin_knobs import LEGACY_KNOBS, LEGACY_SECTIONS, legacy_field, translate
 from spanload.model.capacity import CapacityConfig
 from spanload.model.definition_origin import DefinitionOrigin, OriginKind
 from spanload.model.errors import RunInvalid
@@ -725,10 +725,25 @@ class RunConfig(_Strict):
         fields (the documented flags, old configs' fields, live patches) become its knobs and
         operations (model/builtin_knobs.py). Other configs take them as they are."""
         workload = overrides.get("workload", self.workload)
-        if self.definition is None or getattr(workload, "value", workload) != Workload.DEFINITION.value:
+        if getattr(workload, "value", workload) != Workload.DEFINITION.value:
+            return overrides
+        given = overrides.get("definition")
+        name = given.get("name") if isinstance(given, dict) else self.definition.name if self.definition else None
+        if name is None:
+            return overrides
+        if name not in LEGACY_KNOBS:  # a user's definition: the report's fields would be silently unused
+            for section in LEGACY_SECTIONS:
+                body = overrides.get(section)
+                if isinstance(body, dict) and body:
+                    field = f"{section}.{next(iter(body))}"
+                    raise RunInvalid(
+                        f"{prefix}{field}: a field of the built-in report workloads; workload {name!r} takes "
+                        "its own knobs (--set name=value, or knobs in the request) and operations",
+                        field,
+                    )
             return overrides
         self._check_sections(overrides, prefix)
-        return translate(self.definition.name, overrides, prefix)
+        return translate(name, overrides, prefix)
 
     def _check_sections(self, overrides: dict[str, Any], prefix: str) -> None:
         """The legacy sections' values within their own fields' bounds, so that ``--tps -1`` is refused
