@@ -10,11 +10,12 @@ from typing import Any
 from fastapi.testclient import TestClient
 from google.cloud.spanner_v1 import Client
 
-from spanload.model.config import SchemaKind, Target, TargetKind
+from spanload.model.builtin_convert import builtin_definition
+from spanload.model.config import Target, TargetKind
 from spanload.model.workload_file import parse_definition
 from spanload.spanner.client import make_client
 from spanload.spanner.local_server import LocalSpanner
-from spanload.spanner.schemas import ensure_ddl, spec
+from spanload.spanner.schemas import ensure_ddl
 from tests.api.conftest import wait_run
 
 SHOP = (Path(__file__).parents[2] / "workloads" / "shop.yaml").read_text()
@@ -227,7 +228,7 @@ def test_a_database_holding_only_spanloads_own_tables_needs_no_consent(
     target = Target(kind=TargetKind.EMULATOR, emulator_host=local_spanner.address, database=name)
     admin: Client = make_client(target, local_spanner.address)
     try:
-        ensure_ddl(admin, target, spec(SchemaKind.SINGERS).ddl, "singers")
+        ensure_ddl(admin, target, builtin_definition("change_watcher").ddl, "change_watcher")
     finally:
         admin.close()
     body = {

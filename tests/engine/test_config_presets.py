@@ -11,7 +11,7 @@ from spanload.model.builtin_convert import builtin_definition
 from spanload.model.config import ConfigPatch, RunConfig
 from spanload.model.errors import RunInvalid, UnknownPreset
 from spanload.model.samples import Op, Percentiles, Reconciliation, Summary
-from spanload.spanner.schemas import SINGERS, missing_statements, object_names
+from spanload.spanner.schemas import missing_statements, object_names
 from spanload.workers.interp.watch import poll_statements
 
 
@@ -192,9 +192,10 @@ def test_the_poll_query_follows_hint_and_shard_filter() -> None:
 
 
 def test_missing_ddl_is_found_by_object_name() -> None:
-    existing = [SINGERS.ddl[0].replace("CREATE TABLE Singers", "CREATE TABLE singers")]
+    ddl = builtin_definition("change_watcher").ddl
+    existing = [ddl[0].replace("CREATE TABLE Singers", "CREATE TABLE singers")]
     assert object_names(existing) == {"SINGERS"}
-    assert missing_statements(SINGERS.ddl, existing) == [SINGERS.ddl[1]]
+    assert missing_statements(ddl, existing) == [ddl[1]]
 
 
 def test_thresholds_parse_check_and_name_the_failure() -> None:

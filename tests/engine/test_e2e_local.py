@@ -124,15 +124,14 @@ def _populate(local: LocalTarget, database: str, rows: int) -> None:
     """Fill the watched table with old rows, as the report's 17 M-row table was."""
     from google.cloud.spanner_v1 import COMMIT_TIMESTAMP
 
+    from spanload.engine.schema_setup import create_definition_schema
+    from spanload.model.builtin_convert import as_definition
     from spanload.spanner import client as spanner_client
-    from spanload.spanner import schemas
 
-    config = local.config(database=database)
-    admin = spanner_client.make_client(config.target, local.address)
-    schemas.ensure_schema(admin, config.target, config.schema_)
-    admin.close()
+    config = as_definition(local.config(database=database))  # workloads/change_watcher.yaml's Singers
+    create_definition_schema(config, local.address)
     conn = spanner_client.connect(config.target, config.client, local.address)
-    spec = schemas.spec(config.schema_)
+    columns = ("SingerId", "FirstName", "LastName", "SingerInfo", "Version", "WriterId", "LastUpdated")
     batch_rows = 1000
     filler = base64.b64encode(
         b"x" * 2000
@@ -140,8 +139,8 @@ def _populate(local: LocalTarget, database: str, rows: int) -> None:
     for start in range(10_000_000, 10_000_000 + rows, batch_rows):
         with conn.database.batch() as batch:
             batch.insert_or_update(
-                spec.table,
-                spec.write_columns,
+                "Singers",
+                columns,
                 [(k, "f", "l", filler, 1, "old", COMMIT_TIMESTAMP) for k in range(start, start + batch_rows)],
             )
     conn.close()

@@ -15,11 +15,10 @@ from typing import Any
 import pytest
 
 from spanload.model.config import RunConfig, WorkerRuntime
-from spanload.model.presets import get_preset, make_config
+from spanload.model.presets import make_config
 from spanload.model.samples import Op, Summary
 from spanload.model.state import RunState
 from spanload.spanner import client as spanner_client
-from spanload.spanner.schemas import LEADERBOARD_PLAYERS, spec
 from spanload.workers.process import writer_id
 from tests.engine.conftest import LocalTarget, assert_reconciled_exactly
 from tests.engine.test_definition_e2e import count
@@ -47,8 +46,9 @@ def _query(local: LocalTarget, config: RunConfig, sql: str) -> list[list[Any]]:
 
 
 def _assert_table_matches_the_counts(local: LocalTarget, config: RunConfig, summary: Summary) -> int:
-    """The table's rows are exactly what the summary says was written; returns the row count."""
-    table = spec(config.schema_).table
+    """Singers' rows (change_watcher.yaml's, which both callers run) are exactly what the summary
+    says was written; returns the row count."""
+    table = "Singers"
     assert summary.totals.errors == 0 and summary.totals.transactions > 0
     ((rows, versions),) = _query(local, config, f"SELECT COUNT(*), SUM(Version) FROM {table}")
     assert versions == summary.totals.mutations, f"{table}: SUM(Version) {versions} != {summary.totals.mutations}"
@@ -59,17 +59,9 @@ def _assert_table_matches_the_counts(local: LocalTarget, config: RunConfig, summ
 def test_two_worker_processes_both_report_and_reconcile_exactly(
     local_spanner: LocalTarget, runtime: WorkerRuntime
 ) -> None:
-    base = get_preset("light").config
-    config = local_spanner.config(
-        {
-            "duration_s": SECONDS,
-            "processes": 2,
-            "updater": base.updater.model_dump(mode="json") | {"key_space": 300},
-            "watcher": base.watcher.model_dump(mode="json"),
-            "reader": base.reader.model_dump(mode="json"),
-        },
-        runtime=runtime,
-    )
+    target = local_spanner.config().target.model_dump(mode="json", include={"kind", "emulator_host", "database"})
+    overrides = {"target": target, "duration_s": SECONDS, "processes": 2, "runtime": runtime.value}
+    config = make_config("light", {**overrides, "updater": {"key_space": 300}})  # light's 5 tx/s, 300 keys
     summary, pids = _run(config, f"two-{runtime.value}")
     assert_reconciled_exactly(summary)
     workers = summary.workers
@@ -141,7 +133,9 @@ def test_leaderboard_reader_joins_players_and_scores(local_spanner: LocalTarget)
     assert config.knobs["agents"] == 2 and not config.client.multiplexed_sessions
     summary, _ = _run(config, "leaderboard")
     assert summary.totals.errors == 0, summary.errors_by_code
-    assert _query(local_spanner, config, "SELECT COUNT(*) FROM Players") == [[LEADERBOARD_PLAYERS]]
+    players = config.definition.load["Players"].rows if config.definition is not None else None
+    assert players == 1000  # workloads/session_pool.yaml loads 1,000 players
+    assert _query(local_spanner, config, "SELECT COUNT(*) FROM Players") == [[players]]
     ((rows,),) = _query(local_spanner, config, "SELECT COUNT(*) FROM Scores")
     assert rows == count(summary, "insert_score") > 0
     # 2 readers, each a join then 100 ms of think time, for SECONDS: at most 10 a second each

@@ -14,6 +14,8 @@ import logging
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from spanload.model.builtin_convert import builtin_definition
+from spanload.model.builtin_knobs import LEGACY_KNOBS
 from spanload.model.config import PG_INTERFACES, RunConfig, TargetKind, Workload
 from spanload.model.workload import Dialect
 from spanload.spanner import client as spanner_client
@@ -26,21 +28,23 @@ logger = logging.getLogger(__name__)
 
 BUILTIN_TABLES = frozenset(
     name
-    for statements in (*(spec.ddl for spec in schemas.SCHEMAS.values()), TPCC_DDL)
+    for statements in (*(builtin_definition(name).ddl for name in LEGACY_KNOBS), TPCC_DDL)
     for name in schemas.object_names(statements)
 )
-"""The tables (and indexes) Spanload's own workloads create: a database that holds only these holds
-no one else's tables, so adding a workload's to it needs no consent."""
+"""The tables (and indexes) Spanload's own report workloads create (workloads/<report>.yaml and
+their PostgreSQL twins, not the example definitions, whose tables could be anyone's; and TPC-C's):
+a database that holds only these holds no one else's tables, so adding a workload's to it needs no
+consent."""
 
 
 def workload_ddl(config: RunConfig) -> Sequence[str]:
-    """The DDL a run's workload needs."""
-    if config.workload is Workload.DEFINITION:
-        assert config.definition is not None
-        return config.definition.ddl
+    """The DDL a run's workload needs: its definition's or TPC-C's (a report workload's config is
+    its built-in definition's run by now: engine/placement.py ``check_start``)."""
     if config.workload is Workload.TPCC:
         return tpcc_ddl(config.client.interface in PG_INTERFACES)
-    return schemas.spec(config.schema_).ddl
+    if config.definition is None:
+        raise ValueError(f"workload {config.workload.value!r} has no definition: check_start converts it first")
+    return config.definition.ddl
 
 
 def check_consent(config: RunConfig, emulator_host: str | None) -> None:

@@ -181,7 +181,7 @@ class Connection:
 
 
 def connect(target: Target, client_config: ClientConfig, emulator_host: str | None) -> Connection:
-    """Client + database handle for a run. The database must exist (see ``schemas.ensure_schema``).
+    """Client + database handle for a run. The database must exist (see ``schemas.ensure_ddl``).
 
     On local and emulator targets the data API goes through a channel that reads each RPC's
     server-timing header (:mod:`spanload.spanner.timing`). On every target each data-API RPC is
