@@ -124,29 +124,32 @@ class _NoRpcBatch:
 
 
 class _NoRpcDatabase:
-    def batch(self) -> _NoRpcBatch:
+    def batch(self, **_: object) -> _NoRpcBatch:
         return _NoRpcBatch()
 
 
 def bookkeeping(seconds: float) -> dict[str, float]:
-    """The engine's own CPU per commit (run in its own process): the real updater, pacer, ledger
-    and recorder on one pool thread, paced far above what it can do, with no RPC."""
+    """The engine's own CPU per commit (run in its own process): the interpreter's write of
+    workloads/change_watcher.yaml (draw, pacer, ledger, recorder) on one pool thread, paced far
+    above what it can do, with no RPC."""
+    from spanload.model.builtin_convert import as_definition
+    from spanload.workers.interp.runner import Interpreter
     from spanload.workers.stats import WorkerStats
-    from spanload.workers.updater import Updater
 
-    config = _config("unused", 100_000.0)  # the most RunConfig allows; more than one thread does
+    config = as_definition(_config("unused", 100_000.0))  # the most RunConfig allows; more than one thread does
+    config = config.model_copy(update={"knobs": {**config.knobs, "parallelism": 1}})
+    assert config.definition is not None
     stats = WorkerStats()
     database = _NoRpcDatabase()
-    one_thread = config.updater.model_copy(update={"parallelism": 1})
-    updater = Updater(lambda: database, schemas.spec(config.schema_), one_thread, stats, 0, 1, "bookkeeping")
-    updater.start()
+    interp = Interpreter(lambda: database, config.definition, config, stats, 0, 1, "bookkeeping")
+    interp.start()
     time.sleep(0.2)
     stats.take()
     cpu0, wall0 = time.process_time(), time.perf_counter()
     time.sleep(seconds)
     ops = stats.take()[0].get(Counter.TRANSACTIONS, 0)
     cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
-    updater.stop()
+    interp.stop()
     return {"cpu_per_op_us": cpu / max(ops, 1) * 1e6, "ops_per_s": ops / wall}
 
 

@@ -10,11 +10,10 @@ measured, then against the local Spanner:
 - ``commit-max`` and ``read-max`` (do-nothing server only): asked at ``--max-rate`` (5,000/s) with
   64 in flight, to see what one worker process sustains, and its CPU per operation when busy.
 
-- ``interp`` (do-nothing server only, Go): the write benchmark's updater (single-use commits
-  upserting 1..2 rows into Tweets) against a workload definition that does the same
-  (``write_benchmark.json``), each asked ``--max-rate`` with 64 in flight, alternating ``--rounds``
-  times; this bench speaks the protocol to ``spanload-worker-go`` itself, as the engine does not run
-  definitions yet. Goal: the interpreter costs at most 10 % more client CPU per commit.
+Every workload here is a run of workloads/change_watcher.yaml (the engine's start check turns the
+report config into it), so both runtimes run their definition interpreter. The interpreters were
+measured against the hand-written updater they replaced before it was deleted (README: 0.987-1.018
+for Go, goal <= 1.10).
 
 Client CPU per operation is the worker's own rusage from begin to its last report (the summary's
 ``workers`` list). achieved/scheduled is operations done over the Poisson arrivals scheduled.
@@ -23,13 +22,14 @@ Goals: go CPU/op at most 0.2 of python's for commits and reads; one go worker at
 commits/s at the requested rate with achieved/scheduled at least 0.99. ``--profile DIR`` writes a
 pprof CPU profile of every Go worker there (``spanload-worker-go --cpuprofile``) and prints its top.
 
-``--interpreter`` runs only the commit workloads, each also as a definition (``commit-def``: the same
-single-use upserts of 1..2 Singers rows, run by the Python interpreter) and prints the
-interpreter's client CPU per operation over the hand-written updater's (goal <= 1.10). ``--only
-interp`` does the same for the Go interpreter (``WRITE_DEFINITION``, alternating ``--rounds``).
+``--only builtin --baseline FILE`` (do-nothing server): the write benchmark's hot path as it ships,
+``workloads/write_benchmark.yaml``'s ``write`` (single-use commits upserting 1..2 Tweets rows; its
+reads and watch off), asked ``--max-rate`` with 64 in flight, against the same operation of another
+version of the file (e.g. ``git show main:workloads/write_benchmark.yaml``), alternating ``--rounds``
+times in each runtime: this tree's client CPU per commit over the baseline's (goal <= 1.10).
 
-    .venv/bin/python bench/worker_runtime.py [--seconds 10] [--rate 800] [--max-rate 5000] [--interpreter]
-        [--go-worker PATH] [--only null|local|interp] [--rounds 3] [--profile DIR]
+    .venv/bin/python bench/worker_runtime.py [--seconds 10] [--rate 800] [--max-rate 5000]
+        [--go-worker PATH] [--only null|local|builtin] [--baseline FILE] [--rounds 3] [--profile DIR]
 """
 
 from __future__ import annotations
@@ -52,10 +52,12 @@ from _common import REPO, verdict
 
 from spanload.engine.runtimes import worker_command
 from spanload.engine.supervisor import Supervisor
+from spanload.model.builtin_convert import BUILTIN_WORKLOADS
 from spanload.model.config import RunConfig, WorkerRuntime
 from spanload.model.protocol import Begin, Start, Stop, StopWriters, encode
 from spanload.model.samples import Gauge, Sample, Summary
 from spanload.model.settings import Settings
+from spanload.model.workload_file import parse_definition
 from spanload.spanner.local_server import start_local_spanner
 
 NULL_BINARY = REPO / ".tools" / "spanload-null-spanner"
@@ -64,14 +66,8 @@ RUNTIMES = (WorkerRuntime.PYTHON, WorkerRuntime.GO)
 CPU_GOAL = 0.2
 MAX_RATE_GOAL = 5000.0
 ACHIEVED_GOAL = 0.99
-INTERPRETED = "-def"  # the same workload as a definition, run by the Python interpreter
-INTERPRETER_GOAL = 1.10  # its client CPU per op against the hand-written updater's
 INTERP_GOAL = 1.10
 INTERP_IN_FLIGHT = 64
-
-WRITE_DEFINITION_FILE = REPO / "goworker" / "internal" / "interp" / "testdata" / "write_benchmark.json"
-"""The write benchmark's updater as a definition: single-use commits upserting 1..2 Tweets rows (the Go
-interpreter's benchmark of its own work per execution reads the same file)."""
 
 
 class Sink:
@@ -134,54 +130,9 @@ def process_cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) * TICK_S
 
 
-def commit_definition(parallelism: int) -> dict[str, object]:
-    """The updater's ``commit`` as a definition: single-use commits upserting 1..2 rows of the
-    Singers table (the same columns, payloads of the same sizes, a commit timestamp)."""
-    columns = {
-        "SingerId": {"uniform": {"min": 0, "max": 99_999}},
-        "FirstName": {"string": {"length": 9}},
-        "LastName": {"string": {"length": 9}},
-        "SingerInfo": {"bytes": {"length": 12}},
-        "Version": {"uniform": {"min": 1, "max": 1_000_000}},
-        "WriterId": "bench",
-        "LastUpdated": "commit_timestamp",
-    }
-    return {
-        "name": "bench_commit",
-        "knobs": {"rate": {"default": 100.0, "min": 0.1, "max": 100_000}},
-        "operations": {
-            "commit": {
-                "rate": "$rate",
-                "max_in_flight": parallelism,
-                "transaction": "single_use",
-                "steps": [
-                    {
-                        "insert_or_update": {
-                            "table": "Singers",
-                            "rows": {"uniform": {"min": 1, "max": 2}},
-                            "columns": columns,
-                        }
-                    }
-                ],
-            }
-        },
-    }
-
-
 def workload_config(address: str, workload: str, rate: float, seconds: float, runtime: WorkerRuntime) -> RunConfig:
     reads = workload.startswith("read")
     parallelism = 64 if "-max" in workload else 8
-    if workload.endswith(INTERPRETED):  # the same database as the hand-written run: its Singers table
-        return RunConfig.model_validate(
-            {
-                "target": {"kind": "local", "emulator_host": address, "database": f"bench-rt-{workload[:-4]}"},
-                "runtime": runtime.value,
-                "duration_s": seconds,
-                "workload": "definition",
-                "definition": commit_definition(parallelism),
-                "knobs": {"rate": rate},
-            }
-        )
     return RunConfig.model_validate(
         {
             "target": {"kind": "local", "emulator_host": address, "database": f"bench-rt-{workload}"},
@@ -249,7 +200,7 @@ def measure(
     profile_dir: Path | None = None,
 ) -> list[Result]:
     out = []
-    for runtime in (WorkerRuntime.PYTHON,) if workload.endswith(INTERPRETED) else RUNTIMES:
+    for runtime in RUNTIMES:
         config = workload_config(address, workload, rate, seconds, runtime)
         run_settings, profile = (
             profiled(settings, profile_dir, f"go-{target}-{workload}")
@@ -261,8 +212,6 @@ def measure(
         done_key, scheduled_key = (
             (Gauge.READER_RPS, Gauge.READER_SCHEDULED_RPS)
             if workload.startswith("read")
-            else ("op.commit.ps", "op.commit.scheduled_ps")
-            if workload.endswith(INTERPRETED)
             else (Gauge.UPDATER_TPS, Gauge.UPDATER_SCHEDULED_TPS)
         )
         achieved = summary.rates.get(done_key, 0.0)
@@ -308,14 +257,6 @@ def table(results: list[Result]) -> list[str]:
 def ratios(results: list[Result]) -> list[str]:
     lines = []
     by = {(r.target, r.workload, r.runtime): r for r in results}
-    for r in results:
-        hand = by.get((r.target, r.workload.removesuffix(INTERPRETED), r.runtime))
-        if r.workload.endswith(INTERPRETED) and hand is not None and hand.cpu_ms_per_op:
-            cost = r.cpu_ms_per_op / hand.cpu_ms_per_op
-            lines.append(
-                f"{r.target} {r.workload}: interpreter/updater client CPU per op {cost:.3f} "
-                f"({verdict(cost <= INTERPRETER_GOAL)} <= {INTERPRETER_GOAL})"
-            )
     for target, workload in dict.fromkeys((r.target, r.workload) for r in results):
         py, go = by.get((target, workload, WorkerRuntime.PYTHON)), by.get((target, workload, WorkerRuntime.GO))
         if py is None or go is None or not py.cpu_ms_per_op or not py.achieved:
@@ -335,37 +276,9 @@ def ratios(results: list[Result]) -> list[str]:
     return lines
 
 
-def interp_config(address: str, definition: bool, rate: float) -> RunConfig:
-    """The write benchmark's updater (mutations, 1..2 rows a commit), or the definition doing the same."""
-    base: dict[str, Any] = {
-        "target": {"kind": "local", "emulator_host": address, "database": "bench-rt-interp"},
-        "runtime": "go",
-        "watcher": {"enabled": False},
-        "reader": {"enabled": False},
-    }
-    if definition:
-        base |= {
-            "workload": "definition",
-            "definition": json.loads(WRITE_DEFINITION_FILE.read_text()),
-            "knobs": {"rate": rate, "in_flight": INTERP_IN_FLIGHT},
-            "updater": {"enabled": False},
-        }
-    else:
-        base |= {
-            "workload": "write_benchmark",
-            "updater": {
-                "transactions_per_second": rate,
-                "mutations_per_transaction": 1,
-                "parallelism": INTERP_IN_FLIGHT,
-                "key_space": 100000,
-            },
-        }
-    return RunConfig.model_validate(base)
-
-
-def drive_go_worker(command: list[str], config: RunConfig, seconds: float) -> dict[str, Any]:
-    """Plays the supervisor for one Go worker: start, begin, ``seconds`` of load, the two-phase stop.
-    Returns the summed counters, the final report's CPU seconds and the measured span."""
+def drive_worker(command: list[str], config: RunConfig, seconds: float) -> dict[str, Any]:
+    """Plays the supervisor for one worker (either runtime): start, begin, ``seconds`` of load, the
+    two-phase stop. Returns the summed counters, the final report's CPU seconds and the measured span."""
     worker = subprocess.Popen(
         [*command, "--worker", "0"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
     )
@@ -412,35 +325,50 @@ def drive_go_worker(command: list[str], config: RunConfig, seconds: float) -> di
         worker.wait(timeout=30)
 
 
-def interp_vs_updater(
-    address: str, settings: Settings, rate: float, seconds: float, rounds: int, profile_dir: Path | None
-) -> list[str]:
-    """Client CPU per commit of the Go interpreter against the hand-written updater, alternating."""
-    figures: dict[bool, list[tuple[float, float]]] = {False: [], True: []}
-    lines = []
-    for round_ in range(rounds):
-        for definition in (False, True):
-            name = "interp" if definition else "updater"
-            run_settings, profile = profiled(settings, profile_dir, f"go-null-{name}-{round_}")
-            command = worker_command(WorkerRuntime.GO, run_settings.go_worker_binary)
-            result = drive_go_worker(command, interp_config(address, definition, rate), seconds)
-            ops = result["counters"].get("op.write.done" if definition else "transactions", 0)
-            cpu_ms = result["cpu_s"] * 1000 / max(ops, 1)
-            figures[definition].append((cpu_ms, ops / result["span_s"]))
-            errors = result["counters"].get("errors", 0)
-            lines.append(
-                f"  round {round_ + 1} {name:<8} {ops / result['span_s']:>8,.1f} commits/s  "
-                f"client CPU {cpu_ms:.4f} ms/commit  errors {errors}"
-            )
-            print(lines[-1], flush=True)
-            if profile is not None:
-                lines += [f"    {line}" for line in pprof_top(profile, 24)]
-    old = statistics.median(c for c, _ in figures[False])
-    new = statistics.median(c for c, _ in figures[True])
-    lines.append(
-        f"interp/updater client CPU per commit (medians of {rounds}): {new:.4f} / {old:.4f} ms = {new / old:.3f}"
+def builtin_config(address: str, file: Path, runtime: WorkerRuntime, rate: float) -> RunConfig:
+    """``file`` (a version of workloads/write_benchmark.yaml) running its ``write`` alone at ``rate``
+    with INTERP_IN_FLIGHT in flight: no point reads, no watch."""
+    definition = parse_definition(file.read_text(), file.name).model_dump(mode="json", exclude_unset=True)
+    definition["watch"] = None
+    return RunConfig.model_validate(
+        {
+            "target": {"kind": "local", "emulator_host": address, "database": "bench-rt-builtin"},
+            "runtime": runtime.value,
+            "workload": "definition",
+            "definition": definition,
+            "knobs": {"transactions_per_second": rate, "parallelism": INTERP_IN_FLIGHT, "max_mutations": 2},
+            "operations": {"point_read": {"enabled": False}},
+        }
     )
-    lines.append(f"goal: at most {INTERP_GOAL - 1:.0%} more: {verdict(new / old <= INTERP_GOAL)}")
+
+
+def builtin_vs_baseline(
+    address: str, settings: Settings, baseline: Path, rate: float, seconds: float, rounds: int
+) -> list[str]:
+    """Client CPU per commit of this tree's write_benchmark.yaml ``write`` against ``baseline``'s, in
+    each runtime, alternating baseline and this tree ``rounds`` times."""
+    files = {"baseline": baseline, "this": BUILTIN_WORKLOADS / "write_benchmark.yaml"}
+    lines = []
+    for runtime in RUNTIMES:
+        command = worker_command(runtime, settings.go_worker_binary)
+        figures: dict[str, list[float]] = {name: [] for name in files}
+        for round_ in range(rounds):
+            for name, file in files.items():
+                result = drive_worker(command, builtin_config(address, file, runtime, rate), seconds)
+                ops = result["counters"].get("op.write.done", 0)
+                cpu_ms = result["cpu_s"] * 1000 / max(ops, 1)
+                figures[name].append(cpu_ms)
+                errors = result["counters"].get("errors", 0)
+                lines.append(
+                    f"  {runtime.value:<6} round {round_ + 1} {name:<8} {ops / result['span_s']:>8,.1f} commits/s  "
+                    f"client CPU {cpu_ms:.4f} ms/commit  errors {errors}"
+                )
+                print(lines[-1], flush=True)
+        old, new = statistics.median(figures["baseline"]), statistics.median(figures["this"])
+        lines.append(
+            f"{runtime.value}: write_benchmark.yaml write, this/baseline client CPU per commit (medians of {rounds}): "
+            f"{new:.4f} / {old:.4f} ms = {new / old:.3f} ({verdict(new / old <= INTERP_GOAL)} <= {INTERP_GOAL})"
+        )
     return lines
 
 
@@ -450,26 +378,26 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=800.0, help="the rate both runtimes are asked for")
     parser.add_argument("--max-rate", type=float, default=MAX_RATE_GOAL, help="the rate of the commit-max runs")
     parser.add_argument("--go-worker", type=Path, help="spanload-worker-go (default: beside this Python)")
-    parser.add_argument("--only", choices=["null", "local", "interp"], help="one target (or the interpreter) only")
-    parser.add_argument("--rounds", type=int, default=3, help="interp: alternating rounds of each code path")
-    parser.add_argument("--profile", type=Path, metavar="DIR", help="write a CPU profile of each Go worker here")
     parser.add_argument(
-        "--interpreter",
-        action="store_true",
-        help="only the commit workloads, each also as a definition run by the Python interpreter (its cost)",
+        "--only", choices=["null", "local", "builtin"], help="one target (or the builtin comparison) only"
     )
+    parser.add_argument("--baseline", type=Path, help="builtin: the write_benchmark.yaml to compare with (e.g. main's)")
+    parser.add_argument("--rounds", type=int, default=3, help="builtin: alternating rounds of each file")
+    parser.add_argument("--profile", type=Path, metavar="DIR", help="write a CPU profile of each Go worker here")
     args = parser.parse_args()
     if args.profile:
         args.profile = args.profile.resolve()
         args.profile.mkdir(parents=True, exist_ok=True)
     settings = Settings(go_worker_binary=args.go_worker) if args.go_worker else Settings()
     results: list[Result] = []
-    interp_lines: list[str] = []
-    if args.only in (None, "interp"):
+    builtin_lines: list[str] = []
+    if args.only == "builtin":
+        if args.baseline is None:
+            parser.error("--only builtin needs --baseline FILE (e.g. git show main:workloads/write_benchmark.yaml)")
         server = NullServer(build_null_server())
         try:
-            interp_lines = interp_vs_updater(
-                server.address, settings, args.max_rate, args.seconds, args.rounds, args.profile
+            builtin_lines = builtin_vs_baseline(
+                server.address, settings, args.baseline, args.max_rate, args.seconds, args.rounds
             )
         finally:
             server.stop()
@@ -483,8 +411,6 @@ def main() -> int:
                 ("commit-max", args.max_rate),
                 ("read-max", args.max_rate),
             )
-            if args.interpreter:
-                plan = tuple((w + suffix, r) for w, r in plan[::2] for suffix in ("", INTERPRETED))
             for workload, rate in plan:
                 results += measure("null", server.address, workload, rate, args.seconds, settings, pid, args.profile)
         finally:
@@ -493,7 +419,7 @@ def main() -> int:
         local = start_local_spanner("127.0.0.1", 0, None, settings.local_spanner_binary)
         try:
             pid = local.process.pid
-            for workload in ("commit", "commit" + INTERPRETED) if args.interpreter else ("commit", "read"):
+            for workload in ("commit", "read"):
                 results += measure(
                     "local", local.address, workload, args.rate, args.seconds, settings, pid, args.profile
                 )
@@ -504,9 +430,9 @@ def main() -> int:
         print("\n".join(table(results)))
         print()
         print("\n".join(ratios(results)))
-    if interp_lines:
+    if builtin_lines:
         print()
-        print("\n".join(interp_lines))
+        print("\n".join(builtin_lines))
     return 0
 
 

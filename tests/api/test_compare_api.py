@@ -20,7 +20,7 @@ def test_compare_two_runs_configs_diff_series_and_deltas(client: TestClient) -> 
     body = response.json()
     assert [r["id"] for r in body["runs"]] == [base["id"], other["id"]]
     diff = {d["field"]: d["values"] for d in body["config_diff"]}
-    assert diff["updater.transactions_per_second"] == [1.0, 5.0]
+    assert diff["knobs.transactions_per_second"] == [1.0, 5.0]  # the change watcher definition's knob
     assert diff["preset"] == ["very-light", "light"]
     assert diff["runtime"] == ["python", "go"]
     assert "report_interval_s" not in diff  # equal fields are left out

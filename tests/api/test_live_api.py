@@ -10,6 +10,7 @@ from pydantic import TypeAdapter
 from starlette.websockets import WebSocketDisconnect
 
 from spanload.api.schemas.live import LiveMessage
+from spanload.model.builtin_convert import as_definition
 from spanload.model.presets import get_preset
 from tests.api.conftest import key, of_run, scrape, start_run, wait_run
 
@@ -39,13 +40,13 @@ def test_live_socket_sends_snapshot_then_samples_status_and_config_changes(clien
         assert patched.status_code == 200, patched.text
         change = next(m for m in iter(lambda: MESSAGES.validate_python(ws.receive_json()), None) if m.type != "sample")
         assert change.type == "config_change"
-        assert change.event.kind == "config_change" and change.event.changes == {"watcher.poll_interval_ms": 500}
-        assert change.config["watcher"]["poll_interval_ms"] == 500
+        assert change.event.kind == "config_change" and change.event.changes == {"knobs.poll_interval": 500}
+        assert change.config["knobs"]["poll_interval"] == 500  # the change watcher definition's knob
 
         assert client.get("/metrics").headers["content-type"].startswith("text/plain")
         metrics = scrape(client)
         assert of_run(metrics["spanload_run_info"], run_id) == {key(name="live", state="running"): 1.0}
-        light = get_preset("light").config.updater.transactions_per_second
+        light = as_definition(get_preset("light").config).knob_values()["transactions_per_second"]
         assert of_run(metrics["spanload_operation_target_per_second"], run_id)[key(operation="updater.txn")] == light
         assert of_run(metrics["spanload_operation_latency_seconds_count"], run_id)[key(operation="updater.txn")] > 0
         assert metrics["spanload_live_viewers"] == {(): 1.0}

@@ -20,12 +20,14 @@ def test_a_live_change_shows_at_start_and_at_end_in_the_run_the_list_and_compare
 
     run = client.get(f"/api/runs/{changed['id']}").json()
     by_field = {c["field"]: c for c in run["live_changes"]}
-    assert set(by_field) == {"updater.transactions_per_second", "watcher.poll_interval_ms"}
-    tps = by_field["updater.transactions_per_second"]
+    # light runs workloads/change_watcher.yaml: the patch's old fields are recorded as the knobs
+    # they set, the fields the run's config shows
+    assert set(by_field) == {"knobs.transactions_per_second", "knobs.poll_interval"}
+    tps = by_field["knobs.transactions_per_second"]
     assert (tps["at_start"], tps["at_end"]) == (5.0, 20.0)
     [step] = tps["steps"]
     assert step["value"] == 20.0 and 1.0 <= step["elapsed_s"] <= 6.0
-    assert (by_field["watcher.poll_interval_ms"]["at_start"], by_field["watcher.poll_interval_ms"]["at_end"]) == (
+    assert (by_field["knobs.poll_interval"]["at_start"], by_field["knobs.poll_interval"]["at_end"]) == (
         1000,
         250,
     )
@@ -33,16 +35,16 @@ def test_a_live_change_shows_at_start_and_at_end_in_the_run_the_list_and_compare
 
     listed = {r["id"]: r for r in client.get("/api/runs", params={"limit": 50}).json()["data"]}
     assert [c["field"] for c in listed[changed["id"]]["live_changes"]] == [
-        "updater.transactions_per_second",
-        "watcher.poll_interval_ms",
+        "knobs.transactions_per_second",
+        "knobs.poll_interval",
     ]
     assert listed[steady["id"]]["live_changes"] == []
 
     compared = client.get("/api/compare", params={"ids": f"{steady['id']},{changed['id']}"}).json()
     diff = {d["field"]: (d["values"], d["at_end"]) for d in compared["config_diff"]}
     # equal at start, so only the live change puts them in the diff
-    assert diff["updater.transactions_per_second"] == ([5.0, 5.0], [5.0, 20.0])
-    assert diff["watcher.poll_interval_ms"] == ([1000, 1000], [1000, 250])
+    assert diff["knobs.transactions_per_second"] == ([5.0, 5.0], [5.0, 20.0])
+    assert diff["knobs.poll_interval"] == ([1000, 1000], [1000, 250])
     assert [len(r["live_changes"]) for r in compared["runs"]] == [0, 2]
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from spanload.control.run_metrics import LATENCY_BUCKETS_S, US_PER_S
+from spanload.control.run_metrics import LATENCY_BUCKETS_S, US_PER_S, classify
 from spanload.model import metrics as hdr
 from tests.api.conftest import key, of_run, scrape, start_run, wait_run
 
@@ -64,7 +64,7 @@ def test_metrics_of_a_finished_run_equal_its_summary_and_samples(client: TestCli
 
     # where the time went: the last sample's breakdown of each operation, in seconds
     parts = {
-        key(operation=op, part=p["part"]): p["ms"] / 1000
+        key(operation=classify(op)[1], part=p["part"]): p["ms"] / 1000
         for op, breakdown in samples[-1]["breakdown"].items()
         for p in breakdown["parts"]
     }

@@ -24,7 +24,8 @@ def test_a_profile_is_skipped_extended_and_abandoned_through_the_api(client: Tes
     over = client.post(path, json={"action": "skip"})
     assert over.status_code == 409 and "profile is over" in over.text
     config = client.get(f"/api/runs/{run_id}").json()["current_config"]
-    assert config["updater"]["transactions_per_second"] == 4  # the profile's patches are the run's config
+    # the profile's patches are the run's config: light's updater is change_watcher.yaml's write
+    assert config["operations"]["write"]["rate"] == 4
     client.post(f"/api/runs/{run_id}/stop")
     plain = start_run(client, overrides={"watcher": {"enabled": False}})
     wait_run(client, plain["id"], lambda r: r["status"] == "running", "the plain run to be running")

@@ -20,7 +20,8 @@ def test_run_lifecycle_create_change_pause_stop_export_delete(client: TestClient
     run_id = run["id"]
     assert run["preset"] == "light" and run["name"] == "lifecycle"
     assert run["tags"] == ["api"] and run["notes"] == "first"
-    assert run["config"]["updater"]["transactions_per_second"] == 5.0
+    # the light preset runs the change watcher definition: the updater's rate is its knob
+    assert run["config"]["knobs"]["transactions_per_second"] == 5.0
     assert run["status"] in ("starting", "running")
 
     run = wait_run(client, run_id, lambda r: r["status"] == "running" and r["sample_count"] >= 2, "2 samples")
@@ -28,8 +29,8 @@ def test_run_lifecycle_create_change_pause_stop_export_delete(client: TestClient
 
     changed = client.patch(f"/api/runs/{run_id}/config", json={"updater": {"transactions_per_second": 20}})
     assert changed.status_code == 200, changed.text
-    assert changed.json()["current_config"]["updater"]["transactions_per_second"] == 20.0
-    assert changed.json()["config"]["updater"]["transactions_per_second"] == 5.0
+    assert changed.json()["current_config"]["knobs"]["transactions_per_second"] == 20.0
+    assert changed.json()["config"]["knobs"]["transactions_per_second"] == 5.0
 
     paused = client.post(f"/api/runs/{run_id}/pause")
     assert paused.status_code == 200 and paused.json()["status"] == "paused"
@@ -57,7 +58,7 @@ def test_run_lifecycle_create_change_pause_stop_export_delete(client: TestClient
     events = client.get(f"/api/runs/{run_id}/export").json()["events"]
     changes = [e for e in events if e["kind"] == "config_change"]
     assert len(changes) == 1
-    assert changes[0]["changes"] == {"updater.transactions_per_second": 20.0}
+    assert changes[0]["changes"] == {"knobs.transactions_per_second": 20.0}
     assert changes[0]["who"].startswith("api")
     statuses = [e["changes"]["status"] for e in events if e["kind"] == "status"]
     assert statuses[0] == "starting" and statuses[-1] == "finished" and "paused" in statuses
@@ -107,7 +108,7 @@ def test_presets_and_starting_from_a_whole_config(client: TestClient) -> None:
     presets = client.get("/api/presets").json()
     names = [p["name"] for p in presets]
     assert {"very-light", "light", "medium", "high", "very-high"} <= set(names)
-    assert next(p for p in presets if p["name"] == "light")["config"]["updater"]["transactions_per_second"] == 5.0
+    assert next(p for p in presets if p["name"] == "light")["config"]["knobs"]["transactions_per_second"] == 5.0
     config = next(p for p in presets if p["name"] == "very-light")["config"]
     config |= {"duration_s": 1, "name": "from a config", "preset": None}
     config["target"]["database"] = "api-whole-config"

@@ -71,7 +71,9 @@ def test_an_unreachable_emulator_fails_the_run_and_exits_1_with_the_address_and_
     result = _run("--target", "emulator", "--emulator-host", "127.0.0.1:1", "--duration", "5s")
     assert result.returncode == 1, result.stdout + result.stderr
     last = result.stderr.strip().splitlines()[-1]
-    assert last.startswith("spanload run: the run failed: worker 0 (pid ")
+    # the run is the change watcher definition's: the control plane, which creates its schema before
+    # any worker connects, meets the unreachable target first
+    assert last.startswith("spanload run: the run failed: could not create the schema of workload 'change_watcher': ")
     assert "the emulator target at 127.0.0.1:1 did not answer: UNAVAILABLE" in last
     assert ": finished" not in result.stdout and ": failed" in result.stdout
     assert "Traceback" not in result.stderr

@@ -20,7 +20,7 @@ import pytest
 
 os.environ.setdefault("SPANNER_DISABLE_BUILTIN_METRICS", "true")
 
-from spanload.model.config import RunConfig, SchemaKind, WorkerRuntime
+from spanload.model.config import RunConfig, WorkerRuntime
 from spanload.model.samples import Reconciliation, Sample, Summary
 from spanload.model.settings import Settings
 from spanload.spanner import client as spanner_client
@@ -108,48 +108,40 @@ def _fresh_name() -> str:
 
 def probe(address: str) -> str | None:
     """None if the server supports what the engine needs, else the step that failed and why."""
-    from google.cloud.spanner_v1 import param_types
+    from google.cloud.spanner_v1 import COMMIT_TIMESTAMP, param_types
 
+    from spanload.engine.schema_setup import create_definition_schema
+    from spanload.model.builtin_convert import as_definition
     from spanload.spanner import client as spanner_client
-    from spanload.spanner import schemas
-    from spanload.workers.watcher import poll_sql
+    from spanload.workers.interp.watch import poll_statements
 
-    config = LocalTarget(address).config()
+    config = as_definition(LocalTarget(address).config())  # workloads/change_watcher.yaml
+    definition = config.definition
+    assert definition is not None and definition.watch is not None
     step = "connect"
     try:
         step = (
-            "create the instance, database and singers schema (generated FARM_FINGERPRINT column, NULL_FILTERED index)"
+            "create the instance, database and change_watcher.yaml's schema "
+            "(generated FARM_FINGERPRINT column, NULL_FILTERED index)"
         )
-        admin = spanner_client.make_client(config.target, address)
-        schemas.ensure_schema(admin, config.target, SchemaKind.SINGERS)
-        admin.close()
+        create_definition_schema(config, address)
         conn = spanner_client.connect(config.target, config.client, address)
         step = "commit a single-use batch() with a commit timestamp"
-        spec = schemas.spec(SchemaKind.SINGERS)
-        from google.cloud.spanner_v1 import COMMIT_TIMESTAMP
-
+        columns = ("SingerId", "FirstName", "LastName", "SingerInfo", "Version", "WriterId", "LastUpdated")
         with conn.database.batch() as batch:
-            batch.insert_or_update(spec.table, spec.write_columns, [(1, "a", "b", b"", 1, "probe", COMMIT_TIMESTAMP)])
-        step = "run the watcher's poll query (FORCE_INDEX, IN UNNEST, ORDER BY, LIMIT)"
+            batch.insert_or_update("Singers", columns, [(1, "a", "b", b"", 1, "probe", COMMIT_TIMESTAMP)])
+        step = "run the watch's poll query (FORCE_INDEX, IN, ORDER BY, LIMIT)"
+        index = definition.watch.index
+        first, _ = poll_statements(definition.watch, ["SingerId"], False, index, list(range(-18, 19)))
         with conn.database.snapshot() as snapshot:
             rows = list(
                 snapshot.execute_sql(
-                    poll_sql(spec, config.watcher),
-                    params={
-                        "shards": list(range(-18, 19)),
-                        "ts": batch.committed.replace(year=2000),
-                        "key": 0,
-                        "limit": 10,
-                    },
-                    param_types={
-                        "shards": param_types.Array(param_types.INT64),
-                        "ts": param_types.TIMESTAMP,
-                        "key": param_types.INT64,
-                        "limit": param_types.INT64,
-                    },
+                    first,
+                    params={"ts": batch.committed.replace(year=2000), "limit": 10},
+                    param_types={"ts": param_types.TIMESTAMP, "limit": param_types.INT64},
                 )
             )
-        if len(rows) != 1 or rows[0][3] != batch.committed:
+        if len(rows) != 1 or rows[0][1] != batch.committed:
             return f"the poll query returned {rows!r}, not the row just committed at {batch.committed}"
         conn.close()
     except Exception as err:  # the reason is the point: it is the failure message

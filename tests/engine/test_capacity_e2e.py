@@ -76,8 +76,9 @@ def test_the_search_finds_the_databases_knee_and_it_moves_with_the_model(local_s
         broke = steps[-1]
         assert broke.p50 is not None and broke.p50 >= 100, broke  # the knee's delay, not the machine's noise
         assert result.broke_by == broke.broke_by and broke.broke_by[0].startswith("p50 ")
-        # every rate was a live change by the search, and every step's verdict is on the timeline
-        assert [float(str(c["updater.transactions_per_second"])) for c, _ in sink.patches] == [s.rate for s in steps]
+        # every rate was a live change by the search (of the change watcher definition's write
+        # operation, which the updater's rate became), and every step's verdict is on the timeline
+        assert [float(str(c["operations.write.rate"])) for c, _ in sink.patches] == [s.rate for s in steps]
         assert {who for _, who in sink.patches} == {"capacity"}
         assert len([k for k, _ in sink.events if k is EventKind.CAPACITY]) == len(steps)
 
@@ -94,7 +95,8 @@ def test_with_one_executor_a_worker_the_knee_is_the_clients_and_moves_with_the_w
     )
     alone, pair = _result(one), _result(two)
     assert (alone.knee, alone.limited_by) == (20, Limit.CLIENT), alone
-    assert "every one of their 1 executors was busy" in alone.note and "raise updater.parallelism" in alone.note
+    # updater.parallelism is the write operation's max_in_flight knob, parallelism
+    assert "every one of their 1 executors was busy" in alone.note and "raise knobs.parallelism" in alone.note
     broke = alone.steps[-1]
     assert broke.in_flight is not None and broke.in_flight >= 0.9 and broke.achieved < 54, broke
     # two workers, an executor each: at least 60/s held (0.7 of what two executors do); 100 may or may not

@@ -56,7 +56,7 @@ def test_a_run_from_a_config_file_is_saved_and_reports_each_thresholds_verdict(
     assert shown.returncode == 0, shown.stderr
     run = json.loads(shown.stdout)
     assert (run["name"], run["status"], run["sample_count"]) == ("from a file", "finished", len(doc["samples"]))
-    assert run["config"]["updater"]["transactions_per_second"] == 7.0
+    assert run["config"]["knobs"]["transactions_per_second"] == 7.0  # stored as the definition it ran
     assert run["summary"]["totals"] == doc["summary"]["totals"]
     html = report.read_text()
     assert "<title>Spanload run from a file</title>" in html

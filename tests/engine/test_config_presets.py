@@ -7,11 +7,12 @@ from pydantic import ValidationError
 
 from spanload.engine import thresholds
 from spanload.model import presets
-from spanload.model.config import ConfigPatch, RunConfig, ShardFilter
+from spanload.model.builtin_convert import builtin_definition
+from spanload.model.config import ConfigPatch, RunConfig
 from spanload.model.errors import RunInvalid, UnknownPreset
 from spanload.model.samples import Op, Percentiles, Reconciliation, Summary
 from spanload.spanner.schemas import SINGERS, missing_statements, object_names
-from spanload.workers.watcher import SHARD_VALUES, poll_sql, shard_groups
+from spanload.workers.interp.watch import poll_statements
 
 
 def test_the_change_watcher_load_table_is_reproduced() -> None:
@@ -27,12 +28,16 @@ def test_the_change_watcher_load_table_is_reproduced() -> None:
     }
     for name, (w, m, n) in expected.items():
         config = presets.get_preset(name).config
-        assert (config.updater.transactions_per_second, config.updater.mutations_per_transaction) == (w, m)
-        assert config.watcher.watchers == n and config.watcher.table_hint
-        assert config.watcher.poll_interval_ms == 1000 and config.watcher.limit == 10_000
-        assert not presets.get_preset(f"{name}-no-hint").config.watcher.table_hint
+        # the run of workloads/change_watcher.yaml: m mutations on average are a uniform 1..2m
+        assert config.definition is not None and config.definition.name == "change_watcher"
+        knobs = config.knob_values()
+        assert (knobs["transactions_per_second"], knobs["max_mutations"], knobs["watchers"]) == (w, 2 * m, n)
+        assert (knobs["poll_interval"], knobs["limit"], knobs["table_hint"]) == (1000, 10_000, True)
+        assert presets.get_preset(f"{name}-no-hint").config.knob_values()["table_hint"] is False
         if n == 1:
-            assert presets.get_preset(f"{name}-not-null").config.watcher.shard_filter is ShardFilter.NOT_NULL
+            not_null = presets.get_preset(f"{name}-not-null").config.definition
+            assert not_null is not None and not_null.watch is not None
+            assert not_null.watch.filter == "ShardId IS NOT NULL"
 
 
 def test_each_change_watcher_load_has_a_poll_and_a_change_stream_preset_on_one_load_and_database() -> None:
@@ -69,6 +74,26 @@ def test_the_other_reports_have_presets() -> None:
     assert bench.knob_values()["transactions_per_second"] == 100 and bench.knob_values()["reads_per_second"] == 50
 
 
+def test_the_presets_whose_report_ran_no_watcher_drop_the_definitions_watch() -> None:
+    """write_benchmark, session_pool and participants watch and reconcile by default, as the
+    hand-written watcher did; their reports' presets ran with the watcher off (its polls would take a
+    session of the 10-session pool, or server CPU from the 2PC figures), and still do."""
+    unwatched = [
+        "write-benchmark",
+        "capacity-write-benchmark",
+        "2pc-batch-insert",
+        presets.TWO_PC_PARTICIPANTS,
+        presets.TWO_PC_PRELOADED,
+        *(f"session-pool-agents-{n}" for n in presets.SESSION_POOL_CONCURRENCY),
+    ]
+    for name in unwatched:
+        config = presets.get_preset(name).config
+        assert config.definition is not None and config.definition.watch is None, name
+        assert builtin_definition(config.definition.name).watch is not None, name
+    watched = presets.get_preset("light-poll").config.definition
+    assert watched is not None and watched.watch is not None
+
+
 def test_a_preset_of_a_built_in_definition_names_it_as_its_origin() -> None:
     """So its run is not checked again before load, and answers to the updater's names (issue 22)."""
     origins = {
@@ -90,7 +115,7 @@ def test_an_unknown_preset_names_the_valid_ones() -> None:
 
 def test_preset_overrides_are_validated() -> None:
     config = presets.make_config("light", {"updater": {"transactions_per_second": 7}})
-    assert config.updater.transactions_per_second == 7 and config.updater.mutations_per_transaction == 20
+    assert config.knob_values()["transactions_per_second"] == 7 and config.knob_values()["max_mutations"] == 40
     assert config.preset == "light"
     with pytest.raises(RunInvalid) as bad:
         presets.make_config("light", {"updater": {"transactions_per_second": -1}}, prefix="flags: ")
@@ -144,20 +169,26 @@ def test_a_patch_is_validated_against_the_whole_config() -> None:
     )
 
 
-def test_shard_groups_cover_every_shard_value_exactly_once() -> None:
-    for watchers in (1, 2, 4, 8, 37):
-        groups = shard_groups(watchers)
-        assert len(groups) == watchers
-        assert sorted(v for g in groups for v in g) == list(SHARD_VALUES) == list(range(-18, 19))
-
-
 def test_the_poll_query_follows_hint_and_shard_filter() -> None:
-    config = RunConfig().watcher
-    sql = poll_sql(SINGERS, config)
-    assert "@{FORCE_INDEX=SingersByShardLastUpdated}" in sql and "IN UNNEST(@shards)" in sql
-    assert "ORDER BY LastUpdated, SingerId" in sql
-    no_hint = poll_sql(SINGERS, config.model_copy(update={"table_hint": False, "shard_filter": ShardFilter.NOT_NULL}))
-    assert "FORCE_INDEX" not in no_hint and "ShardId IS NOT NULL" in no_hint
+    """medium polls change_watcher.yaml's watch through its index over the 37 shard values;
+    medium-no-hint without the index; medium-not-null (one watcher) reads ShardId IS NOT NULL."""
+    index = "SingersByShardLastUpdated"
+    cases = {"medium": (index, False), "medium-no-hint": (None, False), "medium-not-null": (index, True)}
+    for preset, (hint, filtered) in cases.items():
+        config = presets.get_preset(preset).config
+        definition = config.definition
+        assert definition is not None and definition.watch is not None
+        assert definition.watch.hinted(config.knob_values(), definition.knobs) == hint, preset
+        assert definition.watch.filter == ("ShardId IS NOT NULL" if filtered else None), preset
+        shards = definition.watch.shards
+        assert (shards is None) if filtered else (shards is not None and shards.values == list(range(-18, 19)))
+    watch = presets.get_preset("medium").config.definition.watch  # type: ignore[union-attr]
+    assert watch is not None
+    first, _ = poll_statements(watch, ["SingerId"], False, index, [-1, 0, 1])
+    assert first == (
+        "SELECT SingerId, LastUpdated, Version, WriterId, ShardId FROM Singers@{FORCE_INDEX=SingersByShardLastUpdated}"
+        " WHERE ShardId IN (-1, 0, 1) AND LastUpdated > @ts ORDER BY LastUpdated, SingerId LIMIT @limit"
+    )
 
 
 def test_missing_ddl_is_found_by_object_name() -> None:
@@ -196,8 +227,10 @@ def test_the_capacity_presets_search_the_write_benchmark_and_the_change_watcher(
     assert write.capacity.operation == "write" and write.operations["point_read"].enabled is False
     assert (write.capacity.step, write.capacity.server_cpu_pct, write.capacity.also) == (200, 65, [])
     watcher = get_preset("capacity-change-watcher").config
-    assert watcher.workload.value == "change_watcher" and watcher.watcher.enabled
+    assert watcher.definition is not None and watcher.definition.name == "change_watcher"
+    assert watcher.definition.watch is not None and watcher.knob_values()["max_mutations"] == 10
     assert watcher.capacity is not None and watcher.capacity.also == ["notify.p99_ms>2000"]
+    assert watcher.capacity.operation == "write"  # the updater's rate
 
 
 def test_the_pg_tpcc_presets_are_tpcc_1w_on_the_other_interfaces() -> None:

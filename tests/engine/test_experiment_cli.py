@@ -21,7 +21,7 @@ from spanload.cli.experiment import (
 )
 from spanload.cli.render import PrintingSink
 from spanload.engine.thresholds import known_metrics, metrics_of
-from spanload.model.config import ClientInterface, LatencyModel, RunConfig, ShardFilter, WorkerRuntime
+from spanload.model.config import ClientInterface, LatencyModel, RunConfig, WorkerRuntime
 from spanload.model.events import EventKind
 from spanload.model.experiments import CHANGE_STREAMS, EXPERIMENTS, HINT, PG, TPCC, TWO_PC, Experiment
 from spanload.model.presets import get_preset
@@ -84,7 +84,11 @@ def test_the_two_pc_experiment_differs_in_participants_alone() -> None:
     # an empty table (one split) against one preloaded past the local Spanner's 50,000-row splits
     assert [preload_rows(c) for c in configs] == [0, 150_000]
     knobs = [{k: v for k, v in c.knob_values().items() if k != "preload_rows"} for c in configs]
-    assert knobs[0] == knobs[1] == {"commits_per_second": 42.0, "in_flight": 1, "batch_rows": 6}
+    assert knobs[0] == knobs[1]
+    load = {k: knobs[0][k] for k in ("commits_per_second", "in_flight", "batch_rows")}
+    assert load == {"commits_per_second": 42.0, "in_flight": 1, "batch_rows": 6}
+    # no watcher polls the table: its scans would add server CPU to what the two compare
+    assert all(c.definition is not None and c.definition.watch is None for c in configs)
     assert [f.metric for f in TWO_PC.figures][:2] == ["server.commit_participants", "server.commit_latency_s"]
     assert not _unreported(TWO_PC, configs)
 
@@ -164,11 +168,9 @@ def test_the_hint_experiment_runs_its_variants_in_order_on_one_table_loaded_once
         for c in variant_configs(HINT, args)
     ]
     # the variants differ where their presets do, and nowhere else that matters here
-    assert [(c.watcher.table_hint, c.watcher.shard_filter) for c in configs] == [
-        (True, ShardFilter.FIXED),
-        (False, ShardFilter.FIXED),
-        (True, ShardFilter.NOT_NULL),
-    ]
+    # (each the change watcher definition's run: the hint a knob, not_null the watch's one filter)
+    assert [(c.knob_values()["table_hint"], c.definition and c.definition.watch and c.definition.watch.filter)
+            for c in configs] == [(True, None), (False, None), (True, "ShardId IS NOT NULL")]  # fmt: skip
     out = io.StringIO()
     runs = run_experiment(HINT, configs, Settings(), out)
     assert [r.variant for r in runs] == ["medium", "medium-no-hint", "medium-not-null"]

@@ -15,11 +15,12 @@ from spanload.model.config import RunConfig, WorkerRuntime
 from spanload.model.events import EventKind, PreloadStatus
 from spanload.model.settings import Settings
 from spanload.model.state import RunState
-from spanload.workers.preload import PRELOAD_WRITER_ID
 from tests.engine.conftest import LocalTarget, assert_reconciled_exactly
 from tests.engine.test_e2e_local import _server_poll_median
 from tests.engine.test_supervisor import Recorder
 from tests.helpers import VENV_BIN
+
+PRELOAD_WRITER_ID = "preload"  # what workloads/change_watcher.yaml's load writes in WriterId
 
 pytestmark = pytest.mark.timeout(300)
 

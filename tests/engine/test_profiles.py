@@ -71,7 +71,8 @@ def test_a_profile_is_followed_stage_by_stage_and_stops_the_run_at_its_end(
     sink = asyncio.run(scenario())
     assert sink.states[-1] == (RunState.FINISHED, None)
     # every rate the profile set is a live change on the timeline, by the profile, in the schedule's order
-    rates = [float(str(c["updater.transactions_per_second"])) for c, who in sink.patches if who == "profile"]
+    # (the run is the change watcher definition's: the profile drives its write operation's rate)
+    rates = [float(str(c["operations.write.rate"])) for c, who in sink.patches if who == "profile"]
     assert all(who == "profile" for _, who in sink.patches)
     assert rates[0] == 5.0 and rates[-2:] == [35.0, 40.0], rates
     ramp = rates[1:-2]

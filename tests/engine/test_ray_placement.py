@@ -17,9 +17,10 @@ import pytest
 import ray  # a pinned dependency: a broken install fails here, it is never skipped
 
 from spanload.engine.supervisor import RunError, Supervisor, describe_exit
+from spanload.model.builtin_convert import as_definition
 from spanload.model.config import ConfigPatch, RunConfig, WorkerRuntime
+from spanload.model.op_metrics import OpGauge, name
 from spanload.model.presets import get_preset
-from spanload.model.samples import Gauge
 from spanload.model.settings import Settings
 from spanload.model.state import RunState
 from tests.engine.conftest import LocalTarget, assert_reconciled_exactly
@@ -63,19 +64,12 @@ def test_an_unreachable_ray_address_fails_the_start_naming_the_address() -> None
 def test_a_light_run_puts_one_worker_on_each_node_reconciles_and_a_patch_reaches_both(
     ray_cluster: RayCluster, local_spanner: LocalTarget
 ) -> None:
-    light = get_preset("light").config
+    light = get_preset("light").config.merged({"updater": {"key_space": 300}})
     config = _on_ray(
-        light.model_copy(
-            update={
-                "target": local_spanner.config().target,
-                "processes": 2,
-                "duration_s": 8.0,
-                "updater": light.updater.model_copy(update={"key_space": 300}),
-            }
-        ),
+        light.model_copy(update={"target": local_spanner.config().target, "processes": 2, "duration_s": 8.0}),
         ray_cluster.address,
     )
-    before_tps = config.updater.transactions_per_second
+    before_tps = as_definition(config).knob_values()["transactions_per_second"]  # the light load's 5 tx/s
     after_tps = before_tps * 2
 
     async def scenario() -> tuple[Recorder, list[str | None], list[int], dict[str, dict[str, float]]]:
@@ -99,15 +93,18 @@ def test_a_light_run_puts_one_worker_on_each_node_reconciles_and_a_patch_reaches
     assert sink.states[-1] == (RunState.FINISHED, None)
     # the updater's rate is split between the workers: each one got the patch
     first = sink.samples[0].by_worker
-    assert {w: v[Gauge.UPDATER_TARGET_TPS] for w, v in first.items()} == {"0": before_tps / 2, "1": before_tps / 2}
-    assert {w: v[Gauge.UPDATER_TARGET_TPS] for w, v in patched.items()} == {"0": after_tps / 2, "1": after_tps / 2}
+    target = name(OpGauge.TARGET_PS, "write")  # light's updater is change_watcher.yaml's write
+    assert {w: v[target] for w, v in first.items()} == {"0": before_tps / 2, "1": before_tps / 2}
+    assert {w: v[target] for w, v in patched.items()} == {"0": after_tps / 2, "1": after_tps / 2}
     summary = sink.summary
     assert_reconciled_exactly(summary)
     assert summary is not None
     # the summary's workers list says where each one ran
     assert [(w.index, w.node, w.pid) for w in summary.workers] == [(i, nodes[i], pids[i]) for i in range(2)]
     # every transaction is some worker's: the per-worker series add up to the run's
-    per_worker = sum(v.get(Gauge.UPDATER_TPS, 0.0) * s.interval_s for s in sink.samples for v in s.by_worker.values())
+    per_worker = sum(
+        v.get(name(OpGauge.PS, "write"), 0.0) * s.interval_s for s in sink.samples for v in s.by_worker.values()
+    )
     assert round(per_worker) == summary.totals.transactions
 
 

@@ -20,6 +20,7 @@ from spanload.model.events import EventKind
 from spanload.model.samples import Gauge, Sample, StopInfo, Summary
 from spanload.model.settings import Settings
 from spanload.model.state import RunState
+from tests.engine.conftest import LocalTarget
 from tests.engine.protocol_peer import CPU_S_PER_REPORT
 
 PEER = [sys.executable, str(Path(__file__).with_name("protocol_peer.py"))]
@@ -56,10 +57,12 @@ class Recorder:
         """A definition with a ``load`` preloads (session_pool's Players): its progress is not these tests'."""
 
 
-def _config(processes: int) -> RunConfig:
-    return RunConfig.model_validate(
-        {"processes": processes, "report_interval_s": FAST, "target": {"emulator_host": "x:1"}}
-    )
+def _config(processes: int, local: LocalTarget | None = None) -> RunConfig:
+    """A run of the default workload. Its built-in definition's schema is created by the control
+    plane before the (fake) workers start, so a run that gets that far needs a real target:
+    ``local``; the others never reach it ("x:1")."""
+    target = {"emulator_host": "x:1"} if local is None else local.config().target.model_dump(mode="json")
+    return RunConfig.model_validate({"processes": processes, "report_interval_s": FAST, "target": target})
 
 
 async def _until(predicate, what: str, timeout: float = 20.0) -> None:  # type: ignore[no-untyped-def]
@@ -70,19 +73,20 @@ async def _until(predicate, what: str, timeout: float = 20.0) -> None:  # type: 
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def test_a_two_process_run_merges_reports_patches_pauses_and_stops_with_a_summary() -> None:
+def test_a_two_process_run_merges_reports_patches_pauses_and_stops_with_a_summary(local_spanner: LocalTarget) -> None:
     async def scenario() -> Recorder:
         sink = Recorder()
         supervisor = Supervisor(Settings(), sink, worker_command=PEER)
-        await supervisor.start("r1", _config(2))
+        await supervisor.start("r1", _config(2, local_spanner))
         assert len(supervisor.worker_pids("r1")) == 2
         await _until(lambda: supervisor.state("r1") is RunState.RUNNING, "RUNNING")
         await _until(lambda: len(sink.samples) >= 3, "three samples")
         new = await supervisor.patch(
             "r1", ConfigPatch.model_validate({"updater": {"transactions_per_second": 20}}), "tester"
         )
-        assert new.updater.transactions_per_second == 20
-        assert supervisor.config("r1").updater.transactions_per_second == 20
+        # the run is its built-in definition's: the updater's rate is its knob (model/builtin_knobs.py)
+        assert new.knob_values()["transactions_per_second"] == 20
+        assert supervisor.config("r1").knob_values()["transactions_per_second"] == 20
         with pytest.raises(RunInvalid) as bad:
             await supervisor.patch(
                 "r1", ConfigPatch.model_validate({"watcher": {"shard_filter": "none", "watchers": 3}}), "t"
@@ -100,7 +104,7 @@ def test_a_two_process_run_merges_reports_patches_pauses_and_stops_with_a_summar
     sink = asyncio.run(scenario())
     assert sink.samples[0].totals.transactions == 4  # two processes x 2, merged into one sample
     assert [s.seq for s in sink.samples] == sorted(s.seq for s in sink.samples)
-    assert sink.patches == [({"updater.transactions_per_second": 20.0}, "tester")]
+    assert sink.patches == [({"knobs.transactions_per_second": 20.0}, "tester")]
     assert [s for s, _ in sink.states] == [
         RunState.STARTING,
         RunState.RUNNING,
@@ -115,11 +119,13 @@ def test_a_two_process_run_merges_reports_patches_pauses_and_stops_with_a_summar
     assert sink.summary.totals.transactions == sink.samples[-1].totals.transactions
 
 
-def test_the_summary_lists_each_worker_with_its_pid_host_operations_and_cpu_per_operation() -> None:
+def test_the_summary_lists_each_worker_with_its_pid_host_operations_and_cpu_per_operation(
+    local_spanner: LocalTarget,
+) -> None:
     async def scenario() -> tuple[Recorder, list[int]]:
         sink = Recorder()
         supervisor = Supervisor(Settings(), sink, worker_command=PEER)
-        await supervisor.start("cost", _config(2))
+        await supervisor.start("cost", _config(2, local_spanner))
         await _until(lambda: len(sink.samples) >= 3, "three samples")
         await supervisor.stop("cost")
         return sink, supervisor.worker_pids("cost")
@@ -140,7 +146,9 @@ def test_the_summary_lists_each_worker_with_its_pid_host_operations_and_cpu_per_
         assert w.cpu_ms_per_op == pytest.approx(CPU_S_PER_REPORT * 1000 / 2)
 
 
-def test_a_silent_worker_is_stalled_first_and_fails_the_run_only_after_the_silence_limit() -> None:
+def test_a_silent_worker_is_stalled_first_and_fails_the_run_only_after_the_silence_limit(
+    local_spanner: LocalTarget,
+) -> None:
     # Issue 18: 3 intervals (0.6 s here) of silence used to fail the run; a GIL-saturated worker
     # on a loaded machine went 3.4 s silent. Now that is a "stalled" event; the limit fails it.
     settings = Settings(worker_silence_fail_s=2.0)
@@ -149,7 +157,7 @@ def test_a_silent_worker_is_stalled_first_and_fails_the_run_only_after_the_silen
         sink = Recorder()
         command = [*PEER, "--silent-after", "2", "--silent-worker", "1"]
         supervisor = Supervisor(settings, sink, worker_command=command)
-        await supervisor.start("r2", _config(2))
+        await supervisor.start("r2", _config(2, local_spanner))
         state = await asyncio.wait_for(supervisor.wait_finished("r2"), 30)
         assert state is RunState.FAILED
         return sink, supervisor.worker_pids("r2")
@@ -167,12 +175,12 @@ def test_a_silent_worker_is_stalled_first_and_fails_the_run_only_after_the_silen
     assert stalled[0] == 0.0 and 1.0 in stalled  # worker 0 kept reporting while worker 1 was stalled
 
 
-def test_a_worker_silent_for_a_while_is_stalled_then_recovers_and_the_run_finishes() -> None:
+def test_a_worker_silent_for_a_while_is_stalled_then_recovers_and_the_run_finishes(local_spanner: LocalTarget) -> None:
     async def scenario() -> Recorder:
         sink = Recorder()
         command = [*PEER, "--silent-after", "2", "--silent-for", "1.5", "--silent-worker", "0"]
         supervisor = Supervisor(Settings(), sink, worker_command=command)
-        await supervisor.start("r5", _config(2))
+        await supervisor.start("r5", _config(2, local_spanner))
         await _until(lambda: len(sink.events) == 2, "the stall and the recovery")
         await supervisor.stop("r5")
         return sink
@@ -186,11 +194,11 @@ def test_a_worker_silent_for_a_while_is_stalled_then_recovers_and_the_run_finish
     assert sink.summary is not None and sink.summary.reconciliation is not None and sink.summary.reconciliation.ok
 
 
-def test_a_killed_worker_fails_the_run_at_once_naming_it_and_the_signal() -> None:
+def test_a_killed_worker_fails_the_run_at_once_naming_it_and_the_signal(local_spanner: LocalTarget) -> None:
     async def scenario() -> tuple[Recorder, list[int]]:
         sink = Recorder()
         supervisor = Supervisor(Settings(), sink, worker_command=PEER)
-        await supervisor.start("r3", _config(2))
+        await supervisor.start("r3", _config(2, local_spanner))
         await _until(lambda: supervisor.state("r3") is RunState.RUNNING, "RUNNING")
         proc = await asyncio.create_subprocess_exec("kill", "-9", str(supervisor.worker_pids("r3")[1]))
         await proc.wait()
@@ -207,11 +215,11 @@ def test_a_killed_worker_fails_the_run_at_once_naming_it_and_the_signal() -> Non
     assert sink.summary.stop is None  # a failure, not a stop
 
 
-def test_a_stop_kills_workers_that_do_not_drain_within_the_grace_and_says_so() -> None:
+def test_a_stop_kills_workers_that_do_not_drain_within_the_grace_and_says_so(local_spanner: LocalTarget) -> None:
     async def scenario() -> Recorder:
         sink = Recorder()
         supervisor = Supervisor(Settings(stop_grace_s=1.0), sink, worker_command=[*PEER, "--ignore-stop"])
-        await supervisor.start("r6", _config(2))
+        await supervisor.start("r6", _config(2, local_spanner))
         await _until(lambda: len(sink.samples) >= 2, "two samples")
         await asyncio.wait_for(supervisor.stop("r6"), 30)
         return sink

@@ -2,7 +2,7 @@
 OTEL_EXPORTER_OTLP_ENDPOINT set the official clients' spans reach an OTLP/HTTP receiver naming the run,
 the operation and the worker; in both runtimes.
 
-A short run of the report workload (updater, watcher, reader) goes through a proxy that decodes each
+A short run of the report workload (its definition's write, point_read and watch) goes through a proxy that decodes each
 request's RequestOptions with the official client's message classes. Expected, from
 google.spanner.v1.RequestOptions: queries and reads carry ``request_tag``; the requests of a
 read-write transaction and its Commit carry ``transaction_tag``; each names the run and the operation
@@ -50,13 +50,15 @@ def test_every_request_of_a_run_carries_its_tags_and_its_spans_reach_otlp(
         seen, spans = list(proxy.seen), list(receiver.spans)
         assert receiver.bad == []
     assert sink.summary is not None and sink.summary.totals.transactions > 0
-    tag = {op: tags.operation_tag(run_id, op) for op in (tags.UPDATER, tags.WATCHER, tags.READER)}
+    # the report config runs workloads/change_watcher.yaml: its write and point_read, and the watch
+    write, read = "write", "point_read"
+    tag = {op: tags.operation_tag(run_id, op) for op in (write, tags.WATCHER, read)}
     untagged = [(rpc, req) for rpc, rt, tt, req in seen if rpc in QUERIES and not rt]
     assert untagged == [], f"queries and reads without a request tag: {untagged[:2]}"
     commits = [tt for rpc, _, tt, _ in seen if rpc == "Commit"]
-    assert commits and set(commits) == {tag[tags.UPDATER]}, f"Commit transaction tags: {set(commits)}"
+    assert commits and set(commits) == {tag[write]}, f"Commit transaction tags: {set(commits)}"
     request_tags = {rt for rpc, rt, _, _ in seen if rpc in QUERIES}
-    assert {tag[tags.WATCHER], tag[tags.READER]} <= request_tags, request_tags
+    assert {tag[tags.WATCHER], tag[read]} <= request_tags, request_tags
     assert all(tags.is_runs(t, tags.run_tag(run_id)) for t in request_tags), request_tags
 
     # OpenTelemetry: the official client's spans, with the run, the operation and the worker
@@ -64,9 +66,9 @@ def test_every_request_of_a_run_carries_its_tags_and_its_spans_reach_otlp(
     assert {a.get(tags.SPAN_RUN_ID) for _, a in spans} == {run_id}
     assert {a.get(tags.SPAN_WORKER) for _, a in spans} == {0, 1}
     operations = {a.get(tags.SPAN_OPERATION) for _, a in spans}
-    assert {tags.UPDATER, tags.WATCHER, tags.READER} <= operations, (operations, sorted({n for n, _ in spans}))
+    assert {write, tags.WATCHER, read} <= operations, (operations, sorted({n for n, _ in spans}))
     committed = {a.get(tags.SPAN_OPERATION) for name, a in spans if "ommit" in name}
-    assert tags.UPDATER in committed, sorted({n for n, _ in spans})
+    assert write in committed, sorted({n for n, _ in spans})
 
 
 def test_a_definitions_operations_tag_their_requests(local_spanner: LocalTarget, runtime: WorkerRuntime) -> None:

@@ -144,9 +144,9 @@ PRELOAD_SPLIT_ROWS = 500  # the loaded table: about 6 splits before the first co
 
 
 def test_a_preloaded_table_shows_several_participants_from_the_first_interval(local_spanner: LocalTarget) -> None:
-    """Issue 22: with ``--preload-rows``, the load and the inserts draw their keys from the same
-    generator (workloads/participants.yaml), so the loaded splits cover the key range the inserts
-    land in and a commit of 6 rows has several participants from its first interval. (The
+    """Issue 22: with ``--preload-rows``, the load draws its keys over the range the inserts' fresh
+    keys spread over (workloads/participants.yaml), so the loaded splits cover the key range the
+    inserts land in and a commit of 6 rows has several participants from its first interval. (The
     hand-written preload wrote keys [0, N) and the inserts landed beyond them: 1.00 over 6 splits.)"""
     config = _preset_on(local_spanner, {"duration_s": 3.0, "preload": {"rows": PRELOAD_ROWS}})
     assert config.knobs["preload_rows"] == PRELOAD_ROWS  # the flag's field, mapped to the definition's knob

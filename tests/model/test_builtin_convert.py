@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from spanload.model.builtin_convert import as_definition, builtin_definition
+from spanload.model.builtin_convert import _watch_filter, as_definition, builtin_definition
 from spanload.model.builtin_knobs import legacy_figures
 from spanload.model.config import RunConfig
 from spanload.model.definition_origin import OriginKind
@@ -121,3 +121,14 @@ def test_the_legacy_figures_are_the_operations_that_took_their_roles() -> None:
     assert legacy_figures("participants", {"batch_insert"})["updater.txn.failed"] == "op.batch_insert.failed"
     assert "reader.read" not in legacy_figures("participants", {"batch_insert"})
     assert legacy_figures("shop", {"place_order"}) == {}
+
+
+@pytest.mark.parametrize(("name", "column"), [("change_watcher", "ShardId"), ("change_watcher_pg", "shard_id")])
+def test_shard_filter_not_null_names_the_definitions_own_shard_column(name: str, column: str) -> None:
+    """The filter is the definition's column, so a PostgreSQL twin's (shard_id) is not given GoogleSQL's name."""
+    definition = builtin_definition(name).model_dump(mode="json", exclude_unset=True)
+    _watch_filter(RunConfig.model_validate({"watcher": {"shard_filter": "not_null"}}), definition)
+    assert (definition["watch"]["filter"], definition["watch"].get("shards")) == (f"{column} IS NOT NULL", None)
+    definition = builtin_definition(name).model_dump(mode="json", exclude_unset=True)
+    _watch_filter(RunConfig.model_validate({"watcher": {"shard_filter": "none"}}), definition)
+    assert (definition["watch"]["filter"], definition["watch"].get("shards")) == (None, None)

@@ -12,7 +12,7 @@ from google.cloud.spanner_v1 import COMMIT_TIMESTAMP, TypeCode, param_types
 from spanload.model.workload import WorkloadDefinition
 from spanload.model.workload_file import validate_data
 from spanload.workers.interp.generators import Sequence
-from spanload.workers.interp.operation import DefinitionError, DrawCache, compile_operation
+from spanload.workers.interp.operation import DefinitionError, DrawCache, Executed, compile_operation
 from spanload.workers.interp.prng import stream
 from spanload.workers.interp.sql import scan
 
@@ -192,7 +192,7 @@ def run_once(d: WorkloadDefinition, op: str) -> tuple[list[tuple[Any, ...]], int
     plan = compile_operation(d, op, d.knob_values({}))
     db = FakeDatabase()
     drawn = plan.draw(stream(SEED, f"op/{op}/0", 0), Sequence())
-    rows = plan.execute(db, drawn)
+    rows, _ = plan.execute(db, drawn)
     return db.calls, rows, drawn[0]
 
 
@@ -217,6 +217,34 @@ def test_read_write_binds_the_first_row_and_types_params_by_generator_knob_and_r
     assert codes == {"qty": "INT64", "nm": "STRING", "rate": "FLOAT64", "label": "STRING", "c": "STRING", "a": "INT64"}
     assert calls[3] == ("insert", "Log", ("K", "Q", "At"), [(env["a"], 7, COMMIT_TIMESTAMP)])
     assert rows == 2 + 1 + 1  # two rows read, one updated, one inserted
+
+
+def test_an_execution_counts_as_written_its_mutation_rows_and_the_rows_its_dml_changed() -> None:
+    """The run's ``mutations``: what the execution wrote, as the Go worker counts it (x.written); the
+    rows it read are not in it."""
+    d = definition(
+        {
+            "op": {
+                "rate": 1,
+                "steps": [
+                    {"sql": "SELECT Qty, Name FROM T WHERE K = @a", "bind": {"qty": "Qty", "nm": "Name"}},
+                    {"sql": "UPDATE T SET Qty = @qty WHERE K = @a"},
+                    {"insert": {"table": "Log", "rows": 3, "columns": {"K": "$a", "At": "commit_timestamp"}}},
+                ],
+            },
+            "pdml": {"rate": 1, "transaction": "partitioned_dml", "steps": [{"sql": "UPDATE T SET X = @b WHERE TRUE"}]},
+            "reads": {"rate": 1, "transaction": "read_only", "steps": [{"sql": "SELECT 1"}]},
+        }
+    )
+
+    def executed(op: str) -> Executed:
+        plan = compile_operation(d, op, d.knob_values({}))
+        return plan.execute(FakeDatabase(), plan.draw(stream(SEED, f"op/{op}/0", 0), Sequence()))
+
+    # two rows read (the fake's), one updated (its execute_update's count), three inserted
+    assert executed("op") == Executed(rows=2 + 1 + 3, written=1 + 3)
+    assert executed("pdml") == Executed(rows=10, written=10)
+    assert executed("reads") == Executed(rows=2, written=0)
 
 
 def test_each_transaction_kind_uses_its_client_call() -> None:

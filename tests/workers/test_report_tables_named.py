@@ -1,8 +1,7 @@
 """Issue 22: the report workloads are definition files (workloads/*.yaml), so the worker runtimes
 hold no workload of their own: outside tests, goworker/ and backend/spanload/workers/ name none of
-the report tables. The files of the hand-written Change Watcher (its updater, watcher and reader,
-and the Go schema they use) still do until the change watcher runs as a definition; the list
-below may only shrink."""
+the report tables (the hand-written change watcher, write benchmark, session pool and participants
+are deleted from both runtimes)."""
 
 from __future__ import annotations
 
@@ -11,12 +10,6 @@ import re
 from tests.helpers import REPO
 
 TABLES = re.compile(r"\b(Singers|Tweets|Players|Scores|UserTable)\b")
-STILL_HAND_WRITTEN = {
-    "backend/spanload/workers/reader.py",
-    "goworker/internal/reader/reader.go",
-    "goworker/internal/schema/seed.go",
-    "goworker/internal/schema/spec.go",
-}
 
 
 def _naming() -> set[str]:
@@ -31,5 +24,5 @@ def _naming() -> set[str]:
     return found
 
 
-def test_only_the_hand_written_change_watcher_names_the_report_tables() -> None:
-    assert _naming() == STILL_HAND_WRITTEN
+def test_no_worker_runtime_names_the_report_tables() -> None:
+    assert _naming() == set()

@@ -8,10 +8,9 @@ import datetime as dt
 
 import pytest
 
-from spanload.model.config import SchemaKind, WatcherConfig
-from spanload.spanner.schemas import spec
+from spanload.model.builtin_convert import builtin_definition
+from spanload.workers.interp.watch import DefinitionWatcher, _Poller
 from spanload.workers.lag import LagMeter
-from spanload.workers.watcher import Watcher
 
 POLL_S = 1.0
 POLL_TOOK_S = 0.02
@@ -83,11 +82,17 @@ def test_time_paused_does_not_count() -> None:
 
 
 def test_only_a_new_poll_interval_wakes_the_watchers() -> None:
-    """Waking shifts the polls' phase; the issue's lag fell from 1,000 to 250 ms when the hint went off."""
-    config = WatcherConfig(watchers=2, poll_interval_ms=1000)
-    watcher = Watcher(lambda: None, spec(SchemaKind.SINGERS), config, None, None, dt.datetime.now(dt.UTC))  # type: ignore[arg-type]
-    watcher._groups = watcher._make_groups(2, dt.datetime.now(dt.UTC), 0, 0.0)
-    watcher.apply(config.model_copy(update={"table_hint": False, "limit": 500}))
-    assert [g.wake.is_set() for g in watcher._groups] == [False, False]
-    watcher.apply(config.model_copy(update={"poll_interval_ms": 250}))
-    assert [g.wake.is_set() for g in watcher._groups] == [True, True]
+    """Waking shifts the polls' phase; the issue's lag fell from 1,000 to 250 ms when the hint went off.
+    Two pollers of change_watcher.yaml's watch (not started: no database is read)."""
+    definition = builtin_definition("change_watcher")
+    assert definition.watch is not None
+    watch = definition.watch.model_copy(update={"key": ["SingerId"], "versions": None, "shards": None})
+    definition = definition.model_copy(update={"watch": watch})
+    knobs = definition.knob_values({"watchers": 2, "poll_interval": 1000})
+    watcher = DefinitionWatcher(lambda: None, definition, knobs, None, dt.datetime.now(dt.UTC))  # type: ignore[arg-type]
+    watcher._pollers = [_Poller(watcher, i, dt.datetime.now(dt.UTC)) for i in range(2)]
+    watcher.apply({**knobs, "table_hint": False, "limit": 500})
+    assert [p.wake.is_set() for p in watcher._pollers] == [False, False]
+    assert watcher.limit == 500 and "FORCE_INDEX" not in watcher.next_sql  # applied, without a wake
+    watcher.apply({**knobs, "poll_interval": 250})
+    assert [p.wake.is_set() for p in watcher._pollers] == [True, True]

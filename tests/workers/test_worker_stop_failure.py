@@ -11,6 +11,7 @@ import io
 
 import pytest
 
+from spanload.model.builtin_convert import as_definition
 from spanload.model.config import RunConfig
 from spanload.model.protocol import Begin, Error, Hello, Ready, Start, Stop, decode_from_worker, encode
 from spanload.workers import process
@@ -31,7 +32,8 @@ def test_a_failure_at_stop_becomes_a_fatal_error_naming_the_worker_and_the_cause
     monkeypatch.setattr(process.Worker, "run", lambda self, started_at: None)
     monkeypatch.setattr(process.Worker, "stop", failing_stop)
     monkeypatch.setattr(process.Worker, "abandon", lambda self: abandoned.append(self.index))
-    start = Start(run_id="r1", worker=3, workers=4, config=RunConfig(), emulator_host="127.0.0.1:1")
+    config = as_definition(RunConfig())  # workloads/change_watcher.yaml, as the supervisor sends it
+    start = Start(run_id="r1", worker=3, workers=4, config=config, emulator_host="127.0.0.1:1")
     stdin = io.BytesIO(encode(start) + encode(Begin(started_at=1.0)) + encode(Stop()))
     out = io.BytesIO()
 
@@ -41,3 +43,15 @@ def test_a_failure_at_stop_becomes_a_fatal_error_naming_the_worker_and_the_cause
     assert [type(m) for m in sent] == [Hello, Ready, Error]
     assert sent[2] == Error(worker=3, message=f"worker 3 failed at stop: {CAUSE}", fatal=True)
     assert (status, abandoned) == (1, [3])
+
+
+def test_a_report_workload_that_reached_the_worker_unconverted_is_refused_naming_it() -> None:
+    """The hand-written workloads are gone: a config that is neither a definition's run nor TPC-C
+    (a supervisor that skipped the start check) gets one fatal error, not a traceback."""
+    start = Start(run_id="r1", worker=0, workers=1, config=RunConfig(), emulator_host="127.0.0.1:1")
+    out = io.BytesIO()
+    status = process.serve(0, io.BytesIO(encode(start)), process.Channel(out))
+    sent = [decode_from_worker(line) for line in out.getvalue().splitlines()]
+    assert [type(m) for m in sent] == [Hello, Error] and status == 2
+    assert isinstance(sent[1], Error) and sent[1].fatal
+    assert sent[1].message.startswith("workload 'change_watcher' reached the worker unconverted: it runs workload ")

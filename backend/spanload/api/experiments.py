@@ -13,6 +13,7 @@ from spanload.api.deps import SettingsDep
 from spanload.control.service import default_target
 from spanload.model import presets
 from spanload.model.experiments import EXPERIMENTS, Experiment
+from spanload.model.tpcc import preload_rows
 
 router = APIRouter(tags=["experiments"])
 
@@ -52,7 +53,7 @@ def _public(experiment: Experiment, target: dict[str, Any]) -> ExperimentPublic:
         report=experiment.report,
         overrides=overrides,
         duration_s=config.duration_s or 0.0,
-        preload_rows=config.preload.rows,
+        preload_rows=preload_rows(config),
     )
 
 

@@ -24,6 +24,7 @@ from spanload.model.errors import EXIT_INTERRUPTED, EXIT_OK, RunError, RunInvali
 from spanload.model.experiments import EXPERIMENTS, Experiment, get_experiment
 from spanload.model.settings import Settings, get_settings
 from spanload.model.state import RunState
+from spanload.model.tpcc import preload_rows
 
 
 @dataclass
@@ -111,11 +112,11 @@ def main(args: SimpleNamespace) -> int:
     experiment = get_experiment(args.name)
     configs = variant_configs(experiment, args)
     settings = get_settings()
-    for config in configs:  # the rate cap, a missing runtime: refused before anything runs
-        check_start(config, settings)
+    # report workloads as their built-in definitions, the rate cap, a missing runtime: before anything runs
+    configs = [check_start(config, settings).config for config in configs]
     out.write(
         f"experiment {experiment.name}: {experiment.description}; {configs[0].duration_s:g} s each on database "
-        f"{configs[0].target.database}, preloaded to {configs[0].preload.rows:,} rows\n"
+        f"{configs[0].target.database}, preloaded to {preload_rows(configs[0]):,} rows\n"
     )
     runs = run_experiment(experiment, configs, settings, out)
     out.write("\n".join([*figures_table(experiment, runs), *consistency_lines(runs)]) + "\n" + experiment.report + "\n")

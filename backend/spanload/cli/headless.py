@@ -216,7 +216,8 @@ def main(args: SimpleNamespace) -> int:
 
         return finish(args, run_remote(args, config), checks)
     settings = get_settings()
-    check_start(config, settings)  # the rate cap, a missing runtime: refused before any server starts
+    # a report workload as its built-in definition, the rate cap, a missing runtime: before any server starts
+    config = check_start(config, settings).config
     sink = PrintingSink(out, quiet=args.quiet)
     run_id = f"cli-{uuid.uuid4().hex[:12]}"
     from spanload.cli.saved import saving  # the store's libraries load only for a run that goes

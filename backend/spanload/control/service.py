@@ -75,8 +75,9 @@ class RunService:
         return await self._read(run_id)
 
     async def create(self, config: RunConfig) -> RunRow:
-        config = config.seeded()
-        check_start(config, self.settings)  # the rate cap, the runtime installed: refused before it is recorded
+        # a report workload as its built-in definition, the rate cap, the runtime installed: all
+        # before the run is recorded, so the stored config is the definition it runs
+        config = check_start(config.seeded(), self.settings).config
         run_id = uuid.uuid4().hex
 
         def insert() -> RunRow:

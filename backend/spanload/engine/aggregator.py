@@ -61,7 +61,8 @@ RATE_GAUGES = {
     Gauge.RETRIES_PS: Counter.RETRIES,
 }
 
-# The per-worker breakdown of a sample (Sample.by_worker): rates from counters, and targets.
+# The per-worker breakdown of a sample (Sample.by_worker): rates from counters, and targets (and
+# each definition operation's rate and target, by_worker).
 WORKER_RATES = {
     Gauge.UPDATER_TPS: Counter.TRANSACTIONS,
     Gauge.READER_RPS: Counter.READS,
@@ -119,9 +120,17 @@ def by_worker(reports: Iterable[Report], interval_s: float) -> dict[str, dict[st
         _add_counts(counters.setdefault(report.worker, {}), report.counters)
         values = out.setdefault(str(report.worker), {})
         values.update({g.value: report.gauges[g] for g in WORKER_GAUGES if g in report.gauges})
+        values.update({name: v for name, v in report.gauges.items() if _is_target(name)})
     for worker, counts in counters.items():
         out[str(worker)].update({g.value: counts[c] / interval_s for g, c in WORKER_RATES.items() if c in counts})
+        out[str(worker)].update(op_rates(counts, interval_s))  # a definition's operations, each its own
     return out
+
+
+def _is_target(name: str) -> bool:
+    """A definition operation's target rate (``op.<op>.target_ps``)."""
+    parts = op_metrics.split(name) if name.startswith(op_metrics.OP_PREFIX) else None
+    return parts is not None and parts[1] is OpGauge.TARGET_PS
 
 
 @dataclass

@@ -1,8 +1,9 @@
 """Where a run's workers go and which program they are, and the one check made before a run starts.
 
-:func:`check_start` is that check (the rate cap of cloud targets, the runtime's program installed,
-the placement resolved): the control plane calls it before it records a run, the command line
-before it starts anything, the supervisor when it starts the workers.
+:func:`check_start` is that check (a report workload's config turned into its built-in definition's
+run, the rate cap of cloud targets, the runtime's program installed, the placement resolved): the
+control plane calls it before it records a run, the command line before it starts anything, the
+supervisor when it starts the workers; each goes on with the plan's ``config``.
 """
 
 from __future__ import annotations
@@ -12,15 +13,17 @@ from dataclasses import dataclass
 from spanload.engine import pgadapter_run
 from spanload.engine.runtimes import worker_command
 from spanload.engine.transports import LocalLauncher, WorkerLauncher
+from spanload.model.builtin_convert import as_definition
 from spanload.model.config import Placement, PlacementKind, RunConfig, TargetKind
 from spanload.model.settings import Settings
 
 
 @dataclass(frozen=True)
 class StartPlan:
-    """What a run that passed :func:`check_start` starts: ``command`` (``--worker N`` is appended
-    per worker) at ``placement``."""
+    """What a run that passed :func:`check_start` starts: ``config`` (a report workload's as its
+    built-in definition's run) with ``command`` (``--worker N`` is appended per worker) at ``placement``."""
 
+    config: RunConfig
     command: list[str]
     placement: Placement
 
@@ -30,13 +33,15 @@ def check_start(config: RunConfig, settings: Settings, command: list[str] | None
     SPANLOAD_MAX_TPS on a cloud target, :class:`~spanload.engine.runtimes.WorkerNotInstalledError`
     when the runtime's program is missing, or :class:`~spanload.spanner.pgadapter.PGAdapterError`
     when the pgadapter interface's Java or jars are. ``command`` replaces the runtime's program (a worker in
-    another language, a test's fake peer)."""
+    another language, a test's fake peer). Raises :class:`RunInvalid` for a report workload's field
+    its built-in definition cannot take."""
+    config = as_definition(config)
     config.check_rate_cap(settings.max_tps)
     if command is None:
         command = worker_command(config.runtime, settings.go_worker_binary)
     if pgadapter_run.needs_pgadapter(config):
         pgadapter_run.check_installed(settings)  # Java and PGAdapter's jars, named if missing
-    return StartPlan(command=command, placement=resolve_placement(config, settings))
+    return StartPlan(config=config, command=command, placement=resolve_placement(config, settings))
 
 
 def resolve_placement(config: RunConfig, settings: Settings) -> Placement:

@@ -160,6 +160,7 @@ class Supervisor:
         if existing is not None and existing.state.is_active:
             raise RunConflict(f"run {run_id!r} is already {existing.state.value}")
         plan = check_start(config, self.settings, self._worker_command)
+        config = plan.config
         host = self.emulator_host(config)
         await asyncio.to_thread(schema_setup.check_consent, config, host)
         await self._check_definition(run_id, config, host, source)
@@ -453,6 +454,7 @@ class Supervisor:
         """
         run = self._run(run_id)
         check_action(run_id, run.state, RunAction.CHANGE)
+        patch = run.config.in_own_terms(patch)  # updater.transactions_per_second -> knobs.transactions_per_second
         new = run.config.apply(patch)
         new.check_rate_cap(self.settings.max_tps)
         if new.processes != run.config.processes:

@@ -1,11 +1,9 @@
 """A report workload's config (``workload: change_watcher | write_benchmark | session_pool |
 participants`` with the fixed ``updater``/``watcher``/``reader``/``preload`` sections) as the run of
-its built-in definition (``workloads/<name>.yaml``) that the interpreters execute. It is meant to
-be the one rule the pre-start check (engine/placement.py ``check_start``) applies, so that a new
-run's stored config is the definition it ran; it is NOT wired there yet (issue 22: tried, 24 tests
-still depend on the hand-written path's messages and figures), so ``as_definition`` is exercised by
-tests/model/test_builtin_convert.py only. Old saved runs are never converted: they load, list,
-export and compare as saved. ``builtin_definition`` and ``legacy_names`` are in use today.
+its built-in definition (``workloads/<name>.yaml``) that the interpreters execute. The pre-start
+check (engine/placement.py ``check_start``) applies it, so a new run's stored config is the
+definition it ran, and no worker runs anything but a definition or TPC-C. Old saved runs are never
+converted: they load, list, export and compare as saved.
 
 The sections become the definition's knobs and operations through model/builtin_knobs.py (the one
 field -> knob table). A field the definition has no knob for is refused only when it differs from
@@ -26,7 +24,6 @@ from spanload.model.builtin_knobs import (
     ToKnob,
     legacy_figures,
     translate,
-    updater_operation,
 )
 from spanload.model.config import RunConfig, ShardFilter, Workload
 from spanload.model.definition_origin import DefinitionOrigin, OriginKind
@@ -37,9 +34,9 @@ from spanload.model.workload_file import parse_definition
 
 BUILTIN_WORKLOADS = Path(__file__).resolve().parents[3] / "workloads"
 
-# watcher.shard_filter -> the change watcher's watch.filter instead of its shards (fixed: the
-# definition's own 37 ShardId values; none: no filter, the forced index read whole)
-SHARD_FILTERS: dict[ShardFilter, str | None] = {ShardFilter.NOT_NULL: "ShardId IS NOT NULL", ShardFilter.NONE: None}
+# watcher.shard_filter -> the watch's filter instead of its shards (fixed: the definition's own 37
+# shard values; not_null: the shard column IS NOT NULL; none: no filter, the forced index read whole)
+NOT_NULL = "{column} IS NOT NULL"
 
 
 def builtin_definition(name: str) -> WorkloadDefinition:
@@ -86,13 +83,16 @@ def _section_fields(config: RunConfig, name: str) -> dict[str, dict[str, Any]]:
 
 
 def _watch_filter(config: RunConfig, definition: dict[str, Any]) -> None:
-    """Only the change watcher's definition has a watch (of Singers, whose ShardId the filter names)."""
+    """``watcher.shard_filter`` on a built-in definition's watch of a sharded table: ``fixed`` keeps
+    its shard values, ``not_null`` and ``none`` poll every row with one poller (they need 1 watcher),
+    the filter naming the definition's own shard column (ShardId, or shard_id on a PostgreSQL twin)."""
     shard = config.watcher.shard_filter
-    if shard is ShardFilter.FIXED or definition.get("watch") is None:
+    watch = definition.get("watch")
+    if shard is ShardFilter.FIXED or watch is None or watch.get("shards") is None:
         return
-    # one poller over every shard value: no split between pollers (not_null and none need 1 watcher)
-    watch = {k: v for k, v in definition["watch"].items() if k != "shards"}
-    definition["watch"] = {**watch, "filter": SHARD_FILTERS[shard]}
+    column = watch["shards"]["column"]
+    plain = {k: v for k, v in watch.items() if k != "shards"}
+    definition["watch"] = {**plain, "filter": NOT_NULL.format(column=column) if shard is ShardFilter.NOT_NULL else None}
 
 
 def as_definition(config: RunConfig) -> RunConfig:
@@ -107,11 +107,8 @@ def as_definition(config: RunConfig) -> RunConfig:
     body = config.model_dump(mode="json", by_alias=True, exclude={"schema", *LEGACY_SECTIONS})
     body.update(workload=Workload.DEFINITION.value, definition=definition)
     body["definition_origin"] = DefinitionOrigin(source=OriginKind.BUILTIN, definition=name).model_dump(mode="json")
+    # a profile or capacity search drove the updater's rate: now its operation's (translate)
     body = translate(name, {**body, **_section_fields(config, name)})
-    write_op = updater_operation(name, config.updater.mode.value)
-    for section in ("profile", "capacity"):  # they drove the updater's rate: now its operation's
-        if body.get(section) is not None and body[section].get("operation") in (None, "updater"):
-            body[section] = {**body[section], "operation": write_op}
     try:
         return RunConfig.model_validate(body)
     except ValueError as err:  # a translated value out of its knob's bounds

@@ -41,6 +41,10 @@ class OperationGroup:
 
 
 WATCH = "watch"  # watcher.enabled false: the run's definition loses its watch
+# watcher.table_hint on a definition whose watch names no index (participants: UserTable has none):
+# there is nothing to force, so the field changes nothing; the legacy config took only false there
+# with a watcher on ("workload 'participants' has no index to force")
+UNHINTED = "unhinted"
 
 _WRITES = OperationGroup(
     "updater.enabled",
@@ -58,31 +62,36 @@ _KNOBS_CHANGE: dict[str, ToKnob | str] = {
     "reader.concurrency": ToKnob("read_concurrency"),
     "watcher.enabled": WATCH,
 }
+# the hand-written watcher's fields, on every built-in's watch (its pollers split the ShardId values)
+_WATCHER: dict[str, ToKnob | str] = {
+    "watcher.watchers": ToKnob("watchers"),
+    "watcher.poll_interval_ms": ToKnob("poll_interval"),
+    "watcher.limit": ToKnob("limit"),
+}
+_HINTED_WATCHER: dict[str, ToKnob | str] = {**_WATCHER, "watcher.table_hint": ToKnob("table_hint")}
+_PRELOAD: dict[str, ToKnob | str] = {"preload.rows": ToKnob("preload_rows")}
 
 # definition name -> legacy field (dotted) -> the knob it sets; and the operations its fields pick
 LEGACY_KNOBS: dict[str, dict[str, ToKnob | str]] = {
-    "change_watcher": {
-        **_KNOBS_CHANGE,
-        "watcher.watchers": ToKnob("watchers"),
-        "watcher.poll_interval_ms": ToKnob("poll_interval"),
-        "watcher.limit": ToKnob("limit"),
-        "watcher.table_hint": ToKnob("table_hint"),
-        "preload.rows": ToKnob("preload_rows"),
-    },
-    "write_benchmark": _KNOBS_CHANGE,
+    "change_watcher": {**_KNOBS_CHANGE, **_HINTED_WATCHER, **_PRELOAD},
+    "write_benchmark": {**_KNOBS_CHANGE, **_HINTED_WATCHER, **_PRELOAD},
     "session_pool": {
         "updater.parallelism": ToKnob("agents"),
         "reader.concurrency": ToKnob("agents"),
         "reader.think_time_ms": ToKnob("think_time"),
         "updater.key_space": ToKnob("key_space"),
         "watcher.enabled": WATCH,
+        **_HINTED_WATCHER,
+        **_PRELOAD,
     },
     "participants": {
         "updater.transactions_per_second": ToKnob("commits_per_second"),
         "updater.parallelism": ToKnob("in_flight"),
         "updater.batch_rows": ToKnob("batch_rows"),
         "watcher.enabled": WATCH,
-        "preload.rows": ToKnob("preload_rows"),
+        **_WATCHER,
+        "watcher.table_hint": UNHINTED,
+        **_PRELOAD,
     },
 }
 LEGACY_OPERATIONS: dict[str, tuple[OperationGroup, ...]] = {
@@ -122,8 +131,11 @@ def translate(name: str, overrides: dict[str, Any], prefix: str = "") -> dict[st
     Raises :class:`RunInvalid` naming a field with no counterpart in that definition, or a value
     it cannot take."""
     table = LEGACY_KNOBS.get(name)
+    if table is None:
+        return overrides
+    overrides = _drivers(name, overrides)
     given = {s: overrides[s] for s in LEGACY_SECTIONS if isinstance(overrides.get(s), dict) and overrides[s]}
-    if table is None or not given:
+    if not given:
         return overrides
     groups = LEGACY_OPERATIONS[name]
     out = {k: v for k, v in overrides.items() if k not in given}
@@ -153,6 +165,19 @@ def translate(name: str, overrides: dict[str, Any], prefix: str = "") -> dict[st
     return out
 
 
+def _drivers(name: str, overrides: dict[str, Any]) -> dict[str, Any]:
+    """A profile or a capacity search that names no operation (or ``updater``, as old configs did)
+    drives the operation the updater's mode runs: what "the updater's rate" is in built-in ``name``."""
+    mode = (overrides.get("updater") or {}).get("mode")
+    operation = updater_operation(name, getattr(mode, "value", mode))
+    out = overrides
+    for section in ("profile", "capacity"):
+        body = overrides.get(section)
+        if isinstance(body, dict) and body.get("operation") in (None, "updater"):
+            out = {**out, section: {**body, "operation": operation}}
+    return out
+
+
 def _pick(
     group: OperationGroup, fields: dict[str, Any], operations: dict[str, dict[str, Any]], name: str, prefix: str
 ) -> None:
@@ -174,11 +199,20 @@ def _pick(
         operations.setdefault(op, {})["enabled"] = op in on
 
 
-def updater_operation(name: str, mode: str) -> str:
+def updater_operation(name: str, mode: str | None) -> str:
     """The operation of built-in ``name`` that the legacy updater's ``mode`` runs (what a profile or a
     capacity search of an old config drove: "the updater's rate")."""
     group = next(g for g in LEGACY_OPERATIONS[name] if g.switch == "updater.enabled")
-    return group.by_value.get(mode, group.by_value[group.default])[0]
+    return group.by_value.get(mode or group.default, group.by_value[group.default])[0]
+
+
+def legacy_field(name: str, knob: str) -> str | None:
+    """The legacy field (dotted) that sets built-in ``name``'s ``knob`` one to one, if any: what a
+    message about the knob names, since that is the field a user of the report's terms gave."""
+    for field, target in LEGACY_KNOBS.get(name, {}).items():
+        if isinstance(target, ToKnob) and target.knob == knob and target.scale == 1:
+            return field
+    return None
 
 
 # The legacy figures' names (samples.Op, samples.Gauge) -> the same figure of the definition's

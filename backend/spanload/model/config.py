@@ -17,9 +17,9 @@ from typing import Annotated, Any, ClassVar, Self, Union, get_args, get_origin
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
-from spanload.model.builtin_knobs import translate
+from spanload.model.builtin_knobs import LEGACY_KNOBS, LEGACY_SECTIONS, legacy_field, translate
 from spanload.model.capacity import CapacityConfig
-from spanload.model.definition_origin import DefinitionOrigin
+from spanload.model.definition_origin import DefinitionOrigin, OriginKind
 from spanload.model.errors import RunInvalid
 from spanload.model.field_words import words
 from spanload.model.fixed_fields import refuse_fixed
@@ -704,6 +704,13 @@ class RunConfig(_Strict):
                     )
         return self.merged(patch.model_dump(exclude_unset=True, by_alias=True))
 
+    def in_own_terms(self, patch: ConfigPatch) -> ConfigPatch:
+        """``patch`` in this config's terms: on a run of a built-in definition, its legacy sections'
+        fields as the knobs and operations they set (what the run's config shows, so that a live
+        change is recorded and compared against the field it changed). Raises :class:`RunInvalid`."""
+        translated = self._builtin_knobs(patch.model_dump(exclude_unset=True, by_alias=True), "")
+        return ConfigPatch.model_validate(translated)
+
     def merged(self, overrides: dict[str, Any], prefix: str = "") -> RunConfig:
         """This config with ``overrides`` (nested like the config) deep-merged on top, validated as a
         whole. Raises :class:`RunInvalid` naming the field, its message after ``prefix``."""
@@ -720,9 +727,39 @@ class RunConfig(_Strict):
         fields (the documented flags, old configs' fields, live patches) become its knobs and
         operations (model/builtin_knobs.py). Other configs take them as they are."""
         workload = overrides.get("workload", self.workload)
-        if self.definition is None or getattr(workload, "value", workload) != Workload.DEFINITION.value:
+        if getattr(workload, "value", workload) != Workload.DEFINITION.value:
             return overrides
-        return translate(self.definition.name, overrides, prefix)
+        given = overrides.get("definition")
+        name = given.get("name") if isinstance(given, dict) else self.definition.name if self.definition else None
+        if name is None:
+            return overrides
+        if name not in LEGACY_KNOBS:  # a user's definition: the report's fields would be silently unused
+            for section in LEGACY_SECTIONS:
+                body = overrides.get(section)
+                if isinstance(body, dict) and body:
+                    field = f"{section}.{next(iter(body))}"
+                    raise RunInvalid(
+                        f"{prefix}{field}: a field of the built-in report workloads; workload {name!r} takes "
+                        "its own knobs (--set name=value, or knobs in the request) and operations",
+                        field,
+                    )
+            return overrides
+        self._check_sections(overrides, prefix)
+        return translate(name, overrides, prefix)
+
+    def _check_sections(self, overrides: dict[str, Any], prefix: str) -> None:
+        """The legacy sections' values within their own fields' bounds, so that ``--tps -1`` is refused
+        naming ``updater.transactions_per_second``, the field given, not the knob it sets."""
+        for section in ("updater", "watcher", "reader", "preload"):
+            given = overrides.get(section)
+            if not isinstance(given, dict) or not given:
+                continue
+            model = type(getattr(self, section))
+            try:
+                model.model_validate({**model().model_dump(), **given})
+            except ValidationError as err:
+                located = RunInvalid.from_validation(err)
+                raise RunInvalid(f"{prefix}{section}.{located}", f"{section}.{located.field}") from None
 
     def _operation_rates(self) -> list[tuple[str, float]]:
         """(``operations.<op>.rate``, its rate) of the definition's enabled open-loop operations."""
@@ -732,8 +769,24 @@ class RunConfig(_Strict):
         for op in self.definition.operations:
             pacing = resolve(self.definition, op, knobs, self.operations.get(op))
             if pacing.enabled and pacing.rate is not None:
-                out.append((f"operations.{op}.rate", pacing.rate))
+                out.append((self._rate_field(op), pacing.rate))
         return out
+
+    def _rate_field(self, op: str) -> str:
+        """The field a message about operation ``op``'s rate names: ``operations.<op>.rate``, or, on a
+        run of a built-in definition whose rate is a knob a legacy field sets (``write``'s
+        ``$transactions_per_second``), that field (``updater.transactions_per_second``), as given."""
+        assert self.definition is not None
+        given = self.operations.get(op)
+        rate = self.definition.operations[op].rate
+        origin = self.definition_origin
+        if (given is None or given.rate is None) and isinstance(rate, str) and origin is not None:
+            legacy = (
+                legacy_field(origin.definition, rate.removeprefix("$")) if origin.source is OriginKind.BUILTIN else None
+            )
+            if legacy is not None:
+                return legacy
+        return f"operations.{op}.rate"
 
     def check_rate_cap(self, max_tps: float) -> None:
         """Cloud targets take an upper bound on rates (SPANLOAD_MAX_TPS), so that a typo cannot hammer

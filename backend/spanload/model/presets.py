@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from spanload.model.builtin_convert import builtin_definition
+from spanload.model.builtin_convert import as_definition, builtin_definition
 from spanload.model.config import RunConfig
 from spanload.model.errors import UnknownPreset
 from spanload.model.pg_twin import for_interface, pg_database
@@ -83,15 +83,26 @@ def _builtin(
     knobs: dict[str, Any],
     body: dict[str, Any] | None = None,
     watch: dict[str, Any] | None = None,
+    watched: bool = True,
 ) -> RunConfig:
     """A preset that runs the built-in definition ``workload`` with these knob values (and ``body``'s
-    other fields), its ``watch`` with ``watch``'s fields replaced."""
+    other fields), its ``watch`` with ``watch``'s fields replaced; ``watched`` false drops the watch
+    (the report's scenario ran no watcher: its polls would take a session of a small pool, or server
+    CPU from what the scenario measures)."""
     definition = builtin_definition(workload).model_dump(mode="json", exclude_unset=True)
     if watch:
         definition["watch"] = {**definition["watch"], **watch}
+    if not watched:
+        definition["watch"] = None
     origin = {"source": "builtin", "definition": workload}
     run = {"workload": "definition", "definition": definition, "definition_origin": origin, "knobs": knobs}
     return _config(name, {**(body or {}), **run})
+
+
+def _legacy(name: str, body: dict[str, Any]) -> RunConfig:
+    """A preset written in the report's terms (the updater's and watcher's fields) as the run of its
+    workload's built-in definition (model/builtin_convert.py, the one home of e.g. max_mutations = 2m)."""
+    return as_definition(_config(name, body))
 
 
 def _change_watcher() -> list[Preset]:
@@ -102,14 +113,16 @@ def _change_watcher() -> list[Preset]:
         label = f"{title} Change Watcher load: {w:g} tx/s x {m} mutations, {n} watcher{'s' if n > 1 else ''}"
         out.append(
             Preset(
-                name, f"{label}; FORCE_INDEX, fixed shard list", _config(name, {"updater": updater, "watcher": watcher})
+                name,
+                f"{label}; FORCE_INDEX, fixed shard list (workloads/change_watcher.yaml)",
+                _legacy(name, {"updater": updater, "watcher": watcher}),
             )
         )
         out.append(
             Preset(
                 f"{name}-no-hint",
                 f"{label}; no table hint (the index is not forced)",
-                _config(f"{name}-no-hint", {"updater": updater, "watcher": {**watcher, "table_hint": False}}),
+                _legacy(f"{name}-no-hint", {"updater": updater, "watcher": {**watcher, "table_hint": False}}),
             )
         )
         if n == 1:
@@ -117,7 +130,7 @@ def _change_watcher() -> list[Preset]:
                 Preset(
                     f"{name}-not-null",
                     f"{label}; ShardId IS NOT NULL instead of the fixed shard list",
-                    _config(
+                    _legacy(
                         f"{name}-not-null", {"updater": updater, "watcher": {**watcher, "shard_filter": "not_null"}}
                     ),
                 )
@@ -159,13 +172,14 @@ def _others() -> list[Preset]:
                     "reads_per_second": 50.0,
                     "read_concurrency": 8,
                 },
+                watched=False,
             ),
         ),
         Preset(
             "2pc-batch-insert",
             "2PC participants: 6 new rows per single-use commit spread over the key space, 20 commits/s "
             "(workloads/participants.yaml)",
-            _builtin("2pc-batch-insert", "participants", {"commits_per_second": 20.0, "batch_rows": 6}),
+            _builtin("2pc-batch-insert", "participants", {"commits_per_second": 20.0, "batch_rows": 6}, watched=False),
         ),
     ]
     out += _two_pc()
@@ -183,6 +197,7 @@ def _others() -> list[Preset]:
                     "session_pool",
                     {"agents": agents, "think_time": 100},
                     {"client": {"multiplexed_sessions": False, "session_pool_size": SESSION_POOL_SIZE}},
+                    watched=False,
                 ),
             )
         )
@@ -202,6 +217,7 @@ def _two_pc() -> list[Preset]:
                 "target": {"database": TWO_PC_DATABASE, "latency_model": "production_like"},
                 "client": {"session_pool_size": 1},
             },
+            watched=False,
         )
 
     return [
@@ -254,6 +270,7 @@ def _capacity() -> list[Preset]:
                     "operations": {"point_read": {"enabled": False}},
                     "capacity": {**CAPACITY_SEARCH, "operation": "write"},
                 },
+                watched=False,
             ),
         ),
         Preset(
@@ -261,7 +278,7 @@ def _capacity() -> list[Preset]:
             "Capacity search on the Change Watcher's updater (5 mutations a transaction) with one watcher polling "
             "every second: up by 200 tx/s a step until the updater's p99 passes 100 ms or a change's notification "
             "p99 passes 2 s (or errors, achieved, server CPU as for the write benchmark)",
-            _config(
+            _legacy(
                 "capacity-change-watcher",
                 {
                     "processes": 2,

@@ -1,29 +1,18 @@
-"""The load phase: fill a run's table with rows shaped like its workload's, in big batches.
+"""The load phase: fill a run's tables with rows shaped like its workload's, in big batches.
 
-A *loader* says how one workload is loaded; :func:`run_preload` drives it over a worker's share of
-the row numbers, with several commits in flight, retries, resume and progress.
-
-How to add a loader for a new workload (the TPC-C one, say)::
-
-    def write_tpcc(database, lo, hi):      # one commit of the rows numbered [lo, hi)
-        with database.batch() as batch:
-            batch.insert_or_update(...)    # idempotent: a retried or resumed batch rewrites, never fails
-    def count_tpcc(database, lo, hi):      # rows present among [lo, hi); hi None: the whole table
-        ...
-    register_loader("tpcc", Loader(write=write_tpcc, count=count_tpcc, batch_rows=100))
-
-in a module the worker imports (the name is the ``workload`` value, :func:`loader_name`). A *row number* is the
-loader's unit (a row of the watched table for the built-in schemas; for TPC-C it may be a
-customer, a district...): ``config.preload.rows`` counts them, the supervisor splits ``[0, rows)``
-between the workers, the idempotency check compares ``count(database, 0, None)`` with it, and the
-progress bar counts them. ``write`` must be safe to call again for rows already there (resume and
-retries do). Keep one commit under Spanner's 80,000 mutations (``batch_rows`` x columns).
+A *loader* says how one run is loaded: a workload definition's ``load`` (workers/interp/load.py) or
+TPC-C's units (workers/tpcc/load.py). :func:`run_preload` drives it over a worker's share of the row
+numbers, with several commits in flight, retries, resume and progress. A *row number* is the
+loader's unit (a row of a definition's load, concatenated over its tables; for TPC-C a chunk of one
+table's rows with their children): the supervisor splits ``[0, rows)`` between the workers, the
+idempotency check compares ``count(database, 0, None)`` with it, and the progress bar counts them.
+``write`` must be safe to call again for rows already there (resume and retries do). Keep one commit
+under Spanner's 80,000 mutations (``batch_rows`` x columns).
 """
 
 from __future__ import annotations
 
 import logging
-import random
 import threading
 import time
 from collections.abc import Callable
@@ -31,20 +20,14 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
-from google.cloud.spanner_v1 import param_types
-
-from spanload.model.config import WORKLOAD_SCHEMAS, RunConfig, Workload
-from spanload.spanner import deadline, mutations, request_tags, schemas
+from spanload.model.config import RunConfig, Workload
+from spanload.spanner import deadline, request_tags
 from spanload.spanner.client import TargetUnreachableError
-from spanload.spanner.schemas import SchemaSpec
 from spanload.workers.interp.load import loader_functions as definition_loader
 from spanload.workers.tpcc.load import loader_functions
 
 logger = logging.getLogger(__name__)
 
-PRELOAD_WRITER_ID = "preload"  # WriterId of loaded rows: no run's writer, so the reconciliation ignores them
-PRELOAD_VERSION = 0
-BATCH_ROWS = 1000  # rows per commit of the built-in schemas (7 columns: 7,000 mutations)
 IN_FLIGHT = 4  # commits in flight per worker process
 ATTEMPTS = 4  # tries of one batch before the load fails
 RETRY_BACKOFF_S = 0.2
@@ -70,20 +53,7 @@ class Loader:
 
     write: WriteRows
     count: CountRows
-    batch_rows: int = BATCH_ROWS
-
-
-_LOADERS: dict[str, Loader] = {}
-
-
-def register_loader(name: str, loader: Loader) -> None:
-    """Make ``loader`` the one for the workload ``name`` (see :func:`loader_name`)."""
-    _LOADERS[name] = loader
-
-
-def loader_name(config: RunConfig) -> str:
-    """The registry key of a run's workload: its name (``change_watcher``, ``tpcc``...)."""
-    return config.workload.value
+    batch_rows: int
 
 
 def loader_for(config: RunConfig) -> Loader:
@@ -92,60 +62,16 @@ def loader_for(config: RunConfig) -> Loader:
     if config.workload is Workload.TPCC:
         write, count = loader_functions(config.tpcc)
         return Loader(write=write, count=count, batch_rows=1)
-    if config.definition is not None:
-        dwrite, dcount, rows = definition_loader(
-            config.definition, config.knob_values(), config.seed or 0, batch_timeout_s
-        )
-        return Loader(write=dwrite, count=dcount, batch_rows=rows)
-    name = loader_name(config)
-    try:
-        return _LOADERS[name]
-    except KeyError:
-        raise KeyError(f"workload {name!r} has no preload loader") from None
+    if config.definition is None:
+        raise KeyError(f"workload {config.workload.value!r} has no loader: it is not a workload definition")
+    dwrite, dcount, rows = definition_loader(config.definition, config.knob_values(), config.seed or 0, batch_timeout_s)
+    return Loader(write=dwrite, count=dcount, batch_rows=rows)
 
 
 def batch_timeout_s() -> float:
     """The deadline of one batch (or count) of the load phase: big commits into a busy server take
     longer than the measured phase's operations, and a batch that times out is only tried again."""
     return max(deadline.timeout_s(), MIN_BATCH_TIMEOUT_S)
-
-
-# -- the built-in schemas: rows of the watched table, key = row number ------------------------------
-
-
-def schema_loader(schema: SchemaSpec) -> Loader:
-    """Rows of ``schema``'s watched table with keys ``[lo, hi)``: the updater's columns and payload,
-    Version 0, WriterId ``preload`` and a commit timestamp (so ShardId and the index are real)."""
-
-    def write(database: Database, lo: int, hi: int) -> None:
-        from google.cloud.spanner_v1 import COMMIT_TIMESTAMP
-
-        rng = random.Random(lo)
-        payload = schema.payload
-        rows = [
-            (key, *payload(rng, key), PRELOAD_VERSION, PRELOAD_WRITER_ID, COMMIT_TIMESTAMP) for key in range(lo, hi)
-        ]
-        mutation = mutations.insert_or_update(schema.table, schema.write_columns, rows)
-        timeout = batch_timeout_s()
-        with deadline.operation(timeout), database.batch(timeout_secs=timeout) as batch:
-            mutations.add_to_batch(batch, mutation)
-
-    def count(database: Database, lo: int, hi: int | None) -> int:
-        sql = f"SELECT COUNT(*) FROM {schema.table}"
-        params: dict[str, int] = {}
-        if hi is not None:
-            sql += f" WHERE {schema.key} >= @lo AND {schema.key} < @hi"
-            params = {"lo": lo, "hi": hi}
-        types = {k: param_types.INT64 for k in params}
-        with deadline.operation(batch_timeout_s()), database.snapshot() as snapshot:
-            rows = list(snapshot.execute_sql(sql, params=params or None, param_types=types or None))
-        return int(rows[0][0])
-
-    return Loader(write=write, count=count)
-
-
-for _workload, _kind in WORKLOAD_SCHEMAS.items():
-    register_loader(_workload.value, schema_loader(schemas.spec(_kind)))
 
 
 # -- the driver -------------------------------------------------------------------------------------

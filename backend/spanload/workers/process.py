@@ -54,26 +54,27 @@ from spanload.spanner import deadline, request_tags, schemas, tpcc_schema
 from spanload.spanner.stats import SAMPLE_EVERY_S, StatsReader
 from spanload.workers import preload as preloading
 from spanload.workers import tracing
-from spanload.workers.interp.ledger import FreshKeys, SeenLedger, writer_id
+from spanload.workers.interp.ledger import writer_id
 from spanload.workers.interp.operation import DefinitionError
 from spanload.workers.interp.pg_driver import PgDatabase
 from spanload.workers.interp.runner import Interpreter
 from spanload.workers.interp.watch import DefinitionWatcher
 from spanload.workers.interp.watch_base import seen_ledger
 from spanload.workers.interp.watch_stream import ChangeStreamWatcher
-from spanload.workers.reader import Reader
 from spanload.workers.stats import WorkerStats
 from spanload.workers.tpcc import consistency
 from spanload.workers.tpcc.driver import TpccLoad
 from spanload.workers.tpcc.statements import GOOGLESQL, POSTGRESQL
-from spanload.workers.updater import Updater
-from spanload.workers.watcher import Watcher, poll_sql
 
 logger = logging.getLogger("spanload.worker")
 
 CLIENT_NAME = "google-cloud-spanner"
 CONSISTENCY_TIMEOUT_S = 20.0  # the TPC-C check's aggregate queries, inside the stop grace
 NO_POLL_QUERY = "\0"  # the poll-query prefix of a definition without a watcher: no statement starts so
+
+
+class UnconvertedWorkload(ValueError):
+    """A start message whose config is neither a workload definition's run nor TPC-C."""
 
 
 class Channel:
@@ -118,20 +119,19 @@ class Worker:
         self.config: RunConfig = start.config
         self.channel = channel
         self.stats = WorkerStats()
-        tpcc = self.config.workload is Workload.TPCC
         self.definition = self.config.definition  # the start message's, kept for the whole run
-        builtin = not tpcc and self.definition is None
-        self.schema: schemas.SchemaSpec | None = schemas.spec(self.config.schema_) if builtin else None
+        if self.config.workload is not Workload.TPCC and self.definition is None:
+            raise UnconvertedWorkload(
+                f"workload {self.config.workload.value!r} reached the worker unconverted: it runs workload "
+                "definitions and TPC-C (the supervisor's start check turns a report workload into its "
+                "built-in definition)"
+            )
         self.tpcc: TpccLoad | None = None
         self.interp: Interpreter | None = None
         self.pg_database: PgDatabase | None = None  # the pgadapter interface's connections
         self.definition_watcher: DefinitionWatcher | ChangeStreamWatcher | None = None
         self.conn: spanner_client.Connection | None = None
-        self.updater: Updater | None = None
-        self.reader: Reader | None = None
-        self.watcher: Watcher | None = None
         self.stats_reader: StatsReader | None = None
-        self.seen: SeenLedger | None = None
         self.started_at = 0.0
         self.cpu_at_begin = 0.0
         # the stats loop's latest server gauges, the end of the SPANNER_SYS minute its minute gauges
@@ -163,12 +163,9 @@ class Worker:
             if self.definition is not None:  # the control plane runs its ddl before the workers start
                 if start.setup_schema:
                     schemas.apply_database_options(admin, self.config.target)
-            elif start.setup_schema and self.schema is None:
+            elif start.setup_schema:
                 pg = self.config.client.interface in PG_INTERFACES
                 tpcc_schema.ensure_tpcc_schema(admin, self.config.target, postgresql=pg)
-            elif start.setup_schema:
-                schemas.ensure_schema(admin, self.config.target, self.config.schema_)
-                schemas.apply_database_options(admin, self.config.target)
         finally:
             admin.close()
         self.conn = spanner_client.connect(self.config.target, self.config.client, start.emulator_host)
@@ -177,13 +174,8 @@ class Worker:
         if self.definition is not None:
             self._setup_definition(self.definition)
             return
-        if self.schema is None:
-            statements = POSTGRESQL if self.config.client.interface in PG_INTERFACES else GOOGLESQL
-            self.tpcc = TpccLoad(
-                self._operations(), self.config.tpcc, self.stats, self.index, start.workers, statements
-            )
-            return
-        self._setup_report_workload(self.schema)
+        statements = POSTGRESQL if self.config.client.interface in PG_INTERFACES else GOOGLESQL
+        self.tpcc = TpccLoad(self._operations(), self.config.tpcc, self.stats, self.index, start.workers, statements)
 
     def _operations(self) -> Callable[[], Any]:
         """What the measured operations run on: the official client's database, or on the pgadapter
@@ -222,40 +214,6 @@ class Worker:
                 self.definition_watcher.seen = seen_ledger(start.run_id, start.workers)
             prefix = self.definition_watcher.next_sql[:60]
         self.stats_reader = StatsReader(self.database(), prefix, start.run_tag)
-
-    def _setup_report_workload(self, schema: schemas.SchemaSpec) -> None:
-        start = self.start_msg
-        if self.index == 0:
-            ids = {writer_id(start.run_id, i) for i in range(start.workers)}
-            self.seen = SeenLedger(ids, FreshKeys(start.run_id, start.workers))
-            self.watcher = Watcher(
-                self.database,
-                schema,
-                self.config.watcher,
-                self.stats,
-                self.seen,
-                start_timestamp(self.database()),
-            )
-            self.stats_reader = StatsReader(self.database(), poll_sql(schema, self.config.watcher)[:60], start.run_tag)
-        self.updater = Updater(
-            self.database,
-            schema,
-            self.config.updater,
-            self.stats,
-            self.index,
-            start.workers,
-            writer_id(start.run_id, self.index),
-            FreshKeys(start.run_id, start.workers),
-        )
-        self.reader = Reader(
-            self.database,
-            schema,
-            self.config.reader,
-            lambda: self.config.updater.key_space,
-            self.stats,
-            self.index,
-            start.workers,
-        )
 
     # -- the load phase ----------------------------------------------------------------------------
 
@@ -317,24 +275,13 @@ class Worker:
             self.tpcc.start()
             threading.Thread(target=self._report_loop, name="reporter", daemon=True).start()
             return
-        if self.interp is not None:
-            if self.definition_watcher is not None:
-                if self.preloaded:  # the loaded rows are not changes: watch from now
-                    self.definition_watcher.set_start(start_timestamp(self.database()))
-                self.definition_watcher.start()
-            threading.Thread(target=self._stats_loop, name="server-stats", daemon=True).start()
-            self.interp.start()
-            threading.Thread(target=self._report_loop, name="reporter", daemon=True).start()
-            return
-        assert self.updater is not None and self.reader is not None
-        if self.watcher is not None and self.preloaded:
-            # the loaded rows are not changes: watch from now
-            self.watcher.set_start(start_timestamp(self.database()))
-        if self.watcher is not None:
-            self.watcher.start()
-            threading.Thread(target=self._stats_loop, name="server-stats", daemon=True).start()
-        self.updater.start()
-        self.reader.start()
+        assert self.interp is not None
+        if self.definition_watcher is not None:
+            if self.preloaded:  # the loaded rows are not changes: watch from now
+                self.definition_watcher.set_start(start_timestamp(self.database()))
+            self.definition_watcher.start()
+        threading.Thread(target=self._stats_loop, name="server-stats", daemon=True).start()
+        self.interp.start()
         threading.Thread(target=self._report_loop, name="reporter", daemon=True).start()
 
     # -- reports ----------------------------------------------------------------------------------
@@ -356,28 +303,21 @@ class Worker:
         with self._report_lock:
             counters, errors, hdr = self.stats.take()
             gauges: dict[str, float] = {}
-            parts = (
-                (self.updater, Counter.SCHEDULED),
-                (self.reader, Counter.READS_SCHEDULED),
-                (self.tpcc, Counter.SCHEDULED),
-            )
-            for part, scheduled_counter in parts:
-                if part is not None:
-                    gauges.update(part.gauges())
-                    scheduled, dropped = part.take_counts()
-                    if scheduled:
-                        counters[scheduled_counter] = scheduled
-                    if dropped:
-                        counters[Counter.DROPPED] = counters.get(Counter.DROPPED, 0) + dropped
+            if self.tpcc is not None:
+                gauges.update(self.tpcc.gauges())
+                scheduled, dropped = self.tpcc.take_counts()
+                if scheduled:
+                    counters[Counter.SCHEDULED] = scheduled
+                if dropped:
+                    counters[Counter.DROPPED] = counters.get(Counter.DROPPED, 0) + dropped
             if self.interp is not None:
                 gauges.update(self.interp.gauges())
                 scheduled_by_op, dropped = self.interp.take_counts()
                 counters.update(scheduled_by_op)
                 if dropped:
                     counters[Counter.DROPPED] = counters.get(Counter.DROPPED, 0) + dropped
-            for watcher in (self.watcher, self.definition_watcher):
-                if watcher is not None:
-                    gauges.update(watcher.gauges())
+            if self.definition_watcher is not None:
+                gauges.update(self.definition_watcher.gauges())
             server_gauges, sys_interval_end, sys_latencies = self.server_reading
             gauges.update(server_gauges)
             sessions = self.conn.session_gauges() if self.conn is not None else None
@@ -458,17 +398,9 @@ class Worker:
             self.definition_watcher.apply(config.knob_values())
             if self.stats_reader is not None:  # the hint may have changed the poll's text
                 self.stats_reader.poll_sql_prefix = self.definition_watcher.next_sql[:60]
-        if self.updater is not None:
-            self.updater.apply(config.updater)
-        if self.reader is not None:
-            self.reader.apply(config.reader)
-        if self.watcher is not None:
-            self.watcher.apply(config.watcher)
-            if self.stats_reader is not None and self.schema is not None:
-                self.stats_reader.poll_sql_prefix = poll_sql(self.schema, config.watcher)[:60]
 
     def set_paused(self, paused: bool) -> None:
-        for part in (self.updater, self.reader, self.watcher, self.tpcc, self.interp, self.definition_watcher):
+        for part in (self.tpcc, self.interp, self.definition_watcher):
             if part is not None:
                 part.set_paused(paused)
 
@@ -477,19 +409,12 @@ class Worker:
             self.tpcc.stop()
             self.channel.send(WritersStopped(worker=self.index, writer_id=writer_id(self.start_msg.run_id, self.index)))
             return
-        if self.interp is not None:
-            self.interp.stop()
-            if self.interp.versioned:  # the versions it wrote, for the watcher's reconciliation
-                self.channel.send(self.interp.ledger.message(self.interp.writer_id))
-            else:
-                self.channel.send(
-                    WritersStopped(worker=self.index, writer_id=writer_id(self.start_msg.run_id, self.index))
-                )
-            return
-        assert self.updater is not None and self.reader is not None
-        self.updater.stop()
-        self.reader.stop()
-        self.channel.send(self.updater.ledger.message(self.updater.writer_id))
+        assert self.interp is not None
+        self.interp.stop()
+        if self.interp.versioned:  # the versions it wrote, for the watcher's reconciliation
+            self.channel.send(self.interp.ledger.message(self.interp.writer_id))
+        else:
+            self.channel.send(WritersStopped(worker=self.index, writer_id=writer_id(self.start_msg.run_id, self.index)))
 
     def stop(self) -> None:
         self.preload_stop.set()
@@ -497,19 +422,12 @@ class Worker:
             self.tpcc.stop()
             if self.index == 0:
                 self.channel.send(self._tpcc_checked())
-        for part in (self.updater, self.reader, self.interp):
-            if part is not None:
-                part.stop()
+        if self.interp is not None:
+            self.interp.stop()
         if self.definition_watcher is not None:
             self.definition_watcher.stop_and_drain()
             if self.definition_watcher.seen is not None:
                 self.channel.send(self.definition_watcher.seen.message(self.index))
-        if self.watcher is not None and self.seen is not None:
-            if self.config.watcher.enabled:
-                self.watcher.stop_and_drain()
-                self.channel.send(self.seen.message(self.index))
-            else:
-                self.watcher.stop()
         if self.pg_database is not None:
             self.pg_database.close()
         self.done.set()
@@ -530,7 +448,7 @@ class Worker:
         """The supervisor is gone: stop generating load at once, report nothing."""
         self.done.set()
         self.preload_stop.set()
-        for part in (self.updater, self.reader, self.watcher, self.tpcc, self.interp, self.definition_watcher):
+        for part in (self.tpcc, self.interp, self.definition_watcher):
             if part is not None:
                 part.stop()
 
@@ -547,7 +465,11 @@ def serve(index: int, stdin: IO[bytes], channel: Channel) -> int:
         channel.send(Error(worker=index, message=f"expected a start message, got {first[:80]!r}", fatal=True))
         return 2
     tracing.start(start.run_id, index)
-    worker = Worker(start, channel)
+    try:
+        worker = Worker(start, channel)
+    except UnconvertedWorkload as err:
+        channel.send(Error(worker=index, message=str(err), fatal=True))
+        return 2
     try:
         worker.setup()
     except spanner_client.TargetUnreachableError as err:

@@ -1,5 +1,6 @@
-// Package admin is what a run does with the admin APIs: create the instance, the database and the
-// schema objects that are missing, and apply DDL (a change stream, the latency model).
+// Package admin is what a run does with the admin APIs: apply DDL (a change stream, the latency
+// model). Ensure creates the instance, the database and the schema objects that are missing: the
+// control plane's job before a definition's run, which the worker's end-to-end tests play.
 package admin
 
 import (

@@ -111,7 +111,7 @@ func (k *keyState) release(outcomeUnknown bool) {
 
 // newLedger is worker's write ledger in run runID of workers (its new keys FreshKeys(runID, workers)).
 func newLedger(runID string, worker, workers int) *ledger.WriteLedger {
-	l := ledger.NewWriteLedger(worker, workers, 0, nil)
+	l := ledger.NewWriteLedger(worker, workers)
 	l.SetFresh(ledger.NewFreshKeys(runID, workers))
 	return l
 }

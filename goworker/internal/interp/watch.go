@@ -3,7 +3,6 @@ package interp
 import (
 	"context"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -153,10 +152,11 @@ type poller struct {
 	feeds  bool                // the SeenLedger hears of this poller's changes
 	mu     sync.Mutex
 	position
-	newest time.Time
-	stop   chan struct{}
-	once   sync.Once
-	done   chan struct{}
+	lag  *lagMeter
+	stop chan struct{}
+	wake chan struct{} // a new poll interval: the wait in progress ends (lag.go)
+	once sync.Once
+	done chan struct{}
 }
 
 // position is how far a poller has read: every change before since, and those at since whose
@@ -226,15 +226,24 @@ func (w *Watcher) figures() (intervalMs float64, limit int64, watchers int) {
 // Apply takes new knob values (poll_interval, limit, the hint from the next poll on; a new count
 // of watchers applies at once: with shards, the pollers regroup).
 func (w *Watcher) Apply(knobs Knobs) {
+	interval, _, _ := w.figures()
 	w.mu.Lock()
 	w.knobs = knobs
 	w.hint = w.def.hinted(knobs)
 	w.mu.Unlock()
-	_, _, watchers := w.figures()
+	newInterval, _, watchers := w.figures()
 	w.life.Lock()
 	defer w.life.Unlock()
 	w.mu.Lock()
 	started, now := len(w.polls) > 0, len(w.polls)
+	if newInterval != interval { // only then: waking on another change would shift the polls
+		for _, p := range w.polls {
+			select {
+			case p.wake <- struct{}{}:
+			default:
+			}
+		}
+	}
 	w.mu.Unlock()
 	if !started {
 		return
@@ -252,7 +261,7 @@ func (w *Watcher) Apply(knobs Knobs) {
 		first.mu.Lock()
 		from := first.position.copy()
 		first.mu.Unlock()
-		w.startPollerLocked(nil, nil, from)
+		w.startPollerLocked(nil, nil, from, pacing.Now())
 	}
 	for len(w.polls) > watchers {
 		last := w.polls[len(w.polls)-1]
@@ -275,15 +284,15 @@ func (w *Watcher) Start() {
 	defer w.life.Unlock()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.startGroupsLocked(watchers, position{since: w.start}, nil)
+	w.startGroupsLocked(watchers, position{since: w.start}, nil, pacing.Now())
 }
 
-// startGroupsLocked starts the pollers of n groups from `from`; skip is where each shard's previous
-// poller reached (nil: none).
-func (w *Watcher) startGroupsLocked(n int, from position, skip map[int64]*position) {
+// startGroupsLocked starts the pollers of n groups from `from`, caught up at caughtUp (lag.go);
+// skip is where each shard's previous poller reached (nil: none).
+func (w *Watcher) startGroupsLocked(n int, from position, skip map[int64]*position, caughtUp float64) {
 	if w.def.Shards == nil {
 		for range n {
-			w.startPollerLocked(nil, nil, from.copy())
+			w.startPollerLocked(nil, nil, from.copy(), caughtUp)
 		}
 		return
 	}
@@ -294,13 +303,14 @@ func (w *Watcher) startGroupsLocked(n int, from position, skip map[int64]*positi
 				mine[s] = at
 			}
 		}
-		w.startPollerLocked(shards, mine, from.copy())
+		w.startPollerLocked(shards, mine, from.copy(), caughtUp)
 	}
 }
 
-func (w *Watcher) startPollerLocked(shards []int64, skip map[int64]*position, from position) {
-	q := &poller{w: w, shards: shards, skip: skip, position: from,
-		feeds: w.def.Shards != nil || len(w.polls) == 0, stop: make(chan struct{}), done: make(chan struct{})}
+func (w *Watcher) startPollerLocked(shards []int64, skip map[int64]*position, from position, caughtUp float64) {
+	q := &poller{w: w, shards: shards, skip: skip, position: from, lag: newLagMeter(caughtUp),
+		feeds: w.def.Shards != nil || len(w.polls) == 0, stop: make(chan struct{}), wake: make(chan struct{}, 1),
+		done: make(chan struct{})}
 	w.polls = append(w.polls, q)
 	go q.run()
 }
@@ -312,7 +322,9 @@ func (w *Watcher) regroup(n int) {
 	old := w.haltPolls()
 	reached := map[int64]*position{}
 	oldest := old[0].since
+	caughtUp := old[0].lag.CaughtUp() // the new pollers' lag goes on from the slowest old one's
 	for _, p := range old {
+		caughtUp = min(caughtUp, p.lag.CaughtUp())
 		if p.since.Before(oldest) {
 			oldest = p.since
 		}
@@ -326,7 +338,7 @@ func (w *Watcher) regroup(n int) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.startGroupsLocked(n, position{since: oldest}, reached)
+	w.startGroupsLocked(n, position{since: oldest}, reached, caughtUp)
 }
 
 // farther is the position past which neither a nor b has received anything.
@@ -351,9 +363,11 @@ func (p *poller) run() {
 		default:
 		}
 		if p.w.isPaused() {
+			p.lag.Pause(pacing.Now())
 			p.sleep(watchPausedNap)
 			continue
 		}
+		p.lag.Resume(pacing.Now())
 		began := time.Now()
 		full, err := p.poll()
 		switch {
@@ -374,6 +388,7 @@ func (p *poller) sleep(d time.Duration) {
 	defer t.Stop()
 	select {
 	case <-t.C:
+	case <-p.wake:
 	case <-p.stop:
 	}
 }
@@ -400,7 +415,9 @@ func (p *poller) poll() (bool, error) {
 		w.stats.Failed(protocol.OpWatcherPoll, err, (pacing.Now()-start)*usPerS, lastRPC)
 		return false, err
 	}
-	w.stats.Succeeded(protocol.OpWatcherPoll, -1, start, pacing.Now(), timing.Parts())
+	end := pacing.Now()
+	w.stats.Succeeded(protocol.OpWatcherPoll, -1, start, end, timing.Parts())
+	p.lag.Polled(start, end, int64(len(rows)) >= limit+int64(skip))
 	seenAt := time.Now()
 	w.stats.Count(protocol.CounterPolls, 1)
 	w.stats.Count(protocol.CounterRowsPolled, int64(len(rows)))
@@ -421,7 +438,6 @@ func (p *poller) poll() (bool, error) {
 			p.atLast = map[string]bool{}
 		}
 		p.atLast[c.key] = true
-		p.newest = c.ts
 		if c.shard != nil {
 			if before, ok := p.skip[*c.shard]; ok && before.covers(c) {
 				continue // received by the poller that had this shard before a regroup
@@ -462,19 +478,9 @@ func (w *Watcher) StopAndDrain(giveUp time.Duration) error {
 	w.mu.Lock()
 	polls := w.polls
 	w.mu.Unlock()
-	for _, p := range polls {
-		deadline := time.Now().Add(giveUp)
-		for {
-			full, err := p.poll()
-			if err == nil && !full {
-				break
-			}
-			if err != nil && !time.Now().Before(deadline) {
-				return fmt.Errorf("the watcher's final drain failed for %s; last error: %w", giveUp, err)
-			}
-			if err != nil {
-				time.Sleep(watchErrorBackoff)
-			}
+	for i, p := range polls {
+		if err := drainWith(p.poll, giveUp, watchErrorBackoff, fmt.Sprintf("watch-%d", i)); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -494,20 +500,20 @@ func (w *Watcher) stopLocked() {
 	w.mu.Unlock()
 }
 
-// Gauges adds watcher.lag_ms: now minus the oldest of the pollers' newest commit seen.
+// Gauges adds watcher.lag_ms, the lag of the interval that ends now (lag.go): its slowest
+// poller's; none while paused.
 func (w *Watcher) Gauges(out map[string]float64) {
 	w.mu.Lock()
 	polls := w.polls
 	w.mu.Unlock()
-	oldest := math.Inf(1)
+	now := pacing.Now()
+	worst, any := 0.0, false
 	for _, p := range polls {
-		p.mu.Lock()
-		if !p.newest.IsZero() {
-			oldest = math.Min(oldest, float64(p.newest.UnixNano())/1e9)
+		if lag, ok := p.lag.Take(now); ok {
+			worst, any = max(worst, lag), true
 		}
-		p.mu.Unlock()
 	}
-	if !math.IsInf(oldest, 1) {
-		out[protocol.GaugeWatcherLagMs] = math.Max(0, float64(time.Now().UnixNano())/1e9-oldest) * 1000
+	if any {
+		out[protocol.GaugeWatcherLagMs] = worst * 1000
 	}
 }

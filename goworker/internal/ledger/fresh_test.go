@@ -55,7 +55,7 @@ func TestRangeSetMergesTouchingRanges(t *testing.T) {
 // numbers, not to ledger rows; the watcher's side counts a number seen twice as a duplicate.
 func TestFreshWritesAreKeptAsRanges(t *testing.T) {
 	fresh := NewFreshKeys("run", 2)
-	l := NewWriteLedger(1, 2, 10, seeded())
+	l := NewWriteLedger(1, 2)
 	l.SetFresh(fresh)
 	var writes []Write
 	for range 5 {

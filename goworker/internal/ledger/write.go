@@ -1,10 +1,9 @@
-// Package ledger is the reconciliation bookkeeping of workers/ledger.py: versions the updater
-// wrote, and versions the watcher saw.
+// Package ledger is the reconciliation bookkeeping of workers/interp/ledger.py: versions a
+// definition's operations wrote (versioned_key, fresh_key), and versions its watch saw.
 package ledger
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"sort"
 	"sync"
 
@@ -31,13 +30,11 @@ type Write struct {
 type committed struct{ version, count int64 }
 
 // WriteLedger keeps per key the next version to write, the last committed one and how many
-// committed. A key is never written by two transactions at once (Reserve skips keys in flight),
-// so a key's versions commit in increasing order. Worker i of n owns the keys k % n == i.
+// committed. A key is never written by two transactions at once (Pick skips keys in flight), so
+// a key's versions commit in increasing order. Worker i of n owns the keys k % n == i.
 type WriteLedger struct {
 	worker, workers int64
 	mu              sync.Mutex
-	keySpace        int64
-	rng             *rand.Rand
 	next            map[int64]int64
 	committed       map[int64]committed
 	inFlight        map[int64]struct{}
@@ -49,52 +46,17 @@ type WriteLedger struct {
 	freshUncertain RangeSet
 }
 
-func NewWriteLedger(worker, workers int, keySpace int64, rng *rand.Rand) *WriteLedger {
-	if rng == nil {
-		rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
-	}
+func NewWriteLedger(worker, workers int) *WriteLedger {
 	return &WriteLedger{
-		worker: int64(worker), workers: int64(workers), keySpace: keySpace, rng: rng,
+		worker: int64(worker), workers: int64(workers),
 		next: map[int64]int64{}, committed: map[int64]committed{},
 		inFlight: map[int64]struct{}{}, uncertain: map[int64]struct{}{},
 	}
 }
 
-func (l *WriteLedger) ownedSlots() int64 { return l.slotsOf(l.keySpace) }
-
 // slotsOf is how many keys of [0, keySpace) this worker owns (at least 1).
 func (l *WriteLedger) slotsOf(keySpace int64) int64 {
 	return max(1, (keySpace-l.worker+l.workers-1)/l.workers)
-}
-
-func (l *WriteLedger) SetKeySpace(n int64) {
-	l.mu.Lock()
-	l.keySpace = n
-	l.mu.Unlock()
-}
-
-// Reserve picks count distinct keys not in flight with the version each will get. fresh picks
-// keys above the key space (new rows, for batch inserts).
-func (l *WriteLedger) Reserve(count int, fresh bool) ([]Write, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	slots := l.ownedSlots()
-	high := (int64(1) << 62) / l.workers
-	picked := make([]Write, 0, count)
-	draw := func(slots int64) int64 { return l.rng.Int64N(slots) }
-	if fresh {
-		draw = func(slots int64) int64 { return slots + l.rng.Int64N(high-slots) }
-	}
-	tries := MaxPickTries + count + 1
-	for len(picked) < count {
-		w, err := l.pickLocked(&tries, slots, draw)
-		if err != nil {
-			l.releaseLocked(picked)
-			return nil, err
-		}
-		picked = append(picked, w)
-	}
-	return picked, nil
 }
 
 // Pick reserves one more key of [0, keySpace) for an execution that holds picked (distinct from
@@ -125,12 +87,6 @@ func (l *WriteLedger) pickLocked(tries *int, slots int64, draw func(int64) int64
 		return Write{key, version}, nil
 	}
 	return Write{}, &KeyBusyError{Slots: slots}
-}
-
-func (l *WriteLedger) releaseLocked(writes []Write) {
-	for _, w := range writes {
-		delete(l.inFlight, w.Key)
-	}
 }
 
 // SetFresh makes ReserveFresh draw this run's new keys (FreshKeys).

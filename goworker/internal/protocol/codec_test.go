@@ -9,10 +9,10 @@ import (
 )
 
 const configJSON = `{"name":null,"preset":"light","target":{"kind":"local","emulator_host":"127.0.0.1:1","project":"p","instance":"i","database":"d"},
-"duration_s":10.0,"schema":"tweets","processes":2,"runtime":"go","report_interval_s":0.5,
+"duration_s":10.0,"workload":"definition","processes":2,"runtime":"go","report_interval_s":0.5,
 "updater":{"enabled":true,"transactions_per_second":12.5,"mutations_per_transaction":5,"parallelism":8,"mode":"dml","batch_rows":6,"key_space":300},
-"watcher":{"enabled":false,"watchers":3,"poll_interval_ms":250,"limit":100,"table_hint":false,"shard_filter":"fixed"},
-"reader":{"enabled":true,"reads_per_second":10.0,"concurrency":4,"think_time_ms":5,"query":"point","staleness_s":1.5},
+"definition":{"name":"w","operations":{"op":{"rate":"$rate","steps":[{"sql":"SELECT 1"}]}}},"knobs":{"rate":12.5},
+"operations":{"op":{"max_in_flight":8}},"seed":42,
 "client":{"multiplexed_sessions":false,"session_pool_size":7,"timeout_ms":2500.0,"a_field_from_the_future":1}}`
 
 func TestDecodeEveryControlMessage(t *testing.T) {
@@ -47,9 +47,10 @@ func TestDecodeStartCarriesTheWholeConfig(t *testing.T) {
 		t.Fatalf("start fields: %+v", s)
 	}
 	c := s.Config
-	if c.Schema != "tweets" || c.Runtime != "go" || c.ReportIntervalS != 0.5 || c.Updater.TransactionsPerSecond != 12.5 ||
-		c.Updater.Mode != ModeDML || c.Updater.KeySpace != 300 || c.Watcher.Enabled || c.Watcher.Watchers != 3 ||
-		c.Watcher.Limit != 100 || c.Watcher.TableHint || c.Reader.StalenessS != 1.5 || c.Reader.ThinkTimeMs != 5 ||
+	// a legacy section (updater) is not read: the control plane turned it into the definition's run
+	if c.Workload != WorkloadDefinition || c.Runtime != "go" || c.ReportIntervalS != 0.5 || *c.Seed != 42 ||
+		string(c.Knobs["rate"]) != "12.5" || *c.Operations["op"].MaxInFlight != 8 || c.Operations["op"].Rate != nil ||
+		!strings.HasPrefix(string(c.Definition), `{"name":"w",`) ||
 		c.Client.MultiplexedSessions || c.Client.SessionPoolSize != 7 || *c.Client.TimeoutMs != 2500 ||
 		*c.Target.EmulatorHost != "127.0.0.1:1" || *c.DurationS != 10 {
 		t.Fatalf("config: %+v", c)
@@ -126,23 +127,22 @@ func TestEncodeWritesTypedVersionedLines(t *testing.T) {
 	}
 }
 
-func TestWorkloadNamesItsSchemaAndTPCCIsRefused(t *testing.T) {
+// The Go worker runs definitions only: any other workload is refused with a sentence naming it.
+func TestOnlyADefinitionRunsAndAnythingElseIsNamed(t *testing.T) {
 	cases := []struct {
 		config RunConfig
-		want   string
 		err    string
 	}{
-		{RunConfig{Workload: "change_watcher"}, "singers", ""},
-		{RunConfig{Workload: "write_benchmark"}, "tweets", ""},
-		{RunConfig{Workload: "session_pool"}, "leaderboard", ""},
-		{RunConfig{Schema: "tweets"}, "tweets", ""},
-		{RunConfig{Workload: "tpcc"}, "", "workload tpcc is not implemented by the Go worker (runtime go); run it with runtime python"},
-		{RunConfig{Workload: "nope"}, "", `unknown workload "nope"`},
+		{RunConfig{Workload: WorkloadDefinition}, ""},
+		{RunConfig{Workload: "change_watcher"}, `the Go worker runs workload definitions; workload "change_watcher" reached it unconverted`},
+		{RunConfig{Workload: "participants"}, `the Go worker runs workload definitions; workload "participants" reached it unconverted`},
+		{RunConfig{Schema: "tweets"}, `the Go worker runs workload definitions; a config of schema "tweets" (no workload) reached it unconverted`},
+		{RunConfig{Workload: "tpcc"}, "workload tpcc is not implemented by the Go worker (runtime go); run it with runtime python"},
 	}
 	for _, c := range cases {
-		got, err := c.config.SchemaKind()
-		if got != c.want || (err == nil) != (c.err == "") || (err != nil && err.Error() != c.err) {
-			t.Errorf("%+v: got %q, %v; want %q, %q", c.config, got, err, c.want, c.err)
+		err := c.config.CheckDefinition()
+		if (err == nil) != (c.err == "") || (err != nil && err.Error() != c.err) {
+			t.Errorf("%+v: got %v; want %q", c.config, err, c.err)
 		}
 	}
 }

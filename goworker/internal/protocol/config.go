@@ -5,23 +5,21 @@ import (
 	"fmt"
 )
 
-// RunConfig mirrors backend/spanload/model/config.py. The supervisor always sends the whole,
-// already validated config, so the worker never applies defaults or bounds of its own.
+// RunConfig mirrors backend/spanload/model/config.py, the fields a definition's run reads. The
+// supervisor always sends the whole, already validated config, so the worker never applies
+// defaults or bounds of its own; the fixed sections of the report workloads (updater, watcher,
+// reader) are not read: the control plane turns such a config into its definition's run.
 type RunConfig struct {
-	Name            *string       `json:"name"`
-	Preset          *string       `json:"preset"`
-	Target          Target        `json:"target"`
-	DurationS       *float64      `json:"duration_s"`
-	Workload        string        `json:"workload"`
-	Schema          string        `json:"schema"` // the old name of Workload (singers, tweets, leaderboard)
-	Processes       int           `json:"processes"`
-	Runtime         string        `json:"runtime"`
-	ReportIntervalS float64       `json:"report_interval_s"`
-	Preload         PreloadConfig `json:"preload"`
-	Updater         UpdaterConfig `json:"updater"`
-	Watcher         WatcherConfig `json:"watcher"`
-	Reader          ReaderConfig  `json:"reader"`
-	Client          ClientConfig  `json:"client"`
+	Name            *string      `json:"name"`
+	Preset          *string      `json:"preset"`
+	Target          Target       `json:"target"`
+	DurationS       *float64     `json:"duration_s"`
+	Workload        string       `json:"workload"`
+	Schema          string       `json:"schema"` // the old name of Workload (singers, tweets, leaderboard)
+	Processes       int          `json:"processes"`
+	Runtime         string       `json:"runtime"`
+	ReportIntervalS float64      `json:"report_interval_s"`
+	Client          ClientConfig `json:"client"`
 	// Definition is workload "definition"'s workload, in the user's form (interp decodes it).
 	Definition json.RawMessage `json:"definition,omitempty"`
 	// Knobs are the definition's knob values; unset knobs keep their defaults.
@@ -44,11 +42,6 @@ type OperationPacing struct {
 	ThinkTimeMs *float64 `json:"think_time_ms,omitempty"`
 }
 
-// PreloadConfig is the load phase: fill the run's table up to Rows rows before the measured phase.
-type PreloadConfig struct {
-	Rows int64 `json:"rows"`
-}
-
 // Target kinds.
 const (
 	TargetLocal    = "local"
@@ -66,55 +59,6 @@ type Target struct {
 	LatencyModel string `json:"latency_model"`
 }
 
-// Updater modes.
-const (
-	ModeMutations   = "mutations"
-	ModeDML         = "dml"
-	ModeBatchInsert = "batch_insert"
-)
-
-type UpdaterConfig struct {
-	Enabled                 bool    `json:"enabled"`
-	TransactionsPerSecond   float64 `json:"transactions_per_second"`
-	MutationsPerTransaction int     `json:"mutations_per_transaction"`
-	Parallelism             int     `json:"parallelism"`
-	Mode                    string  `json:"mode"`
-	BatchRows               int     `json:"batch_rows"`
-	KeySpace                int64   `json:"key_space"`
-}
-
-// Shard filters of the watcher's poll query.
-const (
-	ShardFixed   = "fixed"
-	ShardNotNull = "not_null"
-	ShardNone    = "none"
-)
-
-type WatcherConfig struct {
-	Enabled        bool   `json:"enabled"`
-	Watchers       int    `json:"watchers"`
-	PollIntervalMs int    `json:"poll_interval_ms"`
-	Limit          int64  `json:"limit"`
-	TableHint      bool   `json:"table_hint"`
-	ShardFilter    string `json:"shard_filter"`
-}
-
-// Reader queries.
-const (
-	QueryPoint         = "point"
-	QueryRecentChanges = "recent_changes"
-	QueryLeaderboard   = "leaderboard"
-)
-
-type ReaderConfig struct {
-	Enabled        bool    `json:"enabled"`
-	ReadsPerSecond float64 `json:"reads_per_second"`
-	Concurrency    int     `json:"concurrency"`
-	ThinkTimeMs    int     `json:"think_time_ms"`
-	Query          string  `json:"query"`
-	StalenessS     float64 `json:"staleness_s"`
-}
-
 type ClientConfig struct {
 	// Interface is how the worker speaks to Spanner (InterfaceGooglesql, InterfacePostgresql,
 	// InterfacePgadapter); "" is googlesql.
@@ -128,28 +72,17 @@ type ClientConfig struct {
 	TimeoutMs *float64 `json:"timeout_ms,omitempty"`
 }
 
-// The schema of each workload the Go worker runs (model/config.py WORKLOAD_SCHEMAS).
-var workloadSchemas = map[string]string{
-	"change_watcher":  "singers",
-	"write_benchmark": "tweets",
-	"session_pool":    "leaderboard",
-	"participants":    "usertable",
-}
-
-// SchemaKind is the schema of the run's workload: "singers", "tweets" or "leaderboard". A
-// config from an older supervisor names the schema itself. TPC-C is Python-only: an error says so.
-func (c RunConfig) SchemaKind() (string, error) {
-	if c.Workload == "" {
-		return c.Schema, nil
+// CheckDefinition says why the Go worker cannot run the config: the control plane turns every
+// report workload's config into its definition's run (model/builtin_convert.py) before any worker
+// starts, and TPC-C is Python-only.
+func (c RunConfig) CheckDefinition() error {
+	switch c.Workload {
+	case WorkloadDefinition:
+		return nil
+	case "tpcc":
+		return fmt.Errorf("workload tpcc is not implemented by the Go worker (runtime go); run it with runtime python")
+	case "":
+		return fmt.Errorf("the Go worker runs workload definitions; a config of schema %q (no workload) reached it unconverted", c.Schema)
 	}
-	if kind, ok := workloadSchemas[c.Workload]; ok {
-		return kind, nil
-	}
-	if c.Workload == WorkloadDefinition {
-		return "", nil // no schema of its own: the definition's DDL, run by the control plane
-	}
-	if c.Workload == "tpcc" {
-		return "", fmt.Errorf("workload tpcc is not implemented by the Go worker (runtime go); run it with runtime python")
-	}
-	return "", fmt.Errorf("unknown workload %q", c.Workload)
+	return fmt.Errorf("the Go worker runs workload definitions; workload %q reached it unconverted", c.Workload)
 }

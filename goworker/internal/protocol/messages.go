@@ -147,7 +147,7 @@ type OpTiming struct {
 	Commits     int64            `json:"commits"`
 }
 
-// WritersStopped carries the updater's ledger rows [key, last_version, versions_committed].
+// WritersStopped carries the write ledger rows of a definition's operations [key, last_version, versions_committed].
 type WritersStopped struct {
 	Worker        int        `json:"worker"`
 	WriterID      string     `json:"writer_id"`

@@ -128,7 +128,10 @@ func (r *defRun) run() {
 	for i := range r.workers {
 		p, code := startWorker(t, i)
 		r.peers, r.codes = append(r.peers, p), append(r.codes, code)
-		p.next("hello", nil)
+		hello := p.next("hello", nil)
+		if host, _ := os.Hostname(); hello["language"] != "go" || hello["worker"] != float64(i) || hello["v"] != 1.0 || hello["host"] != host {
+			t.Fatalf("hello %v", hello)
+		}
 		p.send(fmt.Sprintf(`{"type":"start","v":1,"run_id":"def-e2e","worker":%d,"workers":%d,"setup_schema":%v,"watch_stream_ddl":%q,"config":%s}`,
 			i, r.workers, i == 0, r.streamDDL, r.config()))
 	}
@@ -188,6 +191,27 @@ func (r *defRun) run() {
 		if c := <-r.codes[i]; c != 0 {
 			t.Fatalf("worker %d exited %d", i, c)
 		}
+		checkSequence(t, i, r.reports[i])
+	}
+}
+
+// checkSequence: a worker's reports are numbered from 0 in order, the last one final, and their
+// cpu_s is cumulative (it never falls) and above 0 at the end.
+func checkSequence(t *testing.T, worker int, reports []map[string]any) {
+	t.Helper()
+	lastCPU := 0.0
+	for i, m := range reports {
+		if m["seq"] != float64(i) || (m["final"] == true) != (i == len(reports)-1) {
+			t.Errorf("worker %d: report %d has seq %v, final %v", worker, i, m["seq"], m["final"])
+		}
+		cpu, _ := m["cpu_s"].(float64)
+		if cpu < lastCPU {
+			t.Errorf("worker %d: report %d: cpu_s %v fell below %v (it is cumulative)", worker, i, m["cpu_s"], lastCPU)
+		}
+		lastCPU = cpu
+	}
+	if lastCPU <= 0 {
+		t.Errorf("worker %d: the final report's cpu_s is %v; the worker did use CPU", worker, lastCPU)
 	}
 }
 
@@ -435,6 +459,11 @@ func TestDefinitionShopConservesBalanceAndWatchesEveryOrder(t *testing.T) {
 		{"Orders rows = op.place_order.done", queryInt(t, c, "SELECT COUNT(*) FROM Orders"), orders},
 		{"op.place_order rows = 3 an order (1 read, 1 inserted, 1 updated)", r.counter("op.place_order.rows"), 3 * orders},
 		{"changes received = Orders rows", r.counter(protocol.CounterReceivedChanges), orders},
+		{"notify latencies = changes received", r.histogram(protocol.OpWatcherNotify), orders},
+		// the local Spanner sends server-timing on every call
+		{"server-timed place_order = op.place_order.done", r.histogram(serverTimed("place_order")), orders},
+		{"server-timed recent_orders = op.recent_orders.done", r.histogram(serverTimed("recent_orders")), r.counter("op.recent_orders.done")},
+		{"server-timed polls = polls", r.histogram(protocol.OpWatcherPollServer), r.counter(protocol.CounterPolls)},
 		{"errors", r.counter(protocol.CounterErrors), 0},
 	})
 	if orders == 0 || r.counter("op.recent_orders.done") == 0 {
@@ -453,6 +482,11 @@ func TestDefinitionShopConservesBalanceAndWatchesEveryOrder(t *testing.T) {
 		t.Errorf("balances sum to %s; the load's %s less the orders' %s is %s", balance.FloatString(2),
 			loaded.FloatString(2), spent.FloatString(2), want.FloatString(2))
 	}
+}
+
+// serverTimed is an operation's server-timed latency histogram.
+func serverTimed(op string) string {
+	return interp.OpName(protocol.OpHistogramLatency, op) + protocol.ServerSuffix
 }
 
 // twoTables loads A (10 rows) then B (25): the load's row numbers run over both, and a worker's

@@ -50,9 +50,8 @@ func Serve(ctx context.Context, index int, in io.Reader, channel *protocol.Chann
 	if err != nil {
 		slog.Error("the worker could not start", "worker", index, "err", err)
 		message := err.Error()
-		var unreachable *unreachableError
-		var definition *definitionError
-		if !errors.As(err, &unreachable) && !errors.As(err, &definition) {
+		var whole wholeStory
+		if !errors.As(err, &whole) {
 			address := spanclient.Address(start.Config.Target, start.EmulatorHost)
 			message = fmt.Sprintf("could not start against %s: %s", address, spanclient.StatusText(err))
 		}

@@ -21,10 +21,8 @@ func TestAnUnreachableTargetIsAFatalErrorNamingTheAddress(t *testing.T) {
 	addr := lis.Addr().String()
 	_ = lis.Close() // nothing listens there now
 	start := `{"type":"start","v":1,"run_id":"r","worker":0,"workers":1,"setup_schema":true,"emulator_host":"` + addr + `",` +
-		`"config":{"target":{"kind":"local","project":"p","instance":"i","database":"d"},"schema":"singers","report_interval_s":1,` +
-		`"updater":{"enabled":true,"transactions_per_second":1,"mutations_per_transaction":1,"parallelism":1,"mode":"mutations","batch_rows":1,"key_space":10},` +
-		`"watcher":{"enabled":true,"watchers":1,"poll_interval_ms":100,"limit":10,"table_hint":true,"shard_filter":"fixed"},` +
-		`"reader":{"enabled":false,"reads_per_second":1,"concurrency":1,"think_time_ms":0,"query":"point","staleness_s":0},` +
+		`"config":{"target":{"kind":"local","project":"p","instance":"i","database":"d"},"workload":"definition","report_interval_s":1,` +
+		`"definition":{"name":"x","operations":{"op":{"rate":1,"steps":[{"sql":"SELECT 1"}]}}},` +
 		`"client":{"multiplexed_sessions":true,"session_pool_size":1,"timeout_ms":3000}}}` + "\n" // the probe ends at the first refused dial; 300 ms could end first on a loaded machine
 	msg, line := startFails(t, start)
 	want := "the local target at " + addr + " did not answer: UNAVAILABLE: "
@@ -68,6 +66,25 @@ func TestADefinitionThatCannotRunIsAFatalErrorSayingWhy(t *testing.T) {
 		msg, _ := startFails(t, start)
 		if !msg.Fatal || !strings.HasPrefix(msg.Message, c.want) {
 			t.Errorf("error %q; want a fatal one starting %q", msg.Message, c.want)
+		}
+	}
+}
+
+// A start whose workload is not a definition (the control plane converts the report workloads
+// before any worker starts) fails with one fatal error naming the workload, before any connection.
+func TestAWorkloadThatIsNotADefinitionIsAFatalErrorNamingIt(t *testing.T) {
+	for _, c := range []struct{ workload, want string }{
+		{`"workload":"write_benchmark","updater":{"enabled":true,"transactions_per_second":1}`,
+			`the Go worker runs workload definitions; workload "write_benchmark" reached it unconverted`},
+		{`"schema":"singers"`, `the Go worker runs workload definitions; a config of schema "singers" (no workload) reached it unconverted`},
+		{`"workload":"tpcc"`, "workload tpcc is not implemented by the Go worker (runtime go); run it with runtime python"},
+	} {
+		start := `{"type":"start","v":1,"run_id":"r","worker":0,"workers":1,"setup_schema":true,"emulator_host":"127.0.0.1:1",` +
+			`"config":{"target":{"kind":"local","project":"p","instance":"i","database":"d"},` + c.workload +
+			`,"report_interval_s":1,"client":{"multiplexed_sessions":true,"session_pool_size":1}}}` + "\n"
+		msg, _ := startFails(t, start)
+		if !msg.Fatal || msg.Message != c.want {
+			t.Errorf("error %q; want a fatal %q", msg.Message, c.want)
 		}
 	}
 }

@@ -1,6 +1,7 @@
-// Package worker is one worker process (workers/process.py): it says hello, waits for start,
-// connects (worker 0 creates the schema and fixes the watcher's starting timestamp), says ready,
-// reports every interval from begin until stop, and stops at once if its stdin closes.
+// Package worker is one worker process (workers/process.py): it says hello, waits for start (a
+// workload definition's run: the interpreter, internal/interp, runs it), connects (worker 0 counts
+// the load and sets up the watch), says ready, reports every interval from begin until stop, and
+// stops at once if its stdin closes.
 package worker
 
 import (
@@ -16,39 +17,25 @@ import (
 
 	"github.com/spanload/spanload/goworker/internal/admin"
 	"github.com/spanload/spanload/goworker/internal/interp"
-	"github.com/spanload/spanload/goworker/internal/ledger"
 	"github.com/spanload/spanload/goworker/internal/loadphase"
 	"github.com/spanload/spanload/goworker/internal/metrics"
-	"github.com/spanload/spanload/goworker/internal/preload"
 	"github.com/spanload/spanload/goworker/internal/protocol"
-	"github.com/spanload/spanload/goworker/internal/reader"
-	"github.com/spanload/spanload/goworker/internal/schema"
 	"github.com/spanload/spanload/goworker/internal/serverstats"
 	"github.com/spanload/spanload/goworker/internal/spanclient"
-	"github.com/spanload/spanload/goworker/internal/updater"
-	"github.com/spanload/spanload/goworker/internal/watcher"
 )
 
 // pollPrefixLen is how much of the poll query's text identifies it in QUERY_STATS.
 const pollPrefixLen = 60
 
-// WriterID names one worker's writes in the WriterId column.
-func WriterID(runID string, worker int) string { return ledger.WriterID(runID, worker) }
-
-// Worker holds one run's workloads in this process.
+// Worker holds one run's workload in this process.
 type Worker struct {
 	start       *protocol.Start
 	index       int
 	channel     *protocol.Channel
 	stats       *metrics.Stats
-	spec        *schema.Spec
 	mu          sync.Mutex
 	config      protocol.RunConfig
 	conn        *spanclient.Conn
-	updater     *updater.Updater
-	reader      *reader.Reader
-	watcher     *watcher.Watcher
-	seen        *ledger.SeenLedger
 	serverStats *serverstats.Reader
 	server      map[string]float64
 	// serverMinute is the minute the minute gauges in server come from (its end and latencies),
@@ -60,35 +47,29 @@ type Worker struct {
 	reportMu     sync.Mutex
 	done         chan struct{}
 	doneOnce     sync.Once
-	// TableRows is what worker 0 counted in the run's table at setup, when the config asks for a
-	// preload (nil otherwise).
+	// TableRows is what worker 0 counted of the definition's load at setup, when it has one (nil
+	// otherwise).
 	TableRows *int64
 	preloaded bool
-	// a definition's workload (config.workload "definition"), instead of updater, reader, watcher
+	// the definition's operations, and its watch (nil without one)
 	interp   *interp.Runtime
 	defWatch interp.DefinitionWatcher
 }
 
 func New(start *protocol.Start, channel *protocol.Channel) (*Worker, error) {
-	kind, err := start.Config.SchemaKind()
-	if err != nil {
-		return nil, err
+	if err := start.Config.CheckDefinition(); err != nil {
+		return nil, &startError{err}
 	}
 	spanclient.ConfigureTags(start.RunTag, start.Tags)
 	w := &Worker{start: start, index: start.Worker, channel: channel, stats: metrics.NewStats(),
 		config: start.Config, server: map[string]float64{}, done: make(chan struct{})}
-	if start.Config.Workload == protocol.WorkloadDefinition {
-		// compiled before any connection: a definition that cannot run fails at once, saying why
-		backend := func(def *interp.Definition) (interp.Backend, error) {
-			return interp.NewBackend(start.Config, def.PG(), w.Conn)
-		}
-		if w.interp, err = interp.New(start.Config, start.RunID, w.index, start.Workers, w.Conn, backend, w.stats); err != nil {
-			return nil, &definitionError{err}
-		}
-		return w, nil
+	// compiled before any connection: a definition that cannot run fails at once, saying why
+	backend := func(def *interp.Definition) (interp.Backend, error) {
+		return interp.NewBackend(start.Config, def.PG(), w.Conn)
 	}
-	if w.spec, err = schema.Get(kind); err != nil {
-		return nil, err
+	var err error
+	if w.interp, err = interp.New(start.Config, start.RunID, w.index, start.Workers, w.Conn, backend, w.stats); err != nil {
+		return nil, &definitionError{err}
 	}
 	return w, nil
 }
@@ -105,32 +86,20 @@ func (w *Worker) Config() protocol.RunConfig {
 	return w.config
 }
 
-func pollPrefix(spec *schema.Spec, cfg protocol.WatcherConfig) string {
-	sql := watcher.PollSQL(spec, cfg)
-	return sql[:min(len(sql), pollPrefixLen)]
-}
-
-// Setup connects and, for worker 0, creates the schema and the watcher.
+// Setup connects and, for worker 0, sets the local Spanner's latency model and the watch up (the
+// definition's schema is the control plane's: it ran the DDL before any worker started).
 func (w *Worker) Setup(ctx context.Context) error {
 	cfg := w.config
 	if err := spanclient.Probe(ctx, cfg.Target, w.start.EmulatorHost, spanclient.OperationTimeout(cfg.Client)); err != nil {
 		return &unreachableError{err}
 	}
-	if w.start.SetupSchema {
+	if w.start.SetupSchema && cfg.Target.Kind == protocol.TargetLocal { // no other target has the option
 		opts, err := spanclient.Options(cfg.Target, w.start.EmulatorHost)
 		if err != nil {
 			return err
 		}
-		// a definition's DDL is the control plane's to run, before any worker starts
-		if w.spec != nil {
-			if err := schema.Ensure(ctx, spanclient.PathsOf(cfg.Target), w.spec, opts...); err != nil {
-				return err
-			}
-		}
-		if cfg.Target.Kind == protocol.TargetLocal { // no other target has the option
-			if err := admin.SetLatencyModel(ctx, spanclient.PathsOf(cfg.Target), cfg.Target.LatencyModel, opts...); err != nil {
-				return err
-			}
+		if err := admin.SetLatencyModel(ctx, spanclient.PathsOf(cfg.Target), cfg.Target.LatencyModel, opts...); err != nil {
+			return err
 		}
 	}
 	conn, err := spanclient.Connect(ctx, cfg.Target, cfg.Client, w.start.EmulatorHost)
@@ -138,43 +107,31 @@ func (w *Worker) Setup(ctx context.Context) error {
 		return err
 	}
 	w.conn = conn
-	if w.spec == nil {
-		return w.setupDefinition(ctx)
-	}
-	if w.start.SetupSchema {
-		if err := schema.Seed(ctx, conn.Client, w.spec); err != nil {
-			return err
-		}
-	}
-	if w.start.SetupSchema && cfg.Preload.Rows > 0 {
-		n, err := preload.Count(ctx, conn.Client, w.spec, 0, -1)
-		if err != nil {
-			return err
-		}
-		w.TableRows = &n
-	}
-	if w.index == 0 {
-		w.seen = ledger.NewSeenLedger(ledger.WriterIDs(w.start.RunID, w.start.Workers))
-		w.watcher = watcher.New(w.Conn, w.spec, cfg.Watcher, w.stats, w.seen, startTimestamp(ctx, conn.Client))
-		w.serverStats = serverstats.NewReader(pollPrefix(w.spec, cfg.Watcher), w.start.RunTag)
-	}
-	w.updater = updater.New(w.Conn, w.spec, cfg.Updater, w.stats, w.index, w.start.Workers,
-		WriterID(w.start.RunID, w.index))
-	w.reader = reader.New(w.Conn, w.spec, cfg.Reader, func() int64 { return w.Config().Updater.KeySpace },
-		w.stats, w.index, w.start.Workers)
-	return nil
+	return w.setupDefinition(ctx)
 }
 
-// unreachableError is a target that did not answer the probe: its message is the whole story.
+// wholeStory marks an error whose message says all the supervisor needs: it is sent as it is,
+// not as a failure to start against the target.
+type wholeStory interface{ wholeStory() }
+
+// unreachableError is a target that did not answer the probe.
 type unreachableError struct{ error }
 
 func (e *unreachableError) Unwrap() error { return e.error }
+func (*unreachableError) wholeStory()     {}
+
+// startError is a start message this runtime cannot run (a workload that is not a definition).
+type startError struct{ error }
+
+func (e *startError) Unwrap() error { return e.error }
+func (*startError) wholeStory()     {}
 
 // definitionError is a definition this runtime cannot run: its message is the whole story too.
 type definitionError struct{ error }
 
 func (e *definitionError) Error() string { return "workload definition: " + e.error.Error() }
 func (e *definitionError) Unwrap() error { return e.error }
+func (*definitionError) wholeStory()     {}
 
 // startTimestamp is the server's current time (a strong read), so the watcher starts exactly at
 // the run's start; this machine's clock if the server cannot say.
@@ -201,22 +158,10 @@ func serverTime(ctx context.Context, client *spanner.Client, sql string) time.Ti
 func (w *Worker) Run(startedAt float64) {
 	w.startedAt = startedAt
 	w.cpuAtBegin = CPUSeconds()
-	if w.watcher != nil && w.preloaded {
-		// the loaded rows are not changes: watch from now
-		w.watcher.SetStart(startTimestamp(context.Background(), w.Conn().Client))
-	}
-	if w.watcher != nil {
-		w.watcher.Start()
-	}
 	if w.serverStats != nil {
 		go w.statsLoop()
 	}
-	if w.interp != nil {
-		w.runDefinition()
-	} else {
-		w.updater.Start()
-		w.reader.Start()
-	}
+	w.runDefinition()
 	go w.reportLoop()
 }
 
@@ -255,19 +200,13 @@ func (w *Worker) Preload(m *protocol.Preload) {
 				}
 			}
 		}()
-		var err error
 		ctx := spanclient.Tagged(ctx, protocol.TagOpPreload)
 		// a stalled load asks whether the target still answers (a dead one fails the run at once)
 		ctx = loadphase.WithProbe(ctx, func(ctx context.Context) error {
 			cfg := w.Config()
 			return spanclient.Probe(ctx, cfg.Target, w.start.EmulatorHost, spanclient.OperationTimeout(cfg.Client))
 		})
-		if w.interp != nil {
-			err = w.loadDefinition(ctx, m, progress)
-		} else {
-			err = preload.Run(ctx, w.Conn().Client, w.spec, m.Start, m.Count, m.Resume,
-				spanclient.OperationTimeout(w.Config().Client), progress)
-		}
+		err := w.loadDefinition(ctx, m, progress)
 		close(finished)
 		select {
 		case <-w.done:
@@ -327,32 +266,9 @@ func (w *Worker) sendReport(final bool, due float64) {
 		slog.Error("could not encode a histogram", "err", err)
 	}
 	gauges := map[string]float64{}
-	if w.interp != nil {
-		w.interp.Report(counters, gauges)
-		if w.defWatch != nil {
-			w.defWatch.Gauges(gauges)
-		}
-	} else {
-		for _, part := range []struct {
-			load      interface{ Gauges(map[string]float64) }
-			counts    func() (int64, int64)
-			scheduled string
-		}{
-			{w.updater, w.updater.Pacer.TakeCounts, protocol.CounterScheduled},
-			{w.reader, w.reader.Pacer.TakeCounts, protocol.CounterReadsScheduled},
-		} {
-			part.load.Gauges(gauges)
-			scheduled, dropped := part.counts()
-			if scheduled > 0 {
-				counters[part.scheduled] = scheduled
-			}
-			if dropped > 0 {
-				counters[protocol.CounterDropped] += dropped
-			}
-		}
-	}
-	if w.watcher != nil {
-		w.watcher.Gauges(gauges)
+	w.interp.Report(counters, gauges)
+	if w.defWatch != nil {
+		w.defWatch.Gauges(gauges)
 	}
 	w.mu.Lock()
 	for k, v := range w.server {
@@ -427,7 +343,7 @@ func (w *Worker) statsLoop() {
 	}
 }
 
-// Apply takes a patched config: every workload applies what changed.
+// Apply takes a patched config: the client, the operations and the watch apply what changed.
 func (w *Worker) Apply(cfg protocol.RunConfig) {
 	w.mu.Lock()
 	w.config = cfg
@@ -436,76 +352,31 @@ func (w *Worker) Apply(cfg protocol.RunConfig) {
 	if conn != nil {
 		conn.Apply(cfg.Client)
 	}
-	if w.updater != nil {
-		w.updater.Apply(cfg.Updater)
-	}
-	if w.reader != nil {
-		w.reader.Apply(cfg.Reader)
-	}
-	if w.watcher != nil {
-		w.watcher.Apply(cfg.Watcher)
-		w.serverStats.SetPrefix(pollPrefix(w.spec, cfg.Watcher))
-	}
-	if w.interp != nil {
-		w.applyDefinition(cfg)
-	}
+	w.applyDefinition(cfg)
 }
 
 func (w *Worker) SetPaused(paused bool) {
-	if w.updater != nil {
-		w.updater.SetPaused(paused)
-	}
-	if w.reader != nil {
-		w.reader.SetPaused(paused)
-	}
-	if w.watcher != nil {
-		w.watcher.SetPaused(paused)
-	}
-	if w.interp != nil {
-		w.interp.SetPaused(paused)
-	}
+	w.interp.SetPaused(paused)
 	if w.defWatch != nil {
 		w.defWatch.SetPaused(paused)
 	}
 }
 
-// StopWriters stops the updater and the reader and sends the updater's ledger.
+// StopWriters stops the operations and sends their write ledger (empty when the definition draws
+// no versioned or new keys).
 func (w *Worker) StopWriters() error {
-	if w.interp != nil {
-		w.interp.Stop()
-		if l := w.interp.Ledger(); l != nil { // the definition draws versioned or new keys
-			return w.channel.Send(l.Message(w.index, w.interp.WriterID()))
-		}
-		return w.channel.Send(&protocol.WritersStopped{Worker: w.index, WriterID: w.interp.WriterID(),
-			Ledger: [][3]int64{}, UncertainKeys: []int64{}})
+	w.interp.Stop()
+	if l := w.interp.Ledger(); l != nil {
+		return w.channel.Send(l.Message(w.index, w.interp.WriterID()))
 	}
-	w.updater.Stop()
-	w.reader.Stop()
-	return w.channel.Send(w.updater.Ledger.Message(w.index, w.updater.WriterID))
+	return w.channel.Send(&protocol.WritersStopped{Worker: w.index, WriterID: w.interp.WriterID(),
+		Ledger: [][3]int64{}, UncertainKeys: []int64{}})
 }
 
-// Stop ends the run: the watcher drains and sends its ledger, then the final report and stopped.
+// Stop ends the run: the watch drains and sends its ledger, then the final report and stopped.
 func (w *Worker) Stop() error {
 	if err := w.stopDefinition(); err != nil {
 		return err
-	}
-	if w.updater != nil {
-		w.updater.Stop()
-	}
-	if w.reader != nil {
-		w.reader.Stop()
-	}
-	if w.watcher != nil {
-		if w.Config().Watcher.Enabled {
-			if err := w.watcher.StopAndDrain(); err != nil {
-				return err
-			}
-			if err := w.channel.Send(w.seen.Message(w.index)); err != nil {
-				return err
-			}
-		} else {
-			w.watcher.Stop()
-		}
 	}
 	w.doneOnce.Do(func() { close(w.done) })
 	w.SendReport(true)
@@ -515,27 +386,14 @@ func (w *Worker) Stop() error {
 // Abandon stops generating load at once and reports nothing: the supervisor is gone.
 func (w *Worker) Abandon() {
 	w.doneOnce.Do(func() { close(w.done) })
-	if w.updater != nil {
-		w.updater.Pacer.Stop(time.Second)
-	}
-	if w.reader != nil {
-		w.reader.Pacer.Stop(time.Second)
-	}
-	if w.watcher != nil {
-		w.watcher.Stop()
-	}
-	if w.interp != nil {
-		w.interp.Abandon()
-	}
+	w.interp.Abandon()
 	if w.defWatch != nil {
 		w.defWatch.Stop()
 	}
 }
 
 func (w *Worker) Close() {
-	if w.interp != nil {
-		w.interp.Backend().Close()
-	}
+	w.interp.Backend().Close()
 	if conn := w.Conn(); conn != nil {
 		conn.Close()
 	}

@@ -17,7 +17,7 @@ import base64
 import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from google.cloud.spanner_v1 import COMMIT_TIMESTAMP, KeySet, param_types
 from google.cloud.spanner_v1.types import Type
@@ -142,6 +142,14 @@ Writes = list[tuple[int, int]]
 """The (key, version) pairs an execution reserved in its worker's ledger (versioned_key, fresh_key)."""
 
 
+class Executed(NamedTuple):
+    """What one execution did: ``rows`` read or written, and of them ``written``: the mutation rows
+    and the rows its DML statements changed (the run's ``mutations``, as the Go worker counts them)."""
+
+    rows: int
+    written: int
+
+
 class CompiledOperation:
     """One operation with the run's knob values: :meth:`draw` then :meth:`execute`."""
 
@@ -163,8 +171,9 @@ class CompiledOperation:
         self._snapshot_args = snapshot_args
         self.on_retries: Callable[[int], None] | None = None  # read-write attempts after the first
         self.ledger = ledger  # set when the operation draws versioned_key or fresh_key
-        self.mutation_steps = [i for i, s in enumerate(steps) if s.kind in MUTATION_KINDS]
-        self.writes = bool(self.mutation_steps) or any(s.dml for s in steps)
+        # the steps whose rows are written: mutations, and DML run as an update (not THEN RETURN with bind)
+        self.write_steps = [i for i, s in enumerate(steps) if s.kind in MUTATION_KINDS or (s.dml and not s.bind)]
+        self.writes = any(s.kind in MUTATION_KINDS or s.dml for s in steps)  # counts transactions
         self._run = {
             TransactionKind.SINGLE_USE: self._single_use,
             TransactionKind.READ_ONLY: self._read_only,
@@ -241,17 +250,13 @@ class CompiledOperation:
             per_step.append(drawn_rows)
         return env, per_step
 
-    def mutation_rows(self, drawn: Drawn) -> int:
-        """The mutation rows an execution writes (DML's rows are the server's count)."""
-        per_step = drawn[1]
-        return sum(len(per_step[i]) for i in self.mutation_steps)
-
     # -- execution --------------------------------------------------------------------------------
 
-    def execute(self, database: Any, drawn: Drawn) -> int:
+    def execute(self, database: Any, drawn: Drawn) -> Executed:
         """Run one execution in a transaction of the operation's kind; returns the rows it read or
-        wrote. Raises the client's error."""
-        return self._run(database, drawn)
+        wrote, and those it wrote. Raises the client's error."""
+        per_step = self._run(database, drawn)
+        return Executed(sum(per_step), sum(per_step[i] for i in self.write_steps))
 
     @property
     def snapshot_args(self) -> dict[str, dt.timedelta]:
@@ -266,58 +271,60 @@ class CompiledOperation:
         types: dict[str, Type] = {}  # the bound columns' types, from the results' metadata
         return sum(self._step(txn, s, scope, types, rows) for s, rows in zip(self.steps, per_step, strict=True))
 
-    def _single_use(self, database: Any, drawn: Drawn) -> int:
+    # each runs an execution and returns the rows each step read or wrote, step by step
+
+    def _single_use(self, database: Any, drawn: Drawn) -> list[int]:
         env, per_step = drawn
         if self.steps[0].kind in ("sql", "read"):
             with database.snapshot(**self._snapshot_args) as snapshot:
-                return self._step(snapshot, self.steps[0], env, {}, per_step[0])
+                return [self._step(snapshot, self.steps[0], env, {}, per_step[0])]
         with database.batch(timeout_secs=deadline.timeout_s()) as batch:
-            return sum(self._step(batch, s, env, {}, rows) for s, rows in zip(self.steps, per_step, strict=True))
+            return [self._step(batch, s, env, {}, rows) for s, rows in zip(self.steps, per_step, strict=True)]
 
-    def _read_only(self, database: Any, drawn: Drawn) -> int:
+    def _read_only(self, database: Any, drawn: Drawn) -> list[int]:
         env, per_step = drawn
         types: dict[str, Type] = {}  # the bound columns' types, from the results' metadata
         with database.snapshot(multi_use=True, **self._snapshot_args) as snapshot:
-            return sum(self._step(snapshot, s, env, types, rows) for s, rows in zip(self.steps, per_step, strict=True))
+            return [self._step(snapshot, s, env, types, rows) for s, rows in zip(self.steps, per_step, strict=True)]
 
-    def _read_write(self, database: Any, drawn: Drawn) -> int:
+    def _read_write(self, database: Any, drawn: Drawn) -> list[int]:
         env, per_step = drawn
         attempts = 0
 
-        def work(transaction: Any) -> int:
+        def work(transaction: Any) -> list[int]:
             nonlocal attempts
             attempts += 1
             scope = env.copy()  # binds of an aborted attempt do not leak
             types: dict[str, Type] = {}
-            return sum(
+            return [
                 self._step(transaction, s, scope, types, rows) for s, rows in zip(self.steps, per_step, strict=True)
-            )
+            ]
 
         try:
-            rows: int = database.run_in_transaction(work, timeout_secs=deadline.timeout_s())
+            counts: list[int] = database.run_in_transaction(work, timeout_secs=deadline.timeout_s())
         finally:
             if attempts > 1 and self.on_retries is not None:
                 self.on_retries(attempts - 1)
-        return rows
+        return counts
 
-    def _batch_write(self, database: Any, drawn: Drawn) -> int:
+    def _batch_write(self, database: Any, drawn: Drawn) -> list[int]:
         env, per_step = drawn
         with database.mutation_groups() as groups:
             group = groups.group()
-            rows = sum(self._step(group, s, env, {}, r) for s, r in zip(self.steps, per_step, strict=True))
+            counts = [self._step(group, s, env, {}, r) for s, r in zip(self.steps, per_step, strict=True)]
             for response in groups.batch_write():
                 if response.status.code != 0:
                     raise BatchWriteError(
                         f"batch write failed with code {response.status.code}: {response.status.message}"
                     )
-        return rows
+        return counts
 
-    def _partitioned_dml(self, database: Any, drawn: Drawn) -> int:
+    def _partitioned_dml(self, database: Any, drawn: Drawn) -> list[int]:
         env, per_step = drawn
         step = self.steps[0]
         params, types = _params(step, env, {}, per_step[0][0])
         count: int = database.execute_partitioned_dml(step.sql, params=params or None, param_types=types or None)
-        return count
+        return [count]
 
     def _step(self, txn: Any, step: Step, env: dict[str, Any], types: dict[str, Type], rows: list[list[Any]]) -> int:
         """One step on a snapshot, transaction, batch or mutation group; returns rows read or written."""

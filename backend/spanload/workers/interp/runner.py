@@ -118,7 +118,7 @@ class OperationLoad(PacedLoad):
         try:
             drawn = plan.draw(rng, self._seq, writes)
             with deadline.operation():
-                rows = plan.execute(self._database(), drawn)
+                rows, written = plan.execute(self._database(), drawn)
         except Exception as err:
             if writes and plan.ledger is not None:
                 plan.ledger.failed(writes, outcome_unknown=isinstance(err, UNKNOWN_OUTCOME))
@@ -134,8 +134,8 @@ class OperationLoad(PacedLoad):
             counts[self._rows] = rows
         if plan.writes:  # the legacy totals, in the same report as the execution (see operations_in)
             counts[Counter.TRANSACTIONS] = 1
-            if mutations := plan.mutation_rows(drawn):
-                counts[Counter.MUTATIONS] = mutations
+            if written:
+                counts[Counter.MUTATIONS] = written
         self._stats.count_many(counts)
 
 

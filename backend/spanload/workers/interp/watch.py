@@ -223,13 +223,16 @@ class DefinitionWatcher(WatchFollowers):
         return poll_statements(self.watch, self.key, self.pg, self._index, shards)
 
     def apply(self, knobs: dict[str, KnobValue]) -> None:
-        """New knob values; a new hint (``force_index``) applies from the next poll on."""
+        """New knob values; a new hint (``force_index``) or limit applies from the next poll on, a new
+        poll interval at once."""
         watch, d = self.watch, self.definition
         self._index = watch.hinted(knobs, d.knobs)
         shards = watch.shards.values if watch.shards is not None else None
         self.first_sql, self.next_sql = self.statements(shards)
-        interval = watch.poll_interval
-        self.poll_interval_s = knob_duration_ms(d, knobs, interval) / 1000
+        interval_s = knob_duration_ms(d, knobs, watch.poll_interval) / 1000
+        # only a new interval wakes the pollers: waking shifts their phase, which moves the lag
+        wake = interval_s != getattr(self, "poll_interval_s", interval_s)
+        self.poll_interval_s = interval_s
         self.limit = max(1, int(d.numeric_knob(watch.limit, knobs)))
         self.watchers = max(1, int(d.numeric_knob(watch.watchers, knobs)))
         with self._lock:
@@ -237,7 +240,7 @@ class DefinitionWatcher(WatchFollowers):
                 poller.first_sql, poller.next_sql = self.statements(poller.shards)
             if self._started:
                 self._resize_locked()
-            for poller in self._pollers:
+            for poller in self._pollers if wake else ():
                 poller.wake.set()
 
     def _resize_locked(self) -> None:

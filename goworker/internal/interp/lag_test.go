@@ -1,11 +1,11 @@
-package watcher
+package interp
 
 import (
+	"encoding/json"
 	"math"
 	"sort"
 	"testing"
-
-	"github.com/spanload/spanload/goworker/internal/protocol"
+	"time"
 )
 
 type poll struct {
@@ -95,30 +95,38 @@ func TestFullPagesLeaveTheLagGrowingAndPausesDoNotCount(t *testing.T) {
 	}
 }
 
-func TestOnlyANewPollIntervalWakesTheWatchers(t *testing.T) {
-	cfg := protocol.WatcherConfig{Enabled: true, Watchers: 2, PollIntervalMs: 1000, Limit: 100, TableHint: true, ShardFilter: protocol.ShardFixed}
-	w := &Watcher{config: cfg}
-	w.groups = w.makeGroups(cfg, Position{}, 0)
+// Only a new poll interval ends the pollers' waits: another knob (the hint, the limit) changes
+// the next poll, and waking on it would shift the polls.
+func TestOnlyANewPollIntervalWakesThePollers(t *testing.T) {
+	var def Definition
+	data := `{"name": "w", "knobs": {"hint": {"default": true}, "every": {"default": 1000}, "limit": {"default": 100}},
+		"operations": {"noop": {"rate": 1, "steps": [{"sql": "SELECT 1"}]}},
+		"watch": {"table": "Events", "timestamp": "At", "key": ["Id"], "index": "ByAt", "force_index": "$hint",
+			"poll_interval": "$every", "limit": "$limit", "watchers": 2}}`
+	if err := json.Unmarshal([]byte(data), &def); err != nil {
+		t.Fatal(err)
+	}
+	knobs := Knobs{"hint": true, "every": 1000.0, "limit": int64(100)}
+	w := NewWatcher(def.Watch, []string{"Id"}, false, knobs, nil, nil, nil, time.Time{})
+	for range 2 { // two pollers that do not run: the test reads their wake channels
+		w.polls = append(w.polls, &poller{w: w, wake: make(chan struct{}, 1)})
+	}
 	woken := func() (n int) {
-		for _, g := range w.groups {
+		for _, p := range w.polls {
 			select {
-			case <-g.wake:
+			case <-p.wake:
 				n++
 			default:
 			}
 		}
 		return n
 	}
-	hintOff := cfg
-	hintOff.TableHint, hintOff.Limit = false, 500
-	w.Apply(hintOff)
+	w.Apply(Knobs{"hint": false, "every": 1000.0, "limit": int64(500)})
 	if n := woken(); n != 0 {
-		t.Errorf("turning the hint off woke %d groups: their polls would shift", n)
+		t.Errorf("turning the hint off woke %d pollers: their polls would shift", n)
 	}
-	faster := hintOff
-	faster.PollIntervalMs = 250
-	w.Apply(faster)
+	w.Apply(Knobs{"hint": false, "every": 250.0, "limit": int64(500)})
 	if n := woken(); n != 2 {
-		t.Errorf("a new poll interval woke %d of 2 groups", n)
+		t.Errorf("a new poll interval woke %d of 2 pollers", n)
 	}
 }

@@ -1,4 +1,4 @@
-package watcher
+package interp
 
 import (
 	"errors"
@@ -19,7 +19,7 @@ func TestDrainRetriesAFailingTargetUntilItAnswers(t *testing.T) {
 		}
 		return pages[i], nil
 	}
-	if err := drainWith(poll, time.Minute, time.Millisecond, "watcher-0"); err != nil {
+	if err := drainWith(poll, time.Minute, time.Millisecond, "watch-0"); err != nil {
 		t.Fatalf("drain failed: %v", err)
 	}
 	if calls != 5 {
@@ -31,8 +31,8 @@ func TestDrainGivesUpAfterItsLimitNamingTheLastError(t *testing.T) {
 	last := errors.New("NOT_FOUND: Database not found")
 	calls := 0
 	poll := func() (bool, error) { calls++; return false, last }
-	err := drainWith(poll, 30*time.Millisecond, 5*time.Millisecond, "watcher-1")
-	want := "watcher-1: the final drain failed for 0 s; last error: NOT_FOUND: Database not found"
+	err := drainWith(poll, 30*time.Millisecond, 5*time.Millisecond, "watch-1")
+	want := "watch-1: the final drain failed for 0 s; last error: NOT_FOUND: Database not found"
 	if err == nil || err.Error() != want || !errors.Is(err, last) {
 		t.Fatalf("err = %v, want %q wrapping the last error", err, want)
 	}

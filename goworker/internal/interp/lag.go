@@ -1,8 +1,8 @@
-package watcher
+package interp
 
 import "sync"
 
-// lagMeter is one shard group's watcher lag, as workers/lag.py defines it: a poll whose page is
+// lagMeter is one poller's watch lag, as workers/lag.py defines it: a poll whose page is
 // not full has received every change committed before it started (its caught-up time); a cycle is
 // the wait from that start to the end of the next such poll. The lag of a report interval is the
 // longest cycle that ended in it (or the last one before, if none did), or the current cycle's age
