@@ -199,3 +199,43 @@ def test_change_watcher_pg_reconciles_exactly_on_every_interface(
     assert r.keys_written == rows == stamped == sharded
     assert count(summary, "write") > 0 and count(summary, "batch_insert") > 0
     assert summary.latency[Op.WATCHER_NOTIFY].count == summary.totals.received_changes
+
+
+LAST_ROW_WINS = """
+name: last_row_wins
+dialect: postgresql
+ddl:
+  - CREATE TABLE kv (k bigint NOT NULL, v bigint, PRIMARY KEY (k))
+operations:
+  put:
+    concurrency: 1
+    steps:
+      - insert_or_update:
+          table: kv
+          rows: 3
+          columns:
+            k: 1
+            v: {sequence: {start: 1}}
+"""
+
+
+@pytest.mark.parametrize("runtime", [WorkerRuntime.PYTHON, WorkerRuntime.GO], ids=lambda v: str(v.value))
+def test_a_steps_rows_through_pgadapter_apply_in_order(local_spanner: LocalTarget, runtime: WorkerRuntime) -> None:
+    """Through PGAdapter a mutation step's rows go as one pipeline (psycopg executemany, a pgx batch),
+    each row still its own statement, applied in order: one writer puts key 1 three times an execution
+    (v = 1, 2, 3, then 4, 5, 6 ...), so after N executions v is 3N, the last row of the last one."""
+    definition = parse_definition(LAST_ROW_WINS, "last_row_wins.yaml")
+    config = local_spanner.config(
+        {
+            "workload": "definition",
+            "definition": definition.model_dump(mode="json", exclude_unset=True),
+            "client": {"interface": "pgadapter", "timeout_ms": 30_000},
+            "duration_s": 2.0,
+        },
+        runtime=runtime,
+    )
+    summary, _ = run(config, f"last-row-wins-{runtime.value}")
+    assert summary.totals.errors == 0, summary.errors_by_code
+    executions = count(summary, "put")
+    assert executions > 0
+    assert query(local_spanner, config, "SELECT k, v FROM kv") == [[1, 3 * executions]]

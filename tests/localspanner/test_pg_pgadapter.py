@@ -20,11 +20,12 @@ from typing import Any
 
 import psycopg
 import pytest
-from google.cloud.spanner_v1 import param_types
+from google.cloud.spanner_v1 import KeySet, param_types
 from google.cloud.spanner_v1.database import Database
 from psycopg.types.string import StrDumper
 
 from spanload.spanner.local_server import LocalSpanner
+from spanload.workers.interp.pg_driver import PgDatabase
 
 from .pg import PgTaggedRun, pgdb  # noqa: F401 (a fixture)
 
@@ -113,6 +114,37 @@ def test_a_read_only_transaction_refuses_writes(conn: psycopg.Connection[Any]) -
 def test_the_database_says_it_is_postgresql(conn: psycopg.Connection[Any]) -> None:
     option = "SELECT option_value FROM information_schema.database_options WHERE option_name = $1"
     assert rows(conn, option, "database_dialect") == [("POSTGRESQL",)]
+
+
+def test_the_drivers_mutation_rows_apply_in_order_as_one_batch_each(
+    pgadapter: LocalSpanner,
+    pgdb: Database,  # noqa: F811 (the fixture)
+    conn: psycopg.Connection[Any],
+) -> None:
+    """The interpreter's PostgreSQL driver sends a mutation step's rows as one pipeline (psycopg's
+    executemany, which PGAdapter runs as one batch): each row is still its own statement, applied in
+    order, so a key written twice in one step keeps its last row (PostgreSQL runs the statements of
+    a batch one after another), and insert, insert_or_update, update, replace and delete keep their
+    meaning."""
+    db = PgDatabase(pgadapter.address, pgdb.database_id)
+    cols = ["singer_id", "first_name", "last_name"]
+
+    def work(tx: Any) -> None:
+        tx.insert("singers", cols, [[1, "Ann", "A"], [2, "Bob", "B"], [3, "Cy", "C"]])
+        tx.insert_or_update("singers", cols, [[2, "Bo", "B2"], [4, "Di", "D"], [2, "Bea", "B3"]])  # 2 twice
+        tx.update("singers", ["singer_id", "last_name"], [[1, "A2"], [4, "D2"]])
+        tx.replace("singers", ["singer_id", "first_name"], [[3, "Cyd"]])  # last_name back to NULL
+        tx.delete("singers", KeySet(keys=[[1]]))
+
+    try:
+        db.run_in_transaction(work)
+    finally:
+        db.close()
+    assert rows(conn, "SELECT singer_id, first_name, last_name FROM singers ORDER BY singer_id") == [
+        (2, "Bea", "B3"),
+        (3, "Cyd", None),
+        (4, "Di", "D2"),
+    ]
 
 
 STATS_WAIT_S = 75.0  # SPANNER_SYS shows closed minutes only, as Spanner does

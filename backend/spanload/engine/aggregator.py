@@ -8,6 +8,7 @@ next interval still open, so nothing is lost or counted twice.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -16,7 +17,14 @@ from hdrh.histogram import HdrHistogram
 
 from spanload.engine.change_cost import ChangeCost, MinuteChangeCost, interval_cpu_s, per_change_ms
 from spanload.model import metrics, op_metrics, server_minute, tpcc
-from spanload.model.breakdown import OpTiming, SysLatencies, breakdown, merge_timings
+from spanload.model.breakdown import (
+    Breakdown,
+    OpTiming,
+    SysLatencies,
+    breakdown,
+    merge_timings,
+    pgadapter_by_minute,
+)
 from spanload.model.op_metrics import OpCounter, OpGauge
 from spanload.model.protocol import OPERATION_COUNTERS, Counter, Report
 from spanload.model.samples import Gauge, Percentiles, Sample, Summary, Totals
@@ -182,6 +190,8 @@ class Aggregator:
         self.legacy = legacy or {}
         self.warmup_s = warmup_s  # its intervals (model.warmup) stay out of the summary's figures
         self._measured_from = started_at  # end of the last warm-up interval emitted
+        # the first measured interval's start: a SPANNER_SYS minute priced for the breakdown starts at or after it
+        self._measured_begin = started_at + (math.ceil(warmup_s / interval_s) * interval_s if warmup_s > 0 else 0.0)
         self._measured_counters: dict[str, int] = {}  # counters of the intervals after the warm-up
         self.via_pgadapter = via_pgadapter  # client.interface pgadapter: the breakdown's PGAdapter part
         self.interval_s = interval_s
@@ -198,6 +208,10 @@ class Aggregator:
         self._cpu_s: dict[int, float] = {}
         self._timings: dict[str, OpTiming] = {}  # whole run
         self.sys_latencies: SysLatencies | None = None  # the latest a worker sent
+        # pgadapter runs: each SPANNER_SYS minute inside the measured phase (by INTERVAL_END) and the
+        # operations' sums of the measured intervals that ended in each minute, priced minute by minute
+        self._minute_latencies: dict[float, SysLatencies] = {}
+        self._minute_timings: dict[float, dict[str, OpTiming]] = {}
         self._change_cost = ChangeCost()  # measured intervals' server CPU and changes received
         self._minute_cost = MinuteChangeCost()  # the watcher's SPANNER_SYS CPU per change
 
@@ -211,6 +225,9 @@ class Aggregator:
         self._minute_cost.note_minute(report.sys_interval_end, report.gauges)
         if report.sys_latencies is not None:
             self.sys_latencies = report.sys_latencies
+            end = report.sys_interval_end
+            if end is not None and server_minute.minute_inside(end, self._measured_begin, report.t):
+                self._minute_latencies[end] = report.sys_latencies
         seq = max(report.seq, self._next_seq)  # late: fold into the first interval still open
         self._pending.setdefault(seq, _Pending()).reports.append(report)
         return self._emit_ready(now=None)
@@ -303,6 +320,8 @@ class Aggregator:
             _add_counts(self._measured_counters, counters)
             self._change_cost.add(gauges, changes, interval_s)
             self._timings = merge_timings((self._timings, timings))
+            minute = server_minute.minute_end(t)
+            self._minute_timings[minute] = merge_timings((self._minute_timings.get(minute, {}), timings))
             for op, histogram in merged.items():
                 if op not in self._whole:  # not setdefault: its default would be a new histogram each time
                     self._whole[op] = metrics.new_histogram()
@@ -324,7 +343,8 @@ class Aggregator:
             totals=_totals_from(self._counters),
             by_worker=by_worker(pending.reports, interval_s),
             hdr={op: metrics.encode(h) for op, h in merged.items()},
-            breakdown={op: breakdown(t, self.sys_latencies, self.via_pgadapter) for op, t in timings.items()},
+            # through PGAdapter the split needs the interval's own minute, not closed yet: not split here
+            breakdown={op: breakdown(t, self._interval_sys(), self.via_pgadapter) for op, t in timings.items()},
             warmup=warmup,
         )
 
@@ -361,5 +381,15 @@ class Aggregator:
             unavailable=server_minute.unavailable(self.started_at, self.last_t, rates, totals),
             totals=totals,
             errors_by_code=dict(self._errors),
-            breakdown={op: breakdown(t, self.sys_latencies, self.via_pgadapter) for op, t in self._timings.items()},
+            breakdown={op: self._whole_breakdown(op, t) for op, t in self._timings.items()},
         )
+
+    def _interval_sys(self) -> SysLatencies | None:
+        return None if self.via_pgadapter else self.sys_latencies
+
+    def _whole_breakdown(self, op: str, timing: OpTiming) -> Breakdown:
+        """The run's breakdown of ``op``; through PGAdapter, priced minute by minute (pgadapter_by_minute)."""
+        if not self.via_pgadapter:
+            return breakdown(timing, self.sys_latencies)
+        minutes = {end: ops[op] for end, ops in self._minute_timings.items() if op in ops}
+        return pgadapter_by_minute(timing, minutes, self._minute_latencies)

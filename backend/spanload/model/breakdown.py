@@ -22,9 +22,13 @@ receives it. There the round trip is the driver's, and the part after queue and 
 into ``pgadapter`` (PGAdapter's own time, with the Java client library and the network behind it:
 derived, the driver's round trip minus what the server measured of the same statements) and the
 server's parts as SPANNER_SYS measured them (``query_commit``); ``client`` and ``server_frontend``
-are then not measured (0). Before SPANNER_SYS has a whole minute, nothing of the server is known:
-``pgadapter`` holds everything after the queue and ``server`` says not measured.
-:func:`pgadapter_ms` is the one computation of PGAdapter's part.
+are then not measured (0). The run's summary prices its statements minute by minute
+(:func:`pgadapter_by_minute`): each whole minute inside the measured phase prices that minute's own
+statements and commits, and the parts are means over the operations of the minutes so priced; a
+report interval's own minute has not closed when it is shown, so an interval is not split. Before
+SPANNER_SYS has such a minute, nothing of the server is known: ``pgadapter`` holds everything after
+the queue and ``server`` says not measured. :func:`pgadapter_ms` is the one computation of
+PGAdapter's part.
 
 The parts add up to the round trip (intended start to end) exactly, by construction of the
 derived parts; the round trip itself is measured twice (these sums, and the ``<op>_intended``
@@ -170,30 +174,12 @@ def breakdown(timing: OpTiming, sys: SysLatencies | None = None, via_pgadapter: 
     n = timing.count
     if n == 0:
         return Breakdown()
+    if via_pgadapter:
+        return _via_pgadapter(timing, query_commit_ms(timing, sys))
+    parts = _waits(timing)
     to_ms = 1 / (n * US_PER_MS)
     round_trip = timing.total_us * to_ms
-    queue = timing.queue_us * to_ms
-    session = timing.session_us * to_ms
-    session_source = {
-        SessionWait.MEASURED: Source.MEASURED,
-        SessionWait.NOT_APPLICABLE: Source.NOT_APPLICABLE,
-        SessionWait.NOT_MEASURED: Source.NOT_MEASURED,
-    }[timing.session_wait]
-    parts = [
-        BreakdownPart(part=Part.QUEUE, ms=queue, source=Source.MEASURED),
-        BreakdownPart(part=Part.SESSION_WAIT, ms=session, source=session_source),
-    ]
-    if via_pgadapter:
-        sys_ms = query_commit_ms(timing, sys)
-        adapter, inner = pgadapter_ms(round_trip, queue, session, sys_ms or 0.0)
-        parts.append(BreakdownPart(part=Part.PGADAPTER, ms=adapter, source=Source.DERIVED))
-        parts.append(BreakdownPart(part=Part.CLIENT, ms=0.0, source=Source.NOT_MEASURED))
-        if sys_ms is None:
-            parts.append(BreakdownPart(part=Part.SERVER, ms=0.0, source=Source.NOT_MEASURED))
-        else:
-            parts.append(BreakdownPart(part=Part.SERVER_FRONTEND, ms=0.0, source=Source.NOT_MEASURED))
-            parts.append(BreakdownPart(part=Part.QUERY_COMMIT, ms=inner, source=Source.SPANNER_SYS))
-        return Breakdown(count=n, round_trip_ms=round_trip, parts=parts)
+    queue, session = parts[0].ms, parts[1].ms
     server = timing.server_us * to_ms
     client = round_trip - queue - session - server
     if client < 0:  # server-timing above the client's own view: clock resolution; never a negative part
@@ -209,6 +195,58 @@ def breakdown(timing: OpTiming, sys: SysLatencies | None = None, via_pgadapter: 
         parts.append(BreakdownPart(part=Part.SERVER_FRONTEND, ms=server - inner, source=Source.DERIVED))
         parts.append(BreakdownPart(part=Part.QUERY_COMMIT, ms=inner, source=Source.SPANNER_SYS))
     return Breakdown(count=n, round_trip_ms=round_trip, parts=parts)
+
+
+def _waits(timing: OpTiming) -> list[BreakdownPart]:
+    """The queue and session-wait parts of ``timing`` (count > 0), means per operation."""
+    to_ms = 1 / (timing.count * US_PER_MS)
+    session_source = {
+        SessionWait.MEASURED: Source.MEASURED,
+        SessionWait.NOT_APPLICABLE: Source.NOT_APPLICABLE,
+        SessionWait.NOT_MEASURED: Source.NOT_MEASURED,
+    }[timing.session_wait]
+    return [
+        BreakdownPart(part=Part.QUEUE, ms=timing.queue_us * to_ms, source=Source.MEASURED),
+        BreakdownPart(part=Part.SESSION_WAIT, ms=timing.session_us * to_ms, source=session_source),
+    ]
+
+
+def _via_pgadapter(timing: OpTiming, server_ms: float | None) -> Breakdown:
+    """A pgadapter run's parts of ``timing`` (count > 0): queue, session wait, PGAdapter's part (derived)
+    and the server's, ``server_ms`` per operation as SPANNER_SYS measured it (None: not known)."""
+    n = timing.count
+    round_trip = timing.total_us / (n * US_PER_MS)
+    parts = _waits(timing)
+    adapter, inner = pgadapter_ms(round_trip, parts[0].ms, parts[1].ms, server_ms or 0.0)
+    parts.append(BreakdownPart(part=Part.PGADAPTER, ms=adapter, source=Source.DERIVED))
+    parts.append(BreakdownPart(part=Part.CLIENT, ms=0.0, source=Source.NOT_MEASURED))
+    if server_ms is None:
+        parts.append(BreakdownPart(part=Part.SERVER, ms=0.0, source=Source.NOT_MEASURED))
+    else:
+        parts.append(BreakdownPart(part=Part.SERVER_FRONTEND, ms=0.0, source=Source.NOT_MEASURED))
+        parts.append(BreakdownPart(part=Part.QUERY_COMMIT, ms=inner, source=Source.SPANNER_SYS))
+    return Breakdown(count=n, round_trip_ms=round_trip, parts=parts)
+
+
+def pgadapter_by_minute(
+    whole: OpTiming, minutes: Mapping[float, OpTiming], latencies: Mapping[float, SysLatencies]
+) -> Breakdown:
+    """A pgadapter run's breakdown of one operation kind over its own window and statements: each
+    SPANNER_SYS minute the run has figures for (``latencies``, by INTERVAL_END) prices the statements
+    and commits of that same minute (``minutes``: the operation's sums of the intervals that ended in
+    it) at that minute's own averages, never another minute's. The parts are means over the operations
+    of the minutes so priced, PGAdapter's the round trip minus queue, session wait and that server time
+    (:func:`pgadapter_ms`). Without such a minute: ``whole``'s breakdown, the server not known."""
+    priced = OpTiming(session_wait=whole.session_wait)
+    server_ms_total = 0.0
+    for end, timing in minutes.items():
+        ms = query_commit_ms(timing, latencies.get(end))
+        if ms is not None:
+            priced.add(timing)
+            server_ms_total += ms * timing.count
+    if priced.count == 0:
+        return breakdown(whole, None, via_pgadapter=True)
+    return _via_pgadapter(priced, server_ms_total / priced.count)
 
 
 def combine(breakdowns: Iterable[Breakdown]) -> Breakdown:

@@ -127,7 +127,9 @@ class ClientInterface(StrEnum):
 
 # The dialect of the database each interface speaks to.
 PG_INTERFACES = frozenset({ClientInterface.POSTGRESQL, ClientInterface.PGADAPTER})
-PG_DATABASE = "spanload-pg"  # the default database of the PostgreSQL interfaces (the default one is GoogleSQL)
+# A PostgreSQL interface's database beside a GoogleSQL one: its name and this suffix (model/pg_twin.py)
+PG_DATABASE_SUFFIX = "-pg"
+PG_DATABASE = DEFAULT_DATABASE + PG_DATABASE_SUFFIX  # the PostgreSQL interfaces' default database (spanload-pg)
 
 
 class WorkerRuntime(StrEnum):

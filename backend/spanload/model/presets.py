@@ -32,6 +32,7 @@ from typing import Any
 from spanload.model.builtin_convert import as_definition, builtin_definition
 from spanload.model.config import RunConfig
 from spanload.model.errors import UnknownPreset
+from spanload.model.pg_twin import for_interface, pg_database
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ TWO_PC_PRELOADED = "2pc-participants-preloaded"
 TWO_PC_PRELOAD_ROWS = 150_000
 SESSION_POOL_SIZE = 10
 SHOP_DATABASE = "spanload-shop"
-SHOP_PG_DATABASE = "spanload-shop-pg"  # one database for both PostgreSQL interfaces: the same data
+SHOP_PG_DATABASE = pg_database(SHOP_DATABASE)  # one database for both PostgreSQL interfaces: the same data
 PG_TPCC_DATABASE = "spanload-tpcc-pg"  # one database for both PostgreSQL interfaces: the same data
 PG_TPCC = {"pg-tpcc-client": "postgresql", "pg-tpcc-pgadapter": "pgadapter"}  # preset -> client.interface
 TPCC_WARMUP_S = 10.0  # tpcc-1w and its PG twins: PGAdapter's JVM is cold for the first seconds; all three skip them
@@ -375,9 +376,11 @@ def make_config(
     prefix: str = "",
 ) -> RunConfig:
     """A run's config: ``base`` (a whole config), else the preset's, else the defaults, with
-    ``overrides`` (nested like the config) deep-merged on top and the result validated as a whole.
+    ``overrides`` (nested like the config) deep-merged on top and the result validated as a whole;
+    a GoogleSQL built-in's ``base`` asked for on a PostgreSQL interface is its twin's (model/pg_twin.py).
     The one way the API and the command line turn a request into a config.
     Raises :class:`UnknownPreset`, or :class:`RunInvalid` naming the field (after ``prefix``)."""
     if base is None:
         base = get_preset(preset).config if preset is not None else RunConfig()
-    return base.merged(overrides or {}, prefix)
+    overrides = overrides or {}
+    return for_interface(base, overrides, prefix).merged(overrides, prefix)

@@ -34,6 +34,12 @@ def minute_inside(interval_end: float | None, begin: float, end: float) -> bool:
     return interval_end is not None and interval_end - MINUTE_S >= begin and interval_end <= end
 
 
+def minute_end(t: float) -> float:
+    """The end of the SPANNER_SYS minute (aligned to the wall-clock minute) that holds time ``t``; a
+    report interval belongs to the minute its end falls in."""
+    return math.ceil(t / MINUTE_S) * MINUTE_S
+
+
 def has_complete_minute(begin: float, end: float) -> bool:
     """Does ``[begin, end]`` hold a whole wall-clock minute (SPANNER_SYS's intervals are aligned to
     the minute)?"""

@@ -27,8 +27,9 @@ export const PART_COLORS: Record<Part, string> = {
 /** Footnotes of the parts that need one, shown under a legend that has the part. */
 export const PART_NOTES: Partial<Record<Part, string>> = {
   pgadapter:
-    "PGAdapter (derived): the driver's round trip less the queue and what the server measured of the same statements (SPANNER_SYS). " +
-    "Until SPANNER_SYS has a whole minute of the run, nothing of the server is known and it holds everything after the queue.",
+    "PGAdapter (derived): the driver's round trip less the queue and what the server measured of the same statements (SPANNER_SYS), " +
+    "each whole minute of the run's measured phase pricing that minute's own statements; the run's figure is over the operations of those minutes. " +
+    "Until SPANNER_SYS has such a minute (and in a single interval, whose minute has not closed), nothing of the server is known and it holds everything after the queue.",
 };
 
 /** The footnotes of these parts, in PART_ORDER. */

@@ -5,7 +5,7 @@ package interp
 // server-side prepared statements (NewPgxBackend). What PostgreSQL has no statement for is DML: a
 // mutation step is an INSERT (ON CONFLICT (key) DO UPDATE for insert_or_update), UPDATE or DELETE by primary key
 // (read once per table from information_schema), a commit timestamp
-// spanner.pending_commit_timestamp(), a read by key a SELECT. A read-only transaction is BEGIN
+// spanner.pending_commit_timestamp(), a read by key a SELECT; a step's rows go as one pgx batch. A read-only transaction is BEGIN
 // READ ONLY, its staleness PGAdapter's spanner.read_only_staleness. A read-write transaction that
 // Spanner aborts (SQLSTATE 40001) is run again until the operation's deadline.
 //
@@ -112,6 +112,7 @@ func (b *pgxBackend) Warm(ctx context.Context) error {
 type pgQuerier interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 }
 
 func (b *pgxBackend) Execute(ctx context.Context, x *run) (int, error) {
@@ -323,32 +324,74 @@ func pgEquals(cols []string, from int, sep string) string {
 	return strings.Join(parts, sep)
 }
 
-// write runs a mutation step's rows as DML, one statement a row.
+// write runs a mutation step's rows as DML, one statement a row, sent as one batch (pgRows).
 func (b *pgxBackend) write(ctx context.Context, q pgQuerier, x *run, i int) error {
 	s := x.op.steps[i]
 	key, err := b.keyColumns(ctx, s.table, pgPrimaryKey)
 	if err != nil {
 		return err
 	}
+	var dels, rows []pgStatement
 	for j := range x.d.steps[i] {
 		row, err := x.row(i, j)
 		if err != nil {
 			return err
 		}
-		sql, args := pgMutation(s.kind, s.table, s.cols, key, x.values(row))
-		if s.kind == StepReplace {
+		if s.kind == StepReplace { // every row's delete first, then the inserts, as the Python path
 			del, delArgs := pgMutation(StepDelete, s.table, s.cols, key, x.values(row))
-			if _, _, err := pgRun(ctx, q, del, delArgs, false); err != nil {
+			dels = append(dels, pgStatement{del, delArgs})
+		}
+		sql, args := pgMutation(s.kind, s.table, s.cols, key, x.values(row))
+		rows = append(rows, pgStatement{sql, args})
+	}
+	if err := pgRows(ctx, q, dels); err != nil {
+		return err
+	}
+	if err := pgRows(ctx, q, rows); err != nil {
+		return err
+	}
+	x.rows += int64(len(rows))
+	x.written += int64(len(rows))
+	return nil
+}
+
+type pgStatement struct {
+	sql  string
+	args []any
+}
+
+// pgRows runs statements in order as one pgx batch (a pipeline: PGAdapter runs its DML as one batch,
+// one round trip to Spanner for a step's rows, as the official client sends its mutations with the
+// commit, not one a row); one by one when the tag needs a SET before each statement.
+func pgRows(ctx context.Context, q pgQuerier, statements []pgStatement) error {
+	if len(statements) == 0 {
+		return nil
+	}
+	tag := spanclient.TagOf(ctx)
+	if len(statements) == 1 || strings.Contains(tag, "'") || strings.Contains(tag, "*/") {
+		for _, st := range statements {
+			if _, _, err := pgRun(ctx, q, st.sql, st.args, false); err != nil {
 				return err
 			}
 		}
-		if _, _, err := pgRun(ctx, q, sql, args, false); err != nil {
+		return nil
+	}
+	hint := ""
+	if tag != "" {
+		hint = "/*@STATEMENT_TAG='" + tag + "'*/ "
+	}
+	batch := &pgx.Batch{}
+	for _, st := range statements {
+		batch.Queue(hint+st.sql, st.args...)
+	}
+	results := q.SendBatch(ctx, batch)
+	for range statements {
+		if _, err := results.Exec(); err != nil {
+			_ = results.Close()
 			return err
 		}
-		x.rows++
-		x.written++
 	}
-	return nil
+	return results.Close()
 }
 
 // pgMutation is one row's mutation as DML and its arguments: cols are the step's columns (a

@@ -14,7 +14,10 @@ executions in flight at once.
 What PostgreSQL has no statement for is written as DML: a mutation step is an ``INSERT`` (``ON
 CONFLICT (key) DO UPDATE`` for ``insert_or_update``), ``UPDATE`` or ``DELETE`` by primary key (read
 once per table from ``information_schema``), a commit timestamp is
-``spanner.pending_commit_timestamp()``, a read by key a ``SELECT``. A read-only transaction is
+``spanner.pending_commit_timestamp()``, a read by key a ``SELECT``. A step's rows go as one pipeline
+(``executemany``: one statement a row, sent together), which PGAdapter runs as one batch: one round
+trip for the step, as the official client sends its mutations with the commit, not one a row (50
+rows through PGAdapter here: 29 ms instead of 308 ms a transaction). A read-only transaction is
 ``BEGIN READ ONLY``, its staleness PGAdapter's ``spanner.read_only_staleness``. A read-write
 transaction that Spanner aborts (SQLSTATE 40001) is run again until the operation's deadline.
 
@@ -32,9 +35,10 @@ import base64
 import datetime as dt
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import groupby
 from typing import Any
 
 import psycopg
@@ -125,7 +129,23 @@ class PgTransaction:
             rows += self._run(sql, [driver_value(v) for v in values]).fetchall()
         return Result(rows, [Field(c) for c in columns])
 
-    def _write(self, sql_of: Callable[[list[str]], str], columns: Sequence[str], row: Sequence[Any]) -> None:
+    def _run_rows(self, statements: Iterable[tuple[str, list[Any]]]) -> None:
+        """Each row's DML in order, a run of the same text as one pipeline (``executemany``), which
+        PGAdapter sends to Spanner as one batch; one by one when the tag needs a statement of its own."""
+        hint = request_tags.pg_statement_hint()
+        for sql, group in groupby(statements, key=lambda s: s[0]):
+            rows = [args for _, args in group]
+            if not hint and request_tags.pg_statement_tag_sql():  # a SET before each statement
+                for args in rows:
+                    self._run(sql, args)
+                continue
+            for _ in rows:
+                timing.note_statement(hint + sql)
+            with self._conn.cursor() as cur:
+                cur.executemany(hint + sql, rows)
+
+    @staticmethod
+    def _dml(sql_of: Callable[[list[str]], str], row: Sequence[Any]) -> tuple[str, list[Any]]:
         """One row's DML: a commit timestamp goes in the text, every other value as a parameter."""
         marks: list[str] = []
         args: list[Any] = []
@@ -135,51 +155,48 @@ class PgTransaction:
             else:
                 args.append(driver_value(value))
                 marks.append(f"${len(args)}")
-        self._run(sql_of(marks), args)
+        return sql_of(marks), args
 
     def insert(self, table: str, columns: Sequence[str], values: Sequence[Sequence[Any]]) -> None:
         names = ", ".join(columns)
-        for row in values:
-            self._write(lambda m: f"INSERT INTO {table} ({names}) VALUES ({', '.join(m)})", columns, row)
+        self._run_rows(self._dml(lambda m: f"INSERT INTO {table} ({names}) VALUES ({', '.join(m)})", r) for r in values)
 
     def insert_or_update(self, table: str, columns: Sequence[str], values: Sequence[Sequence[Any]]) -> None:
         key = self._db.key_columns(table, PRIMARY_KEY)
         names = ", ".join(columns)
         sets = ", ".join(f"{c} = excluded.{c}" for c in columns if c not in key)
         tail = f" ON CONFLICT ({', '.join(key)}) DO " + (f"UPDATE SET {sets}" if sets else "NOTHING")
-        for row in values:
-            self._write(lambda m: f"INSERT INTO {table} ({names}) VALUES ({', '.join(m)}){tail}", columns, row)
+        self._run_rows(
+            self._dml(lambda m: f"INSERT INTO {table} ({names}) VALUES ({', '.join(m)}){tail}", r) for r in values
+        )
 
     def update(self, table: str, columns: Sequence[str], values: Sequence[Sequence[Any]]) -> None:
         key = self._db.key_columns(table, PRIMARY_KEY)
         order = [c for c in columns if c not in key] + [c for c in columns if c in key]
         at = {c: i for i, c in enumerate(columns)}
-        for row in values:
-            ordered = [row[at[c]] for c in order]
-            n = len(order) - len([c for c in columns if c in key])
+        n = len(order) - len([c for c in columns if c in key])
 
-            def sql(m: list[str], n: int = n) -> str:
-                sets = ", ".join(f"{c} = {m[i]}" for i, c in enumerate(order[:n]))
-                where = " AND ".join(f"{c} = {m[n + i]}" for i, c in enumerate(order[n:]))
-                return f"UPDATE {table} SET {sets} WHERE {where}"
+        def sql(m: list[str]) -> str:
+            sets = ", ".join(f"{c} = {m[i]}" for i, c in enumerate(order[:n]))
+            where = " AND ".join(f"{c} = {m[n + i]}" for i, c in enumerate(order[n:]))
+            return f"UPDATE {table} SET {sets} WHERE {where}"
 
-            self._write(sql, order, ordered)
+        self._run_rows(self._dml(sql, [row[at[c]] for c in order]) for row in values)
 
     def replace(self, table: str, columns: Sequence[str], values: Sequence[Sequence[Any]]) -> None:
         key = self._db.key_columns(table, PRIMARY_KEY)
         at = {c: i for i, c in enumerate(columns)}
-        for row in values:
-            self._delete_key(table, key, [row[at[c]] for c in key])
+        self._run_rows(self._delete_key(table, key, [row[at[c]] for c in key]) for row in values)
         self.insert(table, columns, values)
 
     def delete(self, table: str, keyset: Any) -> None:
         key = self._db.key_columns(table, PRIMARY_KEY)
-        for values in keyset.keys:
-            self._delete_key(table, key, values)
+        self._run_rows(self._delete_key(table, key, values) for values in keyset.keys)
 
-    def _delete_key(self, table: str, key: list[str], values: Sequence[Any]) -> None:
+    @staticmethod
+    def _delete_key(table: str, key: list[str], values: Sequence[Any]) -> tuple[str, list[Any]]:
         where = " AND ".join(f"{c} = ${i + 1}" for i, c in enumerate(key[: len(values)]))
-        self._run(f"DELETE FROM {table} WHERE {where}", [driver_value(v) for v in values])
+        return f"DELETE FROM {table} WHERE {where}", [driver_value(v) for v in values]
 
 
 def _tag_transaction(conn: psycopg.Connection[Any]) -> None:
