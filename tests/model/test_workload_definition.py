@@ -12,7 +12,7 @@ from spanload.model.config import ConfigPatch, RunConfig
 from spanload.model.errors import RunInvalid
 from spanload.model.pacing import resolve
 from spanload.model.workload import SqlStep, TransactionKind
-from spanload.model.workload_file import DefinitionInvalid, parse_definition
+from spanload.model.workload_file import DefinitionInvalid, parse_definition, read_document
 from tests.helpers import position
 
 SHOP = (Path(__file__).parents[2] / "workloads" / "shop.yaml").read_text()
@@ -100,3 +100,10 @@ def test_knob_values_are_checked_in_the_run_config_and_the_patch() -> None:
     with pytest.raises(RunInvalid) as wrong_loop:
         config.apply(ConfigPatch.model_validate({"operations": {"recent_orders": {"concurrency": 2}}}))
     assert wrong_loop.value.field == "operations.recent_orders.concurrency"
+
+
+def test_a_date_that_is_no_day_stays_the_text_written_for_the_model_to_judge() -> None:
+    # YAML reads 2027-02-31 as a timestamp and PyYAML's constructor raises ValueError on it: the
+    # reader must keep the text, as it does for a valid date, not let that escape as a traceback
+    data, _ = read_document("due: {date: {min: 2026-12-01, max: 2027-02-31}}\nat: 2026-13-01T00:00:00Z\n")
+    assert data == {"due": {"date": {"min": "2026-12-01", "max": "2027-02-31"}}, "at": "2026-13-01T00:00:00Z"}
