@@ -107,3 +107,44 @@ def test_a_date_that_is_no_day_stays_the_text_written_for_the_model_to_judge() -
     # reader must keep the text, as it does for a valid date, not let that escape as a traceback
     data, _ = read_document("due: {date: {min: 2026-12-01, max: 2027-02-31}}\nat: 2026-13-01T00:00:00Z\n")
     assert data == {"due": {"date": {"min": "2026-12-01", "max": "2027-02-31"}}, "at": "2026-13-01T00:00:00Z"}
+
+
+@pytest.mark.parametrize(
+    ("generator", "needle", "path", "message"),
+    [
+        (
+            "{date: {min: 2026-12-01, max: 2027-02-31}}",
+            "2027-02-31",
+            "values.due.date.max",
+            "'2027-02-31' is not a date YYYY-MM-DD",
+        ),
+        (
+            "{date: {min: 1/12/2026, max: 2027-01-31}}",
+            "1/12/2026",
+            "values.due.date.min",
+            "'1/12/2026' is not a date YYYY-MM-DD",
+        ),
+        (
+            "{date: {min: 2027-01-31, max: 2026-12-01}}",
+            "{min: 2027",
+            "values.due.date",
+            "min 2027-01-31 is after max 2026-12-01",
+        ),
+        (
+            "{timestamp: {min: 2026-12-01, max: '2027-01-31T00:00:00Z'}}",
+            "2026-12-01",
+            "values.due.timestamp.min",
+            "'2026-12-01' is not an RFC 3339 timestamp such as 2026-01-01T00:00:00Z",
+        ),
+    ],
+)
+def test_a_date_or_timestamp_bound_is_checked_and_placed(generator: str, needle: str, path: str, message: str) -> None:
+    # each runtime parses the bounds only when it starts (Python: date.fromisoformat): a run failed
+    # there with "day is out of range for month", placed nowhere
+    bad = SHOP.replace("  order_id: uuid\n", f"  order_id: uuid\n  due: {generator}\n")
+    assert _problems(bad) == [(*position(bad, needle), path, message)]
+
+
+def test_timestamp_bounds_in_each_form_both_runtimes_read_are_valid() -> None:
+    forms = "{timestamp: {min: '2026-01-01T00:00:00Z', max: '2026-12-31 23:59:59.123456789+01:00'}}"
+    assert parse_definition(SHOP.replace("  order_id: uuid\n", f"  order_id: uuid\n  due: {forms}\n")).values["due"]

@@ -17,9 +17,10 @@ schema of the file:
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from enum import StrEnum
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
@@ -195,14 +196,51 @@ class FloatParams(_Strict):
     max: Number = 1.0
 
 
+# What both runtimes read: Python's date / datetime.fromisoformat and Go's civil.ParseDate and the
+# three layouts of goworker's parseTimestamp (RFC 3339, or no zone for UTC, or a space with a zone)
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_ZONE = r"(Z|[+-]\d{2}:\d{2})"
+_TIMESTAMP = re.compile(
+    rf"^\d{{4}}-\d{{2}}-\d{{2}}(T[\d:]{{8}}(\.\d{{1,9}})?{_ZONE}?| [\d:]{{8}}(\.\d{{1,9}})?{_ZONE})$"
+)
+
+
+def _moment(text: str, timestamp: bool) -> dt.date:
+    """The day or moment ``text`` names; ValueError saying the form expected when it is none."""
+    form = "an RFC 3339 timestamp such as 2026-01-01T00:00:00Z" if timestamp else "a date YYYY-MM-DD"
+    try:
+        if (_TIMESTAMP if timestamp else _DATE).match(text):
+            if not timestamp:
+                return dt.date.fromisoformat(text)
+            moment = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+            return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+    except ValueError:
+        pass
+    raise ValueError(f"{text!r} is not {form}")
+
+
 class DateParams(_Strict):
     min: str = Field(description="YYYY-MM-DD")
     max: str = Field(description="YYYY-MM-DD")
+    TIMESTAMP: ClassVar[bool] = False
+
+    @field_validator("min", "max")
+    @classmethod
+    def _names_a_moment(cls, text: str) -> str:
+        _moment(text, cls.TIMESTAMP)
+        return text
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Self:
+        if _moment(self.min, self.TIMESTAMP) > _moment(self.max, self.TIMESTAMP):
+            raise ValueError(f"min {self.min} is after max {self.max}")
+        return self
 
 
-class TimestampParams(_Strict):
+class TimestampParams(DateParams):
     min: str = Field(description="RFC 3339, e.g. 2020-01-01T00:00:00Z")
     max: str = Field(description="RFC 3339")
+    TIMESTAMP: ClassVar[bool] = True
 
 
 class Uniform(_Gen):
