@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -75,3 +76,26 @@ def test_an_unreachable_emulator_fails_the_run_and_exits_1_with_the_address_and_
     assert "the emulator target at 127.0.0.1:1 did not answer: UNAVAILABLE" in last
     assert ": finished" not in result.stdout and ": failed" in result.stdout
     assert "Traceback" not in result.stderr
+
+
+def test_a_cloud_target_without_credentials_exits_1_saying_how_to_give_them(tmp_path: Path) -> None:
+    # Found trying a cloud target on a machine without Application Default Credentials: the
+    # google-auth DefaultCredentialsError came out of the pre-start check as a traceback
+    no_adc = {key: value for key, value in os.environ.items() if key != "GOOGLE_APPLICATION_CREDENTIALS"}
+    env = {**no_adc, "CLOUDSDK_CONFIG": str(tmp_path), "NO_GCE_CHECK": "true"}
+    cloud = ("--target", "cloud", "--project", "p", "--instance", "i", "--database", "d", "--duration", "5s")
+    result = subprocess.run(
+        [str(VENV_BIN / "spanload"), "run", *cloud, "--no-save"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=env,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.strip().splitlines() == [
+        "spanload run: the cloud target (project 'p') needs Google Cloud credentials and none were found: "
+        "run `gcloud auth application-default login`, or set GOOGLE_APPLICATION_CREDENTIALS to a service "
+        "account key file"
+    ]
