@@ -148,3 +148,15 @@ def test_a_date_or_timestamp_bound_is_checked_and_placed(generator: str, needle:
 def test_timestamp_bounds_in_each_form_both_runtimes_read_are_valid() -> None:
     forms = "{timestamp: {min: '2026-01-01T00:00:00Z', max: '2026-12-31 23:59:59.123456789+01:00'}}"
     assert parse_definition(SHOP.replace("  order_id: uuid\n", f"  order_id: uuid\n  due: {forms}\n")).values["due"]
+
+
+def test_workload_definition_without_one_says_where_to_start_one() -> None:
+    with pytest.raises(ValidationError) as caught:
+        RunConfig(workload="definition")
+    assert (
+        "workload 'definition' runs a workload definition (config.definition) and none was given: start one from "
+        "the Workloads page, or give spanload run --workload-file FILE"
+    ) in str(caught.value)
+    with pytest.raises(ValidationError) as caught:
+        RunConfig(workload="change_watcher", definition=parse_definition(SHOP))
+    assert "a definition (config.definition) runs with workload 'definition', not 'change_watcher'" in str(caught.value)

@@ -484,7 +484,8 @@ class RunConfig(_Strict):
     )
     workload: Workload = Field(
         default=Workload.CHANGE_WATCHER,
-        description="change_watcher, write_benchmark, session_pool, participants (the reports' schemas) or tpcc",
+        description="change_watcher, write_benchmark, session_pool, participants (the reports' schemas), tpcc, "
+        "or definition (a workload definition, started from the Workloads page or --workload-file)",
         json_schema_extra=words("Workload", "workload"),
     )
     processes: Processes = Field(
@@ -592,10 +593,14 @@ class RunConfig(_Strict):
         return self
 
     def _check_definition(self) -> None:
-        if (self.workload is Workload.DEFINITION) != (self.definition is not None):
+        if self.workload is Workload.DEFINITION and self.definition is None:
             raise ValueError(
-                "workload 'definition' goes with a definition (config.definition), and a definition with "
-                f"workload 'definition' (got workload '{self.workload.value}')"
+                "workload 'definition' runs a workload definition (config.definition) and none was given: "
+                "start one from the Workloads page, or give spanload run --workload-file FILE"
+            )
+        if self.definition is not None and self.workload is not Workload.DEFINITION:
+            raise ValueError(
+                f"a definition (config.definition) runs with workload 'definition', not '{self.workload.value}'"
             )
         if self.definition is None:
             if self.knobs or self.operations or self.definition_origin:

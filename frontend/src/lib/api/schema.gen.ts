@@ -2169,7 +2169,7 @@ export interface components {
             warmup_s: number;
             watcher?: components["schemas"]["WatcherConfig"];
             /**
-             * @description change_watcher, write_benchmark, session_pool, participants (the reports' schemas) or tpcc
+             * @description change_watcher, write_benchmark, session_pool, participants (the reports' schemas), tpcc, or definition (a workload definition, started from the Workloads page or --workload-file)
              * @default change_watcher
              */
             workload: components["schemas"]["Workload"];
