@@ -320,7 +320,7 @@ class WatcherConfig(_Strict):
     )
     poll_interval_ms: PollIntervalMs = Field(
         default=1000,
-        description="time between polls, e.g. 1s or 500ms",
+        description="time between polls",
         json_schema_extra=words("Poll interval", "poll", "ms"),
     )
     limit: RowLimit = Field(
@@ -362,7 +362,7 @@ class ReaderConfig(_Strict):
         json_schema_extra=words("Reader concurrency", "conc", "in flight"),
     )
     think_time_ms: ThinkTimeMs = Field(
-        default=0, description="pause after each read, e.g. 100ms", json_schema_extra=words("Think time", "think", "ms")
+        default=0, description="pause after each read", json_schema_extra=words("Think time", "think", "ms")
     )
     query: ReaderQuery = Field(
         default=ReaderQuery.POINT,
@@ -473,7 +473,7 @@ class RunConfig(_Strict):
     target: Target = Field(default_factory=Target)
     duration_s: DurationS | None = Field(
         default=None,
-        description="how long to run, e.g. 60s, 2m, 1h (default: until stopped)",
+        description="how long to run (default: until stopped)",
         json_schema_extra=words("Duration", "duration", "s"),
     )
     warmup_s: WarmupS = Field(
