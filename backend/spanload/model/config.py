@@ -690,7 +690,9 @@ class RunConfig(_Strict):
         drawn again the same way)."""
         if self.seed is not None:
             return self
-        return self.model_copy(update={"seed": secrets.randbits(63)})
+        # below 2**53: a browser reads JSON numbers as doubles, and showed 7539331600080458484 as
+        # 7539331600080459000, a seed that draws other values when typed back in
+        return self.model_copy(update={"seed": secrets.randbelow(2**53)})
 
     def knob_values(self) -> dict[str, KnobValue]:
         """Every knob of the definition with its value in this run (defaults for the unset)."""
