@@ -3,6 +3,7 @@ generated from its fields, and the OpenAPI schema carries the bounds."""
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 from typing import Any, get_args
 
@@ -75,6 +76,23 @@ def test_help_shows_the_bounds_from_the_config() -> None:
         "transactions per second (may be below 1) (> 0, <= 100,000; default 1.0)"
     )
     assert helps["knob__watcher__watchers"] == "watchers splitting the shard values (>= 1, <= 37; default 1)"
+
+
+def test_a_duration_flag_gives_its_examples_and_the_field_a_unit_alone() -> None:
+    # The UI shows a field's description beside a number box in the field's unit: "How long to run,
+    # e.g. 60s, 2m, 1h" there, a box that takes no "2m" (found typing one into the New run page).
+    # The examples are the flag's, whose parser reads them.
+    helps = {p.name: get_args(p.annotation)[1].help for p in knob_parameters()}
+    assert helps["knob__duration_s"] == "how long to run (default: until stopped); e.g. 60s, 2m, 1h"
+    assert (
+        helps["knob__watcher__poll_interval_ms"]
+        == "time between polls; e.g. 1s or 500ms (>= 10, <= 3,600,000; default 1000)"
+    )
+    with_units = re.compile(r"\d+(ms|s|m|h)\b")
+    durations = [k for k in knobs() if k.path[-1].endswith(("_s", "_ms"))]
+    assert len(durations) > 5
+    described = [k.dotted for k in durations if k.field.description and with_units.search(k.field.description)]
+    assert described == []
 
 
 def test_a_patch_that_drifts_from_its_config_is_refused_when_defined() -> None:

@@ -69,6 +69,31 @@ def test_a_port_held_by_something_else_is_one_sentence_and_exit_1(tmp_path: Path
     )
 
 
+def test_a_dashboard_port_in_use_is_one_sentence_and_exit_1_before_the_local_spanner_starts(tmp_path: Path) -> None:
+    # Found starting a second serve on a taken --port: it started its local Spanner, printed the
+    # other serve's address as its own dashboard, migrated its store, then uvicorn's
+    # "[Errno 98] ... address already in use" among its log lines, and exit code 3
+    with socket.socket() as dummy:
+        dummy.bind(("127.0.0.1", 0))
+        dummy.listen()
+        port = dummy.getsockname()[1]
+        result = subprocess.run(
+            [str(VENV_BIN / "spanload"), "serve", "--port", str(port), "--data-dir", str(tmp_path)],
+            env={**os.environ, "SPANLOAD_LOCAL_SPANNER_PORT": str(free_port())},
+            capture_output=True,
+            text=True,
+            timeout=SERVE_TIMEOUT_S,
+            check=False,
+        )
+    assert result.returncode == 1, result.stderr
+    assert _one_sentence(result) == (
+        f"spanload serve: 127.0.0.1:{port}, where the dashboard is to listen, is in use; stop what holds it, "
+        "or choose another port with --port."
+    )
+    assert result.stdout == ""
+    assert not (tmp_path / "local-spanner").exists(), "the local Spanner was started"
+
+
 def test_a_local_spanner_of_another_data_directory_is_named_not_used(
     tmp_path: Path, local_spanner: LocalSpanner
 ) -> None:

@@ -39,3 +39,11 @@ def test_version_and_help_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out == "spanload 0.1.0\n"
     assert main(["runs", "--help"]) == 0
     assert capsys.readouterr().out.startswith("Usage: spanload runs [OPTIONS] COMMAND [ARGS]...")
+
+
+def test_serve_help_says_how_to_choose_its_ports(capsys: pytest.CaptureFixture[str]) -> None:
+    # `make run` takes no flags: a new user on a machine where 8000 is taken needs the variables
+    assert main(["serve", "--help"]) == 0
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "port to bind (default 8000, or SPANLOAD_PORT)" in help_text
+    assert "the local Spanner's port is SPANLOAD_LOCAL_SPANNER_PORT (default 9010; 0 picks a free one)" in help_text

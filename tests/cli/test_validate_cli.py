@@ -113,3 +113,20 @@ def _value_at(text: str, field: str) -> str:
     """Where the value of ``key: value`` (written once in ``text``) starts."""
     line, column = position(text, field)
     return f"line {line}, column {column + field.index(':') + 2}"
+
+
+def test_a_date_that_is_no_day_is_placed_on_its_line(tmp_path: Path) -> None:
+    # unquoted, YAML reads it as a timestamp: a traceback once; quoted, it validated and the run
+    # failed as it started with "day is out of range for month"
+    for written in ("2027-02-31", "'2027-02-31'"):
+        broken = SHOP.replace(
+            "  order_id: uuid\n", f"  order_id: uuid\n  due: {{date: {{min: 2026-12-01, max: {written}}}}}\n"
+        )
+        path = tmp_path / "broken.yaml"
+        path.write_text(broken)
+        result = spanload_cli("validate", str(path))
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert result.stderr.splitlines() == [
+            f"spanload validate: {path}: 1 problem",
+            f"  {line_column(broken, written)}: values.due.date.max: '2027-02-31' is not a date YYYY-MM-DD",
+        ]

@@ -11,8 +11,8 @@ from pydantic import ValidationError
 from spanload.model.config import ConfigPatch, RunConfig
 from spanload.model.errors import RunInvalid
 from spanload.model.pacing import resolve
-from spanload.model.workload import SqlStep, TransactionKind
-from spanload.model.workload_file import DefinitionInvalid, parse_definition
+from spanload.model.workload import SqlStep, TransactionKind, moment_problems
+from spanload.model.workload_file import DefinitionInvalid, parse_definition, read_document
 from tests.helpers import position
 
 SHOP = (Path(__file__).parents[2] / "workloads" / "shop.yaml").read_text()
@@ -100,3 +100,64 @@ def test_knob_values_are_checked_in_the_run_config_and_the_patch() -> None:
     with pytest.raises(RunInvalid) as wrong_loop:
         config.apply(ConfigPatch.model_validate({"operations": {"recent_orders": {"concurrency": 2}}}))
     assert wrong_loop.value.field == "operations.recent_orders.concurrency"
+
+
+def test_a_date_that_is_no_day_stays_the_text_written_for_the_model_to_judge() -> None:
+    # YAML reads 2027-02-31 as a timestamp and PyYAML's constructor raises ValueError on it: the
+    # reader must keep the text, as it does for a valid date, not let that escape as a traceback
+    data, _ = read_document("due: {date: {min: 2026-12-01, max: 2027-02-31}}\nat: 2026-13-01T00:00:00Z\n")
+    assert data == {"due": {"date": {"min": "2026-12-01", "max": "2027-02-31"}}, "at": "2026-13-01T00:00:00Z"}
+
+
+@pytest.mark.parametrize(
+    ("generator", "path", "message"),
+    [
+        ("{date: {min: 2026-12-01, max: 2027-02-31}}", "values.due.date.max", "'2027-02-31' is not a date YYYY-MM-DD"),
+        ("{date: {min: 1/12/2026, max: 2027-01-31}}", "values.due.date.min", "'1/12/2026' is not a date YYYY-MM-DD"),
+        ("{date: {min: 2027-01-31, max: 2026-12-01}}", "values.due.date", "min 2027-01-31 is after max 2026-12-01"),
+        (
+            "{timestamp: {min: 2026-12-01, max: '2027-01-31T00:00:00Z'}}",
+            "values.due.timestamp.min",
+            "'2026-12-01' is not an RFC 3339 timestamp such as 2026-01-01T00:00:00Z",
+        ),
+    ],
+)
+def test_a_date_or_timestamp_bound_that_no_runtime_reads_is_a_problem_of_the_check(
+    generator: str, path: str, message: str
+) -> None:
+    # each runtime parses the bounds only when it starts (Python: date.fromisoformat): a run failed
+    # there with "day is out of range for month", placed nowhere. The definition's check asks (the
+    # CLI test places it on its line); the model does not, so a stored run of one stays readable.
+    bad = parse_definition(SHOP.replace("  order_id: uuid\n", f"  order_id: uuid\n  due: {generator}\n"))
+    assert moment_problems(bad) == [(path, message)]
+    assert RunConfig(workload="definition", definition=bad).definition == bad
+
+
+def test_timestamp_bounds_in_each_form_both_runtimes_read_are_no_problem() -> None:
+    forms = "{timestamp: {min: '2026-01-01T00:00:00Z', max: '2026-12-31 23:59:59.123456789+01:00'}}"
+    inline = "{date: {min: 2026-01-01, max: 2026-01-01}}"
+    good = SHOP.replace("  order_id: uuid\n", f"  order_id: uuid\n  due: {forms}\n").replace(
+        "Amount: $amount,", f"Amount: $amount, Due: {inline},"
+    )
+    assert "Due: {date" in good
+    assert moment_problems(parse_definition(good)) == []
+
+
+def test_workload_definition_without_one_says_where_to_start_one() -> None:
+    with pytest.raises(ValidationError) as caught:
+        RunConfig(workload="definition")
+    assert (
+        "workload 'definition' runs a workload definition (config.definition) and none was given: start one from "
+        "the Workloads page, or give spanload run --workload-file FILE"
+    ) in str(caught.value)
+    with pytest.raises(ValidationError) as caught:
+        RunConfig(workload="change_watcher", definition=parse_definition(SHOP))
+    assert "a definition (config.definition) runs with workload 'definition', not 'change_watcher'" in str(caught.value)
+
+
+def test_a_drawn_seed_survives_the_browsers_numbers() -> None:
+    # JSON numbers are doubles in the browser: a seed above 2**53 was shown (compare, the run's
+    # config) rounded, and typed back in it draws other values
+    seeds = [RunConfig().seeded().seed for _ in range(50)]
+    assert [s for s in seeds if s is None or float(s) != s or s >= 2**53] == []
+    assert len(set(seeds)) == 50

@@ -60,12 +60,16 @@ Json = Annotated[bool, typer.Option("--json", help="print the API's JSON documen
 RunId = Annotated[str, typer.Argument(metavar="RUN_ID")]
 
 
-@app.command(help="serve the dashboard and API (starts the local Spanner)")
+@app.command(
+    help="serve the dashboard and API (starts the local Spanner); the local Spanner's port is "
+    "SPANLOAD_LOCAL_SPANNER_PORT (default 9010; 0 picks a free one)"
+)
 def serve(
     host: Annotated[
-        str | None, typer.Option(help="address to bind (default 127.0.0.1; others need SPANLOAD_API_TOKEN)")
+        str | None,
+        typer.Option(help="address to bind (default 127.0.0.1, or SPANLOAD_HOST; others need SPANLOAD_API_TOKEN)"),
     ] = None,
-    port: Annotated[int | None, typer.Option(help="port to bind (default 8000)")] = None,
+    port: Annotated[int | None, typer.Option(help="port to bind (default 8000, or SPANLOAD_PORT)")] = None,
     no_local_spanner: Annotated[
         bool, typer.Option("--no-local-spanner", help="do not start the local Spanner")
     ] = False,

@@ -56,7 +56,7 @@ def run_experiment(
 ) -> list[VariantRun]:
     """Run the variants in order on one local Spanner; stops at the first that fails or is interrupted."""
     runs: list[VariantRun] = []
-    with local_target(configs[0], settings) as first:
+    with local_target(configs[0], settings) as (first, local):
         target = first.target
         for variant, config in zip(experiment.variants, configs, strict=True):
             config = config.model_copy(
@@ -66,7 +66,7 @@ def run_experiment(
             out.flush()
             sink = PrintingSink(out, quiet=True)
             sink.config = config
-            interrupted = asyncio.run(run_headless(f"cli-{uuid.uuid4().hex[:12]}", config, settings, sink))
+            interrupted = asyncio.run(run_headless(f"cli-{uuid.uuid4().hex[:12]}", config, settings, sink, local=local))
             runs.append(VariantRun(variant, config, sink))
             if interrupted or sink.state is RunState.FAILED:
                 break

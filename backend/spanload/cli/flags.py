@@ -136,8 +136,14 @@ def _bounds(field: FieldInfo) -> str:
     return ", ".join(parts)
 
 
+# What a duration flag's parser reads: the field itself (and the UI's number box) takes a number
+_EXAMPLES = {"DURATION": "e.g. 60s, 2m, 1h", "MS": "e.g. 1s or 500ms"}
+
+
 def _help(knob: Knob) -> str:
     text = knob.field.description or knob.path[-1].replace("_", " ")
+    if example := _EXAMPLES.get(_converter(knob)[1]):
+        text = f"{text}; {example}"
     notes = [b] if (b := _bounds(knob.field)) else []
     default = None if knob.field.is_required() else knob.field.get_default(call_default_factory=True)
     if default is not None and not isinstance(default, bool):

@@ -22,7 +22,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from pydantic import ValidationError
@@ -39,10 +39,14 @@ from spanload.model.config import (
     TargetKind,
 )
 from spanload.model.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, RunError, RunInvalid
+from spanload.model.events import EventKind
 from spanload.model.profile import parse_stages
 from spanload.model.settings import Settings, get_settings
 from spanload.model.state import RunSink, RunState
 from spanload.model.workload_file import Positions
+
+if TYPE_CHECKING:  # the local Spanner's module loads only for a run that starts one
+    from spanload.spanner.local_server import SupervisedLocalSpanner, TargetChange
 
 
 def build_config(args: SimpleNamespace) -> RunConfig:
@@ -144,14 +148,27 @@ def profile_from(args: SimpleNamespace) -> dict[str, Any] | None:
 
 
 async def run_headless(
-    run_id: str, config: RunConfig, settings: Settings, sink: RunSink, source: tuple[Any, Positions] | None = None
+    run_id: str,
+    config: RunConfig,
+    settings: Settings,
+    sink: RunSink,
+    source: tuple[Any, Positions] | None = None,
+    local: SupervisedLocalSpanner | None = None,
 ) -> bool:
     """Run until the duration ends, the run fails, or SIGINT/SIGTERM; True if interrupted. ``source``:
-    the ``--workload-file`` as read, which places the problems of its check before load."""
+    the ``--workload-file`` as read, which places the problems of its check before load. ``local``:
+    the local Spanner :func:`local_target` started, whose outages go on the run's timeline."""
     from spanload.engine.supervisor import Supervisor  # the Spanner client loads only for a run that goes
 
     supervisor = Supervisor(settings, sink)
     loop = asyncio.get_running_loop()
+    if local is not None:
+
+        def target_changed(change: TargetChange) -> None:  # from the local Spanner's supervising thread
+            kind = EventKind.TARGET_UP if change.up else EventKind.TARGET_DOWN
+            loop.call_soon_threadsafe(sink.on_event, run_id, kind, change.fields())
+
+        local.on_change = target_changed
     interrupted = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, interrupted.set)
@@ -168,28 +185,30 @@ async def run_headless(
         await finished
         return interrupted.is_set()
     finally:
+        if local is not None:
+            local.on_change = None
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
         await supervisor.shutdown()
 
 
 @contextlib.contextmanager
-def local_target(config: RunConfig, settings: Settings) -> Iterator[RunConfig]:
+def local_target(config: RunConfig, settings: Settings) -> Iterator[tuple[RunConfig, SupervisedLocalSpanner | None]]:
     """``config``, pointed at a local Spanner when its target is local without an address: one
-    already listening on the settings' port, else one started here and stopped after."""
+    already listening on the settings' port, else one started here, started again if it dies (as
+    serve's is), and stopped after; with the server started, if any."""
     if config.target.kind is not TargetKind.LOCAL or config.target.emulator_host:
-        yield config
+        yield config, None
         return
-    from spanload.spanner.local_server import ensure_local_spanner, local_spanner_data_dir
+    from spanload.spanner.local_server import is_listening, supervise_local_spanner
 
-    address, server = ensure_local_spanner(
-        settings.local_spanner_host,
-        settings.local_spanner_port,
-        local_spanner_data_dir(settings),
-        settings.local_spanner_binary,
-    )
+    address = f"{settings.local_spanner_host}:{settings.local_spanner_port}"
+    server = None
+    if not settings.local_spanner_port or not is_listening(address):
+        server = supervise_local_spanner(settings)
+        address = server.address
     try:
-        yield config.model_copy(update={"target": config.target.model_copy(update={"emulator_host": address})})
+        yield config.model_copy(update={"target": config.target.model_copy(update={"emulator_host": address})}), server
     finally:
         if server is not None:
             server.stop()
@@ -222,11 +241,11 @@ def main(args: SimpleNamespace) -> int:
     run_id = f"cli-{uuid.uuid4().hex[:12]}"
     from spanload.cli.saved import saving  # the store's libraries load only for a run that goes
 
-    with local_target(config, settings) as config:
+    with local_target(config, settings) as (config, local):
         sink.config = config
         saved = contextlib.nullcontext(sink) if args.no_save else saving(settings, run_id, config, sink)
         with saved as target_sink:
-            interrupted = asyncio.run(run_headless(run_id, config, settings, target_sink, _source(args)))
+            interrupted = asyncio.run(run_headless(run_id, config, settings, target_sink, _source(args), local))
     outcome = Outcome(
         run_id=run_id,
         config=config,

@@ -377,6 +377,10 @@ class PrintingSink:
                     f"preload finished: {changes.get('loaded'):,} rows loaded, {changes.get('skipped'):,} present, "
                     f"in {changes.get('seconds')} s ({changes.get('rows_per_s'):,} rows/s)"
                 )
+            case EventKind.TARGET_DOWN:
+                line = f"target down: {changes.get('reason')}; starting it again in {changes.get('restart_in_s')} s"
+            case EventKind.TARGET_UP:
+                line = f"target up: {changes.get('address')} is back after {changes.get('down_s')} s"
             case _:
                 line = f"{kind.value}: {changes}"
         self._end_block()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import socket
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -28,6 +29,12 @@ def _is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The dashboard's socket, bound and listening as uvicorn's own would be (SO_REUSEADDR)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    return socket.create_server((host, port), family=family, backlog=2048)
 
 
 def serve(args: SimpleNamespace) -> int:
@@ -56,6 +63,15 @@ def serve(args: SimpleNamespace) -> int:
             file=sys.stderr,
         )
         return 2
+    try:  # held from here, handed to uvicorn: a port in use is told before anything starts
+        listener = _listen(settings.host, settings.port)
+    except OSError:
+        print(
+            f"spanload serve: {settings.host}:{settings.port}, where the dashboard is to listen, is in use; "
+            "stop what holds it, or choose another port with --port.",
+            file=sys.stderr,
+        )
+        return 1
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     local: ServeLocalSpanner | None = None
     if settings.local_spanner_start:
@@ -81,8 +97,12 @@ def serve(args: SimpleNamespace) -> int:
     from spanload.main import create_app
 
     try:
-        uvicorn.run(create_app(settings, local_spanner=local), host=settings.host, port=settings.port, log_level="info")
+        app = create_app(settings, local_spanner=local)
+        uvicorn.Server(uvicorn.Config(app, host=settings.host, port=settings.port, log_level="info")).run([listener])
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: uvicorn re-raises it once shut down, as uvicorn.run expects
+        pass
     finally:
+        listener.close()
         if local is not None:  # the app stops it too; this is for an app that never started up
             local.stop()
     return 0

@@ -40,6 +40,7 @@ from spanload.model.workload import (
     SqlStep,
     Watch,
     WorkloadDefinition,
+    moment_problems,
     step_kind,
 )
 from spanload.model.workload_file import DefinitionInvalid, DefinitionProblem, Positions
@@ -394,6 +395,8 @@ def _check(
     tag: str | None = None,
 ) -> CheckResult:
     checker = Checker(definition, data, positions, tag)
+    for path, message in moment_problems(definition):  # no database needed
+        checker.add(path, message)
     if target is None:
         base_ddl: list[str] = []
         missing = list(definition.ddl)

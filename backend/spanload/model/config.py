@@ -322,7 +322,7 @@ class WatcherConfig(_Strict):
     )
     poll_interval_ms: PollIntervalMs = Field(
         default=1000,
-        description="time between polls, e.g. 1s or 500ms",
+        description="time between polls",
         json_schema_extra=words("Poll interval", "poll", "ms"),
     )
     limit: RowLimit = Field(
@@ -364,7 +364,7 @@ class ReaderConfig(_Strict):
         json_schema_extra=words("Reader concurrency", "conc", "in flight"),
     )
     think_time_ms: ThinkTimeMs = Field(
-        default=0, description="pause after each read, e.g. 100ms", json_schema_extra=words("Think time", "think", "ms")
+        default=0, description="pause after each read", json_schema_extra=words("Think time", "think", "ms")
     )
     query: ReaderQuery = Field(
         default=ReaderQuery.POINT,
@@ -475,7 +475,7 @@ class RunConfig(_Strict):
     target: Target = Field(default_factory=Target)
     duration_s: DurationS | None = Field(
         default=None,
-        description="how long to run, e.g. 60s, 2m, 1h (default: until stopped)",
+        description="how long to run (default: until stopped)",
         json_schema_extra=words("Duration", "duration", "s"),
     )
     warmup_s: WarmupS = Field(
@@ -486,7 +486,8 @@ class RunConfig(_Strict):
     )
     workload: Workload = Field(
         default=Workload.CHANGE_WATCHER,
-        description="change_watcher, write_benchmark, session_pool, participants (the reports' schemas) or tpcc",
+        description="change_watcher, write_benchmark, session_pool, participants (the reports' schemas), tpcc, "
+        "or definition (a workload definition, started from the Workloads page or --workload-file)",
         json_schema_extra=words("Workload", "workload"),
     )
     processes: Processes = Field(
@@ -594,10 +595,14 @@ class RunConfig(_Strict):
         return self
 
     def _check_definition(self) -> None:
-        if (self.workload is Workload.DEFINITION) != (self.definition is not None):
+        if self.workload is Workload.DEFINITION and self.definition is None:
             raise ValueError(
-                "workload 'definition' goes with a definition (config.definition), and a definition with "
-                f"workload 'definition' (got workload '{self.workload.value}')"
+                "workload 'definition' runs a workload definition (config.definition) and none was given: "
+                "start one from the Workloads page, or give spanload run --workload-file FILE"
+            )
+        if self.definition is not None and self.workload is not Workload.DEFINITION:
+            raise ValueError(
+                f"a definition (config.definition) runs with workload 'definition', not '{self.workload.value}'"
             )
         if self.definition is None:
             if self.knobs or self.operations or self.definition_origin:
@@ -687,7 +692,9 @@ class RunConfig(_Strict):
         drawn again the same way)."""
         if self.seed is not None:
             return self
-        return self.model_copy(update={"seed": secrets.randbits(63)})
+        # below 2**53: a browser reads JSON numbers as doubles, and showed 7539331600080458484 as
+        # 7539331600080459000, a seed that draws other values when typed back in
+        return self.model_copy(update={"seed": secrets.randbelow(2**53)})
 
     def knob_values(self) -> dict[str, KnobValue]:
         """Every knob of the definition with its value in this run (defaults for the unset)."""

@@ -17,6 +17,7 @@ schema of the file:
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from enum import StrEnum
 from typing import Annotated, Any, Literal, Self
@@ -193,6 +194,30 @@ class DecimalParams(_Strict):
 class FloatParams(_Strict):
     min: Number = 0.0
     max: Number = 1.0
+
+
+# What both runtimes read: Python's date / datetime.fromisoformat and Go's civil.ParseDate and the
+# three layouts of goworker's parseTimestamp (RFC 3339, or no zone for UTC, or a space with a zone)
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_ZONE = r"(Z|[+-]\d{2}:\d{2})"
+_TIMESTAMP = re.compile(
+    rf"^\d{{4}}-\d{{2}}-\d{{2}}(T[\d:]{{8}}(\.\d{{1,9}})?{_ZONE}?| [\d:]{{8}}(\.\d{{1,9}})?{_ZONE})$"
+)
+
+
+def moment(text: str, timestamp: bool) -> dt.date:
+    """The day (or, with ``timestamp``, the moment) ``text`` names; ValueError saying the form
+    expected when it is none."""
+    form = "an RFC 3339 timestamp such as 2026-01-01T00:00:00Z" if timestamp else "a date YYYY-MM-DD"
+    try:
+        if (_TIMESTAMP if timestamp else _DATE).match(text):
+            if not timestamp:
+                return dt.date.fromisoformat(text)
+            instant = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+            return instant if instant.tzinfo else instant.replace(tzinfo=dt.UTC)
+    except ValueError:
+        pass
+    raise ValueError(f"{text!r} is not {form}")
 
 
 class DateParams(_Strict):
@@ -805,3 +830,34 @@ def _generator_refs(gen: Any) -> list[tuple[str, str]]:
 def generator_refs(gen: Any) -> list[str]:
     """The knob names a generator's parameters refer to."""
     return [ref_name(r) for _, r in _generator_refs(gen)]
+
+
+def moment_problems(definition: WorkloadDefinition) -> list[tuple[str, str]]:
+    """``(path, message)`` for each date or timestamp generator whose min or max is no day or moment
+    both runtimes read, or whose min is after its max. A new definition's check
+    (:mod:`spanload.engine.workload_check`) asks, not the model: a stored run's config stays readable."""
+    out: list[tuple[str, str]] = []
+
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, DateParams | TimestampParams):
+            timestamp = isinstance(node, TimestampParams)
+            bounds = []
+            for end in ("min", "max"):
+                try:
+                    bounds.append(moment(getattr(node, end), timestamp))
+                except ValueError as err:
+                    out.append((f"{path}.{end}", str(err)))
+            if len(bounds) == 2 and bounds[0] > bounds[1]:
+                out.append((path, f"min {node.min} is after max {node.max}"))
+        elif isinstance(node, BaseModel):
+            for name, field in type(node).model_fields.items():
+                walk(getattr(node, name), f"{path}.{field.alias or name}".lstrip("."))
+        elif isinstance(node, dict):
+            for key, item in node.items():
+                walk(item, f"{path}.{key}")
+        elif isinstance(node, list):
+            for i, item in enumerate(node):
+                walk(item, f"{path}.{i}")
+
+    walk(definition, "")
+    return out

@@ -71,6 +71,7 @@ class Positions:
 
 
 _MISSING = object()
+_YAML_TIMESTAMP = "tag:yaml.org,2002:timestamp"
 
 
 def _child(node: Any, part: str | int) -> Any:
@@ -96,10 +97,10 @@ def _construct(node: yaml.Node, path: Path, at: dict[Path, tuple[int, int]], loa
         return out
     if isinstance(node, yaml.SequenceNode):
         return [_construct(item, (*path, i), at, loader) for i, item in enumerate(node.value)]
+    if node.tag == _YAML_TIMESTAMP:  # a date or timestamp stays the text written, 2027-02-31 too:
+        return str(node.value)  # the model judges it (PyYAML's constructor would raise ValueError)
     value = loader.construct_object(node)
-    if not isinstance(value, str | int | float | bool | type(None)):
-        value = str(node.value)  # a YAML date or timestamp stays the text the user wrote
-    return value
+    return value if isinstance(value, str | int | float | bool | type(None)) else str(node.value)
 
 
 class _Placed(Exception):

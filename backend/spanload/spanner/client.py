@@ -19,12 +19,14 @@ from typing import Any
 
 from google.api_core import exceptions as gexc
 from google.auth.credentials import AnonymousCredentials
+from google.auth.exceptions import DefaultCredentialsError
 from google.cloud import spanner
 from google.cloud.spanner_v1.pool import FixedSizePool
 from google.cloud.spanner_v1.services.spanner import SpannerClient
 from google.cloud.spanner_v1.services.spanner.transports.grpc import SpannerGrpcTransport
 
 from spanload.model.config import ClientConfig, Target, TargetKind
+from spanload.model.errors import Unavailable
 from spanload.spanner import deadline, request_tags, timing
 
 MULTIPLEXED_ENV = (
@@ -41,6 +43,10 @@ CLOUD_ADDRESS = "spanner.googleapis.com:443"
 
 class TargetError(ValueError):
     """The target cannot be reached as configured."""
+
+
+class CredentialsMissing(Unavailable):
+    """A cloud target, and no Application Default Credentials to reach it with."""
 
 
 class TargetUnreachableError(RuntimeError):
@@ -125,7 +131,15 @@ def make_client(target: Target, emulator_host: str | None) -> Any:
                     f"{EMULATOR_HOST_ENV}={leftover} is set, and the Spanner client would send a cloud "
                     f"target's requests there; unset it to reach Cloud Spanner"
                 )
-            return spanner.Client(project=target.project, disable_builtin_metrics=True)
+            try:
+                return spanner.Client(project=target.project, disable_builtin_metrics=True)
+            except DefaultCredentialsError:
+                raise CredentialsMissing(
+                    f"the cloud target (project {target.project!r}) needs Google Cloud credentials and none "
+                    "were found: run `gcloud auth application-default login`, or set "
+                    "GOOGLE_APPLICATION_CREDENTIALS to a service account key file",
+                    "target",
+                ) from None
     raise TargetError(f"unknown target kind {target.kind!r}")
 
 

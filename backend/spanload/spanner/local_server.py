@@ -541,15 +541,3 @@ def local_spanner_at(host: str, port: int, data_dir: Path | None) -> PortHolder 
         f"{address}, where the local Spanner is to listen, is held by {held_by}; stop it, or set "
         f"{PORT_SETTING} to another port (0 picks a free one)."
     )
-
-
-def ensure_local_spanner(
-    host: str, port: int, data_dir: Path | None = None, binary: Path | None = None
-) -> tuple[str, LocalSpanner | None]:
-    """The address of a local Spanner at ``host:port``: the one already listening there, or
-    one started now (``port=0`` always starts one on a free port). Returns the address and the
-    server started, if any, which the caller must stop."""
-    if port and is_listening(f"{host}:{port}"):
-        return f"{host}:{port}", None
-    server = start_local_spanner(host, port, data_dir, binary)
-    return server.address, server

@@ -21,6 +21,16 @@ describe("a definition run's charts", () => {
   });
 });
 
+describe("a definition with a watch", () => {
+  it("charts the watch's notification latency and lag before the errors: they were measured and not drawn", () => {
+    const watched = { ...definition, watch: { table: "Loans", timestamp: "Updated" } } as unknown as WorkloadDefinition;
+    const sample = { elapsed_s: 2, interval_s: 1, gauges: { "watcher.lag_ms": 1010 }, latency: { "watcher.notify": { p50: 480, p99: 990 } } } as unknown as Sample;
+    const charts = definitionCharts(watched);
+    expect(charts.map((c) => c.id).slice(-2)).toEqual(["notify", "errors"]);
+    expect(toRows([sample], charts)[0]).toMatchObject({ notify_p50: 480, notify_p99: 990, lag_ms: 1010 });
+  });
+});
+
 describe("definitionOrigin", () => {
   it("names a saved definition with its version, a built-in without, and nothing for an inline one", () => {
     expect(definitionOrigin({ definition_origin: { source: "saved", definition: "my_shop", saved_version: 2 } })).toBe("my_shop v2 (saved)");

@@ -1,8 +1,9 @@
 // What the UI generates from a run's workload definition: a control per knob (its bounds, unit,
 // help and live flag are the definition's), a pacing control per operation whose rate or
-// concurrency is not a knob already, and charts per operation from its op.<op> metrics.
+// concurrency is not a knob already, and charts per operation from its op.<op> metrics (and its
+// watch's notification latency and lag).
 import { type Knob, pacingKnob } from "./knobs";
-import { type ChartSpec, errorsPerSecond, gauge, latency } from "./series";
+import { type ChartSpec, errorsPerSecond, gauge, latency, RUN_CHARTS } from "./series";
 import { Gauge, OpMetric, opMetric } from "./api/names.gen";
 import type { DefinitionKnob, DefinitionOperation, RunConfig, Sample, WorkloadDefinition } from "./types";
 
@@ -96,7 +97,9 @@ export function definitionCharts(definition: WorkloadDefinition, codes: readonly
     unit: "per s",
     lines: [{ key: "errors_ps", label: "all errors/s", pick: gauge(Gauge.ERRORS_PS) }, ...codes.map((code) => ({ key: `err_${code}`, label: `${code}/s`, pick: errorsPerSecond(code) }))],
   };
-  return [...perOp, errors];
+  // a watch reports what the report workloads' watchers do (watcher.notify, watcher.lag_ms)
+  const watched = definition.watch ? RUN_CHARTS.filter((c) => c.id === "notify") : [];
+  return [...perOp, ...watched, errors];
 }
 
 /** Where a run's definition came from: "my_shop v2 (saved)", "shop (built-in)"; null when the

@@ -1952,7 +1952,7 @@ export interface components {
             staleness_s: number;
             /**
              * Think Time Ms
-             * @description pause after each read, e.g. 100ms
+             * @description pause after each read
              * @default 0
              */
             think_time_ms: number;
@@ -2105,7 +2105,7 @@ export interface components {
             definition_origin?: components["schemas"]["DefinitionOrigin"] | null;
             /**
              * Duration S
-             * @description how long to run, e.g. 60s, 2m, 1h (default: until stopped)
+             * @description how long to run (default: until stopped)
              */
             duration_s?: number | null;
             /**
@@ -2169,7 +2169,7 @@ export interface components {
             warmup_s: number;
             watcher?: components["schemas"]["WatcherConfig"];
             /**
-             * @description change_watcher, write_benchmark, session_pool, participants (the reports' schemas) or tpcc
+             * @description change_watcher, write_benchmark, session_pool, participants (the reports' schemas), tpcc, or definition (a workload definition, started from the Workloads page or --workload-file)
              * @default change_watcher
              */
             workload: components["schemas"]["Workload"];
@@ -3230,7 +3230,7 @@ export interface components {
             limit: number;
             /**
              * Poll Interval Ms
-             * @description time between polls, e.g. 1s or 500ms
+             * @description time between polls
              * @default 1000
              */
             poll_interval_ms: number;

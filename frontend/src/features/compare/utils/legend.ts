@@ -2,8 +2,8 @@
 import { formatValue, KNOB_BY_PATH } from "@/lib/knobs";
 import type { ConfigDiffEntry, RunPublic } from "@/lib/types";
 
-/** Fields that differ but say nothing about the workload. */
-const IGNORED = new Set(["name", "preset"]);
+/** Fields that differ but say nothing about the workload (a seed is drawn anew for every run). */
+const IGNORED = new Set(["name", "preset", "seed"]);
 
 export function legendLabels(runs: readonly RunPublic[], diff: readonly ConfigDiffEntry[], maxFields = 3): string[] {
   // A definition's own fields are long and many: its knob values (knobs.<name>) name the run instead.

@@ -64,6 +64,22 @@ describe("NewRunPage", () => {
     expect(created).toEqual([{ preset: "light", overrides: { duration_s: 30, watcher: { poll_interval_ms: 250 } }, name: "my run" }]);
   });
 
+  it("says where a definition run starts when workload 'definition' is chosen without one, and sends nothing", async () => {
+    // Found as a new user: the option was offered, and Start answered "config: Value error,
+    // workload 'definition' goes with a definition (config.definition) ... (got workload 'definition')"
+    const created: unknown[] = [];
+    renderPage(created);
+    await screen.findByTestId("preset-select");
+    await act(async () => {});
+    fireEvent.change(screen.getByTestId("field-workload"), { target: { value: "definition" } });
+    expect(screen.getByTestId("error-workload")).toHaveTextContent(
+      "A definition run starts from the Workloads page, where you write or pick one, or from a preset that carries one (shop-googlesql).",
+    );
+    fireEvent.click(screen.getByTestId("start-run"));
+    expect(screen.getByTestId("form-error")).toHaveTextContent("Fix the fields marked in red first.");
+    expect(created).toEqual([]);
+  });
+
   it("offers the worker runtime in the Run section and sends go as an override", async () => {
     const created: unknown[] = [];
     renderPage(created);

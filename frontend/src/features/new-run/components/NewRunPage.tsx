@@ -24,6 +24,12 @@ const SECTIONS = (Object.keys(SECTION_TITLES) as Knob["section"][]).map((section
   knobs: KNOBS.filter((k) => k.section === section && !TOP_FIELDS.includes(k.path)),
 }));
 
+/** Workload "definition" runs a workload definition, which this form cannot write: the Workloads page does. */
+function definitionMissing(config: RunConfig): Record<string, string> {
+  if (config.workload !== "definition" || config.definition) return {};
+  return { workload: "A definition run starts from the Workloads page, where you write or pick one, or from a preset that carries one (shop-googlesql)." };
+}
+
 export function NewRunPage() {
   const navigate = useNavigate();
   const [params] = useSearchParams();
@@ -44,7 +50,7 @@ export function NewRunPage() {
     setConfig((current) => ({ ...withPreset(preset), name: current.name, target: current.target, duration_s: preset?.config.duration_s ?? current.duration_s }));
   }, [presetName, presets.data]);
 
-  const errors = useMemo(() => ({ ...validateConfig(config), ...serverErrors }), [config, serverErrors]);
+  const errors = useMemo(() => ({ ...validateConfig(config), ...definitionMissing(config), ...serverErrors }), [config, serverErrors]);
   const invalid = Object.keys(errors).length > 0;
 
   const set = (path: string, value: unknown) => {
