@@ -353,6 +353,9 @@ class Supervisor:
                     resolve(worker.writers_stopped, ledger)
                 case protocol.WatcherLedger() as received:
                     run.watcher_ledger = received
+                case protocol.WatchSwitched() as switched:
+                    fields = switched.model_dump(mode="json", include={"mode", "previous", "handover", "error"})
+                    self.sink.on_event(run.id, EventKind.WATCH_MODE, fields)
                 case protocol.TpccChecked() as checked:
                     run.tpcc_checked = checked
                 case protocol.Stopped():
