@@ -283,6 +283,8 @@ class Supervisor:
             via_pgadapter=run.config.client.interface is ClientInterface.PGADAPTER,
             warmup_s=run.config.warmup_s,
             legacy=thresholds.legacy_names(run.config),
+            target=run.config.target.kind,
+            watches=run.config.watches(),
         )
         run.begun_monotonic = time.monotonic()
         for worker in run.workers:

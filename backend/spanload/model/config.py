@@ -691,6 +691,14 @@ class RunConfig(_Strict):
         """Every knob of the definition with its value in this run (defaults for the unset)."""
         return self.definition.knob_values(self.knobs) if self.definition is not None else {}
 
+    def watches(self) -> bool:
+        """The run has a change watcher: its definition's watch, or a report workload's watcher."""
+        if self.workload is Workload.TPCC:
+            return False
+        if self.definition is not None:
+            return self.definition.watch is not None
+        return self.watcher.enabled
+
     def watch_mode(self) -> WatchMode | None:
         """How the definition's watch watches with this run's knobs; None without a watch."""
         watch = self.definition.watch if self.definition is not None else None

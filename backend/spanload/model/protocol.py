@@ -235,6 +235,11 @@ class Report(_Message):
         "sys_latencies come from; the aggregator keeps them only if that minute lies inside the run "
         "(model.server_minute)",
     )
+    sys_error: str | None = Field(
+        None,
+        description="why the worker's last read of SPANNER_SYS failed (e.g. PERMISSION_DENIED: no access to "
+        "it); None when it read, or reads none. The summary gives it as the reason of the figures it lacks",
+    )
 
 
 class WritersStopped(_Message):

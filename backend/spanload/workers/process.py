@@ -140,6 +140,7 @@ class Worker:
         # come from and that minute's latencies: replaced whole, so a report never pairs one
         # minute's figures with another's end
         self.server_reading: tuple[dict[str, float], float | None, SysLatencies | None] = ({}, None, None)
+        self.sys_error: str | None = None  # why the last read of SPANNER_SYS failed
         self.done = threading.Event()
         self.seq = 0
         self._report_lock = threading.Lock()
@@ -421,6 +422,7 @@ class Worker:
                     timings=self.stats.take_timings(),
                     sys_latencies=sys_latencies,
                     sys_interval_end=sys_interval_end,
+                    sys_error=self.sys_error,
                 )
             )
             self.seq += 1
@@ -443,8 +445,10 @@ class Worker:
                         minute_end, minute_latencies = self.stats_reader.interval_end, self.stats_reader.latencies
                     counters = self.stats_reader.read_counters()
                 self.server_reading = ({**minute, **counters}, minute_end, minute_latencies)
+                self.sys_error = None
             except Exception as err:
                 logger.warning("reading SPANNER_SYS statistics failed: %s", err)
+                self.sys_error = spanner_client.status_text(err)
 
     # -- control ----------------------------------------------------------------------------------
 

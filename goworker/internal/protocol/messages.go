@@ -119,6 +119,8 @@ type Report struct {
 	// SysIntervalEnd is the end (unix seconds) of the SPANNER_SYS minute the minute gauges and
 	// SysLatencies come from; the aggregator keeps them only for a minute inside the run.
 	SysIntervalEnd *float64 `json:"sys_interval_end,omitempty"`
+	// SysError is why the last read of SPANNER_SYS failed ("": it read, or reads none).
+	SysError string `json:"sys_error,omitempty"`
 }
 
 // SysLatencies are the SPANNER_SYS averages of the last complete minute (model.breakdown).
