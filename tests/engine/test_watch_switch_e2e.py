@@ -96,3 +96,33 @@ def test_a_run_that_switches_poll_stream_poll_reconciles_exactly(local_spanner: 
     assert sink.summary is not None
     assert [w.runtime for w in sink.summary.workers] == [runtime, runtime]
     check_against_the_database(local_spanner, config, sink.summary)
+
+
+@pytest.mark.parametrize("runtime", ["python", "go"])
+def test_a_second_stream_reader_patched_in_receives_from_then_on(local_spanner: LocalTarget, runtime: str) -> None:
+    """The readers knob is live in both runtimes: watchers 1 -> 2 mid-run
+    on a stream; the second reader receives every change from its start on, as the first does (each sees
+    every change), so the changes received are more than the versions and fewer than twice them, while
+    the reconciliation (the first reader's) stays exact."""
+    knobs = {"watchers": 1, "watch_mode": "change_stream"}
+    config = prepared(local_spanner, switchable(), {"processes": 1, "knobs": knobs}, runtime)
+
+    async def scenario() -> PreloadRecorder:
+        sink = PreloadRecorder()
+        supervisor = Supervisor(Settings(), sink)
+        await supervisor.start("readers", config)
+        await _samples(sink, SAMPLES_PER_PHASE)
+        patch = ConfigPatch.model_validate({"knobs": {"watchers": 2}})
+        await supervisor.patch("readers", patch, "test")
+        await _samples(sink, SAMPLES_PER_PHASE)
+        await supervisor.stop("readers")
+        await asyncio.wait_for(supervisor.wait_finished("readers"), 120)
+        return sink
+
+    sink = asyncio.run(asyncio.wait_for(scenario(), 200))
+    assert sink.states[-1] == (RunState.FINISHED, None), sink.states
+    summary = sink.summary
+    assert summary is not None and summary.reconciliation is not None
+    r = summary.reconciliation
+    assert r.ok and r.duplicates == 0, r
+    assert r.versions_received < summary.totals.received_changes < 2 * r.versions_received

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"encoding/json"
 	"sync"
 	"testing"
 	"time"
@@ -88,5 +89,34 @@ func TestSwitchingWatchHandsOverEachWayAtTheOldWatchersTime(t *testing.T) {
 	}
 	if s.SQL() != "poll" {
 		t.Errorf("the current watcher is the %s one", s.SQL())
+	}
+}
+
+// The stream's live knobs (issue 29): each read function call asks for the heartbeat its knob says
+// then (figures, read per call), and a new count of readers applies at once; the mode's knob
+// decides StreamMode. Parsed from the definition JSON, as a worker gets it.
+func TestAStreamsHeartbeatAndReadersFollowTheirKnobs(t *testing.T) {
+	var def Definition
+	data := `{"name": "k", "knobs": {"hb": {"default": 1000}, "readers": {"default": 1},
+		"m": {"default": "poll", "choices": ["poll", "change_stream"]}},
+		"operations": {"noop": {"rate": 1, "steps": [{"sql": "SELECT 1"}]}},
+		"watch": {"table": "T", "timestamp": "Ts", "mode": "$m", "heartbeat": "$hb", "watchers": "$readers"}}`
+	if err := json.Unmarshal([]byte(data), &def); err != nil {
+		t.Fatal(err)
+	}
+	w := NewStreamWatcher(def.Watch, Knobs{"hb": int64(1000), "readers": int64(1)}, nil, nil, time.Now())
+	if hb, n := w.figures(); hb != 1000 || n != 1 {
+		t.Fatalf("before: heartbeat %d, readers %d", hb, n)
+	}
+	w.Apply(Knobs{"hb": int64(250), "readers": int64(2)}) // not started: no reader to add yet
+	if hb, n := w.figures(); hb != 250 || n != 2 {
+		t.Errorf("after the patch: heartbeat %d, readers %d; want 250, 2", hb, n)
+	}
+	w.Apply(Knobs{"hb": int64(20), "readers": int64(1)})
+	if hb, _ := w.figures(); hb != minHeartbeatMs {
+		t.Errorf("heartbeat %d below Spanner's bound; want %d", hb, minHeartbeatMs)
+	}
+	if def.Watch.ModeKnob() != "m" || def.Watch.StreamMode(Knobs{"m": "poll"}) || !def.Watch.StreamMode(Knobs{"m": "change_stream"}) {
+		t.Errorf("the mode does not follow its knob")
 	}
 }
