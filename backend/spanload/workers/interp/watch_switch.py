@@ -106,7 +106,11 @@ class SwitchingWatch:
                 self.current.apply(knobs)
                 return
             if not self._started:  # before the run begins: nothing to hand over
-                self._replace(self._make(wanted, knobs, self.current.start_ts), wanted)
+                try:
+                    self._replace(self._make(wanted, knobs, self.current.start_ts), wanted)
+                except Exception as err:
+                    self._refused(wanted, err)
+                    self.current.apply(knobs)
                 return
             self._thread = threading.Thread(target=self._switch_loop, name="watch-switch", daemon=True)
             self._thread.start()
@@ -133,6 +137,16 @@ class SwitchingWatch:
         new.set_paused(self.current.paused)
         self.current, self.mode = new, mode
 
+    def _refused(self, wanted: WatchMode, err: Exception) -> None:
+        """The watcher of ``wanted`` could not be made: the current one goes on, and the switch is not
+        tried again until the knob moves (called with the lock held)."""
+        self._failed = wanted
+        reason = f"the {wanted.value} watcher could not start: {spanner_client.status_text(err)}"
+        logger.warning("worker %d keeps watching by %s: %s", self._worker, self.mode.value, reason)
+        self._switched(
+            WatchSwitched(worker=self._worker, mode=self.mode, previous=self.mode, handover="", error=reason)
+        )
+
     def _switch_loop(self) -> None:
         """Switch until the mode is the knob's (it may have moved again meanwhile), then apply the
         latest knobs."""
@@ -153,12 +167,7 @@ class SwitchingWatch:
             new = self._make(wanted, knobs, old.start_ts)  # e.g. creates the stream: the old one still watches
         except Exception as err:
             with self._lock:
-                self._failed = wanted
-            reason = f"the {wanted.value} watcher could not start: {spanner_client.status_text(err)}"
-            logger.warning("worker %d keeps watching by %s: %s", self._worker, previous.value, reason)
-            self._switched(
-                WatchSwitched(worker=self._worker, mode=previous, previous=previous, handover="", error=reason)
-            )
+                self._refused(wanted, err)
             return
         error = None
         try:
