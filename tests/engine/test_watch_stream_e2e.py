@@ -188,3 +188,33 @@ def test_heartbeat_and_readers_follow_their_knobs_live(local_spanner: LocalTarge
     assert counters[Counter.RECEIVED_CHANGES] == 3 + 2 * 3
     assert db.heartbeats[0] == 1000 and db.heartbeats[-1] == 250
     assert db.heartbeats == sorted(db.heartbeats, reverse=True)  # 1000 until the patch, 250 from then on
+
+
+def test_every_reader_of_the_start_reads_from_the_runs_start(local_spanner: LocalTarget) -> None:
+    """Two readers from the start: both read from the run's start, so a commit made between it and the
+    watcher's start (another worker's writers begin on their own) reaches each: 3 rows, 2 x 3 changes.
+    A reader added later by a live change starts when it is added (the test above)."""
+    definition = validate_data(
+        {
+            "name": "two",
+            "ddl": [TABLE],
+            "operations": {"noop": {"rate": 1, "steps": [{"sql": "SELECT 1"}]}},
+            "watch": {"table": "T", "timestamp": "Ts", "mode": "change_stream", "heartbeat": "100ms", "watchers": 2},
+        }
+    )
+    config = local_spanner.config({"workload": "definition", "definition": definition.model_dump(mode="json")})
+    create_schema(local_spanner, config, definition)
+    client = spanner_client.make_client(config.target, local_spanner.address)
+    try:
+        db = client.instance(config.target.instance).database(config.target.database)
+        stats = WorkerStats()
+        watcher = ChangeStreamWatcher(lambda: db, definition, {}, stats, dt.datetime.now(dt.UTC))  # creates the stream
+        with db.batch() as b:  # committed before the watcher starts, after the run's start
+            b.insert("T", ["Id", "Ts"], [[i, spanner_v1.COMMIT_TIMESTAMP] for i in range(3)])
+        watcher.start()
+        watcher.stop_and_drain()
+        counters, errors, _ = stats.take()
+    finally:
+        client.close()
+    assert errors == {}
+    assert counters[Counter.RECEIVED_CHANGES] == 2 * 3

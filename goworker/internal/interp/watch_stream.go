@@ -157,9 +157,12 @@ func (w *StreamWatcher) resize() {
 		w.followers = w.followers[:len(w.followers)-1]
 		f.cancel()
 	}
+	// those of the start read from the run's start (the other workers may have written before this
+	// one began); one added later starts now
+	initial := len(w.followers) == 0
 	for len(w.followers) < n {
 		start := w.start
-		if len(w.followers) > 0 {
+		if !initial {
 			start = time.Now()
 		}
 		f := newFollower(w, start)

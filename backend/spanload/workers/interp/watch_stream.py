@@ -242,11 +242,13 @@ class ChangeStreamWatcher(WatchFollowers):
                 self._resize_locked()
 
     def _resize_locked(self) -> None:
-        """As many followers as ``watchers``: a new one starts now; the last ones go."""
+        """As many followers as ``watchers``: those of the start read from the run's start (the other
+        workers may have written before this one began); one added later starts now; the last ones go."""
         while len(self._followers) > self.watchers:
             self._followers.pop().stop()
+        initial = not self._followers
         while len(self._followers) < self.watchers:
-            start = self._start_ts if not self._followers else dt.datetime.now(dt.UTC)
+            start = self._start_ts if initial else dt.datetime.now(dt.UTC)
             follower = _Follower(self, len(self._followers), start)
             self._followers.append(follower)
             follower.begin()
