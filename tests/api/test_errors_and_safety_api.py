@@ -307,7 +307,9 @@ def test_fastapis_own_422_names_the_field_as_the_apps_do(
         (
             {"definition": {"watch": {"mode": "poll"}}},
             "definition.watch.mode",
-            "definition.watch.mode is fixed for the run: a run watches by polling or by a change stream",
+            "definition.watch.mode is fixed for the run: the definition is fixed for the run, its watch's mode "
+            "with it; a watch whose mode is a knob (watch.mode: $name, a string knob with choices poll and "
+            "change_stream) switches live",
         ),
         ({"client": {"interface": "pgadapter"}}, "client.interface", "interface is fixed for the run"),
         ({"seed": 7}, "seed", "seed is fixed for the run"),
@@ -317,8 +319,9 @@ def test_fastapis_own_422_names_the_field_as_the_apps_do(
 def test_a_patch_of_a_field_fixed_for_the_run_is_422_naming_it(
     tmp_path: Path, patch: dict[str, Any], field: str, says: str
 ) -> None:
-    """Issue 29: poll against change stream is chosen when a run starts; a live patch of the watch's mode
-    (or of any fixed field) says so by the field's name, and changes nothing."""
+    """Issue 29: the definition is fixed for the run, its watch's mode with it (a mode that is a knob switches
+    through the knob); a live patch of it (or of any fixed field) says so by the field's name, and changes
+    nothing."""
     app = create_app(make_settings(tmp_path), engine_factory=LoadlessEngine)
     with local_client(app) as client:
         run = client.post("/api/runs", json={"preset": "light-change-stream"}).json()
@@ -330,4 +333,46 @@ def test_a_patch_of_a_field_fixed_for_the_run_is_422_naming_it(
         assert error["msg"].startswith(says), error
         after = client.get(f"/api/runs/{run['id']}").json()
         assert after["current_config"] == run["current_config"]
-        assert after["current_config"]["definition"]["watch"]["mode"] == "change_stream"
+        assert after["current_config"]["knobs"]["watch_mode"] == "change_stream"
+
+
+@pytest.mark.parametrize(
+    ("run", "patch", "field", "says"),
+    [
+        (
+            {"preset": "light-poll", "overrides": {"target": {"kind": "emulator", "emulator_host": "127.0.0.1:9"}}},
+            {"knobs": {"watch_mode": "change_stream"}},
+            "knobs.watch_mode",
+            "knobs.watch_mode: cannot switch the watch to change_stream: the Cloud Spanner emulator has no change "
+            "streams; the run can only poll",
+        ),
+        (
+            {"preset": "light-poll", "overrides": {"definition": {"watch": {"mode": "poll"}}}},
+            {"knobs": {"watch_mode": "change_stream"}},
+            "knobs.watch_mode",
+            "knobs.watch_mode: cannot switch the watch to change_stream: the definition pins watch.mode to poll",
+        ),
+        (
+            {"preset": "light-poll", "overrides": {"knobs": {"watch_mode": "poll"}}},
+            {"knobs": {"watch_mode": "stream"}},
+            "knobs.watch_mode",
+            "knobs.watch_mode: 'stream' is not one of 'poll', 'change_stream'",
+        ),
+    ],
+    ids=["emulator", "pinned", "no such mode"],
+)
+def test_a_switch_of_the_watch_a_run_cannot_make_is_422_naming_the_knob_and_why(
+    tmp_path: Path, run: dict[str, Any], patch: dict[str, Any], field: str, says: str
+) -> None:
+    """Issue 29: a run switches poll <-> change stream through its watch_mode knob where it can; where it
+    cannot, the 422 names the knob and says why, and the run goes on as it was."""
+    app = create_app(make_settings(tmp_path), engine_factory=LoadlessEngine)
+    with local_client(app) as client:
+        started = client.post("/api/runs", json=run).json()
+        assert started["status"] == "running", started
+        refused = client.patch(f"/api/runs/{started['id']}/config", json=patch)
+        assert refused.status_code == 422, refused.text
+        assert refused.json()["field"] == field
+        assert says in str(refused.json()["detail"]), refused.json()
+        after = client.get(f"/api/runs/{started['id']}").json()
+        assert after["current_config"] == started["current_config"]

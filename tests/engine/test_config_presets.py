@@ -44,12 +44,13 @@ def test_each_change_watcher_load_has_a_poll_and_a_change_stream_preset_on_one_l
     """Issue 29: workloads/change_watcher.yaml, its watch either way, on the load of the hand-written preset."""
     for name, _, w, m, n in presets.CHANGE_WATCHER_LOADS:
         pair = [presets.get_preset(f"{name}-{suffix}").config for suffix in ("poll", "change-stream")]
-        assert [c.definition and c.definition.watch and c.definition.watch.mode for c in pair] == [
+        assert [c.watch_mode() for c in pair] == [
             "poll",
             "change_stream",
         ]
         assert all(c.definition is not None and c.definition.name == "change_watcher" for c in pair)
         knobs = [c.knob_values() for c in pair]
+        assert [k.pop("watch_mode") for k in knobs] == ["poll", "change_stream"]
         assert knobs[0] == knobs[1]  # the same load, heartbeat and readers: only the mode differs
         load = ("transactions_per_second", "max_mutations", "watchers", "poll_interval", "limit", "heartbeat")
         assert tuple(knobs[0][k] for k in load) == (w, 2 * m, n, 1000, 10_000, 1000)

@@ -55,12 +55,14 @@ def _unreported(experiment: Experiment, configs: list[RunConfig]) -> list[str]:
 def test_the_change_streams_experiment_sets_polling_against_a_stream_on_the_light_load() -> None:
     configs = _configs(CHANGE_STREAMS)
     assert CHANGE_STREAMS.variants == ("light-poll", "light-change-stream")
-    assert [c.definition and c.definition.watch and c.definition.watch.mode for c in configs] == [
+    assert [c.watch_mode() for c in configs] == [
         "poll",
         "change_stream",
     ]
     assert {c.target.database for c in configs} == {"spanload-exp-change-streams"}
-    assert configs[0].knob_values() == configs[1].knob_values()
+    knobs = [c.knob_values() for c in configs]
+    assert [k.pop("watch_mode") for k in knobs] == ["poll", "change_stream"]
+    assert knobs[0] == knobs[1]
     assert configs[0].knob_values()["transactions_per_second"] == 5  # the report's light row
     assert [f.metric for f in CHANGE_STREAMS.figures] == [
         "watcher.notify.p50_ms",
@@ -133,6 +135,29 @@ def test_a_tpcc_variant_says_what_its_consistency_check_found() -> None:
     assert consistency_lines(runs) == ["tpcc-1w: consistency: condition_1 ok"]
 
 
+def test_a_figure_a_variant_lacks_is_n_a_with_the_summarys_reason() -> None:
+    """Issue 29: the change-streams experiment on a target without the server's CPU (here the emulator's
+    reasons): n/a in the table, and why under it, never a blank or 0."""
+    runs = []
+    reasons = {
+        "server.cpu_per_change_ms": "the emulator counts no server CPU",
+        "server.watch_cpu_per_change_ms": "the emulator has no SPANNER_SYS statistics",
+    }
+    for variant in CHANGE_STREAMS.variants:
+        sink = PrintingSink(io.StringIO(), quiet=True)
+        sink.summary = Summary(rates={"watcher.lag_ms": 5.0}, unavailable=reasons)
+        runs.append(VariantRun(variant, get_preset(variant).config, sink))
+    table = figures_table(CHANGE_STREAMS, runs)
+    assert table[3:] == [
+        f"n/a: {v} {label}: {why}"
+        for v in CHANGE_STREAMS.variants
+        for label, why in (
+            ("server CPU ms per change", "the emulator counts no server CPU"),
+            ("watcher SYS CPU ms/change", "the emulator has no SPANNER_SYS statistics"),
+        )
+    ]
+
+
 def test_experiment_list_names_the_change_streams_experiment(capsys: pytest.CaptureFixture[str]) -> None:
     assert commands.main(["experiment", "--list"]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -180,10 +205,10 @@ def test_the_hint_experiment_runs_its_variants_in_order_on_one_table_loaded_once
     assert preloads[0][1][1]["loaded"] == PRELOAD_ROWS
     assert [[kind for kind, _ in p] for p in preloads[1:]] == [[EventKind.PRELOAD_SKIPPED]] * 2
 
-    table = figures_table(HINT, runs)
-    assert [line.split()[0] for line in table[1:]] == ["medium", "medium-no-hint", "medium-not-null"]
+    table = figures_table(HINT, runs)[1 : len(runs) + 1]  # then why a figure is n/a, if one is
+    assert [line.split()[0] for line in table] == ["medium", "medium-no-hint", "medium-not-null"]
     first_metric = HINT.figures[0].metric
     values = [metrics_of(r.sink.summary)[first_metric] for r in runs if r.sink.summary]
-    ratios = [re.findall(r"(\d+\.\d\d)x", line)[0] for line in table[1:]]
+    ratios = [re.findall(r"(\d+\.\d\d)x", line)[0] for line in table]
     assert ratios == [f"{v / values[0]:.2f}" for v in values]
     assert ratios[0] == "1.00"

@@ -7,6 +7,8 @@ table's split divides mid-run (a split threshold of 16 rows against ~100 movemen
 from __future__ import annotations
 
 import datetime as dt
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from google.cloud import spanner_v1
@@ -106,3 +108,113 @@ def test_light_in_change_stream_mode_reconciles_exactly_across_split_divisions(
     assert r.keys_written == rows > 2 * SPLIT_ROWS
     ((splits,),) = query(local_spanner, config, "SELECT SPLITS FROM SPANNER_SYS.SPANLOAD_COUNTERS")
     assert splits > 1
+
+
+class _Recording:
+    """The database, recording the heartbeat_milliseconds of each read function call."""
+
+    def __init__(self, database: Any) -> None:
+        self.database = database
+        self.heartbeats: list[int] = []
+
+    def snapshot(self) -> Any:
+        recording, snapshot = self, self.database.snapshot()
+
+        class _Snapshot:
+            def __enter__(self) -> Any:
+                inner = snapshot.__enter__()
+
+                def execute_sql(sql: str, params: dict[str, Any] | None = None, **kw: Any) -> Any:
+                    if params is not None and "hb" in params:
+                        recording.heartbeats.append(params["hb"])
+                    return inner.execute_sql(sql, params=params, **kw)
+
+                return SimpleNamespace(execute_sql=execute_sql)
+
+            def __exit__(self, *exc: object) -> None:
+                snapshot.__exit__(*exc)
+
+        return _Snapshot()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.database, name)
+
+
+def test_heartbeat_and_readers_follow_their_knobs_live(local_spanner: LocalTarget) -> None:
+    """Issue 29's live knobs: a patched heartbeat is the heartbeat_milliseconds of the reads from then on,
+    and a second reader (watchers 1 -> 2) receives the changes committed after it started, as the
+    first does: 3 commits before the patch and 3 after are 3 + 2 x 3 received changes."""
+    definition = validate_data(
+        {
+            "name": "knobs",
+            "ddl": [TABLE],
+            "knobs": {
+                "hb": {"default": 1000, "min": 100, "max": 300000},
+                "readers": {"default": 1, "min": 1, "max": 4},
+            },
+            "operations": {"noop": {"rate": 1, "steps": [{"sql": "SELECT 1"}]}},
+            "watch": {
+                "table": "T",
+                "timestamp": "Ts",
+                "mode": "change_stream",
+                "heartbeat": "$hb",
+                "watchers": "$readers",
+            },
+        }
+    )
+    config = local_spanner.config({"workload": "definition", "definition": definition.model_dump(mode="json")})
+    create_schema(local_spanner, config, definition)
+    client = spanner_client.make_client(config.target, local_spanner.address)
+    try:
+        db = _Recording(client.instance(config.target.instance).database(config.target.database))
+        stats = WorkerStats()
+        watcher = ChangeStreamWatcher(
+            lambda: db, definition, {"hb": 1000, "readers": 1}, stats, dt.datetime.now(dt.UTC)
+        )
+        watcher.start()
+
+        def commit(first: int) -> None:
+            with db.database.batch() as b:
+                b.insert("T", ["Id", "Ts"], [[first + i, spanner_v1.COMMIT_TIMESTAMP] for i in range(3)])
+
+        commit(0)
+        watcher.apply({"hb": 250, "readers": 2})
+        commit(10)
+        watcher.stop_and_drain()
+        counters, errors, _ = stats.take()
+    finally:
+        client.close()
+    assert errors == {}
+    assert counters[Counter.RECEIVED_CHANGES] == 3 + 2 * 3
+    assert db.heartbeats[0] == 1000 and db.heartbeats[-1] == 250
+    assert db.heartbeats == sorted(db.heartbeats, reverse=True)  # 1000 until the patch, 250 from then on
+
+
+def test_every_reader_of_the_start_reads_from_the_runs_start(local_spanner: LocalTarget) -> None:
+    """Two readers from the start: both read from the run's start, so a commit made between it and the
+    watcher's start (another worker's writers begin on their own) reaches each: 3 rows, 2 x 3 changes.
+    A reader added later by a live change starts when it is added (the test above)."""
+    definition = validate_data(
+        {
+            "name": "two",
+            "ddl": [TABLE],
+            "operations": {"noop": {"rate": 1, "steps": [{"sql": "SELECT 1"}]}},
+            "watch": {"table": "T", "timestamp": "Ts", "mode": "change_stream", "heartbeat": "100ms", "watchers": 2},
+        }
+    )
+    config = local_spanner.config({"workload": "definition", "definition": definition.model_dump(mode="json")})
+    create_schema(local_spanner, config, definition)
+    client = spanner_client.make_client(config.target, local_spanner.address)
+    try:
+        db = client.instance(config.target.instance).database(config.target.database)
+        stats = WorkerStats()
+        watcher = ChangeStreamWatcher(lambda: db, definition, {}, stats, dt.datetime.now(dt.UTC))  # creates the stream
+        with db.batch() as b:  # committed before the watcher starts, after the run's start
+            b.insert("T", ["Id", "Ts"], [[i, spanner_v1.COMMIT_TIMESTAMP] for i in range(3)])
+        watcher.start()
+        watcher.stop_and_drain()
+        counters, errors, _ = stats.take()
+    finally:
+        client.close()
+    assert errors == {}
+    assert counters[Counter.RECEIVED_CHANGES] == 2 * 3

@@ -35,6 +35,7 @@ def _start(mode: str) -> Start:
     definition = validate_data(
         {
             "name": "items",
+            "knobs": {"m": {"default": "poll", "choices": ["poll", "change_stream"]}},
             "operations": {"noop": {"rate": 1, "steps": [{"sql": "SELECT 1"}]}},
             "watch": {"table": "Items", "timestamp": "Ts", "mode": mode, "versions": VERSIONS},
         }
@@ -49,3 +50,5 @@ def test_the_start_message_carries_a_change_stream_watchs_ddl_and_no_other() -> 
         "CREATE CHANGE STREAM SpanloadWatch_Items FOR Items OPTIONS (value_capture_type = 'NEW_ROW')"
     )
     assert _start("poll").watch_stream_ddl == ""
+    # a watch whose mode is a knob may switch to its stream while the run goes on (issue 29): it carries it too
+    assert _start("$m").watch_stream_ddl == _start("change_stream").watch_stream_ddl

@@ -125,6 +125,27 @@ def test_a_hint_needs_an_index_and_a_bool_knob() -> None:
             validate_data(data)
 
 
+def test_a_mode_that_is_a_knob_names_a_string_knob_of_the_modes() -> None:
+    """Issue 29: watch.mode: $knob switches live; the knob must exist and offer only poll and change_stream."""
+    base = HINTED.model_dump(mode="json", exclude_none=True)
+    watch = {**base["watch"], "mode": "$m"}
+    cases = (
+        ({**base, "watch": watch}, r"watch.mode: \$m names no knob"),
+        ({**base, "knobs": {**base["knobs"], "m": {"default": "poll"}}, "watch": watch}, "give it choices among"),
+        (
+            {**base, "knobs": {**base["knobs"], "m": {"default": "poll", "choices": ["poll", "push"]}}, "watch": watch},
+            r"give it choices among poll, change_stream \(now \['poll', 'push'\]\)",
+        ),
+    )
+    for data, words in cases:
+        with pytest.raises(DefinitionInvalid, match=words):
+            validate_data(data)
+    ok = {**base, "knobs": {**base["knobs"], "m": {"default": "poll", "choices": ["poll", "change_stream"]}}}
+    definition = validate_data({**ok, "watch": watch})
+    assert definition.watch is not None and definition.watch.mode_knob == "m"
+    assert definition.watch.mode_in({"m": "change_stream"}, definition.knobs) == "change_stream"
+
+
 SHARDED = validate_data(
     {
         "name": "s",

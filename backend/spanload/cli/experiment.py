@@ -79,19 +79,24 @@ def _figure(value: float) -> str:
 
 
 def figures_table(experiment: Experiment, runs: list[VariantRun]) -> list[str]:
-    """One row per variant: each key figure and its ratio to the first variant's."""
+    """One row per variant: each key figure and its ratio to the first variant's; then, for a figure
+    a variant's summary says it lacks (``Summary.unavailable``), why it is n/a."""
     values = [metrics_of(r.sink.summary) if r.sink.summary else {} for r in runs]
     width = max(len(v) for v in experiment.variants) + 2
     head = f"{'variant':<{width}}" + "".join(f"{f.label:>28}{'ratio':>8}" for f in experiment.figures)
     lines = [head]
+    reasons: list[str] = []
     for run, figures in zip(runs, values, strict=True):
         row = f"{run.variant:<{width}}"
+        unavailable = run.sink.summary.unavailable if run.sink.summary else {}
         for f in experiment.figures:
             value, base = figures.get(f.metric), values[0].get(f.metric)
             ratio = f"{value / base:.2f}x" if value is not None and base else "n/a"
             row += f"{_figure(value):>28}{ratio:>8}" if value is not None else f"{'n/a':>28}{'n/a':>8}"
+            if value is None and (why := unavailable.get(f.metric)):
+                reasons.append(f"n/a: {run.variant} {f.label}: {why}")
         lines.append(row)
-    return lines
+    return lines + reasons
 
 
 def consistency_lines(runs: list[VariantRun]) -> list[str]:

@@ -25,6 +25,8 @@ from spanload.model.breakdown import (
     merge_timings,
     pgadapter_by_minute,
 )
+from spanload.model.change_cost_reasons import unavailable_costs
+from spanload.model.config import TargetKind
 from spanload.model.op_metrics import OpCounter, OpGauge
 from spanload.model.protocol import OPERATION_COUNTERS, Counter, Report
 from spanload.model.samples import Gauge, Percentiles, Sample, Summary, Totals
@@ -181,6 +183,8 @@ class Aggregator:
         via_pgadapter: bool = False,
         warmup_s: float = 0.0,
         legacy: dict[str, str] | None = None,
+        target: TargetKind = TargetKind.LOCAL,
+        watches: bool = False,
     ) -> None:
         """``legacy`` (legacy name -> figure, model/builtin_convert.py ``legacy_names``): on a run of a
         built-in definition, each interval and the summary also carry the operation's figures under
@@ -188,6 +192,10 @@ class Aggregator:
         profiles, capacity searches, exports and compares that read them keep working."""
         self.started_at = started_at
         self.legacy = legacy or {}
+        # a run that watches wants its server CPU per change: n/a with its reason where the target
+        # gives none (model/change_cost_reasons.py); sys_error: the workers' last failed SPANNER_SYS read
+        self.target, self.watches = target, watches
+        self.sys_error: str | None = None
         self.warmup_s = warmup_s  # its intervals (model.warmup) stay out of the summary's figures
         self._measured_from = started_at  # end of the last warm-up interval emitted
         # the first measured interval's start: a SPANNER_SYS minute priced for the breakdown starts at or after it
@@ -221,6 +229,8 @@ class Aggregator:
         self._operations[worker] = self._operations.get(worker, 0) + operations_in(report.counters)
         if report.cpu_s is not None:  # cumulative: the latest is the whole
             self._cpu_s[worker] = max(self._cpu_s.get(worker, 0.0), report.cpu_s)
+        if report.sys_error:
+            self.sys_error = report.sys_error
         report = self._own_minute(report)
         self._minute_cost.note_minute(report.sys_interval_end, report.gauges)
         if report.sys_latencies is not None:
@@ -348,6 +358,13 @@ class Aggregator:
             warmup=warmup,
         )
 
+    def _unavailable(self, rates: dict[str, float], totals: Totals) -> dict[str, str]:
+        """The figures the run wants but lacks, each with why."""
+        out = server_minute.unavailable(self.started_at, self.last_t, rates, totals)
+        if self.watches:
+            out |= unavailable_costs(self.target, self.started_at, self.last_t, rates, totals, self.sys_error)
+        return out
+
     def summary(self) -> Summary:
         """Whole-run figures from the histograms merged over every emitted interval after the warm-up
         (model.warmup): latency, rates and breakdown; the totals count every interval."""
@@ -378,7 +395,7 @@ class Aggregator:
             warmup_s=self._measured_from - self.started_at,
             latency=latency,
             rates=rates,
-            unavailable=server_minute.unavailable(self.started_at, self.last_t, rates, totals),
+            unavailable=self._unavailable(rates, totals),
             totals=totals,
             errors_by_code=dict(self._errors),
             breakdown={op: self._whole_breakdown(op, t) for op, t in self._timings.items()},

@@ -284,6 +284,8 @@ class Supervisor:
             via_pgadapter=run.config.client.interface is ClientInterface.PGADAPTER,
             warmup_s=run.config.warmup_s,
             legacy=thresholds.legacy_names(run.config),
+            target=run.config.target.kind,
+            watches=run.config.watches(),
         )
         run.begun_monotonic = time.monotonic()
         for worker in run.workers:
@@ -354,6 +356,9 @@ class Supervisor:
                     resolve(worker.writers_stopped, ledger)
                 case protocol.WatcherLedger() as received:
                     run.watcher_ledger = received
+                case protocol.WatchSwitched() as switched:
+                    fields = switched.model_dump(mode="json", include={"mode", "previous", "handover", "error"})
+                    self.sink.on_event(run.id, EventKind.WATCH_MODE, fields)
                 case protocol.TpccChecked() as checked:
                     run.tpcc_checked = checked
                 case protocol.Stopped():

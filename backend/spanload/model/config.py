@@ -25,7 +25,7 @@ from spanload.model.field_words import words
 from spanload.model.fixed_fields import refuse_fixed
 from spanload.model.pacing import OperationPacing, check_overrides, resolve
 from spanload.model.profile import Profile, check_target, field_of, is_closed_loop, patch_for
-from spanload.model.workload import KnobValue, WorkloadDefinition
+from spanload.model.workload import Dialect, KnobValue, WatchMode, WorkloadDefinition
 
 DEFAULT_DATABASE = "spanload"
 SHARD_COUNT = 37  # ShardId = MOD(FARM_FINGERPRINT(...), 19) takes the values -18..18
@@ -700,6 +700,21 @@ class RunConfig(_Strict):
         """Every knob of the definition with its value in this run (defaults for the unset)."""
         return self.definition.knob_values(self.knobs) if self.definition is not None else {}
 
+    def watches(self) -> bool:
+        """The run has a change watcher: its definition's watch, or a report workload's watcher."""
+        if self.workload is Workload.TPCC:
+            return False
+        if self.definition is not None:
+            return self.definition.watch is not None
+        return self.watcher.enabled
+
+    def watch_mode(self) -> WatchMode | None:
+        """How the definition's watch watches with this run's knobs; None without a watch."""
+        watch = self.definition.watch if self.definition is not None else None
+        if self.definition is None or watch is None:
+            return None
+        return watch.mode_in(self.knob_values(), self.definition.knobs)
+
     def apply(self, patch: ConfigPatch) -> RunConfig:
         """Return a new config with ``patch`` applied, validated as a whole. Raises :class:`RunInvalid`."""
         if patch.knobs and self.definition is not None:
@@ -709,7 +724,38 @@ class RunConfig(_Strict):
                     raise RunInvalid(
                         f"knobs.{name}: this knob cannot change while the run goes on (live: false)", f"knobs.{name}"
                     )
-        return self.merged(patch.model_dump(exclude_unset=True, by_alias=True))
+        new = self.merged(patch.model_dump(exclude_unset=True, by_alias=True))
+        self._check_watch_switch(new)
+        return new
+
+    def _check_watch_switch(self, new: RunConfig) -> None:
+        """A switch of the watch between polling and a change stream (its mode's knob changed) needs a
+        target and dialect whose change streams the watchers read. Raises :class:`RunInvalid` naming
+        the knob and why."""
+        watch = self.definition.watch if self.definition is not None else None
+        if self.definition is None or watch is None:
+            return
+        name = watch.mode_knob
+        if name is None:  # a knob of the watch's modes that the watch does not follow: the mode is pinned
+            before, after = self.knob_values(), new.knob_values()
+            for knob, spec in self.definition.knobs.items():
+                if spec.choices and set(spec.choices) <= set(WatchMode) and before[knob] != after[knob]:
+                    pinned = f"the definition pins watch.mode to {watch.mode}"
+                    raise RunInvalid(
+                        f"knobs.{knob}: cannot switch the watch to {after[knob]}: {pinned}", f"knobs.{knob}"
+                    )
+            return
+        wanted = new.watch_mode()
+        if wanted is self.watch_mode() or wanted is not WatchMode.CHANGE_STREAM:
+            return
+        field = f"knobs.{name}"
+        why: str | None = None
+        if self.target.kind is TargetKind.EMULATOR:
+            why = "the Cloud Spanner emulator has no change streams; the run can only poll"
+        elif self.definition.dialect is Dialect.POSTGRESQL:
+            why = "the watchers read change streams of GoogleSQL databases only; this definition is PostgreSQL"
+        if why is not None:
+            raise RunInvalid(f"{field}: cannot switch the watch to change_stream: {why}", field)
 
     def in_own_terms(self, patch: ConfigPatch) -> ConfigPatch:
         """``patch`` in this config's terms: on a run of a built-in definition, its legacy sections'

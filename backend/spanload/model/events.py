@@ -22,6 +22,7 @@ class EventKind(StrEnum):
     ABORTED = "aborted"  # an abort rule held for its time: {rule, metric, value, for_s, breached_s, reason}
     CAPACITY = "capacity"  # a capacity search judged a step: the step's figures (model.capacity.CapacityStep)
     PROFILE = "profile"  # the load profile: {event: stage|skip|extend|abandon|end, stage, ...}
+    WATCH_MODE = "watch_mode"  # the watch switched poll <-> change_stream live: {mode, previous, handover, error}
 
 
 class PreloadStatus(BaseModel):

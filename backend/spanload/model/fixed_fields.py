@@ -4,8 +4,7 @@ fixed and why, not with pydantic's "extra inputs are not permitted".
 The error carries the dotted field (relative to the patch section it was found in) in its context
 (``ctx.field``), which the API's 422 puts in ``field`` after the section's own path
 (``client`` + ``interface``). A definition's ``watch.mode`` (poll or change_stream) is named as such:
-switching a run between polling and a change stream would need both runtimes' watchers to hand over
-mid-run (workloads/README.md, "Watch"), so it is chosen when the run starts.
+the definition is fixed for the run; a watch whose mode is a knob switches live through that knob.
 """
 
 from __future__ import annotations
@@ -18,8 +17,9 @@ FIXED_FOR_RUN = "fixed_for_run"  # the error's type
 
 WATCH_MODE = "definition.watch.mode"
 WHY: dict[str, str] = {
-    WATCH_MODE: "a run watches by polling or by a change stream from its start to its end; to compare "
-    "the two, run the <level>-poll and <level>-change-stream presets (or the change-streams experiment)",
+    WATCH_MODE: "the definition is fixed for the run, its watch's mode with it; a watch whose mode is a knob "
+    "(watch.mode: $name, a string knob with choices poll and change_stream) switches live when that knob is "
+    "patched (knobs.<name>), as workloads/change_watcher.yaml's watch_mode",
 }
 DEFAULT_WHY = "it is chosen when the run starts; start a new run to change it"
 

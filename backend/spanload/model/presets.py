@@ -69,7 +69,7 @@ PG_TPCC = {"pg-tpcc-client": "postgresql", "pg-tpcc-pgadapter": "pgadapter"}  # 
 TPCC_WARMUP_S = 10.0  # tpcc-1w and its PG twins: PGAdapter's JVM is cold for the first seconds; all three skip them
 TPCC_TWO_PROCESSES = "tpcc-1w-2p"  # tpcc-1w's terminals over two processes (TPC-C runs on Python workers only)
 CHANGE_STREAMS_DATABASE = "spanload-change-streams"
-# preset suffix -> watch.mode of workloads/change_watcher.yaml (a mode is no knob: an enum)
+# preset suffix -> the watch_mode knob of workloads/change_watcher.yaml (its watch.mode; live: the run may switch)
 WATCH_MODES = {"poll": "poll", "change-stream": "change_stream"}
 
 
@@ -78,20 +78,12 @@ def _config(name: str, body: dict[str, Any]) -> RunConfig:
 
 
 def _builtin(
-    name: str,
-    workload: str,
-    knobs: dict[str, Any],
-    body: dict[str, Any] | None = None,
-    watch: dict[str, Any] | None = None,
-    watched: bool = True,
+    name: str, workload: str, knobs: dict[str, Any], body: dict[str, Any] | None = None, watched: bool = True
 ) -> RunConfig:
     """A preset that runs the built-in definition ``workload`` with these knob values (and ``body``'s
-    other fields), its ``watch`` with ``watch``'s fields replaced; ``watched`` false drops the watch
-    (the report's scenario ran no watcher: its polls would take a session of a small pool, or server
-    CPU from what the scenario measures)."""
+    other fields); ``watched`` false drops the watch (the report's scenario ran no watcher: its polls
+    would take a session of a small pool, or server CPU from what the scenario measures)."""
     definition = builtin_definition(workload).model_dump(mode="json", exclude_unset=True)
-    if watch:
-        definition["watch"] = {**definition["watch"], **watch}
     if not watched:
         definition["watch"] = None
     origin = {"source": "builtin", "definition": workload}
@@ -141,9 +133,8 @@ def _change_watcher() -> list[Preset]:
             config = _builtin(
                 f"{name}-{suffix}",
                 "change_watcher",
-                {},
+                {"watch_mode": mode},
                 {"target": {"database": CHANGE_STREAMS_DATABASE}},
-                {"mode": mode},
             ).merged({"updater": updater, "watcher": watcher})
             how = "a change stream, a reader per partition, 1 s heartbeats" if mode != "poll" else "polling every 1 s"
             out.append(

@@ -99,7 +99,9 @@ class Start(_Message):
         default_factory=dict, description="Spanner request/transaction tag of each operation (model/tags.py)"
     )
     watch_stream_ddl: str = Field(
-        "", description="a change_stream watch: the DDL creating its stream when missing (Watch.stream_ddl)"
+        "",
+        description="a watch that reads a change stream, or may switch to one: the DDL creating its stream when "
+        "missing (Watch.stream_ddl)",
     )
 
     @model_validator(mode="after")
@@ -112,7 +114,7 @@ class Start(_Message):
             ops = list(definition.operations) if definition is not None else []
             self.tags = tags.operation_tags(self.run_id, [*ops, *(t.value for t in TxType)])
         watch = definition.watch if definition is not None else None
-        if not self.watch_stream_ddl and watch is not None and watch.mode is WatchMode.CHANGE_STREAM:
+        if not self.watch_stream_ddl and watch is not None and watch.may_stream():
             assert definition is not None
             self.watch_stream_ddl = watch.stream_ddl(definition.dialect)
         return self
@@ -233,6 +235,11 @@ class Report(_Message):
         "sys_latencies come from; the aggregator keeps them only if that minute lies inside the run "
         "(model.server_minute)",
     )
+    sys_error: str | None = Field(
+        None,
+        description="why the worker's last read of SPANNER_SYS failed (e.g. PERMISSION_DENIED: no access to "
+        "it); None when it read, or reads none. The summary gives it as the reason of the figures it lacks",
+    )
 
 
 class WritersStopped(_Message):
@@ -262,6 +269,19 @@ class WatcherLedger(_Message):
     fresh_received: dict[int, list[tuple[int, int]]] = Field(
         default_factory=dict, description="worker -> ranges [lo, hi) of the numbers of its new keys received"
     )
+
+
+class WatchSwitched(_Message):
+    """The definition's watch switched mode live (its mode knob changed): the old way was drained and
+    the new one reads on from ``handover``, so each change came from one of the two (workloads/README.md,
+    "Watch"). ``error``: the switch failed and the watch goes on the old way."""
+
+    type: Literal["watch_switched"] = "watch_switched"
+    worker: int
+    mode: WatchMode = Field(description="the mode the watch runs in now")
+    previous: WatchMode = Field(description="the mode it ran in before")
+    handover: str = Field("", description="RFC 3339: the old way received the changes committed up to it")
+    error: str | None = None
 
 
 class TpccChecked(_Message):
@@ -359,7 +379,16 @@ def pg_error_code(sqlstate: str) -> str:
 
 ToWorker = Annotated[Start | Preload | Begin | Patch | Pause | Resume | StopWriters | Stop, Field(discriminator="type")]
 FromWorker = Annotated[
-    Hello | Ready | PreloadProgress | Report | WritersStopped | WatcherLedger | TpccChecked | Stopped | Error,
+    Hello
+    | Ready
+    | PreloadProgress
+    | Report
+    | WritersStopped
+    | WatcherLedger
+    | WatchSwitched
+    | TpccChecked
+    | Stopped
+    | Error,
     Field(discriminator="type"),
 ]
 _to_worker: TypeAdapter[ToWorker] = TypeAdapter(ToWorker)

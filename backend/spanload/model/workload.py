@@ -582,7 +582,11 @@ class Watch(_Strict):
     change stream on ``table`` (``stream``, created when missing), a reader per partition."""
 
     table: Name
-    mode: WatchMode = WatchMode.POLL
+    mode: WatchMode | Ref = Field(
+        WatchMode.POLL,
+        description="poll or change_stream; or $knob, a string knob with choices poll and change_stream: the run "
+        "then switches between them live, handing over where the other stopped",
+    )
     stream: Name | None = Field(default=None, description="change_stream mode: its stream (SpanloadWatch_<table>)")
     heartbeat: Duration = Field(default="1s", description="change_stream mode: heartbeat_milliseconds of its reads")
     timestamp: Name = Field(description="a TIMESTAMP column with allow_commit_timestamp = true")
@@ -624,6 +628,24 @@ class Watch(_Strict):
             name = ref_name(force)
             force = knobs.get(name, defaults[name].default)
         return self.index if force is True else None
+
+    def mode_in(self, knobs: dict[str, KnobValue], defaults: dict[str, Knob]) -> WatchMode:
+        """The mode with these knob values (``mode`` itself, or its knob's value)."""
+        if isinstance(self.mode, WatchMode):
+            return self.mode
+        if not is_ref(self.mode):
+            return WatchMode(self.mode)
+        name = ref_name(self.mode)
+        return WatchMode(str(knobs.get(name, defaults[name].default)))
+
+    @property
+    def mode_knob(self) -> str | None:
+        """The knob the mode follows (the run may switch live), or None: the definition pins it."""
+        return ref_name(self.mode) if is_ref(self.mode) else None
+
+    def may_stream(self) -> bool:
+        """The watch reads a change stream, or may switch to one."""
+        return self.mode_knob is not None or self.mode == WatchMode.CHANGE_STREAM
 
     def stream_name(self) -> str:
         """The change stream a ``change_stream`` watcher reads."""
@@ -674,6 +696,13 @@ class WorkloadDefinition(_Strict):
             what = "knob" if wanted == "knob" else "knob, value or column bound by an earlier step"
             raise ValueError(f"{path}: {ref} names no {what}")
         _check_versions(self)
+        if self.watch is not None and (mode := self.watch.mode_knob) is not None:
+            choices = self.knobs[mode].choices
+            if not choices or not set(choices) <= {m.value for m in WatchMode}:
+                raise ValueError(
+                    f"watch.mode: ${mode} is a knob the mode follows: give it choices among "
+                    f"{', '.join(m.value for m in WatchMode)} (now {choices or 'none'})"
+                )
         force = self.watch.force_index if self.watch is not None else True
         if isinstance(force, str) and self.knobs[ref_name(force)].kind != "bool":
             kind = self.knobs[ref_name(force)].kind
@@ -807,7 +836,7 @@ def references(definition: WorkloadDefinition) -> list[tuple[str, str, str]]:
                     value(f"{spath}.{kind}.{column}", item, wanted)
             bound.extend(getattr(step, "bind", {}))
     if definition.watch is not None:
-        for field in ("poll_interval", "limit", "watchers", "heartbeat", "force_index"):
+        for field in ("mode", "poll_interval", "limit", "watchers", "heartbeat", "force_index"):
             number(f"watch.{field}", getattr(definition.watch, field))
     return out
 

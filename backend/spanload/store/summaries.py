@@ -8,6 +8,8 @@ from sqlalchemy.orm import Session
 
 from spanload.model import metrics, server_minute
 from spanload.model.breakdown import Breakdown, combine
+from spanload.model.change_cost_reasons import unavailable_costs
+from spanload.model.config import RunConfig
 from spanload.model.samples import Summary, Totals
 from spanload.store import samples as sample_store
 from spanload.store.models import RunRow
@@ -34,11 +36,18 @@ def recompute_summary(session: Session, run_id: str) -> Summary:
     rates = {g: gauge_sums[g] / gauge_counts[g] for g in sorted(gauge_sums)}
     totals = samples[-1].totals if samples else Totals()
     last = samples[-1] if samples else None
+    unavailable: dict[str, str] = {}
+    if last is not None:
+        begin = last.t - last.elapsed_s
+        unavailable = server_minute.unavailable(begin, last.t, rates, totals)
+        config = RunConfig.model_validate(run.config) if run is not None else None
+        if config is not None and config.watches():
+            unavailable |= unavailable_costs(config.target.kind, begin, last.t, rates, totals)
     return Summary(
         duration_s=last.elapsed_s if last else (run.last_elapsed_s if run else 0.0),
         latency={op: metrics.percentiles(h) for op, h in sorted(histograms.items())},
         rates=rates,
-        unavailable=server_minute.unavailable(last.t - last.elapsed_s, last.t, rates, totals) if last else {},
+        unavailable=unavailable,
         totals=totals,
         errors_by_code=dict(errors),
         breakdown={op: combine(bs) for op, bs in sorted(breakdowns.items())},

@@ -42,13 +42,14 @@ from spanload.model.protocol import (
     StopWriters,
     ToWorker,
     TpccChecked,
+    WatchSwitched,
     WritersStopped,
     decode_to_worker,
     encode,
 )
 from spanload.model.samples import Gauge
 from spanload.model.tpcc import preload_rows
-from spanload.model.workload import Dialect, WatchMode, WorkloadDefinition
+from spanload.model.workload import Dialect, KnobValue, WatchMode, WorkloadDefinition
 from spanload.spanner import client as spanner_client
 from spanload.spanner import deadline, request_tags, schemas, tpcc_schema
 from spanload.spanner.stats import SAMPLE_EVERY_S, StatsReader
@@ -61,6 +62,7 @@ from spanload.workers.interp.runner import Interpreter
 from spanload.workers.interp.watch import DefinitionWatcher
 from spanload.workers.interp.watch_base import seen_ledger
 from spanload.workers.interp.watch_stream import ChangeStreamWatcher
+from spanload.workers.interp.watch_switch import SwitchingWatch
 from spanload.workers.stats import WorkerStats
 from spanload.workers.tpcc import consistency
 from spanload.workers.tpcc.driver import TpccLoad
@@ -129,7 +131,7 @@ class Worker:
         self.tpcc: TpccLoad | None = None
         self.interp: Interpreter | None = None
         self.pg_database: PgDatabase | None = None  # the pgadapter interface's connections
-        self.definition_watcher: DefinitionWatcher | ChangeStreamWatcher | None = None
+        self.definition_watcher: DefinitionWatcher | ChangeStreamWatcher | SwitchingWatch | None = None
         self.conn: spanner_client.Connection | None = None
         self.stats_reader: StatsReader | None = None
         self.started_at = 0.0
@@ -138,6 +140,7 @@ class Worker:
         # come from and that minute's latencies: replaced whole, so a report never pairs one
         # minute's figures with another's end
         self.server_reading: tuple[dict[str, float], float | None, SysLatencies | None] = ({}, None, None)
+        self.sys_error: str | None = None  # why the last read of SPANNER_SYS failed
         self.done = threading.Event()
         self.seq = 0
         self._report_lock = threading.Lock()
@@ -206,14 +209,28 @@ class Worker:
             pg = definition.dialect is Dialect.POSTGRESQL
             knobs = self.config.knob_values()
             start_ts = start_timestamp(self.database(), pg)
-            if definition.watch.mode == WatchMode.CHANGE_STREAM:  # the read function: the official client
-                self.definition_watcher = ChangeStreamWatcher(self.database, definition, knobs, self.stats, start_ts)
+
+            def make(mode: WatchMode, knobs: dict[str, KnobValue], start_ts: dt.datetime) -> Any:
+                if mode is WatchMode.CHANGE_STREAM:  # the read function: the official client
+                    return ChangeStreamWatcher(self.database, definition, knobs, self.stats, start_ts)
+                return DefinitionWatcher(operations, definition, knobs, self.stats, start_ts)
+
+            if definition.watch.mode_knob is not None:  # the mode follows a knob: switched live
+                self.definition_watcher = SwitchingWatch(
+                    make, self.database, definition, knobs, start_ts, self._watch_switched, self.index
+                )
             else:
-                self.definition_watcher = DefinitionWatcher(operations, definition, knobs, self.stats, start_ts)
+                self.definition_watcher = make(definition.watch.mode_in(knobs, definition.knobs), knobs, start_ts)
             if definition.watch.versions is not None:
                 self.definition_watcher.seen = seen_ledger(start.run_id, start.workers)
             prefix = self.definition_watcher.next_sql[:60]
         self.stats_reader = StatsReader(self.database(), prefix, start.run_tag)
+
+    def _watch_switched(self, switched: WatchSwitched) -> None:
+        """A switch of the watch's mode ended: the server statistics follow the new watcher's query."""
+        if self.stats_reader is not None and self.definition_watcher is not None:
+            self.stats_reader.poll_sql_prefix = self.definition_watcher.next_sql[:60]
+        self.channel.send(switched)
 
     # -- the load phase ----------------------------------------------------------------------------
 
@@ -345,6 +362,7 @@ class Worker:
                     timings=self.stats.take_timings(),
                     sys_latencies=sys_latencies,
                     sys_interval_end=sys_interval_end,
+                    sys_error=self.sys_error,
                 )
             )
             self.seq += 1
@@ -367,8 +385,10 @@ class Worker:
                         minute_end, minute_latencies = self.stats_reader.interval_end, self.stats_reader.latencies
                     counters = self.stats_reader.read_counters()
                 self.server_reading = ({**minute, **counters}, minute_end, minute_latencies)
+                self.sys_error = None
             except Exception as err:
                 logger.warning("reading SPANNER_SYS statistics failed: %s", err)
+                self.sys_error = spanner_client.status_text(err)
 
     # -- control ----------------------------------------------------------------------------------
 

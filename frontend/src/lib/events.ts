@@ -19,6 +19,12 @@ export function describeEvent(event: RunEvent): string {
     const who = `worker ${String(worker)} (pid ${String(pid)})`;
     return event.kind === "stalled" ? `${who} stalled: silent for ${String(silent)} s` : `${who} reports again after ${String(silent)} s`;
   }
+  if (event.kind === "watch_mode") {
+    // the watch switched between polling and its change stream, or could not and goes on as it was
+    const error = typeof c.error === "string" && c.error ? `: ${c.error}` : "";
+    if (c.mode === c.previous) return `watch stays ${String(c.mode)}${error}`;
+    return `watch switched ${String(c.previous)} → ${String(c.mode)}, handing over at ${String(c.handover)}${error}`;
+  }
   if (event.kind === "preload_skipped") return typeof c.message === "string" ? c.message : "preload skipped";
   if (event.kind === "preload_started") {
     return `preload started: up to ${Number(c.rows).toLocaleString("en-US")} rows (the table held ${Number(c.table_rows).toLocaleString("en-US")})`;

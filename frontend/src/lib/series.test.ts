@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { configEvent, makeSample, T0, statusEvent, targetEvent } from "@/test/fixtures";
+import { configEvent, makeSample, T0, statusEvent, targetEvent, watchEvent } from "@/test/fixtures";
 import { describeEvent } from "./events";
 import type { RunEvent } from "./types";
 import { DEFAULT_CONFIG, setPath } from "./knobs";
@@ -84,6 +84,23 @@ describe("target outages on the timeline", () => {
     const up = targetEvent(7.2, true, { address: "127.0.0.1:9", restarts: 1, down_s: 2.0291 });
     expect(describeEvent(down)).toBe("target down: local Spanner was killed by SIGKILL; restarting it in 0.5 s");
     expect(describeEvent(up)).toBe("target up after 2.0 s (restart 1)");
+  });
+});
+
+describe("watch switches on the timeline (issue 29)", () => {
+  const switched = watchEvent(6.2, { mode: "change_stream", previous: "poll", handover: "2026-11-26T09:00:00.123456+00:00", error: null });
+  const refused = watchEvent(9, { mode: "poll", previous: "poll", handover: "", error: "the change_stream watcher could not start: PERMISSION_DENIED: no" });
+
+  it("marks each switch on the charts with the mode it switched to", () => {
+    expect(configMarkers([configEvent(6, { "knobs.watch_mode": "change_stream" }), switched], [makeSample(0)])).toEqual([
+      { x: 6, label: "knobs.watch_mode=change_stream" },
+      { x: 6.2, label: "watch: change_stream" },
+    ]);
+  });
+
+  it("says in the event list where the watch handed over, or why it could not switch", () => {
+    expect(describeEvent(switched)).toBe("watch switched poll → change_stream, handing over at 2026-11-26T09:00:00.123456+00:00");
+    expect(describeEvent(refused)).toBe("watch stays poll: the change_stream watcher could not start: PERMISSION_DENIED: no");
   });
 });
 

@@ -295,20 +295,26 @@ export function isTargetEvent(event: RunEvent): boolean {
 export const TARGET_DOWN_COLOR = "#dc2626";
 export const TARGET_UP_COLOR = "#16a34a";
 
+/** The watch switched between polling and its change stream (issue 29). */
+export function isWatchSwitch(event: RunEvent): boolean {
+  return event.kind === "watch_mode";
+}
+
 function markerOf(event: RunEvent): Omit<Marker, "x"> {
+  if (isWatchSwitch(event)) return { label: `watch: ${String(event.changes?.mode ?? "?")}` };
   if (event.kind === "target_down") return { label: "target down", color: TARGET_DOWN_COLOR };
   if (event.kind === "target_up") return { label: "target up", color: TARGET_UP_COLOR };
   return { label: changeLabel(eventChanges(event)) || "config change" };
 }
 
-/** A vertical marker for each config change and each time the target went down or came back,
+/** A vertical marker for each config change, each switch of the watch's mode and each time the target went down or came back,
  * placed at its elapsed time; and one where the run's warm-up ends (config warmup_s: the intervals
  * before it are charted but left out of the summary, the compare and thresholds). */
 export function configMarkers(events: readonly RunEvent[], samples: readonly Sample[]): Marker[] {
   const start = runStart(samples);
   const markers: Marker[] = [];
   for (const event of events) {
-    if (!isConfigChange(event) && !isTargetEvent(event)) continue;
+    if (!isConfigChange(event) && !isTargetEvent(event) && !isWatchSwitch(event)) continue;
     let x = typeof event.elapsed_s === "number" ? event.elapsed_s : null;
     if (x === null && start !== null) {
       const t = eventTime(event);

@@ -109,6 +109,10 @@ export function targetEvent(elapsed: number, up: boolean, changes: Record<string
   return { id: null, kind, t: new Date((T0 + elapsed) * 1000).toISOString(), elapsed_s: elapsed, who: null, changes };
 }
 
+export function watchEvent(elapsed: number, changes: Record<string, unknown>): RunEvent {
+  return { id: null, kind: "watch_mode", t: new Date((T0 + elapsed) * 1000).toISOString(), elapsed_s: elapsed, who: null, changes };
+}
+
 /** A fetch stub answering JSON per "METHOD path" (path without the /api prefix and query). */
 export function fetchStub(routes: Record<string, (url: URL, init?: RequestInit) => { status?: number; body?: unknown }>) {
   return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {

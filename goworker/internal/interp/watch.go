@@ -152,11 +152,12 @@ type poller struct {
 	feeds  bool                // the SeenLedger hears of this poller's changes
 	mu     sync.Mutex
 	position
-	lag  *lagMeter
-	stop chan struct{}
-	wake chan struct{} // a new poll interval: the wait in progress ends (lag.go)
-	once sync.Once
-	done chan struct{}
+	lag   *lagMeter
+	until time.Time // a hand-over's bound (zero: none): rows committed after it are not received
+	stop  chan struct{}
+	wake  chan struct{} // a new poll interval: the wait in progress ends (lag.go)
+	once  sync.Once
+	done  chan struct{}
 }
 
 // position is how far a poller has read: every change before since, and those at since whose
@@ -425,8 +426,13 @@ func (p *poller) poll() (bool, error) {
 	seen := w.Ledger()
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	full := int64(len(rows)) >= limit+int64(skip)
 	for i := range rows {
 		c := &rows[i]
+		if !p.until.IsZero() && c.ts.After(p.until) { // (ts, key) order: the rest are after it too
+			full = false
+			break
+		}
 		if p.covers(c) {
 			continue
 		}
@@ -452,7 +458,7 @@ func (p *poller) poll() (bool, error) {
 		w.stats.Recorder.RecordMany(protocol.OpWatcherNotify, latencies)
 		w.stats.Count(protocol.CounterReceivedChanges, int64(len(latencies)))
 	}
-	return int64(len(rows)) >= limit+int64(skip), nil
+	return full, nil
 }
 
 // haltPolls takes the pollers out of w.polls and stops them, waiting for each poll to end.
@@ -475,6 +481,10 @@ func (w *Watcher) StopAndDrain(giveUp time.Duration) error {
 	w.life.Lock()
 	defer w.life.Unlock()
 	w.stopLocked()
+	return w.drainLocked(giveUp)
+}
+
+func (w *Watcher) drainLocked(giveUp time.Duration) error {
 	w.mu.Lock()
 	polls := w.polls
 	w.mu.Unlock()
@@ -484,6 +494,36 @@ func (w *Watcher) StopAndDrain(giveUp time.Duration) error {
 		}
 	}
 	return nil
+}
+
+// HandOver stops polling for a switch to a change stream and returns the hand-over time H: every
+// change committed up to H has been received, none after it. The pollers drain; H is the newest
+// commit any received (or floor, the stream's creation, if later): every commit up to it is then
+// visible, and each poller drains again up to H, so the pollers of other shards catch up to it. The
+// Go twin of watch.py hand_over.
+func (w *Watcher) HandOver(floor time.Time, giveUp time.Duration) (time.Time, error) {
+	w.life.Lock()
+	defer w.life.Unlock()
+	w.stopLocked()
+	if err := w.drainLocked(giveUp); err != nil {
+		return floor, err
+	}
+	w.mu.Lock()
+	until := floor
+	for _, p := range w.polls {
+		p.mu.Lock()
+		if p.since.After(until) {
+			until = p.since
+		}
+		p.mu.Unlock()
+	}
+	for _, p := range w.polls {
+		p.mu.Lock()
+		p.until = until
+		p.mu.Unlock()
+	}
+	w.mu.Unlock()
+	return until, w.drainLocked(giveUp)
 }
 
 // Stop stops every poller, waiting for its poll to end.

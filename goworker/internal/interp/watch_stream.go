@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"time"
 
@@ -46,8 +47,31 @@ type DefinitionWatcher interface {
 	Ledger() *ledger.SeenLedger
 }
 
-// StreamMode reports whether the watch reads a change stream.
-func (w *Watch) StreamMode() bool { return w.Mode == watchModeChangeStream }
+// StreamMode reports whether the watch reads a change stream with these knob values (its mode, or
+// the value of the knob its mode names: model/workload.py Watch.mode_in).
+func (w *Watch) StreamMode(knobs Knobs) bool {
+	if ref := w.ModeKnob(); ref != "" {
+		v, _ := knobs[ref].(string)
+		return v == watchModeChangeStream
+	}
+	return w.Mode == watchModeChangeStream
+}
+
+// ModeKnob is the knob the watch's mode follows (the run switches live), or "": the definition pins it.
+func (w *Watch) ModeKnob() string {
+	if name, ok := strings.CutPrefix(w.Mode, "$"); ok {
+		return name
+	}
+	return ""
+}
+
+// ModeName is "change_stream" or "poll", the mode's value in the protocol.
+func ModeName(stream bool) string {
+	if stream {
+		return watchModeChangeStream
+	}
+	return "poll"
+}
 
 // StreamName is the change stream a change_stream watch reads.
 func (w *Watch) StreamName() string {
@@ -133,9 +157,12 @@ func (w *StreamWatcher) resize() {
 		w.followers = w.followers[:len(w.followers)-1]
 		f.cancel()
 	}
+	// those of the start read from the run's start (the other workers may have written before this
+	// one began); one added later starts now
+	initial := len(w.followers) == 0
 	for len(w.followers) < n {
 		start := w.start
-		if len(w.followers) > 0 {
+		if !initial {
 			start = time.Now()
 		}
 		f := newFollower(w, start)
@@ -180,6 +207,33 @@ func (w *StreamWatcher) StopAndDrain(giveUp time.Duration) error {
 		}
 	}
 	return nil
+}
+
+// HandOver stops reading for a switch to polling and returns the hand-over time H (now, or where a
+// partition has read to if later): every change committed up to H has been received, none after it.
+// The read function answers a window only once every commit in it is in (a strong read's timestamp
+// may precede a commit in flight). The Go twin of watch_stream.py hand_over.
+func (w *StreamWatcher) HandOver(now time.Time, giveUp time.Duration) (time.Time, error) {
+	w.Stop()
+	w.mu.Lock()
+	fs := w.followers
+	w.mu.Unlock()
+	until := now
+	for _, f := range fs {
+		f.mu.Lock()
+		for _, at := range f.open {
+			if at.After(until) {
+				until = at
+			}
+		}
+		f.mu.Unlock()
+	}
+	for _, f := range fs {
+		if err := f.drain(until, giveUp); err != nil {
+			return until, err
+		}
+	}
+	return until, nil
 }
 
 // Gauges adds watcher.lag_ms: how far behind now the slowest partition has read.

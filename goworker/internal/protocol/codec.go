@@ -84,6 +84,8 @@ func Encode(msg any) ([]byte, error) {
 		if m.Received == nil {
 			m.Received = [][3]int64{}
 		}
+	case *WatchSwitched:
+		kind = TypeWatchSwitched
 	case *Stopped:
 		kind = TypeStopped
 	case *Error:

@@ -1,7 +1,7 @@
 // Package protocol is the worker protocol of backend/spanload/model/protocol.py: typed, versioned,
 // newline-delimited JSON. Supervisor -> worker: start, preload, begin, patch, pause, resume,
 // stop_writers, stop. Worker -> supervisor: hello, ready, preload_progress, report, writers_stopped,
-// watcher_ledger, stopped, error.
+// watcher_ledger, watch_switched, stopped, error.
 package protocol
 
 import "time"
@@ -25,6 +25,7 @@ const (
 	TypeReport          = "report"
 	TypeWritersStopped  = "writers_stopped"
 	TypeWatcherLedger   = "watcher_ledger"
+	TypeWatchSwitched   = "watch_switched"
 	TypeStopped         = "stopped"
 	TypeError           = "error"
 )
@@ -118,6 +119,8 @@ type Report struct {
 	// SysIntervalEnd is the end (unix seconds) of the SPANNER_SYS minute the minute gauges and
 	// SysLatencies come from; the aggregator keeps them only for a minute inside the run.
 	SysIntervalEnd *float64 `json:"sys_interval_end,omitempty"`
+	// SysError is why the last read of SPANNER_SYS failed ("": it read, or reads none).
+	SysError string `json:"sys_error,omitempty"`
 }
 
 // SysLatencies are the SPANNER_SYS averages of the last complete minute (model.breakdown).
@@ -166,6 +169,17 @@ type WatcherLedger struct {
 	Foreign    int64      `json:"foreign"`
 	// worker -> ranges [lo, hi) of the numbers of its new keys received
 	FreshReceived map[int][][2]int64 `json:"fresh_received,omitempty"`
+}
+
+// WatchSwitched: the definition's watch switched mode live; the old way received the changes
+// committed up to Handover (RFC 3339), the new one those after it. Error: the switch failed and
+// the watch goes on the old way.
+type WatchSwitched struct {
+	Worker   int    `json:"worker"`
+	Mode     string `json:"mode"`
+	Previous string `json:"previous"`
+	Handover string `json:"handover"`
+	Error    string `json:"error,omitempty"`
 }
 
 type Stopped struct {

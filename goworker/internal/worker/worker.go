@@ -41,14 +41,16 @@ type Worker struct {
 	// serverMinute is the minute the minute gauges in server come from (its end and latencies),
 	// set with server under mu so a report never pairs one minute's figures with another's end
 	serverMinute serverstats.Minute
-	startedAt    float64
-	cpuAtBegin   float64
-	seq          int
-	reportMu     sync.Mutex
-	done         chan struct{}
-	doneOnce     sync.Once
-	// TableRows is what worker 0 counted of the definition's load at setup, when it has one (nil
-	// otherwise).
+	// sysError is why the last read of SPANNER_SYS failed ("": it read), set with server under mu
+	sysError   string
+	startedAt  float64
+	cpuAtBegin float64
+	seq        int
+	reportMu   sync.Mutex
+	done       chan struct{}
+	doneOnce   sync.Once
+	// TableRows is what worker 0 counted of the definition's load at setup, when it loads rows
+	// (nil otherwise).
 	TableRows *int64
 	preloaded bool
 	// the definition's operations, and its watch (nil without one)
@@ -274,7 +276,7 @@ func (w *Worker) sendReport(final bool, due float64) {
 	for k, v := range w.server {
 		gauges[k] = v
 	}
-	minute := w.serverMinute
+	minute, sysError := w.serverMinute, w.sysError
 	w.mu.Unlock()
 	if conn := w.Conn(); conn != nil {
 		if inUse, idle, waiting, ok := conn.SessionGauges(); ok {
@@ -296,7 +298,7 @@ func (w *Worker) sendReport(final bool, due float64) {
 	if err := w.channel.Send(&protocol.Report{
 		Worker: w.index, Seq: w.seq, T: now, IntervalS: length, Counters: counters, Gauges: gauges,
 		ErrorsByCode: errs, Hdr: hdr, Final: final, CPUS: &cpu, Timings: w.stats.TakeTimings(),
-		SysLatencies: minute.Latencies, SysIntervalEnd: minute.End,
+		SysLatencies: minute.Latencies, SysIntervalEnd: minute.End, SysError: sysError,
 	}); err != nil {
 		slog.Error("could not send a report", "err", err)
 	}
@@ -318,10 +320,12 @@ func (w *Worker) statsLoop() {
 		}
 		cfg, client := w.Config(), w.Conn().Client
 		ctx, cancel := context.WithTimeout(spanclient.Tagged(context.Background(), protocol.TagOpStats), spanclient.OperationTimeout(cfg.Client))
+		sysError := "" // the reports say why SPANNER_SYS could not be read (e.g. PERMISSION_DENIED)
 		if now := time.Now(); !now.Before(minuteDue) {
 			// a failed read keeps the last minute's gauges and is tried again next interval
 			if read, err := w.serverStats.Read(ctx, client); err != nil {
 				slog.Warn("reading SPANNER_SYS statistics failed", "err", err)
+				sysError = spanclient.StatusText(err)
 			} else {
 				minute, minuteDue = read, now.Add(serverstats.SampleEvery)
 			}
@@ -332,6 +336,7 @@ func (w *Worker) statsLoop() {
 			counters, err := w.serverStats.ReadCounters(ctx, client)
 			if err != nil {
 				slog.Warn("reading SPANNER_SYS.SPANLOAD_COUNTERS failed", "err", err)
+				sysError = spanclient.StatusText(err)
 			}
 			maps.Copy(gauges, counters)
 		}
@@ -339,6 +344,7 @@ func (w *Worker) statsLoop() {
 		w.mu.Lock()
 		w.server = gauges
 		w.serverMinute = minute
+		w.sysError = sysError
 		w.mu.Unlock()
 	}
 }

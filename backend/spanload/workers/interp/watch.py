@@ -118,6 +118,7 @@ class _Poller(PollLoop):
         self.last_key: list[Any] | None = None
         self.key_types: list[Type] = []
         self.skip: dict[int, Position] = {}  # shard -> how far the poller that had it before a regroup read
+        self.until: dt.datetime | None = None  # a hand-over's bound: rows committed after it are not received
 
     def at(self) -> Position:
         return (self.last_ts, 1, ()) if self.last_key is None else (self.last_ts, 0, tuple(self.last_key))
@@ -169,8 +170,11 @@ class _Poller(PollLoop):
         seen_at = time.time()
         w.stats.count(Counter.POLLS)
         w.stats.count(Counter.ROWS_POLLED, len(rows))
+        keys = len(w.key)
+        full = len(rows) >= limit
+        if self.until is not None and rows and rows[-1][keys] > self.until:  # (ts, key) order: a prefix
+            rows, full = [r for r in rows if r[keys] <= self.until], False
         if rows:
-            keys = len(w.key)
             received = self._new(rows, keys) if self.skip else rows
             if received:
                 w.stats.recorder.record_many(
@@ -184,7 +188,6 @@ class _Poller(PollLoop):
             last = rows[-1]
             self.last_ts, self.last_key = last[keys], list(last[:keys])
             self.key_types = [f.type_ for f in fields[:keys]]
-        full = len(rows) >= limit
         self.lag.polled(started, time.monotonic(), full)
         return full
 
@@ -312,6 +315,22 @@ class DefinitionWatcher(WatchFollowers):
         self.stop()
         for poller in self._pollers:
             poller.drain()
+
+    def hand_over(self, floor: dt.datetime | None = None) -> dt.datetime:
+        """Stop polling for a switch to a change stream and return the hand-over timestamp H: every
+        change committed up to H has been received, none after it. The pollers drain; H is the newest
+        commit timestamp any received (or ``floor``, the stream's creation, if later): every commit up
+        to it is then visible (a strong read sees a commit only with every earlier one), and each
+        poller drains again up to H, so pollers of other shards catch up to it too. Raises
+        :class:`~spanload.workers.interp.poll_loop.DrainError` when the target cannot be polled."""
+        self.stop()
+        for poller in self._pollers:
+            poller.drain()
+        until = max([p.last_ts for p in self._pollers] + ([floor] if floor is not None else []))
+        for poller in self._pollers:
+            poller.until = until
+            poller.drain()
+        return until
 
     def gauges(self) -> dict[str, float]:
         """The watcher lag of the interval that ends now (workers/lag.py): its slowest poller's."""

@@ -40,6 +40,10 @@ class WatchFollowers:
     def set_paused(self, paused: bool) -> None:
         self._paused = paused
 
+    @property
+    def start_ts(self) -> dt.datetime:
+        return self._start_ts
+
     def set_start(self, start_ts: dt.datetime) -> None:
         self._start_ts = start_ts
 

@@ -173,6 +173,11 @@ class _Follower:
         with self.lock:
             return min(self.open.values(), default=None)
 
+    def newest(self) -> dt.datetime | None:
+        """The farthest a partition has read to (exclusive): every change received is before it."""
+        with self.lock:
+            return max(self.open.values(), default=None)
+
     def stop(self) -> None:
         self.stop_event.set()
 
@@ -221,7 +226,9 @@ class ChangeStreamWatcher(WatchFollowers):
             versioned_key(database(), self.watch, self.watch.key or primary_key(database(), self.watch.table, pg), pg)
         self.stream, created = ensure_stream(database(), self.watch, pg)
         self.next_sql = read_sql(self.stream)
-        self._start_ts = server_now(database()) if created else start_ts
+        # a stream created now is read from its creation on (Spanner refuses an earlier start)
+        self.created_at = server_now(database()) if created else None
+        self._start_ts = self.created_at or start_ts
         self._followers: list[_Follower] = []
         self.apply(knobs)
 
@@ -235,11 +242,13 @@ class ChangeStreamWatcher(WatchFollowers):
                 self._resize_locked()
 
     def _resize_locked(self) -> None:
-        """As many followers as ``watchers``: a new one starts now; the last ones go."""
+        """As many followers as ``watchers``: those of the start read from the run's start (the other
+        workers may have written before this one began); one added later starts now; the last ones go."""
         while len(self._followers) > self.watchers:
             self._followers.pop().stop()
+        initial = not self._followers
         while len(self._followers) < self.watchers:
-            start = self._start_ts if not self._followers else dt.datetime.now(dt.UTC)
+            start = self._start_ts if initial else dt.datetime.now(dt.UTC)
             follower = _Follower(self, len(self._followers), start)
             self._followers.append(follower)
             follower.begin()
@@ -291,6 +300,23 @@ class ChangeStreamWatcher(WatchFollowers):
         self.stop()
         for f in self._followers:
             f.drain(until)
+
+    def set_start(self, start_ts: dt.datetime) -> None:
+        """Read from ``start_ts`` (inclusive), or from the stream's creation if it was created later."""
+        super().set_start(max(start_ts, self.created_at) if self.created_at is not None else start_ts)
+
+    def hand_over(self, now: dt.datetime) -> dt.datetime:
+        """Stop reading for a switch to polling and return the hand-over timestamp H (``now``, or
+        where a partition has read to if later): every change committed up to H has been received,
+        none after it. The stream's read function returns a window's records only once every commit
+        up to its end is in (unlike a strong read's timestamp, which a commit in flight may precede)."""
+        self.stop()
+        with self._lock:
+            followers = list(self._followers)
+        until = max([now] + [m for f in followers if (m := f.newest()) is not None])
+        for f in followers:
+            f.drain(until)
+        return until
 
     def gauges(self) -> dict[str, float]:
         """The watcher lag: how far behind now its slowest partition has read."""

@@ -1171,7 +1171,7 @@ export interface components {
          * EventKind
          * @enum {string}
          */
-        EventKind: "config_change" | "status" | "target_down" | "target_up" | "stalled" | "recovered" | "preload_started" | "preload_finished" | "preload_skipped" | "aborted" | "capacity" | "profile";
+        EventKind: "config_change" | "status" | "target_down" | "target_up" | "stalled" | "recovered" | "preload_started" | "preload_finished" | "preload_skipped" | "aborted" | "capacity" | "profile" | "watch_mode";
         /**
          * EventMessage
          * @description Another point on the run's timeline: its target went down or came back, a worker stalled.
@@ -3184,8 +3184,12 @@ export interface components {
              * @default 10000
              */
             limit: number | string;
-            /** @default poll */
-            mode: components["schemas"]["WatchMode"];
+            /**
+             * Mode
+             * @description poll or change_stream; or $knob, a string knob with choices poll and change_stream: the run then switches between them live, handing over where the other stopped
+             * @default poll
+             */
+            mode: components["schemas"]["WatchMode"] | string;
             /**
              * Poll Interval
              * @description a duration with its unit (250ms, 10s, 1m), or $knob: a knob used as a duration is in ms

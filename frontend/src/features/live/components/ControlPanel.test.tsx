@@ -102,4 +102,34 @@ describe("ControlPanel", () => {
     fireEvent.click(screen.getByTestId("apply-config"));
     await waitFor(() => expect(patches).toEqual([{ knobs: { lend_rate: 50 }, operations: { browse: { rate: 60 } } }]));
   });
+
+  it("switches a watch between polling and its change stream, and changes its heartbeat and readers, live (issue 29)", async () => {
+    const patches = recordPatches();
+    const config = {
+      ...DEFAULT_CONFIG,
+      workload: "definition",
+      definition: {
+        name: "watched",
+        knobs: {
+          watch_mode: { default: "poll", choices: ["poll", "change_stream"], help: "how the watchers learn of changes" },
+          heartbeat: { default: 1000, min: 100, max: 300000, unit: "ms" },
+          watchers: { default: 1, min: 1, max: 37 },
+        },
+        operations: { write: { rate: 5, transaction: "single_use", steps: [] } },
+        watch: { table: "T", timestamp: "Ts", mode: "$watch_mode", heartbeat: "$heartbeat", watchers: "$watchers" },
+      },
+      knobs: {},
+      operations: {},
+    } as unknown as RunConfig;
+    render(<ControlPanel runId="r1" config={config} events={[]} editable />);
+    const mode = screen.getByTestId("control-knobs.watch_mode");
+    expect([...mode.querySelectorAll("option")].map((o) => o.textContent)).toEqual(["poll", "change_stream"]);
+    expect(mode).toHaveValue("poll");
+    expect(mode).toBeEnabled();
+    fireEvent.change(mode, { target: { value: "change_stream" } });
+    fireEvent.change(screen.getByTestId("control-knobs.heartbeat"), { target: { value: "250" } });
+    fireEvent.change(screen.getByTestId("control-knobs.watchers"), { target: { value: "2" } });
+    fireEvent.click(screen.getByTestId("apply-config"));
+    await waitFor(() => expect(patches).toEqual([{ knobs: { watch_mode: "change_stream", heartbeat: 250, watchers: 2 } }]));
+  });
 });

@@ -43,4 +43,24 @@ describe("SummarySection", () => {
     expect(rows).toEqual([["server.poll_avg_latency", "n/a"]]);
     expect(screen.getByTestId("unavailable-reasons")).toHaveTextContent("n/a: no complete minute inside the run yet");
   });
+
+  it("shows a change cost the target does not give as n/a with each reason (issue 29)", () => {
+    const summary = makeSummary({
+      rates: { "watcher.lag_ms": 5 },
+      unavailable: {
+        "server.cpu_per_change_ms": "the emulator counts no server CPU",
+        "server.watch_cpu_per_change_ms": "the emulator has no SPANNER_SYS statistics",
+      },
+    });
+    render(<SummarySection summary={summary} />);
+    const rows = screen.getAllByTestId("unavailable-row").map((r) => [...r.children].map((c) => c.textContent));
+    expect(rows.map(([, value]) => value)).toEqual(["n/a", "n/a"]);
+    expect(screen.getAllByTestId("unavailable-row").map((r) => r.children[1]?.getAttribute("title"))).toEqual([
+      "the emulator counts no server CPU",
+      "the emulator has no SPANNER_SYS statistics",
+    ]);
+    expect(screen.getByTestId("unavailable-reasons")).toHaveTextContent(
+      "n/a: the emulator counts no server CPU; the emulator has no SPANNER_SYS statistics",
+    );
+  });
 });
