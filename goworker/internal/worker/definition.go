@@ -19,6 +19,9 @@ import (
 // watchDrainGiveUp bounds the definition watcher's final drain, as the built-in watcher's.
 const watchDrainGiveUp = 20 * time.Second
 
+// streamDDLTimeout bounds creating the change stream a watch reads (at the start, or at a switch).
+const streamDDLTimeout = 5 * time.Minute
+
 // setupDefinition: worker 0 counts the load's rows when there is one, and sets up the watcher (the
 // definition compiled in New; its schema is there: the control plane ran its DDL).
 func (w *Worker) setupDefinition(ctx context.Context) error {
@@ -34,11 +37,13 @@ func (w *Worker) setupDefinition(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		n, err := interp.Loaded(ctx, client, plan)
-		if err != nil {
-			return err
+		if interp.Wanted(plan) > 0 { // as the Python worker: no load asked, nothing to count
+			n, err := interp.Loaded(ctx, client, plan)
+			if err != nil {
+				return err
+			}
+			w.TableRows = &n
 		}
-		w.TableRows = &n
 	}
 	if w.index != 0 {
 		return nil
@@ -52,7 +57,8 @@ func (w *Worker) setupDefinition(ctx context.Context) error {
 	pg := rt.Def.PG()
 	watch := rt.Def.Watch
 	var key []string
-	if watch != nil && (!watch.StreamMode() || watch.Versions != nil) {
+	switchable := watch != nil && watch.ModeKnob() != ""
+	if watch != nil && (!watch.StreamMode(knobs) || watch.Versions != nil || switchable) {
 		if key = watch.Key; len(key) == 0 {
 			if key, err = interp.PrimaryKey(ctx, client, watch.Table, pg); err != nil {
 				return fmt.Errorf("watch: %w", err)
@@ -64,17 +70,40 @@ func (w *Worker) setupDefinition(ctx context.Context) error {
 			}
 		}
 	}
-	if watch != nil && watch.StreamMode() {
-		if pg {
-			return fmt.Errorf("watch: mode change_stream runs on GoogleSQL definitions only; use mode poll")
+	if watch != nil {
+		// the watcher of a mode: a stream's is created (when missing) first and read from then on
+		build := func(stream bool, knobs interp.Knobs, start time.Time) (interp.DefinitionWatcher, time.Time, error) {
+			if !stream {
+				return interp.NewWatcher(watch, key, pg, knobs, w.Conn, rt.Backend(), w.stats, start), time.Time{}, nil
+			}
+			if pg {
+				return nil, time.Time{}, fmt.Errorf("watch: mode change_stream runs on GoogleSQL definitions only; use mode poll")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), streamDDLTimeout)
+			defer cancel()
+			client := w.Conn().Client
+			created, err := w.ensureStream(ctx, client, watch)
+			if err != nil {
+				return nil, time.Time{}, fmt.Errorf("watch: %w", err)
+			}
+			var createdAt time.Time
+			if created {
+				createdAt = startTimestamp(ctx, client)
+				start = createdAt
+			}
+			return interp.NewStreamWatcher(watch, knobs, w.Conn, w.stats, start), createdAt, nil
 		}
-		if err := w.ensureStream(ctx, client, watch); err != nil {
-			return fmt.Errorf("watch: %w", err)
+		start := definitionStart(ctx, client, pg)
+		if switchable {
+			now := func() time.Time { return startTimestamp(context.Background(), w.Conn().Client) }
+			w.defWatch, err = interp.NewSwitchingWatch(watch, build, knobs, start, now, w.watchSwitched, w.index,
+				watchDrainGiveUp)
+		} else {
+			w.defWatch, _, err = build(watch.StreamMode(knobs), knobs, start)
 		}
-		w.defWatch = interp.NewStreamWatcher(watch, knobs, w.Conn, w.stats, startTimestamp(ctx, client))
-	} else if watch != nil {
-		w.defWatch = interp.NewWatcher(watch, key, pg, knobs, w.Conn, rt.Backend(), w.stats,
-			definitionStart(ctx, client, pg))
+		if err != nil {
+			return err
+		}
 	}
 	if w.defWatch != nil {
 		prefix = w.defWatch.SQL()[:min(len(w.defWatch.SQL()), pollPrefixLen)]
@@ -160,14 +189,22 @@ func (w *Worker) stopDefinition() error {
 // ensureStream creates the change stream a change_stream watch reads when the database has none
 // of that name, with the statement the start message carries (the model's, in the definition's
 // dialect; with versions it captures NEW_ROW).
-func (w *Worker) ensureStream(ctx context.Context, client *spanner.Client, watch *interp.Watch) error {
+func (w *Worker) ensureStream(ctx context.Context, client *spanner.Client, watch *interp.Watch) (created bool, err error) {
 	found, err := interp.StreamExists(ctx, client, watch.StreamName())
 	if err != nil || found {
-		return err
+		return false, err
 	}
 	if w.start.WatchStreamDDL == "" {
-		return fmt.Errorf("start message: no watch_stream_ddl for the change stream %s", watch.StreamName())
+		return false, fmt.Errorf("start message: no watch_stream_ddl for the change stream %s", watch.StreamName())
 	}
 	conn := w.Conn()
-	return admin.ApplyDDL(ctx, conn.Paths, []string{w.start.WatchStreamDDL}, conn.Opts...)
+	return true, admin.ApplyDDL(ctx, conn.Paths, []string{w.start.WatchStreamDDL}, conn.Opts...)
+}
+
+// watchSwitched: a switch of the watch's mode ended; the server statistics follow the new query.
+func (w *Worker) watchSwitched(m *protocol.WatchSwitched) {
+	if w.serverStats != nil && w.defWatch != nil {
+		w.serverStats.SetPrefix(w.defWatch.SQL()[:min(len(w.defWatch.SQL()), pollPrefixLen)])
+	}
+	_ = w.channel.Send(m)
 }
