@@ -84,7 +84,8 @@ def test_an_unreachable_emulator_fails_the_run_and_exits_1_with_the_address_and_
 def test_a_cloud_target_without_credentials_exits_1_saying_how_to_give_them(tmp_path: Path) -> None:
     # Found trying a cloud target on a machine without Application Default Credentials: the
     # google-auth DefaultCredentialsError came out of the pre-start check as a traceback
-    no_adc = {key: value for key, value in os.environ.items() if key != "GOOGLE_APPLICATION_CREDENTIALS"}
+    leftover = ("GOOGLE_APPLICATION_CREDENTIALS", "SPANNER_EMULATOR_HOST")  # the latter: a sentence of its own
+    no_adc = {key: value for key, value in os.environ.items() if key not in leftover}
     env = {**no_adc, "CLOUDSDK_CONFIG": str(tmp_path), "NO_GCE_CHECK": "true"}
     cloud = ("--target", "cloud", "--project", "p", "--instance", "i", "--database", "d", "--duration", "5s")
     result = subprocess.run(
@@ -101,6 +102,26 @@ def test_a_cloud_target_without_credentials_exits_1_saying_how_to_give_them(tmp_
         "spanload run: the cloud target (project 'p') needs Google Cloud credentials and none were found: "
         "run `gcloud auth application-default login`, or set GOOGLE_APPLICATION_CREDENTIALS to a service "
         "account key file"
+    ]
+
+
+def test_a_cloud_run_with_spanner_emulator_host_left_set_exits_2_in_one_sentence(tmp_path: Path) -> None:
+    """Found in a sweep: the shell's SPANNER_EMULATOR_HOST (the emulator's own docs export it) with a
+    cloud target came out of the consent check as a traceback."""
+    env = {**os.environ, "SPANNER_EMULATOR_HOST": "127.0.0.1:9010", "CLOUDSDK_CONFIG": str(tmp_path)}
+    cloud = ("--target", "cloud", "--project", "p", "--instance", "i", "--database", "d", "--duration", "5s")
+    result = subprocess.run(
+        [str(VENV_BIN / "spanload"), "run", *cloud, "--no-save"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=env,
+    )
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.strip().splitlines() == [
+        "spanload run: SPANNER_EMULATOR_HOST=127.0.0.1:9010 is set, and the Spanner client would send a cloud "
+        "target's requests there; unset it to reach Cloud Spanner"
     ]
 
 

@@ -26,7 +26,7 @@ from google.cloud.spanner_v1.services.spanner import SpannerClient
 from google.cloud.spanner_v1.services.spanner.transports.grpc import SpannerGrpcTransport
 
 from spanload.model.config import ClientConfig, Target, TargetKind
-from spanload.model.errors import Unavailable
+from spanload.model.errors import RunInvalid, Unavailable
 from spanload.spanner import deadline, request_tags, timing
 
 MULTIPLEXED_ENV = (
@@ -41,8 +41,12 @@ PROBE_TIMEOUT_MAX_S = 10.0  # a run whose target does not answer fails within th
 CLOUD_ADDRESS = "spanner.googleapis.com:443"
 
 
-class TargetError(ValueError):
-    """The target cannot be reached as configured."""
+class TargetError(RunInvalid):
+    """The target cannot be reached as configured (a 422 / exit 2 naming ``target``, never a traceback:
+    e.g. SPANNER_EMULATOR_HOST left set in the shell of a cloud target's run)."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail, "target")
 
 
 class CredentialsMissing(Unavailable):
