@@ -44,6 +44,7 @@ def test_light_poll_on_a_pg_interface_runs_change_watcher_pg_on_its_own_database
             "watchers": 1,
             "poll_interval": 1000,
             "limit": 10000,
+            "watch_mode": "poll",
         }
     )
     # light-poll's GoogleSQL database, spanload-change-streams, cannot be opened as PostgreSQL
@@ -52,11 +53,13 @@ def test_light_poll_on_a_pg_interface_runs_change_watcher_pg_on_its_own_database
 
 
 def test_the_watch_mode_a_preset_sets_is_carried_to_the_twin() -> None:
+    """The preset sets the definition's watch_mode knob (watch.mode: $watch_mode): the twin, whole,
+    takes it with the other knobs."""
     config = make_config("light-change-stream", on("pgadapter"))
     assert config.definition is not None and config.definition.watch is not None
-    expected = twin_dump("change_watcher_pg")
-    expected["watch"]["mode"] = WatchMode.CHANGE_STREAM.value
-    assert config.definition.model_dump(mode="json") == expected
+    assert config.definition.model_dump(mode="json") == twin_dump("change_watcher_pg")
+    assert config.definition.watch.mode == "$watch_mode"
+    assert config.knobs["watch_mode"] == WatchMode.CHANGE_STREAM.value
 
 
 def test_a_shard_filter_is_written_in_the_twins_column_names() -> None:
