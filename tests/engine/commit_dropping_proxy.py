@@ -14,13 +14,23 @@ import grpc
 
 COMMIT = "/google.spanner.v1.Spanner/Commit"
 STREAMING = ("/google.spanner.v1.Spanner/ExecuteStreamingSql", "/google.spanner.v1.Spanner/StreamingRead")
+NO_DEADLINE_S = 1e9  # time_remaining() beyond this: the caller set no deadline
 HOP_HEADERS = {"user-agent", "te", "content-type", "grpc-timeout", "grpc-accept-encoding", "grpc-encoding"}
+
+
+def _remaining(context: grpc.ServicerContext) -> float | None:
+    """The call's time left, None without a deadline: grpc answers time_remaining() ~9.2e18 s then,
+    and passed on as a timeout that overflows into an expired deadline (DEADLINE_EXCEEDED at once)."""
+    left = context.time_remaining()
+    return left if left is not None and left < NO_DEADLINE_S else None
 
 
 class CommitDroppingProxy(grpc.GenericRpcHandler):
     def __init__(self, upstream: str) -> None:
         self._channel = grpc.insecure_channel(upstream)
-        self._server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
+        # a thread per call in flight: two Go workers' pollers, readers and 8 writes each held 8
+        # threads, and a setup query queued behind them past its deadline (DEADLINE_EXCEEDED)
+        self._server = grpc.server(futures.ThreadPoolExecutor(max_workers=64))
         self._server.add_generic_rpc_handlers((self,))
         self.port = self._server.add_insecure_port("127.0.0.1:0")
         self.drop_commits = threading.Event()
@@ -49,14 +59,14 @@ class CommitDroppingProxy(grpc.GenericRpcHandler):
             stream = self._channel.unary_stream(method)
 
             def forward_stream(request: bytes, context: grpc.ServicerContext) -> Iterator[bytes]:
-                yield from stream(request, metadata=self._metadata(context), timeout=context.time_remaining())
+                yield from stream(request, metadata=self._metadata(context), timeout=_remaining(context))
 
             return grpc.unary_stream_rpc_method_handler(forward_stream)
         unary = self._channel.unary_unary(method)
 
         def forward(request: bytes, context: grpc.ServicerContext) -> bytes:
             try:
-                response: bytes = unary(request, metadata=self._metadata(context), timeout=context.time_remaining())
+                response: bytes = unary(request, metadata=self._metadata(context), timeout=_remaining(context))
             except grpc.RpcError as err:
                 context.abort(err.code(), err.details() or "")
             if method == COMMIT:

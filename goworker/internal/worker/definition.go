@@ -19,13 +19,20 @@ import (
 // watchDrainGiveUp bounds the definition watcher's final drain, as the built-in watcher's.
 const watchDrainGiveUp = 20 * time.Second
 
+// setupTimeout is the least a setup query may take (the Python worker's load-phase count has 60 s).
+const setupTimeout = 60 * time.Second
+
 // streamDDLTimeout bounds creating the change stream a watch reads (at the start, or at a switch).
 const streamDDLTimeout = 5 * time.Minute
 
 // setupDefinition: worker 0 counts the load's rows when there is one, and sets up the watcher (the
 // definition compiled in New; its schema is there: the control plane ran its DDL).
-func (w *Worker) setupDefinition(ctx context.Context) error {
+func (w *Worker) setupDefinition(parent context.Context) error {
 	cfg := w.config
+	// its queries (the load's count, the watched table's key) end, as the Python worker's do: the
+	// run's operation timeout, at least setupTimeout for a big table's count
+	ctx, cancel := context.WithTimeout(parent, max(spanclient.OperationTimeout(cfg.Client), setupTimeout))
+	defer cancel()
 	rt := w.interp
 	_, knobs, err := interp.Decode(cfg)
 	if err != nil {
