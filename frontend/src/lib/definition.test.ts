@@ -38,6 +38,7 @@ describe("a definition run with a watch and operations left off", () => {
       "notify",
       "poll",
       "poll-server",
+      "server-poll",
       "errors",
       "op-write_dml-throughput",
       "op-write_dml-latency",

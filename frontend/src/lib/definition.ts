@@ -75,8 +75,9 @@ export function offOperations(config: RunConfig | null | undefined): string[] {
 }
 
 /** The watch's charts (the same as the hand-written watcher's): notification latency with the lag,
- * poll duration with rows per poll, and the poll's time at the server. */
-const WATCH_CHARTS = ["notify", "poll", "poll-server"].map((id) => RUN_CHARTS.find((c) => c.id === id)).filter((c): c is ChartSpec => !!c);
+ * poll duration with rows per poll, the poll's time at the server (server-timing) and its query
+ * statistics (SPANNER_SYS, by the minute). */
+const WATCH_CHARTS = ["notify", "poll", "poll-server", "server-poll"].map((id) => RUN_CHARTS.find((c) => c.id === id)).filter((c): c is ChartSpec => !!c);
 
 /** Per operation that is on: its throughput (target against achieved) and its p50/p99 from the actual
  * and the intended start; then the watch's charts, if it has one; errors by code across the run; and

@@ -75,7 +75,6 @@ export function LivePage() {
   };
 
   const name = run.data?.name ?? live.config?.name ?? id;
-  const workload = live.config?.workload;
   const participantsChart = hasParticipants(participants) && <ParticipantsChart rows={participants} syncId="live" />;
   return (
     <section className="page live-page" data-testid="live-page" data-run-id={id} data-status={status ?? ""} data-connection={live.connection}>
@@ -148,7 +147,7 @@ export function LivePage() {
             </p>
           ) : (
             <>
-              {participantsFirst(workload) && participantsChart}
+              {participantsFirst(live.config) && participantsChart}
               {/* A run that has ended draws only the charts that have data (like its detail page). */}
               {live.config?.capacity && (
                 <Suspense fallback={null}>
@@ -157,7 +156,7 @@ export function LivePage() {
               )}
               {definition && <OperationsNow operations={Object.keys(definition.operations)} latest={latest} />}
               <RunCharts rows={planned.rows} markers={markers} syncId="live" emptyText={emptyText} off={off} charts={planned.charts} hideEmpty={finished} />
-              {!participantsFirst(workload) && participantsChart}
+              {!participantsFirst(live.config) && participantsChart}
               <BreakdownCharts samples={live.samples} syncId="live" />
             </>
           )}

@@ -161,9 +161,9 @@ export function RunDetailPage() {
               )}
             </div>
           )}
-          {participantsFirst(r.config?.workload) && participantsChart}
+          {participantsFirst(r.config) && participantsChart}
           <RunCharts rows={rows} markers={markers} hideEmpty off={off} syncId="detail" charts={opCharts ?? chartsFor(r.config?.workload, off)} />
-          {!participantsFirst(r.config?.workload) && participantsChart}
+          {!participantsFirst(r.config) && participantsChart}
           <BreakdownCharts samples={(zoom && zoomed.data) || overview.data} syncId="detail" />
         </>
       )}
