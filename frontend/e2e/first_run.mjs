@@ -6,11 +6,12 @@
 //
 // - /docs shows the API's operations with every request off the server blocked (no CDN);
 // - /runs/unknown answers 404 with a sentence, the page and the live socket alike;
-// - after Start the live page opens at its top, its charts led by the change watcher's own;
+// - after Start the live page opens at its top, its charts led by the change watcher's own (the
+//   light preset runs workloads/change_watcher.yaml: its write operation's, then its watch's);
 // - at 1280x900 the live controls never hide Apply or its confirmation, nor a knob under them;
 // - at 390 px the controls come before the charts;
 // - a failed run's detail page says it failed, with the reason; its live page draws no empty charts;
-// - "1 process", "1 watcher".
+// - "1 process"; the definition's watchers knob, which has no unit, "1".
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -116,7 +117,8 @@ async function main() {
       await page.goto(`${BASE}/runs/new`);
       await page.getByTestId("preset-select").selectOption("light");
       await page.getByTestId("field-name").fill("first run");
-      for (const section of ["updater", "watcher", "client"]) await page.locator(`[data-testid="section-${section}"] > summary`).click();
+      // a definition preset's form: its run, target and client sections open, so that it scrolls
+      for (const section of ["run", "target", "client"]) await page.locator(`[data-testid="section-${section}"] > summary`).click();
       await page.getByTestId("start-run").scrollIntoViewIfNeeded();
       const formScroll = await page.evaluate(() => window.scrollY);
       assert(formScroll > 0, "the New run page did not scroll: the check below would prove nothing");
@@ -133,20 +135,24 @@ async function main() {
     await step("the change watcher's live page leads with its own charts", async () => {
       await page.waitForFunction(() => Number(document.querySelector('[data-testid="chart-notify"]')?.getAttribute("data-points") ?? 0) >= 3, null, { timeout: STEP_TIMEOUT_MS });
       const order = await page.$$eval('[data-testid="live-page"] [data-testid^="chart-"]', (els) => els.map((e) => e.getAttribute("data-testid")));
-      assert(JSON.stringify(order.slice(0, 5)) === JSON.stringify(["chart-throughput", "chart-notify", "chart-poll", "chart-poll-server", "chart-server-poll"]), `charts in order: ${order.join(", ")}`);
+      const lead = ["chart-op-write-throughput", "chart-op-write-latency", "chart-notify", "chart-poll", "chart-poll-server", "chart-server-poll", "chart-errors"];
+      assert(JSON.stringify(order.slice(0, lead.length)) === JSON.stringify(lead), `charts in order: ${order.join(", ")}`);
+      // the operations light leaves off follow, then the participants chart
       const participants = order.indexOf("chart-participants");
-      assert(participants === -1 || participants > order.indexOf("chart-server-txn"), `participants chart at ${participants}: ${order.join(", ")}`);
+      assert(participants === -1 || participants === order.length - 1, `participants chart at ${participants}: ${order.join(", ")}`);
       const help = await page.getByTestId("chart-notify").textContent();
       assert(help.includes("Watcher lag: the longest a change could wait"), "the notify chart does not define the watcher lag");
       await shot(page, "live-1280");
     });
 
     await step("at 1280x900 the live controls never hide Apply, its confirmation or a knob", async () => {
-      const timeout = page.getByTestId("control-client.timeout_ms");
-      await timeout.scrollIntoViewIfNeeded();
-      const knob = await boxIn(page, "control-client.timeout_ms", "control-knobs");
-      assert(knob.inWindow && knob.inOuter && knob.onTop, `Operation timeout, scrolled to: ${JSON.stringify(knob)}`);
-      const rate = page.getByTestId("control-updater.transactions_per_second");
+      // the panel's last knob (the definition's, in its order; fixed or live), the one furthest down
+      const last = await page.$$eval('[data-testid="control-knobs"] [data-testid^="control-knobs."]', (els) => els.map((e) => e.getAttribute("data-testid")).pop());
+      assert(last, "the live controls have no knob");
+      await page.getByTestId(last).scrollIntoViewIfNeeded();
+      const knob = await boxIn(page, last, "control-knobs");
+      assert(knob.inWindow && knob.inOuter && knob.onTop, `${last}, scrolled to: ${JSON.stringify(knob)}`);
+      const rate = page.getByTestId("control-knobs.transactions_per_second");
       await rate.scrollIntoViewIfNeeded();
       await rate.fill("8");
       const apply = await boxIn(page, "apply-config", "control-panel");
@@ -181,13 +187,14 @@ async function main() {
       await page.setViewportSize({ width: 1280, height: 900 });
     });
 
-    await step("the finished run's detail page says '1 process' and '1 watcher'", async () => {
+    await step("the finished run's detail page says '1 process' and 1 watcher", async () => {
       await api(`/runs/${runId}/stop`, { method: "POST" });
       await page.goto(`${BASE}/runs/${runId}`);
       await page.waitForSelector('[data-testid="summary"]', { timeout: STEP_TIMEOUT_MS });
       const processes = await page.getByTestId("config-processes").textContent();
-      const watchers = await page.getByTestId("config-watcher.watchers").textContent();
-      assert(processes === "1 process" && watchers === "1 watcher", `config says "${processes}", "${watchers}"`);
+      // the definition's watchers knob has no unit (workloads/change_watcher.yaml): the number alone
+      const watchers = await page.getByTestId("config-knobs.watchers").textContent();
+      assert(processes === "1 process" && watchers === "1", `config says "${processes}", "${watchers}"`);
       await page.screenshot({ path: join(RESULTS, "detail-1280.png"), fullPage: true });
       await page.setViewportSize({ width: 390, height: 844 });
       await page.reload();

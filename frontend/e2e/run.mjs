@@ -3,7 +3,9 @@
 //
 //   SPANLOAD_URL=http://127.0.0.1:8000 npm run e2e
 //
-// It starts a run from the "light" preset, sees the live charts receive >= 5 points, changes the
+// It starts a run from the "light" preset (a run of workloads/change_watcher.yaml, whose Live page
+// is generated from the definition: its write operation's charts, its watch's, and its knobs as
+// controls), sees the live charts receive >= 5 points, changes the
 // write rate in the control panel and sees the marker and the new achieved rate, pauses and
 // resumes it, reloads the page
 // and sees the charts rebuilt, stops the run, finds it in the runs table, runs a second preset
@@ -24,6 +26,14 @@ const FIRST_PRESET = process.env.SPANLOAD_E2E_PRESET ?? "light";
 const SECOND_PRESET = process.env.SPANLOAD_E2E_SECOND_PRESET ?? "medium";
 /** The new write rate set in the control panel (the "light" preset writes 5 tx/s). */
 const NEW_RATE = Number(process.env.SPANLOAD_E2E_NEW_RATE ?? 20);
+/** The presets run workloads/change_watcher.yaml: its write operation, the knob that paces it (and
+ * how a change of it is labelled on markers and events), and its watch's charts. */
+const WRITE = "write";
+const RATE_KNOB = "transactions_per_second";
+const THROUGHPUT = `op-${WRITE}-throughput`;
+const WRITE_LATENCY = `op-${WRITE}-latency`;
+const WRITE_OP = `op.${WRITE}`;
+const RATE_LABEL = `${RATE_KNOB}=${NEW_RATE}`;
 /** Rows the second run preloads: enough for its progress bar to be seen for a few seconds. */
 const PRELOAD_ROWS = Number(process.env.SPANLOAD_E2E_PRELOAD_ROWS ?? 60_000);
 /** Generous bounds for waiting on a real run; they are not speed assertions. */
@@ -149,20 +159,23 @@ async function main() {
     const firstId = await step(`start a run from the "${FIRST_PRESET}" preset`, () => startRun(page, FIRST_PRESET, `e2e ${FIRST_PRESET} ${stamp}`), { proxy: true });
 
     await step("the live charts receive at least 5 points", async () => {
-      const points = await waitForPoints(page, "throughput", 5);
-      assert(points >= 5, `throughput chart has ${points} points`);
+      const points = await waitForPoints(page, THROUGHPUT, 5);
+      assert(points >= 5, `${THROUGHPUT} chart has ${points} points`);
       // Latency points lag throughput ones when the first intervals commit nothing (schema
       // creation on a loaded machine): wait for them too instead of reading them at once.
-      const latency = await waitForPoints(page, "updater-latency", 5);
-      assert(latency >= 5, `updater latency chart has ${latency} points`);
+      const latency = await waitForPoints(page, WRITE_LATENCY, 5);
+      assert(latency >= 5, `${WRITE_LATENCY} chart has ${latency} points`);
+      // the watch's change-notification latency and lag, as the hand-written watcher's page drew them
+      const notify = await waitForPoints(page, "notify", 5);
+      assert(notify >= 5, `notify chart has ${notify} points`);
       await shot(page, "live-first");
     }, { proxy: true });
 
     await step("the live page shows where the time goes, per operation kind", async () => {
-      await page.waitForFunction(() => Number(document.querySelector('[data-testid="breakdown-chart-updater.txn"]')?.getAttribute("data-points") ?? 0) >= 3, null, {
+      await page.waitForFunction((op) => Number(document.querySelector(`[data-testid="breakdown-chart-${op}"]`)?.getAttribute("data-points") ?? 0) >= 3, WRITE_OP, {
         timeout: STEP_TIMEOUT_MS,
       });
-      const chart = page.getByTestId("breakdown-chart-updater.txn");
+      const chart = page.getByTestId(`breakdown-chart-${WRITE_OP}`);
       const parts = ((await chart.getAttribute("data-parts")) ?? "").split(" ");
       assert(parts.includes("queue") && parts.includes("client") && (parts.includes("server") || parts.includes("query_commit")), `parts: ${parts.join(", ")}`);
       // the parts stacked, and the client and server p50/p99 drawn over them
@@ -173,16 +186,16 @@ async function main() {
     }, { proxy: true });
 
     await step(`change the write rate to ${NEW_RATE} tx/s in the control panel`, async () => {
-      const input = page.getByTestId("control-updater.transactions_per_second");
+      const input = page.getByTestId(`control-knobs.${RATE_KNOB}`);
       await input.fill(String(NEW_RATE));
       await page.getByTestId("apply-config").click();
       await page.waitForSelector('[data-testid="apply-status"][data-state="confirmed"]', { timeout: STEP_TIMEOUT_MS });
       const text = await page.getByTestId("apply-status").textContent();
-      assert(text.includes(`tx/s=${NEW_RATE}`), `apply status says: ${text}`);
+      assert(text.includes(RATE_LABEL), `apply status says: ${text}`);
     }, { proxy: true });
 
     await step("the marker shows on every chart with data", async () => {
-      await page.waitForFunction(() => document.querySelectorAll('[data-testid="chart-throughput"] .recharts-reference-line').length >= 1, null, {
+      await page.waitForFunction((id) => document.querySelectorAll(`[data-testid="chart-${id}"] .recharts-reference-line`).length >= 1, THROUGHPUT, {
         timeout: STEP_TIMEOUT_MS,
       });
       const charts = await page.$$eval('[data-testid="run-charts"] [data-testid^="chart-"]', (figures) =>
@@ -198,18 +211,19 @@ async function main() {
       assert(withData.length >= 3, `only ${withData.length} charts have data`);
       for (const c of withData) {
         assert(c.markers >= 1 && c.drawn >= 1, `${c.id} draws no marker (${JSON.stringify(c)})`);
-        assert(c.label.includes(`tx/s=${NEW_RATE}`), `${c.id} marker label is "${c.label}"`);
+        assert(c.label.includes(RATE_LABEL), `${c.id} marker label is "${c.label}"`);
       }
     });
 
     await step(`the achieved rate climbs to the new target`, async () => {
+      // the write operation's achieved rate in the operations table
       await page.waitForFunction(
-        (rate) => {
-          const target = document.querySelector('[data-testid="chart-throughput"]');
-          const achieved = Number(document.querySelector('[data-testid="achieved-tps"]')?.textContent ?? 0);
+        ({ rate, id, op }) => {
+          const target = document.querySelector(`[data-testid="chart-${id}"]`);
+          const achieved = Number(document.querySelector(`[data-testid="op-ps-${op}"]`)?.textContent ?? 0);
           return target && achieved >= 0.5 * rate;
         },
-        NEW_RATE,
+        { rate: NEW_RATE, id: THROUGHPUT, op: WRITE },
         { timeout: STEP_TIMEOUT_MS },
       );
       // Over the intervals since the change (3 at least), the run achieved the new rate on average.
@@ -217,11 +231,11 @@ async function main() {
       const deadline = Date.now() + STEP_TIMEOUT_MS;
       while (after.length < 3 && Date.now() < deadline) {
         const samples = await api(page, `/runs/${firstId}/samples?max_points=10000`);
-        after = samples.body.data.filter((s) => s.gauges["updater.target_tps"] === NEW_RATE).slice(1);
+        after = samples.body.data.filter((s) => s.gauges[`${WRITE_OP}.target_ps`] === NEW_RATE).slice(1);
         if (after.length < 3) await page.waitForTimeout(1000);
       }
       assert(after.length >= 3, `only ${after.length} full intervals at the new rate`);
-      const mean = after.reduce((sum, s) => sum + s.gauges["updater.tps"], 0) / after.length;
+      const mean = after.reduce((sum, s) => sum + s.gauges[`${WRITE_OP}.ps`], 0) / after.length;
       // Loose on purpose (the machine may be busy): at least half the new rate, which is twice
       // the light preset's 5 tx/s.
       assert(mean >= 0.5 * NEW_RATE, `achieved ${mean.toFixed(1)} tx/s on average after the change to ${NEW_RATE}`);
@@ -239,11 +253,11 @@ async function main() {
     });
 
     await step("a reload rebuilds the charts from the snapshot", async () => {
-      const before = await chartPoints(page, "throughput");
+      const before = await chartPoints(page, THROUGHPUT);
       await page.reload();
-      const after = await waitForPoints(page, "throughput", before);
+      const after = await waitForPoints(page, THROUGHPUT, before);
       assert(after >= before, `${after} points after reload, ${before} before`);
-      await page.waitForFunction(() => Number(document.querySelector('[data-testid="chart-throughput"]')?.getAttribute("data-markers") ?? 0) >= 1, null, {
+      await page.waitForFunction((id) => Number(document.querySelector(`[data-testid="chart-${id}"]`)?.getAttribute("data-markers") ?? 0) >= 1, THROUGHPUT, {
         timeout: STEP_TIMEOUT_MS,
       });
     });
@@ -267,26 +281,27 @@ async function main() {
       await page.getByTestId("summary").waitFor({ timeout: STEP_TIMEOUT_MS });
       await page.getByTestId("event-list").waitFor({ timeout: STEP_TIMEOUT_MS });
       const events = await page.getByTestId("event").allTextContents();
-      assert(events.some((e) => e.includes(`tx/s=${NEW_RATE}`)), `events: ${events.join(" | ")}`);
-      await waitForPoints(page, "throughput", 5);
+      assert(events.some((e) => e.includes(RATE_LABEL)), `events: ${events.join(" | ")}`);
+      await waitForPoints(page, THROUGHPUT, 5);
+      await waitForPoints(page, "notify", 5);
       await shot(page, "run-detail");
     });
 
     await step("the run detail page shows where the time goes, as the summary says", async () => {
       const summary = (await api(page, `/runs/${firstId}`)).body.summary;
-      const b = summary.breakdown["updater.txn"];
-      assert(b && b.count === summary.latency["updater.txn"].count, `breakdown ${JSON.stringify(b)} vs ${summary.latency["updater.txn"].count} transactions`);
+      const b = summary.breakdown[WRITE_OP];
+      assert(b && b.count === summary.latency[WRITE_OP].count, `breakdown ${JSON.stringify(b)} vs ${summary.latency[WRITE_OP].count} transactions`);
       const total = b.parts.reduce((sum, p) => sum + p.ms, 0);
       assert(Math.abs(total - b.round_trip_ms) <= 1e-6 * b.round_trip_ms, `parts add up to ${total} ms, the round trip is ${b.round_trip_ms} ms`);
-      await page.getByTestId("breakdown-chart-updater.txn").waitFor({ timeout: STEP_TIMEOUT_MS });
-      const bar = page.getByTestId("breakdown-bar-updater.txn");
+      await page.getByTestId(`breakdown-chart-${WRITE_OP}`).waitFor({ timeout: STEP_TIMEOUT_MS });
+      const bar = page.getByTestId(`breakdown-bar-${WRITE_OP}`);
       const shown = await bar.locator(".breakdown-segment").evaluateAll((els) => els.map((e) => [e.getAttribute("data-part"), Number(e.getAttribute("data-pct"))]));
       const expected = b.parts.filter((p) => p.ms > 0).map((p) => [p.part, (100 * p.ms) / total]);
       assert(shown.length === expected.length, `bar segments ${JSON.stringify(shown)}, summary parts ${JSON.stringify(expected)}`);
       for (const [i, [part, pct]] of shown.entries()) {
         assert(part === expected[i][0] && Math.abs(pct - expected[i][1]) <= 0.051, `segment ${i}: ${part} ${pct}% shown, ${expected[i][0]} ${expected[i][1]}% in the summary`);
       }
-      await page.getByTestId("breakdown-latency-updater.txn").waitFor();
+      await page.getByTestId(`breakdown-latency-${WRITE_OP}`).waitFor();
       await shot(page, "run-detail-breakdown");
     });
 
@@ -318,8 +333,9 @@ async function main() {
       await page.waitForSelector('[data-testid="live-page"][data-status="running"]', { timeout: STEP_TIMEOUT_MS });
       assert((await page.getByTestId("preload-progress").count()) === 0, "the progress bar stays after the load phase");
       const run = (await api(page, `/runs/${id}`)).body;
-      assert(run.config.preload.rows === PRELOAD_ROWS, `the run's preload: ${JSON.stringify(run.config.preload)}`);
-      await waitForPoints(page, "throughput", 5);
+      // the form's preload field sets the definition's knob that its load reads
+      assert(run.config.knobs.preload_rows === PRELOAD_ROWS, `the run's knobs: ${JSON.stringify(run.config.knobs)}`);
+      await waitForPoints(page, THROUGHPUT, 5);
       await stopRun(page);
       return id;
     });
@@ -374,18 +390,20 @@ async function main() {
       }
       assert(checked >= 5, `only ${checked} deltas were checked`);
       // only a delta beyond the noise is coloured; one inside it is marked noise
-      const tps = compare.body.metrics.find((m) => m.metric === "rates.updater.tps");
-      if (tps && tps.delta[1] !== null && tps.significant[1] !== null) {
-        const tone = await page.getByTestId("cell-rates.updater.tps-1").getAttribute("data-tone");
+      // the write operation's achieved rate, and the updater's figure a built-in definition's run carries too
+      for (const name of [`rates.${WRITE_OP}.ps`, "rates.updater.tps"]) {
+        const tps = compare.body.metrics.find((m) => m.metric === name);
+        assert(tps && tps.delta[1] !== null && tps.significant[1] !== null, `${name} in the comparison: ${JSON.stringify(tps)}`);
+        const tone = await page.getByTestId(`cell-${name}-1`).getAttribute("data-tone");
         const expected = tps.significant[1] ? (tps.delta[1] > 0 ? "better" : "worse") : "noise";
-        assert(tone === expected, `achieved tx/s delta ${tps.delta[1]} (significant ${tps.significant[1]}) is coloured ${tone}`);
+        assert(tone === expected, `${name} delta ${tps.delta[1]} (significant ${tps.significant[1]}) is coloured ${tone}`);
       }
       const diff = await page.getByTestId("config-diff-row").allTextContents();
-      assert(diff.some((d) => d.includes("updater.transactions_per_second")), `config diff: ${diff.join(" | ")}`);
+      assert(diff.some((d) => d.includes(`knobs.${RATE_KNOB}`)), `config diff: ${diff.join(" | ")}`);
       await page.getByTestId("compare-charts").waitFor();
       for (const i of [0, 1]) {
-        const segments = await page.getByTestId(`compare-breakdown-bar-updater.txn-${i}`).locator(".breakdown-segment").count();
-        assert(segments >= 2, `run ${i + 1}'s breakdown bar of updater.txn has ${segments} parts`);
+        const segments = await page.getByTestId(`compare-breakdown-bar-${WRITE_OP}-${i}`).locator(".breakdown-segment").count();
+        assert(segments >= 2, `run ${i + 1}'s breakdown bar of ${WRITE_OP} has ${segments} parts`);
       }
       await shot(page, "compare");
       console.log(`     ${checked} deltas match the API`);
@@ -437,7 +455,7 @@ async function main() {
       assert((await overflow()) <= 1, `the run detail page scrolls sideways by ${await overflow()} px`);
       await shot(page, "run-detail-phone");
       await page.goto(`${BASE}/runs/${firstId}/live`);
-      await waitForPoints(page, "throughput", 5);
+      await waitForPoints(page, THROUGHPUT, 5);
       assert((await overflow()) <= 1, `the live page scrolls sideways by ${await overflow()} px`);
       await shot(page, "live-phone");
     });

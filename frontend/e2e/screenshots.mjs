@@ -19,7 +19,8 @@ mkdirSync(OUT, { recursive: true });
 const pages = [
   ["runs", "/", '[data-testid="runs-table"]'],
   ["new-run", "/runs/new", '[data-testid="preset-select"]'],
-  ["live", `/runs/${ids[0]}/live`, '[data-testid="chart-throughput"][data-points]:not([data-points="0"])'],
+  // a definition run's first chart is its first operation's throughput; a TPC-C run's, tpmC
+  ["live", `/runs/${ids[0]}/live`, '[data-testid="run-charts"] [data-testid^="chart-"][data-points]:not([data-points="0"])'],
   ["detail", `/runs/${ids[0]}`, '[data-testid="summary"], [data-testid="run-detail-page"] .muted'],
   ["compare", `/compare?ids=${ids.join(",")}`, '[data-testid="compare-summary"], [data-testid="compare-hint"]'],
 ];

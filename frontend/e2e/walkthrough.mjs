@@ -19,6 +19,8 @@ if (!BASE) {
 }
 mkdirSync(OUT, { recursive: true });
 const shot = (page, name) => page.screenshot({ path: join(OUT, `${name}.png`) });
+// the light preset runs workloads/change_watcher.yaml: its write operation's chart, its rate knob
+const THROUGHPUT = '[data-testid="chart-op-write-throughput"]';
 
 const { step, failures } = stepper({ rethrow: true });
 const browser = await chromium.launch({ executablePath: process.env.SPANLOAD_CHROMIUM ?? "/usr/bin/chromium", args: ["--no-sandbox"] });
@@ -39,12 +41,12 @@ try {
       runs.push(page.url().split("/runs/")[1].split("/")[0]);
     });
     await step("change its write rate live", async () => {
-      await page.waitForFunction(() => Number(document.querySelector('[data-testid="chart-throughput"]')?.getAttribute("data-points") ?? 0) >= 8);
+      await page.waitForFunction((sel) => Number(document.querySelector(sel)?.getAttribute("data-points") ?? 0) >= 8, THROUGHPUT);
       if (i === 0) {
-        await page.getByTestId("control-updater.transactions_per_second").fill("15");
+        await page.getByTestId("control-knobs.transactions_per_second").fill("15");
         await page.getByTestId("apply-config").click();
         await page.waitForSelector('[data-testid="apply-status"][data-state="confirmed"]');
-        await page.waitForFunction(() => document.querySelectorAll('[data-testid="chart-throughput"] .recharts-reference-line').length >= 1);
+        await page.waitForFunction((sel) => document.querySelectorAll(`${sel} .recharts-reference-line`).length >= 1, THROUGHPUT);
         await page.waitForTimeout(8000); // a few intervals at the new rate, for the picture
         await shot(page, "2-change-live");
       }

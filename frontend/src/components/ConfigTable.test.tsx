@@ -40,6 +40,13 @@ describe("ConfigTable", () => {
     expect(screen.getByTestId("config-watcher.watchers")).toHaveTextContent(/^2 watchers$/);
   });
 
+  it("writes a definition's knob's countable unit in the singular after exactly one", () => {
+    const definition = { name: "cw", knobs: { preload_rows: { default: 0, unit: "rows" }, batch_rows: { default: 6, unit: "rows" } }, operations: {} };
+    render(<ConfigTable config={{ ...DEFAULT_CONFIG, workload: "definition", definition, knobs: { preload_rows: 1 } } as unknown as RunConfig} />);
+    expect(screen.getByTestId("config-knobs.preload_rows")).toHaveTextContent(/^1 row$/);
+    expect(screen.getByTestId("config-knobs.batch_rows")).toHaveTextContent(/^6 rows$/);
+  });
+
   it("shows a field changed live as at start → at end, with when it changed", () => {
     const changes = [
       { field: "updater.transactions_per_second", at_start: 10, at_end: 20, steps: [{ elapsed_s: 20, value: 20 }] },

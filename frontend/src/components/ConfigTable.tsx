@@ -54,7 +54,7 @@ function DefinitionKnobs({ config, changed }: { config: RunConfig; changed: Read
               <th scope="row">{name}</th>
               <td data-testid={`config-knobs.${name}`} data-changed={change ? "true" : undefined}>
                 {change ? <strong>{startToEnd(change)}</strong> : formatValue(value)}
-                {knob.unit ? <span className="muted"> {knob.unit}</span> : null}
+                {knob.unit ? <span className="muted"> {unitFor(knob, change ? change.at_end : value)}</span> : null}
                 {change && <span className="muted small"> changed live at {changeTimes(change)}</span>}
               </td>
             </tr>

@@ -1,7 +1,7 @@
 // What the UI generates from a run's workload definition: a control per knob (its bounds, unit,
 // help and live flag are the definition's), a pacing control per operation whose rate or
 // concurrency is not a knob already, and charts per operation from its op.<op> metrics (and its
-// watch's notification latency and lag).
+// watch's: notification latency, lag and polls, from the watcher.* metrics).
 import { type Knob, pacingKnob } from "./knobs";
 import { type ChartSpec, errorsPerSecond, gauge, latency, RUN_CHARTS } from "./series";
 import { Gauge, OpMetric, opMetric } from "./api/names.gen";
@@ -65,10 +65,42 @@ export function errorCodes(samples: readonly Sample[]): string[] {
   return [...total].sort((a, b) => b[1] - a[1]).map(([code]) => code);
 }
 
-/** Per operation: its throughput (target against achieved) and its p50/p99 from the actual and the
- * intended start; then errors by code across the run. */
-export function definitionCharts(definition: WorkloadDefinition, codes: readonly string[] = []): ChartSpec[] {
-  const perOp = Object.keys(definition.operations).flatMap((op): ChartSpec[] => [
+/** The operations a definition run leaves off: the run's `enabled` override, else the definition's. */
+export function offOperations(config: RunConfig | null | undefined): string[] {
+  const definition = config?.definition as WorkloadDefinition | null | undefined;
+  const overrides = (config?.operations ?? {}) as Record<string, { enabled?: boolean | null } | undefined>;
+  return Object.entries(definition?.operations ?? {})
+    .filter(([op, o]) => (overrides[op]?.enabled ?? (o as DefinitionOperation).enabled ?? true) === false)
+    .map(([op]) => op);
+}
+
+/** The watch's charts (the same as the hand-written watcher's): notification latency with the lag,
+ * poll duration with rows per poll, the poll's time at the server (server-timing) and its query
+ * statistics (SPANNER_SYS, by the minute). */
+const WATCH_CHARTS = ["notify", "poll", "poll-server", "server-poll"].map((id) => RUN_CHARTS.find((c) => c.id === id)).filter((c): c is ChartSpec => !!c);
+
+/** Per operation that is on: its throughput (target against achieved) and its p50/p99 from the actual
+ * and the intended start; then the watch's charts, if it has one; errors by code across the run; and
+ * last the charts of the operations that are off (`off`), which stay empty unless switched on live. */
+export function definitionCharts(definition: WorkloadDefinition, codes: readonly string[] = [], off: readonly string[] = []): ChartSpec[] {
+  const ops = Object.keys(definition.operations);
+  const errors: ChartSpec = {
+    id: "errors",
+    title: "Errors by gRPC code",
+    unit: "per s",
+    lines: [{ key: "errors_ps", label: "all errors/s", pick: gauge(Gauge.ERRORS_PS) }, ...codes.map((code) => ({ key: `err_${code}`, label: `${code}/s`, pick: errorsPerSecond(code) }))],
+  };
+  return [
+    ...ops.filter((op) => !off.includes(op)).flatMap(operationCharts),
+    ...(definition.watch ? WATCH_CHARTS : []),
+    errors,
+    ...ops.filter((op) => off.includes(op)).flatMap(operationCharts),
+  ];
+}
+
+/** One operation's charts: its throughput and its latency. */
+export function operationCharts(op: string): ChartSpec[] {
+  return [
     {
       id: `op-${op}-throughput`,
       title: `${op}: throughput, target vs achieved`,
@@ -90,16 +122,7 @@ export function definitionCharts(definition: WorkloadDefinition, codes: readonly
         { key: `op_${op}_intended_p99`, label: "p99 from intended start", pick: latency(opMetric(OpMetric.INTENDED, op), "p99"), dashed: true },
       ],
     },
-  ]);
-  const errors: ChartSpec = {
-    id: "errors",
-    title: "Errors by gRPC code",
-    unit: "per s",
-    lines: [{ key: "errors_ps", label: "all errors/s", pick: gauge(Gauge.ERRORS_PS) }, ...codes.map((code) => ({ key: `err_${code}`, label: `${code}/s`, pick: errorsPerSecond(code) }))],
-  };
-  // a watch reports what the report workloads' watchers do (watcher.notify, watcher.lag_ms)
-  const watched = definition.watch ? RUN_CHARTS.filter((c) => c.id === "notify") : [];
-  return [...perOp, ...watched, errors];
+  ];
 }
 
 /** Where a run's definition came from: "my_shop v2 (saved)", "shop (built-in)"; null when the

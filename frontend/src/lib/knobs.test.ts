@@ -1,11 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_CONFIG, diffPatch, KNOB_BY_PATH, knobsFrom, SCHEMAS, type Schemas, sectionUsed, setPath, validateConfig, validateKnob } from "./knobs";
+import { changeLabel, DEFAULT_CONFIG, diffPatch, KNOB_BY_PATH, knobsFrom, SCHEMAS, type Schemas, sectionUsed, setPath, validateConfig, validateKnob } from "./knobs";
 
 const knob = (path: string) => {
   const k = KNOB_BY_PATH.get(path);
   if (!k) throw new Error(path);
   return k;
 };
+
+describe("changeLabel", () => {
+  it("names a fixed field by its short form, a definition's knob by its name, an operation's pacing by its path", () => {
+    expect(changeLabel({ "updater.transactions_per_second": 20 })).toBe("tx/s=20");
+    expect(changeLabel({ "knobs.transactions_per_second": 20, "knobs.table_hint": false })).toBe("transactions_per_second=20, table_hint=off");
+    expect(changeLabel({ "operations.write.rate": 2.5 })).toBe("operations.write.rate=2.5");
+  });
+});
 
 describe("validateKnob", () => {
   it("mirrors the pydantic ranges, with the unit in the sentence", () => {

@@ -341,10 +341,11 @@ export function flatten(obj: unknown, prefix = ""): Record<string, unknown> {
   return out;
 }
 
-/** "tx/s=20, poll=500" for a flat change set: the label of a chart marker. */
+/** "tx/s=20, poll=500" for a flat change set, a definition's knob by its name ("transactions_per_second=20"): the
+ * label of a chart marker and of a change in the events. */
 export function changeLabel(changes: Record<string, unknown>): string {
   return Object.entries(changes)
-    .map(([path, value]) => `${KNOB_BY_PATH.get(path)?.short ?? path}=${formatValue(value)}`)
+    .map(([path, value]) => `${KNOB_BY_PATH.get(path)?.short ?? path.replace(/^knobs\./, "")}=${formatValue(value)}`)
     .join(", ");
 }
 

@@ -3,7 +3,7 @@ import { configEvent, makeSample, T0, statusEvent, targetEvent, watchEvent } fro
 import { describeEvent } from "./events";
 import type { RunEvent } from "./types";
 import { DEFAULT_CONFIG, setPath } from "./knobs";
-import { chartsFor, clip, emptyReasons, configMarkers, gauge, hasData, offCharts, RUN_CHARTS, spreadLabels, toRows } from "./series";
+import { chartsFor, clip, emptyReasons, configMarkers, gauge, hasData, offCharts, participantsFirst, RUN_CHARTS, spreadLabels, toRows } from "./series";
 
 describe("toRows", () => {
   it("picks every chart line out of each sample, keyed by elapsed time", () => {
@@ -93,7 +93,7 @@ describe("watch switches on the timeline (issue 29)", () => {
 
   it("marks each switch on the charts with the mode it switched to", () => {
     expect(configMarkers([configEvent(6, { "knobs.watch_mode": "change_stream" }), switched], [makeSample(0)])).toEqual([
-      { x: 6, label: "knobs.watch_mode=change_stream" },
+      { x: 6, label: "watch_mode=change_stream" },
       { x: 6.2, label: "watch: change_stream" },
     ]);
   });
@@ -154,5 +154,17 @@ describe("chartsFor", () => {
   it("charts the poll's server-timing apart from the client's poll duration", () => {
     const rows = toRows([makeSample(0, { latency: { "watcher.poll_server": { count: 3, p50: 4.6, p90: 5, p95: 5, p99: 6, p999: 6, max: 6, mean: 4.8 } } })]);
     expect(rows[0]?.poll_server_p50).toBe(4.6);
+  });
+});
+
+describe("participantsFirst", () => {
+  it("leads a run of the built-in participants definition (or its PostgreSQL twin) with the participants chart, as a participants run stored before the switch", () => {
+    const origin = (definition: string, source: "builtin" | "saved" = "builtin") => ({ source, definition, saved_version: source === "saved" ? 1 : null });
+    expect(participantsFirst({ workload: "definition", definition_origin: origin("participants") })).toBe(true);
+    expect(participantsFirst({ workload: "definition", definition_origin: origin("participants_pg") })).toBe(true);
+    expect(participantsFirst({ workload: "participants", definition_origin: null })).toBe(true);
+    expect(participantsFirst({ workload: "definition", definition_origin: origin("change_watcher") })).toBe(false);
+    expect(participantsFirst({ workload: "definition", definition_origin: origin("participants", "saved") })).toBe(false);
+    expect(participantsFirst(null)).toBe(false);
   });
 });

@@ -212,9 +212,13 @@ export function chartsFor(workload: RunConfig["workload"] | undefined, off: Read
   return [...RUN_CHARTS].sort((a, b) => rank(a) - rank(b) || (rank(a) === 0 ? lead.indexOf(a.id) - lead.indexOf(b.id) : 0));
 }
 
-/** The 2PC participants chart leads a participants run; in other runs it follows the workload's charts. */
-export function participantsFirst(workload: RunConfig["workload"] | undefined): boolean {
-  return workload === "participants";
+/** The 2PC participants chart leads a participants run (a run of the built-in participants definition
+ * or its PostgreSQL twin, as the 2pc-* presets are, or one stored before the switch to definitions);
+ * in other runs it follows the workload's charts. */
+export function participantsFirst(config: Pick<RunConfig, "workload" | "definition_origin"> | null | undefined): boolean {
+  if (config?.workload === "participants") return true;
+  const origin = config?.definition_origin;
+  return config?.workload === "definition" && origin?.source === "builtin" && (origin.definition === "participants" || origin.definition === "participants_pg");
 }
 
 /** The parts of the load a config can switch off, with their charts and why those stay empty. */

@@ -141,4 +141,16 @@ describe("compare transforms", () => {
     expect(operationOverlays(series, [[], []], [])).toEqual([]);
     expect(operationOverlays(series, [["w"], ["r"]], [])).toEqual([]);
   });
+
+  it("leaves out an operation that no run ran (off in each, so without a value)", () => {
+    const series: CompareSeries = {
+      elapsed_s: [1, 2],
+      runs: [
+        { run_id: "a", values: { "gauges.op.write.ps": [5, 6] } },
+        { run_id: "b", values: { "gauges.op.write.ps": [4, 5], "gauges.op.write_dml.ps": [null, null] } },
+      ],
+    };
+    const overlays = operationOverlays(series, [["write", "write_dml"], ["write", "write_dml"]], ["#1", "#2"]);
+    expect(overlays.map((o) => o.id)).toEqual(["cmp-op-write"]);
+  });
 });

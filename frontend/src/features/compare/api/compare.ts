@@ -131,8 +131,9 @@ export interface OperationOverlay {
 
 /** Runs of definitions: each operation that two or more of the runs have (by name, from each run's
  * definition) gets one chart, a line per run of its achieved throughput (left axis, /s) and of its
- * p99 (right axis, ms, dashed), in the run's colour and labelled by the run. ``operations``: each
- * run's operation names, in run order (none for a run that is not a definition's). */
+ * p99 (right axis, ms, dashed), in the run's colour and labelled by the run; one that no run ran (an
+ * operation left off) is not drawn. ``operations``: each run's operation names, in run order (none
+ * for a run that is not a definition's). */
 export function operationOverlays(series: CompareSeries, operations: readonly (readonly string[])[], labels: readonly string[]): OperationOverlay[] {
   const shared = [...new Set(operations.flat())].filter((op) => operations.filter((ops) => ops.includes(op)).length >= 2);
   return shared.map((op) => {
@@ -155,7 +156,7 @@ export function operationOverlays(series: CompareSeries, operations: readonly (r
       ];
     });
     return { id: `cmp-op-${op}`, title: `${op}: achieved throughput and p99`, rows, lines };
-  });
+  }).filter((o) => o.rows.some((r) => Object.entries(r).some(([key, v]) => key !== "x" && v != null)));
 }
 
 /** Each run's live config changes and target outages as markers in its line's colour, labelled with its number. */

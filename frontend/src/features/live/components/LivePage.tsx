@@ -49,12 +49,13 @@ export function LivePage() {
   const retryIn = useSecondsUntil(live.connection === "reconnecting" ? live.retryAt : null);
 
   // A definition run's charts are generated from its definition: each operation's, then errors by code.
-  const { definition, charts: opCharts } = useDefinitionCharts(live.config, live.samples);
+  const defined = useDefinitionCharts(live.config, live.samples);
+  const { definition, charts: opCharts } = defined;
   const rows = useMemo(() => toRows(live.samples, opCharts ?? undefined), [live.samples, opCharts]);
   const participants = useMemo(() => participantsRows(live.samples), [live.samples]);
   const markers = useMemo(() => configMarkers(live.events, live.samples), [live.events, live.samples]);
-  const emptyText = useMemo(() => emptyReasons(live.config), [live.config]);
-  const off = useMemo(() => offCharts(live.config), [live.config]);
+  const emptyText = useMemo(() => (definition ? defined.emptyText : emptyReasons(live.config)), [definition, defined.emptyText, live.config]);
+  const off = useMemo(() => (definition ? defined.off : offCharts(live.config)), [definition, defined.off, live.config]);
   const planned = useMemo(() => withPlan(rows, opCharts ?? chartsFor(live.config?.workload, off), live.config, live.events), [rows, opCharts, off, live.config, live.events]);
   const latest = live.samples[live.samples.length - 1];
   const status = live.status ?? run.data?.status ?? null;
@@ -74,7 +75,6 @@ export function LivePage() {
   };
 
   const name = run.data?.name ?? live.config?.name ?? id;
-  const workload = live.config?.workload;
   const participantsChart = hasParticipants(participants) && <ParticipantsChart rows={participants} syncId="live" />;
   return (
     <section className="page live-page" data-testid="live-page" data-run-id={id} data-status={status ?? ""} data-connection={live.connection}>
@@ -147,7 +147,7 @@ export function LivePage() {
             </p>
           ) : (
             <>
-              {participantsFirst(workload) && participantsChart}
+              {participantsFirst(live.config) && participantsChart}
               {/* A run that has ended draws only the charts that have data (like its detail page). */}
               {live.config?.capacity && (
                 <Suspense fallback={null}>
@@ -156,7 +156,7 @@ export function LivePage() {
               )}
               {definition && <OperationsNow operations={Object.keys(definition.operations)} latest={latest} />}
               <RunCharts rows={planned.rows} markers={markers} syncId="live" emptyText={emptyText} off={off} charts={planned.charts} hideEmpty={finished} />
-              {!participantsFirst(workload) && participantsChart}
+              {!participantsFirst(live.config) && participantsChart}
               <BreakdownCharts samples={live.samples} syncId="live" />
             </>
           )}

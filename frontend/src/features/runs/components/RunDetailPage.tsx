@@ -51,7 +51,8 @@ export function RunDetailPage() {
 
   // A definition run's charts are its operations' (as on the live page); the first, the first
   // operation's throughput, is the overview to zoom by.
-  const { charts: opCharts } = useDefinitionCharts(run.data?.config, overview.data ?? []);
+  const defined = useDefinitionCharts(run.data?.config, overview.data ?? []);
+  const opCharts = defined.charts;
   const overviewChart = opCharts?.[0] ?? OVERVIEW;
   const overviewRows = useMemo(() => toRows(overview.data ?? [], opCharts ?? undefined), [overview.data, opCharts]);
   const rows = useMemo(() => toRows((zoom && zoomed.data) || overview.data || [], opCharts ?? undefined), [zoom, zoomed.data, overview.data, opCharts]);
@@ -64,7 +65,7 @@ export function RunDetailPage() {
   if (run.error && !run.data) return <ErrorState error={run.error} onRetry={run.reload} title="Could not load this run" />;
   if (!run.data) return <Loading what="Loading the run" />;
   const r = run.data;
-  const off = offCharts(r.config ?? null);
+  const off = opCharts ? defined.off : offCharts(r.config ?? null);
   const participantsChart = hasParticipants(participants) && <ParticipantsChart rows={participants} syncId="detail" when="at the end:" />;
 
   const remove = async () => {
@@ -160,9 +161,9 @@ export function RunDetailPage() {
               )}
             </div>
           )}
-          {participantsFirst(r.config?.workload) && participantsChart}
+          {participantsFirst(r.config) && participantsChart}
           <RunCharts rows={rows} markers={markers} hideEmpty off={off} syncId="detail" charts={opCharts ?? chartsFor(r.config?.workload, off)} />
-          {!participantsFirst(r.config?.workload) && participantsChart}
+          {!participantsFirst(r.config) && participantsChart}
           <BreakdownCharts samples={(zoom && zoomed.data) || overview.data} syncId="detail" />
         </>
       )}
