@@ -6,6 +6,13 @@ import { fetchStub, makeRun } from "@/test/fixtures";
 import { NewRunPage } from "./NewRunPage";
 
 const light = { name: "light", description: "1 tx/s, 5 mutations, 1 watcher", config: setPath(setPath(DEFAULT_CONFIG, "updater.transactions_per_second", 1), "preset", "light") };
+// a preset of a built-in definition, as the report workloads' presets are since issue 22
+const definition = {
+  name: "tiny",
+  knobs: { transactions_per_second: { default: 1, min: 0.001, max: 100000, unit: "tx/s", help: "write transactions per second" }, preload_rows: { default: 0, min: 0, max: 1000000, live: false, help: "rows loaded first" } },
+  operations: { write: { rate: "$transactions_per_second", transaction: "single_use", steps: [] } },
+};
+const tiny = { name: "tiny-preset", description: "a definition preset", config: { ...DEFAULT_CONFIG, preset: "tiny-preset", workload: "definition", definition, knobs: { transactions_per_second: 5 } } };
 
 /** The page, with POST /runs recording each request in `created` and answering `answer` (a new run by default). */
 function renderPage(created: unknown[], answer: { status: number; body: unknown } = { status: 201, body: makeRun("new1", { status: "starting" }) }) {
@@ -13,7 +20,7 @@ function renderPage(created: unknown[], answer: { status: number; body: unknown 
     "fetch",
     vi.fn(
       fetchStub({
-        "GET /presets": () => ({ body: [light] }),
+        "GET /presets": () => ({ body: [light, tiny] }),
         "POST /runs": (_url, init) => {
           created.push(JSON.parse(String(init?.body)));
           return answer;
@@ -62,6 +69,26 @@ describe("NewRunPage", () => {
     fireEvent.click(screen.getByTestId("start-run"));
     await screen.findByText("live page");
     expect(created).toEqual([{ preset: "light", overrides: { duration_s: 30, watcher: { poll_interval_ms: 250 } }, name: "my run" }]);
+  });
+
+  it("shows a definition preset's knobs at the preset's values and sends a changed one by name", async () => {
+    // Found after the switch: the light preset (a run of change_watcher.yaml) showed none of its
+    // knobs, so its rate could not be set before the run started
+    const created: unknown[] = [];
+    renderPage(created);
+    const select = await screen.findByTestId("preset-select");
+    await waitFor(() => expect(screen.getByRole("option", { name: "tiny-preset" })).toBeInTheDocument());
+    fireEvent.change(select, { target: { value: "tiny-preset" } });
+    const rate = await screen.findByTestId("field-knobs.transactions_per_second");
+    expect(rate).toHaveValue(5); // the preset's, not the definition's default of 1
+    expect(screen.getByTestId("field-knobs.preload_rows")).toHaveValue(0); // not live, still set before the start
+    fireEvent.change(rate, { target: { value: "0" } });
+    expect(screen.getByTestId("error-knobs.transactions_per_second")).toBeInTheDocument(); // below its min
+    fireEvent.change(rate, { target: { value: "12" } });
+    fireEvent.change(screen.getByTestId("field-knobs.preload_rows"), { target: { value: "1000" } });
+    fireEvent.click(screen.getByTestId("start-run"));
+    await screen.findByText("live page");
+    expect(created).toEqual([{ preset: "tiny-preset", overrides: { knobs: { transactions_per_second: 12, preload_rows: 1000 } } }]);
   });
 
   it("says where a definition run starts when workload 'definition' is chosen without one, and sends nothing", async () => {

@@ -10,7 +10,7 @@ import { createRun } from "@/lib/api/runs";
 import { DEFAULT_CONFIG, getPath, type Knob, KNOB_BY_PATH, KNOBS, SECTION_TITLES, sectionUsed, setPath, validateConfig } from "@/lib/knobs";
 import type { RunConfig } from "@/lib/types";
 import { useAsync } from "@/lib/useAsync";
-import { loadShapeOverrides, overridesFor, withPreset } from "../api/presets";
+import { definitionKnobs, definitionOverrides, loadShapeOverrides, overridesFor, withDefinitionValues, withPreset } from "../api/presets";
 import { serverFieldErrors } from "@/lib/serverErrors";
 import { KnobField } from "./KnobField";
 
@@ -50,7 +50,13 @@ export function NewRunPage() {
     setConfig((current) => ({ ...withPreset(preset), name: current.name, target: current.target, duration_s: preset?.config.duration_s ?? current.duration_s }));
   }, [presetName, presets.data]);
 
-  const errors = useMemo(() => ({ ...validateConfig(config), ...definitionMissing(config), ...serverErrors }), [config, serverErrors]);
+  // a definition run's own knobs (the presets of the report workloads carry one since issue 22)
+  const defKnobs = useMemo(() => definitionKnobs(config), [config]);
+  const shown = useMemo(() => withDefinitionValues(config), [config]);
+  const errors = useMemo(
+    () => ({ ...validateConfig(config), ...validateConfig(shown, defKnobs), ...definitionMissing(config), ...serverErrors }),
+    [config, shown, defKnobs, serverErrors],
+  );
   const invalid = Object.keys(errors).length > 0;
 
   const set = (path: string, value: unknown) => {
@@ -76,13 +82,17 @@ export function NewRunPage() {
       const name = config.name?.trim() || undefined;
       const preset = presets.data?.find((p) => p.name === presetName);
       const request = preset
-        ? { preset: preset.name, overrides: { ...overridesFor(withPreset(preset), config), ...loadShapeOverrides(withPreset(preset), config) }, name }
+        ? {
+            preset: preset.name,
+            overrides: { ...overridesFor(withPreset(preset), config), ...definitionOverrides(withPreset(preset), config), ...loadShapeOverrides(withPreset(preset), config) },
+            name,
+          }
         : { config: { ...config, preset: null, name: name ?? null }, name };
       const run = await createRun(request);
       navigate(`/runs/${run.id}/live`);
     } catch (err) {
       if (err instanceof ApiError) {
-        const fields = serverFieldErrors(err, (p) => KNOB_BY_PATH.has(p));
+        const fields = serverFieldErrors(err, (p) => KNOB_BY_PATH.has(p) || defKnobs.some((k) => k.path === p));
         setServerErrors(fields);
         setFormError(err.message);
       } else {
@@ -157,6 +167,20 @@ export function NewRunPage() {
             </details>
           );
         })}
+
+        {defKnobs.length > 0 && (
+          <details className="knob-section" open data-testid="section-knobs">
+            <summary>
+              Workload knobs <span className="muted small">({defKnobs.length} settings of {String((config.definition as { name?: string } | null)?.name ?? "the definition")})</span>
+              {errorsIn(defKnobs) > 0 && <span className="bad small"> · {errorsIn(defKnobs)} to fix</span>}
+            </summary>
+            <div className="knob-grid">
+              {defKnobs.map((k) => (
+                <KnobField key={k.path} knob={k} value={getPath(shown, k.path)} error={visibleError(k.path)} onChange={(v) => set(k.path, v)} />
+              ))}
+            </div>
+          </details>
+        )}
 
         <Suspense fallback={null}>
           <LoadShapeSection
