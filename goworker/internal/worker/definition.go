@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"cloud.google.com/go/spanner"
@@ -126,12 +127,25 @@ func (w *Worker) setupDefinition(parent context.Context) error {
 
 func (w *Worker) runDefinition() {
 	if w.defWatch != nil {
-		if w.preloaded { // the loaded rows are not changes: watch from now
-			w.defWatch.SetStart(definitionStart(context.Background(), w.Conn().Client, w.interp.Def.PG()))
+		if w.preloaded { // the loaded rows are not changes: watch from the run's begin (watchStart)
+			now := definitionStart(context.Background(), w.Conn().Client, w.interp.Def.PG())
+			w.defWatch.SetStart(watchStart(now, w.startedAt))
 		}
 		w.defWatch.Start()
 	}
 	w.interp.Start()
+}
+
+// watchStart is where a preloaded run's watch starts: the Begin's time (every loaded row committed
+// before it was sent), or the server's time if earlier. The server's time alone came after the other
+// workers' first writes, which Begin reached at once: their changes were missed. Python's watch_start.
+func watchStart(serverNow time.Time, begun float64) time.Time {
+	sec := math.Floor(begun)
+	b := time.Unix(int64(sec), int64(math.Round((begun-sec)*1e9))).UTC()
+	if serverNow.Before(b) {
+		return serverNow
+	}
+	return b
 }
 
 // definitionStart is the server's time for a definition's watch (a PostgreSQL database's now()).
