@@ -102,7 +102,13 @@ try {
       await page.waitForTimeout(200);
     }
     const counts = seen.map((s) => s.points).filter((n) => n > 0);
-    check(counts.length >= 3 && counts.every((n, i) => n === i + 1), `the curve's points as they came: ${counts.join(", ")}`);
+    // point by point: a point drawn while the search still ran, and more after it, never fewer. Not
+    // every count: on a loaded machine two points can reach the page in one refresh (1, 3 in CI).
+    const whileRunning = seen.some((s) => s.points > 0 && s.status === "running");
+    check(
+      whileRunning && counts.length >= 2 && counts.at(-1) >= 3 && counts.every((n, i) => i === 0 || n > counts[i - 1]),
+      `the curve's points as they came: ${counts.join(", ")}${whileRunning ? "" : " (none while the search ran)"}`,
+    );
     check(seen.at(-1).knee === String(KNEE), `the knee marked at ${seen.at(-1).knee}, want ${KNEE}`);
     check((await page.locator('[data-testid="capacity-live"] svg text', { hasText: "knee" }).count()) === 1, "no knee label on the chart");
     await shoot(page, "live-capacity-curve");
