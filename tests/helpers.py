@@ -8,7 +8,7 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -203,8 +203,14 @@ def line_column(text: str, needle: str) -> str:
     return f"line {line}, column {column}"
 
 
-def spanload_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    """``spanload ARGS`` as a user runs it: a new process of the venv's command, its output captured."""
+def spanload_cli(*args: str, env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``spanload ARGS`` as a user runs it: a new process of the venv's command (in ``env``, this
+    process's environment by default), its output captured."""
     return subprocess.run(
-        [str(VENV_BIN / "spanload"), *args], capture_output=True, text=True, timeout=120, check=False, env=os.environ
+        [str(VENV_BIN / "spanload"), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=os.environ if env is None else env,
     )

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import VENV_BIN, children_of, free_port
+from tests.helpers import VENV_BIN, children_of, free_port, spanload_cli
 
 
 def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -81,21 +81,28 @@ def test_an_unreachable_emulator_fails_the_run_and_exits_1_with_the_address_and_
     assert "Traceback" not in result.stderr
 
 
+CLOUD_RUN = (
+    "--target",
+    "cloud",
+    "--project",
+    "p",
+    "--instance",
+    "i",
+    "--database",
+    "d",
+    "--duration",
+    "5s",
+    "--no-save",
+)
+
+
 def test_a_cloud_target_without_credentials_exits_1_saying_how_to_give_them(tmp_path: Path) -> None:
     # Found trying a cloud target on a machine without Application Default Credentials: the
     # google-auth DefaultCredentialsError came out of the pre-start check as a traceback
     leftover = ("GOOGLE_APPLICATION_CREDENTIALS", "SPANNER_EMULATOR_HOST")  # the latter: a sentence of its own
     no_adc = {key: value for key, value in os.environ.items() if key not in leftover}
     env = {**no_adc, "CLOUDSDK_CONFIG": str(tmp_path), "NO_GCE_CHECK": "true"}
-    cloud = ("--target", "cloud", "--project", "p", "--instance", "i", "--database", "d", "--duration", "5s")
-    result = subprocess.run(
-        [str(VENV_BIN / "spanload"), "run", *cloud, "--no-save"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env=env,
-    )
+    result = spanload_cli("run", *CLOUD_RUN, env=env)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "Traceback" not in result.stderr, result.stderr
     assert result.stderr.strip().splitlines() == [
@@ -109,15 +116,7 @@ def test_a_cloud_run_with_spanner_emulator_host_left_set_exits_2_in_one_sentence
     """Found in a sweep: the shell's SPANNER_EMULATOR_HOST (the emulator's own docs export it) with a
     cloud target came out of the consent check as a traceback."""
     env = {**os.environ, "SPANNER_EMULATOR_HOST": "127.0.0.1:9010", "CLOUDSDK_CONFIG": str(tmp_path)}
-    cloud = ("--target", "cloud", "--project", "p", "--instance", "i", "--database", "d", "--duration", "5s")
-    result = subprocess.run(
-        [str(VENV_BIN / "spanload"), "run", *cloud, "--no-save"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env=env,
-    )
+    result = spanload_cli("run", *CLOUD_RUN, env=env)
     assert result.returncode == 2, result.stdout + result.stderr
     assert result.stderr.strip().splitlines() == [
         "spanload run: SPANNER_EMULATOR_HOST=127.0.0.1:9010 is set, and the Spanner client would send a cloud "
