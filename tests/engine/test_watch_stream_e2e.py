@@ -6,7 +6,9 @@ table's split divides mid-run (a split threshold of 16 rows against ~100 movemen
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
 
@@ -17,7 +19,7 @@ from spanload.model.config import WorkerRuntime
 from spanload.model.presets import make_config
 from spanload.model.protocol import Counter
 from spanload.model.samples import Op
-from spanload.model.workload import WatchMode
+from spanload.model.workload import WatchMode, WorkloadDefinition
 from spanload.model.workload_file import validate_data
 from spanload.spanner import client as spanner_client
 from spanload.workers.interp.watch_stream import ChangeStreamWatcher
@@ -29,6 +31,30 @@ pytestmark = pytest.mark.timeout(240)
 
 SPLIT_ROWS = 16
 TABLE = "CREATE TABLE T (Id INT64 NOT NULL, Ts TIMESTAMP OPTIONS (allow_commit_timestamp = true)) PRIMARY KEY (Id)"
+
+
+@contextlib.contextmanager
+def _watched_table(
+    local: LocalTarget, name: str, watch: dict[str, Any], knobs: dict[str, Any] | None = None
+) -> Iterator[tuple[WorkloadDefinition, Any]]:
+    """Table T on a fresh database, watched in change_stream mode by Ts (``watch``'s fields added,
+    ``knobs`` the definition's): the definition, and the official client's database of it."""
+    definition = validate_data(
+        {
+            "name": name,
+            "ddl": [TABLE],
+            "knobs": knobs or {},
+            "operations": {"noop": {"rate": 1, "steps": [{"sql": "SELECT 1"}]}},
+            "watch": {"table": "T", "timestamp": "Ts", "mode": "change_stream", **watch},
+        }
+    )
+    config = local.config({"workload": "definition", "definition": definition.model_dump(mode="json")})
+    create_schema(local, config, definition)
+    client = spanner_client.make_client(config.target, local.address)
+    try:
+        yield definition, client.instance(config.target.instance).database(config.target.database)
+    finally:
+        client.close()
 
 
 @pytest.mark.parametrize("runtime", ["python", "go"])
@@ -58,19 +84,7 @@ def test_a_watcher_that_creates_its_stream_reads_from_the_creation_on(local_span
     """The run's start is before the stream exists (Spanner refuses a start_timestamp before a stream's
     creation); the watcher that creates the stream starts reading at its creation, and sees every
     commit after it, also when drained right after the last one."""
-    definition = validate_data(
-        {
-            "name": "created",
-            "ddl": [TABLE],
-            "operations": {"noop": {"rate": 1, "steps": [{"sql": "SELECT 1"}]}},
-            "watch": {"table": "T", "timestamp": "Ts", "mode": "change_stream", "heartbeat": "100ms"},
-        }
-    )
-    config = local_spanner.config({"workload": "definition", "definition": definition.model_dump(mode="json")})
-    create_schema(local_spanner, config, definition)
-    client = spanner_client.make_client(config.target, local_spanner.address)
-    try:
-        db = client.instance(config.target.instance).database(config.target.database)
+    with _watched_table(local_spanner, "created", {"heartbeat": "100ms"}) as (definition, db):
         stats = WorkerStats()
         hour_ago = dt.datetime.now(dt.UTC) - dt.timedelta(hours=1)
         watcher = ChangeStreamWatcher(lambda: db, definition, {}, stats, hour_ago)
@@ -80,8 +94,6 @@ def test_a_watcher_that_creates_its_stream_reads_from_the_creation_on(local_span
                 b.insert("T", ["Id", "Ts"], [[i, spanner_v1.COMMIT_TIMESTAMP], [100 + i, spanner_v1.COMMIT_TIMESTAMP]])
         watcher.stop_and_drain()
         counters, errors, _ = stats.take()
-    finally:
-        client.close()
     assert errors == {}
     assert counters[Counter.RECEIVED_CHANGES] == 6
 
@@ -144,29 +156,10 @@ def test_heartbeat_and_readers_follow_their_knobs_live(local_spanner: LocalTarge
     """Issue 29's live knobs: a patched heartbeat is the heartbeat_milliseconds of the reads from then on,
     and a second reader (watchers 1 -> 2) receives the changes committed after it started, as the
     first does: 3 commits before the patch and 3 after are 3 + 2 x 3 received changes."""
-    definition = validate_data(
-        {
-            "name": "knobs",
-            "ddl": [TABLE],
-            "knobs": {
-                "hb": {"default": 1000, "min": 100, "max": 300000},
-                "readers": {"default": 1, "min": 1, "max": 4},
-            },
-            "operations": {"noop": {"rate": 1, "steps": [{"sql": "SELECT 1"}]}},
-            "watch": {
-                "table": "T",
-                "timestamp": "Ts",
-                "mode": "change_stream",
-                "heartbeat": "$hb",
-                "watchers": "$readers",
-            },
-        }
-    )
-    config = local_spanner.config({"workload": "definition", "definition": definition.model_dump(mode="json")})
-    create_schema(local_spanner, config, definition)
-    client = spanner_client.make_client(config.target, local_spanner.address)
-    try:
-        db = _Recording(client.instance(config.target.instance).database(config.target.database))
+    knobs = {"hb": {"default": 1000, "min": 100, "max": 300000}, "readers": {"default": 1, "min": 1, "max": 4}}
+    watch = {"heartbeat": "$hb", "watchers": "$readers"}
+    with _watched_table(local_spanner, "knobs", watch, knobs) as (definition, database):
+        db = _Recording(database)
         stats = WorkerStats()
         watcher = ChangeStreamWatcher(
             lambda: db, definition, {"hb": 1000, "readers": 1}, stats, dt.datetime.now(dt.UTC)
@@ -182,8 +175,6 @@ def test_heartbeat_and_readers_follow_their_knobs_live(local_spanner: LocalTarge
         commit(10)
         watcher.stop_and_drain()
         counters, errors, _ = stats.take()
-    finally:
-        client.close()
     assert errors == {}
     assert counters[Counter.RECEIVED_CHANGES] == 3 + 2 * 3
     assert db.heartbeats[0] == 1000 and db.heartbeats[-1] == 250
@@ -194,19 +185,7 @@ def test_every_reader_of_the_start_reads_from_the_runs_start(local_spanner: Loca
     """Two readers from the start: both read from the run's start, so a commit made between it and the
     watcher's start (another worker's writers begin on their own) reaches each: 3 rows, 2 x 3 changes.
     A reader added later by a live change starts when it is added (the test above)."""
-    definition = validate_data(
-        {
-            "name": "two",
-            "ddl": [TABLE],
-            "operations": {"noop": {"rate": 1, "steps": [{"sql": "SELECT 1"}]}},
-            "watch": {"table": "T", "timestamp": "Ts", "mode": "change_stream", "heartbeat": "100ms", "watchers": 2},
-        }
-    )
-    config = local_spanner.config({"workload": "definition", "definition": definition.model_dump(mode="json")})
-    create_schema(local_spanner, config, definition)
-    client = spanner_client.make_client(config.target, local_spanner.address)
-    try:
-        db = client.instance(config.target.instance).database(config.target.database)
+    with _watched_table(local_spanner, "two", {"heartbeat": "100ms", "watchers": 2}) as (definition, db):
         stats = WorkerStats()
         watcher = ChangeStreamWatcher(lambda: db, definition, {}, stats, dt.datetime.now(dt.UTC))  # creates the stream
         with db.batch() as b:  # committed before the watcher starts, after the run's start
@@ -214,7 +193,5 @@ def test_every_reader_of_the_start_reads_from_the_runs_start(local_spanner: Loca
         watcher.start()
         watcher.stop_and_drain()
         counters, errors, _ = stats.take()
-    finally:
-        client.close()
     assert errors == {}
     assert counters[Counter.RECEIVED_CHANGES] == 2 * 3
