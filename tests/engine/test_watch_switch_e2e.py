@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import pytest
 
 from spanload.engine.supervisor import Supervisor
-from spanload.model.config import ConfigPatch
+from spanload.model.config import ConfigPatch, RunConfig
 from spanload.model.events import EventKind
 from spanload.model.settings import Settings
 from spanload.model.state import RunState
@@ -58,26 +59,35 @@ async def _switched(sink: PreloadRecorder, n: int) -> None:
     await _until(f"switch {n}", sink, lambda: sum(kind is EventKind.WATCH_MODE for kind, _ in sink.events) >= n)
 
 
+async def _patched_run(
+    config: RunConfig,
+    run_id: str,
+    knobs: list[dict[str, Any]],
+    settled: Callable[[PreloadRecorder, int], Awaitable[None]] | None = None,
+) -> PreloadRecorder:
+    """A run under the supervisor: SAMPLES_PER_PHASE samples, then each knob patch in turn (the
+    n-th waited for by ``settled(sink, n)``, if given) and SAMPLES_PER_PHASE samples more; stopped."""
+    sink = PreloadRecorder()
+    supervisor = Supervisor(Settings(), sink)
+    await supervisor.start(run_id, config)
+    await _samples(sink, SAMPLES_PER_PHASE)
+    for n, values in enumerate(knobs, start=1):
+        await supervisor.patch(run_id, ConfigPatch.model_validate({"knobs": values}), "test")
+        if settled is not None:
+            await settled(sink, n)
+        await _samples(sink, SAMPLES_PER_PHASE)
+    await supervisor.stop(run_id)
+    await asyncio.wait_for(supervisor.wait_finished(run_id), 120)
+    return sink
+
+
 @pytest.mark.parametrize("runtime", ["python", "go"])
 def test_a_run_that_switches_poll_stream_poll_reconciles_exactly(local_spanner: LocalTarget, runtime: str) -> None:
     # one watcher: a stream's followers each see every change, and received_changes stays one a change
     config = prepared(local_spanner, switchable(), {"processes": 2, "knobs": {"watchers": 1}}, runtime)
 
-    async def scenario() -> PreloadRecorder:
-        sink = PreloadRecorder()
-        supervisor = Supervisor(Settings(), sink)
-        await supervisor.start("switch", config)
-        await _samples(sink, SAMPLES_PER_PHASE)
-        for n, mode in enumerate(("change_stream", "poll"), start=1):
-            patch = ConfigPatch.model_validate({"knobs": {"watch_mode": mode}})
-            await supervisor.patch("switch", patch, "test")
-            await _switched(sink, n)
-            await _samples(sink, SAMPLES_PER_PHASE)
-        await supervisor.stop("switch")
-        await asyncio.wait_for(supervisor.wait_finished("switch"), 120)
-        return sink
-
-    sink = asyncio.run(asyncio.wait_for(scenario(), 200))
+    patches = [{"watch_mode": "change_stream"}, {"watch_mode": "poll"}]
+    sink = asyncio.run(asyncio.wait_for(_patched_run(config, "switch", patches, _switched), 200))
     assert sink.states[-1] == (RunState.FINISHED, None), sink.states
     switches = [c for kind, c in sink.events if kind is EventKind.WATCH_MODE]
     assert [(c["previous"], c["mode"], c["error"]) for c in switches] == [
@@ -107,19 +117,7 @@ def test_a_second_stream_reader_patched_in_receives_from_then_on(local_spanner: 
     knobs = {"watchers": 1, "watch_mode": "change_stream"}
     config = prepared(local_spanner, switchable(), {"processes": 1, "knobs": knobs}, runtime)
 
-    async def scenario() -> PreloadRecorder:
-        sink = PreloadRecorder()
-        supervisor = Supervisor(Settings(), sink)
-        await supervisor.start("readers", config)
-        await _samples(sink, SAMPLES_PER_PHASE)
-        patch = ConfigPatch.model_validate({"knobs": {"watchers": 2}})
-        await supervisor.patch("readers", patch, "test")
-        await _samples(sink, SAMPLES_PER_PHASE)
-        await supervisor.stop("readers")
-        await asyncio.wait_for(supervisor.wait_finished("readers"), 120)
-        return sink
-
-    sink = asyncio.run(asyncio.wait_for(scenario(), 200))
+    sink = asyncio.run(asyncio.wait_for(_patched_run(config, "readers", [{"watchers": 2}]), 200))
     assert sink.states[-1] == (RunState.FINISHED, None), sink.states
     summary = sink.summary
     assert summary is not None and summary.reconciliation is not None
