@@ -38,6 +38,13 @@ function renderPage(created: unknown[], answer: { status: number; body: unknown 
   );
 }
 
+/** Picks preset `name` once the presets have loaded. */
+async function choosePreset(name: string) {
+  const select = await screen.findByTestId("preset-select");
+  await waitFor(() => expect(screen.getByRole("option", { name })).toBeInTheDocument());
+  fireEvent.change(select, { target: { value: name } });
+}
+
 describe("NewRunPage", () => {
   it("explains invalid input next to the field as it is typed, before any submit", async () => {
     const created: unknown[] = [];
@@ -59,9 +66,7 @@ describe("NewRunPage", () => {
   it("starts a run from a preset with only the changed fields as overrides", async () => {
     const created: unknown[] = [];
     renderPage(created);
-    const select = await screen.findByTestId("preset-select");
-    await waitFor(() => expect(screen.getByRole("option", { name: "light" })).toBeInTheDocument());
-    fireEvent.change(select, { target: { value: "light" } });
+    await choosePreset("light");
     expect(screen.getByText("1 tx/s, 5 mutations, 1 watcher")).toBeInTheDocument();
     fireEvent.change(screen.getByTestId("field-duration_s"), { target: { value: "30" } });
     fireEvent.change(screen.getByTestId("field-watcher.poll_interval_ms"), { target: { value: "250" } });
@@ -76,9 +81,7 @@ describe("NewRunPage", () => {
     // knobs, so its rate could not be set before the run started
     const created: unknown[] = [];
     renderPage(created);
-    const select = await screen.findByTestId("preset-select");
-    await waitFor(() => expect(screen.getByRole("option", { name: "tiny-preset" })).toBeInTheDocument());
-    fireEvent.change(select, { target: { value: "tiny-preset" } });
+    await choosePreset("tiny-preset");
     const rate = await screen.findByTestId("field-knobs.transactions_per_second");
     expect(rate).toHaveValue(5); // the preset's, not the definition's default of 1
     expect(screen.getByTestId("field-knobs.preload_rows")).toHaveValue(0); // not live, still set before the start
