@@ -95,10 +95,13 @@ try {
       const figures = await page.evaluate(() => {
         const chart = document.querySelector('[data-testid="capacity-live"] [data-testid="chart-capacity"]');
         const status = document.querySelector('[data-testid="live-page"]')?.getAttribute("data-status");
-        return { points: chart ? Number(chart.getAttribute("data-points")) : 0, knee: chart?.getAttribute("data-knee") ?? "", status };
+        const judged = Number(document.querySelector('[data-testid="capacity-live"]')?.getAttribute("data-judged") ?? 0);
+        return { points: chart ? Number(chart.getAttribute("data-points")) : 0, knee: chart?.getAttribute("data-knee") ?? "", status, judged };
       });
       if (seen.length === 0 || seen.at(-1).points !== figures.points) seen.push(figures);
-      if (figures.status === "finished" && figures.knee !== "") break;
+      // the end: the run finished and the curve fetched after its last judged step is drawn (the
+      // status and the last step's event reach the page together; its curve comes a fetch later)
+      if (figures.status === "finished" && figures.knee !== "" && figures.judged > 0 && figures.points === figures.judged) break;
       await page.waitForTimeout(200);
     }
     const counts = seen.map((s) => s.points).filter((n) => n > 0);
