@@ -19,6 +19,7 @@ from spanload.model.presets import make_config
 from spanload.model.profile import ProfileEdit, ProfileStatus
 from spanload.model.settings import Settings
 from spanload.model.state import RunAction, RunEngine, RunState, check_action
+from spanload.model.stored_config import read_stored
 from spanload.store import runs as run_store
 from spanload.store.models import RunRow
 
@@ -105,7 +106,7 @@ class RunService:
         changes = patch.changed_fields()
         if not changes:
             raise RunInvalid("the patch changes nothing: set at least one field")
-        current = self.hub.configs.get(run_id) or RunConfig.model_validate(row.current_config)
+        current = self.hub.configs.get(run_id) or read_stored(row.current_config).config
         current.apply(patch).check_rate_cap(self.settings.max_tps)
         try:
             await self.engine.patch(run_id, patch, who)  # the engine records it with its sink, the hub

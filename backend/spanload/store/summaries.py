@@ -9,8 +9,8 @@ from sqlalchemy.orm import Session
 from spanload.model import metrics, server_minute
 from spanload.model.breakdown import Breakdown, combine
 from spanload.model.change_cost_reasons import unavailable_costs
-from spanload.model.config import RunConfig
 from spanload.model.samples import Summary, Totals
+from spanload.model.stored_config import read_stored
 from spanload.store import samples as sample_store
 from spanload.store.models import RunRow
 
@@ -40,7 +40,7 @@ def recompute_summary(session: Session, run_id: str) -> Summary:
     if last is not None:
         begin = last.t - last.elapsed_s
         unavailable = server_minute.unavailable(begin, last.t, rates, totals)
-        config = RunConfig.model_validate(run.config) if run is not None else None
+        config = read_stored(run.config).config if run is not None else None
         if config is not None and config.watches():
             unavailable |= unavailable_costs(config.target.kind, begin, last.t, rates, totals)
     return Summary(

@@ -87,6 +87,7 @@ export function makeRun(id: string, overrides: Partial<RunPublic> = {}): RunPubl
     ended_at: new Date((T0 + 60) * 1000).toISOString(),
     duration_s: 60,
     failure_reason: null,
+    config_problem: null,
     sample_count: 60,
     notes: "",
     tags: [],

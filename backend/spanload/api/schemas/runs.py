@@ -18,6 +18,7 @@ from spanload.model.events import EventKind
 from spanload.model.live import EventPublic, LiveChange
 from spanload.model.samples import Gauge, Op, Sample, Summary
 from spanload.model.state import RunState
+from spanload.model.stored_config import read_stored
 from spanload.store.models import EventRow, RunRow
 
 MAX_LIMIT = 500
@@ -83,6 +84,10 @@ class RunPublic(BaseModel):
     status: RunState
     config: RunConfig = Field(description="the config the run started with")
     current_config: RunConfig = Field(description="the config after every live change")
+    config_problem: str | None = Field(
+        default=None,
+        description="the fields of the stored config this version of Spanload cannot read (left out of config)",
+    )
     live_changes: list[LiveChange] = Field(
         default_factory=list, description="each field changed while the run ran: at start, at end, and when"
     )
@@ -193,14 +198,16 @@ def run_public(
     status = live if live is not None and live.is_active and row.status.is_active else row.status
     if summary is None and row.summary is not None:
         summary = Summary.model_validate(row.summary)
+    config, current = read_stored(row.config), read_stored(row.current_config)
     return RunPublic(
         id=row.id,
         name=row.name,
         preset=row.preset,
         target_kind=row.target_kind,
         status=status,
-        config=RunConfig.model_validate(row.config),
-        current_config=RunConfig.model_validate(row.current_config),
+        config=config.config,
+        current_config=current.config,
+        config_problem=config.problem or current.problem,
         live_changes=live_changes(row.config, events),
         notes=row.notes,
         tags=list(row.tags),

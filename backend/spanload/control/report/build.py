@@ -33,6 +33,7 @@ from spanload.model.key_figures import key_figures
 from spanload.model.presets import get_preset
 from spanload.model.samples import Summary
 from spanload.model.series import downsample
+from spanload.model.stored_config import read_stored
 from spanload.model.units import series_unit
 from spanload.store import runs as run_store
 from spanload.store import samples as sample_store
@@ -117,7 +118,7 @@ def threshold_verdicts(session: Session, row: RunRow, expressions: Sequence[str]
     computes them), for a report asked of a serve; none while the run is going. Raises
     :class:`ThresholdError` (422) for an expression that does not parse or names no figure."""
     checks = [threshold_checks.parse(text) for text in expressions]
-    threshold_checks.check_names(checks, RunConfig.model_validate(row.config))
+    threshold_checks.check_names(checks, read_stored(row.config).config)
     summary = summaries.summary_of(session, row) if not row.status.is_active else None
     if summary is None:
         return []
@@ -142,7 +143,7 @@ def run_report(session: Session, row: RunRow, thresholds: Sequence[dict[str, Any
     return ENV.get_template("run.html.j2").render(
         title=f"Spanload run {row.name}",
         run=row,
-        config=RunConfig.model_validate(row.config),
+        config=read_stored(row.config).config,
         config_json=json.dumps(row.config, indent=2),
         summary=summary,
         latency=_latency_rows(summary),

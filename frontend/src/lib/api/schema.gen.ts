@@ -2215,6 +2215,11 @@ export interface components {
             /** @description the config the run started with */
             config: components["schemas"]["RunConfig"];
             /**
+             * Config Problem
+             * @description the fields of the stored config this version of Spanload cannot read (left out of config)
+             */
+            config_problem?: string | null;
+            /**
              * Created At
              * Format: date-time
              */

@@ -138,6 +138,12 @@ describe("RunDetailPage", () => {
     expect(screen.queryByText(/No summary yet/)).toBeNull();
   });
 
+  it("says which fields of an older stored config this version could not read", async () => {
+    const problem = "this version of Spanload cannot read part of the stored config: retired_knob: Extra inputs are not permitted";
+    renderPage({ "GET /runs/a": () => ({ body: makeRun("a", { config_problem: problem }) }) });
+    expect(await screen.findByTestId("config-problem")).toHaveTextContent(problem);
+  });
+
   it("puts the participants chart after the change watcher's own charts", async () => {
     const gauges = { "server.commit_participants": 1, "server.splits": 1, "updater.tps": 5 };
     const samples = [makeSample(0, { gauges }), makeSample(1, { gauges })];

@@ -120,6 +120,11 @@ export function RunDetailPage() {
         </div>
       )}
       {r.status !== "failed" && r.failure_reason && <p className="bad">{r.failure_reason}</p>}
+      {r.config_problem && (
+        <p className="muted small" data-testid="config-problem">
+          {r.config_problem}
+        </p>
+      )}
 
       <h2>Charts</h2>
       {overview.error && !overview.data ? (
