@@ -309,7 +309,7 @@ def start_local_spanner(
 ) -> LocalSpanner:
     """Start the server and wait for its ready line. ``port=0`` picks a free port."""
     exe = find_binary(binary)
-    args = [str(exe), "--host", host, "--port", str(port)]
+    args = [str(exe), "--host", host, "--port", str(port), "--exit-when-stdin-closes"]
     if data_dir is not None:
         data_dir.mkdir(parents=True, exist_ok=True)
         args += ["--data-dir", str(data_dir)]
@@ -333,10 +333,13 @@ def start_child_server(
     env: dict[str, str] | None = None,
 ) -> LocalSpanner:
     """Start a server program and wait for the line ``ready`` reads its (address, version) from;
-    it dies with this process. Raises ``error`` with its last lines when it exits or is not ready
+    it dies with this process (PR_SET_PDEATHSIG; and a server that takes
+    ``--exit-when-stdin-closes`` gets a pipe whose write end only this process holds, which closes
+    however this process ends: the death signal goes with the thread that started the child). Raises ``error`` with its last lines when it exits or is not ready
     within READY_TIMEOUT_S."""
     process = subprocess.Popen(
         args,
+        stdin=subprocess.PIPE if "--exit-when-stdin-closes" in args else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -431,7 +434,7 @@ def exec_local_spanner(host: str, port: int, data_dir: str | None) -> int:
     """`spanload local-spanner`: replace this process with the Go server.
     Raises :class:`LocalSpannerError` when there is no binary."""
     exe = find_binary()
-    args = [str(exe), "--host", host, "--port", str(port)]
+    args = [str(exe), "--host", host, "--port", str(port), "--exit-when-stdin-closes"]
     if data_dir:
         args += ["--data-dir", data_dir]
     os.execv(exe, args)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -39,6 +40,7 @@ func run(args []string) int {
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	splitRows := fs.Int64("split-rows", storage.DefaultSplitRows, "rows at which a split of a table or index divides in two (a database may set its own: ALTER DATABASE db SET OPTIONS (spanload_split_rows = N))")
 	pprofAddr := fs.String("pprof-addr", "", "serve net/http/pprof on this address (e.g. 127.0.0.1:0); empty disables it")
+	stdinParent := fs.Bool("exit-when-stdin-closes", false, "stop as on SIGTERM when standard input ends: the parent holds its write end, so the server never outlives the process that started it, however that process dies")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -80,11 +82,19 @@ func run(args []string) int {
 	defer cancel()
 	frontend.Start(ctx, srv, reg).Version = version
 
+	stop := make(chan string, 2)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	go func() { stop <- "signal=" + (<-sigs).String() }()
+	if *stdinParent {
+		go func() {
+			_, _ = io.Copy(io.Discard, os.Stdin)
+			stop <- "standard input closed: the parent is gone"
+		}()
+	}
 	go func() {
-		s := <-sigs
-		slog.Info("stopping", "signal", s.String())
+		why := <-stop
+		slog.Info("stopping", "why", why)
 		stopped := make(chan struct{})
 		go func() {
 			srv.GracefulStop()
