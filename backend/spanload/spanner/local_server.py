@@ -335,8 +335,8 @@ def start_child_server(
     """Start a server program and wait for the line ``ready`` reads its (address, version) from;
     it dies with this process (PR_SET_PDEATHSIG; and a server that takes
     ``--exit-when-stdin-closes`` gets a pipe whose write end only this process holds, which closes
-    however this process ends: the death signal goes with the thread that started the child). Raises ``error`` with its last lines when it exits or is not ready
-    within READY_TIMEOUT_S."""
+    however this process ends: the death signal goes with the thread that started the child).
+    Raises ``error`` with its last lines when it exits or is not ready within READY_TIMEOUT_S."""
     process = subprocess.Popen(
         args,
         stdin=subprocess.PIPE if "--exit-when-stdin-closes" in args else subprocess.DEVNULL,
