@@ -20,11 +20,13 @@ import pytest
 
 from spanload.engine.supervisor import Supervisor
 from spanload.model.config import ConfigPatch, RunConfig, WorkerRuntime
-from spanload.model.samples import Sample
+from spanload.model.presets import get_preset
+from spanload.model.samples import Gauge, Sample
 from spanload.model.settings import Settings
 from spanload.model.state import RunState
 from tests.engine.conftest import LocalTarget
 from tests.engine.test_supervisor import Recorder
+from tests.engine.test_tpcc_e2e import TINY
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -108,3 +110,46 @@ def test_a_live_poll_interval_shows_in_the_polls_the_watcher_runs(
     samples, seen = run_around_patch(config, "polls", {"watcher": {"poll_interval_ms": 200}})
     before, after = counts_around(samples, seen, lambda s: s.totals.polls)
     assert_grew(before, after, 3, "polls")
+
+
+SETTLE = 6  # samples after a change of terminals: the first (at most 3) may show it half done
+
+
+def test_a_live_number_of_tpcc_terminals_is_the_number_the_workers_run(local_spanner: LocalTarget) -> None:
+    """TPC-C runs on the Python workers only (one process here: two take 5 s more to start; the
+    aggregator's test adds the processes' counts). A patch up starts terminals, a patch down ends
+    some after their transaction; tpcc.terminals counts those that began a transaction and have not
+    ended."""
+    config = get_preset("tpcc-1w").config.merged(
+        {
+            "duration_s": 120,
+            "warmup_s": 0.0,
+            "report_interval_s": 0.5,
+            "target": local_spanner.config().target.model_dump(),
+            "tpcc": {**TINY, "terminals": 2},
+        }
+    )
+
+    async def scenario() -> list[list[float]]:
+        sink = Recorder()
+        supervisor = Supervisor(Settings(), sink)
+        await supervisor.start("terminals", config)
+        parts: list[list[Sample]] = []
+        try:
+            await _samples(sink, INTERVALS + 1, f"{INTERVALS + 1} samples before the patch")
+            parts.append(sink.samples[1:])
+            for terminals in (6, 3):
+                seen = len(sink.samples)
+                await supervisor.patch("terminals", ConfigPatch.model_validate({"tpcc": {"terminals": terminals}}), "t")
+                await _samples(sink, seen + SETTLE, f"{SETTLE} samples after the patch to {terminals} terminals")
+                parts.append(sink.samples[seen : seen + SETTLE])
+        finally:
+            await supervisor.stop("terminals")
+        return [[s.gauges[Gauge.TPCC_TERMINALS] for s in part] for part in parts]
+
+    before, grown, shrunk = asyncio.run(scenario())
+    assert before == [2.0] * len(before), before
+    for old, new, seen in ((2.0, 6.0, grown), (6.0, 3.0, shrunk)):
+        # it settles on the new count within half the samples and holds it; on the way it only moves towards it
+        assert seen[SETTLE // 2 :] == [new] * (SETTLE - SETTLE // 2), (old, new, seen)
+        assert seen == sorted(seen, reverse=new < old) and min(old, new) <= min(seen), (old, new, seen)
