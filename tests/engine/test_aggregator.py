@@ -34,13 +34,16 @@ def _report(worker: int, seq: int, txns: int, latencies: list[int], **gauges: fl
 
 def test_one_sample_per_interval_once_every_worker_reported() -> None:
     agg = Aggregator(T0, 1.0, workers=2)
-    assert agg.add(_report(0, 0, 5, [1000] * 5, **{Gauge.UPDATER_TARGET_TPS: 5, Gauge.WATCHER_LAG_MS: 30})) == []
-    [sample] = agg.add(_report(1, 0, 3, [9000] * 3, **{Gauge.UPDATER_TARGET_TPS: 5, Gauge.WATCHER_LAG_MS: 10}))
+    first = {Gauge.UPDATER_TARGET_TPS: 5, Gauge.WATCHER_LAG_MS: 30, Gauge.TPCC_TERMINALS: 2}
+    assert agg.add(_report(0, 0, 5, [1000] * 5, **first)) == []
+    second = {Gauge.UPDATER_TARGET_TPS: 5, Gauge.WATCHER_LAG_MS: 10, Gauge.TPCC_TERMINALS: 1}
+    [sample] = agg.add(_report(1, 0, 3, [9000] * 3, **second))
     assert sample.seq == 0
     assert sample.elapsed_s == pytest.approx(1.0)
     assert sample.totals.transactions == 8 and sample.totals.mutations == 24
     assert sample.gauges[Gauge.UPDATER_TPS] == pytest.approx(8.0)
     assert sample.gauges[Gauge.UPDATER_TARGET_TPS] == 10  # summed across processes
+    assert sample.gauges[Gauge.TPCC_TERMINALS] == 3  # each process runs its share of the terminals
     assert sample.gauges[Gauge.WATCHER_LAG_MS] == 30  # the worst process
     assert sample.errors_by_code == {"ABORTED": 1}
     p = sample.latency[Op.UPDATER_TXN]

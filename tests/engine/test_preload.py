@@ -13,6 +13,7 @@ import pytest
 from spanload.engine.supervisor import Supervisor
 from spanload.model.config import RunConfig, WorkerRuntime
 from spanload.model.events import EventKind, PreloadStatus
+from spanload.model.presets import get_preset
 from spanload.model.settings import Settings
 from spanload.model.state import RunState
 from tests.engine.conftest import LocalTarget, assert_reconciled_exactly
@@ -20,7 +21,9 @@ from tests.engine.test_e2e_local import _server_poll_median
 from tests.engine.test_supervisor import Recorder
 from tests.helpers import VENV_BIN
 
-PRELOAD_WRITER_ID = "preload"  # what workloads/change_watcher.yaml's load writes in WriterId
+PRELOAD_WRITER_ID = (
+    "preload"  # what the loads of workloads/change_watcher.yaml and write_benchmark.yaml write in WriterId
+)
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -127,6 +130,39 @@ def test_a_preload_fills_the_table_in_its_own_phase_and_a_second_run_skips_it(
     skipped = again.event(EventKind.PRELOAD_SKIPPED)
     assert skipped["rows"] == rows and rows <= int(str(skipped["table_rows"])) <= held
     assert skipped["message"] == f"preload skipped: table holds {skipped['table_rows']:,} rows"
+
+
+def test_the_write_benchmark_preloads_exactly_its_rows_into_tweets(
+    local_spanner: LocalTarget, runtime: WorkerRuntime
+) -> None:
+    """workloads/write_benchmark.yaml's load: Tweets rows Id 0..N-1, each written once by the preload
+    (WriterId 'preload', Version 0). Its writes are off, so the run's own upserts (keys 1..key_space)
+    overwrite none of them and the count is exact."""
+    rows, database = 500, f"preload-tweets-{runtime.value}"
+    config = get_preset("write-benchmark").config.merged(
+        {
+            "target": local_spanner.config(database=database).target.model_dump(),
+            "runtime": runtime.value,
+            "duration_s": 1,
+            "report_interval_s": 0.5,
+            "preload": {"rows": rows},
+            "knobs": {"reads_per_second": 5},
+            "operations": {"write": {"enabled": False}},
+        }
+    )
+    sink = asyncio.run(_run(config, f"tweets-{runtime.value}"))
+    assert sink.states[-1] == (RunState.FINISHED, None)
+    finished = sink.event(EventKind.PRELOAD_FINISHED)
+    assert (finished["rows"], finished["loaded"], finished["skipped"]) == (rows, rows, 0)
+    assert sink.summary is not None and sink.summary.totals.transactions == 0
+    ((count, by_preload, unversioned, sharded, low, high),) = _query(
+        local_spanner,
+        database,
+        f"SELECT COUNT(*), COUNTIF(WriterId = '{PRELOAD_WRITER_ID}'), COUNTIF(Version = 0), "
+        "COUNTIF(ShardId BETWEEN -18 AND 18), MIN(Id), MAX(Id) FROM Tweets",
+    )
+    assert by_preload == rows
+    assert (count, unversioned, sharded, low, high) == (rows, rows, rows, 0, rows - 1)
 
 
 def test_a_larger_preload_loads_only_the_missing_part(local_spanner: LocalTarget) -> None:

@@ -46,6 +46,7 @@ SUMMED_GAUGES = frozenset(
         Gauge.SESSIONS_IN_USE,
         Gauge.SESSIONS_IDLE,
         Gauge.SESSIONS_WAITING,
+        Gauge.TPCC_TERMINALS,
     }
 )
 

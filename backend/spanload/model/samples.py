@@ -74,6 +74,9 @@ class Gauge(StrEnum):
     RETRIES_PS = "retries_ps"
     REPORT_LAG_MS = "worker.report_lag_ms"  # how late a worker sent its report (its busiest, max over workers)
     WORKERS_STALLED = "workers.stalled"  # workers silent for more than the stall threshold (supervisor)
+    # TPC-C closed mode: terminals that began a transaction and have not ended (a live change of
+    # tpcc.terminals starts or ends them), summed over processes
+    TPCC_TERMINALS = "tpcc.terminals"
 
 
 class Percentiles(BaseModel):

@@ -98,6 +98,7 @@ const (
 	GaugeRetriesPS                  = "retries_ps"
 	GaugeReportLagMs                = "worker.report_lag_ms"
 	GaugeWorkersStalled             = "workers.stalled"
+	GaugeTpccTerminals              = "tpcc.terminals"
 )
 
 // Metric templates of a definition's operations (op_metrics); OpPlaceholder stands for the operation.

@@ -12,6 +12,7 @@ Each business transaction is timed into ``tpcc.<type>`` (successes and New-Order
 rollbacks, from the actual start), ``tpcc.<type>_intended`` (open mode), ``tpcc.<type>_server``
 and ``tpcc.<type>.failed``; counted as ``tpcc.<type>`` (completed), ``.rollbacks``, ``.aborts``,
 ``.retries``, ``.errors`` and Delivery's ``.skipped``, and in the run's ``transactions`` total.
+Closed mode reports ``tpcc.terminals``: the terminals that began a transaction and have not ended.
 """
 
 from __future__ import annotations
@@ -135,6 +136,13 @@ class Terminals:
         self._paused = True
         self._stopping = False
         self.running = 0
+        self._began: set[int] = set()  # terminals that began a transaction and have not ended
+
+    @property
+    def terminals(self) -> int:
+        """Terminals running: each began its first transaction, and its loop has not ended."""
+        with self._cond:
+            return len(self._began)
 
     def start(self) -> None:
         with self._cond:
@@ -181,10 +189,18 @@ class Terminals:
                     return False
                 if not self._paused:
                     self.running += 1
+                    self._began.add(number)
                     return True
                 self._cond.wait()
 
     def _loop(self, number: int) -> None:
+        try:
+            self._terminal(number)
+        finally:
+            with self._cond:
+                self._began.discard(number)
+
+    def _terminal(self, number: int) -> None:
         runner = self._runner
         warehouses = runner.config.warehouses
         terminal = runner.terminal((self._first + number) % warehouses + 1)
@@ -279,6 +295,8 @@ class TpccLoad:
     def gauges(self) -> dict[str, float]:
         if self._pacer is not None:
             return {Gauge.UPDATER_TARGET_TPS: self._pacer.rate, Gauge.UPDATER_BEHIND: float(self._pacer.behind)}
+        if self._terminals is not None:
+            return {Gauge.TPCC_TERMINALS: float(self._terminals.terminals)}
         return {}
 
     def take_counts(self) -> tuple[int, int]:

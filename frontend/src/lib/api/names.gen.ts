@@ -52,6 +52,7 @@ export const Gauge = {
   RETRIES_PS: "retries_ps",
   REPORT_LAG_MS: "worker.report_lag_ms",
   WORKERS_STALLED: "workers.stalled",
+  TPCC_TERMINALS: "tpcc.terminals",
 } as const;
 export type Gauge = (typeof Gauge)[keyof typeof Gauge];
 
