@@ -983,8 +983,8 @@ export interface components {
          * ConfigPatch
          * @description A live change. Only the fields that are set change; those in ``fixed`` cannot: what the run
          *     is (name, preset, target, workload and its definition, seed), how its workers run (processes,
-         *     runtime, placement, report interval), what happens before it (preload, create_schema) and the
-         *     engine's own drivers (abort_on, capacity, profile).
+         *     runtime, placement, report interval), which intervals are warm-up (warmup_s), what happens
+         *     before it (preload, create_schema) and the engine's own drivers (abort_on, capacity, profile).
          */
         ConfigPatch: {
             client?: components["schemas"]["ClientPatch"] | null;
