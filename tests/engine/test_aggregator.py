@@ -8,6 +8,7 @@ from spanload.engine.aggregator import Aggregator, operations_in
 from spanload.model import metrics
 from spanload.model.protocol import Counter, Report
 from spanload.model.samples import Gauge, Op
+from spanload.model.tpcc import ROLLBACKS, TPMC_GAUGE, TxType
 
 T0 = 1000.0
 
@@ -89,6 +90,17 @@ def test_flush_all_emits_what_is_pending_at_the_end() -> None:
     [last] = agg.flush_all()
     assert last.totals.transactions == 2
     assert agg.flush_all() == []
+
+
+def test_the_whole_runs_tpmc_is_committed_new_orders_over_the_time_not_a_mean_of_intervals() -> None:
+    """As the other counter rates: a short last interval (a stop) weighs by its length."""
+    agg = Aggregator(T0, 1.0, workers=1)
+    new_order = TxType.NEW_ORDER
+    for seq, (completed, rolled_back, interval_s) in enumerate([(10, 1, 1.0), (1, 0, 0.25)]):
+        counters = {new_order.counter(): completed, new_order.counter(ROLLBACKS): rolled_back}
+        agg.add(Report(worker=0, seq=seq, t=T0 + seq + interval_s, interval_s=interval_s, counters=counters))
+    # intervals: 9 committed in 1 s (540/min), 1 in 0.25 s (240/min); their mean would be 390
+    assert agg.summary().rates[TPMC_GAUGE] == pytest.approx(10 * 60 / 1.25)
 
 
 def test_summary_averages_each_gauge_over_the_intervals_that_have_it() -> None:

@@ -19,12 +19,11 @@ import pytest
 
 from spanload.engine.supervisor import Supervisor
 from spanload.model.config import RunConfig
-from spanload.model.events import EventKind
 from spanload.model.samples import Op, Sample
 from spanload.model.settings import Settings
 from spanload.model.state import RunState
 from spanload.spanner.local_server import LocalSpanner, LocalSpannerError, start_local_spanner
-from tests.engine.test_supervisor import Recorder, _until
+from tests.engine.test_supervisor import Recorder, _until, assert_only_passing_stalls
 
 STOPPED_S = 5.0
 TIMEOUT_MS = 1000
@@ -54,24 +53,6 @@ def _config(address: str, **extra: object) -> RunConfig:
             **extra,
         }
     )
-
-
-def assert_only_passing_stalls(
-    events: list[tuple[EventKind, dict[str, object]]], shorter_than_s: float, killed: int | None = None
-) -> None:
-    """No event but the watchdog's: a loaded machine may leave a worker silent for an interval or
-    two (STALLED, then RECOVERED), which says nothing of the target. Each worker's silences ended
-    (but the ``killed`` worker's last one), and each was shorter than ``shorter_than_s``."""
-    assert {kind for kind, _ in events} <= {EventKind.STALLED, EventKind.RECOVERED}, events
-    by_worker: dict[object, list[EventKind]] = {}
-    for kind, changes in events:
-        by_worker.setdefault(changes["worker"], []).append(kind)
-    for worker, kinds in by_worker.items():
-        if worker == killed and len(kinds) % 2:
-            kinds = kinds[:-1]
-        assert kinds == [EventKind.STALLED, EventKind.RECOVERED] * (len(kinds) // 2), (worker, events)
-    silences = [float(str(changes["silent_s"])) for kind, changes in events if kind is EventKind.RECOVERED]
-    assert all(silent < shorter_than_s for silent in silences), events
 
 
 def _transactions(sink: Recorder) -> int:
@@ -140,5 +121,5 @@ def test_a_killed_worker_fails_the_run_at_once_naming_it_its_pid_and_the_signal(
     )
     # failed from the exit itself (the reason above), not after a silence: none lasted until the
     # watchdog's verdict, and none was still open
-    assert_only_passing_stalls(sink.events, Settings().worker_silence_fail_s, killed=1)
+    assert_only_passing_stalls(sink.events, Settings().worker_silence_fail_s, unended={1})
     print(f"\nworker SIGKILL to FAILED: {took * 1000:.0f} ms")

@@ -1,8 +1,9 @@
 """The load engine end to end: real worker processes, the real Spanner clients, the local server.
 
-The Proof of the load engine issue: the light preset reconciles, a live rate patch shows within two
-intervals, the table hint decides the rows a poll scans (its duration is bench/local_spanner.py's), and a
-killed worker process fails the run. Those tests take the ``runtime`` fixture: they run once with
+The Proof of the load engine issue: the light preset reconciles, a live rate patch becomes the
+workers' own target and a pause stops their transactions (counted, not timed), the table hint decides
+the rows a poll scans (its duration is bench/local_spanner.py's), and a killed worker process fails
+the run. Those tests take the ``runtime`` fixture: they run once with
 the Python workers (google-cloud-spanner) and once with the Go workers (cloud.google.com/go/spanner).
 """
 
@@ -24,12 +25,13 @@ import pytest
 from spanload.engine.supervisor import Supervisor
 from spanload.model.builtin_convert import builtin_definition
 from spanload.model.config import ConfigPatch, RunConfig, WorkerRuntime
+from spanload.model.op_metrics import OpGauge, name
 from spanload.model.presets import get_preset
-from spanload.model.samples import Gauge, Op
+from spanload.model.samples import Gauge, Op, Sample
 from spanload.model.settings import Settings
 from spanload.model.state import RunState
 from tests.engine.conftest import LocalTarget, assert_reconciled_exactly, run_with_patch
-from tests.engine.test_supervisor import Recorder
+from tests.engine.test_supervisor import Recorder, _until
 from tests.helpers import VENV_BIN
 
 pytestmark = pytest.mark.timeout(240)
@@ -78,46 +80,57 @@ def test_the_light_preset_for_10s_reconciles(local_spanner: LocalTarget, runtime
     assert worker.cpu_ms_per_op == worker.cpu_s * 1000 / worker.operations
 
 
-def test_a_live_rate_patch_shows_in_the_achieved_rate_and_pause_stops_it(
+def test_a_live_rate_patch_sets_the_workers_target_and_pause_stops_their_transactions(
     local_spanner: LocalTarget, runtime: WorkerRuntime
 ) -> None:
+    """Counted, not timed: the patch shows as the workers' own target (the rate their pacer schedules),
+    the pause as a transactions total that stands still once the workers said they hold nothing in
+    flight, and the resume as that total growing again, at the patched target."""
     config = local_spanner.config(
         {"updater": {"transactions_per_second": 5, "mutations_per_transaction": 1}, "watcher": {"enabled": False}},
         runtime=runtime,
     )
+    target, in_flight = Gauge.UPDATER_TARGET_TPS, name(OpGauge.IN_FLIGHT, "write")  # change_watcher.yaml's updater
 
-    async def scenario() -> tuple[list[float], list[float], list[float]]:
+    def holds(sample: Sample) -> bool:  # the workers' pacers hold: target 0, and nothing of theirs running
+        return sample.gauges.get(target) == 0.0 and sample.gauges.get(in_flight) == 0.0
+
+    async def scenario() -> tuple[list[Sample], int, int, int, int]:
         sink = Recorder()
         supervisor = Supervisor(Settings(), sink)
         await supervisor.start("patch", config)
-        while len(sink.samples) < 4:
-            await asyncio.sleep(0.05)
-        before = [s.gauges.get(Gauge.UPDATER_TPS, 0.0) for s in sink.samples[1:4]]
-        seen = len(sink.samples)
+        await _until(lambda: len(sink.samples) >= 3, "three samples at the first rate", 60)
+        patched_at = len(sink.samples)
         await supervisor.patch("patch", ConfigPatch.model_validate({"updater": {"transactions_per_second": 20}}), "t")
-        while len(sink.samples) < seen + 4:
-            await asyncio.sleep(0.05)
-        after = sink.samples[seen + 1 : seen + 4]  # the interval of the patch is part old rate
+        await _until(lambda: sink.samples[-1].gauges.get(target) == 20.0, "a sample at the patched target", 60)
+        await _until(lambda: len(sink.samples) >= patched_at + 5, "more samples at the patched target", 60)
         await supervisor.pause("patch")
         paused_at = len(sink.samples)
-        while len(sink.samples) < paused_at + 3:
-            await asyncio.sleep(0.05)
-        paused.extend(s.gauges.get(Gauge.UPDATER_TPS, 0.0) for s in sink.samples[paused_at + 1 : paused_at + 3])
+        await _until(lambda: any(map(holds, sink.samples[paused_at:])), "a paused sample with nothing in flight", 60)
+        acknowledged = next(i for i in range(paused_at, len(sink.samples)) if holds(sink.samples[i]))
+        await _until(lambda: len(sink.samples) >= acknowledged + 4, "three samples after it", 60)
+        resumed_at = len(sink.samples)
         await supervisor.resume("patch")
+        still = sink.samples[resumed_at - 1].totals.transactions
+        await _until(lambda: sink.samples[-1].totals.transactions > still, "transactions after the resume", 60)
         await supervisor.stop("patch")
-        return (
-            before,
-            [s.gauges.get(Gauge.UPDATER_TARGET_TPS, 0.0) for s in after],
-            [s.gauges.get(Gauge.UPDATER_TPS, 0.0) for s in after],
-        )
+        return sink.samples, patched_at, paused_at, acknowledged, resumed_at
 
-    paused: list[float] = []
-    before, targets, achieved = asyncio.run(scenario())
-    assert paused == [0.0, 0.0], f"the updater still wrote while paused: {paused} tx/s"
-    assert targets == [20.0] * 3, targets
-    # an ordering of medians over three intervals each, not a floor a slow interval misses: the
-    # patched rate is 4x the old one, and shows as more transactions an interval than before it
-    assert sorted(achieved)[1] > sorted(before)[1], f"achieved {achieved} tx/s after the patch, {before} before"
+    samples, patched_at, paused_at, acknowledged, resumed_at = asyncio.run(scenario())
+    targets = [s.gauges.get(target) for s in samples]
+    # the target is the worker's own (its pacer's schedule), per sample: 5 before the patch, then
+    # 20 from the first sample that shows it to the pause, 0 while paused, 20 again after the resume
+    first_20 = targets.index(20.0)
+    assert first_20 >= patched_at and set(targets[:first_20]) <= {5.0, None}, targets
+    assert set(targets[first_20:paused_at]) <= {20.0, None}, targets
+    assert set(targets[paused_at:acknowledged]) <= {20.0, 0.0, None}, targets
+    assert set(targets[acknowledged:resumed_at]) <= {0.0, None}, targets
+    assert 20.0 in targets[resumed_at:], targets
+    # paused: once the workers report nothing in flight, the transactions total stands still; a
+    # transaction that ended between the report's counts and its gauges counts in the next one
+    totals = [s.totals.transactions for s in samples]
+    assert totals[acknowledged + 1] == totals[acknowledged + 2] == totals[acknowledged + 3], totals
+    assert totals[-1] > totals[resumed_at - 1], totals  # and it grows again after the resume
 
 
 def _populate(local: LocalTarget, database: str, rows: int) -> None:

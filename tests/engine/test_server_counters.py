@@ -4,6 +4,7 @@ latency model's config (local targets only) and the ``2pc-participants`` preset.
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
@@ -15,6 +16,7 @@ from spanload.model.state import RunState
 from spanload.spanner import client as spanner_client
 from spanload.spanner.stats import COUNTERS_SQL, Counters, counter_gauges
 from tests.engine.conftest import LocalTarget
+from tests.engine.counters_recording_proxy import CountersRecordingProxy
 from tests.engine.test_e2e_local import _run_to_end
 
 COMMIT_ROUND_S = 0.003  # the production_like model's commit round (localspanner txn.CommitRound)
@@ -92,6 +94,7 @@ def test_the_2pc_participants_preset_is_the_reports_lab() -> None:
 
 
 PER_COMMIT = (Gauge.SERVER_COMMIT_PARTICIPANTS, Gauge.SERVER_COMMIT_LATENCY_S, Gauge.SERVER_CPU_PER_COMMIT_MS)
+COUNTER_GAUGES = {*PER_COMMIT, Gauge.SERVER_CPU_FRACTION, Gauge.SERVER_SPLITS}
 
 
 def _server_gauges(config: RunConfig, run_id: str) -> tuple[list[dict[str, float]], int]:
@@ -100,38 +103,74 @@ def _server_gauges(config: RunConfig, run_id: str) -> tuple[list[dict[str, float
     sink = asyncio.run(_run_to_end(config, run_id))
     assert sink.states[-1] == (RunState.FINISHED, None)
     assert sink.summary is not None and sink.summary.totals.errors == 0
-    counters = {*PER_COMMIT, Gauge.SERVER_CPU_FRACTION, Gauge.SERVER_SPLITS}
-    return [
-        {k: v for k, v in s.gauges.items() if k in counters} for s in sink.samples
-    ], sink.summary.totals.transactions
+    gauges = [{k: v for k, v in s.gauges.items() if k in COUNTER_GAUGES} for s in sink.samples]
+    return gauges, sink.summary.totals.transactions
+
+
+def _interval_matches(
+    gauges: dict[str, float], prev: Counters | None, cur: Counters, interval_s: float, run_s: float
+) -> bool:
+    """Are ``gauges`` those of the interval between the reads ``prev`` and ``cur`` of the server's
+    running totals? Per commit: the differences over the commits between them, exactly. The CPU
+    fraction divides the CPU between them by the reader's own clock, which this test cannot read:
+    that clock's interval is at least ``interval_s`` (the reader waits that long after a read
+    before the next) and at most ``run_s`` (the whole run), so the fraction lies between."""
+    exact = {Gauge.SERVER_SPLITS: float(cur.splits)}
+    if prev is None:
+        return gauges == exact
+    commits = cur.commits - prev.commits
+    cpu = (cur.process_cpu_s - prev.process_cpu_s) + (cur.model_cpu_s - prev.model_cpu_s)
+    if commits:
+        exact[Gauge.SERVER_COMMIT_PARTICIPANTS] = (cur.participants - prev.participants) / commits
+        exact[Gauge.SERVER_COMMIT_LATENCY_S] = (cur.commit_s - prev.commit_s) / commits
+        exact[Gauge.SERVER_CPU_PER_COMMIT_MS] = cpu / commits * 1000
+    fraction = gauges.pop(Gauge.SERVER_CPU_FRACTION, None)
+    return (
+        fraction is not None
+        and cpu / run_s * (1 - 1e-9) <= fraction <= cpu / interval_s * (1 + 1e-6)
+        and gauges == pytest.approx(exact, rel=1e-9, abs=0)
+    )
+
+
+def assert_intervals_of(
+    gauges: list[dict[str, float]], readings: list[Counters], interval_s: float, run_s: float
+) -> None:
+    """Each sample's counter gauges are those of two consecutive reads of the server's running
+    totals, in the order of the reads (a sample repeats the last read when no new one came in its
+    interval; samples before the first read have none)."""
+    pairs = list(zip([None, *readings], readings, strict=False))
+    assert readings, "the worker never read SPANLOAD_COUNTERS"
+    first = next(i for i, g in enumerate(gauges) if g)
+    assert all(gauges[first:]), gauges  # none is missing after the first read
+    at = 0
+    for sample in gauges[first:]:
+        while at < len(pairs) and not _interval_matches(dict(sample), *pairs[at], interval_s, run_s):
+            at += 1
+        assert at < len(pairs), (sample, gauges, readings)
 
 
 @pytest.mark.timeout(120)
 def test_worker_0_reports_the_servers_counters_per_interval(local_spanner: LocalTarget, runtime: WorkerRuntime) -> None:
-    """Both runtimes: every interval after the first read has the five gauges, and the participants
-    and splits are what the server's own totals say (a one-split table and its one-split index: 2)."""
-    config = local_spanner.config(
-        {"duration_s": 4.0, "updater": {"transactions_per_second": 40, "mutations_per_transaction": 2}},
-        runtime=runtime,
-    )
-    gauges, transactions = _server_gauges(config, f"counters-{runtime.value}")
-    commits, participants, _, _, _, splits = _read_counters(config)
+    """Both runtimes: every interval after the first read has the five gauges, and each is what the
+    server's own totals, as the worker read them (recorded on the wire), make of that interval."""
+    with CountersRecordingProxy(local_spanner.address) as proxy:
+        config = LocalTarget(proxy.address).config(
+            {"duration_s": 4.0, "updater": {"transactions_per_second": 40, "mutations_per_transaction": 2}},
+            runtime=runtime,
+        )
+        began = time.monotonic()
+        gauges, transactions = _server_gauges(config, f"counters-{runtime.value}")
+        run_s = time.monotonic() - began
+        readings = list(proxy.readings)
+        commits, participants, _, _, _, splits = _read_counters(config)
     # counts, not a throughput floor: the server counted each of the run's commits, of 2 participants
     assert (commits, participants) == (transactions, 2 * transactions), (commits, participants, transactions)
     measured = [g for g in gauges if Gauge.SERVER_COMMIT_PARTICIPANTS in g]
     assert len(measured) >= 2, gauges
     assert [g[Gauge.SERVER_COMMIT_PARTICIPANTS] for g in measured] == [2.0] * len(measured)
     assert {g[Gauge.SERVER_SPLITS] for g in gauges if g} == {float(splits)} == {2.0}
-    # An interval's per-commit figures are differences of the server's totals, positive wherever it
-    # committed. Which commits fell in which interval the test cannot see, so their exact values are
-    # not known here (the counts above are); comparing one with the run's cumulative commit seconds
-    # was always true, and is gone.
-    assert all(
-        g[Gauge.SERVER_COMMIT_LATENCY_S] > 0
-        and g[Gauge.SERVER_CPU_FRACTION] > 0
-        and g[Gauge.SERVER_CPU_PER_COMMIT_MS] > 0
-        for g in measured
-    ), measured
+    # each interval's commit latency, CPU per commit and CPU fraction: differences of the totals
+    assert_intervals_of(gauges, readings, config.report_interval_s, run_s)
 
 
 @pytest.mark.timeout(120)
@@ -139,17 +178,23 @@ def test_intervals_without_commits_have_no_per_commit_gauges(
     local_spanner: LocalTarget, runtime: WorkerRuntime
 ) -> None:
     """Reads only: the server's CPU and splits are reported, the per-commit gauges are missing, not 0."""
-    config = local_spanner.config(
-        {"duration_s": 3.0, "updater": {"enabled": False}, "reader": {"enabled": True, "reads_per_second": 40}},
-        runtime=runtime,
-    )
-    gauges, _ = _server_gauges(config, f"no-commits-{runtime.value}")
-    commits, *_, splits = _read_counters(config)
+    with CountersRecordingProxy(local_spanner.address) as proxy:
+        config = LocalTarget(proxy.address).config(
+            {"duration_s": 3.0, "updater": {"enabled": False}, "reader": {"enabled": True, "reads_per_second": 40}},
+            runtime=runtime,
+        )
+        began = time.monotonic()
+        gauges, _ = _server_gauges(config, f"no-commits-{runtime.value}")
+        run_s = time.monotonic() - began
+        readings = list(proxy.readings)
+        commits, *_, splits = _read_counters(config)
     assert commits == 0
     read = [g for g in gauges if Gauge.SERVER_CPU_FRACTION in g]
     assert len(read) >= 1, gauges
-    assert all(g[Gauge.SERVER_CPU_FRACTION] > 0 and g[Gauge.SERVER_SPLITS] == splits for g in read), gauges
     assert not [g for g in gauges if set(PER_COMMIT) & g.keys()], gauges
+    # each interval's CPU fraction: the server's CPU between two of the worker's reads, over its clock
+    assert_intervals_of(gauges, readings, config.report_interval_s, run_s)
+    assert {g[Gauge.SERVER_SPLITS] for g in read} == {float(splits)}
 
 
 @pytest.mark.timeout(120)

@@ -21,7 +21,7 @@ from spanload.model.config import RunConfig, TpccMode
 from spanload.model.events import EventKind
 from spanload.model.presets import get_preset
 from spanload.model.state import RunState
-from spanload.model.tpcc import DECK_SIZE, MIX, TxType, load_units
+from spanload.model.tpcc import DECK_SIZE, MIX, TPMC_GAUGE, TxType, load_units
 from spanload.spanner import client as spanner_client
 from spanload.spanner import deadline
 from spanload.spanner.tpcc_schema import ensure_tpcc_schema
@@ -88,20 +88,25 @@ def test_tpcc_1w_for_30s_lands_the_mix_keeps_the_database_consistent_and_times_e
     tpcc = summary.tpcc
     assert tpcc.consistency == {f"condition_{n}": "ok" for n in (1, 2, 3, 4)}, tpcc.consistency
     total = sum(t.completed for t in tpcc.by_type.values())
-    assert total == summary.totals.transactions and total > 200, total
+    assert total == summary.totals.transactions, (total, summary.totals.transactions)
+    # the mix is checked against the decks dealt, which says something once each process has dealt
+    # a full deck (at least): a count, however slow this machine is
+    assert total >= DECK_SIZE * config.processes, f"{total} transactions in 30 s: not one deck of {DECK_SIZE}"
     assert_dealt_from_decks(tpcc.by_type, config.processes, config.tpcc.terminals)
     for kind in TxType:
         figures = tpcc.by_type[kind.value]
         # every type has its histogram, holding exactly its completed transactions
         assert summary.latency[kind.op].count == figures.completed > 0, kind
-        assert summary.latency[kind.op_server].count > 0, kind
+        # the server's time of each completed one (every RPC carries server-timing); failures are not timed there
+        assert summary.latency[kind.op_server].count == figures.completed, kind
         assert figures.errors == summary.latency.get(kind.op_failed, type(summary.latency[kind.op])()).count
         # where the time goes: its parts add up to its round trip, measured apart (issue 15)
         assert_breakdown_adds_up(summary, kind.op, paced=config.tpcc.mode is TpccMode.OPEN)
     new_orders = tpcc.by_type["new_order"]
     committed = new_orders.completed - new_orders.rollbacks
     assert tpcc.tpmc == pytest.approx(committed * 60 / summary.duration_s, rel=1e-3)
-    assert summary.rates["tpcc.tpmc"] > 0
+    # the whole run's tpmC rate is that count over the measured time (no warm-up here), as the other rates
+    assert summary.rates[TPMC_GAUGE] == pytest.approx(committed * 60 / summary.duration_s, rel=1e-9)
     # the database agrees with the counts: each committed New-Order took one order number
     database = _database(local_spanner, config)
     with database.snapshot() as snapshot:

@@ -378,6 +378,8 @@ class Aggregator:
                 if counter in measured:
                     rates[gauge] = measured[counter] / measured_s
             rates.update(op_rates(measured, measured_s))
+            if (tpmc := tpcc.tpmc(measured, measured_s)) is not None:  # a count over the time, as the others
+                rates[tpcc.TPMC_GAUGE] = tpmc
         polls = measured.get(Counter.POLLS, 0)
         if polls:
             rates[Gauge.WATCHER_ROWS_PER_POLL] = measured.get(Counter.ROWS_POLLED, 0) / polls
