@@ -397,7 +397,7 @@ func (w *writer) checkParent(t *schema.Table, key []any) error {
 		return fmt.Errorf("check parent row: %w", err)
 	}
 	if !ok {
-		return spanerr.NotFound("Insert failed because key %s in table %s has no parent row in table %s.", FormatKey(key), t.Name, p.Name)
+		return spanerr.NotFound("Parent row for row %s in table %s is missing. Row cannot be written.", FormatKey(key), t.Name)
 	}
 	return nil
 }
