@@ -147,7 +147,11 @@ def test_operations_get_and_list(instance: Instance) -> None:
 @pytest.mark.parametrize(
     "statement, code, reason",
     [
-        ("CREATE TABLE A (Id INT64 NOT NULL) PRIMARY KEY (Id)", gexc.FailedPrecondition, "Duplicate name in schema: A."),
+        (
+            "CREATE TABLE A (Id INT64 NOT NULL) PRIMARY KEY (Id)",
+            gexc.FailedPrecondition,
+            "Duplicate name in schema: A.",
+        ),
         ("CREATE INDEX Idx ON NoSuchTable(X)", gexc.NotFound, "Table not found: NoSuchTable"),
         ("ALTER TABLE A DROP COLUMN NoSuchColumn", gexc.NotFound, "Column not found in table A: NoSuchColumn"),
         (

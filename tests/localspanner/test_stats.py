@@ -100,7 +100,7 @@ def test_query_stats_top_minute_measures_the_query(workload: Workload) -> None:
         "AND TEXT NOT LIKE '%SPANNER_SYS%' ORDER BY INTERVAL_END DESC",
         "the marker query in QUERY_STATS_TOP_MINUTE",
     )
-    end, text, fingerprint, count, latency, avg_rows, avg_bytes, scanned, cpu = (
+    end, text, fingerprint, count, latency, avg_rows, _, scanned, cpu = (
         rows[0][0], rows[0][1], rows[0][2], sum(r[3] for r in rows), *rows[0][4:]
     )  # fmt: skip
     # AVG_BYTES is "the average number of data bytes that the query returned, excluding transmission
