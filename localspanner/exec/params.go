@@ -48,9 +48,9 @@ func IsDML(sql string) (dml bool) {
 }
 
 func toParams(fields map[string]*structpb.Value, types map[string]*spannerpb.Type) (query.Params, error) {
-	for name, t := range types {
+	for _, t := range types {
 		if err := checkType(t); err != nil {
-			return nil, spanerr.InvalidArgument("Invalid type for parameter %s: %v", name, err)
+			return nil, err // Spanner's message names the type, not the parameter
 		}
 	}
 	if len(fields) == 0 {
@@ -67,10 +67,10 @@ func toParams(fields map[string]*structpb.Value, types map[string]*spannerpb.Typ
 func checkType(t *spannerpb.Type) error {
 	switch t.GetCode() {
 	case spannerpb.TypeCode_TYPE_CODE_UNSPECIFIED:
-		return spanerr.InvalidArgument("type code is unspecified")
+		return spanerr.InvalidArgument("Type code must be specified, found %v", t)
 	case spannerpb.TypeCode_ARRAY:
 		if t.ArrayElementType == nil {
-			return spanerr.InvalidArgument("ARRAY type without an element type")
+			return spanerr.InvalidArgument("Array types must specify element type, found %v", t)
 		}
 		return checkType(t.ArrayElementType)
 	case spannerpb.TypeCode_STRUCT:

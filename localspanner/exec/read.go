@@ -124,6 +124,9 @@ type ReadArgs struct {
 }
 
 func readSpec(cat *schema.Catalog, req ReadArgs) (*storage.ReadSpec, error) {
+	if req.Table == "" {
+		return nil, spanerr.InvalidArgument("Mutation does not specify table.") // the emulator's text for a Read too
+	}
 	t, ok := cat.Table(req.Table)
 	if !ok {
 		return nil, spanerr.NotFound("Table not found: %s", req.Table)
@@ -137,7 +140,7 @@ func readSpec(cat *schema.Catalog, req ReadArgs) (*storage.ReadSpec, error) {
 		spec.Index = ix
 	}
 	if len(req.Columns) == 0 {
-		return nil, spanerr.InvalidArgument("Read needs at least one column.")
+		return nil, spanerr.InvalidArgument("No value provided for required field: ReadRequest.columns")
 	}
 	for _, name := range req.Columns {
 		c, ok := t.Column(name)

@@ -137,6 +137,9 @@ func (s *databaseAdmin) UpdateDatabaseDdl(ctx context.Context, req *dbpb.UpdateD
 			return nil, err
 		}
 	}
+	received := timestamppb.Now()
+	var stamps []*timestamppb.Timestamp // each applied statement's commit timestamp
+	ctx = storage.WithDDLCommitted(ctx, func(ts int64) { stamps = append(stamps, timestamppb.New(time.UnixMicro(ts))) })
 	n, err := exec.ApplyDDL(ctx, db, req.Statements, req.ProtoDescriptors)
 	if n == 0 && spanerr.IsSyntax(err) {
 		// Spanner rejects a batch that does not parse before it makes an operation.
@@ -145,18 +148,20 @@ func (s *databaseAdmin) UpdateDatabaseDdl(ctx context.Context, req *dbpb.UpdateD
 		}
 		return nil, err
 	}
-	meta := &dbpb.UpdateDatabaseDdlMetadata{Database: req.Database, Statements: req.Statements}
+	// Spanner's metadata: the commit timestamps of the statements applied so far, and per statement
+	// when the request was received and when the statement completed (or failed).
+	meta := &dbpb.UpdateDatabaseDdlMetadata{Database: req.Database, Statements: req.Statements, CommitTimestamps: stamps}
 	now := timestamppb.Now()
-	for i := 0; i < n; i++ {
-		meta.CommitTimestamps = append(meta.CommitTimestamps, now)
-	}
 	meta.Progress = make([]*dbpb.OperationProgress, len(req.Statements))
 	for i := range req.Statements {
-		p := int32(0)
-		if i < n {
-			p = 100
+		p := &dbpb.OperationProgress{StartTime: received}
+		switch {
+		case i < n && i < len(stamps):
+			p.ProgressPercent, p.EndTime = 100, stamps[i]
+		case i == n && err != nil:
+			p.EndTime = now
 		}
-		meta.Progress[i] = &dbpb.OperationProgress{ProgressPercent: p, StartTime: now, EndTime: now}
+		meta.Progress[i] = p
 	}
 	if opName != "" {
 		return s.b.ops.finishNamed(opName, meta, nil, err)

@@ -31,7 +31,7 @@ type resultWriter struct {
 	size     int
 	rows     int64 // rows produced (including skipped ones)
 	skip     int64 // rows to skip on resume
-	Bytes    int64
+	Bytes    int64 // data bytes of the rows returned, as SPANNER_SYS counts them (see dataBytes)
 	Returned int64
 
 	// txn, when set, is the read-write transaction whose precommit token the
@@ -79,11 +79,14 @@ func (w *resultWriter) row(vals []*structpb.Value) error {
 		return nil
 	}
 	w.Returned++
+	fields := w.meta.GetRowType().GetFields()
+	for i, v := range vals {
+		if i < len(fields) {
+			w.Bytes += dataBytes(fields[i].GetType(), v)
+		}
+	}
 	if w.rs != nil {
 		w.rs.Rows = append(w.rs.Rows, &structpb.ListValue{Values: vals})
-		for _, v := range vals {
-			w.Bytes += int64(valueSize(v))
-		}
 		return nil
 	}
 	for _, v := range vals {
@@ -94,9 +97,7 @@ func (w *resultWriter) row(vals []*structpb.Value) error {
 			}
 			v = structpb.NewStringValue(rest)
 		}
-		n := valueSize(v)
-		w.size += n
-		w.Bytes += int64(n)
+		w.size += valueSize(v)
 		w.pending = append(w.pending, v)
 	}
 	if w.size >= chunkBytes {
@@ -115,7 +116,6 @@ func (w *resultWriter) chunkString(s string) (string, error) {
 			cut--
 		}
 		w.pending = append(w.pending, structpb.NewStringValue(s[:cut]))
-		w.Bytes += int64(cut)
 		prs := &spannerpb.PartialResultSet{Values: w.pending, ChunkedValue: true}
 		if !w.metaSent {
 			prs.Metadata = w.meta

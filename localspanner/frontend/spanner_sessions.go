@@ -43,7 +43,7 @@ func (s *spannerServer) BatchCreateSessions(_ context.Context, req *spannerpb.Ba
 		return nil, err
 	}
 	if req.SessionCount <= 0 {
-		return nil, spanerr.InvalidArgument("session_count must be positive, got %d", req.SessionCount)
+		return nil, spanerr.InvalidArgument("Invalid number of sessions %d. Requested sessions should be greater than 0.", req.SessionCount)
 	}
 	n := req.SessionCount
 	if n > 100 {

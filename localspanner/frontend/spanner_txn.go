@@ -103,7 +103,7 @@ func (s *spannerServer) Commit(ctx context.Context, req *spannerpb.CommitRequest
 		}
 		t, err = s.b.Txns.Begin(sess, x.SingleUseTransaction, true)
 	default:
-		return nil, spanerr.InvalidArgument("Commit needs transaction_id or single_use_transaction.")
+		return nil, spanerr.InvalidArgument("No value provided for required field: CommitRequest.transaction")
 	}
 	if err != nil {
 		return nil, err

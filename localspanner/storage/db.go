@@ -70,12 +70,20 @@ type DB struct {
 
 	cat atomic.Pointer[schema.Catalog]
 
-	// commitMu serializes commits and DDL on the writer connection.
+	// commitMu serializes commits and DDL statements on the writer connection; ddlMu
+	// serializes DDL batches, whose statements each take commitMu in turn, so writes go on
+	// between them as in Spanner.
 	commitMu sync.Mutex
-	ddl      []string // statements applied so far (under commitMu)
-	curTS    int64    // commit timestamp of the write in progress (under commitMu)
-	curTag   string   // transaction tag of the commit in progress (under commitMu)
-	wstmts   map[string]*sql.Stmt
+	ddlMu    sync.Mutex
+	ddl      []string // statements applied so far (under commitMu and ddlMu)
+	// commitsWaiting counts commits waiting for commitMu, commitsDone those that had it: a
+	// DDL batch lets a waiting commit in between its statements (yieldToCommits).
+	commitsWaiting atomic.Int32
+	commitsDone    atomic.Int64
+	lastCommitEnd  atomic.Int64 // when the last commit ended (Unix ns)
+	curTS          int64        // commit timestamp of the write in progress (under commitMu)
+	curTag         string       // transaction tag of the commit in progress (under commitMu)
+	wstmts         map[string]*sql.Stmt
 
 	lastTS    atomic.Int64 // last commit timestamp visible to readers (µs)
 	pendingTS atomic.Int64 // commit timestamp about to become visible (µs)

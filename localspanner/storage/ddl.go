@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spanload/spanload/localspanner/internal/spanerr"
 	"github.com/spanload/spanload/localspanner/schema"
@@ -16,21 +17,66 @@ func (d *DB) DDL() []string { return d.Catalog().DDL() }
 // failing statement (naming it). comp holds the query layer's compilers (passed in by
 // exec): comp.Expr compiles the generated-column and DEFAULT expressions of new columns,
 // comp.View checks views (schema.CheckViews).
+//
+// Each statement holds the commit lock only while it applies, so commits land between the
+// statements of a batch; each gets a commit timestamp later than every commit before it,
+// which the hook WithDDLCommitted put on ctx receives.
 func (d *DB) ApplyDDL(ctx context.Context, stmts []string, comp schema.Compilers) (int, error) {
-	d.commitMu.Lock()
-	defer d.commitMu.Unlock()
-	if err := d.parseBatch(stmts); err != nil {
+	d.ddlMu.Lock()
+	defer d.ddlMu.Unlock()
+	if err := d.parseBatch(stmts); err != nil { // d.ddl changes only under ddlMu
 		return 0, err
 	}
+	committed, _ := ctx.Value(ddlCommittedKey{}).(func(ts int64))
 	for i, s := range stmts {
-		if err := d.applyOne(ctx, s, comp); err != nil {
+		ts, err := d.applyLocked(ctx, s, comp)
+		if err != nil {
 			if spanerr.IsSyntax(err) {
 				return i, err // Spanner's parse error names the statement itself
 			}
 			return i, fmt.Errorf("statement %q: %w", schema.StripDescriptors(s), err)
 		}
+		if committed != nil {
+			committed(ts)
+		}
+		if i < len(stmts)-1 {
+			d.yieldToCommits()
+		}
 	}
 	return len(stmts), nil
+}
+
+// yieldToCommits lets writes in between a batch's statements: without it the next statement
+// would take the lock back at once, and writes would wait for the whole batch. When commits
+// wait for the lock, or one ended in the last 50 ms (writes are going on), it waits until the
+// next commit ends, at most 100 ms; with no writes going on it does not wait.
+func (d *DB) yieldToCommits() {
+	recent := time.Since(time.Unix(0, d.lastCommitEnd.Load())) < 50*time.Millisecond
+	if d.commitsWaiting.Load() == 0 && !recent {
+		return
+	}
+	done, deadline := d.commitsDone.Load(), time.Now().Add(100*time.Millisecond)
+	for d.commitsDone.Load() == done && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Microsecond)
+	}
+}
+
+type ddlCommittedKey struct{}
+
+// WithDDLCommitted returns ctx with a hook ApplyDDL calls with each applied statement's
+// commit timestamp (µs), in order.
+func WithDDLCommitted(ctx context.Context, committed func(ts int64)) context.Context {
+	return context.WithValue(ctx, ddlCommittedKey{}, committed)
+}
+
+// applyLocked applies one statement under the commit lock and returns its commit timestamp.
+func (d *DB) applyLocked(ctx context.Context, stmt string, comp schema.Compilers) (int64, error) {
+	d.commitMu.Lock()
+	defer d.commitMu.Unlock()
+	if err := d.applyOne(ctx, stmt, comp); err != nil {
+		return 0, err
+	}
+	return d.createdTS(), nil
 }
 
 func (d *DB) applyOne(ctx context.Context, stmt string, comp schema.Compilers) error {

@@ -283,8 +283,12 @@ func (r *Registry) CreateDatabase(name string) (*DB, error) {
 	return db, nil
 }
 
-// Database returns a database by name.
+// Database returns a database by name. A name not of the form
+// projects/P/instances/I/databases/D is an invalid argument, as in Spanner.
 func (r *Registry) Database(name string) (*DB, error) {
+	if !IsDatabaseName(name) {
+		return nil, spanerr.InvalidArgument("Invalid database uri: %s", name)
+	}
 	r.mu.RLock()
 	db, ok := r.dbs[name]
 	r.mu.RUnlock()

@@ -64,21 +64,30 @@ func TestCommitErrors(t *testing.T) {
 		cols  []string
 		row   []any
 		code  codes.Code
+		msg   string // Cloud Spanner's text, as users' reports show it ("" = not checked)
 	}{
-		{"duplicate key", OpInsert, "P", []string{"Id", "Name"}, []any{int64(1), "b"}, codes.AlreadyExists},
-		{"update of missing row", OpUpdate, "P", []string{"Id", "Name"}, []any{int64(9), "b"}, codes.NotFound},
-		{"missing parent", OpInsert, "C", []string{"Id", "N"}, []any{int64(9), int64(1)}, codes.NotFound},
-		{"NOT NULL left out", OpInsert, "P", []string{"Id"}, []any{int64(2)}, codes.FailedPrecondition},
-		{"NULL in NOT NULL", OpInsertOrUpdate, "P", []string{"Id", "Name"}, []any{int64(1), nil}, codes.FailedPrecondition},
-		{"commit ts without option", OpInsert, "C", []string{"Id", "N", "V"}, []any{int64(1), int64(1), value.CommitTimestamp}, codes.FailedPrecondition},
-		{"insert_or_update ok", OpInsertOrUpdate, "P", []string{"Id", "Name"}, []any{int64(1), "c"}, codes.OK},
-		{"replace ok", OpReplace, "P", []string{"Id", "Name"}, []any{int64(3), "d"}, codes.OK},
+		{"duplicate key", OpInsert, "P", []string{"Id", "Name"}, []any{int64(1), "b"}, codes.AlreadyExists,
+			"Row [1] in table P already exists"},
+		{"update of missing row", OpUpdate, "P", []string{"Id", "Name"}, []any{int64(9), "b"}, codes.NotFound,
+			"Row [9] in table P is missing. Row cannot be updated."},
+		{"missing parent", OpInsert, "C", []string{"Id", "N"}, []any{int64(9), int64(1)}, codes.NotFound,
+			"Parent row for row [9,1] in table C is missing. Row cannot be written."},
+		{"NOT NULL left out", OpInsert, "P", []string{"Id"}, []any{int64(2)}, codes.FailedPrecondition,
+			"A new row in table P does not specify a non-null value for these NOT NULL columns: Name"},
+		{"NULL in NOT NULL", OpInsertOrUpdate, "P", []string{"Id", "Name"}, []any{int64(1), nil}, codes.FailedPrecondition,
+			"Name must not be NULL in table P."},
+		{"commit ts without option", OpInsert, "C", []string{"Id", "N", "V"}, []any{int64(1), int64(1), value.CommitTimestamp}, codes.FailedPrecondition, ""},
+		{"insert_or_update ok", OpInsertOrUpdate, "P", []string{"Id", "Name"}, []any{int64(1), "c"}, codes.OK, ""},
+		{"replace ok", OpReplace, "P", []string{"Id", "Name"}, []any{int64(3), "d"}, codes.OK, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := db.write(t, tc.op, tc.table, tc.cols, tc.row)
 			if got := spanerr.Code(err, codes.OK); (err == nil) != (tc.code == codes.OK) || got != tc.code {
 				t.Fatalf("got %v (%v), want %v", got, err, tc.code)
+			}
+			if tc.msg != "" && err.Error() != tc.msg {
+				t.Fatalf("message %q, want %q", err.Error(), tc.msg)
 			}
 		})
 	}

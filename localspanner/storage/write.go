@@ -75,8 +75,14 @@ func (d *DB) Commit(ctx context.Context, muts []*Mutation, validate func(q Queri
 // CommitSplits is Commit that also returns the commit's participants: the
 // distinct splits its writes touched, index entries included (at least 1).
 func (d *DB) CommitSplits(ctx context.Context, muts []*Mutation, validate func(q Querier) error, committed func(ts int64)) (int64, int, error) {
+	d.commitsWaiting.Add(1)
 	d.commitMu.Lock()
-	defer d.commitMu.Unlock()
+	d.commitsWaiting.Add(-1)
+	defer func() {
+		d.commitMu.Unlock()
+		d.lastCommitEnd.Store(time.Now().UnixNano())
+		d.commitsDone.Add(1)
+	}()
 	if validate != nil {
 		if err := validate(d.writerQuery); err != nil {
 			return 0, 0, err
@@ -397,7 +403,7 @@ func (w *writer) checkParent(t *schema.Table, key []any) error {
 		return fmt.Errorf("check parent row: %w", err)
 	}
 	if !ok {
-		return spanerr.NotFound("Insert failed because key %s in table %s has no parent row in table %s.", FormatKey(key), t.Name, p.Name)
+		return spanerr.NotFound("Parent row for row %s in table %s is missing. Row cannot be written.", FormatKey(key), t.Name)
 	}
 	return nil
 }

@@ -125,6 +125,9 @@ func (m *Manager) CreateSessions(db *storage.DB, dbName string, n int, multiplex
 
 // Session returns the session with the given name.
 func (m *Manager) Session(name string) (*Session, error) {
+	if !storage.IsSessionName(name) {
+		return nil, spanerr.InvalidArgument("Invalid session uri: %s", name)
+	}
 	m.mu.Lock()
 	s, ok := m.sessions[name]
 	dbName, _, _ := strings.Cut(name, "/sessions/")

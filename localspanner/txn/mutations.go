@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/spanload/spanload/localspanner/internal/spanerr"
@@ -82,7 +83,7 @@ func convertWrite(cat *schema.Catalog, op storage.Op, w *spannerpb.Mutation_Writ
 		for i, v := range vals {
 			x, err := value.ToSQLite(v, cols[i].Type)
 			if err != nil {
-				return nil, spanerr.FailedPrecondition("Invalid value for column %s in table %s: %v", cols[i].Name, t.Name, err)
+				return nil, spanerr.FailedPrecondition("Invalid value for column %s in table %s: Expected %s.", cols[i].Name, t.Name, value.TypeString(cols[i].Type))
 			}
 			if err := checkLength(cols[i], x); err != nil {
 				return nil, err
@@ -173,7 +174,7 @@ func convertKey(parts []schema.KeyPart, lv *structpb.ListValue) ([]any, error) {
 	for i, v := range vals {
 		x, err := value.ToSQLite(v, parts[i].Column.Type)
 		if err != nil {
-			return nil, spanerr.InvalidArgument("Invalid key part for column %s: %v", parts[i].Column.Name, err)
+			return nil, spanerr.FailedPrecondition("Could not parse %s as %s", prototext.Format(v), value.TypeString(parts[i].Column.Type))
 		}
 		key[i] = x
 	}

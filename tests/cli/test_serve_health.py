@@ -83,7 +83,7 @@ def test_local_spanner_binary_prints_version() -> None:
         timeout=30,
     )
     assert result.returncode == 0
-    assert result.stdout.startswith("spanload-local-spanner ")
+    assert result.stdout == f"spanload-local-spanner {PROJECT_VERSION}\n", result.stdout
 
 
 def test_a_killed_serve_takes_its_local_spanner_with_it(tmp_path: Path) -> None:

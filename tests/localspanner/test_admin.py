@@ -142,17 +142,29 @@ def test_operations_get_and_list(instance: Instance) -> None:
         db.drop()
 
 
+# The code and text the official emulator gives (common/errors.cc: SchemaObjectAlreadyExists,
+# TableNotFound, ColumnNotFound, and the nonexistent key column's), after the failed statement's name.
 @pytest.mark.parametrize(
-    "statement, reason",
+    "statement, code, reason",
     [
-        ("CREATE TABLE A (Id INT64 NOT NULL) PRIMARY KEY (Id)", "Duplicate name in schema: A"),
-        ("CREATE INDEX Idx ON NoSuchTable(X)", "Table not found: NoSuchTable"),
-        ("ALTER TABLE A DROP COLUMN NoSuchColumn", "Column not found in table A: NoSuchColumn"),
-        ("CREATE TABLE C (Id INT64) PRIMARY KEY (Nope)", "nonexistent key column Nope"),
+        (
+            "CREATE TABLE A (Id INT64 NOT NULL) PRIMARY KEY (Id)",
+            gexc.FailedPrecondition,
+            "Duplicate name in schema: A.",
+        ),
+        ("CREATE INDEX Idx ON NoSuchTable(X)", gexc.NotFound, "Table not found: NoSuchTable"),
+        ("ALTER TABLE A DROP COLUMN NoSuchColumn", gexc.NotFound, "Column not found in table A: NoSuchColumn"),
+        (
+            "CREATE TABLE C (Id INT64) PRIMARY KEY (Nope)",
+            gexc.FailedPrecondition,
+            "Table C references nonexistent key column Nope.",
+        ),
     ],
     ids=["duplicate table", "index on missing table", "drop missing column", "bad key"],
 )
-def test_failing_ddl_fails_its_operation(instance: Instance, statement: str, reason: str) -> None:
+def test_failing_ddl_fails_its_operation(
+    instance: Instance, statement: str, code: type[gexc.GoogleAPICallError], reason: str
+) -> None:
     db = instance.database(unique("db"), ddl_statements=[TABLE_A])
     db.create().result(OPERATION_TIMEOUT_S)
     try:
@@ -161,8 +173,8 @@ def test_failing_ddl_fails_its_operation(instance: Instance, statement: str, rea
         op = db.update_ddl([statement])
         with pytest.raises(gexc.GoogleAPICallError) as info:
             op.result(OPERATION_TIMEOUT_S)
-        assert not isinstance(info.value, gexc.Unknown), f"a DDL error must not be UNKNOWN: {info.value}"
-        assert reason in info.value.message, f"message names neither the construct nor the reason: {info.value}"
+        assert type(info.value) is code, f"expected {code.__name__}: {info.value!r}"
+        assert info.value.message.endswith(f": {reason}"), f"not Spanner's reason {reason!r}: {info.value}"
         assert f'statement "{statement}"' in info.value.message, (
             f"the failed operation must name the statement: {info.value}"
         )

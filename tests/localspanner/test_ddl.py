@@ -333,11 +333,25 @@ def test_drop_table_with_indexes_is_refused(make_database: DatabaseFactory) -> N
     assert _query(db, "SELECT Id FROM Dt") == [[1]]
 
 
+PRELOADED = 30_000  # rows the indexes backfill, so that each statement takes a while
+
+
+def _micros(ts: Any) -> int:
+    pb = ts.timestamp_pb()
+    return int(pb.seconds) * 1_000_000 + int(pb.nanos) // 1000
+
+
 def test_schema_change_while_writes_continue(make_database: DatabaseFactory) -> None:
-    """DDL does not stop writes, and an index built while rows arrive ends up with every row."""
+    """DDL does not stop writes: Spanner applies a batch's statements one by one, each at a commit
+    timestamp the operation's metadata lists (UpdateDatabaseDdlMetadata.commit_timestamps), and writes
+    commit in between. Some writes' commit timestamps lie strictly between the first statement's and the
+    last's, and the indexes built while rows arrived end up with every row."""
     db = make_database(["CREATE TABLE Live (Id INT64 NOT NULL, V INT64) PRIMARY KEY (Id)"]).database
+    for start in range(0, PRELOADED, 5000):
+        with db.batch() as batch:
+            batch.insert("Live", ["Id", "V"], [(-1 - i, i % 7) for i in range(start, start + 5000)])
     stop = threading.Event()
-    written: list[int] = []
+    written: list[tuple[int, int]] = []  # (commit timestamp in µs, id)
     errors: list[BaseException] = []
     lock = threading.Lock()
 
@@ -348,7 +362,7 @@ def test_schema_change_while_writes_continue(make_database: DatabaseFactory) -> 
                 with db.batch() as batch:
                     batch.insert("Live", ["Id", "V"], [(base + i, i % 7)])
                 with lock:
-                    written.append(base + i)
+                    written.append((_micros(batch.committed), base + i))
                 i += 1
         except BaseException as err:
             errors.append(err)
@@ -358,28 +372,42 @@ def test_schema_change_while_writes_continue(make_database: DatabaseFactory) -> 
         t.start()
 
     def landed(count: int) -> bool | None:
-        assert not errors, f"writes failed during the schema change: {errors[:3]!r}"
+        if errors:
+            raise AssertionError(f"writes failed during the schema change: {errors[:3]!r}")
         with lock:
             return True if len(written) >= count else None
 
     wait_for(lambda: landed(30), 60, "the writers to land 30 rows")
     with lock:
         before_ddl = len(written)
-    db.update_ddl(["CREATE INDEX LiveByV ON Live (V)", "ALTER TABLE Live ADD COLUMN W STRING(MAX)"]).result(
-        OPERATION_TIMEOUT_S
+    op = db.update_ddl(
+        [
+            "CREATE INDEX LiveByV ON Live (V)",
+            "ALTER TABLE Live ADD COLUMN W STRING(MAX)",
+            "CREATE INDEX LiveByW ON Live (W)",
+        ]
     )
-    # the writes go on through the schema change: rows kept landing once it began
-    wait_for(lambda: landed(before_ddl + 30), 60, "30 more rows to land after the schema change began")
+    op.result(OPERATION_TIMEOUT_S)
+    # the writes go on after the schema change, too
+    wait_for(lambda: landed(before_ddl + 30), 60, "30 more rows to land after the schema change")
     stop.set()
     for t in threads:
         t.join(30)
     assert not any(t.is_alive() for t in threads), "a writer is stuck behind the schema change"
     assert not errors, f"writes failed during the schema change: {errors[:3]!r}"
+    statements_at = [_micros(ts) for ts in op.metadata.commit_timestamps]
+    assert len(statements_at) == 3 and statements_at == sorted(statements_at), statements_at
+    during = [w for w in written if statements_at[0] < w[0] < statements_at[-1]]
+    assert during, (
+        f"no write committed between the first statement ({statements_at[0]}) and the last ({statements_at[-1]}): "
+        f"the last before {max(w[0] for w in written if w[0] < statements_at[0])}, "
+        f"the first after {min(w[0] for w in written if w[0] > statements_at[-1])}"
+    )
     with db.snapshot(multi_use=True) as snap:
         in_table = next(iter(snap.execute_sql("SELECT COUNT(*) FROM Live")))[0]
         in_index = next(iter(snap.execute_sql("SELECT COUNT(*) FROM Live@{FORCE_INDEX=LiveByV} WHERE V >= 0")))[0]
         with_w = next(iter(snap.execute_sql("SELECT COUNT(*) FROM Live WHERE W IS NULL")))[0]
-    assert in_table == len(written), f"{len(written)} committed, {in_table} in the table"
+    assert in_table == PRELOADED + len(written), f"{PRELOADED} + {len(written)} committed, {in_table} in the table"
     assert in_index == in_table, f"the index built during writes has {in_index} of {in_table} rows"
     assert with_w == in_table
 

@@ -112,13 +112,25 @@ def test_read_at_past_timestamp(versions: tuple[SpannerDb, list[Any]], index: in
 
 
 def test_exact_staleness(versions: tuple[SpannerDb, list[Any]]) -> None:
+    """An exact-staleness read reads at "now minus the staleness" (Spanner's timestamp bounds): the read
+    timestamp the client asks back (return_read_timestamp) lies in [before - staleness, after - staleness]
+    of the call, and the row is the version committed at or before it. The staleness aims between v2's
+    and v3's commits, but whichever version the read timestamp selects, it must be that one."""
     db, stamps = versions
-    # Read shortly after v2 was committed: v2 must be seen, v3 not.
-    target_ns = _ns(stamps[1]) + int(GAP_S * 0.3e9)  # leaves ~1 s for the request to arrive
-    staleness = dt.timedelta(microseconds=(time.time_ns() - target_ns) // 1000)
-    with db.database.snapshot(exact_staleness=staleness) as snap:
+    target_ns = _ns(stamps[1]) + int(GAP_S * 0.3e9)
+    staleness_ns = (time.time_ns() - target_ns) // 1000 * 1000  # whole microseconds, as timedelta holds it
+    before = time.time_ns()
+    with db.database.snapshot(exact_staleness=dt.timedelta(microseconds=staleness_ns // 1000)) as snap:
         rows = list(snap.execute_sql("SELECT V FROM Versions WHERE Id = 1"))
-    assert rows == [["v2"]], f"exact staleness {staleness} should read v2"
+        read_ts = snap._transaction_read_timestamp  # the client's record of the returned read timestamp
+    after = time.time_ns()
+    assert read_ts is not None, "no read timestamp came back"
+    read_ns = _ns(read_ts)
+    earliest = (before - staleness_ns) // 1000 * 1000  # the server's timestamps are whole microseconds
+    assert earliest <= read_ns <= after - staleness_ns, (
+        f"read at {read_ns}, not within [{earliest}, {after - staleness_ns}]"
+    )
+    assert rows == [[_value_at(stamps, read_ns)]], f"read {rows} at {read_ns}, commits at {[_ns(s) for s in stamps]}"
 
 
 def _raw_read_only(raw: SpannerClient, db: SpannerDb, options: TransactionOptions.ReadOnly) -> tuple[str | None, int]:

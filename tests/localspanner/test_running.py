@@ -84,25 +84,50 @@ def raw(local_spanner: ServerProcess) -> SpannerClient:
     return raw_spanner_client(local_spanner.address)
 
 
-# What Cloud Spanner answers each malformed request: NOT_FOUND for a session, database or table that
-# does not exist (its "Session not found" and "Database not found" errors), INVALID_ARGUMENT for a
-# request a field of which is missing or malformed, or a statement that does not parse. Where the
-# documentation leaves the choice open (an empty name: not found, or an invalid name; a key of the
-# wrong type: an invalid argument, or a failed precondition as for a mutation's value), both are accepted.
-NOT_FOUND, INVALID = (gexc.NotFound,), (gexc.InvalidArgument,)
-EXPECTED: dict[str, tuple[type[gexc.GoogleAPICallError], ...]] = {
-    "ExecuteSql with an empty session name": (gexc.NotFound, gexc.InvalidArgument),
-    "ExecuteSql on a session that never existed": NOT_FOUND,
-    "CreateSession with an empty database name": (gexc.NotFound, gexc.InvalidArgument),
-    "CreateSession for a missing database": NOT_FOUND,
-    "BatchCreateSessions with session_count 0": INVALID,
-    "Commit with no transaction at all": INVALID,
-    "Read with no table": NOT_FOUND,
-    "Read with no columns": INVALID,
-    "Read with a key of the wrong type": (gexc.InvalidArgument, gexc.FailedPrecondition),
-    "ExecuteSql with an ARRAY parameter type that has no element type": INVALID,
-    "ExecuteSql with an empty statement": INVALID,
-    "ExecuteSql with a 5000-deep expression": INVALID,
+# What Cloud Spanner answers each malformed request, and how its message begins: the official
+# emulator's texts (GoogleCloudPlatform/cloud-spanner-emulator, common/errors.cc, written to match
+# Cloud Spanner's) where it rejects the request: an unparsable session or database name is an invalid
+# argument ("Invalid session uri: ", "Invalid database uri: "), a missing one NOT_FOUND ("Session not
+# found: ", "Database not found: "); a missing required field is "No value provided for required field:
+# Message.field" (the emulator's text for a Commit without a transaction; ReadRequest.columns is
+# REQUIRED in Spanner's API); a Read with no table gets the emulator's "Mutation does not specify
+# table."; a key value of the wrong kind FAILED_PRECONDITION "Could not parse <value> as <TYPE>"; a
+# statement that does not parse GoogleSQL's "Syntax error: ". For the 5000-deep expression neither
+# Spanner's documentation nor the emulator gives a text: INVALID_ARGUMENT, and the position like a
+# syntax error's.
+EXPECTED: dict[str, tuple[type[gexc.GoogleAPICallError], str]] = {
+    "ExecuteSql with an empty session name": (gexc.InvalidArgument, "Invalid session uri: "),
+    "ExecuteSql on a session that never existed": (gexc.NotFound, "Session not found: projects/"),
+    "CreateSession with an empty database name": (gexc.InvalidArgument, "Invalid database uri: "),
+    "CreateSession for a missing database": (gexc.NotFound, "Database not found: projects/"),
+    "BatchCreateSessions with session_count 0": (
+        gexc.InvalidArgument,
+        "Invalid number of sessions 0. Requested sessions should be greater than 0.",
+    ),
+    "Commit with no transaction at all": (
+        gexc.InvalidArgument,
+        "No value provided for required field: CommitRequest.transaction",
+    ),
+    "Read with no table": (gexc.InvalidArgument, "Mutation does not specify table."),
+    "Read with no columns": (gexc.InvalidArgument, "No value provided for required field: ReadRequest.columns"),
+    "Read with a key of the wrong type": (gexc.FailedPrecondition, "Could not parse "),
+    "ExecuteSql with an ARRAY parameter type that has no element type": (
+        gexc.InvalidArgument,
+        "Array types must specify element type, found ",
+    ),
+    "ExecuteSql with an empty statement": (gexc.InvalidArgument, "Syntax error: Unexpected end of statement [at 1:1]"),
+    "ExecuteSql with a 5000-deep expression": (gexc.InvalidArgument, ""),
+}
+# messages given whole (up to the statement and caret a syntax error adds on its next lines); the others
+# go on with the value they name (a URI, a key, a type)
+WHOLE = {
+    "ExecuteSql with an empty session name",
+    "CreateSession with an empty database name",
+    "BatchCreateSessions with session_count 0",
+    "Commit with no transaction at all",
+    "Read with no table",
+    "Read with no columns",
+    "ExecuteSql with an empty statement",
 }
 
 
@@ -161,13 +186,6 @@ MALFORMED: dict[str, Callable[[SpannerClient, SpannerDb], Any]] = {
         ExecuteSqlRequest(session=_session(raw, tdb), sql="SELECT " + "(" * 5000 + "1" + ")" * 5000)
     ),
 }
-# ... and how Spanner's message begins, where its documentation shows it
-MESSAGE_START = {
-    "ExecuteSql on a session that never existed": "Session not found: ",
-    "CreateSession for a missing database": "Database not found: ",
-    "Read with no table": "Table not found: ",
-    "ExecuteSql with an empty statement": "Syntax error: ",
-}
 
 
 @pytest.mark.parametrize("case", sorted(MALFORMED))
@@ -179,11 +197,18 @@ def test_malformed_request_gets_a_clear_status_and_never_crashes(
         MALFORMED[case](raw, plain_db)
     err = info.value
     assert local_spanner.alive(), f"{case}: the server process died:\n{local_spanner.log_tail()}"
-    assert err.message.startswith(MESSAGE_START.get(case, "")) and err.message, f"{case}: {err.message!r}"
-    assert isinstance(err, EXPECTED[case]), (
-        f"{case}: Spanner answers {' or '.join(c.__name__ for c in EXPECTED[case])}, got {type(err).__name__}: "
+    code, start = EXPECTED[case]
+    assert type(err) is code, (
+        f"{case}: Spanner answers {code.__name__}, got {type(err).__name__}: "
         f"{err.message} (INTERNAL means a recovered panic or an error the server did not map)"
     )
+    message = err.message.split(", request_id = ")[0].split("\n")[0]
+    if case in WHOLE:
+        assert message == start, f"{case}: {message!r}"
+    else:
+        assert message.startswith(start) and len(message) > len(start), f"{case}: {message!r}"
+    if case == "ExecuteSql with a 5000-deep expression":
+        assert re.search(r"\[at 1:\d+\]$", message), f"{case}: no position in {message!r}"
     # The server still answers normal requests afterwards.
     with plain_db.database.snapshot() as snap:
         assert list(snap.execute_sql("SELECT 1")) == [[1]]

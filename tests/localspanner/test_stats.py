@@ -100,9 +100,13 @@ def test_query_stats_top_minute_measures_the_query(workload: Workload) -> None:
         "AND TEXT NOT LIKE '%SPANNER_SYS%' ORDER BY INTERVAL_END DESC",
         "the marker query in QUERY_STATS_TOP_MINUTE",
     )
-    end, text, fingerprint, count, latency, avg_rows, avg_bytes, scanned, cpu = (
+    end, text, fingerprint, count, latency, avg_rows, _, scanned, cpu = (
         rows[0][0], rows[0][1], rows[0][2], sum(r[3] for r in rows), *rows[0][4:]
     )  # fmt: skip
+    # AVG_BYTES is "the average number of data bytes that the query returned, excluding transmission
+    # encoding overhead" (Spanner's query statistics): each row is an INT64 Id (8 bytes in Spanner's
+    # data type sizes, however few digits it travels as) and the marker's UTF-8 text.
+    data_bytes = 3 * (8 + len(workload.marker.encode()))  # rows 0, 4 and 8
     assert end.second == 0 and end.microsecond == 0, f"INTERVAL_END {end} is not a minute boundary"
     assert workload.marker in text
     # one text, one fingerprint, in every interval it ran (a hash of the text, Spanner's docs say)
@@ -110,8 +114,12 @@ def test_query_stats_top_minute_measures_the_query(workload: Workload) -> None:
     assert count == MARKER_RUNS, f"EXECUTION_COUNT {count}, ran it {MARKER_RUNS} times"
     assert avg_rows == 3.0
     assert scanned == 10.0, f"AVG_ROWS_SCANNED {scanned}: the query scans all 10 rows of Seen to return 3"
-    assert avg_bytes > 0
-    assert 0 < latency < 5, f"AVG_LATENCY_SECONDS {latency}"
+    assert [r[6] for r in rows] == [float(data_bytes)] * len(rows), f"AVG_BYTES {[r[6] for r in rows]}"
+    # each execution's server time is within the client's time for it, and the client timed all of them
+    server_s = sum(r[3] * r[4] for r in rows)
+    assert 0 < server_s <= workload.marker_client_s, (
+        f"AVG_LATENCY_SECONDS x EXECUTION_COUNT {server_s} s: the client took {workload.marker_client_s} s for all"
+    )
     assert 0 <= cpu <= latency * 2 + 0.01, f"AVG_CPU_SECONDS {cpu} vs latency {latency}"
 
 
@@ -122,21 +130,23 @@ def test_query_stats_total_minute_counts_everything(workload: Workload) -> None:
         "ORDER BY INTERVAL_END DESC",
         "QUERY_STATS_TOTAL_MINUTE rows",
     )
-    assert sum(r[1] for r in rows) >= MARKER_RUNS
-    assert all(r[2] >= 0 for r in rows)
+    # the workload's queries, run before any test: the marker query, the tagged ones and run a's other text
+    assert sum(r[1] for r in rows) >= MARKER_RUNS + sum(TAGGED_RUNS.values()) + 1, rows
     # the total of an interval counts every query of it: here each is among its TOP rows, so the
-    # total is their sum, interval by interval
+    # total is their sum, and its average latency their average weighted by executions, interval by interval
     with workload.db.database.snapshot() as snap:
         top = {
-            r[0]: r[1]
+            r[0]: (r[1], r[2])
             for r in snap.execute_sql(
-                "SELECT INTERVAL_END, SUM(EXECUTION_COUNT) FROM SPANNER_SYS.QUERY_STATS_TOP_MINUTE "
-                "GROUP BY INTERVAL_END"
+                "SELECT INTERVAL_END, SUM(EXECUTION_COUNT), SUM(EXECUTION_COUNT * AVG_LATENCY_SECONDS) "
+                "FROM SPANNER_SYS.QUERY_STATS_TOP_MINUTE GROUP BY INTERVAL_END"
             )
         }
-    totals = {r[0]: r[1] for r in rows}
+    totals = {r[0]: (r[1], r[2]) for r in rows}
     common = totals.keys() & top.keys()  # a minute may have closed between the two reads
-    assert common and {k: totals[k] for k in common} == {k: top[k] for k in common}, (totals, top)
+    assert common and {k: totals[k][0] for k in common} == {k: top[k][0] for k in common}, (totals, top)
+    for k in common:
+        assert totals[k][1] == pytest.approx(top[k][1] / top[k][0]), (k, totals[k], top[k])
 
 
 def test_txn_stats_top_minute_measures_commits(workload: Workload) -> None:
