@@ -434,7 +434,7 @@ def exec_local_spanner(host: str, port: int, data_dir: str | None) -> int:
     """`spanload local-spanner`: replace this process with the Go server.
     Raises :class:`LocalSpannerError` when there is no binary."""
     exe = find_binary()
-    args = [str(exe), "--host", host, "--port", str(port), "--exit-when-stdin-closes"]
+    args = [str(exe), "--host", host, "--port", str(port)]  # its standard input is the user's: no parent pipe
     if data_dir:
         args += ["--data-dir", data_dir]
     os.execv(exe, args)
