@@ -79,33 +79,22 @@ def assert_grew(before: list[int], after: list[int], factor: float, what: str) -
     assert high >= factor * max(low, 1), f"{what} an interval: {before} before the patch, {after} after"
 
 
-def test_a_live_read_rate_shows_in_the_reads_the_workers_run(
+def test_a_live_read_rate_and_poll_interval_show_in_the_reads_and_polls_the_workers_run(
     local_spanner: LocalTarget, runtime: WorkerRuntime
 ) -> None:
-    config = local_spanner.config(
-        {
-            "updater": {"transactions_per_second": 1, "mutations_per_transaction": 1},
-            "watcher": {"enabled": False},
-            "reader": {"enabled": True, "reads_per_second": 2},
-        },
-        runtime=runtime,
-    )
-    samples, seen = run_around_patch(config, "reads", {"reader": {"reads_per_second": 20}})
-    before, after = counts_around(samples, seen, lambda s: s.totals.reads)
-    assert_grew(before, after, 3, "reads")
-
-
-def test_a_live_poll_interval_shows_in_the_polls_the_watcher_runs(
-    local_spanner: LocalTarget, runtime: WorkerRuntime
-) -> None:
+    """One run, one patch of both: the read rate 2 -> 20/s and the poll interval 1000 -> 200 ms."""
     config = local_spanner.config(
         {
             "updater": {"transactions_per_second": 1, "mutations_per_transaction": 1},
             "watcher": {"poll_interval_ms": 1000},
+            "reader": {"enabled": True, "reads_per_second": 2},
         },
         runtime=runtime,
     )
-    samples, seen = run_around_patch(config, "polls", {"watcher": {"poll_interval_ms": 200}})
+    patch = {"reader": {"reads_per_second": 20}, "watcher": {"poll_interval_ms": 200}}
+    samples, seen = run_around_patch(config, "reads-and-polls", patch)
+    before, after = counts_around(samples, seen, lambda s: s.totals.reads)
+    assert_grew(before, after, 3, "reads")
     before, after = counts_around(samples, seen, lambda s: s.totals.polls)
     assert_grew(before, after, 3, "polls")
 
