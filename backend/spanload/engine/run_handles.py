@@ -77,6 +77,15 @@ class RunHandle:
     abort_reason: str | None = None  # set when a rule stopped the run: it ends FAILED with it
     pgadapter: SupervisedLocalSpanner | None = None  # the pgadapter interface's proxy, if the run started it
 
+    def release_measurements(self) -> None:
+        """Drop what only the run's summary needed, once it is sent: the aggregator (its whole-run
+        histograms, ~90 kB each, and per-minute sums) and the watcher's ledger (every key it received:
+        ~7 MB after 8 minutes of ``light``). The supervisor keeps a handle of every run it started
+        for as long as serve runs (for its state and reason), so each ended run kept them (issue 30)."""
+        self.aggregator = None
+        self.watcher_ledger = None
+        self.tpcc_checked = None
+
 
 def resolve(future: asyncio.Future[Any], value: Any) -> None:
     if not future.done():
