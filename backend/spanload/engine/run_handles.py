@@ -81,10 +81,15 @@ class RunHandle:
         """Drop what only the run's summary needed, once it is sent: the aggregator (its whole-run
         histograms, ~90 kB each, and per-minute sums) and the watcher's ledger (every key it received:
         ~7 MB after 8 minutes of ``light``). The supervisor keeps a handle of every run it started
-        for as long as serve runs (for its state and reason), so each ended run kept them (issue 30)."""
+        for as long as serve runs (for its state and reason), so each ended run kept them (issue 30).
+        Its tasks go too (all done or cancelled by now): a cancelled task keeps its CancelledError, whose
+        traceback keeps the frame and its locals, the stdout reader's last messages (the ledger) among them."""
         self.aggregator = None
         self.watcher_ledger = None
         self.tpcc_checked = None
+        self.tasks.clear()
+        for worker in self.workers:
+            worker.tasks.clear()
 
 
 def resolve(future: asyncio.Future[Any], value: Any) -> None:
