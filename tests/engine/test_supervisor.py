@@ -133,6 +133,7 @@ def test_an_ended_run_keeps_neither_its_aggregator_nor_the_watchers_ledger(local
             run = supervisor._runs[run_id]  # what the handle holds when the summary goes out
             held[run_id] = [weakref.ref(run.aggregator), weakref.ref(run.watcher_ledger)]
             held[run_id] += [weakref.ref(task) for task in [*run.tasks, *(t for w in run.workers for t in w.tasks)]]
+            held[run_id] += [weakref.ref(w.writers_stopped.result()) for w in run.workers]  # the writers' ledgers
 
     sink = Holder()
     supervisor = Supervisor(Settings(), sink, worker_command=PEER)
@@ -147,11 +148,12 @@ def test_an_ended_run_keeps_neither_its_aggregator_nor_the_watchers_ledger(local
     asyncio.run(scenario())
     gc.collect()
     assert sorted(held) == ["m1", "m2"]
-    # the aggregator, the ledger and the run's tasks (its begin and watchdog, each worker's two readers:
-    # a cancelled one keeps the frame of its last await, and its locals, through its CancelledError)
+    # the aggregator, the watcher's ledger, the run's tasks (its begin and watchdog, the worker's two
+    # readers: a cancelled one keeps the frame of its last await, and its locals, through its
+    # CancelledError) and the writer's ledger
     assert {run_id: [ref() is None for ref in refs] for run_id, refs in held.items()} == {
-        "m1": [True] * 6,
-        "m2": [True] * 6,
+        "m1": [True] * 7,
+        "m2": [True] * 7,
     }
     assert supervisor.state("m1") is RunState.FINISHED and supervisor.failure_reason("m2") is None
 
