@@ -70,6 +70,23 @@ def test_buckets_and_counters_add_up_over_samples_and_a_finished_run_goes_after_
     assert set(metrics.runs) == {"r2"}  # a live run is never dropped
 
 
+def test_without_a_scrape_the_ended_runs_kept_are_those_within_the_retention() -> None:
+    # Issue 30: pruning only at a scrape kept every run's series (its last sample, histograms and all)
+    # for as long as serve ran when nothing scraped /metrics. 100 runs of 10 s back to back, one
+    # starting every 30 s, retention 60 s: at each start the runs that ended within the last 60 s stay.
+    metrics = RunMetrics(retention_s=60.0)
+    kept = []
+    for n in range(100):
+        began = 30.0 * n
+        metrics.on_state(f"r{n}", RunState.RUNNING, now=began)
+        metrics.on_sample(f"r{n}", sample(n, [1_000], {}))
+        metrics.on_state(f"r{n}", RunState.FINISHED, now=began + 10.0)
+        kept.append(len(metrics.runs))
+    # r(n) ends at 30n + 10, when r(n-1) and r(n-2) ended 30 and 60 s before (60 is within), r(n-3) 90
+    assert kept[:2] == [1, 2] and set(kept[2:]) == {3}
+    assert sorted(metrics.runs) == ["r97", "r98", "r99"]
+
+
 def test_store_writer_lag_is_the_oldest_unapplied_write_and_zero_when_idle(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'writer.db'}"
     upgrade_to_head(url)

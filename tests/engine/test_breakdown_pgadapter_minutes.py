@@ -116,3 +116,19 @@ def test_the_aggregator_prices_each_minute_apart_and_leaves_the_warm_up_out() ->
     assert server == 12.0 and parts(b)[Part.PGADAPTER] == (24.0, Source.DERIVED)
     # each interval's own minute has not closed when it is shown: no interval is split
     assert all(Part.QUERY_COMMIT not in {p.part for p in s.breakdown[OP].parts} for s in samples)
+
+
+def test_only_a_pgadapter_run_keeps_its_minutes_and_it_one_entry_a_minute() -> None:
+    # Issue 30: these are one entry a minute for the whole run (a week's run would keep ~30 MB); a run
+    # not through PGAdapter prices its breakdown at the latest minute and must keep none of them.
+    # 10 minutes of one-second intervals, SPANNER_SYS sending each minute once it has closed.
+    kept: dict[bool, tuple[int, int]] = {}
+    for via_pgadapter in (True, False):
+        agg = Aggregator(BEGIN, 1.0, workers=1, via_pgadapter=via_pgadapter)
+        for seq in range(600):
+            closed = BEGIN + 60 * (seq // 60)  # the latest minute that ended by this interval's start
+            minute = (closed, SysLatencies(query_s={UPSERT: 0.001}, commit_s=0.002)) if seq >= 60 else None
+            assert len(agg.add(report(seq, BEGIN + seq + 1, timing(1, 20, 2, 4), minute))) == 1
+        kept[via_pgadapter] = (len(agg._minute_timings), len(agg._minute_latencies))
+    # through PGAdapter: the 10 minutes the intervals ended in, and the 9 whole minutes SPANNER_SYS sent
+    assert kept == {True: (10, 9), False: (0, 0)}

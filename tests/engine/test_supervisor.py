@@ -7,7 +7,9 @@ test_e2e_local.py against the local server with the real client.
 from __future__ import annotations
 
 import asyncio
+import gc
 import sys
+import weakref
 from collections.abc import Collection
 from pathlib import Path
 
@@ -163,6 +165,43 @@ def test_a_two_process_run_merges_reports_patches_pauses_and_stops_with_a_summar
     assert sink.summary.reconciliation.ok  # peer ledgers: keys 0 and 1 at version 1, both received
     assert sink.summary.stop == StopInfo(graceful=True, grace_s=Settings().stop_grace_s, killed_workers=[])
     assert sink.summary.totals.transactions == sink.samples[-1].totals.transactions
+
+
+def test_an_ended_run_keeps_neither_its_aggregator_nor_the_watchers_ledger(local_spanner: LocalTarget) -> None:
+    """Issue 30: the supervisor keeps a handle of every run it started for as long as serve runs.
+    What only the summary needed (the aggregator's whole-run histograms, the watcher's ledger of
+    every key it received: megabytes) must go once the summary is sent, or each ended run keeps it."""
+    held: dict[str, list[weakref.ref[object]]] = {}
+
+    class Holder(Recorder):
+        def on_summary(self, run_id: str, summary: Summary) -> None:
+            super().on_summary(run_id, summary)
+            run = supervisor._runs[run_id]  # what the handle holds when the summary goes out
+            held[run_id] = [weakref.ref(run.aggregator), weakref.ref(run.watcher_ledger)]
+            held[run_id] += [weakref.ref(task) for task in [*run.tasks, *(t for w in run.workers for t in w.tasks)]]
+            held[run_id] += [weakref.ref(w.writers_stopped.result()) for w in run.workers]  # the writers' ledgers
+
+    sink = Holder()
+    supervisor = Supervisor(Settings(), sink, worker_command=PEER)
+
+    async def scenario() -> None:
+        for run_id in ("m1", "m2"):
+            await supervisor.start(run_id, _config(1, local_spanner))
+            await _until(lambda current=run_id: supervisor.state(current) is RunState.RUNNING, "RUNNING")
+            await supervisor.stop(run_id)
+            assert sink.summary is not None and sink.summary.reconciliation is not None  # the ledger was used
+
+    asyncio.run(scenario())
+    gc.collect()
+    assert sorted(held) == ["m1", "m2"]
+    # the aggregator, the watcher's ledger, the run's tasks (its begin and watchdog, the worker's two
+    # readers: a cancelled one keeps the frame of its last await, and its locals, through its
+    # CancelledError) and the writer's ledger
+    assert {run_id: [ref() is None for ref in refs] for run_id, refs in held.items()} == {
+        "m1": [True] * 7,
+        "m2": [True] * 7,
+    }
+    assert supervisor.state("m1") is RunState.FINISHED and supervisor.failure_reason("m2") is None
 
 
 def test_the_summary_lists_each_worker_with_its_pid_host_operations_and_cpu_per_operation(

@@ -145,6 +145,9 @@ class RunMetrics:
         series = self.runs.setdefault(run_id, RunSeries())
         series.state = state
         series.ended_at = now if state in TERMINAL_STATES else None
+        # not only at a scrape: without one, every run's series (its last sample with its histograms)
+        # stayed for as long as serve ran (issue 30)
+        self.prune(now)
 
     def prune(self, now: float) -> None:
         """Drop the runs that ended more than the retention ago."""

@@ -218,7 +218,9 @@ class Aggregator:
         self._timings: dict[str, OpTiming] = {}  # whole run
         self.sys_latencies: SysLatencies | None = None  # the latest a worker sent
         # pgadapter runs: each SPANNER_SYS minute inside the measured phase (by INTERVAL_END) and the
-        # operations' sums of the measured intervals that ended in each minute, priced minute by minute
+        # operations' sums of the measured intervals that ended in each minute, priced minute by minute.
+        # One entry a minute for the whole run: kept only for these runs, which need them (the others
+        # price the run at the latest minute, and a week's run kept ~30 MB of them: issue 30)
         self._minute_latencies: dict[float, SysLatencies] = {}
         self._minute_timings: dict[float, dict[str, OpTiming]] = {}
         self._change_cost = ChangeCost()  # measured intervals' server CPU and changes received
@@ -237,7 +239,11 @@ class Aggregator:
         if report.sys_latencies is not None:
             self.sys_latencies = report.sys_latencies
             end = report.sys_interval_end
-            if end is not None and server_minute.minute_inside(end, self._measured_begin, report.t):
+            if (
+                self.via_pgadapter
+                and end is not None
+                and server_minute.minute_inside(end, self._measured_begin, report.t)
+            ):
                 self._minute_latencies[end] = report.sys_latencies
         seq = max(report.seq, self._next_seq)  # late: fold into the first interval still open
         self._pending.setdefault(seq, _Pending()).reports.append(report)
@@ -331,8 +337,9 @@ class Aggregator:
             _add_counts(self._measured_counters, counters)
             self._change_cost.add(gauges, changes, interval_s)
             self._timings = merge_timings((self._timings, timings))
-            minute = server_minute.minute_end(t)
-            self._minute_timings[minute] = merge_timings((self._minute_timings.get(minute, {}), timings))
+            if self.via_pgadapter:
+                minute = server_minute.minute_end(t)
+                self._minute_timings[minute] = merge_timings((self._minute_timings.get(minute, {}), timings))
             for op, histogram in merged.items():
                 if op not in self._whole:  # not setdefault: its default would be a new histogram each time
                     self._whole[op] = metrics.new_histogram()

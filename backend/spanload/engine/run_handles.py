@@ -50,6 +50,14 @@ class WorkerHandle:
     def send(self, message: Any) -> None:
         self.transport.write(protocol.encode(message))
 
+    def release(self) -> None:
+        """Once the run has ended (:meth:`RunHandle.release_measurements`): drop its tasks, and the
+        writers' ledger (a row per key written) that the resolved ``writers_stopped`` holds."""
+        self.tasks.clear()
+        if self.writers_stopped.done() and not self.writers_stopped.cancelled():
+            self.writers_stopped = self.writers_stopped.get_loop().create_future()
+            self.writers_stopped.cancel()
+
     def futures(self) -> list[asyncio.Future[Any]]:
         """Everything the supervisor may be waiting on from this worker."""
         return [self.ready, self.preloaded, self.writers_stopped, self.stopped, self.hello]
@@ -76,6 +84,21 @@ class RunHandle:
     abort: AbortWatch | None = None  # config.abort_on judged every interval (engine/abort_rules.py)
     abort_reason: str | None = None  # set when a rule stopped the run: it ends FAILED with it
     pgadapter: SupervisedLocalSpanner | None = None  # the pgadapter interface's proxy, if the run started it
+
+    def release_measurements(self) -> None:
+        """Drop what only the run's summary needed, once it is sent: the aggregator (its whole-run
+        histograms, ~90 kB each, and per-minute sums) and the watcher's ledger (every key it received:
+        ~7 MB after 8 minutes of ``light``). The supervisor keeps a handle of every run it started
+        for as long as serve runs (for its state and reason), so each ended run kept them (issue 30).
+        Its tasks go too (all done or cancelled by now): a cancelled task keeps its CancelledError, whose
+        traceback keeps the frame and its locals, the stdout reader's last messages (the ledger) among
+        them; and so do the writers' ledgers (:meth:`WorkerHandle.release`)."""
+        self.aggregator = None
+        self.watcher_ledger = None
+        self.tpcc_checked = None
+        self.tasks.clear()
+        for worker in self.workers:
+            worker.release()
 
 
 def resolve(future: asyncio.Future[Any], value: Any) -> None:

@@ -355,7 +355,8 @@ class Supervisor:
                 case protocol.WritersStopped() as ledger:
                     resolve(worker.writers_stopped, ledger)
                 case protocol.WatcherLedger() as received:
-                    run.watcher_ledger = received
+                    if not run.finished.is_set():  # a late one has no summary left to go into
+                        run.watcher_ledger = received
                 case protocol.WatchSwitched() as switched:
                     fields = switched.model_dump(mode="json", include={"mode", "previous", "handover", "error"})
                     self.sink.on_event(run.id, EventKind.WATCH_MODE, fields)
@@ -586,6 +587,7 @@ class Supervisor:
         if summary is not None:
             self.sink.on_summary(run.id, summary)
         self.sink.on_state(run.id, state, reason)
+        run.release_measurements()
         run.finished.set()
 
     async def _reap(self, run: RunHandle, graceful: bool) -> list[int]:
