@@ -191,13 +191,7 @@ func checkVersioned(t *testing.T, r *defRun, c *spanner.Client) {
 		{"mutations = their rows", r.counter(protocol.CounterMutations), rowsWritten},
 	})
 	if n := r.counter(protocol.CounterErrors); n != 0 {
-		codes := map[string]any{}
-		for _, m := range r.all() {
-			for code, k := range m["errors_by_code"].(map[string]any) {
-				codes[code] = k
-			}
-		}
-		t.Errorf("%d errors: %v", n, codes)
+		t.Errorf("%d errors: %v", n, r.errorCodes())
 	}
 	if r.counter("op.rw.done") == 0 || r.counter("op.batch.done") == 0 || r.counter("op.upsert.done") == 0 || fresh == 0 {
 		t.Errorf("an operation never ran: upsert %d, rw %d, batch %d", r.counter("op.upsert.done"),
