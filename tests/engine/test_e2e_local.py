@@ -210,52 +210,35 @@ def test_the_watcher_polls_with_and_without_the_table_hint(
     local_spanner: LocalTarget, hint_database: str, runtime: WorkerRuntime
 ) -> None:
     """The report's finding (no hint: slower polls) is counted, not timed, by ``hint_database``: the
-    unhinted poll scans every row, the hinted one fewer. The poll times themselves are figures of
-    ``bench/local_spanner.py`` ("hint speed-up"), printed here only: a slow interval of a loaded
-    machine must not decide a test."""
-    database = hint_database
-    p50: dict[bool, float] = {}
-    for hint in (True, False):
-        config = local_spanner.config(
-            {
-                "duration_s": 6,
-                "updater": {"transactions_per_second": 5, "mutations_per_transaction": 5},
-                "watcher": {"table_hint": hint, "poll_interval_ms": 100},
-            },
-            database=database,
-            runtime=runtime,
-        )
-        sink = asyncio.run(_run_to_end(config, f"hint-{hint}"))
-        assert sink.summary is not None
-        poll = sink.summary.latency[Op.WATCHER_POLL]
-        assert poll.count > 10 and poll.p50 is not None
-        p50[hint] = poll.p50
-    print(f"\npoll p50 with FORCE_INDEX: {p50[True]:.2f} ms, without: {p50[False]:.2f} ms")
-
-
-def test_the_change_watcher_definition_polls_with_and_without_the_hint(
-    local_spanner: LocalTarget, hint_database: str, runtime: WorkerRuntime
-) -> None:
-    """The same with workloads/change_watcher.yaml: the old fields become its knobs
-    (``watcher.table_hint`` -> ``table_hint``, model/builtin_knobs.py); the poll text each knob value
-    gives is tests/workers/test_interp_watch.py's, the rows it scans ``hint_database``'s."""
+    unhinted poll scans every row, the hinted one fewer. Both runs are of workloads/change_watcher.yaml:
+    the hinted one reached from the report's fields (``watcher.table_hint`` -> its ``table_hint``
+    knob, model/builtin_knobs.py), the unhinted one from the definition with those fields merged onto
+    it; the poll text each knob value gives is tests/workers/test_interp_watch.py's. The poll times
+    are figures of ``bench/local_spanner.py`` ("hint speed-up"), printed here only: a slow interval of
+    a loaded machine must not decide a test."""
+    fields = {"updater": {"transactions_per_second": 5, "mutations_per_transaction": 5}}
     definition = builtin_definition("change_watcher").model_dump(mode="json", exclude_unset=True)
+    configs = {
+        True: local_spanner.config(
+            {**fields, "duration_s": 6, "watcher": {"table_hint": True, "poll_interval_ms": 100}},
+            database=hint_database,
+            runtime=runtime,
+        ),
+        False: local_spanner.config(
+            {"workload": "definition", "definition": definition, "duration_s": 6},
+            database=hint_database,
+            runtime=runtime,
+        ).merged({**fields, "watcher": {"table_hint": False, "poll_interval_ms": 100}}),
+    }
     p50: dict[bool, float] = {}
-    for hint in (True, False):
-        body = {"workload": "definition", "definition": definition, "duration_s": 6}
-        config = local_spanner.config(body, database=hint_database, runtime=runtime).merged(
-            {
-                "updater": {"transactions_per_second": 5, "mutations_per_transaction": 5},
-                "watcher": {"table_hint": hint, "poll_interval_ms": 100},
-            }
-        )
-        sink = asyncio.run(_run_to_end(config, f"def-hint-{hint}"))
+    for hint, config in configs.items():
+        sink = asyncio.run(_run_to_end(config, f"hint-{hint}"))
         assert sink.summary is not None
         poll = sink.summary.latency[Op.WATCHER_POLL]
         assert poll.count > 10 and poll.p50 is not None
         assert Op.WATCHER_POLL_FAILED not in sink.summary.latency
         p50[hint] = poll.p50
-    print(f"\ndefinition poll p50 with FORCE_INDEX: {p50[True]:.2f} ms, without: {p50[False]:.2f} ms")
+    print(f"\npoll p50 with FORCE_INDEX: {p50[True]:.2f} ms, without: {p50[False]:.2f} ms")
 
 
 def test_killing_the_worker_process_fails_the_run(local_spanner: LocalTarget, runtime: WorkerRuntime) -> None:
