@@ -313,7 +313,7 @@ def start_local_spanner(
     if data_dir is not None:
         data_dir.mkdir(parents=True, exist_ok=True)
         args += ["--data-dir", str(data_dir)]
-    return start_child_server(args, exe.name, _local_spanner_ready, LocalSpannerError)
+    return start_child_server(args, exe.name, _local_spanner_ready, LocalSpannerError, parent_pipe=True)
 
 
 def _local_spanner_ready(line: str) -> tuple[str, str] | None:
@@ -331,15 +331,16 @@ def start_child_server(
     ready: Callable[[str], tuple[str, str] | None],
     error: type[Unavailable],
     env: dict[str, str] | None = None,
+    parent_pipe: bool = False,
 ) -> LocalSpanner:
     """Start a server program and wait for the line ``ready`` reads its (address, version) from;
-    it dies with this process (PR_SET_PDEATHSIG; and a server that takes
-    ``--exit-when-stdin-closes`` gets a pipe whose write end only this process holds, which closes
+    it dies with this process (PR_SET_PDEATHSIG; and with ``parent_pipe``, for a server that stops
+    when its standard input ends, a pipe whose write end only this process holds, which closes
     however this process ends: the death signal goes with the thread that started the child).
     Raises ``error`` with its last lines when it exits or is not ready within READY_TIMEOUT_S."""
     process = subprocess.Popen(
         args,
-        stdin=subprocess.PIPE if "--exit-when-stdin-closes" in args else subprocess.DEVNULL,
+        stdin=subprocess.PIPE if parent_pipe else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
