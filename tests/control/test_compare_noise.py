@@ -84,3 +84,45 @@ def test_server_latencies_are_better_lower_so_a_significant_change_is_coloured()
     rates = {"server.poll_avg_latency_s": 0.022, "server.commit_latency_s": 0.004, "server.cpu_per_commit_ms": 0.1}
     better = {m.metric: m.better for m in metric_deltas([Summary(rates=rates), Summary(rates=rates)])}
     assert {name: better[f"rates.{name}"] for name in rates} == dict.fromkeys(rates, "lower")
+
+
+def test_a_difference_skewed_by_a_stalled_interval_is_still_significant() -> None:
+    """A run 16x slower whose 20 intervals hold one stalled 4 s p50 (a shared machine's pause): the
+    stall makes the replicates' deltas skewed ([~+100, ~+500] ms), half their width exceeds the delta,
+    but every replicate has the run slower, so the delta is significant and its uncertainty, the
+    interval's reach towards zero, is below it. The same stall in both runs of one config is noise."""
+
+    def run(p50s: list[float]) -> tuple[Summary, list[Sample]]:
+        samples = [
+            Sample(
+                seq=i,
+                t=i + 1.0,
+                elapsed_s=i + 1.0,
+                interval_s=1.0,
+                latency={Op.UPDATER_TXN: Percentiles(count=5, p50=v)},
+            )
+            for i, v in enumerate(p50s)
+        ]
+        summary = Summary(
+            duration_s=len(p50s), latency={Op.UPDATER_TXN: Percentiles(count=5 * len(p50s), p50=sum(p50s) / len(p50s))}
+        )
+        return summary, samples
+
+    rng = random.Random(7)
+    hinted = run([rng.gauss(7.0, 1.0) for _ in range(20)])
+    unhinted = run([rng.gauss(115.0, 20.0) for _ in range(19)] + [4000.0])
+    [p50] = [
+        m
+        for m in metric_deltas([hinted[0], unhinted[0]], [hinted[1], unhinted[1]])
+        if m.metric == "latency.updater.txn.p50"
+    ]
+    delta, margin = p50.delta[1], p50.uncertainty[1]
+    assert delta is not None and margin is not None
+    assert p50.significant[1] is True and 0 < margin < delta, (delta, margin)
+    again = run([rng.gauss(115.0, 20.0) for _ in range(19)] + [4000.0])
+    [same] = [
+        m
+        for m in metric_deltas([unhinted[0], again[0]], [unhinted[1], again[1]])
+        if m.metric == "latency.updater.txn.p50"
+    ]
+    assert same.significant[1] is False

@@ -187,7 +187,7 @@ class MetricDelta:
     delta: list[float | None]
     percent_change: list[float | None]
     unavailable: list[str | None]  # why a run has no value (model/server_minute.py), where it says
-    uncertainty: list[float | None]  # half-width of the delta's 99 % interval (control/noise.py)
+    uncertainty: list[float | None]  # how far the delta's 99 % interval reaches towards zero (control/noise.py)
     significant: list[bool | None]  # None: not assessed (the baseline, totals, too few intervals)
 
 
@@ -221,7 +221,7 @@ def metric_deltas(
                 delta=deltas,
                 percent_change=percents,
                 unavailable=[None if v is not None else r.get(name) for v, r in zip(values, reasons, strict=True)],
-                uncertainty=[None if j is None else j.half_width for j in judged],
+                uncertainty=[None if j is None else j.margin for j in judged],
                 significant=[None if j is None else j.significant for j in judged],
             )
         )

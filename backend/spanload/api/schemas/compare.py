@@ -38,11 +38,13 @@ class MetricComparison(BaseModel):
         description="why a run has no value for it, where the run says (e.g. no complete SPANNER_SYS minute)"
     )
     uncertainty: list[float | None] = Field(
-        description="half-width of the delta's 99 % interval, from both runs' interval-to-interval variation "
-        "(a bootstrap over their report intervals); null for the baseline and where it cannot be told"
+        description="how far the delta's 99 % interval reaches from the delta towards zero, from both runs' "
+        "interval-to-interval variation (a bootstrap over their report intervals); null for the baseline and "
+        "where it cannot be told"
     )
     significant: list[bool | None] = Field(
-        description="the delta lies beyond that interval; null: not assessed (baseline, totals, too few intervals)"
+        description="that interval excludes zero (the delta exceeds its uncertainty); "
+        "null: not assessed (baseline, totals, too few intervals)"
     )
 
 

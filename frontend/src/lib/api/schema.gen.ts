@@ -1515,7 +1515,7 @@ export interface components {
             percent_change: (number | null)[];
             /**
              * Significant
-             * @description the delta lies beyond that interval; null: not assessed (baseline, totals, too few intervals)
+             * @description that interval excludes zero (the delta exceeds its uncertainty); null: not assessed (baseline, totals, too few intervals)
              */
             significant: (boolean | null)[];
             /**
@@ -1525,7 +1525,7 @@ export interface components {
             unavailable: (string | null)[];
             /**
              * Uncertainty
-             * @description half-width of the delta's 99 % interval, from both runs' interval-to-interval variation (a bootstrap over their report intervals); null for the baseline and where it cannot be told
+             * @description how far the delta's 99 % interval reaches from the delta towards zero, from both runs' interval-to-interval variation (a bootstrap over their report intervals); null for the baseline and where it cannot be told
              */
             uncertainty: (number | null)[];
             /** Values */
