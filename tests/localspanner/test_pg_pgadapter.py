@@ -199,3 +199,27 @@ def test_a_runs_statements_and_transactions_carry_its_tags_into_spanner_sys(pg_t
     assert _sys_rows(run.database, query_tag, run.poll_tag) == [[run.poll_tag]]
     assert _sys_rows(run.database, query_tag, run.write_tag) == [[run.write_tag]]  # the statement in the transaction
     assert _sys_rows(run.database, txn_tag, run.write_tag) == [[run.write_tag]]
+
+
+def test_the_drivers_snapshot_at_a_read_timestamp_sees_what_was_committed_by_then(
+    pgadapter: LocalSpanner,
+    pgdb: Database,  # noqa: F811 (the fixture)
+    conn: psycopg.Connection[Any],
+) -> None:
+    """A watch hand-over's drain reads at its bound (``snapshot(read_timestamp=H)``, sent as
+    PGAdapter's ``SET spanner.read_only_staleness = 'READ_TIMESTAMP ...'``): such a read sees every
+    commit up to H and none after it, and the next strong read on the same connection is strong again."""
+    conn.execute("INSERT INTO singers (singer_id, first_name) VALUES (101, 'before')")
+    ((at,),) = rows(conn, "SELECT now()")
+    time.sleep(0.01)
+    conn.execute("INSERT INTO singers (singer_id, first_name) VALUES (102, 'after')")
+    db = PgDatabase(pgadapter.address, pgdb.database_id)
+    ids = "SELECT singer_id FROM singers WHERE singer_id > 100 ORDER BY singer_id"
+    try:
+        with db.snapshot(read_timestamp=at) as snap:
+            then = [r[0] for r in snap.execute_sql(ids).rows]
+        with db.snapshot() as snap:
+            now = [r[0] for r in snap.execute_sql(ids).rows]
+    finally:
+        db.close()
+    assert (then, now) == ([101], [101, 102])

@@ -21,9 +21,10 @@ type Backend interface {
 	// Execute runs one execution in its operation's transaction kind; attempts counts the runs of
 	// a read-write transaction that Spanner aborted and that was run again.
 	Execute(ctx context.Context, x *run) (attempts int, err error)
-	// Poll runs a watch's poll (a strong single-use query) and returns each row's first keys
-	// columns as a key and its next column, a commit timestamp, then the columns extra names.
-	Poll(ctx context.Context, stmt spanner.Statement, keys int, extra pollColumns) ([]change, error)
+	// Poll runs a watch's poll (a single-use query: strong, or at `at` when it is set, as a
+	// hand-over's drain reads) and returns each row's first keys columns as a key and its next
+	// column, a commit timestamp, then the columns extra names.
+	Poll(ctx context.Context, stmt spanner.Statement, keys int, extra pollColumns, at time.Time) ([]change, error)
 	// Close lets go of what the backend holds (connections).
 	Close()
 }
@@ -72,8 +73,12 @@ func (b *clientBackend) Execute(ctx context.Context, x *run) (int, error) {
 	return x.execute(ctx, b.conn().Client)
 }
 
-func (b *clientBackend) Poll(ctx context.Context, stmt spanner.Statement, keys int, extra pollColumns) ([]change, error) {
-	it := b.conn().Client.Single().Query(ctx, stmt)
+func (b *clientBackend) Poll(ctx context.Context, stmt spanner.Statement, keys int, extra pollColumns, at time.Time) ([]change, error) {
+	tx := b.conn().Client.Single()
+	if !at.IsZero() {
+		tx = tx.WithTimestampBound(spanner.ReadTimestamp(at))
+	}
+	it := tx.Query(ctx, stmt)
 	defer it.Stop()
 	var rows []change
 	for {

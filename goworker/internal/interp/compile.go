@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"cloud.google.com/go/spanner"
 )
@@ -81,7 +82,10 @@ type cstep struct {
 }
 
 // staleness is a read's bound in milliseconds: exact, else max (both 0: strong).
-type staleness struct{ exactMs, maxMs float64 }
+type staleness struct {
+	exactMs, maxMs float64
+	at             time.Time // a read at this timestamp (a hand-over's drain); zero: none
+}
 
 // sequencers keeps one Sequencer per place in the definition that holds a sequence generator.
 type sequencers struct {

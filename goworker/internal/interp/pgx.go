@@ -185,6 +185,8 @@ func (b *pgxBackend) transaction(ctx context.Context, c *pgxpool.Conn, x *run, o
 func (b *pgxBackend) setStaleness(ctx context.Context, c *pgx.Conn, s staleness) error {
 	wanted := "STRONG"
 	switch {
+	case !s.at.IsZero():
+		wanted = "READ_TIMESTAMP " + s.at.UTC().Format("2006-01-02T15:04:05.000000Z")
 	case s.exactMs > 0:
 		wanted = fmt.Sprintf("EXACT_STALENESS %dms", int64(s.exactMs))
 	case s.maxMs > 0:
@@ -486,7 +488,7 @@ func (b *pgxBackend) keyColumns(ctx context.Context, table, index string) ([]str
 	return cols, nil
 }
 
-func (b *pgxBackend) Poll(ctx context.Context, stmt spanner.Statement, keys int, extra pollColumns) ([]change, error) {
+func (b *pgxBackend) Poll(ctx context.Context, stmt spanner.Statement, keys int, extra pollColumns, at time.Time) ([]change, error) {
 	args := positional(stmt.Params)
 	for k, v := range args {
 		args[k] = pgxValue(v)
@@ -496,7 +498,7 @@ func (b *pgxBackend) Poll(ctx context.Context, stmt spanner.Statement, keys int,
 		return nil, err
 	}
 	defer c.Release()
-	if err := b.setStaleness(ctx, c.Conn(), staleness{}); err != nil {
+	if err := b.setStaleness(ctx, c.Conn(), staleness{at: at}); err != nil {
 		return nil, err
 	}
 	rows, _, err := pgRun(ctx, c, stmt.SQL, args, true)

@@ -399,7 +399,7 @@ func (p *poller) poll() (bool, error) {
 	w := p.w
 	_, limit, _ := w.figures()
 	p.mu.Lock()
-	since, skip := p.since, len(p.atLast)
+	since, skip, until := p.since, len(p.atLast), p.until
 	p.mu.Unlock()
 	stmt := spanner.Statement{SQL: w.sqlOf(p.shards), Params: watchParams(w.pg, since, limit+int64(skip))}
 	conn := w.conn()
@@ -408,7 +408,9 @@ func (p *poller) poll() (bool, error) {
 	lastRPC := codes.OK
 	var rows []change
 	if err == nil {
-		rows, err = w.db.Poll(ctx, stmt, len(w.key), pollColumns{versions: w.def.Versions != nil, shard: w.def.Shards != nil})
+		// a hand-over's drain reads at its bound H: every commit up to H is in such a read (a strong
+		// read's timestamp may precede a commit still in flight whose timestamp is at most H)
+		rows, err = w.db.Poll(ctx, stmt, len(w.key), pollColumns{versions: w.def.Versions != nil, shard: w.def.Shards != nil}, until)
 		done()
 		lastRPC = timing.LastFailure()
 	}

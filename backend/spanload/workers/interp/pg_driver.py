@@ -274,10 +274,16 @@ class PgDatabase:
         return found
 
     def _staleness_of(
-        self, conn: psycopg.Connection[Any], exact: dt.timedelta | None, bound: dt.timedelta | None
+        self,
+        conn: psycopg.Connection[Any],
+        exact: dt.timedelta | None,
+        bound: dt.timedelta | None,
+        at: dt.datetime | None = None,
     ) -> None:
         wanted = "STRONG"
-        if exact is not None:
+        if at is not None:
+            wanted = f"READ_TIMESTAMP {at.astimezone(dt.UTC).strftime('%Y-%m-%dT%H:%M:%S.%fZ')}"
+        elif exact is not None:
             wanted = f"EXACT_STALENESS {int(exact.total_seconds() * 1000)}ms"
         elif bound is not None:
             wanted = f"MAX_STALENESS {int(bound.total_seconds() * 1000)}ms"
@@ -291,10 +297,11 @@ class PgDatabase:
         multi_use: bool = False,
         exact_staleness: dt.timedelta | None = None,
         max_staleness: dt.timedelta | None = None,
+        read_timestamp: dt.datetime | None = None,
         **_: Any,
     ) -> Iterator[PgTransaction]:
         with self.connection() as conn:
-            self._staleness_of(conn, exact_staleness, None if multi_use else max_staleness)
+            self._staleness_of(conn, exact_staleness, None if multi_use else max_staleness, read_timestamp)
             if not multi_use:  # single statements in autocommit: PGAdapter runs each as a single-use read
                 yield PgTransaction(self, conn)
                 return

@@ -39,6 +39,13 @@ class PollLoop(threading.Thread):
         self.last_error: str | None = None
         self.stop_event = threading.Event()
         self.wake = threading.Event()
+        # one poll at a time: a drain's polls wait for a poll the stopped thread still has in flight
+        # (its join timed out), so no two polls move the position at once
+        self.polling = threading.Lock()
+
+    def poll_one(self) -> bool | None:
+        with self.polling:
+            return self.poll_once()
 
     def paused(self) -> bool:
         raise NotImplementedError
@@ -59,7 +66,7 @@ class PollLoop(threading.Thread):
                 continue
             self.lag.resume(time.monotonic())
             started = time.monotonic()
-            full = self.poll_once()
+            full = self.poll_one()
             if full is None:
                 self.stop_event.wait(ERROR_BACKOFF_S)
                 continue
@@ -74,7 +81,7 @@ class PollLoop(threading.Thread):
         """Poll until a page is not full: called after every writer stopped, it sees every change."""
         give_up = time.monotonic() + DRAIN_GIVE_UP_S
         while True:
-            full = self.poll_once()
+            full = self.poll_one()
             if full is False:
                 return
             if full is None:

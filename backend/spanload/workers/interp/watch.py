@@ -150,11 +150,14 @@ class _Poller(PollLoop):
                 params[k] = value
                 if t is not None:  # a PostgreSQL driver's result does not say
                     types[k] = t
+        # a hand-over's drain reads at its bound H: every commit up to H is in such a read (a strong
+        # read's timestamp may precede a commit still in flight whose timestamp is at most H)
+        at = {"read_timestamp": self.until} if self.until is not None else {}
         start = time.perf_counter()
         request_tags.use(tags.WATCHER)
         timing.begin()
         try:
-            with deadline.operation(), w.database().snapshot() as snapshot:
+            with deadline.operation(), w.database().snapshot(**at) as snapshot:
                 result = snapshot.execute_sql(
                     sql, params=params, param_types=types, retry=deadline.rpc_retry(), timeout=deadline.rpc_timeout()
                 )

@@ -98,6 +98,7 @@ class _Follower:
         self.threads: list[threading.Thread] = []
         self.stop_event = threading.Event()
         self.last_error: str | None = None
+        self.reading: dict[str, threading.Lock] = {}  # token -> held while a read of it runs
 
     def begin(self) -> None:
         t = threading.Thread(target=self._initial, name=self.name, daemon=True)
@@ -146,9 +147,20 @@ class _Follower:
 
     def read_window(self, token: str, until: dt.datetime | None) -> bool:
         """Read the partition from where it is to ``until`` (default: a window from now); True
-        when the partition ended (its children are adopted)."""
+        when the partition ended (its children are adopted). One read of a partition at a time: a
+        drain waits for the window a stopped reader still has open (its join timed out)."""
         with self.lock:
+            reading = self.reading.setdefault(token, threading.Lock())
+        with reading:
+            return self._read_window(token, until)
+
+    def _read_window(self, token: str, until: dt.datetime | None) -> bool:
+        with self.lock:
+            if token not in self.open:  # it ended in the read this one waited for
+                return True
             cursor = self.open[token]
+        if until is not None and cursor > until:  # that read went past until
+            return False
         end = until or max(dt.datetime.now(dt.UTC), cursor) + dt.timedelta(seconds=WINDOW_S)
         ended = False
         for kind, rec in self.watcher.read(cursor, end, token):
