@@ -475,6 +475,8 @@ def test_commit_timestamp_sentinel_stores_the_response_timestamp(tdb: SpannerDb)
 
 
 def test_pending_commit_timestamp_in_dml(tdb: SpannerDb) -> None:
+    with tdb.database.batch() as batch:  # its own row to update: tests of a file may run on other workers
+        batch.insert_or_update("Stamps", ["Id", "Note"], [(6000, "to stamp")])
     with _manual_transaction(tdb.database) as tx:
         tx.begin()
         tx.execute_update("INSERT INTO Stamps (Id, Note, StampedAt) VALUES (6001, 'dml', PENDING_COMMIT_TIMESTAMP())")
