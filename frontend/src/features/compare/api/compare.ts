@@ -18,7 +18,7 @@ export interface MetricCell {
   value: number | null;
   delta: number | null;
   percent: number | null;
-  /** Half-width of the delta's 99 % interval from both runs' interval-to-interval noise; null: not told. */
+  /** How far the delta's 99 % interval (both runs' interval-to-interval noise) reaches towards zero; null: not told. */
   uncertainty: number | null;
   /** The delta lies beyond that noise; null: not assessed (baseline, totals, too few intervals). */
   significant: boolean | null;

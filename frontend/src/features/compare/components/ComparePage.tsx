@@ -50,8 +50,8 @@ export function ComparePage() {
         <>
           <h2>Summary</h2>
           <p className="muted small">
-            Deltas against the baseline, {labels[0]}, each with its 99 % interval from the runs' own second-to-second variation. Only a delta beyond that noise is coloured:
-            green better (lower latency, higher throughput), red worse; one inside it is marked not significant.
+            Deltas against the baseline, {labels[0]}, each ± how far its 99 % interval, from the runs' own second-to-second variation, reaches towards zero. Only a delta
+            whose interval excludes zero is coloured: green better (lower latency, higher throughput), red worse; one inside the noise is marked not significant.
           </p>
           <CompareSummaryTable comparison={comparison.data} labels={labels} />
           {comparison.data.runs.some((r) => r.config.capacity) && (
