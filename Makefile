@@ -26,10 +26,11 @@ run: install
 # race tests, lint, mypy and vitest fit in its gaps. pytest shows its progress as it goes; the other
 # checks' output is kept in $(CHECKS_LOG), each check's as one block, and printed after it.
 CHECKS := gotest lint typecheck frontend-test bundle-check types-check compose-check
-# pytest on 4 workers, each test file on one worker whole, the longest handed out first (tests/conftest.py).
-# Two cores were still 6 % idle under 4 (vmstat every 10 s); a clean clone's make test took 882 s
-# against 925 s on 3 (2026-11-26, one run each, the 4-worker run with 2 fewer runs of a folded test).
-PYTEST_WORKERS ?= 4
+# pytest on 5 workers, each test file on one worker whole, the longest handed out first (tests/conftest.py).
+# Many tests wait on runs of fixed length, so a fifth worker still finds CPU: a clean clone's make
+# test took 776 s (pytest 713 s) against 883 s (796 s) on 4, on one commit within the hour; 4
+# workers had taken 882 s against 925 s on 3 (2026-11-26, one run each).
+PYTEST_WORKERS ?= 5
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 CHECKS_LOG := .make-checks.log
 test:

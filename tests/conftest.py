@@ -1,4 +1,4 @@
-"""How the suite is spread over pytest-xdist's workers (`make test` runs `pytest -n 4 --dist loadfile`).
+"""How the suite is spread over pytest-xdist's workers (`make test` runs `pytest -n 5 --dist loadfile`).
 
 Most of the suite's wall time is spent waiting on load runs of fixed length, so four workers share
 two cores well. Each test file goes to one worker whole (its module fixtures, a database or an app
