@@ -100,12 +100,20 @@ def prepared(
     return config
 
 
-def check_against_the_database(local: LocalTarget, config: RunConfig, summary: Summary, copies: int = 1) -> None:
+def check_against_the_database(
+    local: LocalTarget, config: RunConfig, summary: Summary, copies: int = 1, context: str = ""
+) -> None:
     """The reconciliation's figures are the database's and the definition's; ``copies``: how many
-    watchers received each change (shards split them: 1; change-stream followers each see all)."""
+    watchers received each change (shards split them: 1; change-stream followers each see all). A
+    mismatch names the missing keys' rows (version, commit timestamp) beside ``context`` (e.g. a
+    switch's hand-over times), so that an intermittent loss says where it happened."""
     assert not summary.errors_by_code, summary.errors_by_code
     r = summary.reconciliation
-    assert r is not None and r.ok, r
+    assert r is not None
+    if not r.ok:
+        ids = ", ".join(str(k) for k in r.missing_keys) or "NULL"
+        rows = query(local, config, f"SELECT Id, Version, LastUpdated FROM Versioned WHERE Id IN ({ids}) ORDER BY 3")
+        raise AssertionError(f"{r}\nthe missing keys' rows (Id, Version, LastUpdated): {rows}\n{context}")
     assert r.versions_received + r.superseded_unseen == r.versions_written == summary.totals.mutations
     assert summary.totals.received_changes == copies * r.versions_received
     ((rows, versions, fresh, writers),) = query(

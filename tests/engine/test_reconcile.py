@@ -53,6 +53,10 @@ def test_a_missing_final_version_and_a_duplicate_fail() -> None:
     assert not result.ok
     assert result.duplicates == 1
     assert result.final_versions_missing == 1
+    # the key whose final version went missing is named, for the user to look its row up
+    missed = writes[1][0]
+    assert result.missing_keys == [missed]
+    assert result.detail.endswith(f"; final version missing for keys {missed}"), result.detail
 
 
 def test_other_runs_changes_are_foreign_and_unknown_outcomes_leave_the_proof() -> None:

@@ -105,7 +105,7 @@ def test_a_run_that_switches_poll_stream_poll_reconciles_exactly(local_spanner: 
     assert streams == 1
     assert sink.summary is not None
     assert [w.runtime for w in sink.summary.workers] == [runtime, runtime]
-    check_against_the_database(local_spanner, config, sink.summary)
+    check_against_the_database(local_spanner, config, sink.summary, context=f"hand-overs: {handovers}")
 
 
 @pytest.mark.parametrize("runtime", ["python", "go"])

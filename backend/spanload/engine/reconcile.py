@@ -24,6 +24,8 @@ from spanload.model.protocol import WatcherLedger, WritersStopped
 from spanload.model.ranges import count, overlap
 from spanload.model.samples import Reconciliation
 
+MISSING_SHOWN = 10  # keys named in a mismatch, for the user to look the rows up
+
 
 def reconcile(ledgers: Iterable[WritersStopped], watcher: WatcherLedger) -> Reconciliation:
     """Compare what the updaters committed with what the watcher received."""
@@ -53,6 +55,8 @@ def reconcile(ledgers: Iterable[WritersStopped], watcher: WatcherLedger) -> Reco
             out.final_versions_received += 1
         else:
             out.final_versions_missing += 1
+            if len(out.missing_keys) < MISSING_SHOWN:
+                out.missing_keys.append(key)
         out.superseded_unseen += max(0, committed - distinct - (0 if final_seen else 1))
     out.unexpected += sum(1 for key in received if key not in written and key not in uncertain)
     _reconcile_fresh(out, ledgers, watcher)
@@ -63,6 +67,10 @@ def reconcile(ledgers: Iterable[WritersStopped], watcher: WatcherLedger) -> Reco
         f"{out.duplicates} duplicates, {out.superseded_unseen} superseded before any poll, "
         f"{out.unexpected} unexpected"
     )
+    if out.missing_keys:
+        out.detail += f"; final version missing for keys {', '.join(map(str, out.missing_keys))}"
+        if len(out.missing_keys) < out.final_versions_missing:
+            out.detail += " among others"
     return out
 
 

@@ -146,6 +146,9 @@ class Reconciliation(BaseModel):
     unexpected: int = Field(0, description="received versions this run's updater never committed")
     uncertain_keys: int = Field(0, description="keys left out: a commit of unknown outcome touched them")
     foreign_changes: int = Field(0, description="changes by writers of other runs, not reconciled")
+    missing_keys: list[int] = Field(
+        default_factory=list, description="up to 10 keys whose final version no watcher received, to look up"
+    )
     detail: str = ""
 
 

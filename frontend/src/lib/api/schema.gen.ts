@@ -2039,6 +2039,11 @@ export interface components {
              */
             keys_written: number;
             /**
+             * Missing Keys
+             * @description up to 10 keys whose final version no watcher received, to look up
+             */
+            missing_keys?: number[];
+            /**
              * Ok
              * @default false
              */
