@@ -61,6 +61,7 @@ export function makeSummary(overrides: Partial<Summary> = {}): Summary {
       unexpected: 0,
       uncertain_keys: 0,
       foreign_changes: 0,
+    missing_keys: [],
       detail: "",
     },
     workers: [{ index: 0, runtime: "python", pid: 4242, host: "box", node: null, operations: 660, cpu_s: 0.99, cpu_ms_per_op: 1.5 }],
