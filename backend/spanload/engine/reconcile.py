@@ -22,9 +22,7 @@ from collections.abc import Iterable
 
 from spanload.model.protocol import WatcherLedger, WritersStopped
 from spanload.model.ranges import count, overlap
-from spanload.model.samples import Reconciliation
-
-MISSING_SHOWN = 10  # keys named in a mismatch, for the user to look the rows up
+from spanload.model.samples import MISSING_KEYS_SHOWN, Reconciliation
 
 
 def reconcile(ledgers: Iterable[WritersStopped], watcher: WatcherLedger) -> Reconciliation:
@@ -55,7 +53,7 @@ def reconcile(ledgers: Iterable[WritersStopped], watcher: WatcherLedger) -> Reco
             out.final_versions_received += 1
         else:
             out.final_versions_missing += 1
-            if len(out.missing_keys) < MISSING_SHOWN:
+            if len(out.missing_keys) < MISSING_KEYS_SHOWN:
                 out.missing_keys.append(key)
         out.superseded_unseen += max(0, committed - distinct - (0 if final_seen else 1))
     out.unexpected += sum(1 for key in received if key not in written and key not in uncertain)

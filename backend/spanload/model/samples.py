@@ -132,6 +132,9 @@ class Sample(BaseModel):
     )
 
 
+MISSING_KEYS_SHOWN = 10  # keys a reconciliation mismatch names, for the user to look the rows up
+
+
 class Reconciliation(BaseModel):
     """End-of-run proof that the watchers missed and doubled nothing."""
 
@@ -147,7 +150,8 @@ class Reconciliation(BaseModel):
     uncertain_keys: int = Field(0, description="keys left out: a commit of unknown outcome touched them")
     foreign_changes: int = Field(0, description="changes by writers of other runs, not reconciled")
     missing_keys: list[int] = Field(
-        default_factory=list, description="up to 10 keys whose final version no watcher received, to look up"
+        default_factory=list,
+        description=f"up to {MISSING_KEYS_SHOWN} keys whose final version no watcher received, to look up",
     )
     detail: str = ""
 
