@@ -1,6 +1,6 @@
 """How the suite is spread over pytest-xdist's workers (`make test` runs `pytest -n 5 --dist loadfile`).
 
-Most of the suite's wall time is spent waiting on load runs of fixed length, so four workers share
+Most of the suite's wall time is spent waiting on load runs of fixed length, so five workers share
 two cores well. Each test file goes to one worker whole (its module fixtures, a database or an app
 with its store, are made once, and its tests keep their order); the files of a :data:`TOGETHER`
 directory go to one worker as one unit, one after the other, because they must not run beside each

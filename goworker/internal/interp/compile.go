@@ -81,7 +81,8 @@ type cstep struct {
 	inline int // inline generators per row
 }
 
-// staleness is a read's bound in milliseconds: exact, else max (both 0: strong).
+// staleness is a read's bound: at a timestamp, else exact, else max staleness in milliseconds (all
+// zero: strong).
 type staleness struct {
 	exactMs, maxMs float64
 	at             time.Time // a read at this timestamp (a hand-over's drain); zero: none
