@@ -8,6 +8,7 @@ import random
 import pytest
 
 from spanload.engine.reconcile import reconcile
+from spanload.model.protocol import SEEN_WINDOW
 from spanload.workers.interp.ledger import FRESH_KEY_BASE, FreshKeys, KeyBusyError, SeenLedger, WriteLedger
 
 
@@ -57,6 +58,35 @@ def test_a_missing_final_version_and_a_duplicate_fail() -> None:
     missed = writes[1][0]
     assert result.missing_keys == [missed]
     assert result.detail.endswith(f"; final version missing for keys {missed}"), result.detail
+
+
+def test_a_version_received_after_a_higher_one_from_another_shard_is_not_a_duplicate() -> None:
+    """Pollers of different shards race: a key whose shard column changed between versions 1 and 2
+    can have version 1 received after 2. It counts as received; a repeat of either is a duplicate."""
+    writer = WriteLedger(0, 1, key_space=1)
+    [(key, first)] = _write(writer, 1)
+    [(_, second)] = _write(writer, 1)
+    seen = SeenLedger({"run/0"})
+    seen.saw(key, second, "run/0")
+    seen.saw(key, first, "run/0")  # late: the other shard's poller
+    result = reconcile([writer.message("run/0")], seen.message(0))
+    assert result.ok, result.detail
+    assert (result.duplicates, result.versions_received, result.superseded_unseen) == (0, 2, 0)
+    seen.saw(key, first, "run/0")
+    seen.saw(key, second, "run/0")
+    assert seen.message(0).duplicates == 2
+
+
+def test_late_versions_are_told_from_repeats_within_the_window_only() -> None:
+    """The ledger keeps the SEEN_WINDOW newest versions of a key up to its highest; a jump past
+    them forgets the older ones, and a version further below counts as a duplicate."""
+    seen = SeenLedger({"run/0"})
+    oldest = 100 - SEEN_WINDOW + 1
+    for version in (1, 100, oldest, oldest - 1, 99, 1, 99, 100):
+        seen.saw(9, version, "run/0")
+    # received once each: 1, 100, oldest, 99; duplicates: oldest - 1 and 1 (below), 99, 100
+    message = seen.message(0)
+    assert (message.received, message.duplicates) == ([(9, 100, 4)], 4)
 
 
 def test_other_runs_changes_are_foreign_and_unknown_outcomes_leave_the_proof() -> None:

@@ -2,8 +2,9 @@
 
 Each updater writes increasing versions per key (never two writes of one key at once, keys split
 between processes), and keeps ``key -> (last version, versions committed)``. The watcher keeps
-``key -> (highest version seen, distinct versions seen)`` and counts a version that is not higher
-than the last one it saw for the key as a duplicate. Then for every key:
+``key -> (highest version seen, distinct versions seen)`` and counts a version it received before
+as a duplicate (pollers of different shards can deliver a key's versions out of order:
+``SeenLedger``). Then for every key:
 
 - its final version was received iff the highest version seen equals the last version written;
 - versions written but never seen, other than a missing final one, were superseded before any

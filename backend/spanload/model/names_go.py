@@ -16,7 +16,7 @@ from enum import StrEnum
 
 from spanload.model import op_metrics, tags
 from spanload.model.config import ClientInterface
-from spanload.model.protocol import FAILED_SUFFIX, PG_SQLSTATE_CODES, Counter, ErrorCode
+from spanload.model.protocol import FAILED_SUFFIX, PG_SQLSTATE_CODES, SEEN_WINDOW, Counter, ErrorCode
 from spanload.model.samples import INTENDED_SUFFIX, SERVER_SUFFIX, Gauge, Op
 from spanload.model.workload import Dialect
 
@@ -90,6 +90,12 @@ def render() -> str:
     )
     lines += _block("Interfaces of client.interface (config.ClientInterface).", _enum("Interface", ClientInterface))
     lines += _block("Dialects of a workload definition (workload.Dialect).", _enum("Dialect", Dialect))
+    lines += [
+        "// SeenWindow: how many of a key's newest versions the watcher's ledger tells late from repeated",
+        "// (protocol.SEEN_WINDOW).",
+        f"const SeenWindow = {SEEN_WINDOW}",
+        "",
+    ]
     codes = {v: go_name("ErrorCode", k) for k, v in _class_constants(ErrorCode)}
     width = max(len(state) for state in PG_SQLSTATE_CODES) + 3
     lines += [

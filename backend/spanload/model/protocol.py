@@ -258,13 +258,20 @@ class WritersStopped(_Message):
     )
 
 
+# How far below a key's highest version seen the watcher's ledger still tells a late version (received
+# after a higher one, from another poller's shard: a key's shard column may change between its
+# versions) from a repeated one; further below, a version counts as a duplicate. Go's ledger keeps
+# these as the bits of a uint64, so it is at most 64.
+SEEN_WINDOW = 64
+
+
 class WatcherLedger(_Message):
     """What the watcher received of this run's writes: rows ``[key, highest_version, distinct_versions]``."""
 
     type: Literal["watcher_ledger"] = "watcher_ledger"
     worker: int
     received: list[tuple[int, int, int]] = Field(default_factory=list)
-    duplicates: int = 0
+    duplicates: int = Field(0, description="versions received again (see SEEN_WINDOW)")
     foreign: int = Field(0, description="changes by writers of other runs")
     fresh_received: dict[int, list[tuple[int, int]]] = Field(
         default_factory=dict, description="worker -> ranges [lo, hi) of the numbers of its new keys received"

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+
+	"github.com/spanload/spanload/goworker/internal/protocol"
 )
 
 func seeded() *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }
@@ -113,13 +115,35 @@ func TestSeenLedgerCountsDuplicatesAndForeignChanges(t *testing.T) {
 	l.Saw(5, v(1), &mine)
 	l.Saw(5, v(3), &mine)
 	l.Saw(5, v(3), &mine)  // duplicate
-	l.Saw(5, v(2), &mine)  // older: duplicate
+	l.Saw(5, v(2), &mine)  // late (another shard's poller): distinct
+	l.Saw(5, v(2), &mine)  // duplicate
+	l.Saw(5, v(1), &mine)  // duplicate, below the highest
 	l.Saw(6, v(1), &other) // foreign
 	l.Saw(7, nil, &mine)   // no version: foreign
 	l.Saw(8, v(1), nil)    // no writer: foreign
 	l.Saw(2, v(4), &mine)
 	rows, dups, foreign := l.Rows()
-	if !reflect.DeepEqual(rows, [][3]int64{{2, 4, 1}, {5, 3, 2}}) || dups != 2 || foreign != 3 {
+	if !reflect.DeepEqual(rows, [][3]int64{{2, 4, 1}, {5, 3, 3}}) || dups != 3 || foreign != 3 {
 		t.Errorf("rows %v dups %d foreign %d", rows, dups, foreign)
+	}
+}
+
+// The window of versions told late from repeated is the SeenWindow newest up to the highest: a jump
+// past it forgets the older ones, and a version further below counts as a duplicate.
+func TestSeenLedgerTellsLateVersionsWithinTheWindow(t *testing.T) {
+	if protocol.SeenWindow > 64 {
+		t.Fatalf("SeenWindow %d does not fit the ledger's uint64", protocol.SeenWindow)
+	}
+	l := NewSeenLedger([]string{"run/0"})
+	w := "run/0"
+	v := func(n int64) *int64 { return &n }
+	oldest := int64(100 - protocol.SeenWindow + 1)
+	for _, n := range []int64{1, 100, oldest, oldest - 1, 99, 1, 99, 100} {
+		l.Saw(9, v(n), &w)
+	}
+	// received once each: 1, 100, oldest, 99; duplicates: oldest-1 (below), 1 (below), 99, 100
+	rows, dups, _ := l.Rows()
+	if !reflect.DeepEqual(rows, [][3]int64{{9, 100, 4}}) || dups != 4 {
+		t.Errorf("rows %v dups %d", rows, dups)
 	}
 }

@@ -8,16 +8,24 @@ import (
 )
 
 // SeenLedger keeps per key of this run's writers the highest version seen and how many distinct
-// versions. Changes arrive in (commit timestamp, key) order and a key's versions commit in
-// increasing order, so a version not above the last one seen is a duplicate.
+// versions (workers/interp/ledger.py SeenLedger). A key's versions commit in increasing order and one
+// poller receives them in that order, but pollers of different shards do not: a key whose shard
+// column changed between two versions can have the lower one received after the higher. So it also
+// keeps which of the key's protocol.SeenWindow versions up to the highest were received (bit i:
+// version highest-i); a version is a duplicate when received before, or below that window.
 type SeenLedger struct {
 	writerIDs  map[string]struct{}
 	fresh      *FreshKeys // nil: no new keys told apart
 	mu         sync.Mutex
-	seen       map[int64][2]int64
+	seen       map[int64]seenKey
 	freshSeen  map[int]*RangeSet // worker -> numbers of its new keys seen
 	Duplicates int64
 	Foreign    int64
+}
+
+type seenKey struct {
+	highest, distinct int64
+	bits              uint64
 }
 
 func NewSeenLedger(writerIDs []string) *SeenLedger {
@@ -25,7 +33,7 @@ func NewSeenLedger(writerIDs []string) *SeenLedger {
 	for _, id := range writerIDs {
 		ids[id] = struct{}{}
 	}
-	return &SeenLedger{writerIDs: ids, seen: map[int64][2]int64{}, freshSeen: map[int]*RangeSet{}}
+	return &SeenLedger{writerIDs: ids, seen: map[int64]seenKey{}, freshSeen: map[int]*RangeSet{}}
 }
 
 // SetFresh tells the run's new keys (FreshKeys) apart: kept as ranges of their numbers per worker.
@@ -57,11 +65,23 @@ func (l *SeenLedger) Saw(key int64, version *int64, writerID *string) {
 		}
 	}
 	s := l.seen[key]
-	if *version <= s[0] {
+	v := *version
+	switch {
+	case v > s.highest:
+		above := v - s.highest
+		s.bits = 1
+		if above < protocol.SeenWindow {
+			s.bits |= l.seen[key].bits << above
+		}
+		s.highest = v
+	case s.highest-v < protocol.SeenWindow && s.bits>>(s.highest-v)&1 == 0:
+		s.bits |= 1 << (s.highest - v) // late, from another shard
+	default:
 		l.Duplicates++
 		return
 	}
-	l.seen[key] = [2]int64{*version, s[1] + 1}
+	s.distinct++
+	l.seen[key] = s
 }
 
 // Rows is [key, highest_version, distinct_versions] per key, sorted, with the duplicate and
@@ -71,7 +91,7 @@ func (l *SeenLedger) Rows() ([][3]int64, int64, int64) {
 	defer l.mu.Unlock()
 	rows := make([][3]int64, 0, len(l.seen))
 	for k, s := range l.seen {
-		rows = append(rows, [3]int64{k, s[0], s[1]})
+		rows = append(rows, [3]int64{k, s.highest, s.distinct})
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i][0] < rows[j][0] })
 	return rows, l.Duplicates, l.Foreign

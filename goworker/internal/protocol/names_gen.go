@@ -147,6 +147,10 @@ const (
 	DialectPostgresql = "postgresql"
 )
 
+// SeenWindow: how many of a key's newest versions the watcher's ledger tells late from repeated
+// (protocol.SEEN_WINDOW).
+const SeenWindow = 64
+
 // PgSQLStateCodes are the errors_by_code keys of PostgreSQL errors (protocol.PG_SQLSTATE_CODES):
 // by exact SQLSTATE, else by its two-letter class; any other is ErrorCodeUnknown.
 var PgSQLStateCodes = map[string]string{

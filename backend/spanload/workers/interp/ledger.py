@@ -7,10 +7,11 @@ import random
 import threading
 from collections.abc import Callable
 
-from spanload.model.protocol import WatcherLedger, WritersStopped
+from spanload.model.protocol import SEEN_WINDOW, WatcherLedger, WritersStopped
 from spanload.model.ranges import RangeSet
 
 MAX_PICK_TRIES = 1000
+_WINDOW_BITS = (1 << SEEN_WINDOW) - 1
 
 # New keys (batch_insert) live above every key of the key space: 2^62 + a 61-bit number.
 FRESH_KEY_BASE = 1 << 62
@@ -176,15 +177,18 @@ class WriteLedger:
 class SeenLedger:
     """Per key of this run's writers: the highest version seen and how many distinct versions.
 
-    The watcher reads changes in (commit timestamp, key) order and a key's versions commit in
-    increasing order, so a version not above the last one seen for its key is a duplicate.
+    A key's versions commit in increasing order, and one poller (or stream reader) receives them in
+    that order, but pollers of different shards do not: a key whose shard column changed between two
+    versions can have the lower one received after the higher. So the ledger also keeps which of the
+    key's ``SEEN_WINDOW`` versions up to the highest were received (bit ``i``: version ``highest - i``),
+    and a version counts as a duplicate when it was received before, or lies below that window.
     """
 
     def __init__(self, writer_ids: set[str], fresh_keys: FreshKeys | None = None) -> None:
         self._writer_ids = writer_ids
         self._fresh_keys = fresh_keys
         self._lock = threading.Lock()
-        self._seen: dict[int, tuple[int, int]] = {}
+        self._seen: dict[int, tuple[int, int, int]] = {}  # key -> (highest, distinct, window bits)
         self._fresh_seen: dict[int, RangeSet] = {}  # worker -> numbers of its new keys seen
         self.duplicates = 0
         self.foreign = 0
@@ -200,15 +204,21 @@ class SeenLedger:
                 if not self._fresh_seen.setdefault(worker, RangeSet()).add(n):
                     self.duplicates += 1
                 return
-            highest, distinct = self._seen.get(key, (0, 0))
-            if version <= highest:
-                self.duplicates += 1
+            highest, distinct, bits = self._seen.get(key, (0, 0, 0))
+            if version > highest:
+                above = version - highest
+                bits = (bits << above | 1) & _WINDOW_BITS if above < SEEN_WINDOW else 1
+                self._seen[key] = (version, distinct + 1, bits)
+                return
+            below = highest - version
+            if below < SEEN_WINDOW and not bits >> below & 1:
+                self._seen[key] = (highest, distinct + 1, bits | 1 << below)  # late, from another shard
             else:
-                self._seen[key] = (version, distinct + 1)
+                self.duplicates += 1
 
     def message(self, worker: int) -> WatcherLedger:
         with self._lock:
-            rows = [(k, v, d) for k, (v, d) in self._seen.items()]
+            rows = [(k, v, d) for k, (v, d, _) in self._seen.items()]
             fresh = {w: seen.ranges() for w, seen in self._fresh_seen.items()}
             return WatcherLedger(
                 worker=worker, received=rows, duplicates=self.duplicates, foreign=self.foreign, fresh_received=fresh
