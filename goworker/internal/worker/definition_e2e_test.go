@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -183,14 +184,23 @@ func (r *defRun) run() {
 	}
 	r.reports = make([][]map[string]any, r.workers)
 	var wg sync.WaitGroup
+	failed := make([]error, len(r.peers)) // t.Fatal belongs to the test's goroutine: errors come back here
 	for i, p := range r.peers {
 		wg.Go(func() {
 			for len(r.reports[i]) < 2*r.seconds {
-				r.reports[i] = append(r.reports[i], p.next("report", nil))
+				m, err := p.nextErr("report", nil)
+				if err != nil {
+					failed[i] = fmt.Errorf("worker %d: %w", i, err)
+					return
+				}
+				r.reports[i] = append(r.reports[i], m)
 			}
 		})
 	}
 	wg.Wait()
+	if err := errors.Join(failed...); err != nil {
+		r.t.Fatal(err)
+	}
 	if r.script != nil {
 		r.script(r)
 	}

@@ -5,6 +5,7 @@ package worker
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -62,26 +63,36 @@ func (p *peer) send(line string) {
 	}
 }
 
-// next is the next message of a type, skipping others (reports) into skipped.
+// next is the next message of a type, skipping others (reports) into skipped. It fails the test, so
+// only the test's goroutine calls it; other goroutines call nextErr.
 func (p *peer) next(kind string, skipped *[]map[string]any) map[string]any {
+	m, err := p.nextErr(kind, skipped)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return m
+}
+
+// nextErr is next, with what went wrong returned instead of failing the test.
+func (p *peer) nextErr(kind string, skipped *[]map[string]any) (map[string]any, error) {
 	timeout := time.After(60 * time.Second)
 	for {
 		select {
 		case m, ok := <-p.lines:
 			if !ok {
-				p.t.Fatalf("the worker ended before a %s message", kind)
+				return nil, fmt.Errorf("the worker ended before a %s message", kind)
 			}
 			if m["type"] == kind {
-				return m
+				return m, nil
 			}
 			if m["type"] == "error" {
-				p.t.Fatalf("the worker reported an error: %v", m)
+				return nil, fmt.Errorf("the worker reported an error: %v", m)
 			}
 			if skipped != nil {
 				*skipped = append(*skipped, m)
 			}
 		case <-timeout:
-			p.t.Fatalf("no %s message within 60 s", kind)
+			return nil, fmt.Errorf("no %s message within 60 s", kind)
 		}
 	}
 }
