@@ -28,6 +28,7 @@ from tests.engine.protocol_peer import CPU_S_PER_REPORT
 
 PEER = [sys.executable, str(Path(__file__).with_name("protocol_peer.py"))]
 FAST = 0.2  # report interval of these tests, seconds
+SILENT_FOR_S = 1.5  # the scripted silence of the worker that stalls and recovers
 STALL_EVENTS = frozenset({EventKind.STALLED, EventKind.RECOVERED})
 
 
@@ -59,6 +60,7 @@ class Recorder:
         self.events: list[tuple[EventKind, dict[str, object]]] = []
         self.log: list[str] = []  # states and events, in the order they came
         self.events_before: list[int] = []  # per sample: how many events came before it
+        self.event_at: list[int] = []  # per event: its index in the log
 
     def on_sample(self, run_id: str, sample: Sample) -> None:
         self.samples.append(sample)
@@ -76,19 +78,37 @@ class Recorder:
 
     def on_event(self, run_id: str, kind: EventKind, changes: dict[str, object]) -> None:
         self.events.append((kind, changes))
+        self.event_at.append(len(self.log))
         self.log.append(f"{kind.value} {changes['worker']}" if "worker" in changes else kind.value)
 
     def on_preload(self, run_id: str, status: object) -> None:
         """A definition with a ``load`` preloads (session_pool's Players): its progress is not these tests'."""
 
-    def log_of(self, worker: int, shorter_than_s: float, unended: Collection[int] = ()) -> list[str]:
-        """The log without the stalled/recovered entries of the other workers, which a pause of a
-        loaded machine adds for a healthy worker; those must be only passing stalls
-        (:func:`assert_only_passing_stalls`)."""
-        others = [(kind, c) for kind, c in self.events if kind in STALL_EVENTS and c.get("worker") != worker]
-        assert_only_passing_stalls(others, shorter_than_s, unended)
-        theirs = {f"{kind.value} {c['worker']}" for kind, c in others}
-        return [entry for entry in self.log if entry not in theirs]
+    def log_of(self, worker: int, scripted_s: float, shorter_than_s: float, unended: Collection[int] = ()) -> list[str]:
+        """The log without the stalls a pause of a loaded machine adds: every stalled/recovered entry
+        of the other workers, which must be only passing stalls (:func:`assert_only_passing_stalls`),
+        and those of ``worker`` that recovered after less than ``scripted_s``, its scripted silence
+        (which ends later, or never)."""
+        others = [i for i, (kind, c) in enumerate(self.events) if kind in STALL_EVENTS and c.get("worker") != worker]
+        assert_only_passing_stalls([self.events[i] for i in others], shorter_than_s, unended)
+        dropped = {self.event_at[i] for i in [*others, *self._passing_of(worker, scripted_s)]}
+        return [entry for n, entry in enumerate(self.log) if n not in dropped]
+
+    def scripted_events(self, worker: int, scripted_s: float) -> list[tuple[EventKind, dict[str, object]]]:
+        """``worker``'s events but its passing stalls (see :meth:`log_of`)."""
+        passing = self._passing_of(worker, scripted_s)
+        return [e for i, e in enumerate(self.events) if e[1].get("worker") == worker and i not in passing]
+
+    def _passing_of(self, worker: int, scripted_s: float) -> set[int]:
+        """Indexes of ``worker``'s stalled/recovered pairs that recovered after less than ``scripted_s``."""
+        mine = [i for i, (kind, c) in enumerate(self.events) if kind in STALL_EVENTS and c.get("worker") == worker]
+        passing: set[int] = set()
+        for a, b in zip(mine[::2], mine[1::2], strict=False):
+            (first, _), (second, recovered) = self.events[a], self.events[b]
+            silent = float(str(recovered["silent_s"]))
+            if (first, second) == (EventKind.STALLED, EventKind.RECOVERED) and silent < scripted_s:
+                passing |= {a, b}
+        return passing
 
     def stalled_at_samples(self) -> list[set[object]]:
         """Per sample, the workers stalled when it came, by the events before it: what its
@@ -231,6 +251,26 @@ def test_the_summary_lists_each_worker_with_its_pid_host_operations_and_cpu_per_
         assert w.cpu_ms_per_op == pytest.approx(CPU_S_PER_REPORT * 1000 / 2)
 
 
+def test_the_log_leaves_out_passing_stalls_of_every_worker_but_not_the_scripted_one() -> None:
+    """The filter the two stall tests below rely on: a pause of the machine that stalls worker 1
+    before its scripted silence (0.8 s) and worker 0 (0.7 s) is left out; the scripted stall, which
+    never recovered, stays; a stall of worker 1 that lasted as long as its scripted silence stays."""
+    sink = Recorder()
+    stall = EventKind.STALLED
+    sink.on_state("r", RunState.STARTING, None)
+    sink.on_state("r", RunState.RUNNING, None)
+    for kind, worker, silent in ((stall, 1, 0.6), (EventKind.RECOVERED, 1, 0.8), (stall, 0, 0.6)):
+        sink.on_event("r", kind, {"worker": worker, "silent_s": silent})
+    sink.on_event("r", EventKind.RECOVERED, {"worker": 0, "silent_s": 0.7})
+    sink.on_event("r", stall, {"worker": 1, "silent_s": 0.6})
+    sink.on_state("r", RunState.FAILED, "worker 1 sent nothing")
+    assert sink.log_of(1, 5.0, 5.0) == ["starting", "running", "stalled 1", "failed"]
+    assert sink.scripted_events(1, 5.0) == [(stall, {"worker": 1, "silent_s": 0.6})]
+    assert sink.log_of(1, 0.8, 5.0) == ["starting", "running", "stalled 1", "recovered 1", "stalled 1", "failed"]
+    with pytest.raises(AssertionError):  # worker 0's stall was not shorter than 0.7 s
+        sink.log_of(1, 5.0, 0.7)
+
+
 def test_a_silent_worker_is_stalled_first_and_fails_the_run_only_after_the_silence_limit(
     local_spanner: LocalTarget,
 ) -> None:
@@ -250,8 +290,10 @@ def test_a_silent_worker_is_stalled_first_and_fails_the_run_only_after_the_silen
         return sink, supervisor.worker_pids("r2")
 
     sink, pids = asyncio.run(scenario())
-    assert sink.log_of(1, settings.worker_silence_fail_s, unended={0}) == ["starting", "running", "stalled 1", "failed"]
-    ((kind, changes),) = [(k, c) for k, c in sink.events if c.get("worker") == 1]
+    # worker 1's own passing stalls before its silence, if a pause came then, are left out too
+    limit = settings.worker_silence_fail_s
+    assert sink.log_of(1, limit, limit, unended={0}) == ["starting", "running", "stalled 1", "failed"]
+    ((kind, changes),) = sink.scripted_events(1, limit)
     assert kind is EventKind.STALLED and changes["pid"] == pids[1]
     assert isinstance(changes["silent_s"], float) and changes["silent_s"] >= round(3 * FAST, 1)  # rounded to 0.1 s
     reason = sink.states[-1][1]
@@ -269,7 +311,7 @@ def test_a_worker_silent_for_a_while_is_stalled_then_recovers_and_the_run_finish
 
     async def scenario() -> Recorder:
         sink = Recorder()
-        command = [*PEER, "--silent-after", "2", "--silent-for", "1.5", "--silent-worker", "0"]
+        command = [*PEER, "--silent-after", "2", "--silent-for", str(SILENT_FOR_S), "--silent-worker", "0"]
         supervisor = Supervisor(settings, sink, worker_command=command)
         await supervisor.start("r5", _config(2, local_spanner))
         await _until(lambda: "recovered 0" in sink.log, "worker 0's stall and recovery")
@@ -277,11 +319,12 @@ def test_a_worker_silent_for_a_while_is_stalled_then_recovers_and_the_run_finish
         return sink
 
     sink = asyncio.run(scenario())
-    # worker 1's passing stalls, if this loaded machine paused it, are left out
-    log = sink.log_of(0, settings.worker_silence_fail_s)
+    # passing stalls, if this loaded machine paused a worker (worker 0 outside its 1.5 s), are left out
+    log = sink.log_of(0, SILENT_FOR_S, settings.worker_silence_fail_s)
     assert log == ["starting", "running", "stalled 0", "recovered 0", "stopping", "finished"]
-    (_, stalled), (_, recovered) = [(k, c) for k, c in sink.events if c.get("worker") == 0]
-    assert isinstance(recovered["silent_s"], float) and recovered["silent_s"] >= stalled["silent_s"]  # type: ignore[operator]
+    (_, stalled), (_, recovered) = sink.scripted_events(0, SILENT_FOR_S)
+    assert isinstance(recovered["silent_s"], float) and recovered["silent_s"] >= SILENT_FOR_S
+    assert recovered["silent_s"] >= stalled["silent_s"]  # type: ignore[operator]
     at_samples = sink.stalled_at_samples()
     assert [s.gauges[Gauge.WORKERS_STALLED] for s in sink.samples] == [float(len(w)) for w in at_samples]
     assert any(0 in w for w in at_samples) and at_samples[-1] == set(), at_samples
