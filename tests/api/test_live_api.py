@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import accumulate
 from typing import Any
 
 import pytest
@@ -10,9 +11,11 @@ from pydantic import TypeAdapter
 from starlette.websockets import WebSocketDisconnect
 
 from spanload.api.schemas.live import LiveMessage
+from spanload.model import metrics as hdr
 from spanload.model.builtin_convert import as_definition
 from spanload.model.presets import get_preset
 from tests.api.conftest import key, of_run, scrape, start_run, wait_run
+from tests.helpers import wait_for
 
 MESSAGES: TypeAdapter[Any] = TypeAdapter(LiveMessage)
 
@@ -44,11 +47,23 @@ def test_live_socket_sends_snapshot_then_samples_status_and_config_changes(clien
         assert change.config["knobs"]["poll_interval"] == 500  # the change watcher definition's knob
 
         assert client.get("/metrics").headers["content-type"].startswith("text/plain")
+        stored_before = len(client.get(f"/api/runs/{run_id}/export").json()["samples"])
         metrics = scrape(client)
         assert of_run(metrics["spanload_run_info"], run_id) == {key(name="live", state="running"): 1.0}
         light = as_definition(get_preset("light").config).knob_values()["transactions_per_second"]
         assert of_run(metrics["spanload_operation_target_per_second"], run_id)[key(operation="updater.txn")] == light
-        assert of_run(metrics["spanload_operation_latency_seconds_count"], run_id)[key(operation="updater.txn")] > 0
+        # a running run's count is its samples' so far: those stored before the scrape, and maybe more
+        # (the store writes behind /metrics: wait until the stored ones reach the count, then compare)
+        count = of_run(metrics["spanload_operation_latency_seconds_count"], run_id)[key(operation="updater.txn")]
+
+        def counts_so_far() -> list[int] | None:
+            stored = client.get(f"/api/runs/{run_id}/export").json()["samples"]
+            histograms = ([s["hdr"]["updater.txn"]] if "updater.txn" in s["hdr"] else [] for s in stored)
+            so_far = list(accumulate(hdr.merge(h).get_total_count() for h in histograms))
+            return so_far if so_far and so_far[-1] >= count else None
+
+        so_far = wait_for(counts_so_far, 30, f"the stored samples to count {count} transactions")
+        assert count in so_far[stored_before - 1 :], (count, stored_before, so_far)
         assert metrics["spanload_live_viewers"] == {(): 1.0}
 
         client.post(f"/api/runs/{run_id}/stop")
