@@ -158,7 +158,9 @@ def test_a_commit_whose_answer_is_lost_is_an_unknown_outcome_and_leaves_the_proo
     create_definition_schema(config, local_spanner.address)
     admin = spanner_client.make_client(config.target, local_spanner.address)
     with CommitDroppingProxy(local_spanner.address) as proxy:
-        deadline.configure(1000)
+        # the whole write's deadline, the commit's held answer included (the proxy holds it that long):
+        # 3 s, so that a loaded machine's session and read before the commit do not use it up
+        deadline.configure(3000)
         try:
             stats = WorkerStats()
             interp = _interpreter(config, proxy.address, stats)
