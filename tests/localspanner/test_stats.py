@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+from datetime import UTC, datetime
 from typing import Any
 
 import grpc
@@ -193,7 +194,21 @@ def test_spanload_server_gauges_from_spanner_sys(stats_workloads: StatsWorkloads
     assert gauges[Gauge.SERVER_POLL_CPU_FRACTION] == pytest.approx(MARKER_RUNS * cpu / 60.0)
     assert gauges[Gauge.SERVER_POLL_CPU_FRACTION] <= workload.marker_client_s / 60.0
     assert gauges[Gauge.SERVER_TXN_AVG_PARTICIPANTS] == 1.0  # each commit wrote one row of a one-split table
-    assert 0 < gauges[Gauge.SERVER_TXN_AVG_COMMIT_LATENCY_S] < 5
+    # the commit latency: the commit-weighted average of the same minute's transaction shapes
+    assert reader.interval_end is not None
+    with workload.db.database.snapshot() as snap:
+        shapes = list(
+            snap.execute_sql(
+                "SELECT COMMIT_ATTEMPT_COUNT, AVG_COMMIT_LATENCY_SECONDS FROM SPANNER_SYS.TXN_STATS_TOP_MINUTE "
+                "WHERE INTERVAL_END = @end",
+                params={"end": datetime.fromtimestamp(reader.interval_end, UTC)},
+                param_types={"end": param_types.TIMESTAMP},
+            )
+        )
+    commits = sum(n for n, _ in shapes)
+    assert commits > 0, shapes
+    weighted = sum(n * latency for n, latency in shapes) / commits
+    assert gauges[Gauge.SERVER_TXN_AVG_COMMIT_LATENCY_S] == pytest.approx(weighted), shapes
 
 
 def test_breakdown_splits_server_time_by_spanner_sys(workload: Workload, local_spanner: ServerProcess) -> None:
