@@ -175,20 +175,41 @@ def test_mutation_error_gets_spanner_status(sdb: SpannerDb, case: str) -> None:
         assert list(snap.execute_sql("SELECT COUNT(*) FROM Child")) == [[0]]
 
 
-DML_ERRORS: dict[str, tuple[str, type[Exception]]] = {
-    "duplicate key": ("INSERT INTO Parent (Pid, Name) VALUES (1, 'dup')", gexc.AlreadyExists),
-    "NOT NULL column left out": ("INSERT INTO Parent (Pid) VALUES (5)", gexc.FailedPrecondition),
-    "missing parent row": ("INSERT INTO Child (Pid, Cid, V) VALUES (404, 1, 'x')", gexc.NotFound),
-    "unknown table": ("UPDATE NoSuchTable SET X = 1 WHERE TRUE", gexc.InvalidArgument),
+# The same conditions as WRITE_ERRORS' (and the same texts, from the same sources), met by DML; an
+# unknown table in SQL is the analyzer's error, with the position ("[at 1:8]"), and on the lines after
+# it the statement with a caret under that position (not compared).
+DML_ERRORS: dict[str, tuple[str, type[Exception], str]] = {
+    "duplicate key": (
+        "INSERT INTO Parent (Pid, Name) VALUES (1, 'dup')",
+        gexc.AlreadyExists,
+        "Row [1] in table Parent already exists",
+    ),
+    "NOT NULL column left out": (
+        "INSERT INTO Parent (Pid) VALUES (5)",
+        gexc.FailedPrecondition,
+        "A new row in table Parent does not specify a non-null value for these NOT NULL columns: Name",
+    ),
+    "missing parent row": (
+        "INSERT INTO Child (Pid, Cid, V) VALUES (404, 1, 'x')",
+        gexc.NotFound,
+        "Parent row for row [404,1] in table Child is missing. Row cannot be written.",
+    ),
+    "unknown table": (
+        "UPDATE NoSuchTable SET X = 1 WHERE TRUE",
+        gexc.InvalidArgument,
+        "Table not found: NoSuchTable [at 1:8]",
+    ),
 }
 
 
 @pytest.mark.parametrize("case", sorted(DML_ERRORS))
 def test_dml_error_gets_spanner_status(sdb: SpannerDb, case: str) -> None:
-    sql, expected = DML_ERRORS[case]
+    sql, expected, text = DML_ERRORS[case]
     with pytest.raises(gexc.GoogleAPICallError) as info:
         sdb.database.run_in_transaction(lambda tx: tx.execute_update(sql))
-    assert isinstance(info.value, expected), f"{case}: expected {expected.__name__}, got {info.value!r}"
+    assert type(info.value) is expected, f"{case}: expected {expected.__name__}, got {info.value!r}"
+    message = info.value.message.split(", request_id = ")[0]
+    assert message.splitlines()[0] == text, f"{case}: {info.value.message!r}"
 
 
 INT_ARRAY = param_types.Array(param_types.INT64)
