@@ -14,6 +14,8 @@ from typing import Any, TypeVar
 
 import httpx
 
+from spanload.model.settings import Settings
+
 T = TypeVar("T")
 
 REPO = Path(__file__).resolve().parents[1]
@@ -174,9 +176,21 @@ class ServeProcess:
         assert self.process is not None
         if self.process.poll() is None:
             self.process.send_signal(sig)
+        # serve may take its runs' stop grace (their workers' drain), then stops its local Spanner
+        timeout_s = Settings().stop_grace_s + 30
         try:
-            self.process.wait(timeout=30)
+            self.process.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
+            # where it hangs, for the test's failure to show (serve's output ends with the stacks)
+            dump = subprocess.run(
+                [str(VENV_BIN / "py-spy"), "dump", "--pid", str(self.process.pid)],
+                capture_output=True,
+                text=True,
+                timeout=30,
+                check=False,
+            )
+            header = f"\n[serve did not exit {timeout_s:g} s after signal {sig}; py-spy dump:]\n"
+            self._lines.append(header + dump.stdout + dump.stderr)
             self.process.kill()
             self.process.wait()
         if self._reader is not None:

@@ -277,7 +277,7 @@ def test_a_real_serve_refuses_a_rebinding_page_and_a_foreign_origin(tmp_path: Pa
                 "rebound host": "refused 403",
             }
             assert http.post(f"/api/runs/{run_id}/stop", headers={"origin": serve.url}).status_code == 200
-        assert serve.stop() == 0
+        assert serve.stop() == 0, serve.output[-6000:]
 
 
 async def _live_results(own: str, rebound: str, serve: ServeProcess) -> dict[str, str]:
