@@ -110,7 +110,7 @@ try {
     const whileRunning = seen.some((s) => s.points > 0 && s.status === "running");
     check(
       whileRunning && counts.length >= 2 && counts.at(-1) >= 3 && counts.every((n, i) => i === 0 || n > counts[i - 1]),
-      `the curve's points as they came: ${counts.join(", ")}${whileRunning ? "" : " (none while the search ran)"}`,
+      `the curve's points as they came: ${counts.join(", ")}${whileRunning ? "" : " (none while the search ran)"}; last seen ${JSON.stringify(seen.at(-1))}`,
     );
     check(seen.at(-1).knee === String(KNEE), `the knee marked at ${seen.at(-1).knee}, want ${KNEE}`);
     check((await page.locator('[data-testid="capacity-live"] svg text', { hasText: "knee" }).count()) === 1, "no knee label on the chart");
