@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from itertools import accumulate
 
 import pytest
 
@@ -101,10 +100,10 @@ def test_a_profile_is_followed_stage_by_stage_and_stops_the_run_at_its_end(
         done_per_s.append(sum(x.gauges.get(Gauge.UPDATER_TPS, 0.0) * x.interval_s for x in at) / (asked / level))
     assert done_per_s[0] < done_per_s[1], done_per_s
     # open loop: a transaction starts at its arrival, so no report has more done than scheduled so far
-    scheduled_so_far = accumulate(
+    scheduled_so_far = itertools.accumulate(
         round(x.gauges.get(Gauge.UPDATER_SCHEDULED_TPS, 0.0) * x.interval_s) for x in sink.samples
     )
-    done_so_far = accumulate(round(x.gauges.get(Gauge.UPDATER_TPS, 0.0) * x.interval_s) for x in sink.samples)
+    done_so_far = itertools.accumulate(round(x.gauges.get(Gauge.UPDATER_TPS, 0.0) * x.interval_s) for x in sink.samples)
     pairs = list(zip(done_so_far, scheduled_so_far, strict=True))
     assert all(done <= scheduled for done, scheduled in pairs), pairs
     assert sink.summary is not None and pairs[-1][0] == sink.summary.totals.transactions > 0, pairs

@@ -68,10 +68,10 @@ func (l *SeenLedger) Saw(key int64, version *int64, writerID *string) {
 	v := *version
 	switch {
 	case v > s.highest:
-		above := v - s.highest
-		s.bits = 1
-		if above < protocol.SeenWindow {
-			s.bits |= l.seen[key].bits << above
+		if above := v - s.highest; above < protocol.SeenWindow {
+			s.bits = s.bits<<above | 1
+		} else {
+			s.bits = 1
 		}
 		s.highest = v
 	case s.highest-v < protocol.SeenWindow && s.bits>>(s.highest-v)&1 == 0:
